@@ -1,0 +1,119 @@
+"""Quads: three-address code, one operation per instruction, Bril-compatible.
+
+An :class:`Instr` has an opcode, at most one destination and a few sources -- the
+"quad" of Click & Paleczny (op, dest, src1, src2), plus Bril's ``funcs``/``labels``/``value``
+slots. Its core opcodes are exactly Bril's core ops, with Bril's meaning; the extensions Tiny
+needs are listed in :data:`EXTENSION_OPS` and documented in ``docs/quads.md``.
+
+A :class:`Function` holds a flat list of instructions and :class:`Label` markers, executed
+top to bottom with fall-through into labels, exactly as Bril does.
+
+Types of variables are Tiny types (``INT``, ``BOOL``, ``ArrayType``, ``StructType``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ssa_course.errors import Pos
+from ssa_course.tiny.types import Type
+
+# op -> (number of args or None for "any", has dest?)
+CORE_OPS: dict[str, tuple[int | None, bool]] = {
+    "const": (0, True),
+    "add": (2, True), "sub": (2, True), "mul": (2, True), "div": (2, True),
+    "eq": (2, True), "lt": (2, True), "gt": (2, True), "le": (2, True), "ge": (2, True),
+    "not": (1, True), "and": (2, True), "or": (2, True),
+    "id": (1, True),
+    "jmp": (0, False), "br": (1, False),
+    "call": (None, None),  # dest optional
+    "ret": (None, False),  # 0 or 1 arg
+    "print": (None, False),
+    "nop": (0, False),
+}
+
+EXTENSION_OPS: dict[str, tuple[int | None, bool | None]] = {
+    "rem": (2, True),        # Tiny's %: sign of the dividend, error on zero
+    "newarr": (1, True),     # dest: [T] = newarr n        (zero-filled or unset slots)
+    "alen": (1, True),       # dest: int = alen a
+    "aload": (2, True),      # dest: T = aload a i         (bounds + unset checks)
+    "astore": (3, False),    # astore a i v                (bounds check)
+    "newstruct": (None, True),  # dest: S = newstruct v1 v2 ...  (fields in declaration order)
+    "getf": (1, True),       # dest: T = getf p   field=f
+    "setf": (2, False),      # setf p v           field=f
+    "enter": (0, False),     # enter .body .handler   (push a handler; terminator)
+    "leave": (0, False),     # pop the innermost handler of this frame
+    "throw": (1, False),     # throw v                (terminator)
+    "catch": (0, True),      # dest: int = catch      (the exception being handled)
+}
+
+ALL_OPS = {**CORE_OPS, **EXTENSION_OPS}
+
+TERMINATORS = frozenset({"jmp", "br", "ret", "enter", "throw"})
+
+# Operations that may stop the program with a runtime error; they carry a ``pos``.
+TRAPPING_OPS = frozenset({"div", "rem", "newarr", "aload", "astore"})
+
+# Operations with effects beyond their destination (never removed as dead code).
+EFFECT_OPS = frozenset(
+    {"call", "print", "ret", "jmp", "br", "astore", "setf", "enter", "leave", "throw",
+     "div", "rem", "newarr", "aload", "nop"}
+)
+
+
+@dataclass(eq=False, slots=True)
+class Instr:
+    """One quad. ``args`` are variable names, ``funcs`` function names (no ``@``),
+    ``labels`` label names (no ``.``), ``value`` the constant of ``const``,
+    ``field`` the field name of ``getf``/``setf``, ``pos`` the source position
+    reported by a runtime error."""
+
+    op: str
+    dest: str | None = None
+    type: Type | None = None
+    args: list[str] = field(default_factory=list)
+    funcs: list[str] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    value: int | bool | None = None
+    field: str | None = None
+    pos: Pos | None = None
+
+    def is_terminator(self) -> bool:
+        return self.op in TERMINATORS
+
+    def copy(self) -> Instr:
+        return Instr(self.op, self.dest, self.type, list(self.args), list(self.funcs),
+                     list(self.labels), self.value, self.field, self.pos)
+
+
+@dataclass(eq=False, slots=True)
+class Label:
+    name: str
+
+
+Item = Instr | Label
+
+
+@dataclass(eq=False, slots=True)
+class Function:
+    name: str
+    params: list[tuple[str, Type]]
+    ret: Type | None  # None: returns nothing
+    body: list[Item] = field(default_factory=list)
+
+    def instrs(self) -> list[Instr]:
+        return [i for i in self.body if isinstance(i, Instr)]
+
+
+@dataclass(eq=False, slots=True)
+class StructInfo:
+    """Field names and types of a struct, in declaration order."""
+
+    name: str
+    fields: list[tuple[str, Type]]
+
+
+@dataclass(eq=False, slots=True)
+class Program:
+    functions: dict[str, Function]
+    structs: dict[str, StructInfo] = field(default_factory=dict)

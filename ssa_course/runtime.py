@@ -1,0 +1,160 @@
+"""What every executor shares: Tiny's arithmetic, values, output formatting and limits.
+
+Keeping these in one place is what makes the interpreters agree byte for byte:
+64-bit wrapping ``+ - *``, C's truncating ``/`` and ``%``, ``print`` formatting, and the
+step and call-depth limits of LANGUAGE.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ssa_course.errors import Pos, RuntimeTrap
+
+INT_MIN = -(1 << 63)
+INT_MAX = (1 << 63) - 1
+_MASK = (1 << 64) - 1
+_SIGN = 1 << 63
+
+DEFAULT_STEP_LIMIT = 10_000_000
+DEFAULT_DEPTH_LIMIT = 100_000
+
+
+def wrap(x: int) -> int:
+    """Reduce an integer to 64-bit two's complement."""
+    x &= _MASK
+    return x - (1 << 64) if x & _SIGN else x
+
+
+def tiny_div(a: int, b: int, pos: Pos | tuple[int, int] | None = None) -> int:
+    """``a / b`` truncating toward zero; ``INT_MIN / -1`` is ``INT_MIN``."""
+    if b == 0:
+        raise RuntimeTrap("division by zero", pos)
+    q = abs(a) // abs(b)
+    if (a < 0) != (b < 0):
+        q = -q
+    return wrap(q)
+
+
+def tiny_rem(a: int, b: int, pos: Pos | tuple[int, int] | None = None) -> int:
+    """``a % b`` with the sign of the dividend (C); ``INT_MIN % -1`` is ``0``."""
+    if b == 0:
+        raise RuntimeTrap("division by zero", pos)
+    r = abs(a) % abs(b)
+    return -r if a < 0 else r
+
+
+def format_value(v: object) -> str:
+    """How ``print`` shows a value: ints in decimal, bools as ``true``/``false``."""
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, TinyArray):
+        return f"<array of {len(v.items)}>"
+    if isinstance(v, TinyStruct):
+        return f"<{v.name}>"
+    return str(v)
+
+
+def format_print(values: list[object]) -> str:
+    """One ``print`` statement's line: values separated by one space, then a newline."""
+    return " ".join(format_value(v) for v in values) + "\n"
+
+
+class TinyArray:
+    """A heap array. ``items[i] is None`` marks an unset slot (arrays of references)."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items: list[object]):
+        self.items = items
+
+    def __repr__(self) -> str:
+        return f"TinyArray({self.items!r})"
+
+
+class TinyStruct:
+    """A heap struct: its type name and field values by name."""
+
+    __slots__ = ("name", "fields")
+
+    def __init__(self, name: str, fields: dict[str, object]):
+        self.name = name
+        self.fields = fields
+
+    def __repr__(self) -> str:
+        return f"TinyStruct({self.name!r}, {self.fields!r})"
+
+
+def new_array(n: int, zero: object, pos: Pos | tuple[int, int] | None = None) -> TinyArray:
+    """``new T[n]``: ``zero`` is 0, False, or None (unset) for reference elements."""
+    if n < 0:
+        raise RuntimeTrap("negative array length", pos)
+    return TinyArray([zero] * n)
+
+
+def check_index(a: TinyArray, i: int, pos: Pos | tuple[int, int] | None = None) -> None:
+    if not 0 <= i < len(a.items):
+        raise RuntimeTrap("index out of bounds", pos)
+
+
+def load_element(a: TinyArray, i: int, pos: Pos | tuple[int, int] | None = None) -> object:
+    """``a[i]`` with Tiny's checks: bounds, then unset slots."""
+    check_index(a, i, pos)
+    v = a.items[i]
+    if v is None:
+        raise RuntimeTrap("unset element", pos)
+    return v
+
+
+@dataclass(slots=True)
+class Limits:
+    """Resource limits of one run (LANGUAGE.md, "Limits")."""
+
+    steps: int = DEFAULT_STEP_LIMIT
+    depth: int = DEFAULT_DEPTH_LIMIT
+
+
+def step_limit_exceeded() -> RuntimeTrap:
+    return RuntimeTrap("step limit exceeded")
+
+
+def stack_overflow() -> RuntimeTrap:
+    return RuntimeTrap("stack overflow")
+
+
+def uncaught(value: int) -> RuntimeTrap:
+    return RuntimeTrap(f"uncaught exception {value}")
+
+
+class Output:
+    """Collects what a program prints; ``write`` may also stream to a callback."""
+
+    __slots__ = ("parts", "sink")
+
+    def __init__(self, sink: Callable[[str], object] | None = None):
+        self.parts: list[str] = []
+        self.sink = sink
+
+    def write(self, text: str) -> None:
+        self.parts.append(text)
+        if self.sink is not None:
+            self.sink(text)
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+@dataclass(slots=True)
+class RunResult:
+    """The observable behaviour of one run: what it printed and how it ended."""
+
+    stdout: str
+    status: int = 0  # 0 ok, 1 compile/argument error, 2 runtime error
+    error: str = ""  # the stderr message (one line, without the trailing newline)
+    steps: int = 0  # dynamic instruction count (executor-specific)
+    extra: dict = field(default_factory=dict)

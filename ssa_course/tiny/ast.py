@@ -1,0 +1,254 @@
+"""The Tiny abstract syntax tree.
+
+The parser builds these nodes; the checker (``tiny.check``) fills the annotations marked
+*checked* below, so that later stages never look names up again:
+
+* every expression's ``ty`` (a :class:`~ssa_course.tiny.types.Type`);
+* every :class:`Name`, :class:`VarDecl`, :class:`Param` and :class:`Try` gets ``var``,
+  the :class:`VarInfo` of the declaration it refers to (unique per declaration, so
+  shadowed variables are different objects with different ``uid``);
+* every :class:`Call` gets ``fn``, the :class:`FnDef` it calls;
+* :class:`Unary` ``-`` applied directly to the literal 9223372036854775808 is folded by the
+  checker into an :class:`IntLit` of ``-2**63`` (the only way to write INT_MIN).
+
+Positions (``pos``) follow LANGUAGE.md's "where errors point" table:
+a :class:`Binary`/:class:`Unary` points at its operator, :class:`Index` at its ``[``,
+:class:`Field` at the field name, :class:`NewArray`/:class:`NewStruct` at ``new``,
+:class:`Call` at the function name, a statement at its first token.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ssa_course.errors import Pos
+from ssa_course.tiny.types import Type
+
+# ---------------------------------------------------------------- declarations
+
+
+@dataclass(eq=False, slots=True)
+class VarInfo:
+    """One declared variable (a ``var``, a parameter, or a catch variable)."""
+
+    name: str
+    ty: Type
+    uid: int  # unique within its function; 0, 1, 2, ... in declaration order
+    pos: Pos
+
+    def unique_name(self) -> str:
+        """``x`` for the first declaration of ``x`` in a function, then ``x.1``, ``x.2``..."""
+        return self.name if self.uid == 0 else f"{self.name}.{self.uid}"
+
+
+@dataclass(eq=False, slots=True)
+class StructDef:
+    name: str
+    fields: list[tuple[str, Type, Pos]]
+    pos: Pos
+
+    def field_index(self, name: str) -> int:
+        for i, (fname, _, _) in enumerate(self.fields):
+            if fname == name:
+                return i
+        raise KeyError(name)
+
+    def field_type(self, name: str) -> Type:
+        return self.fields[self.field_index(name)][1]
+
+
+@dataclass(eq=False, slots=True)
+class Param:
+    name: str
+    ty: Type
+    pos: Pos
+    var: VarInfo | None = None  # checked
+
+
+@dataclass(eq=False, slots=True)
+class FnDef:
+    name: str
+    params: list[Param]
+    ret: Type  # VOID when the function has no "-> T"
+    body: Block
+    pos: Pos  # the function's name
+
+
+@dataclass(eq=False, slots=True)
+class Program:
+    structs: dict[str, StructDef]
+    functions: dict[str, FnDef]  # in source order
+    source: str = ""
+    filename: str = "<input>"
+
+
+# ---------------------------------------------------------------- expressions
+
+
+@dataclass(eq=False, slots=True)
+class Expr:
+    pos: Pos
+
+
+@dataclass(eq=False, slots=True)
+class IntLit(Expr):
+    value: int
+    ty: Type | None = None
+
+
+@dataclass(eq=False, slots=True)
+class BoolLit(Expr):
+    value: bool
+    ty: Type | None = None
+
+
+@dataclass(eq=False, slots=True)
+class Name(Expr):
+    name: str
+    ty: Type | None = None
+    var: VarInfo | None = None  # checked
+
+
+@dataclass(eq=False, slots=True)
+class Unary(Expr):
+    op: str  # "-" or "!"
+    operand: Expr
+    ty: Type | None = None
+
+
+@dataclass(eq=False, slots=True)
+class Binary(Expr):
+    op: str  # + - * / % == != < <= > >= && ||
+    left: Expr
+    right: Expr
+    ty: Type | None = None
+
+
+@dataclass(eq=False, slots=True)
+class Call(Expr):
+    name: str
+    args: list[Expr]
+    ty: Type | None = None
+    fn: FnDef | None = None  # checked
+
+
+@dataclass(eq=False, slots=True)
+class Index(Expr):
+    base: Expr
+    index: Expr
+    ty: Type | None = None
+
+
+@dataclass(eq=False, slots=True)
+class Field(Expr):
+    base: Expr
+    name: str
+    ty: Type | None = None
+
+
+@dataclass(eq=False, slots=True)
+class Len(Expr):
+    operand: Expr
+    ty: Type | None = None
+
+
+@dataclass(eq=False, slots=True)
+class NewArray(Expr):
+    elem: Type
+    length: Expr
+    ty: Type | None = None
+
+
+@dataclass(eq=False, slots=True)
+class NewStruct(Expr):
+    name: str
+    fields: list[tuple[str, Expr, Pos]]  # in source order (evaluation order)
+    ty: Type | None = None
+
+
+# ---------------------------------------------------------------- statements
+
+
+@dataclass(eq=False, slots=True)
+class Stmt:
+    pos: Pos
+
+
+@dataclass(eq=False, slots=True)
+class Block(Stmt):
+    stmts: list[Stmt] = field(default_factory=list)
+
+
+@dataclass(eq=False, slots=True)
+class VarDecl(Stmt):
+    name: str
+    declared: Type | None
+    init: Expr
+    name_pos: Pos | None = None
+    var: VarInfo | None = None  # checked
+
+
+@dataclass(eq=False, slots=True)
+class Assign(Stmt):
+    target: Expr  # Name, Index or Field
+    value: Expr
+
+
+@dataclass(eq=False, slots=True)
+class If(Stmt):
+    cond: Expr
+    then: Block
+    orelse: Block | If | None = None
+
+
+@dataclass(eq=False, slots=True)
+class While(Stmt):
+    cond: Expr
+    body: Block
+
+
+@dataclass(eq=False, slots=True)
+class For(Stmt):
+    init: VarDecl | Assign | None
+    cond: Expr | None
+    step: VarDecl | Assign | None
+    body: Block
+
+
+@dataclass(eq=False, slots=True)
+class Break(Stmt):
+    pass
+
+
+@dataclass(eq=False, slots=True)
+class Continue(Stmt):
+    pass
+
+
+@dataclass(eq=False, slots=True)
+class Return(Stmt):
+    value: Expr | None = None
+
+
+@dataclass(eq=False, slots=True)
+class Print(Stmt):
+    args: list[Expr] = field(default_factory=list)
+
+
+@dataclass(eq=False, slots=True)
+class Try(Stmt):
+    body: Block
+    name: str
+    handler: Block
+    name_pos: Pos | None = None
+    var: VarInfo | None = None  # checked: the catch variable (an int)
+
+
+@dataclass(eq=False, slots=True)
+class Throw(Stmt):
+    value: Expr
+
+
+@dataclass(eq=False, slots=True)
+class ExprStmt(Stmt):
+    expr: Expr  # always a Call after checking

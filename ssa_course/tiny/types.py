@@ -1,0 +1,76 @@
+"""Tiny's static types: ``int``, ``bool``, arrays ``[T]``, structs by name, and ``void``.
+
+Types are immutable values compared with ``==``; ``str(t)`` prints them as Tiny writes them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Type:
+    """Base of Tiny types."""
+
+    def is_ref(self) -> bool:
+        """True for heap references (arrays and structs)."""
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class IntType(Type):
+    def __str__(self) -> str:
+        return "int"
+
+
+@dataclass(frozen=True, slots=True)
+class BoolType(Type):
+    def __str__(self) -> str:
+        return "bool"
+
+
+@dataclass(frozen=True, slots=True)
+class VoidType(Type):
+    def __str__(self) -> str:
+        return "void"
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayType(Type):
+    elem: Type
+
+    def is_ref(self) -> bool:
+        return True
+
+    def __str__(self) -> str:
+        return f"[{self.elem}]"
+
+
+@dataclass(frozen=True, slots=True)
+class StructType(Type):
+    name: str
+
+    def is_ref(self) -> bool:
+        return True
+
+    def __str__(self) -> str:
+        return self.name
+
+
+INT = IntType()
+BOOL = BoolType()
+VOID = VoidType()
+
+
+def parse_type_text(text: str) -> Type:
+    """Parse a type written as Tiny prints it (``int``, ``[[bool]]``, ``Point``)."""
+    text = text.strip()
+    if text == "int":
+        return INT
+    if text == "bool":
+        return BOOL
+    if text == "void":
+        return VOID
+    if text.startswith("[") and text.endswith("]"):
+        return ArrayType(parse_type_text(text[1:-1]))
+    return StructType(text)
