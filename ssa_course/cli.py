@@ -1,0 +1,168 @@
+"""``ssa-course``: run, inspect and draw Tiny and Bril programs from the shell.
+
+    ssa-course run prog.tiny 10 true          run (arguments after the file go to main)
+    ssa-course run --via ast prog.tiny 10     run through a named stage's executor
+    ssa-course run --profile prog.bril 5      also print total_dyn_inst: N on stderr
+    ssa-course stages                         list the stages --via accepts
+    ssa-course show prog.tiny --as cfg --format svg -o cfg.svg
+    ssa-course check prog.tiny                report compile errors, run nothing
+
+Exit status: 0 success, 1 compile error or bad usage/arguments, 2 runtime error.
+Every mistake is reported as one clear message on standard error, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ssa_course.errors import SourceError, SsaCourseError, UsageError
+from ssa_course.pipeline import load_file
+from ssa_course.runtime import DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_LIMIT, Limits
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a mistake is one line and exit status 1 (not usage + status 2)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"error: {message} (see '{self.prog} --help')\n")
+        raise SystemExit(1)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got '{text}'") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got '{text}'")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from ssa_course import stages, views
+
+    stage_names = ", ".join(s.name for s in stages.all_stages())
+    view_names = ", ".join(v.name for v in views.all_views())
+    parser = _Parser(
+        prog="ssa-course",
+        description="A teaching compiler: Tiny and Bril programs through quads, CFGs, SSA "
+        "and the sea of nodes.",
+        epilog="Start with: ssa-course run examples/sum.tiny 10   |   "
+        "ssa-course show examples/sum.tiny --as cfg --format svg -o cfg.svg",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    run = sub.add_parser("run", help="run a .tiny, .bril or .json (Bril JSON) program",
+                         description="Run a program. Everything after FILE is passed to "
+                         "main (negative numbers included).")
+    run.add_argument("--via", default="quads", metavar="STAGE",
+                     help=f"the stage whose executor runs the program ({stage_names}); "
+                     "default: quads")
+    run.add_argument("--profile", action="store_true",
+                     help="print 'total_dyn_inst: N' (executed instructions) on stderr")
+    run.add_argument("--steps", type=_positive, default=DEFAULT_STEP_LIMIT, metavar="N",
+                     help=f"step limit (default {DEFAULT_STEP_LIMIT:,})")
+    run.add_argument("--depth", type=_positive, default=DEFAULT_DEPTH_LIMIT, metavar="N",
+                     help=f"call depth limit (default {DEFAULT_DEPTH_LIMIT:,})")
+    run.add_argument("file", metavar="FILE")
+    run.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS",
+                     help="arguments of main (int or bool)")
+
+    sub.add_parser("stages", help="list the stages 'run --via' accepts")
+
+    show = sub.add_parser("show", help="print or draw a representation of a program")
+    show.add_argument("file", metavar="FILE")
+    show.add_argument("--as", dest="view", default="quads", metavar="REPR",
+                      help=f"which representation ({view_names}); default: quads")
+    show.add_argument("--format", default="text", choices=("text", "dot", "svg", "png"),
+                      help="text (default), dot, svg or png")
+    show.add_argument("-o", "--output", metavar="OUT",
+                      help="write to OUT instead of standard output (required for png)")
+
+    check = sub.add_parser("check", help="compile a program and report errors; run nothing")
+    check.add_argument("file", metavar="FILE")
+    return parser
+
+
+def _cmd_run(ns: argparse.Namespace) -> int:
+    from ssa_course import stages
+
+    comp = load_file(ns.file)
+    stage = stages.get_stage(ns.via)
+    result = stages.run(comp, list(ns.args), via=stage.name,
+                        limits=Limits(ns.steps, ns.depth), sink=sys.stdout.write)
+    sys.stdout.flush()
+    if result.error:
+        sys.stderr.write(result.error + "\n")
+    if ns.profile and result.status == 0:
+        sys.stderr.write(f"total_dyn_inst: {result.steps}\n")
+    return result.status
+
+
+def _cmd_stages() -> int:
+    from ssa_course import stages
+
+    width = max(len(s.name) for s in stages.all_stages())
+    for s in stages.all_stages():
+        note = "  (Tiny only)" if s.tiny_only else ""
+        print(f"{s.name:<{width}}  {s.description}{note}")
+    return 0
+
+
+def _cmd_show(ns: argparse.Namespace) -> int:
+    from ssa_course import views
+
+    comp = load_file(ns.file)
+    data = views.render(comp, ns.view, ns.format)
+    if ns.output:
+        mode = "wb" if isinstance(data, bytes) else "w"
+        try:
+            with open(ns.output, mode) as f:
+                f.write(data)
+        except OSError as e:
+            raise UsageError(f"cannot write {ns.output}: {e.strerror}") from None
+        return 0
+    if isinstance(data, bytes):
+        raise UsageError("PNG is binary: give an output file with -o OUT.png")
+    sys.stdout.write(data if data.endswith("\n") else data + "\n")
+    return 0
+
+
+def _cmd_check(ns: argparse.Namespace) -> int:
+    comp = load_file(ns.file)
+    comp.check()
+    print(f"{ns.file}: ok")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``ssa-course`` command; returns the exit status."""
+    parser = build_parser()
+    ns = parser.parse_args(argv)
+    try:
+        if ns.command == "run":
+            return _cmd_run(ns)
+        if ns.command == "stages":
+            return _cmd_stages()
+        if ns.command == "show":
+            return _cmd_show(ns)
+        if ns.command == "check":
+            return _cmd_check(ns)
+        parser.print_help()
+        return 1
+    except SourceError as e:
+        sys.stderr.write(e.render() + "\n")
+        return 1
+    except SsaCourseError as e:
+        sys.stderr.write(e.render() + "\n")
+        return e.exit_status
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,126 @@
+"""Loading a program and building its representations on demand.
+
+A :class:`Compilation` starts from a Tiny or Bril text and computes each representation
+the first time it is asked for (AST, quads, CFGs, ...), so the CLI, the stages, the
+notebooks and the explorer all share one cache and one error story.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from ssa_course.errors import UsageError
+from ssa_course.quads import ir
+from ssa_course.tiny import ast
+from ssa_course.tiny.types import Type
+
+KINDS = ("tiny", "bril", "bril-json")
+
+
+def kind_of(filename: str) -> str:
+    """The kind of program a file holds, by its extension (``.tiny``, ``.bril``, ``.json``)."""
+    ext = os.path.splitext(filename)[1].lower()
+    if ext == ".bril":
+        return "bril"
+    if ext == ".json":
+        return "bril-json"
+    return "tiny"
+
+
+@dataclass(eq=False)
+class Compilation:
+    """One program and every representation derived from it so far."""
+
+    source: str
+    filename: str = "<input>"
+    kind: str = "tiny"
+    _cache: dict[str, object] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise UsageError(f"unknown program kind {self.kind!r} (expected one of {KINDS})")
+
+    # -- the representations -------------------------------------------------
+
+    @property
+    def ast(self) -> ast.Program:
+        """The checked Tiny AST (Tiny programs only)."""
+        if self.kind != "tiny":
+            raise UsageError(f"{self.filename} is a Bril program: it has no Tiny AST")
+        if "ast" not in self._cache:
+            from ssa_course.tiny import compile_tiny
+
+            self._cache["ast"] = compile_tiny(self.source, self.filename)
+        return self._cache["ast"]  # type: ignore[return-value]
+
+    @property
+    def quads(self) -> ir.Program:
+        """Quads: lowered from the AST, or read from Bril text/JSON."""
+        if "quads" not in self._cache:
+            self._cache["quads"] = self._make_quads()
+        return self._cache["quads"]  # type: ignore[return-value]
+
+    def _make_quads(self) -> ir.Program:
+        if self.kind == "tiny":
+            from ssa_course.quads.lower import lower_program
+
+            return lower_program(self.ast)
+        from ssa_course.quads import bril
+
+        if self.kind == "bril":
+            return bril.parse_bril_text(self.source, self.filename)
+        return bril.parse_bril_json(self.source, self.filename)
+
+    def check(self) -> None:
+        """Compile far enough to report every compile error (raises SourceError)."""
+        if self.kind == "tiny":
+            _ = self.ast
+        else:
+            _ = self.quads
+
+    def main_params(self) -> list[tuple[str, Type]]:
+        """Names and types of ``main``'s parameters (the command-line arguments)."""
+        if self.kind == "tiny":
+            main = self.ast.functions["main"]
+            return [(p.name, p.ty) for p in main.params]
+        fn = self.quads.functions.get("main")
+        if fn is None:
+            raise UsageError(f"{self.filename}: no function '@main'")
+        return list(fn.params)
+
+    def default_args(self) -> list[str] | None:
+        """Arguments written in the program text (``// ARGS:`` or Bril's ``# ARGS:``)."""
+        marker = "# ARGS:" if self.kind == "bril" else "// ARGS:"
+        for line in self.source.splitlines():
+            stripped = line.strip()
+            if stripped.startswith(marker):
+                return stripped[len(marker):].split()
+        return None
+
+    def cached(self, key: str, build):  # noqa: ANN001 - a tiny memo helper
+        """Memoise ``build()`` under ``key`` (stages use it for their artifacts)."""
+        if key not in self._cache:
+            self._cache[key] = build()
+        return self._cache[key]
+
+
+def compile_source(source: str, filename: str = "<input>", kind: str | None = None) -> Compilation:
+    """Wrap a program text; nothing is compiled until a representation is asked for."""
+    return Compilation(source, filename, kind or kind_of(filename))
+
+
+def load_file(path: str) -> Compilation:
+    """Read a program file (``.tiny``, ``.bril`` or ``.json``) into a :class:`Compilation`."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise UsageError(f"no such file: {path}") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path} is a directory, not a program file") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path} is not a UTF-8 text file") from None
+    except OSError as e:
+        raise UsageError(f"cannot read {path}: {e.strerror}") from None
+    return compile_source(text, path)
