@@ -74,10 +74,7 @@ class Compilation:
 
     def check(self) -> None:
         """Compile far enough to report every compile error (raises SourceError)."""
-        if self.kind == "tiny":
-            _ = self.ast
-        else:
-            _ = self.quads
+        _ = self.ast if self.kind == "tiny" else self.quads
 
     def main_params(self) -> list[tuple[str, Type]]:
         """Names and types of ``main``'s parameters (the command-line arguments)."""

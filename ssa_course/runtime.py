@@ -158,3 +158,27 @@ class RunResult:
     error: str = ""  # the stderr message (one line, without the trailing newline)
     steps: int = 0  # dynamic instruction count (executor-specific)
     extra: dict = field(default_factory=dict)
+
+
+class deep_recursion:  # noqa: N801 - used as a context manager, reads like a statement
+    """Raise Python's recursion limit while walking a tree.
+
+    Trees follow the program text, so a 10,000-term ``1+1+...+1`` is a 10,000-deep tree;
+    tree walkers (checker, lowering, the reference interpreter) recurse on it. Program
+    *calls* never use Python recursion (every executor keeps an explicit frame stack).
+    """
+
+    def __init__(self, limit: int = 100_000):
+        self.limit = limit
+        self.saved = 0
+
+    def __enter__(self) -> None:
+        import sys
+
+        self.saved = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(self.saved, self.limit))
+
+    def __exit__(self, *exc: object) -> None:
+        import sys
+
+        sys.setrecursionlimit(self.saved)

@@ -8,8 +8,8 @@ The parser builds these nodes; the checker (``tiny.check``) fills the annotation
   the :class:`VarInfo` of the declaration it refers to (unique per declaration, so
   shadowed variables are different objects with different ``uid``);
 * every :class:`Call` gets ``fn``, the :class:`FnDef` it calls;
-* :class:`Unary` ``-`` applied directly to the literal 9223372036854775808 is folded by the
-  checker into an :class:`IntLit` of ``-2**63`` (the only way to write INT_MIN).
+* ``-`` applied directly to the literal 9223372036854775808 is folded by the *parser* into
+  an :class:`IntLit` of ``-2**63`` at the ``-`` (the only way to write INT_MIN).
 
 Positions (``pos``) follow LANGUAGE.md's "where errors point" table:
 a :class:`Binary`/:class:`Unary` points at its operator, :class:`Index` at its ``[``,
@@ -80,6 +80,9 @@ class Program:
     functions: dict[str, FnDef]  # in source order
     source: str = ""
     filename: str = "<input>"
+    # Every struct name written as a type, with where it was written (the parser collects
+    # them so that the checker can point at an undefined struct name).
+    type_refs: list[tuple[str, Pos]] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- expressions
@@ -164,6 +167,7 @@ class NewStruct(Expr):
     name: str
     fields: list[tuple[str, Expr, Pos]]  # in source order (evaluation order)
     ty: Type | None = None
+    name_pos: Pos | None = None  # where the struct's name is written
 
 
 # ---------------------------------------------------------------- statements

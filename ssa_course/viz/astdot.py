@@ -65,7 +65,8 @@ def ast_to_dot(program: ast.Program) -> str:
         lines.append(f"    label={_quote('fn ' + fn.name)};")
         root = f"n{next_id}"
         next_id += 1
-        lines.append(f"    {root} [label={_quote(_label(fn))}, style=filled, fillcolor=lightyellow];")
+        lines.append(f"    {root} [label={_quote(_label(fn))}, style=filled, "
+                     "fillcolor=lightyellow];")
         stack = [(root, fn)]
         while stack:
             parent_id, node = stack.pop()

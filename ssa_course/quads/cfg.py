@@ -1,0 +1,168 @@
+"""Basic blocks and the control-flow graph of a quads function.
+
+A *leader* starts a basic block: the first instruction, every labelled instruction (a
+jump may land there), and every instruction right after a terminator. A block runs from
+its leader to the next one; its successors are the targets of its terminator, or, when
+it does not end in one, the next block in layout order (fall-through).
+
+``enter`` ends a block with two successors: the try body and the handler (that edge is
+what keeps a catch block reachable). ``throw`` and ``ret`` end a block with none.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from ssa_course.quads.ir import Function, Instr, Label
+
+
+@dataclass(eq=False, slots=True)
+class BasicBlock:
+    """A straight-line run of instructions: entered at the top, left at the bottom."""
+
+    name: str
+    instrs: list[Instr] = field(default_factory=list)
+    succs: list[str] = field(default_factory=list)
+    preds: list[str] = field(default_factory=list)
+    labelled: bool = True  # False when the name was made up (no label in the source)
+
+    @property
+    def terminator(self) -> Instr | None:
+        if self.instrs and self.instrs[-1].is_terminator():
+            return self.instrs[-1]
+        return None
+
+
+@dataclass(eq=False, slots=True)
+class CFG:
+    """The blocks of one function in layout order, with edges both ways."""
+
+    function: Function
+    blocks: OrderedDict[str, BasicBlock]
+    entry: str
+
+    def edges(self) -> list[tuple[str, str]]:
+        return [(b.name, s) for b in self.blocks.values() for s in b.succs]
+
+    def to_function(self) -> Function:
+        """Lay the blocks out again as a flat function; add a ``jmp`` only where a block's
+        fall-through successor does not come next."""
+        body: list[Instr | Label] = []
+        names = list(self.blocks)
+        for i, name in enumerate(names):
+            block = self.blocks[name]
+            body.append(Label(name))
+            body.extend(instr.copy() for instr in block.instrs)
+            if block.terminator is None and block.succs:
+                following = names[i + 1] if i + 1 < len(names) else None
+                if block.succs[0] != following:
+                    body.append(Instr("jmp", labels=[block.succs[0]]))
+            elif block.terminator is None and not block.succs and i + 1 < len(names):
+                body.append(Instr("ret"))  # fell off the end of the function
+        return Function(self.function.name, list(self.function.params), self.function.ret,
+                        body)
+
+    def reachable(self) -> set[str]:
+        seen = {self.entry}
+        work = [self.entry]
+        while work:
+            for s in self.blocks[work.pop()].succs:
+                if s not in seen:
+                    seen.add(s)
+                    work.append(s)
+        return seen
+
+
+def find_leaders(fn: Function) -> list[int]:
+    """Indices into ``fn.body`` where basic blocks start.
+
+    A label starts a block (several labels in a row start one block); an instruction
+    starts one when it is the first, or follows a terminator without a label between.
+    """
+    leaders: list[int] = []
+    after_terminator, after_label = True, False
+    for i, item in enumerate(fn.body):
+        if isinstance(item, Label):
+            if not after_label:
+                leaders.append(i)
+            after_terminator, after_label = False, True
+            continue
+        if after_terminator and not after_label:
+            leaders.append(i)
+        after_terminator, after_label = item.is_terminator(), False
+    return leaders
+
+
+def _fresh(base: str, taken: set[str]) -> str:
+    n = 0
+    while f"{base}{n}" in taken:
+        n += 1
+    return f"{base}{n}"
+
+
+def build_cfg(fn: Function) -> CFG:
+    """Split ``fn`` into basic blocks and connect them."""
+    taken = {item.name for item in fn.body if isinstance(item, Label)}
+    blocks: OrderedDict[str, BasicBlock] = OrderedDict()
+    alias: dict[str, str] = {}  # several labels in a row name one block
+    current: BasicBlock | None = None
+    for item in fn.body:
+        if isinstance(item, Label):
+            if current is not None and not current.instrs and current.labelled:
+                alias[item.name] = current.name
+                continue
+            current = BasicBlock(item.name)
+            blocks[current.name] = current
+            continue
+        if current is None or (current.instrs and current.instrs[-1].is_terminator()):
+            name = _fresh("b", taken)
+            taken.add(name)
+            current = BasicBlock(name, labelled=False)
+            blocks[name] = current
+        current.instrs.append(item.copy())
+    if not blocks:
+        name = _fresh("b", taken)
+        blocks[name] = BasicBlock(name, labelled=False)
+    names = list(blocks)
+    for i, block in enumerate(blocks.values()):
+        term = block.terminator
+        if term is None:
+            if i + 1 < len(names):
+                block.succs.append(names[i + 1])
+        elif term.op in ("jmp", "br", "enter"):
+            for label in term.labels:
+                target = alias.get(label, label)
+                if target not in block.succs:
+                    block.succs.append(target)
+    if alias:  # jumps to an alias label now name the block itself
+        for block in blocks.values():
+            term = block.terminator
+            if term is not None and term.labels:
+                term.labels = [alias.get(lb, lb) for lb in term.labels]
+    for block in blocks.values():
+        for s in block.succs:
+            if s in blocks:
+                blocks[s].preds.append(block.name)
+    return CFG(fn, blocks, names[0])
+
+
+def remove_unreachable(cfg: CFG) -> list[str]:
+    """Delete blocks that no path from the entry reaches; returns their names."""
+    live = cfg.reachable()
+    dead = [name for name in cfg.blocks if name not in live]
+    for name in dead:
+        del cfg.blocks[name]
+    for block in cfg.blocks.values():
+        block.preds = [p for p in block.preds if p in live]
+    return dead
+
+
+def to_networkx(cfg: CFG) -> nx.DiGraph:
+    """The CFG as a networkx graph (nodes are block names, in layout order)."""
+    g = nx.DiGraph()
+    g.add_nodes_from(cfg.blocks)
+    g.add_edges_from(cfg.edges())
+    return g

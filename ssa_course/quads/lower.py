@@ -1,0 +1,318 @@
+"""Lowering the checked Tiny AST to quads (three-address code, Bril-compatible).
+
+Each expression becomes a sequence of single-operation instructions whose results land
+in temporaries (``t1``, ``t2``, ...); each source variable keeps its name (``x``, or
+``x.1`` for a shadowing declaration). Control flow becomes labels, ``jmp`` and ``br``:
+``a && b`` and ``a || b`` become branches, so ``b`` runs only when it must. Every
+instruction that can fail at run time carries the source position its error reports.
+
+The lowering is deliberately naive: one temporary per operation, copies into variables
+with ``id``, no folding. Cleaning that up is lesson 02's job.
+"""
+
+from __future__ import annotations
+
+from ssa_course.quads.ir import Function, Instr, Label, Program, StructInfo
+from ssa_course.runtime import deep_recursion
+from ssa_course.tiny import ast
+from ssa_course.tiny.types import BOOL, INT, VOID, Type
+
+_ARITH = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem"}
+_COMPARE = {"==": "eq", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
+
+
+class _Loop:
+    """Where ``break`` and ``continue`` go, and how many handlers were live at the loop."""
+
+    __slots__ = ("break_label", "continue_label", "handlers")
+
+    def __init__(self, break_label: str, continue_label: str, handlers: int):
+        self.break_label = break_label
+        self.continue_label = continue_label
+        self.handlers = handlers
+
+
+class FunctionLowerer:
+    def __init__(self, fn: ast.FnDef, program: ast.Program):
+        self.fn = fn
+        self.program = program
+        self.body: list[Instr | Label] = []
+        self.used_names = _variable_names(fn)
+        self.temp_count = 0
+        self.label_count = 0
+        self.loops: list[_Loop] = []
+        self.handlers = 0  # try regions we are inside of (in this function)
+
+    # -- helpers --------------------------------------------------------------
+
+    def temp(self) -> str:
+        while True:
+            self.temp_count += 1
+            name = f"t{self.temp_count}"
+            if name not in self.used_names:
+                return name
+
+    def labels(self, *kinds: str) -> list[str]:
+        """Fresh labels sharing one number: ``labels("then", "else")`` -> then.3, else.3."""
+        self.label_count += 1
+        return [f"{kind}.{self.label_count}" for kind in kinds]
+
+    def emit(self, instr: Instr) -> Instr:
+        self.body.append(instr)
+        return instr
+
+    def label(self, name: str) -> None:
+        self.body.append(Label(name))
+
+    def ends_in_terminator(self) -> bool:
+        return bool(self.body) and isinstance(self.body[-1], Instr) and \
+            self.body[-1].is_terminator()
+
+    # -- functions and statements --------------------------------------------
+
+    def lower(self) -> Function:
+        params = [(p.var.unique_name(), p.ty) for p in self.fn.params]
+        self.block(self.fn.body)
+        ret = None if self.fn.ret == VOID else self.fn.ret
+        return Function(self.fn.name, params, ret, self.body)
+
+    def block(self, block: ast.Block) -> None:
+        for s in block.stmts:
+            self.stmt(s)
+
+    def stmt(self, s: ast.Stmt) -> None:
+        getattr(self, "stmt_" + type(s).__name__)(s)
+
+    def stmt_Block(self, s: ast.Block) -> None:
+        self.block(s)
+
+    def stmt_VarDecl(self, s: ast.VarDecl) -> None:
+        self.expr_into(s.init, s.var.unique_name())
+
+    def stmt_Assign(self, s: ast.Assign) -> None:
+        target = s.target
+        if isinstance(target, ast.Name):
+            self.expr_into(s.value, target.var.unique_name())
+        elif isinstance(target, ast.Index):
+            array = self.expr(target.base)
+            index = self.expr(target.index)
+            value = self.expr(s.value)
+            self.emit(Instr("astore", args=[array, index, value], pos=target.pos))
+        else:
+            obj = self.expr(target.base)
+            value = self.expr(s.value)
+            self.emit(Instr("setf", args=[obj, value], field=target.name))
+
+    def stmt_If(self, s: ast.If) -> None:
+        then_l, else_l, end_l = self.labels("then", "else", "endif")
+        cond = self.expr(s.cond)
+        self.emit(Instr("br", args=[cond], labels=[then_l, else_l if s.orelse else end_l]))
+        self.label(then_l)
+        self.block(s.then)
+        if s.orelse is not None:
+            self.emit(Instr("jmp", labels=[end_l]))
+            self.label(else_l)
+            if isinstance(s.orelse, ast.If):
+                self.stmt_If(s.orelse)
+            else:
+                self.block(s.orelse)
+        self.label(end_l)
+
+    def stmt_While(self, s: ast.While) -> None:
+        cond_l, body_l, end_l = self.labels("while.cond", "while.body", "while.end")
+        self.label(cond_l)
+        cond = self.expr(s.cond)
+        self.emit(Instr("br", args=[cond], labels=[body_l, end_l]))
+        self.label(body_l)
+        self.loops.append(_Loop(end_l, cond_l, self.handlers))
+        self.block(s.body)
+        self.loops.pop()
+        self.emit(Instr("jmp", labels=[cond_l]))
+        self.label(end_l)
+
+    def stmt_For(self, s: ast.For) -> None:
+        cond_l, body_l, step_l, end_l = self.labels("for.cond", "for.body", "for.step",
+                                                    "for.end")
+        if s.init is not None:
+            self.stmt(s.init)
+        self.label(cond_l)
+        if s.cond is not None:
+            cond = self.expr(s.cond)
+            self.emit(Instr("br", args=[cond], labels=[body_l, end_l]))
+        self.label(body_l)
+        self.loops.append(_Loop(end_l, step_l, self.handlers))
+        self.block(s.body)
+        self.loops.pop()
+        self.label(step_l)
+        if s.step is not None:
+            self.stmt(s.step)
+        self.emit(Instr("jmp", labels=[cond_l]))
+        self.label(end_l)
+
+    def leave_to(self, handlers: int) -> None:
+        """Pop the handlers of the try regions a jump leaves."""
+        for _ in range(self.handlers - handlers):
+            self.emit(Instr("leave"))
+
+    def stmt_Break(self, s: ast.Break) -> None:
+        loop = self.loops[-1]
+        self.leave_to(loop.handlers)
+        self.emit(Instr("jmp", labels=[loop.break_label]))
+
+    def stmt_Continue(self, s: ast.Continue) -> None:
+        loop = self.loops[-1]
+        self.leave_to(loop.handlers)
+        self.emit(Instr("jmp", labels=[loop.continue_label]))
+
+    def stmt_Return(self, s: ast.Return) -> None:
+        value = None if s.value is None else self.expr(s.value)
+        # Returning pops the whole frame, handlers included: no ``leave`` needed.
+        self.emit(Instr("ret", args=[] if value is None else [value]))
+
+    def stmt_Print(self, s: ast.Print) -> None:
+        args = [self.expr(a) for a in s.args]
+        self.emit(Instr("print", args=args))
+
+    def stmt_ExprStmt(self, s: ast.ExprStmt) -> None:
+        call = s.expr
+        assert isinstance(call, ast.Call)
+        args = [self.expr(a) for a in call.args]
+        if call.ty == VOID:
+            self.emit(Instr("call", args=args, funcs=[call.name]))
+        else:
+            self.emit(Instr("call", dest=self.temp(), type=call.ty, args=args,
+                            funcs=[call.name]))
+
+    def stmt_Try(self, s: ast.Try) -> None:
+        body_l, catch_l, end_l = self.labels("try.body", "catch", "try.end")
+        self.emit(Instr("enter", labels=[body_l, catch_l]))
+        self.label(body_l)
+        self.handlers += 1
+        self.block(s.body)
+        self.handlers -= 1
+        self.emit(Instr("leave"))
+        self.emit(Instr("jmp", labels=[end_l]))
+        self.label(catch_l)
+        self.emit(Instr("catch", dest=s.var.unique_name(), type=INT))
+        self.block(s.handler)
+        self.label(end_l)
+
+    def stmt_Throw(self, s: ast.Throw) -> None:
+        self.emit(Instr("throw", args=[self.expr(s.value)]))
+
+    # -- expressions ----------------------------------------------------------
+
+    def expr(self, e: ast.Expr) -> str:
+        """Lower ``e``; returns the variable holding its value (a source variable is
+        used directly, no copy)."""
+        if isinstance(e, ast.Name):
+            return e.var.unique_name()
+        dest = self.temp()
+        self.expr_into(e, dest)
+        return dest
+
+    def expr_into(self, e: ast.Expr, dest: str) -> None:
+        """Lower ``e`` so that its value ends up in variable ``dest``."""
+        ty: Type = e.ty
+        kind = type(e)
+        if kind is ast.Name:
+            self.emit(Instr("id", dest, ty, [e.var.unique_name()]))
+        elif kind is ast.IntLit or kind is ast.BoolLit:
+            self.emit(Instr("const", dest, ty, value=e.value))
+        elif kind is ast.Binary:
+            self.binary_into(e, dest)
+        elif kind is ast.Unary:
+            operand = self.expr(e.operand)
+            if e.op == "!":
+                self.emit(Instr("not", dest, BOOL, [operand]))
+            else:
+                zero = self.temp()
+                self.emit(Instr("const", zero, INT, value=0))
+                self.emit(Instr("sub", dest, INT, [zero, operand]))
+        elif kind is ast.Call:
+            args = [self.expr(a) for a in e.args]
+            self.emit(Instr("call", dest, ty, args, funcs=[e.name]))
+        elif kind is ast.Index:
+            array = self.expr(e.base)
+            index = self.expr(e.index)
+            self.emit(Instr("aload", dest, ty, [array, index], pos=e.pos))
+        elif kind is ast.Field:
+            obj = self.expr(e.base)
+            self.emit(Instr("getf", dest, ty, [obj], field=e.name))
+        elif kind is ast.Len:
+            array = self.expr(e.operand)
+            self.emit(Instr("alen", dest, INT, [array]))
+        elif kind is ast.NewArray:
+            n = self.expr(e.length)
+            self.emit(Instr("newarr", dest, ty, [n], pos=e.pos))
+        elif kind is ast.NewStruct:
+            # Evaluate in source order, pass in declaration order.
+            values = {name: self.expr(fexpr) for name, fexpr, _ in e.fields}
+            struct = self.program.structs[e.name]
+            self.emit(Instr("newstruct", dest, ty, [values[f] for f, _, _ in struct.fields]))
+        else:
+            raise TypeError(f"cannot lower {kind.__name__}")
+
+    def binary_into(self, e: ast.Binary, dest: str) -> None:
+        if e.op in ("&&", "||"):
+            self.short_circuit_into(e, dest)
+            return
+        left = self.expr(e.left)
+        right = self.expr(e.right)
+        if e.op in _ARITH:
+            pos = e.pos if e.op in ("/", "%") else None
+            self.emit(Instr(_ARITH[e.op], dest, INT, [left, right], pos=pos))
+        elif e.op == "!=":
+            eq = self.temp()
+            self.emit(Instr("eq", eq, BOOL, [left, right]))
+            self.emit(Instr("not", dest, BOOL, [eq]))
+        else:
+            self.emit(Instr(_COMPARE[e.op], dest, BOOL, [left, right]))
+
+    def short_circuit_into(self, e: ast.Binary, dest: str) -> None:
+        """``a && b``: if a then dest = b else dest = false (``||`` mirrored)."""
+        prefix = "and" if e.op == "&&" else "or"
+        rhs_l, short_l, end_l = self.labels(f"{prefix}.rhs", f"{prefix}.short",
+                                            f"{prefix}.end")
+        left = self.expr(e.left)
+        if e.op == "&&":
+            self.emit(Instr("br", args=[left], labels=[rhs_l, short_l]))
+        else:
+            self.emit(Instr("br", args=[left], labels=[short_l, rhs_l]))
+        self.label(rhs_l)
+        self.expr_into(e.right, dest)
+        self.emit(Instr("jmp", labels=[end_l]))
+        self.label(short_l)
+        self.emit(Instr("const", dest, BOOL, value=e.op == "||"))
+        self.label(end_l)
+
+
+def _variable_names(fn: ast.FnDef) -> set[str]:
+    """Every quads name a source variable of ``fn`` will use (temporaries avoid them)."""
+    names = {p.var.unique_name() for p in fn.params}
+    stack: list[object] = [fn.body]
+    while stack:
+        node = stack.pop()
+        var = getattr(node, "var", None)
+        if isinstance(var, ast.VarInfo):
+            names.add(var.unique_name())
+        for slot in getattr(type(node), "__slots__", ()):
+            value = getattr(node, slot, None)
+            if isinstance(value, ast.Stmt | ast.Expr):
+                stack.append(value)
+            elif isinstance(value, list):
+                stack.extend(v for v in value if isinstance(v, ast.Stmt | ast.Expr))
+    return names
+
+
+def lower_function(fn: ast.FnDef, program: ast.Program) -> Function:
+    with deep_recursion():
+        return FunctionLowerer(fn, program).lower()
+
+
+def lower_program(program: ast.Program) -> Program:
+    """Lower every function of a checked Tiny program to quads."""
+    functions = {name: lower_function(fn, program) for name, fn in program.functions.items()}
+    structs = {name: StructInfo(name, [(f, t) for f, t, _ in s.fields])
+               for name, s in program.structs.items()}
+    return Program(functions, structs)

@@ -1,0 +1,378 @@
+"""The reference interpreter: Tiny's meaning, read straight off the checked syntax tree.
+
+Every other executor in the course is compared with this one, so it favours being
+obviously right over being fast. Two design points:
+
+* **Calls never recurse in Python.** Statements run as Python generators; a call
+  ``yield``s a request to the *trampoline* in :meth:`Interpreter.run`, which keeps an
+  explicit stack of suspended function bodies. Recursion 50,000 deep needs 50,000 stack
+  entries, not 50,000 Python frames; past ``limits.depth`` the run stops with
+  ``stack overflow``.
+* **Call-free expressions are plain functions.** Most expressions contain no call, and
+  evaluating them without generators is several times faster; the checker's annotations
+  tell us which ones do.
+
+Tiny ``throw`` is a Python exception (:class:`TinyThrow`) that the trampoline passes from
+a finished body into its caller, where a ``try`` statement's Python ``try`` catches it.
+Runtime errors are :class:`~ssa_course.errors.RuntimeTrap` and are never caught.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+
+from ssa_course.runtime import (
+    Limits,
+    Output,
+    RuntimeTrap,
+    TinyArray,
+    TinyStruct,
+    check_index,
+    deep_recursion,
+    format_print,
+    load_element,
+    new_array,
+    stack_overflow,
+    step_limit_exceeded,
+    tiny_div,
+    tiny_rem,
+    uncaught,
+    wrap,
+)
+from ssa_course.tiny import ast
+from ssa_course.tiny.types import BoolType, IntType
+
+# Statement outcomes other than "go on" (None).
+BREAK = "break"
+CONTINUE = "continue"
+
+
+class Return:
+    __slots__ = ("value",)
+
+    def __init__(self, value: object):
+        self.value = value
+
+
+class TinyThrow(Exception):
+    """A Tiny exception in flight (carries the thrown int)."""
+
+    def __init__(self, value: int):
+        super().__init__(value)
+        self.value = value
+
+
+Env = dict  # VarInfo -> value, one per active call
+Body = Generator[tuple[ast.FnDef, list[object]], object, object]
+
+
+def _zero(elem: object) -> object:
+    if isinstance(elem, IntType):
+        return 0
+    if isinstance(elem, BoolType):
+        return False
+    return None  # arrays and structs start unset
+
+
+class Interpreter:
+    def __init__(self, program: ast.Program, out: Output, limits: Limits):
+        self.program = program
+        self.out = out
+        self.limits = limits
+        self.steps = 0
+        self.calls = _find_calls(program)
+
+    # -- bookkeeping ------------------------------------------------------------
+
+    def tick(self) -> None:
+        self.steps += 1
+        if self.steps > self.limits.steps:
+            raise step_limit_exceeded()
+
+    # -- the trampoline -------------------------------------------------------
+
+    def run(self, args: list[object]) -> int:
+        main = self.program.functions["main"]
+        stack: list[Body] = [self.body(main, args)]
+        send: object = None
+        pending: TinyThrow | None = None
+        while stack:
+            gen = stack[-1]
+            try:
+                request = gen.throw(pending) if pending is not None else gen.send(send)
+            except StopIteration as done:
+                stack.pop()
+                send, pending = done.value, None
+                continue
+            except TinyThrow as thrown:
+                stack.pop()
+                send, pending = None, thrown
+                continue
+            pending = None
+            if len(stack) >= self.limits.depth:
+                raise stack_overflow()
+            fn, values = request
+            stack.append(self.body(fn, values))
+            send = None
+        if pending is not None:
+            raise uncaught(pending.value)
+        return self.steps
+
+    def body(self, fn: ast.FnDef, args: list[object]) -> Body:
+        env: Env = {p.var: a for p, a in zip(fn.params, args, strict=True)}
+        outcome = yield from self.block(fn.body.stmts, env)
+        if isinstance(outcome, Return):
+            return outcome.value
+        return None
+
+    # -- statements (generators: a call inside may suspend them) ---------------
+
+    def block(self, stmts: list[ast.Stmt], env: Env):
+        for s in stmts:
+            outcome = yield from self.stmt(s, env)
+            if outcome is not None:
+                return outcome
+        return None
+
+    def stmt(self, s: ast.Stmt, env: Env):
+        self.tick()
+        kind = type(s)
+        if kind is ast.Assign:
+            yield from self.assign(s, env)
+        elif kind is ast.VarDecl:
+            env[s.var] = yield from self.value(s.init, env)
+        elif kind is ast.If:
+            return (yield from self.if_stmt(s, env))
+        elif kind is ast.While:
+            return (yield from self.while_stmt(s, env))
+        elif kind is ast.Block:
+            return (yield from self.block(s.stmts, env))
+        elif kind is ast.Print:
+            values = []
+            for arg in s.args:
+                values.append((yield from self.value(arg, env)))
+            self.out.write(format_print(values))
+        elif kind is ast.ExprStmt:
+            yield from self.value(s.expr, env)
+        elif kind is ast.Return:
+            value = None if s.value is None else (yield from self.value(s.value, env))
+            return Return(value)
+        elif kind is ast.Break:
+            return BREAK
+        elif kind is ast.Continue:
+            return CONTINUE
+        elif kind is ast.For:
+            return (yield from self.for_stmt(s, env))
+        elif kind is ast.Try:
+            return (yield from self.try_stmt(s, env))
+        elif kind is ast.Throw:
+            raise TinyThrow((yield from self.value(s.value, env)))
+        return None
+
+    def assign(self, s: ast.Assign, env: Env):
+        target = s.target
+        if type(target) is ast.Name:
+            env[target.var] = yield from self.value(s.value, env)
+        elif type(target) is ast.Index:
+            array = yield from self.value(target.base, env)
+            index = yield from self.value(target.index, env)
+            value = yield from self.value(s.value, env)
+            check_index(array, index, target.pos)
+            array.items[index] = value
+        else:
+            obj = yield from self.value(target.base, env)
+            value = yield from self.value(s.value, env)
+            obj.fields[target.name] = value
+
+    def if_stmt(self, s: ast.If, env: Env):
+        while True:  # walks an else-if chain without recursion
+            if (yield from self.value(s.cond, env)):
+                return (yield from self.block(s.then.stmts, env))
+            if s.orelse is None:
+                return None
+            if type(s.orelse) is not ast.If:
+                return (yield from self.block(s.orelse.stmts, env))
+            s = s.orelse
+            self.tick()
+
+    def while_stmt(self, s: ast.While, env: Env):
+        while (yield from self.value(s.cond, env)):
+            outcome = yield from self.block(s.body.stmts, env)
+            if outcome is BREAK:
+                break
+            if outcome is not None and outcome is not CONTINUE:
+                return outcome
+        return None
+
+    def for_stmt(self, s: ast.For, env: Env):
+        if s.init is not None:
+            yield from self.stmt(s.init, env)
+        while s.cond is None or (yield from self.value(s.cond, env)):
+            outcome = yield from self.block(s.body.stmts, env)
+            if outcome is BREAK:
+                break
+            if outcome is not None and outcome is not CONTINUE:
+                return outcome
+            if s.step is not None:
+                yield from self.stmt(s.step, env)
+        return None
+
+    def try_stmt(self, s: ast.Try, env: Env):
+        try:
+            return (yield from self.block(s.body.stmts, env))
+        except TinyThrow as thrown:
+            env[s.var] = thrown.value
+        return (yield from self.block(s.handler.stmts, env))
+
+    # -- expressions ----------------------------------------------------------
+
+    def value(self, e: ast.Expr, env: Env):
+        """Evaluate ``e``; a generator only because ``e`` may contain a call."""
+        if id(e) not in self.calls:
+            return self.eval(e, env)
+        self.tick()
+        kind = type(e)
+        if kind is ast.Call:
+            values = []
+            for arg in e.args:
+                values.append((yield from self.value(arg, env)))
+            return (yield (e.fn, values))
+        if kind is ast.Binary:
+            left = yield from self.value(e.left, env)
+            if e.op == "&&":
+                return (yield from self.value(e.right, env)) if left else False
+            if e.op == "||":
+                return True if left else (yield from self.value(e.right, env))
+            right = yield from self.value(e.right, env)
+            return self.binary(e, left, right)
+        if kind is ast.Unary:
+            operand = yield from self.value(e.operand, env)
+            return wrap(-operand) if e.op == "-" else not operand
+        if kind is ast.Index:
+            array = yield from self.value(e.base, env)
+            index = yield from self.value(e.index, env)
+            return load_element(array, index, e.pos)
+        if kind is ast.Field:
+            obj = yield from self.value(e.base, env)
+            return obj.fields[e.name]
+        if kind is ast.Len:
+            array = yield from self.value(e.operand, env)
+            return len(array.items)
+        if kind is ast.NewArray:
+            n = yield from self.value(e.length, env)
+            return new_array(n, _zero(e.elem), e.pos)
+        if kind is ast.NewStruct:
+            fields = {}
+            for name, fexpr, _ in e.fields:
+                fields[name] = yield from self.value(fexpr, env)
+            return self.new_struct(e, fields)
+        raise RuntimeTrap(f"cannot evaluate {kind.__name__}")  # unreachable after checking
+
+    def eval(self, e: ast.Expr, env: Env) -> object:
+        """Evaluate a call-free expression (plain recursion over its syntax)."""
+        self.tick()
+        kind = type(e)
+        if kind is ast.Name:
+            return env[e.var]
+        if kind is ast.IntLit or kind is ast.BoolLit:
+            return e.value
+        if kind is ast.Binary:
+            left = self.eval(e.left, env)
+            if e.op == "&&":
+                return self.eval(e.right, env) if left else False
+            if e.op == "||":
+                return True if left else self.eval(e.right, env)
+            return self.binary(e, left, self.eval(e.right, env))
+        if kind is ast.Unary:
+            operand = self.eval(e.operand, env)
+            return wrap(-operand) if e.op == "-" else not operand
+        if kind is ast.Index:
+            array = self.eval(e.base, env)
+            return load_element(array, self.eval(e.index, env), e.pos)
+        if kind is ast.Field:
+            return self.eval(e.base, env).fields[e.name]
+        if kind is ast.Len:
+            return len(self.eval(e.operand, env).items)
+        if kind is ast.NewArray:
+            return new_array(self.eval(e.length, env), _zero(e.elem), e.pos)
+        if kind is ast.NewStruct:
+            fields = {name: self.eval(fexpr, env) for name, fexpr, _ in e.fields}
+            return self.new_struct(e, fields)
+        raise RuntimeTrap(f"cannot evaluate {kind.__name__}")  # unreachable after checking
+
+    def binary(self, e: ast.Binary, left, right) -> object:
+        op = e.op
+        if op == "+":
+            return wrap(left + right)
+        if op == "-":
+            return wrap(left - right)
+        if op == "*":
+            return wrap(left * right)
+        if op == "/":
+            return tiny_div(left, right, e.pos)
+        if op == "%":
+            return tiny_rem(left, right, e.pos)
+        if op == "<":
+            return left < right
+        if op == "<=":
+            return left <= right
+        if op == ">":
+            return left > right
+        if op == ">=":
+            return left >= right
+        if op == "==":
+            return left is right if isinstance(left, TinyArray | TinyStruct) else left == right
+        if op == "!=":
+            return not (left is right if isinstance(left, TinyArray | TinyStruct)
+                        else left == right)
+        raise RuntimeTrap(f"unknown operator {op}")  # unreachable after checking
+
+    def new_struct(self, e: ast.NewStruct, fields: dict[str, object]) -> TinyStruct:
+        struct = self.program.structs[e.name]
+        return TinyStruct(e.name, {name: fields[name] for name, _, _ in struct.fields})
+
+
+def _find_calls(program: ast.Program) -> set[int]:
+    """``id()`` of every expression that contains a call (so must run as a generator)."""
+    found: set[int] = set()
+    for fn in program.functions.values():
+        # Post-order walk with an explicit stack: a node contains a call if it is one or
+        # any child does.
+        stack: list[tuple[object, bool]] = [(fn.body, False)]
+        while stack:
+            node, done = stack.pop()
+            children = _child_nodes(node)
+            if not done:
+                stack.append((node, True))
+                stack.extend((c, False) for c in children)
+                continue
+            if isinstance(node, ast.Call) or any(id(c) in found for c in children
+                                                 if isinstance(c, ast.Expr)):
+                found.add(id(node))
+    return found
+
+
+def _child_nodes(node: object) -> list[object]:
+    out: list[object] = []
+    for name in getattr(type(node), "__slots__", ()):
+        if name in ("pos", "ty", "var", "fn", "name_pos"):
+            continue
+        value = getattr(node, name, None)
+        if isinstance(value, ast.Expr | ast.Stmt):
+            out.append(value)
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, ast.Expr | ast.Stmt):
+                    out.append(item)
+                elif isinstance(item, tuple) and len(item) == 3:
+                    out.append(item[1])
+    return out
+
+
+def run_ast(program: ast.Program, args: list[object], out: Output, limits: Limits) -> int:
+    """Run ``main(*args)``; returns the number of steps (statements + expression nodes).
+
+    Raises :class:`RuntimeTrap` for runtime errors, an uncaught exception, or a limit.
+    """
+    with deep_recursion():
+        return Interpreter(program, out, limits).run(args)
