@@ -22,7 +22,7 @@ from ssa_course.runtime import Limits, RunResult
 
 __all__ = [
     "Compilation", "Limits", "RunResult", "RuntimeTrap", "SourceError", "SsaCourseError",
-    "UsageError", "VerifyError", "compile", "load_file", "run", "show", "stages",
+    "UsageError", "VerifyError", "compile", "load_file", "run", "show", "stage_names",
 ]
 
 __version__ = "0.1.0"
@@ -44,7 +44,7 @@ def run(source: str | Compilation, *args: object, via: str = "quads",
 
     Never raises for the program's mistakes: look at ``.status`` and ``.error``.
     """
-    from ssa_course import stages as _stages
+    from ssa_course.stages import run as run_stage
 
     comp = compile(source)
     limits = Limits()
@@ -53,7 +53,7 @@ def run(source: str | Compilation, *args: object, via: str = "quads",
     if depth is not None:
         limits.depth = depth
     argv = None if not args else [_arg_text(a) for a in args]
-    return _stages.run(comp, argv, via=via, limits=limits)
+    return run_stage(comp, argv, via=via, limits=limits)
 
 
 def _arg_text(value: object) -> str:
@@ -84,8 +84,8 @@ def show(source: str | Compilation, view: str = "cfg", fmt: str | None = None):
     return Drawing(views.render(comp, view, "dot"))
 
 
-def stages() -> list[str]:
+def stage_names() -> list[str]:
     """Names of every registered stage, in pipeline order."""
-    from ssa_course import stages as _stages
+    from ssa_course.stages import all_stages
 
-    return [s.name for s in _stages.all_stages()]
+    return [s.name for s in all_stages()]

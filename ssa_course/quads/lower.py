@@ -179,9 +179,8 @@ class FunctionLowerer:
         args = [self.expr(a) for a in call.args]
         if call.ty == VOID:
             self.emit(Instr("call", args=args, funcs=[call.name]))
-        else:
-            self.emit(Instr("call", dest=self.temp(), type=call.ty, args=args,
-                            funcs=[call.name]))
+        else:  # the result is unused, but Bril's call with a dest keeps the type visible
+            self.op("call", None, call.ty, args, funcs=[call.name])
 
     def stmt_Try(self, s: ast.Try) -> None:
         body_l, catch_l, end_l = self.labels("try.body", "catch", "try.end")
@@ -207,74 +206,74 @@ class FunctionLowerer:
         used directly, no copy)."""
         if isinstance(e, ast.Name):
             return e.var.unique_name()
-        dest = self.temp()
-        self.expr_into(e, dest)
-        return dest
+        return self.expr_into(e, None)
 
-    def expr_into(self, e: ast.Expr, dest: str) -> None:
-        """Lower ``e`` so that its value ends up in variable ``dest``."""
+    def expr_into(self, e: ast.Expr, dest: str | None) -> str:
+        """Lower ``e`` so that its value ends up in ``dest`` (a fresh temporary, numbered
+        after its operands', when ``dest`` is None); returns the variable."""
         ty: Type = e.ty
         kind = type(e)
         if kind is ast.Name:
-            self.emit(Instr("id", dest, ty, [e.var.unique_name()]))
-        elif kind is ast.IntLit or kind is ast.BoolLit:
-            self.emit(Instr("const", dest, ty, value=e.value))
-        elif kind is ast.Binary:
-            self.binary_into(e, dest)
-        elif kind is ast.Unary:
+            return self.op("id", dest, ty, [e.var.unique_name()])
+        if kind is ast.IntLit or kind is ast.BoolLit:
+            return self.op("const", dest, ty, [], value=e.value)
+        if kind is ast.Binary:
+            return self.binary_into(e, dest)
+        if kind is ast.Unary:
             operand = self.expr(e.operand)
             if e.op == "!":
-                self.emit(Instr("not", dest, BOOL, [operand]))
-            else:
-                zero = self.temp()
-                self.emit(Instr("const", zero, INT, value=0))
-                self.emit(Instr("sub", dest, INT, [zero, operand]))
-        elif kind is ast.Call:
+                return self.op("not", dest, BOOL, [operand])
+            zero = self.op("const", None, INT, [], value=0)
+            return self.op("sub", dest, INT, [zero, operand])
+        if kind is ast.Call:
             args = [self.expr(a) for a in e.args]
-            self.emit(Instr("call", dest, ty, args, funcs=[e.name]))
-        elif kind is ast.Index:
+            return self.op("call", dest, ty, args, funcs=[e.name])
+        if kind is ast.Index:
             array = self.expr(e.base)
             index = self.expr(e.index)
-            self.emit(Instr("aload", dest, ty, [array, index], pos=e.pos))
-        elif kind is ast.Field:
+            return self.op("aload", dest, ty, [array, index], pos=e.pos)
+        if kind is ast.Field:
             obj = self.expr(e.base)
-            self.emit(Instr("getf", dest, ty, [obj], field=e.name))
-        elif kind is ast.Len:
-            array = self.expr(e.operand)
-            self.emit(Instr("alen", dest, INT, [array]))
-        elif kind is ast.NewArray:
-            n = self.expr(e.length)
-            self.emit(Instr("newarr", dest, ty, [n], pos=e.pos))
-        elif kind is ast.NewStruct:
+            return self.op("getf", dest, ty, [obj], field=e.name)
+        if kind is ast.Len:
+            return self.op("alen", dest, INT, [self.expr(e.operand)])
+        if kind is ast.NewArray:
+            return self.op("newarr", dest, ty, [self.expr(e.length)], pos=e.pos)
+        if kind is ast.NewStruct:
             # Evaluate in source order, pass in declaration order.
             values = {name: self.expr(fexpr) for name, fexpr, _ in e.fields}
             struct = self.program.structs[e.name]
-            self.emit(Instr("newstruct", dest, ty, [values[f] for f, _, _ in struct.fields]))
-        else:
-            raise TypeError(f"cannot lower {kind.__name__}")
+            return self.op("newstruct", dest, ty, [values[f] for f, _, _ in struct.fields])
+        raise TypeError(f"cannot lower {kind.__name__}")
 
-    def binary_into(self, e: ast.Binary, dest: str) -> None:
+    def op(self, opcode: str, dest: str | None, ty: Type, args: list[str], *,
+           value: int | bool | None = None, funcs: list[str] | None = None,
+           field: str | None = None, pos=None) -> str:  # noqa: ANN001
+        """Emit one value-producing instruction; returns its destination."""
+        dest = dest or self.temp()
+        self.emit(Instr(opcode, dest, ty, args, funcs or [], [], value, field, pos))
+        return dest
+
+    def binary_into(self, e: ast.Binary, dest: str | None) -> str:
         if e.op in ("&&", "||"):
-            self.short_circuit_into(e, dest)
-            return
+            return self.short_circuit_into(e, dest)
         left = self.expr(e.left)
         right = self.expr(e.right)
         if e.op in _ARITH:
             pos = e.pos if e.op in ("/", "%") else None
-            self.emit(Instr(_ARITH[e.op], dest, INT, [left, right], pos=pos))
-        elif e.op == "!=":
-            eq = self.temp()
-            self.emit(Instr("eq", eq, BOOL, [left, right]))
-            self.emit(Instr("not", dest, BOOL, [eq]))
-        else:
-            self.emit(Instr(_COMPARE[e.op], dest, BOOL, [left, right]))
+            return self.op(_ARITH[e.op], dest, INT, [left, right], pos=pos)
+        if e.op == "!=":
+            eq = self.op("eq", None, BOOL, [left, right])
+            return self.op("not", dest, BOOL, [eq])
+        return self.op(_COMPARE[e.op], dest, BOOL, [left, right])
 
-    def short_circuit_into(self, e: ast.Binary, dest: str) -> None:
+    def short_circuit_into(self, e: ast.Binary, dest: str | None) -> str:
         """``a && b``: if a then dest = b else dest = false (``||`` mirrored)."""
         prefix = "and" if e.op == "&&" else "or"
         rhs_l, short_l, end_l = self.labels(f"{prefix}.rhs", f"{prefix}.short",
                                             f"{prefix}.end")
         left = self.expr(e.left)
+        dest = dest or self.temp()
         if e.op == "&&":
             self.emit(Instr("br", args=[left], labels=[rhs_l, short_l]))
         else:
@@ -285,6 +284,7 @@ class FunctionLowerer:
         self.label(short_l)
         self.emit(Instr("const", dest, BOOL, value=e.op == "||"))
         self.label(end_l)
+        return dest
 
 
 def _variable_names(fn: ast.FnDef) -> set[str]:

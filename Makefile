@@ -1,0 +1,48 @@
+# ssa_course: two commands matter.
+#   make lab   -- set everything up, then open JupyterLab on the tour
+#   make test  -- set everything up, then run the whole test suite
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+export PYTHONHASHSEED := 0
+export MPLBACKEND := Agg
+
+.PHONY: lab test venv graphviz exercises bench clean lint
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+graphviz:
+	@if command -v dot >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing Graphviz (apt-get install graphviz)"; \
+	  (apt-get update -qq && apt-get install -y -qq --no-install-recommends graphviz >/dev/null) \
+	  || echo "note: could not install Graphviz; drawings fall back to matplotlib"; \
+	else \
+	  echo "note: Graphviz 'dot' not found; install it (e.g. 'sudo apt-get install graphviz' or 'brew install graphviz') for the best drawings"; \
+	fi
+
+lab: venv graphviz
+	$(VENV)/bin/jupyter lab notebooks/00-tour.ipynb $(LAB_ARGS)
+
+test: venv graphviz
+	$(VENV)/bin/ruff check ssa_course tests benchmarks tools
+	$(PY) -m pytest
+
+lint: venv
+	$(VENV)/bin/ruff check ssa_course tests benchmarks tools
+
+exercises: venv
+	$(PY) tools/make_exercises.py
+
+bench: venv
+	$(PY) benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info
