@@ -14,6 +14,7 @@ Every mistake is reported as one clear message on standard error, never a traceb
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from ssa_course.errors import SourceError, SsaCourseError, UsageError
@@ -162,6 +163,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 130
+    except Exception as e:  # a bug in ssa_course, not the user's mistake: say so plainly
+        if os.environ.get("SSA_COURSE_DEBUG"):
+            raise
+        sys.stderr.write(f"internal error (a bug in ssa_course, please report it): "
+                         f"{type(e).__name__}: {e} -- set SSA_COURSE_DEBUG=1 for details\n")
+        return 70
 
 
 if __name__ == "__main__":

@@ -146,7 +146,8 @@ def fallback_png(dot: str) -> bytes:
                     arrowprops={"arrowstyle": "->", "color": "gray", "lw": 0.8})
     for name, (x, y) in pos.items():
         ax.text(x, y, "\n".join(text[name]), ha="center", va="top", family="monospace",
-                fontsize=7, bbox={"boxstyle": "square", "fc": "lightyellow", "ec": "gray"})
+                fontsize=7, multialignment="left",
+                bbox={"boxstyle": "square", "fc": "lightyellow", "ec": "gray"})
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90)
     plt.close(fig)

@@ -1,0 +1,241 @@
+"""Two text faces of a Tiny syntax tree.
+
+* :func:`format_ast` -- the tree itself, one node per line, indented by depth, with the
+  checker's types and each node's ``line:col`` (what ``ssa-course show --as ast`` prints).
+* :func:`format_source` -- the program pretty-printed back as Tiny source; it parses to
+  the same tree (a property test holds it to that).
+
+Both walk with explicit stacks, so a deep tree cannot overflow Python's stack.
+"""
+
+from __future__ import annotations
+
+from ssa_course.tiny import ast
+from ssa_course.tiny.types import VOID
+
+_SKIP = ("pos", "ty", "var", "fn", "name_pos")
+
+
+def _describe(node: object) -> str:
+    kind = type(node).__name__
+    if isinstance(node, ast.IntLit):
+        text = f"{kind} {node.value}"
+    elif isinstance(node, ast.BoolLit):
+        text = f"{kind} {'true' if node.value else 'false'}"
+    elif isinstance(node, ast.Name):
+        text = f"{kind} {node.var.unique_name() if node.var else node.name}"
+    elif isinstance(node, ast.Binary | ast.Unary):
+        text = f"{kind} {node.op}"
+    elif isinstance(node, ast.Call | ast.Field | ast.NewStruct):
+        text = f"{kind} {node.name}"
+    elif isinstance(node, ast.NewArray):
+        text = f"{kind} {node.elem}"
+    elif isinstance(node, ast.VarDecl):
+        text = f"{kind} {node.var.unique_name() if node.var else node.name}"
+    elif isinstance(node, ast.Try):
+        text = f"{kind} catch {node.var.unique_name() if node.var else node.name}"
+    else:
+        text = kind
+    ty = getattr(node, "ty", None)
+    if ty is not None and isinstance(node, ast.Expr):
+        text += f" : {ty}"
+    pos = getattr(node, "pos", None)
+    if pos is not None:
+        text += f"  @{pos.line}:{pos.col}"
+    return text
+
+
+def _children(node: object) -> list[tuple[str, object]]:
+    out: list[tuple[str, object]] = []
+    for slot in getattr(type(node), "__slots__", ()):
+        if slot in _SKIP:
+            continue
+        value = getattr(node, slot, None)
+        if isinstance(value, ast.Expr | ast.Stmt):
+            out.append((slot, value))
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, ast.Expr | ast.Stmt):
+                    out.append((slot, item))
+                elif isinstance(item, tuple) and len(item) == 3 and isinstance(item[1], ast.Expr):
+                    out.append((item[0], item[1]))
+    return out
+
+
+def format_ast(program: ast.Program) -> str:
+    """The syntax tree as indented text (stable: same program, same text)."""
+    lines: list[str] = []
+    for s in program.structs.values():
+        fields = ", ".join(f"{n}: {t}" for n, t, _ in s.fields)
+        lines.append(f"struct {s.name} {{ {fields} }}  @{s.pos.line}:{s.pos.col}")
+    for fn in program.functions.values():
+        params = ", ".join(f"{p.name}: {p.ty}" for p in fn.params)
+        ret = "" if fn.ret == VOID else f" -> {fn.ret}"
+        lines.append(f"fn {fn.name}({params}){ret}  @{fn.pos.line}:{fn.pos.col}")
+        stack: list[tuple[int, str, object]] = [(1, "", fn.body)]
+        while stack:
+            depth, role, node = stack.pop()
+            prefix = f"{role}: " if role and role not in ("stmts", "args") else ""
+            lines.append("  " * depth + prefix + _describe(node))
+            kids = _children(node)
+            stack.extend((depth + 1, r, k) for r, k in reversed(kids))
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- back to source
+
+_PRECEDENCE = {"||": 1, "&&": 2, "==": 3, "!=": 3, "<": 3, "<=": 3, ">": 3, ">=": 3,
+               "+": 4, "-": 4, "*": 5, "/": 5, "%": 5}
+
+
+def format_expr(e: ast.Expr) -> str:
+    """An expression as Tiny source, with only the parentheses it needs."""
+    # Post-order evaluation with an explicit stack: (node, parent precedence, side).
+    results: dict[int, str] = {}
+    stack: list[tuple[ast.Expr, bool]] = [(e, False)]
+    while stack:
+        node, ready = stack.pop()
+        kids = [k for _, k in _children(node) if isinstance(k, ast.Expr)]
+        if not ready and kids:
+            stack.append((node, True))
+            stack.extend((k, False) for k in kids)
+            continue
+        results[id(node)] = _render(node, results)
+    return results[id(e)]
+
+
+def _prec(e: ast.Expr) -> int:
+    if isinstance(e, ast.Binary):
+        return _PRECEDENCE[e.op]
+    if isinstance(e, ast.Unary):
+        return 6
+    if isinstance(e, ast.IntLit) and e.value < 0:
+        return 6
+    return 7
+
+
+def _wrap(e: ast.Expr, text: str, need: int) -> str:
+    return f"({text})" if _prec(e) < need else text
+
+
+def _render(e: ast.Expr, done: dict[int, str]) -> str:
+    if isinstance(e, ast.IntLit):
+        return str(e.value)
+    if isinstance(e, ast.BoolLit):
+        return "true" if e.value else "false"
+    if isinstance(e, ast.Name):
+        return e.name
+    if isinstance(e, ast.Unary):
+        return e.op + _wrap(e.operand, done[id(e.operand)], 6)
+    if isinstance(e, ast.Binary):
+        p = _PRECEDENCE[e.op]
+        # Left-associative: the right operand needs a strictly higher precedence;
+        # comparisons do not chain, so both sides of one need a higher precedence.
+        left_need = p + 1 if p == 3 else p
+        return (f"{_wrap(e.left, done[id(e.left)], left_need)} {e.op} "
+                f"{_wrap(e.right, done[id(e.right)], p + 1)}")
+    if isinstance(e, ast.Call):
+        return f"{e.name}({', '.join(done[id(a)] for a in e.args)})"
+    if isinstance(e, ast.Index):
+        return f"{_wrap(e.base, done[id(e.base)], 7)}[{done[id(e.index)]}]"
+    if isinstance(e, ast.Field):
+        return f"{_wrap(e.base, done[id(e.base)], 7)}.{e.name}"
+    if isinstance(e, ast.Len):
+        return f"len({done[id(e.operand)]})"
+    if isinstance(e, ast.NewArray):
+        return f"new {e.elem}[{done[id(e.length)]}]"
+    if isinstance(e, ast.NewStruct):
+        fields = ", ".join(f"{n}: {done[id(x)]}" for n, x, _ in e.fields)
+        return f"new {e.name} {{ {fields} }}" if fields else f"new {e.name} {{}}"
+    raise TypeError(type(e).__name__)
+
+
+def _simple(s: ast.Stmt) -> str:
+    if isinstance(s, ast.VarDecl):
+        ty = f": {s.declared}" if s.declared is not None else ""
+        return f"var {s.name}{ty} = {format_expr(s.init)}"
+    if isinstance(s, ast.Assign):
+        return f"{format_expr(s.target)} = {format_expr(s.value)}"
+    raise TypeError(type(s).__name__)
+
+
+def format_source(program: ast.Program) -> str:
+    """The program as Tiny source (4-space indentation, one statement per line)."""
+    out: list[str] = []
+    for s in program.structs.values():
+        out.append(f"struct {s.name} {{")
+        out.extend(f"    {n}: {t};" for n, t, _ in s.fields)
+        out.append("}")
+    for fn in program.functions.values():
+        params = ", ".join(f"{p.name}: {p.ty}" for p in fn.params)
+        ret = "" if fn.ret == VOID else f" -> {fn.ret}"
+        out.append(f"fn {fn.name}({params}){ret} {{")
+        _format_block(fn.body.stmts, 1, out)
+        out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def _format_block(stmts: list[ast.Stmt], depth: int, out: list[str]) -> None:
+    # Work items: a statement to print at a depth, or a literal closing line.
+    work: list[tuple[int, ast.Stmt | str]] = [(depth, s) for s in reversed(stmts)]
+    while work:
+        d, item = work.pop()
+        pad = "    " * d
+        if isinstance(item, str):
+            out.append(pad + item)
+            continue
+        s = item
+        if isinstance(s, ast.VarDecl | ast.Assign):
+            out.append(pad + _simple(s) + ";")
+        elif isinstance(s, ast.ExprStmt):
+            out.append(pad + format_expr(s.expr) + ";")
+        elif isinstance(s, ast.Print):
+            out.append(pad + f"print({', '.join(format_expr(a) for a in s.args)});")
+        elif isinstance(s, ast.Return):
+            out.append(pad + ("return;" if s.value is None else
+                              f"return {format_expr(s.value)};"))
+        elif isinstance(s, ast.Break | ast.Continue):
+            out.append(pad + type(s).__name__.lower() + ";")
+        elif isinstance(s, ast.Throw):
+            out.append(pad + f"throw {format_expr(s.value)};")
+        else:
+            _push_compound(s, d, pad, out, work)
+
+
+def _push_compound(s: ast.Stmt, d: int, pad: str, out: list[str],
+                   work: list[tuple[int, ast.Stmt | str]]) -> None:
+    """Print a statement with nested blocks: its header now, its body via ``work``."""
+    later: list[tuple[int, ast.Stmt | str]] = []
+    if isinstance(s, ast.Block):
+        out.append(pad + "{")
+        later = [(d + 1, x) for x in s.stmts] + [(d, "}")]
+    elif isinstance(s, ast.While):
+        out.append(pad + f"while ({format_expr(s.cond)}) {{")
+        later = [(d + 1, x) for x in s.body.stmts] + [(d, "}")]
+    elif isinstance(s, ast.For):
+        init = _simple(s.init) if s.init else ""
+        cond = format_expr(s.cond) if s.cond else ""
+        step = _simple(s.step) if s.step else ""
+        out.append(pad + f"for ({init}; {cond}; {step}) {{")
+        later = [(d + 1, x) for x in s.body.stmts] + [(d, "}")]
+    elif isinstance(s, ast.If):
+        out.append(pad + f"if ({format_expr(s.cond)}) {{")
+        later = [(d + 1, x) for x in s.then.stmts]
+        orelse = s.orelse
+        # an else-if chain prints as "} else if (...) {" at the same depth
+        while isinstance(orelse, ast.If):
+            later.append((d, f"}} else if ({format_expr(orelse.cond)}) {{"))
+            later += [(d + 1, x) for x in orelse.then.stmts]
+            orelse = orelse.orelse
+        if orelse is not None:
+            later.append((d, "} else {"))
+            later += [(d + 1, x) for x in orelse.stmts]
+        later.append((d, "}"))
+    elif isinstance(s, ast.Try):
+        out.append(pad + "try {")
+        later = [(d + 1, x) for x in s.body.stmts]
+        later.append((d, f"}} catch ({s.name}) {{"))
+        later += [(d + 1, x) for x in s.handler.stmts] + [(d, "}")]
+    else:
+        raise TypeError(type(s).__name__)
+    work.extend(reversed(later))
