@@ -54,6 +54,7 @@ _FIELD_OPS = ("getf", "setf")
 _TOKEN = re.compile(
     r"""(?P<space>[ \t\r\f\v]+)
       | (?P<newline>\n)
+      | (?P<srcpos>\#\ at\ [0-9]+:[0-9]+[ \t]*(?=\n|$))
       | (?P<comment>\#[^\n]*)
       | (?P<func>@[A-Za-z_%.0-9]+)
       | (?P<label>\.[A-Za-z_%.0-9]+)
@@ -263,6 +264,9 @@ class _TextParser:
                 instr.field = plain.pop(1)
             instr.args = plain
         self.expect(";")
+        if self.tok.kind == "srcpos":  # "# at 5:14": where a runtime error points
+            line, col = self.advance().text[len("# at "):].split(":")
+            instr.pos = Pos(int(line), int(col))
         return instr
 
 
@@ -435,7 +439,12 @@ def format_type(ty: Type | None) -> str:
 
 
 def format_instr(instr: Instr) -> str:
-    """One instruction in Bril text, without indentation (``v: int = add a b;``)."""
+    """One instruction in Bril text, without indentation (``v: int = add a b;``).
+
+    An instruction that reports a runtime error at a Tiny source position ends with a
+    comment saying where (``t3: int = div a b;  # at 5:14``); Bril tools ignore it, our
+    reader restores the position from it.
+    """
     parts = [instr.op]
     if instr.op == "const":
         value = instr.value
@@ -448,6 +457,8 @@ def format_instr(instr: Instr) -> str:
     text = " ".join(parts) + ";"
     if instr.dest is not None:
         text = f"{instr.dest}: {format_type(instr.type)} = {text}"
+    if instr.pos is not None:
+        text += f"  # at {instr.pos.line}:{instr.pos.col}"
     return text
 
 

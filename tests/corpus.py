@@ -1,0 +1,75 @@
+"""The program corpora, loaded for the differential and conformance tests.
+
+``tests/programs/NAME.tiny``: header comments ``// ARGS: 5 true`` (arguments, default
+none) and ``// EXIT: 2`` (expected status, default 0); ``NAME.out`` the exact expected
+standard output; ``NAME.err`` the exact expected standard error (absent: empty).
+
+``tests/bril/NAME.bril`` (or ``.json``): ``# ARGS:`` and ``# EXIT:`` likewise (JSON files
+take them from the ``.bril`` twin's header or an ``NAME.args`` file); ``NAME.out``,
+optional ``NAME.err``, and ``NAME.prof`` holding ``total_dyn_inst: N`` when the count
+is known.
+
+Expected outputs were written from LANGUAGE.md and Bril's semantics, never by running
+our own interpreters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class CorpusCase:
+    name: str
+    path: Path
+    source: str
+    args: list[str]
+    exit: int
+    stdout: str
+    stderr: str
+    profile: int | None = None
+
+
+def _header(source: str, key: str) -> str | None:
+    for line in source.splitlines():
+        stripped = line.strip()
+        for prefix in (f"// {key}:", f"# {key}:"):
+            if stripped.startswith(prefix):
+                return stripped[len(prefix):].strip()
+    return None
+
+
+def _read(path: Path) -> str:
+    return path.read_text() if path.exists() else ""
+
+
+def _case(path: Path, header_source: str | None = None) -> CorpusCase:
+    source = path.read_text()
+    header = header_source if header_source is not None else source
+    args = (_header(header, "ARGS") or "").split()
+    exit_status = int(_header(header, "EXIT") or 0)
+    prof_text = _read(path.with_suffix(".prof")).strip()
+    profile = int(prof_text.split(":")[1]) if prof_text else None
+    return CorpusCase(path.stem + path.suffix.replace(".tiny", ""), path, source, args,
+                      exit_status, _read(path.with_suffix(".out")),
+                      _read(path.with_suffix(".err")), profile)
+
+
+def load_corpus() -> list[CorpusCase]:
+    """Every Tiny program of ``tests/programs``, sorted by name."""
+    return [_case(p) for p in sorted((HERE / "programs").glob("*.tiny"))]
+
+
+def load_bril_corpus() -> list[CorpusCase]:
+    """Every Bril program (text and JSON) of ``tests/bril``, sorted by name."""
+    cases = []
+    for p in sorted((HERE / "bril").glob("*")):
+        if p.suffix == ".bril":
+            cases.append(_case(p))
+        elif p.suffix == ".json":
+            twin = p.with_suffix(".bril")
+            cases.append(_case(p, _read(twin) if twin.exists() else _read(p.with_suffix(".args"))))
+    return cases
