@@ -61,7 +61,7 @@ def interpreter_table() -> None:
         for name, runner, program in (("quads", run_quads, quads), ("ast", run_ast, prog)):
             steps = 0
 
-            def go(runner=runner, program=program) -> None:
+            def go(runner=runner, program=program, arg=arg) -> None:
                 nonlocal steps
                 steps = runner(program, [arg], Output(), Limits(steps=10**9))
 

@@ -9,8 +9,8 @@ changes.
 from __future__ import annotations
 
 import pytest
-
 from corpus import load_bril_corpus, load_corpus
+
 from ssa_course import stages
 from ssa_course.pipeline import compile_source
 

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from ssa_course.runtime import deep_recursion
 from ssa_course.tiny.ast import Program
 from ssa_course.tiny.check import check
 from ssa_course.tiny.parser import parse
@@ -15,4 +16,5 @@ __all__ = ["check", "compile_tiny", "parse"]
 
 def compile_tiny(source: str, filename: str = "<input>") -> Program:
     """Parse and check a Tiny program; raises :class:`~ssa_course.errors.SourceError`."""
-    return check(parse(source, filename))
+    with deep_recursion():
+        return check(parse(source, filename))

@@ -189,7 +189,7 @@ class Checker:
     def stmt_ExprStmt(self, s: ast.ExprStmt) -> None:
         if not isinstance(s.expr, ast.Call):
             raise self.error("only a call can be used as a statement (this value is unused)",
-                             s.expr.pos if not isinstance(s.expr, ast.Binary) else s.pos)
+                             s.expr.pos)
         self.expr(s.expr)
 
     # -- expressions ----------------------------------------------------------

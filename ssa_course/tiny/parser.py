@@ -331,8 +331,8 @@ class Parser:
             op = self.advance()
             left = ast.Binary(op.pos, op.text, left, self.parse_sum())
             if self.tok.kind == "symbol" and self.tok.text in COMPARISONS:
-                raise self.error("comparisons do not chain: expected ')' or ';' or an "
-                                 f"operator other than {self.tok.describe()}")
+                raise self.error(f"expected ';', found {self.tok.describe()} "
+                                 "(comparisons do not chain)")
         return left
 
     # sum = term { ( "+" | "-" ) term }    term = unary { ( "*" | "/" | "%" ) unary }
