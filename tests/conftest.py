@@ -1,0 +1,21 @@
+"""Test-wide setup: the venv's tools on PATH, Jupyter kept away from the user's config."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+# Kernels started by nbclient/nbgrader run "python" and nbgrader runs "alembic": both must
+# be this environment's, whether or not the venv was activated.
+_BIN = str(Path(sys.executable).parent)
+if _BIN not in os.environ.get("PATH", "").split(os.pathsep):
+    os.environ["PATH"] = _BIN + os.pathsep + os.environ.get("PATH", "")
+
+_TMP = Path(tempfile.mkdtemp(prefix="ssa-course-tests-"))
+for _var, _sub in (("JUPYTER_CONFIG_DIR", "jupyter-config"), ("IPYTHONDIR", "ipython"),
+                   ("MPLCONFIGDIR", "matplotlib")):
+    os.environ.setdefault(_var, str(_TMP / _sub))
+os.environ.setdefault("MPLBACKEND", "Agg")
+os.environ.setdefault("JUPYTER_PLATFORM_DIRS", "1")

@@ -1,0 +1,138 @@
+"""The lessons and exercises, run the way learners and instructors run them.
+
+* every lesson in ``notebooks/`` executes top to bottom without an error;
+* every source notebook in ``solutions/`` passes all of its autograder cells;
+* every released exercise, executed unchanged, fails each graded cell (so each test tests
+  something);
+* ``exercises/`` equals a fresh regeneration from ``solutions/``;
+* a real ``nbgrader autograde`` gives the solution full marks and the blank release zero.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+ROOT = Path(__file__).resolve().parent.parent
+LESSONS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+SOLUTIONS = sorted((ROOT / "solutions").glob("*.ipynb"))
+EXERCISES = sorted((ROOT / "exercises").glob("*.ipynb"))
+
+
+def _execute(path: Path, allow_errors: bool = False) -> nbformat.NotebookNode:
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, timeout=180, kernel_name="python3", allow_errors=allow_errors,
+                            resources={"metadata": {"path": str(path.parent)}})
+    client.execute()
+    return nb
+
+
+def _errors(nb: nbformat.NotebookNode) -> list[str]:
+    return [f"cell {i}: {o.get('ename')}: {o.get('evalue')}"
+            for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
+            for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+
+
+def _graded(cell) -> bool:
+    return cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade", False)
+
+
+def test_the_folders_hold_lessons_and_exercises():
+    assert [p.name for p in LESSONS][:2] == ["00-tour.ipynb", "01-quads.ipynb"]
+    assert {p.name for p in SOLUTIONS} == {p.name for p in EXERCISES}
+    assert SOLUTIONS
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=[p.stem for p in LESSONS])
+def test_lesson_runs_headless(path):
+    try:
+        nb = _execute(path)
+    except CellExecutionError as e:
+        pytest.fail(f"{path.name} failed:\n{str(e)[-3000:]}")
+    assert not _errors(nb)
+    # Lessons show things: at least one picture or text output per notebook.
+    kinds = {key for cell in nb.cells if cell.cell_type == "code"
+             for o in cell.get("outputs", []) for key in o.get("data", {})}
+    assert "image/svg+xml" in kinds or "image/png" in kinds
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=[p.stem for p in SOLUTIONS])
+def test_solution_passes_every_autograder_cell(path):
+    nb = _execute(path, allow_errors=True)
+    assert not _errors(nb), f"{path.name}: {_errors(nb)}"
+    assert sum(_graded(c) for c in nb.cells) >= 3
+
+
+@pytest.mark.parametrize("path", EXERCISES, ids=[p.stem for p in EXERCISES])
+def test_unchanged_exercise_fails_every_graded_cell(path):
+    nb = _execute(path, allow_errors=True)
+    graded = [(i, c) for i, c in enumerate(nb.cells) if _graded(c)]
+    assert len(graded) >= 3
+    for i, cell in graded:
+        errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+        assert errors, f"{path.name}: graded cell {i} passes without any work"
+    # and the release holds no solution and no hidden test
+    text = path.read_text()
+    assert "BEGIN SOLUTION" not in text and "HIDDEN TESTS" not in text
+
+
+def test_exercises_are_generated_from_solutions():
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "make_exercises.py"), "--check"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_nbgrader_autograde_gives_full_marks_and_zero(tmp_path):
+    from nbgrader.api import Gradebook
+    from nbgrader.apps import NbGraderAPI
+    from traitlets.config import Config
+
+    course = tmp_path / "course"
+    for path in SOLUTIONS:
+        (course / "source" / "ps1").mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, course / "source" / "ps1" / path.name)
+    cfg = Config()
+    cfg.CourseDirectory.root = str(course)
+    cfg.CourseDirectory.course_id = "ssa_course"
+    cfg.Exchange.root = str(tmp_path / "exchange")
+    cfg.GenerateAssignment.force = True
+    cfg.Autograde.create_student = True
+    cfg.ExecutePreprocessor.timeout = 180
+    api = NbGraderAPI(config=cfg)
+    generated = api.generate_assignment("ps1")
+    assert generated["success"], generated["log"]
+    for student, folder in (("alice", course / "source" / "ps1"),
+                            ("bob", course / "release" / "ps1")):
+        target = course / "submitted" / student / "ps1"
+        target.mkdir(parents=True)
+        for path in SOLUTIONS:
+            shutil.copy(folder / path.name, target / path.name)
+        (target / "timestamp.txt").write_text("2026-11-22 12:00:00.000000 UTC")
+        graded = api.autograde("ps1", student)
+        assert graded["success"], graded["log"]
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        alice = gb.find_submission("ps1", "alice")
+        bob = gb.find_submission("ps1", "bob")
+        assert alice.max_score > 0
+        assert alice.score == alice.max_score
+        assert bob.score == 0
+
+
+def test_solution_notebooks_declare_nbgrader_metadata():
+    for path in SOLUTIONS:
+        nb = json.loads(path.read_text())
+        ids = [c["metadata"]["nbgrader"]["grade_id"] for c in nb["cells"]
+               if "nbgrader" in c["metadata"]]
+        assert len(ids) == len(set(ids)), f"{path.name}: duplicate grade ids"
+        for c in nb["cells"]:
+            src = "".join(c["source"])
+            if "### BEGIN SOLUTION" in src:
+                assert c["metadata"]["nbgrader"]["solution"]

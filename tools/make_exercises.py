@@ -1,0 +1,93 @@
+"""Regenerate ``exercises/`` from the nbgrader source notebooks in ``solutions/``.
+
+It builds a throw-away nbgrader course in a temporary directory, copies every
+``solutions/*.ipynb`` into its ``source/lessons/`` folder, runs nbgrader's own
+``generate_assignment`` (solutions become stubs, hidden tests disappear, outputs are
+cleared), and copies the released notebooks to ``exercises/``. Never edit ``exercises/``
+by hand: ``tests/test_notebooks.py`` checks it equals a fresh regeneration.
+
+    python tools/make_exercises.py            # write exercises/
+    python tools/make_exercises.py --check    # exit 1 if exercises/ is out of date
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ASSIGNMENT = "lessons"
+
+
+def _quiet_environment(tmp: Path) -> None:
+    """Keep nbgrader and Jupyter away from the user's own configuration."""
+    for var, sub in (("JUPYTER_CONFIG_DIR", "jupyter-config"), ("IPYTHONDIR", "ipython"),
+                     ("JUPYTER_DATA_DIR", "jupyter-data")):
+        os.environ[var] = str(tmp / sub)
+    # nbgrader runs the ``alembic`` command of its own environment to set up its database.
+    bin_dir = str(Path(sys.executable).parent)
+    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+
+
+def generate(solutions: Path, out_dir: Path) -> list[Path]:
+    """Release every solution notebook into ``out_dir``; returns the written files."""
+    from nbgrader.apps import NbGraderAPI
+    from traitlets.config import Config
+
+    with tempfile.TemporaryDirectory(prefix="ssa-course-nbgrader-") as tmp_name:
+        tmp = Path(tmp_name)
+        _quiet_environment(tmp)
+        course = tmp / "course"
+        source = course / "source" / ASSIGNMENT
+        source.mkdir(parents=True)
+        notebooks = sorted(solutions.glob("*.ipynb"))
+        for nb in notebooks:
+            shutil.copy(nb, source / nb.name)
+        cfg = Config()
+        cfg.CourseDirectory.root = str(course)
+        cfg.CourseDirectory.course_id = "ssa_course"
+        cfg.Exchange.root = str(tmp / "exchange")
+        cfg.GenerateAssignment.force = True
+        api = NbGraderAPI(config=cfg)
+        result = api.generate_assignment(ASSIGNMENT)
+        if not result["success"]:
+            raise RuntimeError("nbgrader generate_assignment failed:\n" + result["log"]
+                               + result.get("error", ""))
+        out_dir.mkdir(exist_ok=True)
+        written = []
+        for nb in notebooks:
+            released = course / "release" / ASSIGNMENT / nb.name
+            target = out_dir / nb.name
+            shutil.copy(released, target)
+            written.append(target)
+        return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true",
+                        help="do not write; exit 1 when exercises/ differs from a regeneration")
+    ns = parser.parse_args(argv)
+    if not ns.check:
+        for path in generate(ROOT / "solutions", ROOT / "exercises"):
+            print(f"wrote {path.relative_to(ROOT)}")
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = generate(ROOT / "solutions", Path(tmp))
+        stale = [p.name for p in fresh
+                 if not (ROOT / "exercises" / p.name).exists()
+                 or (ROOT / "exercises" / p.name).read_bytes() != p.read_bytes()]
+    if stale:
+        print("exercises/ is out of date (run `make exercises`): " + ", ".join(stale))
+        return 1
+    print("exercises/ is up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
