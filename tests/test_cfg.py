@@ -1,0 +1,118 @@
+"""Leaders, basic blocks, edges, unreachable blocks, and laying a CFG out again."""
+
+from __future__ import annotations
+
+import networkx as nx
+from hypothesis import given, settings
+from tiny_gen import programs
+
+import ssa_course
+from ssa_course.quads.cfg import build_cfg, find_leaders, remove_unreachable, to_networkx
+from ssa_course.quads.interp import run_quads
+from ssa_course.quads.ir import Function, Instr, Label, Program
+from ssa_course.runtime import Limits, Output
+from ssa_course.tiny.types import BOOL, INT
+
+
+def fn_of(*items) -> Function:
+    return Function("main", [], None, list(items))
+
+
+def const(dest, v):
+    return Instr("const", dest, BOOL if isinstance(v, bool) else INT, value=v)
+
+
+def test_leaders_rule():
+    f = fn_of(const("x", 1),                          # 0: first instruction
+              Instr("br", args=["x"], labels=["a", "b"]),
+              Instr("nop"),                           # 2: after a terminator
+              Label("a"), Label("a2"),                # 3: first of two labels
+              Instr("nop"),
+              Instr("jmp", labels=["b"]),
+              Label("b"),                             # 7
+              Instr("ret"))
+    assert find_leaders(f) == [0, 2, 3, 7]
+
+
+def test_blocks_and_edges():
+    f = fn_of(const("c", True),
+              Instr("br", args=["c"], labels=["then", "else"]),
+              Label("then"), Instr("print", args=["c"]), Instr("jmp", labels=["end"]),
+              Label("else"), Instr("nop"),
+              Label("end"), Instr("ret"))
+    cfg = build_cfg(f)
+    assert list(cfg.blocks) == ["b0", "then", "else", "end"]
+    assert cfg.blocks["b0"].succs == ["then", "else"]
+    assert cfg.blocks["else"].succs == ["end"]  # fall-through
+    assert sorted(cfg.blocks["end"].preds) == ["else", "then"]
+    assert cfg.entry == "b0"
+
+
+def test_consecutive_labels_name_one_block():
+    f = fn_of(Instr("jmp", labels=["y"]), Label("x"), Label("y"), Instr("ret"))
+    cfg = build_cfg(f)
+    assert list(cfg.blocks) == ["b0", "x"]
+    assert cfg.blocks["b0"].succs == ["x"]
+    assert cfg.blocks["b0"].instrs[-1].labels == ["x"]
+    assert f.body[0].labels == ["y"], "building a CFG must not change the function"
+
+
+def test_generated_names_do_not_collide_with_labels():
+    f = fn_of(Instr("nop"), Label("b0"), Instr("ret"))
+    cfg = build_cfg(f)
+    assert len(cfg.blocks) == 2 and "b0" in cfg.blocks
+
+
+def test_unreachable_blocks_are_removed():
+    f = ssa_course.compile("fn f(x: int) -> int {\n return x;\n print(1);\n"
+                           " while (true) { print(2); }\n}\nfn main() { print(f(1)); }")
+    cfg = build_cfg(f.quads.functions["f"])
+    removed = remove_unreachable(cfg)
+    assert removed and all(name not in cfg.blocks for name in removed)
+    assert all(p in cfg.blocks for b in cfg.blocks.values() for p in b.preds)
+
+
+def test_handler_is_reachable_through_enter():
+    comp = ssa_course.compile("fn main() { try { throw 1; } catch (e) { print(e); } }")
+    cfg = build_cfg(comp.quads.functions["main"])
+    removed = remove_unreachable(cfg)
+    assert not any(name.startswith("catch") for name in removed)
+    # (the "leave; jmp" after the throw is unreachable and goes)
+    assert removed and all(b.terminator is None or b.terminator.op != "throw"
+                           for b in cfg.blocks.values() if b.name in removed)
+    enter_block = next(b for b in cfg.blocks.values() if b.terminator.op == "enter")
+    assert any(s.startswith("catch") for s in enter_block.succs)
+
+
+def test_networkx_view_matches_edges():
+    comp = ssa_course.compile((__import__("pathlib").Path(__file__).parent / "programs" /
+                               "nested_loops_break_continue.tiny").read_text())
+    cfg = build_cfg(comp.quads.functions["main"])
+    g = to_networkx(cfg)
+    assert set(g.edges) == set(cfg.edges())
+    assert set(nx.descendants(g, cfg.entry)) | {cfg.entry} == cfg.reachable()
+
+
+def _run(program: Program) -> tuple[str, int, str]:
+    out = Output()
+    try:
+        run_quads(program, [], out, Limits(steps=200_000))
+    except ssa_course.RuntimeTrap as e:
+        return out.text(), 2, e.render()
+    return out.text(), 0, ""
+
+
+@settings(max_examples=60, deadline=None)
+@given(programs())
+def test_cfg_layout_runs_like_the_original(source):
+    quads = ssa_course.compile(source).quads
+    rebuilt = {}
+    for name, fn in quads.functions.items():
+        cfg = build_cfg(fn)
+        remove_unreachable(cfg)
+        rebuilt[name] = cfg.to_function()
+        # the rebuilt function has the same blocks and edges again
+        again = build_cfg(rebuilt[name])
+        assert set(again.edges()) <= set(cfg.edges()) | {
+            (a, b) for a, b in again.edges() if a not in cfg.blocks}
+    assert _run(Program(rebuilt, quads.structs)) == _run(quads)
