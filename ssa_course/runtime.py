@@ -182,3 +182,24 @@ class deep_recursion:  # noqa: N801 - used as a context manager, reads like a st
         import sys
 
         sys.setrecursionlimit(self.saved)
+
+
+class paused_gc:  # noqa: N801 - used as a context manager
+    """Pause the cyclic garbage collector while building a big tree or IR.
+
+    A compiler allocates many small objects that all stay alive; CPython's collector would
+    rescan them again and again (measured: 100k-statement programs compiled 2-4x slower).
+    Nothing built here is garbage until the whole structure is dropped.
+    """
+
+    def __enter__(self) -> None:
+        import gc
+
+        self.was_enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        import gc
+
+        if self.was_enabled:
+            gc.enable()

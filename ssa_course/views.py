@@ -9,6 +9,7 @@ their representations by calling :func:`register_view`.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -116,7 +117,7 @@ def _cfg_text(comp: Compilation) -> str:
 def _cfg_dot(comp: Compilation) -> str:
     from ssa_course.viz.dot import program_cfg_dot
 
-    return program_cfg_dot(_cfgs(comp), title=comp.filename)
+    return program_cfg_dot(_cfgs(comp), title=os.path.basename(comp.filename))
 
 
 def _bril_json(comp: Compilation) -> str:

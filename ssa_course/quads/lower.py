@@ -13,7 +13,7 @@ with ``id``, no folding. Cleaning that up is lesson 02's job.
 from __future__ import annotations
 
 from ssa_course.quads.ir import Function, Instr, Label, Program, StructInfo
-from ssa_course.runtime import deep_recursion
+from ssa_course.runtime import deep_recursion, paused_gc
 from ssa_course.tiny import ast
 from ssa_course.tiny.types import BOOL, INT, VOID, Type
 
@@ -312,7 +312,9 @@ def lower_function(fn: ast.FnDef, program: ast.Program) -> Function:
 
 def lower_program(program: ast.Program) -> Program:
     """Lower every function of a checked Tiny program to quads."""
-    functions = {name: lower_function(fn, program) for name, fn in program.functions.items()}
+    with paused_gc():
+        functions = {name: lower_function(fn, program)
+                     for name, fn in program.functions.items()}
     structs = {name: StructInfo(name, [(f, t) for f, t, _ in s.fields])
                for name, s in program.structs.items()}
     return Program(functions, structs)

@@ -173,6 +173,9 @@ class Checker:
             ty = self.expr(arg)
             if ty == VOID:
                 raise self.error("a call that returns nothing has no value to print", arg.pos)
+            if ty not in (INT, BOOL):
+                raise self.error(f"type mismatch: print takes int and bool values, not {ty}",
+                                 arg.pos)
 
     def stmt_Try(self, s: ast.Try) -> None:
         self.check_block(s.body)

@@ -6,6 +6,7 @@ An unexpected character or an unterminated comment is a located :class:`SourceEr
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ssa_course.errors import Pos, SourceError
@@ -39,59 +40,47 @@ class Token:
         return f"'{self.text}'"
 
 
+_TOKEN = re.compile(
+    r"(?P<newline>\n)|(?P<space>[ \t\r\f\v]+)|(?P<line_comment>//[^\n]*)"
+    r"|(?P<block_comment>/\*)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<int>[0-9]+)"
+    r"|(?P<symbol>" + "|".join(re.escape(s) for s in SYMBOLS) + ")"
+)
+
+
 def tokenize(source: str, filename: str = "<input>") -> list[Token]:
     """Split ``source`` into tokens; the last token has kind ``"eof"``."""
     tokens: list[Token] = []
-    i, line, col = 0, 1, 1
+    append = tokens.append
+    match = _TOKEN.match
+    i, line, line_start = 0, 1, 0
     n = len(source)
-
-    def error(message: str, length: int = 1) -> SourceError:
-        return SourceError(message, Pos(line, col, length), source, filename)
-
     while i < n:
-        c = source[i]
-        if c == "\n":
-            i, line, col = i + 1, line + 1, 1
-            continue
-        if c in " \t\r\f\v":
-            i, col = i + 1, col + 1
-            continue
-        if source.startswith("//", i):
-            while i < n and source[i] != "\n":
-                i += 1
-            continue
-        if source.startswith("/*", i):
-            end = source.find("*/", i + 2)
-            if end < 0:
-                raise error("unterminated comment", 2)
-            chunk = source[i:end + 2]
-            newlines = chunk.count("\n")
+        m = match(source, i)
+        if m is None:
+            c = source[i]
+            shown = c if c.isprintable() else repr(c)
+            raise SourceError(f"unexpected character '{shown}'",
+                              Pos(line, i - line_start + 1), source, filename)
+        kind = m.lastgroup
+        end = m.end()
+        if kind == "newline":
+            line, line_start = line + 1, end
+        elif kind == "block_comment":
+            close = source.find("*/", end)
+            if close < 0:
+                raise SourceError("unterminated comment", Pos(line, i - line_start + 1, 2),
+                                  source, filename)
+            newlines = source.count("\n", i, close)
             if newlines:
                 line += newlines
-                col = len(chunk) - chunk.rfind("\n")
-            else:
-                col += len(chunk)
-            i = end + 2
-            continue
-        start = i
-        if c.isascii() and (c.isalpha() or c == "_"):
-            while i < n and source[i].isascii() and (source[i].isalnum() or source[i] == "_"):
-                i += 1
-            text = source[start:i]
-            kind = "keyword" if text in KEYWORDS else "name"
-        elif c.isascii() and c.isdigit():
-            while i < n and source[i].isascii() and source[i].isdigit():
-                i += 1
-            text = source[start:i]
-            kind = "int"
-        else:
-            text = next((s for s in SYMBOLS if source.startswith(s, i)), "")
-            if not text:
-                shown = c if c.isprintable() else repr(c)
-                raise error(f"unexpected character '{shown}'")
-            i += len(text)
-            kind = "symbol"
-        tokens.append(Token(kind, text, Pos(line, col, len(text))))
-        col += len(text)
-    tokens.append(Token("eof", "", Pos(line, col, 1)))
+                line_start = source.rfind("\n", i, close) + 1
+            end = close + 2
+        elif kind == "name":
+            text = m.group()
+            append(Token("keyword" if text in KEYWORDS else "name", text,
+                         Pos(line, i - line_start + 1, end - i)))
+        elif kind != "space" and kind != "line_comment":
+            append(Token(kind, m.group(), Pos(line, i - line_start + 1, end - i)))
+        i = end
+    tokens.append(Token("eof", "", Pos(line, i - line_start + 1, 1)))
     return tokens
