@@ -1,0 +1,1 @@
+"""SSA: dominators, construction (minimal, pruned, on the fly), destruction, Julia's IRCode."""
