@@ -7,7 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ssa_course.ssa.dom import (
-    dominance_frontiers, dominates, dominator_tree, immediate_dominators, iterated_frontier,
+    dominance_frontiers,
+    dominates,
+    dominator_tree,
+    immediate_dominators,
+    iterated_frontier,
 )
 
 

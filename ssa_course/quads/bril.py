@@ -43,6 +43,7 @@ _SHAPE: dict[str, tuple[int | None, bool | None, int, int]] = {
     "newstruct": (None, True, 0, 0), "getf": (1, True, 0, 0), "setf": (2, False, 0, 0),
     "enter": (0, False, 2, 0), "leave": (0, False, 0, 0), "throw": (1, False, 0, 0),
     "catch": (0, True, 0, 0),
+    "phi": (None, True, -1, 0),  # -1: one label per argument
 }
 for _op in ("add", "sub", "mul", "div", "rem", "eq", "lt", "gt", "le", "ge", "and", "or"):
     _SHAPE[_op] = (2, True, 0, 0)
@@ -305,7 +306,11 @@ def _validate(program: Program, where: dict[int, tuple[Pos, str]], text: str,
                            f"found {len(item.args)}", item)
             if item.op == "ret" and len(item.args) > 1:
                 raise fail("'ret' takes at most one argument", item)
-            if len(item.labels) != nlabels:
+            if nlabels == -1:
+                if len(item.labels) != len(item.args):
+                    raise fail(f"'phi' pairs each argument with a label: {len(item.args)} "
+                               f"arguments, {len(item.labels)} labels", item)
+            elif len(item.labels) != nlabels:
                 raise fail(f"'{item.op}' takes {nlabels} label{'s' * (nlabels != 1)}, "
                            f"found {len(item.labels)}", item)
             if len(item.funcs) != nfuncs:

@@ -28,6 +28,9 @@ class BasicBlock:
     succs: list[str] = field(default_factory=list)
     preds: list[str] = field(default_factory=list)
     labelled: bool = True  # False when the name was made up (no label in the source)
+    # Set by ssa.exceptions: the handler the block's last instruction may throw to (an
+    # extra, *exceptional* successor; values on that edge are those before the instruction).
+    throws_to: str | None = None
 
     @property
     def terminator(self) -> Instr | None:
@@ -49,7 +52,7 @@ class CFG:
 
     def to_function(self) -> Function:
         """Lay the blocks out again as a flat function; add a ``jmp`` only where a block's
-        fall-through successor does not come next."""
+        fall-through successor does not come next (or the block is empty)."""
         body: list[Instr | Label] = []
         names = list(self.blocks)
         for i, name in enumerate(names):
@@ -58,7 +61,9 @@ class CFG:
             body.extend(instr.copy() for instr in block.instrs)
             if block.terminator is None and block.succs:
                 following = names[i + 1] if i + 1 < len(names) else None
-                if block.succs[0] != following:
+                # An empty block falling into the next would merge with it when the CFG
+                # is rebuilt (two labels in a row name one block): keep it apart.
+                if block.succs[0] != following or not block.instrs:
                     body.append(Instr("jmp", labels=[block.succs[0]]))
             elif block.terminator is None and not block.succs and i + 1 < len(names):
                 body.append(Instr("ret"))  # fell off the end of the function

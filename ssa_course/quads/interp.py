@@ -34,7 +34,7 @@ from ssa_course.tiny.types import ArrayType, BoolType, IntType
 # Opcodes of the resolved form (small ints are faster to compare than strings).
 (CONST, ID, ADD, SUB, MUL, DIV, REM, EQ, LT, GT, LE, GE, NOT, AND, OR, JMP, BR, CALL, RET,
  PRINT, NOP, NEWARR, ALEN, ALOAD, ASTORE, NEWSTRUCT, GETF, SETF, ENTER, LEAVE, THROW,
- CATCH) = range(32)
+ CATCH, PHIS) = range(33)
 
 _CODES = {
     "const": CONST, "id": ID, "add": ADD, "sub": SUB, "mul": MUL, "div": DIV, "rem": REM,
@@ -42,19 +42,22 @@ _CODES = {
     "jmp": JMP, "br": BR, "call": CALL, "ret": RET, "print": PRINT, "nop": NOP,
     "newarr": NEWARR, "alen": ALEN, "aload": ALOAD, "astore": ASTORE,
     "newstruct": NEWSTRUCT, "getf": GETF, "setf": SETF, "enter": ENTER, "leave": LEAVE,
-    "throw": THROW, "catch": CATCH,
+    "throw": THROW, "catch": CATCH, "phi": PHIS,
 }
 
 
 class Resolved:
-    """A function ready to run: ``code[i]`` is ``(opcode, dest, args, extra, instr)``."""
+    """A function ready to run: ``code[i]`` is ``(opcode, dest, args, extra, instr)``;
+    ``block_of[i]`` names the block (label) instruction ``i`` belongs to."""
 
-    __slots__ = ("fn", "code", "params")
+    __slots__ = ("fn", "code", "params", "block_of")
 
-    def __init__(self, fn: Function, code: list[tuple], params: list[str]):
+    def __init__(self, fn: Function, code: list[tuple], params: list[str],
+                 block_of: list[str]):
         self.fn = fn
         self.code = code
         self.params = params
+        self.block_of = block_of
 
 
 def _zero(ty: object) -> object:
@@ -67,18 +70,44 @@ def _zero(ty: object) -> object:
 
 
 def resolve(fn: Function, program: Program) -> Resolved:
-    """Turn labels into instruction indices and instructions into tuples."""
+    """Turn labels into instruction indices and instructions into tuples.
+
+    The ``phi`` instructions at the top of a block (SSA form, lesson 03) become one
+    ``PHIS`` tuple that assigns them all at once, reading the values of the edge control
+    arrived on: Bril's ``phi`` with *simultaneous* semantics.
+    """
     index: dict[str, int] = {}
+    block_of: list[str] = []  # the label of the block each resolved instruction is in
+    current = f"{fn.name}.entry"
     count = 0
+    previous: Instr | Label | None = None
     for item in fn.body:
         if isinstance(item, Label):
             index[item.name] = count
-        else:
-            count += 1
+            current = item.name
+        elif not (item.op == "phi" and isinstance(previous, Instr) and previous.op == "phi"):
+            count += 1  # a run of phis is one resolved instruction
+            block_of.append(current)
+        previous = item
     code: list[tuple] = []
+    prev_was_phi = False
     for item in fn.body:
         if not isinstance(item, Instr):
+            prev_was_phi = False
             continue
+        if item.op == "phi":
+            edge_map = dict(zip(item.labels, item.args, strict=False))
+            if prev_was_phi:
+                dests, maps, _ = code[-1][3]
+                dests.append(item.dest)
+                maps.append(edge_map)
+            else:
+                pos = len(code)
+                fallthrough = block_of[pos - 1] if pos > 0 else None
+                code.append((PHIS, None, (), ([item.dest], [edge_map], fallthrough), item))
+            prev_was_phi = True
+            continue
+        prev_was_phi = False
         op = _CODES.get(item.op)
         if op is None:
             raise RuntimeTrap(f"unknown operation '{item.op}' in @{fn.name}")
@@ -100,11 +129,11 @@ def resolve(fn: Function, program: Program) -> Resolved:
             struct = program.structs.get(str(item.type))
             extra = (str(item.type), [f for f, _ in struct.fields] if struct else [])
         code.append((op, item.dest, tuple(item.args), extra, item))
-    return Resolved(fn, code, [name for name, _ in fn.params])
+    return Resolved(fn, code, [name for name, _ in fn.params], block_of)
 
 
 class Frame:
-    __slots__ = ("res", "pc", "env", "dest", "handlers", "exc")
+    __slots__ = ("res", "pc", "env", "dest", "handlers", "exc", "came", "came_to")
 
     def __init__(self, res: Resolved, env: dict[str, object], dest: str | None):
         self.res = res
@@ -113,6 +142,11 @@ class Frame:
         self.dest = dest  # where the caller wants our return value
         self.handlers: list[int] = []  # pcs of active catch handlers (innermost last)
         self.exc = 0  # the value a ``catch`` instruction reads
+        self.came = -1  # while a callee runs: the index of the last jump taken here
+        self.came_to = -1  # ... and where it went (phis use them to find their edge)
+
+
+_UNDEF = object()  # a phi operand with no value on the edge taken
 
 
 def _undefined(name: str) -> RuntimeTrap:
@@ -145,6 +179,8 @@ def run_quads(program: Program, args: list[object], out: Output, limits: Limits)
     max_depth = limits.depth
     n = len(code)
     write = out.write
+    block_of = main.block_of
+    came = came_to = -1  # the last jump taken in this frame, and its target
 
     while True:
         if pc >= n:  # fell off the end: return nothing
@@ -164,10 +200,12 @@ def run_quads(program: Program, args: list[object], out: Output, limits: Limits)
                     env[dest] = extra
                     continue
                 if op == BR:
-                    pc = extra[0] if env[a[0]] else extra[1]
+                    came = pc - 1
+                    pc = came_to = extra[0] if env[a[0]] else extra[1]
                     continue
                 if op == JMP:
-                    pc = extra[0]
+                    came = pc - 1
+                    pc = came_to = extra[0]
                     continue
                 if op == ID:
                     env[dest] = env[a[0]]
@@ -248,13 +286,27 @@ def run_quads(program: Program, args: list[object], out: Output, limits: Limits)
                     if len(stack) >= max_depth:
                         raise stack_overflow()
                     frame.pc = pc
+                    frame.came, frame.came_to = came, came_to
                     frame = Frame(callee, dict(zip(callee.params, values, strict=True)), dest)
                     stack.append(frame)
                     code, env, pc, n = callee.code, frame.env, 0, len(callee.code)
+                    block_of, came, came_to = callee.block_of, -1, -1
                     continue
                 if op == ENTER:
                     frame.handlers.append(extra[1])
-                    pc = extra[0]
+                    came = pc - 1
+                    pc = came_to = extra[0]
+                    continue
+                if op == PHIS:
+                    dests, maps, fallthrough = extra
+                    steps += len(dests) - 1
+                    pred = block_of[came] if came_to == pc - 1 else fallthrough
+                    values = [env.get(m.get(pred, ""), _UNDEF) for m in maps]
+                    for d, v in zip(dests, values, strict=True):
+                        if v is _UNDEF:
+                            env.pop(d, None)  # undefined along this edge (Bril: allowed)
+                        else:
+                            env[d] = v
                     continue
                 if op == LEAVE:
                     frame.handlers.pop()
@@ -264,14 +316,17 @@ def run_quads(program: Program, args: list[object], out: Output, limits: Limits)
                     continue
                 if op == THROW:
                     value = env[a[0]]
+                    came = pc - 1  # the handler's phis come from the throwing point
                     while not frame.handlers:
                         stack.pop()
                         if not stack:
                             raise uncaught(value)
                         frame = stack[-1]
-                    pc = frame.handlers.pop()
+                        came = frame.pc - 1  # ... which is the call, in an outer frame
+                    pc = came_to = frame.handlers.pop()
                     frame.exc = value
                     code, env, n = frame.res.code, frame.env, len(frame.res.code)
+                    block_of = frame.res.block_of
                     continue
                 # RET
                 retval = env[a[0]] if a else None
@@ -287,5 +342,6 @@ def run_quads(program: Program, args: list[object], out: Output, limits: Limits)
         dest = frame.dest
         frame = stack[-1]
         code, env, pc, n = frame.res.code, frame.env, frame.pc, len(frame.res.code)
+        block_of, came, came_to = frame.res.block_of, frame.came, frame.came_to
         if dest is not None:
             env[dest] = retval

@@ -47,7 +47,12 @@ EXTENSION_OPS: dict[str, tuple[int | None, bool | None]] = {
     "catch": (0, True),      # dest: int = catch      (the exception being handled)
 }
 
-ALL_OPS = {**CORE_OPS, **EXTENSION_OPS}
+# Bril's SSA extension (lesson 03): ``x.2: int = phi x.0 x.1 .entry .loop;`` takes the
+# argument paired with the label of the block control came from. All phis at the top of a
+# block read their arguments before any of them is assigned (simultaneous semantics).
+SSA_OPS: dict[str, tuple[int | None, bool | None]] = {"phi": (None, True)}
+
+ALL_OPS = {**CORE_OPS, **EXTENSION_OPS, **SSA_OPS}
 
 TERMINATORS = frozenset({"jmp", "br", "ret", "enter", "throw"})
 

@@ -1,0 +1,222 @@
+"""SSA construction on quads: phi placement at iterated dominance frontiers, then renaming.
+
+The classic two steps (Cytron et al.):
+
+1. **Where do phis go?** A variable assigned in blocks ``D`` needs a phi at every block of
+   the iterated dominance frontier DF+(D): the first places where two different
+   definitions can meet. *Minimal* SSA places all of them; *pruned* SSA skips blocks
+   where the variable is dead (not live on entry), which removes phis nobody reads.
+2. **Renaming.** Walk the dominator tree keeping, per variable, a stack of its current
+   version: a definition pushes a fresh name (``x.1``, ``x.2``, ...), a use reads the top,
+   and each successor's phi takes, for this edge, the version on top when the block ends.
+
+The result is quads with Bril's ``phi`` instructions, run by the same quads interpreter.
+Exception edges come from :mod:`ssa_course.ssa.exceptions`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ssa_course.quads.cfg import CFG, BasicBlock, build_cfg, remove_unreachable
+from ssa_course.quads.ir import Function, Instr, Program
+from ssa_course.ssa.dom import (
+    dominance_frontiers,
+    dominator_tree,
+    immediate_dominators,
+    iterated_frontier,
+)
+from ssa_course.ssa.exceptions import add_exception_edges
+
+UNDEFINED = "__undefined"  # a phi argument for an edge where the variable has no value
+
+
+@dataclass
+class SSAStats:
+    """What construction did, for the lessons' comparison tables."""
+
+    phis: int = 0
+    variables: int = 0
+    versions: int = 0
+    exceptional_edges: int = 0
+    dom_passes: int = 0
+    per_function: dict[str, int] = field(default_factory=dict)
+
+
+def prepare_cfg(fn: Function) -> CFG:
+    """The CFG SSA is built on: reachable blocks, exception edges, an entry with no preds."""
+    cfg = build_cfg(fn)
+    remove_unreachable(cfg)
+    add_exception_edges(cfg)
+    entry = cfg.blocks[cfg.entry]
+    if entry.preds:  # a phi cannot live in the entry block: give it a fresh one
+        name = "entry"
+        while name in cfg.blocks:
+            name += "_"
+        fresh = BasicBlock(name, [], [entry.name], [], True)
+        entry.preds.append(name)
+        cfg.blocks[name] = fresh
+        cfg.blocks.move_to_end(name, last=False)
+        cfg.entry = name
+    return cfg
+
+
+def block_uses_defs(block: BasicBlock) -> tuple[set[str], set[str]]:
+    """Variables read before any write in the block, and variables written."""
+    uses: set[str] = set()
+    defs: set[str] = set()
+    for instr in block.instrs:
+        for a in instr.args:
+            if a not in defs:
+                uses.add(a)
+        if instr.dest is not None:
+            defs.add(instr.dest)
+    return uses, defs
+
+
+def live_in_sets(cfg: CFG) -> dict[str, set[str]]:
+    """Backward liveness: the variables live on entry to each block (a worklist fixpoint)."""
+    ud = {name: block_uses_defs(b) for name, b in cfg.blocks.items()}
+    live_in: dict[str, set[str]] = {name: set(ud[name][0]) for name in cfg.blocks}
+    work = list(cfg.blocks)
+    while work:
+        name = work.pop()
+        block = cfg.blocks[name]
+        out: set[str] = set()
+        for s in block.succs:
+            out |= live_in[s]
+        uses, defs = ud[name]
+        new = uses | (out - defs)
+        if new != live_in[name]:
+            live_in[name] = new
+            work.extend(block.preds)
+    return live_in
+
+
+def _fresh_namer(taken: set[str]):
+    counters: dict[str, int] = {}
+
+    def fresh(var: str) -> str:
+        k = counters.get(var, 0)
+        while True:
+            k += 1
+            name = f"{var}.{k}"
+            if name not in taken:
+                counters[var] = k
+                taken.add(name)
+                return name
+
+    return fresh
+
+
+def to_ssa_cfg(fn: Function, *, pruned: bool = True,
+               stats: SSAStats | None = None) -> CFG:
+    """Build SSA for one function; returns its CFG with phis at the top of blocks."""
+    cfg = prepare_cfg(fn)
+    succs = {name: list(b.succs) for name, b in cfg.blocks.items()}
+    dom_stats: dict = {}
+    idom = immediate_dominators(succs, cfg.entry, dom_stats)
+    df = dominance_frontiers(succs, idom)
+    tree = dominator_tree(idom)
+
+    types: dict[str, object] = {name: ty for name, ty in fn.params}
+    defsites: dict[str, set[str]] = {name: {cfg.entry} for name, _ in fn.params}
+    taken: set[str] = set(types)
+    for name, block in cfg.blocks.items():
+        for instr in block.instrs:
+            taken.update(instr.args)
+            if instr.dest is not None:
+                types.setdefault(instr.dest, instr.type)
+                defsites.setdefault(instr.dest, set()).add(name)
+                taken.add(instr.dest)
+
+    live_in = live_in_sets(cfg) if pruned else None
+    phis: dict[str, list[Instr]] = {name: [] for name in cfg.blocks}
+    for var in sorted(defsites):
+        for b in sorted(iterated_frontier(df, defsites[var])):
+            if live_in is not None and var not in live_in[b]:
+                continue
+            preds = cfg.blocks[b].preds
+            phis[b].append(Instr("phi", var, types.get(var), [var] * len(preds), [],
+                                 list(preds)))
+
+    fresh = _fresh_namer(taken)
+    stacks: dict[str, list[str]] = {name: [name] for name, _ in fn.params}
+    renamed: dict[str, list[Instr]] = {}
+    pushed: dict[str, list[str]] = {}
+    # While renaming, a phi keeps the variable it merges in ``field`` (its args are
+    # filled in edge by edge as the walk reaches each predecessor).
+    for block_phis in phis.values():
+        for phi in block_phis:
+            phi.field = phi.dest
+            phi.args = [UNDEFINED] * len(phi.args)
+
+    def top(var: str) -> str | None:
+        st = stacks.get(var)
+        return st[-1] if st else None
+
+    def fill(pred: str, succ: str) -> None:
+        """Give ``succ``'s phis their argument for the edge from ``pred``."""
+        for phi in phis[succ]:
+            phi.args[phi.labels.index(pred)] = top(phi.field) or UNDEFINED
+
+    # Iterative walk of the dominator tree: ("enter", b) renames b, ("exit", b) pops.
+    work: list[tuple[str, str]] = [("enter", cfg.entry)]
+    while work:
+        action, name = work.pop()
+        if action == "exit":
+            for var in reversed(pushed.pop(name)):
+                stacks[var].pop()
+            continue
+        block = cfg.blocks[name]
+        mine: list[str] = []
+        for phi in phis[name]:
+            phi.dest = fresh(phi.field)
+            stacks.setdefault(phi.field, []).append(phi.dest)
+            mine.append(phi.field)
+        out: list[Instr] = []
+        for i, instr in enumerate(block.instrs):
+            if block.throws_to is not None and i == len(block.instrs) - 1:
+                fill(name, block.throws_to)  # values from *before* the throwing instruction
+            new = instr.copy()
+            new.args = [top(a) or a for a in instr.args]  # an undefined use keeps its name
+            if instr.dest is not None:
+                new.dest = fresh(instr.dest)
+                stacks.setdefault(instr.dest, []).append(new.dest)
+                mine.append(instr.dest)
+            out.append(new)
+        renamed[name] = out
+        for s in block.succs:
+            if s != block.throws_to:
+                fill(name, s)
+        pushed[name] = mine
+        work.append(("exit", name))
+        for child in reversed(tree.get(name, [])):
+            work.append(("enter", child))
+
+    for block_phis in phis.values():
+        for phi in block_phis:
+            phi.field = None
+    for name, block in cfg.blocks.items():
+        block.instrs = phis[name] + renamed.get(name, block.instrs)
+    if stats is not None:
+        count = sum(len(p) for p in phis.values())
+        stats.phis += count
+        stats.per_function[fn.name] = count
+        stats.variables += len(defsites)
+        stats.exceptional_edges += sum(1 for b in cfg.blocks.values() if b.throws_to)
+        stats.dom_passes = max(stats.dom_passes, dom_stats.get("passes", 0))
+    return cfg
+
+
+
+def to_ssa(fn: Function, *, pruned: bool = True, stats: SSAStats | None = None) -> Function:
+    """SSA form of ``fn`` as a flat quads function (every block labelled, phis on top)."""
+    return to_ssa_cfg(fn, pruned=pruned, stats=stats).to_function()
+
+
+def program_to_ssa(program: Program, *, pruned: bool = True,
+                   stats: SSAStats | None = None) -> Program:
+    """SSA form of every function of a program."""
+    return Program({name: to_ssa(fn, pruned=pruned, stats=stats)
+                    for name, fn in program.functions.items()}, program.structs)
