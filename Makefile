@@ -1,17 +1,23 @@
 # ssa_course: two commands matter.
 #   make lab   -- set everything up, then open JupyterLab on the tour
 #   make test  -- set everything up, then run the whole test suite
+# Others: make exercises (regenerate exercises/ from solutions/), make bench, make lint,
+#         make clean (caches), make distclean (caches and the virtual environment).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+LAB_ARGS ?=
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: lab test venv graphviz exercises bench clean lint
+.PHONY: lab test venv graphviz exercises bench clean distclean lint
 
+# Re-install only when pyproject.toml is newer than the stamp (or there is no venv yet).
 $(STAMP): pyproject.toml
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || { \
+	  echo "error: '$(PYTHON) -m venv' failed; on Debian/Ubuntu install python3-venv"; \
+	  exit 1; }
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
@@ -29,7 +35,7 @@ graphviz:
 	fi
 
 lab: venv graphviz
-	$(VENV)/bin/jupyter lab notebooks/00-tour.ipynb $(LAB_ARGS)
+	$(VENV)/bin/jupyter lab notebooks/00-tour.ipynb --ServerApp.root_dir="$(CURDIR)" $(LAB_ARGS)
 
 test: venv graphviz
 	$(VENV)/bin/ruff check ssa_course tests benchmarks tools
@@ -45,4 +51,8 @@ bench: venv
 	$(PY) benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info
+	rm -rf .pytest_cache .ruff_cache .hypothesis build *.egg-info
+	find ssa_course tests tools benchmarks -name __pycache__ -type d -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV)

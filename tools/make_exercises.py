@@ -3,7 +3,9 @@
 It builds a throw-away nbgrader course in a temporary directory, copies every
 ``solutions/*.ipynb`` into its ``source/lessons/`` folder, runs nbgrader's own
 ``generate_assignment`` (solutions become stubs, hidden tests disappear, outputs are
-cleared), and copies the released notebooks to ``exercises/``. Never edit ``exercises/``
+cleared), and writes the released notebooks to ``exercises/`` in a normalised form (no
+outputs, timings or machine-specific metadata), so the same sources always give the same
+bytes. Never edit ``exercises/``
 by hand: ``tests/test_notebooks.py`` checks it equals a fresh regeneration.
 
     python tools/make_exercises.py            # write exercises/
@@ -63,9 +65,35 @@ def generate(solutions: Path, out_dir: Path) -> list[Path]:
         for nb in notebooks:
             released = course / "release" / ASSIGNMENT / nb.name
             target = out_dir / nb.name
-            shutil.copy(released, target)
+            target.write_text(normalise(released.read_text(encoding="utf-8")), encoding="utf-8")
             written.append(target)
         return written
+
+
+# Notebook metadata that records where and when a notebook last ran, not what it says.
+VOLATILE_NOTEBOOK_KEYS = ("widgets", "toc", "varInspector")
+VOLATILE_CELL_KEYS = ("execution", "collapsed", "scrolled", "jp-MarkdownHeadingCollapsed")
+
+
+def normalise(text: str) -> str:
+    """The released notebook in a byte-stable form: no outputs, no execution counts or
+    timings, ``language_info`` reduced to the language name, keys sorted, one-space indent."""
+    import nbformat
+
+    nb = nbformat.reads(text, as_version=4)
+    for key in VOLATILE_NOTEBOOK_KEYS:
+        nb.metadata.pop(key, None)
+    if "language_info" in nb.metadata:
+        nb.metadata["language_info"] = {"name": nb.metadata["language_info"].get("name",
+                                                                                 "python")}
+    for cell in nb.cells:
+        for key in VOLATILE_CELL_KEYS:
+            cell.metadata.pop(key, None)
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+    nbformat.validate(nb)
+    return nbformat.writes(nb) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:

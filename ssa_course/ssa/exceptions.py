@@ -78,14 +78,16 @@ def add_exception_edges(cfg: CFG) -> int:
             if instr.op == "leave" and stack:
                 stack = stack[:-1]
             last = i == len(block.instrs) - 1
-            if instr.op == "call" and stack and not last:
+            if instr.op == "call" and stack:
+                # (also when the call ends the block: the normal successor then gets a
+                # block of its own, entered only from here)
                 rest = BasicBlock(_fresh(name, taken), [], list(block.succs), [], False)
                 current.succs = [rest.name, stack[-1]]
                 current.throws_to = stack[-1]
                 pieces.append(current)
                 current = rest
                 added += 1
-            elif instr.op in ("call", "throw") and stack and last:
+            elif instr.op == "throw" and stack and last:
                 current.throws_to = stack[-1]
                 if stack[-1] not in current.succs:
                     current.succs.append(stack[-1])

@@ -2,6 +2,7 @@
 
 * ``ssa-minimal`` / ``ssa-pruned`` -- phis at iterated dominance frontiers, all of them or
   only where the variable is live;
+* ``ssa-braun`` -- SSA built on the fly, without dominators (Braun et al.);
 * ``out-of-ssa`` -- pruned SSA turned back into ordinary quads with parallel copies.
 
 Every form is checked by :func:`~ssa_course.ssa.verify.verify_ssa` when it is built, so a
@@ -51,3 +52,23 @@ def run_pruned(comp: Compilation, args: list[object], out: Output, limits: Limit
 @register("out-of-ssa", "pruned SSA back to quads with parallel copies")
 def run_out_of_ssa(comp: Compilation, args: list[object], out: Output, limits: Limits) -> int:
     return run_quads(out_of_ssa_program(comp), args, out, limits)
+
+
+def braun_program(comp: Compilation) -> Program:
+    from ssa_course.ssa.braun import program_braun_ssa
+    from ssa_course.ssa.construct import SSAStats
+    from ssa_course.ssa.verify import verify_ssa_program
+
+    def build() -> Program:
+        stats = SSAStats()
+        program = program_braun_ssa(comp.quads, stats)
+        verify_ssa_program(program)
+        comp._cache["ssa-stats-braun"] = stats
+        return program
+
+    return comp.cached("ssa-braun", build)
+
+
+@register("ssa-braun", "SSA built on the fly (Braun et al.): sealed blocks, trivial phis removed")
+def run_braun(comp: Compilation, args: list[object], out: Output, limits: Limits) -> int:
+    return run_quads(braun_program(comp), args, out, limits)

@@ -1,251 +1,223 @@
-"""Drawings: DOT text built with pydot, rendered by Graphviz, or by matplotlib without it.
+"""Graphs as DOT text (built with pydot), and the CFG drawings every lesson shows.
 
-:class:`Drawing` is what notebooks display: it holds deterministic DOT text and renders it
-to SVG with the ``dot`` program when that is installed. Without Graphviz it prints a
-one-line notice (once per process) and falls back to a PNG drawn by networkx and
-matplotlib from the same DOT text, so a lesson never crashes for want of a binary.
+The generic part is two small dataclasses and one function: describe a graph as
+:class:`GraphNode`\\ s and :class:`GraphEdge`\\ s in the order you want them laid out, and
+:func:`graph_to_dot` gives DOT text that is byte-for-byte the same for the same graph;
+:func:`graph_drawing` wraps it in a :class:`~ssa_course.viz.render.Drawing` for notebooks.
+Later representations (SSA, the sea of nodes) describe their graphs the same way.
 
-:func:`cfg_to_dot` and :func:`program_cfg_dot` draw quads CFGs: one box per basic block
-with its instructions, ``T``/``F`` labels on branch edges, a dashed edge to a handler.
+:func:`cfg_to_dot` draws one quads CFG: a box per basic block with the block name as its
+header and one instruction per left-aligned line, ``T``/``F`` on the two edges of a
+``br``, a dashed edge from an ``enter`` to its handler, and unreachable blocks greyed.
+:func:`program_cfg_dot` draws every function of a program, one cluster each.
 """
 
 from __future__ import annotations
 
-import io
-import shutil
-import subprocess
-import sys
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 
 import pydot
 
-RENDER_TIMEOUT = 60  # seconds; Graphviz on a lesson-size graph takes milliseconds
+from ssa_course.viz.render import Drawing, RenderError, dot_available
 
-_NOTICE_SHOWN: list[bool] = []
+__all__ = [
+    "Drawing", "GraphEdge", "GraphNode", "RenderError", "cfg_graph", "cfg_to_dot",
+    "dot_available", "graph_drawing", "graph_to_dot", "program_cfg_dot",
+]
 
-
-def dot_available() -> bool:
-    """Is Graphviz's ``dot`` program on the PATH?"""
-    return shutil.which("dot") is not None
-
-
-def _notice_once() -> None:
-    if not _NOTICE_SHOWN:
-        _NOTICE_SHOWN.append(True)
-        print("note: Graphviz 'dot' is not installed; showing a simpler matplotlib drawing "
-              "(install graphviz for the real layout)", file=sys.stderr)
+UNREACHABLE_FILL = "#e8e8e8"
 
 
-class Drawing:
-    """A graph to show: DOT text plus ways to render it (SVG via Graphviz, PNG fallback)."""
+@dataclass(frozen=True, slots=True)
+class GraphNode:
+    """One box. With ``shape="record"`` the header is a field of its own above the lines."""
 
-    def __init__(self, dot: str):
-        self.dot = dot
+    id: str
+    header: str = ""  # e.g. the block name; centred
+    lines: tuple[str, ...] = ()  # one left-aligned line each
+    shape: str = "record"  # or any Graphviz shape ("box", "ellipse", ...)
+    emphasis: bool = False  # a thicker border (the entry block, a start node)
+    fill: str | None = None  # background colour
+    cluster: str | None = None  # key into graph_to_dot's ``clusters`` (a frame around nodes)
 
-    def __repr__(self) -> str:
-        return f"Drawing({len(self.dot)} characters of DOT)"
 
-    def svg(self) -> str:
-        """SVG text rendered by Graphviz; raises RuntimeError when it is missing."""
-        return self._graphviz("svg").decode("utf-8")
+@dataclass(frozen=True, slots=True)
+class GraphEdge:
+    """One arrow from ``src`` to ``dst`` (node ids)."""
 
-    def png(self) -> bytes:
-        """PNG bytes: by Graphviz when available, else the matplotlib fallback."""
-        if dot_available():
-            return self._graphviz("png")
-        _notice_once()
-        return fallback_png(self.dot)
+    src: str
+    dst: str
+    label: str = ""
+    style: str = "solid"  # "solid", "dashed", "dotted" or "bold"
+    color: str | None = None
+    constraint: bool = True  # False: the edge does not push dst below src in the layout
 
-    def _graphviz(self, fmt: str) -> bytes:
-        exe = shutil.which("dot")
-        if exe is None:
-            raise RuntimeError("Graphviz 'dot' is not installed (apt-get install graphviz)")
-        try:
-            done = subprocess.run([exe, f"-T{fmt}"], input=self.dot.encode("utf-8"),
-                                  capture_output=True, timeout=RENDER_TIMEOUT, check=False)
-        except subprocess.TimeoutExpired:
-            raise RuntimeError(f"Graphviz took more than {RENDER_TIMEOUT} s") from None
-        if done.returncode != 0:
-            raise RuntimeError("Graphviz failed: " + done.stderr.decode(errors="replace")[:300])
-        return done.stdout
 
-    def _repr_svg_(self) -> str | None:
-        if not dot_available():
-            return None
-        return self.svg()
+# ---------------------------------------------------------------- generic graphs
 
-    def _repr_png_(self) -> bytes | None:
-        if dot_available():
-            return None  # the SVG is shown instead
-        _notice_once()
-        return fallback_png(self.dot)
+_RECORD_SPECIALS = set('\\{}|<>"')
 
-    def save(self, path: str) -> None:
-        """Write ``.dot``, ``.svg`` or ``.png`` by the path's extension."""
-        if path.endswith(".dot") or path.endswith(".gv"):
-            data: str | bytes = self.dot
-        elif path.endswith(".svg"):
-            data = self.svg()
+
+def _quote(text: str) -> str:
+    """A DOT double-quoted string (pydot leaves an already quoted value alone)."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _record_text(text: str) -> str:
+    # In a record, braces, bars and angle brackets need a backslash; so does a space that
+    # is not a lone separator between words (Graphviz would squeeze a run of spaces).
+    out = []
+    last = len(text) - 1
+    for i, c in enumerate(text):
+        if c in _RECORD_SPECIALS:
+            out.append("\\" + c)
+        elif c == " " and (i in (0, last) or text[i - 1] == " " or text[i + 1] == " "):
+            out.append("\\ ")
         else:
-            data = self.png()
-        mode = "wb" if isinstance(data, bytes) else "w"
-        with open(path, mode) as f:
-            f.write(data)
+            out.append(c)
+    return "".join(out)
 
 
-# ---------------------------------------------------------------- the fallback picture
+def _plain_text(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def _clean(label: str) -> str:
-    label = label.strip('"')
-    for esc in ("\\l", "\\n", "\\r"):
-        label = label.replace(esc, "\n")
-    return label.replace('\\"', '"').strip()
+def node_label(node: GraphNode, vertical: bool = True) -> str:
+    """The quoted DOT label of ``node`` (header centred, lines left-aligned)."""
+    if node.shape == "record":
+        fields = []
+        if node.header:
+            fields.append(_record_text(node.header))
+        if node.lines:
+            fields.append("".join(_record_text(line) + "\\l" for line in node.lines))
+        body = "|".join(fields)
+        return '"' + ("{" + body + "}" if vertical else body) + '"'
+    parts = [_plain_text(node.header) + "\\n"] if node.header else []
+    parts.extend(_plain_text(line) + "\\l" for line in node.lines)
+    return '"' + "".join(parts) + '"'
 
 
-def fallback_png(dot: str) -> bytes:
-    """Draw DOT text with networkx + matplotlib (layers by distance from the first node)."""
-    import matplotlib
+def graph_to_dot(nodes: Iterable[GraphNode], edges: Iterable[GraphEdge], *,
+                 title: str | None = None, clusters: Mapping[str, str] | None = None,
+                 rankdir: str = "TB", name: str = "g") -> str:
+    """Deterministic DOT text: nodes in the given order (group them by cluster, in order of
+    first appearance), edges stably sorted by their source's position. ``clusters`` maps
+    a node's ``cluster`` key to the frame's title. Unknown edge ends raise ValueError."""
+    nodes = list(nodes)
+    index = {node.id: i for i, node in enumerate(nodes)}
+    if len(index) != len(nodes):
+        raise ValueError("two graph nodes share an id")
+    edges = list(edges)
+    for edge in edges:
+        for end in (edge.src, edge.dst):
+            if end not in index:
+                raise ValueError(f"edge {edge.src} -> {edge.dst} names an unknown node {end}")
+    edges.sort(key=lambda e: index[e.src])
 
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-    import networkx as nx
-
-    graphs = pydot.graph_from_dot_data(dot) or []
-    g = nx.DiGraph()
-    labels: dict[str, str] = {}
-
-    def collect(graph: pydot.Graph) -> None:
-        for node in graph.get_nodes():
-            name = node.get_name().strip('"')
-            if name in ("node", "edge", "graph"):
-                continue
-            g.add_node(name)
-            labels[name] = _clean(node.get("label") or name)
-        for edge in graph.get_edges():
-            src, dst = edge.get_source().strip('"'), edge.get_destination().strip('"')
-            g.add_edge(src, dst)
-            labels.setdefault(src, src)
-            labels.setdefault(dst, dst)
-        for sub in graph.get_subgraphs():
-            collect(sub)
-
-    for graph in graphs:
-        collect(graph)
-    text = {name: labels.get(name, name).split("\n") for name in g.nodes}
-    pos = layered_layout(g, text)
-    width = max((x + len(max(text[n], key=len)) / 2 for n, (x, _) in pos.items()), default=1)
-    depth = max((-y + len(text[n]) for n, (_, y) in pos.items()), default=1)
-    fig = plt.figure(figsize=(min(2 + width * 0.07, 40), min(1 + depth * 0.16, 60)))
-    ax = fig.add_axes((0, 0, 1, 1))
-    ax.set_xlim(-1, width + 1)
-    ax.set_ylim(-depth - 1, 1)
-    ax.axis("off")
-    for src, dst in g.edges:
-        (x1, y1), (x2, y2) = pos[src], pos[dst]
-        ax.annotate("", xy=(x2, y2), xytext=(x1, y1 - len(text[src])),
-                    arrowprops={"arrowstyle": "->", "color": "gray", "lw": 0.8})
-    for name, (x, y) in pos.items():
-        ax.text(x, y, "\n".join(text[name]), ha="center", va="top", family="monospace",
-                fontsize=7, multialignment="left",
-                bbox={"boxstyle": "square", "fc": "lightyellow", "ec": "gray"})
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    plt.close(fig)
-    return buf.getvalue()
-
-
-def layered_layout(g, text: dict[str, list[str]]) -> dict[str, tuple[float, float]]:  # noqa: ANN001
-    """Rows by BFS distance from the first node; coordinates in characters and lines.
-
-    Returns the top-centre of each node's box: x in character widths, y in (negative)
-    text lines, so the caller can size the figure to fit every label.
-    """
-    depth: dict[str, int] = {}
-    for start in g.nodes:
-        if start in depth:
-            continue
-        depth[start] = max(depth.values(), default=-1) + 1
-        queue = [start]
-        while queue:
-            node = queue.pop(0)
-            for succ in g.successors(node):
-                if succ not in depth:
-                    depth[succ] = depth[node] + 1
-                    queue.append(succ)
-    rows: dict[int, list[str]] = {}
-    for node, d in sorted(depth.items(), key=lambda item: item[1]):
-        rows.setdefault(d, []).append(node)
-    pos: dict[str, tuple[float, float]] = {}
-    y = 0.0
-    for d in sorted(rows):
-        x = 0.0
-        for node in rows[d]:
-            w = len(max(text[node], key=len)) + 2
-            pos[node] = (x + w / 2, y)
-            x += w + 3
-        y -= max(len(text[n]) for n in rows[d]) + 3
-    return pos
-
-
-# ---------------------------------------------------------------- CFG drawings
-
-
-def _escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', '\\"').replace("{", "\\{") \
-        .replace("}", "\\}").replace("<", "\\<").replace(">", "\\>")
-
-
-def _block_label(block, fmt) -> str:  # noqa: ANN001
-    lines = [f"{block.name}:"] + ["  " + fmt(i) for i in block.instrs]
-    return "\\l".join(_escape(line) for line in lines) + "\\l"
-
-
-def _add_cfg(graph: pydot.Graph, cfg, prefix: str) -> None:  # noqa: ANN001
-    from ssa_course.quads.bril import format_instr
-
-    for block in cfg.blocks.values():
-        attrs = {"label": f'"{_block_label(block, format_instr)}"'}
-        if block.name == cfg.entry:
-            attrs["penwidth"] = "2"
-        graph.add_node(pydot.Node(f'"{prefix}{block.name}"', **attrs))
-    for block in cfg.blocks.values():
-        term = block.terminator
-        for i, succ in enumerate(block.succs):
-            attrs: dict[str, str] = {}
-            if term is not None and term.op == "br":
-                attrs["label"] = '"T"' if i == 0 else '"F"'
-            if term is not None and term.op == "enter" and i == 1:
-                attrs["style"] = "dashed"
-                attrs["label"] = '"handler"'
-            graph.add_edge(pydot.Edge(f'"{prefix}{block.name}"', f'"{prefix}{succ}"', **attrs))
-
-
-def _new_graph(title: str | None) -> pydot.Dot:
-    graph = pydot.Dot("cfg", graph_type="digraph")
-    graph.set_node_defaults(shape="box", fontname="monospace", fontsize="10")
+    graph = pydot.Dot(name, graph_type="digraph")
+    graph.set("rankdir", rankdir)
+    graph.set_node_defaults(fontname="monospace", fontsize="10")
     graph.set_edge_defaults(fontname="monospace", fontsize="9")
     if title:
-        graph.set("label", f'"{_escape(title)}"')
+        graph.set("label", _quote(title))
         graph.set("labelloc", "t")
-    return graph
+    vertical = rankdir in ("TB", "BT")
+    frames: dict[str, pydot.Subgraph] = {}
+    for node in nodes:
+        parent: pydot.Dot | pydot.Subgraph = graph
+        if node.cluster is not None:
+            if node.cluster not in frames:
+                title_text = (clusters or {}).get(node.cluster, node.cluster)
+                frames[node.cluster] = pydot.Cluster(
+                    f"c{len(frames)}", label=_quote(title_text), fontname="monospace")
+                graph.add_subgraph(frames[node.cluster])
+            parent = frames[node.cluster]
+        attrs = {"label": node_label(node, vertical), "shape": node.shape}
+        if node.emphasis:
+            attrs["penwidth"] = "2"
+        if node.fill:
+            attrs["style"] = "filled"
+            attrs["fillcolor"] = _quote(node.fill)
+        parent.add_node(pydot.Node(_quote(node.id), **attrs))
+    for edge in edges:
+        attrs = {}
+        if edge.label:
+            attrs["label"] = _quote(edge.label)
+        if edge.style != "solid":
+            attrs["style"] = edge.style
+        if edge.color:
+            attrs["color"] = _quote(edge.color)
+        if not edge.constraint:
+            attrs["constraint"] = "false"
+        graph.add_edge(pydot.Edge(_quote(edge.src), _quote(edge.dst), **attrs))
+    return graph.to_string()
+
+
+def graph_drawing(nodes: Iterable[GraphNode], edges: Iterable[GraphEdge], **options) -> Drawing:
+    """:func:`graph_to_dot` wrapped in a :class:`Drawing` (``options`` as for it)."""
+    return Drawing(graph_to_dot(nodes, edges, **options))
+
+
+# ---------------------------------------------------------------- CFGs
+
+
+def _formatter() -> Callable[[object], str]:
+    from ssa_course.quads.bril import format_instr
+
+    return format_instr
+
+
+def _edge_label(term, succ: str) -> tuple[str, str]:  # noqa: ANN001
+    """(label, style) of the edge from a block ending in ``term`` to ``succ``."""
+    if term is None or not term.labels:
+        return "", "solid"
+    if term.op == "br":
+        names = ["T" if succ == term.labels[0] else "", "F" if succ == term.labels[-1] else ""]
+        return "/".join(n for n in names if n), "solid"
+    if term.op == "enter" and len(term.labels) > 1 and succ == term.labels[1] \
+            and succ != term.labels[0]:
+        return "handler", "dashed"
+    return "", "solid"
+
+
+def cfg_graph(cfg, prefix: str = "", cluster: str | None = None  # noqa: ANN001
+              ) -> tuple[list[GraphNode], list[GraphEdge]]:
+    """Nodes and edges of one CFG, in layout order (``prefix`` keeps ids unique when
+    several functions share a picture)."""
+    fmt = _formatter()
+    live = cfg.reachable()
+    nodes = [GraphNode(prefix + block.name, header=f"{block.name}:",
+                       lines=tuple(fmt(instr) for instr in block.instrs),
+                       emphasis=block.name == cfg.entry,
+                       fill=None if block.name in live else UNREACHABLE_FILL,
+                       cluster=cluster)
+             for block in cfg.blocks.values()]
+    edges: list[GraphEdge] = []
+    for block in cfg.blocks.values():
+        term = block.terminator
+        for succ in block.succs:
+            label, style = _edge_label(term, succ)
+            edges.append(GraphEdge(prefix + block.name, prefix + succ, label, style))
+        thrown = getattr(block, "throws_to", None)
+        if thrown is not None and thrown not in block.succs:
+            edges.append(GraphEdge(prefix + block.name, prefix + thrown, "throws", "dotted"))
+    return nodes, edges
 
 
 def cfg_to_dot(cfg, title: str | None = None) -> str:  # noqa: ANN001
     """DOT text of one function's CFG (deterministic: blocks in layout order)."""
-    graph = _new_graph(title or f"@{cfg.function.name}")
-    _add_cfg(graph, cfg, "")
-    return graph.to_string()
+    nodes, edges = cfg_graph(cfg)
+    return graph_to_dot(nodes, edges, title=title or f"@{cfg.function.name}", name="cfg")
 
 
-def program_cfg_dot(cfgs: dict, title: str | None = None) -> str:
-    """DOT text of every function's CFG, one cluster per function."""
-    graph = _new_graph(title)
-    for name, cfg in cfgs.items():
-        cluster = pydot.Cluster(_cluster_name(name), label=f'"@{name}"', fontname="monospace")
-        _add_cfg(cluster, cfg, f"{name}.")
-        graph.add_subgraph(cluster)
-    return graph.to_string()
-
-
-def _cluster_name(name: str) -> str:
-    return "fn_" + "".join(c if c.isalnum() else "_" for c in name)
+def program_cfg_dot(cfgs: Mapping[str, object], title: str | None = None) -> str:
+    """DOT text of every function's CFG (name -> CFG), one framed cluster per function."""
+    nodes: list[GraphNode] = []
+    edges: list[GraphEdge] = []
+    for fn_name, cfg in cfgs.items():
+        more_nodes, more_edges = cfg_graph(cfg, prefix=f"@{fn_name}/", cluster=fn_name)
+        nodes.extend(more_nodes)
+        edges.extend(more_edges)
+    clusters = {fn_name: f"@{fn_name}" for fn_name in cfgs}
+    return graph_to_dot(nodes, edges, title=title, clusters=clusters, name="cfg")
