@@ -73,3 +73,44 @@ def run_bril_json_stage(comp: Compilation, args: list[object], out: Output,
         return bril.parse_bril_json(bril.to_bril_json(comp.quads), comp.filename)
 
     return run_quads(comp.cached("bril-json-roundtrip", build), args, out, limits)
+
+
+def peephole_program(comp: Compilation, which: str) -> ir.Program:
+    """Quads after a local cleanup: ``window``, ``lvn`` or ``lvn-dce``."""
+    from ssa_course.quads.peephole import (
+        dead_code,
+        local_value_numbering,
+        on_program,
+        window_peephole,
+    )
+
+    def build() -> ir.Program:
+        if which == "window":
+            return on_program(window_peephole, comp.quads)
+        program = on_program(local_value_numbering, comp.quads)
+        return on_program(dead_code, program) if which == "lvn-dce" else program
+
+    return comp.cached(f"peephole-{which}", build)
+
+
+@register("window", "quads after a fixed-window peephole pass (lesson 02)")
+def run_window_stage(comp: Compilation, args: list[object], out: Output,
+                     limits: Limits) -> int:
+    from ssa_course.quads.interp import run_quads
+
+    return run_quads(peephole_program(comp, "window"), args, out, limits)
+
+
+@register("lvn", "quads after local value numbering (lesson 02)")
+def run_lvn_stage(comp: Compilation, args: list[object], out: Output, limits: Limits) -> int:
+    from ssa_course.quads.interp import run_quads
+
+    return run_quads(peephole_program(comp, "lvn"), args, out, limits)
+
+
+@register("lvn-dce", "local value numbering, then dead-code elimination")
+def run_lvn_dce_stage(comp: Compilation, args: list[object], out: Output,
+                      limits: Limits) -> int:
+    from ssa_course.quads.interp import run_quads
+
+    return run_quads(peephole_program(comp, "lvn-dce"), args, out, limits)

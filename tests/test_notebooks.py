@@ -6,11 +6,18 @@
   something);
 * ``exercises/`` equals a fresh regeneration from ``solutions/``;
 * a real ``nbgrader autograde`` gives the solution full marks and the blank release zero.
+
+Which Python runs the notebooks: every kernel these tests start (nbclient's and nbgrader's)
+is the notebooks' ``python3`` kernel, and a ``python3`` kernelspec written to a temporary
+directory at the head of ``JUPYTER_PATH`` maps that name to *this* interpreter
+(``sys.executable``), so neither a kernelspec in the user's home nor another ``python`` on
+the PATH can sneak in.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -27,12 +34,48 @@ SOLUTIONS = sorted((ROOT / "solutions").glob("*.ipynb"))
 EXERCISES = sorted((ROOT / "exercises").glob("*.ipynb"))
 
 
+CELL_TIMEOUT = 120  # seconds per cell
+
+
+@pytest.fixture(scope="module", autouse=True)
+def venv_kernel(tmp_path_factory):
+    """A ``python3`` kernelspec running this interpreter, first on ``JUPYTER_PATH``."""
+    pytest.importorskip("ipykernel", reason="ipykernel is a dev dependency: make venv")
+    root = tmp_path_factory.mktemp("jupyter-path")
+    spec = root / "kernels" / "python3"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python 3 (ssa_course tests)",
+        "language": "python",
+    }))
+    paths = [str(root)] + [p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("JUPYTER_PATH", os.pathsep.join(paths))
+        mp.setenv("JUPYTER_DATA_DIR", str(root / "data"))
+        yield spec
+
+
 def _execute(path: Path, allow_errors: bool = False) -> nbformat.NotebookNode:
-    nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=180, kernel_name="python3", allow_errors=allow_errors,
-                            resources={"metadata": {"path": str(path.parent)}})
+    return _run(nbformat.read(path, as_version=4), path.parent, allow_errors)
+
+
+def _run(nb: nbformat.NotebookNode, cwd: Path, allow_errors: bool = False
+         ) -> nbformat.NotebookNode:
+    client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name="python3",
+                            allow_errors=allow_errors, resources={"metadata": {"path": str(cwd)}})
     client.execute()
     return nb
+
+
+def test_notebook_kernels_run_this_interpreter(tmp_path):
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    assert KernelSpecManager().get_kernel_spec("python3").argv[0] == sys.executable
+    nb = nbformat.v4.new_notebook()
+    nb.cells.append(nbformat.v4.new_code_cell("import sys, ssa_course\nprint(sys.executable)"))
+    _run(nb, tmp_path)
+    assert nb.cells[0].outputs[0]["text"].strip() == sys.executable
 
 
 def _errors(nb: nbformat.NotebookNode) -> list[str]:
@@ -105,7 +148,7 @@ def test_nbgrader_autograde_gives_full_marks_and_zero(tmp_path):
     cfg.Exchange.root = str(tmp_path / "exchange")
     cfg.GenerateAssignment.force = True
     cfg.Autograde.create_student = True
-    cfg.ExecutePreprocessor.timeout = 180
+    cfg.ExecutePreprocessor.timeout = CELL_TIMEOUT
     api = NbGraderAPI(config=cfg)
     generated = api.generate_assignment("ps1")
     assert generated["success"], generated["log"]

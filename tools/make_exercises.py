@@ -5,8 +5,8 @@ It builds a throw-away nbgrader course in a temporary directory, copies every
 ``generate_assignment`` (solutions become stubs, hidden tests disappear, outputs are
 cleared), and writes the released notebooks to ``exercises/`` in a normalised form (no
 outputs, timings or machine-specific metadata), so the same sources always give the same
-bytes. Never edit ``exercises/``
-by hand: ``tests/test_notebooks.py`` checks it equals a fresh regeneration.
+bytes. Never edit ``exercises/`` by hand: ``tests/test_notebooks.py`` checks it equals a
+fresh regeneration.
 
     python tools/make_exercises.py            # write exercises/
     python tools/make_exercises.py --check    # exit 1 if exercises/ is out of date
@@ -110,6 +110,9 @@ def main(argv: list[str] | None = None) -> int:
         stale = [p.name for p in fresh
                  if not (ROOT / "exercises" / p.name).exists()
                  or (ROOT / "exercises" / p.name).read_bytes() != p.read_bytes()]
+        names = {p.name for p in fresh}
+        stale += [f"{p.name} (no source in solutions/)"
+                  for p in sorted((ROOT / "exercises").glob("*.ipynb")) if p.name not in names]
     if stale:
         print("exercises/ is out of date (run `make exercises`): " + ", ".join(stale))
         return 1

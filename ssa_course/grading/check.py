@@ -8,6 +8,7 @@ in a notebook it also displays a drawing of the case when one is given.
 
 from __future__ import annotations
 
+import copy
 import traceback
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -43,14 +44,16 @@ def check_against(
     (It returns nothing on purpose: nbgrader would read a number left as a cell's last
     value as partial credit.)
 
-    ``normalise`` maps both results to a comparable form (e.g. ``sorted``); ``describe``
-    renders a case for the message; ``draw`` makes a picture of a failing case.
+    ``size`` orders the cases (the first failure reported is the smallest); ``normalise``
+    maps both results to a comparable form (e.g. ``sorted``); ``describe`` renders a case
+    for the message; ``draw`` makes a picture of a failing case, displayed when running
+    under IPython. The learner's function receives a deep copy of each case.
     """
-    ordered = sorted(cases, key=size)
+    ordered = sorted(cases, key=size)  # stable: equal sizes keep the caller's order
     for case in ordered:
         expected = normalise(reference(case))
         try:
-            actual = normalise(student(case))
+            actual = normalise(student(_private_copy(case)))
         except NotImplementedError:
             raise Mismatch("not implemented yet: replace `raise NotImplementedError()` with "
                            "your code") from None
@@ -67,6 +70,15 @@ def check_against(
                 f"     got: {actual!r}"
             )
     print(f"{what}: all {len(ordered)} cases agree with the reference")
+
+
+def _private_copy(case: object) -> object:
+    """The learner's function gets its own copy, so a case it mutates is still shown
+    (and drawn) as it was given."""
+    try:
+        return copy.deepcopy(case)
+    except Exception:  # an uncopyable case (a generator, a lock): share it
+        return case
 
 
 def _show(case: object, draw: Callable[[Any], object] | None) -> None:
