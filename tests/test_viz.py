@@ -2,59 +2,251 @@
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import ssa_course
-from ssa_course.viz import dot as dotmod
+from ssa_course.quads.bril import parse_bril_text
+from ssa_course.quads.cfg import build_cfg
+from ssa_course.viz import render
+from ssa_course.viz.dot import (
+    UNREACHABLE_FILL,
+    Drawing,
+    GraphEdge,
+    GraphNode,
+    RenderError,
+    cfg_to_dot,
+    graph_drawing,
+    graph_to_dot,
+    node_label,
+)
 
 SRC = "fn main(n: int) { var i = 0; while (i < n) { i = i + 1; } print(i); }"
+_EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "sum.tiny"
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+needs_dot = pytest.mark.skipif(not render.dot_available(), reason="Graphviz is not installed")
+
+BRIL = """
+@main(c: bool) {
+  x: int = const 1;
+  br c .same .same;
+.same:
+  enter .body .handler;
+.body:
+  throw x;
+.handler:
+  e: int = catch;
+  print e;
+  ret;
+.dead:
+  print x;
+}
+"""
 
 
-def test_dot_is_deterministic():
+def _cfg(text: str = BRIL):
+    return build_cfg(parse_bril_text(text, "t.bril").functions["main"])
+
+
+def _without_graphviz(monkeypatch) -> None:
+    monkeypatch.setattr(render.shutil, "which", lambda name: None)
+    render.notice_missing_graphviz.cache_clear()
+
+
+# ---------------------------------------------------------------- DOT text
+
+
+def test_dot_is_deterministic_within_a_process():
     a = ssa_course.show(ssa_course.compile(SRC), "cfg", "dot")
     b = ssa_course.show(ssa_course.compile(SRC), "cfg", "dot")
     assert a == b and "while.cond" in a
 
 
-def test_branch_edges_are_labelled():
-    text = ssa_course.show(SRC, "cfg", "dot")
-    assert 'label="T"' in text or "label=T" in text
+def test_dot_does_not_depend_on_the_hash_seed():
+    code = ("import ssa_course, sys; "
+            f"sys.stdout.write(ssa_course.show({SRC!r}, 'cfg', 'dot'))")
+    outs = set()
+    for seed in ("1", "2"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              env=env, timeout=120, check=True)
+        outs.add(done.stdout)
+    assert len(outs) == 1
 
 
-@pytest.mark.skipif(not dotmod.dot_available(), reason="Graphviz is not installed")
+def test_blocks_are_records_with_a_header_and_left_aligned_lines():
+    text = cfg_to_dot(_cfg())
+    assert '"b0" [label="{b0:|x: int = const 1;\\lbr c .same .same;\\l}", shape=record' in text
+    order = [m.group(1) for m in re.finditer(r'^"([\w.]+)" \[label=', text, re.M)]
+    assert order == ["b0", "same", "body", "handler", "dead"]  # layout order
+    assert 'label="@main"' in text  # the default title names the function
+
+
+def test_edges_are_labelled_and_styled():
+    text = cfg_to_dot(_cfg(), title="mine")
+    assert '"b0" -> "same" [label="T/F"];' in text  # both branch targets are one block
+    assert '"same" -> "body";' in text
+    assert '"same" -> "handler" [label="handler", style=dashed];' in text
+    assert 'label="mine"' in text
+    two_way = cfg_to_dot(build_cfg(ssa_course.compile(SRC).quads.functions["main"]))
+    assert re.search(r'"while\.cond\.\d+" -> "while\.body\.\d+" \[label="T"\]', two_way)
+    assert re.search(r'"while\.cond\.\d+" -> "while\.end\.\d+" \[label="F"\]', two_way)
+
+
+def test_entry_is_bold_and_unreachable_blocks_are_grey():
+    text = cfg_to_dot(_cfg())
+    assert re.search(r'^"b0" \[.*penwidth=2', text, re.M)
+    assert re.search(rf'^"dead" \[.*fillcolor="{UNREACHABLE_FILL}"', text, re.M)
+    assert not re.search(r'^"handler" \[.*fillcolor', text, re.M)
+
+
+def test_program_drawing_has_one_cluster_per_function():
+    src = "fn sq(x: int) -> int { return x * x; }\nfn main() { print(sq(3)); }"
+    text = ssa_course.show(src, "cfg", "dot")
+    assert text.count("subgraph cluster_") == 2
+    assert 'label="@sq"' in text and 'label="@main"' in text
+    assert '"@sq/b0"' in text and '"@main/b0"' in text
+
+
+def test_generic_graph_keeps_node_order_and_groups_edges_by_source():
+    nodes = [GraphNode("z", "Z"), GraphNode("a", "A", ("x = 1",), shape="box")]
+    edges = [GraphEdge("a", "z", "back", "dotted", color="red", constraint=False),
+             GraphEdge("z", "a", "go")]
+    text = graph_to_dot(nodes, edges, rankdir="LR")
+    assert text.index('"z" [') < text.index('"a" [')
+    assert text.index('"z" -> "a"') < text.index('"a" -> "z"')
+    assert '"a" -> "z" [label="back", style=dotted, color="red", constraint=false];' in text
+    assert '"a" [label="A\\nx = 1\\l", shape=box];' in text
+    assert '"z" [label="Z", shape=record];' in text  # left to right: no braces
+    assert isinstance(graph_drawing(nodes, edges), Drawing)
+
+
+def test_generic_graph_rejects_unknown_and_duplicate_nodes():
+    with pytest.raises(ValueError, match="unknown node q"):
+        graph_to_dot([GraphNode("a")], [GraphEdge("a", "q")])
+    with pytest.raises(ValueError, match="share an id"):
+        graph_to_dot([GraphNode("a"), GraphNode("a")], [])
+
+
+_line = st.text(st.characters(codec="ascii", exclude_categories=("Cc",)), max_size=12)
+
+
+@given(st.text(st.characters(codec="ascii", exclude_categories=("Cc",)), min_size=1,
+               max_size=12).filter(str.strip), st.lists(_line.filter(str.strip), max_size=4))
+def test_record_labels_read_back_to_their_text(header, lines):
+    label = node_label(GraphNode("n", header.strip(), tuple(lines)))
+    assert render.unescape_label(label) == [header.strip()] + [s.rstrip() for s in lines]
+
+
+@needs_dot
+def test_graphviz_shows_special_characters_literally():
+    node = GraphNode("n", "{head}", ("a  |  <b>", 'say "hi" \\ ok'))
+    svg = graph_drawing([node], []).svg()
+    assert "{head}" in svg
+    assert "a &#160;| &#160;&lt;b&gt;" in svg or "a  |  &lt;b&gt;" in svg
+    assert "say &quot;hi&quot; \\ ok" in svg or 'say "hi" \\ ok' in svg
+
+
+# ---------------------------------------------------------------- rendering
+
+
+@needs_dot
 def test_svg_with_graphviz():
     drawing = ssa_course.show(SRC, "cfg")
     svg = drawing._repr_svg_()
-    assert svg.lstrip().startswith("<?xml") or "<svg" in svg
-    assert drawing._repr_png_() is None
+    assert "<svg" in svg and "while.cond" in svg
+    assert drawing._repr_png_() is None  # Jupyter shows the SVG
+    assert drawing.png()[:8] == PNG_MAGIC
 
 
 def test_fallback_without_graphviz(monkeypatch, capsys):
-    monkeypatch.setattr(dotmod.shutil, "which", lambda name: None)
-    monkeypatch.setattr(dotmod, "_NOTICE_SHOWN", [])
+    _without_graphviz(monkeypatch)
+    assert not render.dot_available()
     drawing = ssa_course.show(SRC, "cfg")
     assert drawing._repr_svg_() is None
-    png = drawing._repr_png_()
-    assert png[:8] == b"\x89PNG\r\n\x1a\n"
-    assert "Graphviz" in capsys.readouterr().err
-    drawing._repr_png_()
-    assert capsys.readouterr().err == ""  # the notice is shown once
-    with pytest.raises(RuntimeError, match="not installed"):
+    assert drawing._repr_png_()[:8] == PNG_MAGIC
+    assert capsys.readouterr().err == render.MISSING_NOTICE + "\n"
+    ssa_course.show(SRC, "cfg")._repr_png_()
+    assert drawing.png()[:8] == PNG_MAGIC
+    assert capsys.readouterr().err == ""  # the notice is shown once per process
+    with pytest.raises(RenderError, match="not installed"):
         drawing.svg()
 
 
-def test_ast_drawing_is_a_tree():
-    import re
+def test_fallback_when_graphviz_fails(monkeypatch, tmp_path, capsys):
+    broken = tmp_path / "dot"
+    broken.write_text("#!/bin/sh\necho 'dot: something broke' >&2\nexit 3\n")
+    broken.chmod(0o755)
+    monkeypatch.setattr(render.shutil, "which", lambda name: str(broken))
+    drawing = ssa_course.show(SRC, "cfg")
+    assert drawing._repr_svg_() is None
+    assert drawing._repr_png_()[:8] == PNG_MAGIC
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "something broke" in err
+    with pytest.raises(RenderError, match="Graphviz failed"):
+        drawing.svg()
 
+
+def test_fallback_draws_the_graph_it_is_given(monkeypatch):
+    _without_graphviz(monkeypatch)
+    small = Drawing(graph_to_dot([GraphNode("a", "A")], []))._repr_png_()
+    big = ssa_course.show(SRC, "cfg")._repr_png_()
+    tree = Drawing(ssa_course.show(SRC, "ast", "dot"))._repr_png_()  # plain boxes
+    assert len({small, big, tree}) == 3
+    assert all(p[:8] == PNG_MAGIC for p in (small, big, tree))
+
+
+def test_layered_layout_rows_follow_breadth_first_distance():
+    nodes = {"a": ["a"], "b": ["b", "b2"], "c": ["c"], "lone": ["lone"]}
+    pos = render.layered_layout(nodes, [("a", "b"), ("a", "c"), ("b", "a")])
+    assert pos["b"][1] == pos["c"][1] < pos["a"][1]
+    assert pos["b"][0] < pos["c"][0]
+    assert pos["lone"][1] < pos["b"][1]  # a new component starts below the others
+
+
+def test_save_by_extension(tmp_path, monkeypatch):
+    drawing = ssa_course.show(SRC, "cfg")
+    drawing.save(tmp_path / "g.dot")
+    assert (tmp_path / "g.dot").read_text() == drawing.dot
+    with pytest.raises(ValueError, match="'.pdf'"):
+        drawing.save(tmp_path / "g.pdf")
+    if render.dot_available():
+        drawing.save(str(tmp_path / "g.svg"))
+        assert "<svg" in (tmp_path / "g.svg").read_text()
+    _without_graphviz(monkeypatch)
+    drawing.save(str(tmp_path / "g.png"))
+    assert (tmp_path / "g.png").read_bytes()[:8] == PNG_MAGIC
+
+
+def test_ast_drawing_is_a_tree():
     text = ssa_course.show(SRC, "ast", "dot")
     nodes = len(re.findall(r"^\s*n\d+ \[label=", text, re.M))
     edges = text.count("->")
     assert edges == nodes - 1  # one function: a tree has one edge fewer than nodes
 
 
-def test_save_by_extension(tmp_path):
-    drawing = ssa_course.show(SRC, "cfg")
-    drawing.save(str(tmp_path / "g.dot"))
-    assert (tmp_path / "g.dot").read_text() == drawing.dot
-    drawing.save(str(tmp_path / "g.png"))
-    assert (tmp_path / "g.png").read_bytes()[:4] == b"\x89PNG"
+def test_cli_svg_without_graphviz_is_a_plain_error(monkeypatch, tmp_path, capsys):
+    from ssa_course.cli import main
+
+    _without_graphviz(monkeypatch)
+    status = main(["show", str(_EXAMPLE), "--as", "cfg", "--format", "svg",
+                   "-o", str(tmp_path / "x.svg")])
+    assert status == 1
+    assert capsys.readouterr().err.startswith("error: Graphviz 'dot' is not installed")
+    assert main(["show", str(_EXAMPLE), "--as", "cfg", "--format", "png",
+                 "-o", str(tmp_path / "x.png")]) == 0
+    assert (tmp_path / "x.png").read_bytes()[:8] == PNG_MAGIC
+
+
+def test_an_exceptional_successor_is_a_dotted_edge():
+    cfg = _cfg()
+    cfg.blocks["body"].throws_to = "handler"
+    text = cfg_to_dot(cfg)
+    assert '"body" -> "handler" [label="throws", style=dotted];' in text

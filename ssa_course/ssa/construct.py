@@ -43,11 +43,13 @@ class SSAStats:
     per_function: dict[str, int] = field(default_factory=dict)
 
 
-def prepare_cfg(fn: Function) -> CFG:
-    """The CFG SSA is built on: reachable blocks, exception edges, an entry with no preds."""
+def prepare_cfg(fn: Function, exception_edges: bool = True) -> CFG:
+    """The CFG SSA is built on: reachable blocks, exception edges (unless Julia's
+    Upsilon/PhiC are used instead), and an entry block with no predecessors."""
     cfg = build_cfg(fn)
     remove_unreachable(cfg)
-    add_exception_edges(cfg)
+    if exception_edges:
+        add_exception_edges(cfg)
     entry = cfg.blocks[cfg.entry]
     if entry.preds:  # a phi cannot live in the entry block: give it a fresh one
         name = "entry"

@@ -72,3 +72,24 @@ def braun_program(comp: Compilation) -> Program:
 @register("ssa-braun", "SSA built on the fly (Braun et al.): sealed blocks, trivial phis removed")
 def run_braun(comp: Compilation, args: list[object], out: Output, limits: Limits) -> int:
     return run_quads(braun_program(comp), args, out, limits)
+
+
+def julia_program(comp: Compilation) -> dict:
+    """Every function as verified, compacted Julia-style IRCode, cached."""
+    from ssa_course.ssa.irverify import verify_ir
+    from ssa_course.ssa.julia import program_ircode
+
+    def build() -> dict:
+        program = program_ircode(comp.quads)
+        for ir in program.values():
+            verify_ir(ir)
+        return program
+
+    return comp.cached("julia", build)
+
+
+@register("julia", "Julia-style IRCode (flat statements, PiNodes, Upsilon/PhiC), compacted")
+def run_julia(comp: Compilation, args: list[object], out: Output, limits: Limits) -> int:
+    from ssa_course.ssa.irinterp import run_ircode
+
+    return run_ircode(julia_program(comp), args, out, limits, comp.quads.structs)

@@ -14,7 +14,7 @@ header and one instruction per left-aligned line, ``T``/``F`` on the two edges o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import pydot
@@ -98,6 +98,13 @@ def node_label(node: GraphNode, vertical: bool = True) -> str:
     return '"' + "".join(parts) + '"'
 
 
+def _cluster_id(key: str, number: int) -> str:
+    """``fn_main`` for key ``main``; the number keeps ids unique when keys differ only in
+    punctuation (``a.b`` and ``a_b``)."""
+    word = "".join(c if c.isalnum() else "_" for c in key)
+    return f"fn_{word}" if word == key else f"fn{number}_{word}"
+
+
 def graph_to_dot(nodes: Iterable[GraphNode], edges: Iterable[GraphEdge], *,
                  title: str | None = None, clusters: Mapping[str, str] | None = None,
                  rankdir: str = "TB", name: str = "g") -> str:
@@ -117,6 +124,7 @@ def graph_to_dot(nodes: Iterable[GraphNode], edges: Iterable[GraphEdge], *,
 
     graph = pydot.Dot(name, graph_type="digraph")
     graph.set("rankdir", rankdir)
+    graph.set("fontname", "monospace")
     graph.set_node_defaults(fontname="monospace", fontsize="10")
     graph.set_edge_defaults(fontname="monospace", fontsize="9")
     if title:
@@ -130,7 +138,7 @@ def graph_to_dot(nodes: Iterable[GraphNode], edges: Iterable[GraphEdge], *,
             if node.cluster not in frames:
                 title_text = (clusters or {}).get(node.cluster, node.cluster)
                 frames[node.cluster] = pydot.Cluster(
-                    f"c{len(frames)}", label=_quote(title_text), fontname="monospace")
+                    _cluster_id(node.cluster, len(frames)), label=_quote(title_text))
                 graph.add_subgraph(frames[node.cluster])
             parent = frames[node.cluster]
         attrs = {"label": node_label(node, vertical), "shape": node.shape}
@@ -162,13 +170,7 @@ def graph_drawing(nodes: Iterable[GraphNode], edges: Iterable[GraphEdge], **opti
 # ---------------------------------------------------------------- CFGs
 
 
-def _formatter() -> Callable[[object], str]:
-    from ssa_course.quads.bril import format_instr
-
-    return format_instr
-
-
-def _edge_label(term, succ: str) -> tuple[str, str]:  # noqa: ANN001
+def _edge_label(term, succ: str) -> tuple[str, str]:
     """(label, style) of the edge from a block ending in ``term`` to ``succ``."""
     if term is None or not term.labels:
         return "", "solid"
@@ -181,14 +183,15 @@ def _edge_label(term, succ: str) -> tuple[str, str]:  # noqa: ANN001
     return "", "solid"
 
 
-def cfg_graph(cfg, prefix: str = "", cluster: str | None = None  # noqa: ANN001
+def cfg_graph(cfg, prefix: str = "", cluster: str | None = None
               ) -> tuple[list[GraphNode], list[GraphEdge]]:
     """Nodes and edges of one CFG, in layout order (``prefix`` keeps ids unique when
     several functions share a picture)."""
-    fmt = _formatter()
+    from ssa_course.quads.bril import format_instr
+
     live = cfg.reachable()
     nodes = [GraphNode(prefix + block.name, header=f"{block.name}:",
-                       lines=tuple(fmt(instr) for instr in block.instrs),
+                       lines=tuple(format_instr(instr) for instr in block.instrs),
                        emphasis=block.name == cfg.entry,
                        fill=None if block.name in live else UNREACHABLE_FILL,
                        cluster=cluster)
@@ -205,7 +208,7 @@ def cfg_graph(cfg, prefix: str = "", cluster: str | None = None  # noqa: ANN001
     return nodes, edges
 
 
-def cfg_to_dot(cfg, title: str | None = None) -> str:  # noqa: ANN001
+def cfg_to_dot(cfg, title: str | None = None) -> str:
     """DOT text of one function's CFG (deterministic: blocks in layout order)."""
     nodes, edges = cfg_graph(cfg)
     return graph_to_dot(nodes, edges, title=title or f"@{cfg.function.name}", name="cfg")

@@ -24,14 +24,19 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ssa_course.errors import SsaCourseError
+
 RENDER_TIMEOUT = 60  # seconds; Graphviz lays out a lesson-size graph in milliseconds
 
 MISSING_NOTICE = ("note: Graphviz 'dot' is not installed; showing a simpler matplotlib "
                   "drawing (install graphviz for the real layout)")
 
 
-class RenderError(RuntimeError):
-    """Graphviz is missing, failed, or took too long."""
+class RenderError(SsaCourseError, RuntimeError):
+    """Graphviz is missing, failed, or took too long (the CLI prints ``error: ...``)."""
+
+    def render(self) -> str:
+        return f"error: {self}"
 
 
 def dot_available() -> bool:

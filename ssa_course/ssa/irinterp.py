@@ -1,0 +1,249 @@
+"""The IRCode interpreter: runs Julia-style IR block by block, on an explicit stack.
+
+On entering a block, all its phis read the values of the edge control came along, at
+once (simultaneous semantics). An Upsilon stores into its PhiC's hidden slot; a PhiC
+reads the most recently executed of its Upsilons. ``enter`` pushes a handler (the catch
+block), ``leave`` pops it, ``throw`` unwinds to the innermost handler -- through calls
+if needed. Each executed statement counts one step (phis and PiNodes included).
+"""
+
+from __future__ import annotations
+
+from ssa_course.errors import RuntimeTrap
+from ssa_course.runtime import (
+    Limits,
+    Output,
+    TinyArray,
+    TinyStruct,
+    check_index,
+    format_print,
+    load_element,
+    new_array,
+    stack_overflow,
+    step_limit_exceeded,
+    tiny_div,
+    tiny_rem,
+    uncaught,
+    wrap,
+)
+from ssa_course.ssa.ircode import (
+    UNDEF,
+    Argument,
+    EnterNode,
+    Expr,
+    GotoIfNot,
+    GotoNode,
+    IRCode,
+    LeaveNode,
+    PhiCNode,
+    PhiNode,
+    PiNode,
+    ReturnNode,
+    SSAValue,
+    UpsilonNode,
+)
+from ssa_course.tiny.types import ArrayType, BoolType, IntType
+
+_BINARY = {
+    "add": lambda a, b: wrap(a + b), "sub": lambda a, b: wrap(a - b),
+    "mul": lambda a, b: wrap(a * b), "lt": lambda a, b: a < b, "gt": lambda a, b: a > b,
+    "le": lambda a, b: a <= b, "ge": lambda a, b: a >= b,
+    "and": lambda a, b: bool(a and b), "or": lambda a, b: bool(a or b),
+}
+
+
+class _Frame:
+    __slots__ = ("ir", "args", "vals", "block", "prev", "i", "handlers", "exc", "dest",
+                 "ups", "clock")
+
+    def __init__(self, ir: IRCode, args: list[object], dest: int | None):
+        self.ir = ir
+        self.args = args
+        self.vals: dict[int, object] = {}
+        self.block = 1
+        self.prev = 0
+        self.i = ir.blocks[0].start if ir.blocks else 1
+        self.handlers: list[int] = []
+        self.exc = 0
+        self.dest = dest  # where the caller stores our result (a statement id)
+        self.ups: dict[int, tuple[int, object]] = {}  # upsilon id -> (time, value)
+        self.clock = 0
+
+
+def _zero(ty: object) -> object:
+    elem = ty.elem if isinstance(ty, ArrayType) else None
+    if isinstance(elem, IntType):
+        return 0
+    if isinstance(elem, BoolType):
+        return False
+    return None
+
+
+def run_ircode(program: dict[str, IRCode], args: list[object], out: Output,
+               limits: Limits, structs: dict | None = None) -> int:
+    """Run ``main``; returns the number of statements executed."""
+    structs = structs or {}
+    stack = [_Frame(program["main"], list(args), None)]
+    steps = 0
+
+    def val(f: _Frame, v: object) -> object:
+        if isinstance(v, SSAValue):
+            try:
+                return f.vals[v.id]
+            except KeyError:
+                raise RuntimeTrap(f"undefined value %{v.id} in {f.ir.name}") from None
+        if isinstance(v, Argument):
+            return f.args[v.n - 1]
+        if v == UNDEF and isinstance(v, str):
+            raise RuntimeTrap(f"undefined value in {f.ir.name}")
+        return v
+
+    def enter_block(f: _Frame, target: int) -> None:
+        f.prev, f.block = f.block, target
+        f.i = f.ir.blocks[target - 1].start
+        # all phis at the top read their edge's values first, then assign
+        blk = f.ir.blocks[target - 1]
+        i = blk.start
+        pending = []
+        while i <= blk.stop and isinstance(f.ir.stmts[i - 1], PhiNode):
+            phi = f.ir.stmts[i - 1]
+            v = UNDEF
+            for e, x in zip(phi.edges, phi.values, strict=True):
+                if e == f.prev:
+                    v = x
+                    break
+            pending.append((i, v))
+            i += 1
+        for i2, v in pending:
+            if isinstance(v, str) and v == UNDEF:
+                f.vals.pop(i2, None)
+            else:
+                f.vals[i2] = val(f, v)
+
+    frame = stack[0]
+    while True:
+        f = frame
+        blk = f.ir.blocks[f.block - 1]
+        if f.i > blk.stop:  # fell through the end of a block
+            if f.block < len(f.ir.blocks) and blk.succs == [f.block + 1]:
+                enter_block(f, f.block + 1)
+                continue
+            if f.block >= len(f.ir.blocks):
+                result = None  # fell off the end of the function
+            else:
+                enter_block(f, blk.succs[0])
+                continue
+        else:
+            idx = f.i
+            s = f.ir.stmts[idx - 1]
+            f.i += 1
+            steps += 1
+            if steps > limits.steps:
+                raise step_limit_exceeded()
+            if isinstance(s, PhiNode):
+                continue  # already assigned when the block was entered
+            if isinstance(s, Expr):
+                head = s.head
+                pos = f.ir.lines[idx - 1]
+                if head in _BINARY:
+                    f.vals[idx] = _BINARY[head](val(f, s.args[0]), val(f, s.args[1]))
+                elif head == "eq":
+                    a, b = val(f, s.args[0]), val(f, s.args[1])
+                    f.vals[idx] = a is b if isinstance(a, TinyArray | TinyStruct) else a == b
+                elif head == "not":
+                    f.vals[idx] = not val(f, s.args[0])
+                elif head == "div":
+                    f.vals[idx] = tiny_div(val(f, s.args[0]), val(f, s.args[1]), pos)
+                elif head == "rem":
+                    f.vals[idx] = tiny_rem(val(f, s.args[0]), val(f, s.args[1]), pos)
+                elif head == "print":
+                    out.write(format_print([val(f, a) for a in s.args]))
+                elif head == "call":
+                    callee = program.get(s.func)
+                    if callee is None:
+                        raise RuntimeTrap(f"undefined function '@{s.func}'")
+                    if len(stack) >= limits.depth:
+                        raise stack_overflow()
+                    frame = _Frame(callee, [val(f, a) for a in s.args], idx)
+                    stack.append(frame)
+                    continue
+                elif head == "alen":
+                    f.vals[idx] = len(val(f, s.args[0]).items)
+                elif head == "aload":
+                    f.vals[idx] = load_element(val(f, s.args[0]), val(f, s.args[1]), pos)
+                elif head == "astore":
+                    arr, i, v = (val(f, a) for a in s.args)
+                    check_index(arr, i, pos)
+                    arr.items[i] = v
+                elif head == "newarr":
+                    f.vals[idx] = new_array(val(f, s.args[0]), _zero(f.ir.types[idx - 1]), pos)
+                elif head == "newstruct":
+                    name = str(f.ir.types[idx - 1])
+                    fields = [n for n, _ in structs[name].fields]
+                    f.vals[idx] = TinyStruct(name, {n: val(f, a) for n, a in
+                                                    zip(fields, s.args, strict=True)})
+                elif head == "getf":
+                    f.vals[idx] = val(f, s.args[0]).fields[s.field]
+                elif head == "setf":
+                    val(f, s.args[0]).fields[s.field] = val(f, s.args[1])
+                elif head == "the_exception":
+                    f.vals[idx] = f.exc
+                elif head == "throw":
+                    value = val(f, s.args[0])
+                    while not frame.handlers:
+                        stack.pop()
+                        if not stack:
+                            raise uncaught(value)
+                        frame = stack[-1]
+                    target = frame.handlers.pop()
+                    frame.exc = value
+                    enter_block(frame, target)
+                    continue
+                else:
+                    raise RuntimeTrap(f"unknown operation '{head}' in {f.ir.name}")
+                continue
+            if isinstance(s, GotoNode):
+                enter_block(f, s.label)
+                continue
+            if isinstance(s, GotoIfNot):
+                if val(f, s.cond):
+                    enter_block(f, f.block + 1)
+                else:
+                    enter_block(f, s.dest)
+                continue
+            if isinstance(s, PiNode):
+                f.vals[idx] = val(f, s.val)
+                continue
+            if isinstance(s, UpsilonNode):
+                f.clock += 1
+                v = s.val
+                f.ups[idx] = (f.clock, UNDEF if isinstance(v, str) else val(f, v))
+                continue
+            if isinstance(s, PhiCNode):
+                latest = max((f.ups[u.id] for u in s.values if u.id in f.ups),
+                             default=None, key=lambda tv: tv[0])
+                if latest is None or (isinstance(latest[1], str) and latest[1] == UNDEF):
+                    f.vals.pop(idx, None)
+                else:
+                    f.vals[idx] = latest[1]
+                continue
+            if isinstance(s, EnterNode):
+                f.handlers.append(s.catch_dest)
+                f.vals[idx] = len(f.handlers)
+                enter_block(f, f.block + 1)
+                continue
+            if isinstance(s, LeaveNode):
+                f.handlers.pop()
+                continue
+            if s is None:
+                continue
+            if not isinstance(s, ReturnNode):
+                raise RuntimeTrap(f"cannot run statement %{idx} in {f.ir.name}")
+            result = None if s.val is None else val(f, s.val)
+        # return from f
+        stack.pop()
+        if not stack:
+            return steps
+        frame = stack[-1]
+        if f.dest is not None:
+            frame.vals[f.dest] = result

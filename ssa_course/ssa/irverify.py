@@ -1,0 +1,154 @@
+"""The IRCode verifier: every invariant Julia's IR relies on, checked and named.
+
+* **blocks cover the statements** -- block ranges are contiguous and in order;
+* **one terminator per block** -- a goto/return/enter/throw only as a block's last
+  statement, and the block's successors are what that terminator says;
+* **preds mirror succs**;
+* **phi edges equal predecessors** -- and phis only at the top of a block;
+* **uses dominated by defs** -- ``%j`` used in statement ``i`` is defined in a block that
+  dominates ``i``'s (earlier in the same block); a phi's value must dominate its edge;
+* **PhiC lists Upsilons**;
+* **types consistent** -- arithmetic is int, comparisons are bool, a branch condition is
+  bool, a phi's operands have the phi's type.
+"""
+
+from __future__ import annotations
+
+from ssa_course.errors import VerifyError
+from ssa_course.ssa.dom import dominates, immediate_dominators
+from ssa_course.ssa.ircode import (
+    Argument,
+    EnterNode,
+    Expr,
+    GotoIfNot,
+    GotoNode,
+    IRCode,
+    OldSSAValue,
+    PhiCNode,
+    PhiNode,
+    PiNode,
+    ReturnNode,
+    SSAValue,
+    UpsilonNode,
+    is_terminator,
+)
+from ssa_course.tiny.types import BOOL, INT
+
+_INT_OPS = {"add", "sub", "mul", "div", "rem", "alen"}
+_BOOL_OPS = {"eq", "lt", "gt", "le", "ge", "not", "and", "or"}
+
+
+def verify_ir(ir: IRCode) -> None:
+    """Raise :class:`VerifyError` naming the first broken invariant."""
+    name = ir.name
+
+    def fail(invariant: str, where: str, detail: str = "") -> VerifyError:
+        return VerifyError(invariant, f"{name} {where}", detail)
+
+    expected = 1
+    for k, b in enumerate(ir.blocks, start=1):
+        if b.start != expected or b.stop < b.start - 1:
+            raise fail("blocks cover the statements", f"#{k}",
+                       f"range {b.start}:{b.stop}, expected to start at {expected}")
+        expected = b.stop + 1
+    if expected != len(ir.stmts) + 1:
+        raise fail("blocks cover the statements", "end", f"{len(ir.stmts)} statements")
+    block_of = {}
+    for k, b in enumerate(ir.blocks, start=1):
+        for i in range(b.start, b.stop + 1):
+            block_of[i] = k
+        for i in range(b.start, b.stop):
+            if is_terminator(ir.stmts[i - 1]):
+                raise fail("one terminator per block", f"%{i} in #{k}",
+                           "a terminator before the end of its block")
+        last = ir.stmts[b.stop - 1] if b.stop >= b.start else None
+        want = _successors(last, k, len(ir.blocks))
+        if sorted(b.succs) != sorted(want):
+            raise fail("one terminator per block", f"#{k}",
+                       f"successors {b.succs}, terminator says {want}")
+    for k, b in enumerate(ir.blocks, start=1):
+        for s in b.succs:
+            if k not in ir.blocks[s - 1].preds:
+                raise fail("preds mirror succs", f"#{k} -> #{s}")
+        for p in b.preds:
+            if k not in ir.blocks[p - 1].succs:
+                raise fail("preds mirror succs", f"#{p} -> #{k}")
+    succs = {k: list(b.succs) for k, b in enumerate(ir.blocks, start=1)}
+    idom = immediate_dominators(succs, 1) if ir.blocks else {}
+
+    def check_use(v: object, use_block: int, use_index: int | None, where: str) -> None:
+        if isinstance(v, OldSSAValue):
+            raise fail("uses dominated by defs", where, f"{v} was never renumbered")
+        if not isinstance(v, SSAValue):
+            return
+        if not 1 <= v.id <= len(ir.stmts):
+            raise fail("uses dominated by defs", where, f"{v} does not exist")
+        db = block_of[v.id]
+        if use_block not in idom or db not in idom:
+            return
+        ok = (use_index is None or v.id < use_index) if db == use_block else \
+            dominates(idom, db, use_block)
+        if not ok:
+            raise fail("uses dominated by defs", where, f"{v} is defined in #{db}")
+
+    for k, b in enumerate(ir.blocks, start=1):
+        in_phis = True
+        for i in range(b.start, b.stop + 1):
+            s = ir.stmts[i - 1]
+            where = f"%{i} in #{k}"
+            if isinstance(s, PhiNode):
+                if not in_phis:
+                    raise fail("phi edges equal predecessors", where, "a phi after other code")
+                if sorted(s.edges) != sorted(b.preds):
+                    raise fail("phi edges equal predecessors", where,
+                               f"edges {s.edges}, predecessors {b.preds}")
+                for e, v in zip(s.edges, s.values, strict=True):
+                    check_use(v, e, None, where)
+                    _same_type(ir, v, ir.types[i - 1], fail, where)
+                continue
+            in_phis = in_phis and isinstance(s, PiNode | PhiCNode)
+            if isinstance(s, PhiCNode):
+                for u in s.values:
+                    if not isinstance(u, SSAValue) or not isinstance(
+                            ir.stmts[u.id - 1], UpsilonNode):
+                        raise fail("PhiC lists Upsilons", where, f"{u} is not an Upsilon")
+                continue
+            if s is None or isinstance(s, SSAValue | Argument | int):
+                continue
+            for v in s.operands():
+                check_use(v, k, i, where)
+            _check_types(ir, i, s, fail, where)
+
+
+def _successors(last: object, k: int, n: int) -> list[int]:
+    if isinstance(last, GotoNode):
+        return [last.label]
+    if isinstance(last, GotoIfNot):
+        return [k + 1, last.dest]
+    if isinstance(last, EnterNode):
+        return [k + 1, last.catch_dest]
+    if isinstance(last, ReturnNode) or (isinstance(last, Expr) and last.head == "throw"):
+        return []
+    return [k + 1] if k < n else []
+
+
+def _same_type(ir: IRCode, v: object, ty: object, fail, where: str) -> None:  # noqa: ANN001
+    vt = ir.type_of(v)
+    if vt is not None and ty is not None and vt != ty:
+        raise fail("types consistent", where, f"{v} is {vt}, expected {ty}")
+
+
+def _check_types(ir: IRCode, i: int, s: object, fail, where: str) -> None:  # noqa: ANN001
+    ty = ir.types[i - 1]
+    if isinstance(s, GotoIfNot):
+        _same_type(ir, s.cond, BOOL, fail, where)
+    elif isinstance(s, PiNode):
+        _same_type(ir, s.val, ty, fail, where)
+    elif isinstance(s, Expr) and s.head in _INT_OPS:
+        if ty != INT:
+            raise fail("types consistent", where, f"{s.head} gives int, typed {ty}")
+        if s.head != "alen":
+            for a in s.args:
+                _same_type(ir, a, INT, fail, where)
+    elif isinstance(s, Expr) and s.head in _BOOL_OPS and ty != BOOL:
+        raise fail("types consistent", where, f"{s.head} gives bool, typed {ty}")

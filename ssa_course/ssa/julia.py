@@ -1,0 +1,484 @@
+"""From quads to Julia's IRCode, and Julia's way of printing it.
+
+:func:`build_ircode` renames variables to statement values in one walk of the dominator
+tree (pruned phi placement, as in :mod:`ssa_course.ssa.construct`), with three Julia
+touches:
+
+* constants and copies are folded into operands: a literal is written in place, as
+  Julia prints ``add_int(%1, 1)``, and a copy ``y = x`` makes ``y`` the same value;
+* ``try``/``catch``: a catch block has no ordinary predecessors carrying values, so each
+  variable live into it gets an **Upsilon** at the top of the try region and after every
+  assignment inside it, and the catch block reads a **PhiC** listing those Upsilons;
+* a branch on a comparison with a constant gets **PiNodes** on both sides recording what
+  the branch proved (``π (%3, %3 < 10)``), and uses dominated by a side read the PiNode.
+
+:func:`format_ir` prints with Julia's block rails; :func:`code_typed` is the notebook
+entry point.
+"""
+
+from __future__ import annotations
+
+from ssa_course.quads.cfg import CFG
+from ssa_course.quads.ir import Function, Instr, Program
+from ssa_course.ssa.construct import live_in_sets, prepare_cfg
+from ssa_course.ssa.dom import (
+    dominance_frontiers,
+    dominates,
+    dominator_tree,
+    immediate_dominators,
+    iterated_frontier,
+)
+from ssa_course.ssa.exceptions import handler_stacks
+from ssa_course.ssa.ircode import (
+    UNDEF,
+    Argument,
+    Block,
+    EnterNode,
+    Expr,
+    GotoIfNot,
+    GotoNode,
+    IRCode,
+    LeaveNode,
+    PhiCNode,
+    PhiNode,
+    PiNode,
+    ReturnNode,
+    SSAValue,
+    UpsilonNode,
+    compact,
+    fmt,
+    is_terminator,
+    set_operands,
+)
+from ssa_course.tiny.types import BOOL, VOID
+
+VALUE_OPS = {"add", "sub", "mul", "div", "rem", "eq", "lt", "gt", "le", "ge", "not", "and",
+             "or", "alen", "aload", "newarr", "newstruct", "getf", "call"}
+
+
+class _Ref:
+    """A statement whose final number is not known yet (numbering happens at layout)."""
+
+    __slots__ = ("stmt", "type", "line", "id")
+
+    def __init__(self, stmt: object, type_: object, line: object):
+        self.stmt = stmt
+        self.type = type_
+        self.line = line
+        self.id = 0
+
+
+class _Builder:
+    def __init__(self, fn: Function):
+        self.fn = fn
+        self.cfg: CFG = prepare_cfg(fn, exception_edges=False)
+        self.stmts: dict[str, list[_Ref]] = {name: [] for name in self.cfg.blocks}
+        self.stacks: dict[str, list[object]] = {}
+        for n, (name, _) in enumerate(fn.params, start=1):
+            self.stacks[name] = [Argument(n, name)]
+        self.types: dict[str, object] = dict(fn.params)
+        for instr in fn.instrs():
+            if instr.dest is not None:
+                self.types.setdefault(instr.dest, instr.type)
+
+    def top(self, var: str) -> object:
+        st = self.stacks.get(var)
+        return st[-1] if st else UNDEF
+
+    def emit(self, block: str, stmt: object, type_: object = None, line: object = None) -> _Ref:
+        ref = _Ref(stmt, type_, line)
+        self.stmts[block].append(ref)
+        return ref
+
+    def build(self) -> IRCode:
+        cfg = self.cfg
+        succs = {n: list(b.succs) for n, b in cfg.blocks.items()}
+        idom = immediate_dominators(succs, cfg.entry)
+        df = dominance_frontiers(succs, idom)
+        tree = dominator_tree(idom)
+        live_in = live_in_sets(cfg)
+        stacks_at = handler_stacks(cfg)
+
+        # Values live into a catch block travel through Upsilon/PhiC, not phis.
+        handlers = {b.terminator.labels[1] for b in cfg.blocks.values()
+                    if b.terminator is not None and b.terminator.op == "enter"}
+        catch_vars: dict[str, list[str]] = {}
+        for h in handlers:
+            first = cfg.blocks[h].instrs[0] if cfg.blocks[h].instrs else None
+            exc = first.dest if first is not None and first.op == "catch" else None
+            catch_vars[h] = sorted(v for v in live_in[h] if v != exc and v in self.types)
+        upsilons: dict[tuple[str, str], list[_Ref]] = {}
+
+        defsites: dict[str, set[str]] = {name: {cfg.entry} for name, _ in self.fn.params}
+        for name, block in cfg.blocks.items():
+            for instr in block.instrs:
+                if instr.dest is not None:
+                    defsites.setdefault(instr.dest, set()).add(name)
+        phis: dict[str, list[tuple[str, PhiNode, _Ref]]] = {n: [] for n in cfg.blocks}
+        for var in sorted(defsites):
+            for b in sorted(iterated_frontier(df, defsites[var])):
+                if var not in live_in[b] or var in catch_vars.get(b, ()):
+                    continue
+                preds = cfg.blocks[b].preds
+                node = PhiNode(list(preds), [UNDEF] * len(preds))
+                phis[b].append((var, node, self.emit(b, node, self.types.get(var))))
+
+        enters: dict[str, _Ref] = {}
+        pushed: dict[str, list[str]] = {}
+        work: list[tuple[str, str]] = [("enter", cfg.entry)]
+        while work:
+            action, name = work.pop()
+            if action == "exit":
+                for var in reversed(pushed.pop(name)):
+                    self.stacks[var].pop()
+                continue
+            mine: list[str] = []
+
+            def define(var: str, value: object, region: tuple[str, ...], at: str,
+                       mine: list[str]) -> None:
+                self.stacks.setdefault(var, []).append(value)
+                mine.append(var)
+                for h in region:  # every enclosing try whose handler reads var
+                    if var in catch_vars.get(h, ()):
+                        ups = self.emit(at, UpsilonNode(value))
+                        upsilons.setdefault((h, var), []).append(ups)
+
+            for var, _, ref in phis[name]:
+                self.stacks.setdefault(var, []).append(ref)
+                mine.append(var)
+            for var in catch_vars.get(name, ()):
+                phic = PhiCNode([])
+                ref = self.emit(name, phic, self.types.get(var))
+                phic.values = upsilons.setdefault((name, var), [])  # filled as we go
+                self.stacks.setdefault(var, []).append(ref)
+                mine.append(var)
+            region = stacks_at.get(name, ())
+            for instr in self.cfg.blocks[name].instrs:
+                if instr.op == "leave":
+                    self.emit(name, LeaveNode(enters[region[-1]]))
+                    region = region[:-1]
+                    continue
+                if instr.op == "enter":
+                    handler = instr.labels[1]
+                    for var in catch_vars.get(handler, ()):
+                        ups = self.emit(name, UpsilonNode(self.top(var)))
+                        upsilons.setdefault((handler, var), []).append(ups)
+                    enters[handler] = self.emit(name, ("enter", instr))
+                    continue
+                value = self.translate(name, instr)
+                if instr.dest is not None:
+                    define(instr.dest, value, region, name, mine)
+            for s in self.cfg.blocks[name].succs:
+                for var, node, _ in phis[s]:
+                    node.values[node.edges.index(name)] = self.top(var)
+            pushed[name] = mine
+            work.append(("exit", name))
+            for child in reversed(tree.get(name, [])):
+                work.append(("enter", child))
+        return self.layout(idom)
+
+    def translate(self, block: str, instr: Instr) -> object:
+        """Emit the statement(s) for one quad; returns the value it defines, if any."""
+        args = [self.top(a) for a in instr.args]
+        op = instr.op
+        if op == "const":
+            return instr.value
+        if op == "id":
+            return args[0]
+        if op == "catch":
+            return self.emit(block, Expr("the_exception"), instr.type, instr.pos)
+        if op in ("jmp", "br", "ret", "nop"):
+            if op == "ret":
+                self.emit(block, ReturnNode(args[0] if args else None))
+            elif op != "nop":
+                self.emit(block, (op, instr, args))  # resolved at layout
+            return None
+        func = instr.funcs[0] if instr.funcs else None
+        ty = instr.type if instr.dest is not None else VOID
+        return self.emit(block, Expr(op, args, func, instr.field), ty, instr.pos)
+
+    # -- layout: block numbers, statement numbers, gotos --------------------------
+
+    def layout(self, idom: dict) -> IRCode:
+        cfg = self.cfg
+        names = list(cfg.blocks)
+        order: list[tuple[str, str | None]] = []  # (quads block, or a synthetic goto target)
+        for i, name in enumerate(names):
+            order.append((name, None))
+            term = cfg.blocks[name].terminator
+            following = names[i + 1] if i + 1 < len(names) else None
+            if term is not None and term.op in ("br", "enter"):
+                through = term.labels[0]
+                if through != following:
+                    order.append((name, through))  # a block holding just "goto #through"
+        number: dict[str, int] = {}
+        synthetic: dict[tuple[str, str], int] = {}
+        for k, (name, target) in enumerate(order, start=1):
+            if target is None:
+                number[name] = k
+            else:
+                synthetic[(name, target)] = k
+
+        def edge_from(pred: str, succ: str) -> int:
+            return synthetic.get((pred, succ), number[pred])
+
+        ir = IRCode(self.fn.name, [n for n, _ in self.fn.params],
+                    [t for _, t in self.fn.params], self.fn.ret)
+        refs: list[_Ref] = []
+        block_stmts: list[list[_Ref]] = []
+        for k, (name, target) in enumerate(order, start=1):
+            out: list[_Ref] = []
+            if target is not None:
+                out.append(_Ref(GotoNode(number[target]), None, None))
+            else:
+                nxt = order[k][0] if k < len(order) and order[k][1] is None else None
+                for ref in self.stmts[name]:
+                    s = ref.stmt
+                    if isinstance(s, tuple) and s[0] == "enter":
+                        ref.stmt = EnterNode(number[s[1].labels[1]])
+                    elif isinstance(s, tuple) and s[0] == "jmp":
+                        dest = s[1].labels[0]
+                        if dest == nxt and k < len(order) and order[k][0] == dest:
+                            continue  # falls through
+                        ref.stmt = GotoNode(number[dest])
+                    elif isinstance(s, tuple) and s[0] == "br":
+                        ref.stmt = GotoIfNot(s[2][0], number[s[1].labels[1]])
+                    elif isinstance(s, PhiNode):
+                        s.edges = [edge_from(p, name) for p in s.edges]
+                    out.append(ref)
+                if not out and k < len(order):
+                    # no empty blocks: an explicit goto keeps the block a block
+                    out.append(_Ref(GotoNode(k + 1), None, None))
+            block_stmts.append(out)
+            refs.extend(out)
+        for i, ref in enumerate(refs, start=1):
+            ref.id = i
+
+        def operand(v: object) -> object:
+            return SSAValue(v.id) if isinstance(v, _Ref) else v
+
+        for out in block_stmts:
+            start = len(ir.stmts) + 1
+            for ref in out:
+                s = ref.stmt
+                if not isinstance(s, tuple):
+                    set_operands(s, [operand(v) for v in s.operands()])
+                ir.stmts.append(s)
+                ir.types.append(ref.type)
+                ir.lines.append(ref.line)
+                ir.flags.append(0)
+            ir.blocks.append(Block(start, len(ir.stmts)))
+        # edges from the terminators (or fall-through)
+        for k, blk in enumerate(ir.blocks, start=1):
+            last = ir.stmts[blk.stop - 1] if blk.stop >= blk.start else None
+            succs: list[int] = []
+            if isinstance(last, GotoNode):
+                succs = [last.label]
+            elif isinstance(last, GotoIfNot):
+                succs = [k + 1, last.dest]
+            elif isinstance(last, EnterNode):
+                succs = [k + 1, last.catch_dest]
+            elif last is None or not is_terminator(last):
+                succs = [k + 1] if k < len(ir.blocks) else []
+            blk.succs = succs
+            for s in succs:
+                ir.blocks[s - 1].preds.append(k)
+        insert_pi_nodes(ir)
+        return compact(ir)
+
+
+def insert_pi_nodes(ir: IRCode) -> int:
+    """After ``goto #F if not (x < c)``: ``π (x, x < c)`` at the top of the fall-through
+    block and ``π (x, x >= c)`` in ``#F`` (each only when that block has one
+    predecessor); uses of ``x`` dominated by a PiNode read it instead. Returns how many."""
+    flip = {"lt": "ge", "ge": "lt", "gt": "le", "le": "gt", "eq": "ne"}
+    mirror = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le", "eq": "eq"}
+    succs = {k: list(b.succs) for k, b in enumerate(ir.blocks, start=1)}
+    idom = immediate_dominators(succs, 1)
+    added = 0
+    for k, blk in enumerate(ir.blocks, start=1):
+        last = ir.stmts[blk.stop - 1] if blk.stop >= blk.start else None
+        if not isinstance(last, GotoIfNot) or not isinstance(last.cond, SSAValue):
+            continue
+        cmp = ir.stmts[last.cond.id - 1]
+        if not isinstance(cmp, Expr) or cmp.head not in flip or len(cmp.args) != 2:
+            continue
+        a, b = cmp.args
+        if isinstance(b, int) and not isinstance(b, bool) and isinstance(a, SSAValue | Argument):
+            x, op, c = a, cmp.head, b
+        elif isinstance(a, int) and not isinstance(a, bool) and isinstance(b, SSAValue | Argument):
+            x, op, c = b, mirror[cmp.head], a
+        else:
+            continue
+        for target, rel in ((k + 1, op), (last.dest, flip[op])):
+            if target > len(ir.blocks) or ir.blocks[target - 1].preds != [k]:
+                continue
+            if target not in idom:
+                continue
+            tb = ir.blocks[target - 1]
+            at = tb.start
+            while at <= tb.stop and isinstance(ir.stmts[at - 1], PhiNode):
+                at += 1
+            if at > tb.stop:
+                continue  # nothing after the phis to put the PiNode before
+            pi = ir.insert_node(at, PiNode(x, _REL[rel], c), ir.type_of(x))
+            _replace_dominated_uses(ir, idom, target, x, pi)
+            added += 1
+    return added
+
+
+_REL = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+
+
+def _replace_dominated_uses(ir: IRCode, idom: dict, top: int, x: object, pi: SSAValue) -> None:
+    for k, blk in enumerate(ir.blocks, start=1):
+        if k not in idom:
+            continue
+        for i in range(blk.start, blk.stop + 1):
+            s = ir.stmts[i - 1]
+            if s is None or isinstance(s, SSAValue | Argument | int):
+                continue
+            if isinstance(s, PhiNode):
+                s.values = [pi if v == x and e in idom and dominates(idom, top, e) else v
+                            for e, v in zip(s.edges, s.values, strict=True)]
+            elif dominates(idom, top, k):
+                set_operands(s, [pi if v == x else v for v in s.operands()])
+
+
+def build_ircode(fn: Function) -> IRCode:
+    """Julia-style IRCode of one quads function (compacted)."""
+    return _Builder(fn).build()
+
+
+def program_ircode(program: Program) -> dict[str, IRCode]:
+    return {name: build_ircode(fn) for name, fn in program.functions.items()}
+
+
+# ---------------------------------------------------------------- the printer
+
+
+def _stmt_text(s: object) -> str:
+    if isinstance(s, Expr):
+        args = ", ".join(fmt(a) for a in s.args)
+        if s.head == "call":
+            return f"invoke {s.func}({args})"
+        if s.field is not None:
+            return f"{s.head}({args}, :{s.field})"
+        return f"{s.head}({args})"
+    if isinstance(s, PhiNode):
+        pairs = ", ".join(f"#{e} => {fmt(v)}" for e, v in zip(s.edges, s.values, strict=True))
+        return f"φ ({pairs})"
+    if isinstance(s, PiNode):
+        return f"π ({fmt(s.val)}, {fmt(s.val)} {s.op} {s.const})"
+    if isinstance(s, UpsilonNode):
+        return f"ϒ ({fmt(s.val)})"
+    if isinstance(s, PhiCNode):
+        return f"φᶜ ({', '.join(fmt(v) for v in s.values)})"
+    if isinstance(s, GotoNode):
+        return f"goto #{s.label}"
+    if isinstance(s, GotoIfNot):
+        return f"goto #{s.dest} if not {fmt(s.cond)}"
+    if isinstance(s, ReturnNode):
+        return "return" if s.val is None else f"return {fmt(s.val)}"
+    if isinstance(s, EnterNode):
+        return f"enter #{s.catch_dest}"
+    if isinstance(s, LeaveNode):
+        return f"leave {fmt(s.enter)}"
+    if s is None:
+        return "nothing"
+    return fmt(s)
+
+
+def format_ir(ir: IRCode) -> str:
+    """Julia's ``code_typed`` look: block rails, ``%n = stmt::Type``, ``┄`` at merges."""
+    nb = len(ir.blocks)
+    w = len(str(nb))
+    vw = len(f"%{len(ir.stmts)} = ")
+    head = ", ".join(f"{n}::{t}" for n, t in zip(ir.argnames, ir.argtypes, strict=True))
+    lines = [f"{ir.name}({head})" + (f" => {ir.ret}" if ir.ret is not None else "")]
+    for k, blk in enumerate(ir.blocks, start=1):
+        count = blk.stop - blk.start + 1
+        for j, i in enumerate(range(blk.start, blk.stop + 1)):
+            s = ir.stmts[i - 1]
+            ty = ir.types[i - 1]
+            has_value = ty is not None and ty != VOID and not isinstance(
+                s, GotoNode | GotoIfNot | ReturnNode | UpsilonNode | LeaveNode) and (
+                not isinstance(s, Expr) or s.head not in ("throw", "print", "astore", "setf"))
+            value = f"%{i}".ljust(vw - 3) + " = " if has_value or isinstance(
+                s, EnterNode) else ""
+            text = value.ljust(vw) + _stmt_text(s)
+            if has_value:
+                text += f"::{ty}"
+            if j == 0:
+                rail = f"{k:>{w}} {'┄' if len(blk.preds) > 1 else '─'} "
+            elif j == count - 1:
+                rail = "└" + "─" * (w + 1) + " "
+            else:
+                rail = "│" + " " * (w + 2)
+            lines.append(rail + text)
+        if count == 0:
+            lines.append(f"{k:>{w}} {'┄' if len(blk.preds) > 1 else '─'} " + " " * vw
+                         + "nothing")
+    return "\n".join(lines) + "\n"
+
+
+def ir_to_dot(ir: IRCode) -> str:
+    """DOT of the IRCode's blocks with their statements (Julia-style numbering)."""
+    import pydot
+
+    from ssa_course.viz.dot import _escape, _new_graph
+
+    graph = _new_graph(f"{ir.name} (IRCode)")
+    text = format_ir(ir).split("\n")[1:]
+    pos = 0
+    for k, blk in enumerate(ir.blocks, start=1):
+        count = max(1, blk.stop - blk.start + 1)
+        body = [f"#{k}"] + [line[len(str(len(ir.blocks))) + 3:] for line in
+                            text[pos:pos + count]]
+        pos += count
+        label = "\\l".join(_escape(b) for b in body) + "\\l"
+        graph.add_node(pydot.Node(f'"b{k}"', label=f'"{label}"'))
+    for k, blk in enumerate(ir.blocks, start=1):
+        last = ir.stmts[blk.stop - 1] if blk.stop >= blk.start else None
+        for s in blk.succs:
+            attrs = {}
+            if isinstance(last, GotoIfNot):
+                attrs["label"] = '"F"' if s == last.dest else '"T"'
+            if isinstance(last, EnterNode) and s == last.catch_dest:
+                attrs["style"] = "dashed"
+            graph.add_edge(pydot.Edge(f'"b{k}"', f'"b{s}"', **attrs))
+    return graph.to_string()
+
+
+class TypedCode:
+    """What :func:`code_typed` returns: prints like Julia's, draws as a CFG."""
+
+    def __init__(self, ir: IRCode):
+        self.ir = ir
+
+    def __str__(self) -> str:
+        return format_ir(self.ir)
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return f"<pre>{html.escape(format_ir(self.ir))}</pre>"
+
+    def draw(self):  # noqa: ANN201
+        from ssa_course.viz.dot import Drawing
+
+        return Drawing(ir_to_dot(self.ir))
+
+
+def code_typed(source: str, fn: str = "main") -> TypedCode:
+    """The IRCode of function ``fn`` of a Tiny (or Bril) program, like Julia's
+    ``@code_typed``."""
+    import ssa_course
+
+    comp = ssa_course.compile(source)
+    return TypedCode(build_ircode(comp.quads.functions[fn]))
+
+
+__all__ = ["BOOL", "build_ircode", "code_typed", "format_ir", "ir_to_dot", "program_ircode"]
