@@ -41,11 +41,18 @@ def register_view(name: str, description: str, text: Callable[[Compilation], str
     _VIEWS[name] = View(name, description, text, dot, tiny_only, face)
 
 
+def _load_more_views() -> None:
+    # Later lessons' modules register their views when imported.
+    from ssa_course.ssa import stages  # noqa: F401
+
+
 def all_views() -> list[View]:
+    _load_more_views()
     return list(_VIEWS.values())
 
 
 def get_view(name: str) -> View:
+    _load_more_views()
     if name not in _VIEWS:
         raise UsageError(f"unknown representation '{name}' (known: {', '.join(_VIEWS)})")
     return _VIEWS[name]

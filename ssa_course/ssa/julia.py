@@ -423,31 +423,29 @@ def format_ir(ir: IRCode) -> str:
 
 
 def ir_to_dot(ir: IRCode) -> str:
-    """DOT of the IRCode's blocks with their statements (Julia-style numbering)."""
-    import pydot
+    """DOT of the IRCode's blocks, each listing its statements as :func:`format_ir` does."""
+    from ssa_course.viz.dot import GraphEdge, GraphNode, graph_to_dot
 
-    from ssa_course.viz.dot import _escape, _new_graph
-
-    graph = _new_graph(f"{ir.name} (IRCode)")
     text = format_ir(ir).split("\n")[1:]
+    rail = len(str(len(ir.blocks))) + 3
+    nodes: list[GraphNode] = []
     pos = 0
     for k, blk in enumerate(ir.blocks, start=1):
         count = max(1, blk.stop - blk.start + 1)
-        body = [f"#{k}"] + [line[len(str(len(ir.blocks))) + 3:] for line in
-                            text[pos:pos + count]]
+        lines = tuple(line[rail:] for line in text[pos:pos + count])
         pos += count
-        label = "\\l".join(_escape(b) for b in body) + "\\l"
-        graph.add_node(pydot.Node(f'"b{k}"', label=f'"{label}"'))
+        nodes.append(GraphNode(f"b{k}", header=f"#{k}", lines=lines, emphasis=k == 1))
+    edges: list[GraphEdge] = []
     for k, blk in enumerate(ir.blocks, start=1):
         last = ir.stmts[blk.stop - 1] if blk.stop >= blk.start else None
         for s in blk.succs:
-            attrs = {}
+            label, style = "", "solid"
             if isinstance(last, GotoIfNot):
-                attrs["label"] = '"F"' if s == last.dest else '"T"'
+                label = "F" if s == last.dest else "T"
             if isinstance(last, EnterNode) and s == last.catch_dest:
-                attrs["style"] = "dashed"
-            graph.add_edge(pydot.Edge(f'"b{k}"', f'"b{s}"', **attrs))
-    return graph.to_string()
+                label, style = "catch", "dashed"
+            edges.append(GraphEdge(f"b{k}", f"b{s}", label, style))
+    return graph_to_dot(nodes, edges, title=f"{ir.name} (IRCode)", name="ircode")
 
 
 class TypedCode:

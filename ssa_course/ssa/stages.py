@@ -93,3 +93,60 @@ def run_julia(comp: Compilation, args: list[object], out: Output, limits: Limits
     from ssa_course.ssa.irinterp import run_ircode
 
     return run_ircode(julia_program(comp), args, out, limits, comp.quads.structs)
+
+
+# ---------------------------------------------------------------- views (show --as ...)
+
+
+def _quads_view(build):  # noqa: ANN001, ANN202
+    def text(comp: Compilation) -> str:
+        from ssa_course.quads.bril import to_bril_text
+
+        return to_bril_text(build(comp))
+
+    def dot(comp: Compilation) -> str:
+        import os
+
+        from ssa_course.quads.cfg import build_cfg
+        from ssa_course.viz.dot import program_cfg_dot
+
+        cfgs = {n: build_cfg(f) for n, f in build(comp).functions.items()}
+        return program_cfg_dot(cfgs, title=os.path.basename(comp.filename))
+
+    return text, dot
+
+
+def _julia_text(comp: Compilation) -> str:
+    from ssa_course.ssa.julia import format_ir
+
+    return "\n".join(format_ir(ir) for ir in julia_program(comp).values())
+
+
+def _julia_dot(comp: Compilation) -> str:
+    from ssa_course.ssa.julia import ir_to_dot
+
+    program = julia_program(comp)
+    return ir_to_dot(program.get("main") or next(iter(program.values())))
+
+
+def _register_views() -> None:
+    from ssa_course.builtin_stages import peephole_program
+    from ssa_course.views import register_view
+
+    for name, description, build in (
+        ("window", "quads after the fixed-window peephole",
+         lambda c: peephole_program(c, "window")),
+        ("lvn", "quads after local value numbering", lambda c: peephole_program(c, "lvn")),
+        ("lvn-dce", "quads after LVN and dead-code elimination",
+         lambda c: peephole_program(c, "lvn-dce")),
+        ("ssa", "pruned SSA (quads with phis)", lambda c: ssa_program(c, True)),
+        ("ssa-minimal", "minimal SSA (quads with phis)", lambda c: ssa_program(c, False)),
+        ("ssa-braun", "SSA built on the fly (Braun et al.)", braun_program),
+        ("out-of-ssa", "quads again, phis replaced by copies", out_of_ssa_program),
+    ):
+        text, dot = _quads_view(build)
+        register_view(name, description, text, dot)
+    register_view("julia", "Julia-style IRCode (code_typed)", _julia_text, _julia_dot)
+
+
+_register_views()
