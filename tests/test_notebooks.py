@@ -75,7 +75,8 @@ def test_notebook_kernels_run_this_interpreter(tmp_path):
     nb = nbformat.v4.new_notebook()
     nb.cells.append(nbformat.v4.new_code_cell("import sys, ssa_course\nprint(sys.executable)"))
     _run(nb, tmp_path)
-    assert nb.cells[0].outputs[0]["text"].strip() == sys.executable
+    ran = nb.cells[0].outputs[0]["text"].strip()
+    assert os.path.realpath(ran) == os.path.realpath(sys.executable)
 
 
 def _errors(nb: nbformat.NotebookNode) -> list[str]:
