@@ -72,9 +72,46 @@ def interpreter_table() -> None:
     print()
 
 
+def ssa_table() -> None:
+    """SSA construction and IRCode compaction: time per statement should stay flat."""
+    from ssa_course.runtime import paused_gc
+    from ssa_course.ssa.construct import to_ssa
+    from ssa_course.ssa.ircode import Expr, compact
+    from ssa_course.ssa.julia import build_ircode
+    from ssa_course.tiny.types import INT
+
+    print("SSA: pruned construction, IRCode build, and compact after 10% insertions "
+          "(best of 3)")
+    print(f"{'statements':>10} {'quads':>8} {'ssa':>8} {'ircode':>8} {'compact':>8} "
+          f"{'us/quad':>8} {'ratio':>6}")
+    base = None
+    for size in (1_000, 10_000, 100_000):
+        fn = lower_program(compile_tiny(straight_line_program(size))).functions["main"]
+        n = len(fn.instrs())
+        repeat = 1 if size > 10_000 else 3
+        with paused_gc():
+            t_ssa = best_of(lambda fn=fn: to_ssa(fn), repeat)
+            t_ir = best_of(lambda fn=fn: build_ircode(fn), repeat)
+            ir = build_ircode(fn)
+
+            def insert_and_compact(ir=ir) -> None:
+                for pos in range(1, len(ir.stmts) + 1, 10):
+                    ir.insert_node(pos, Expr("add", [1, 2]), INT)
+                compact(ir)
+                ir.new_nodes.clear()
+
+            t_compact = best_of(insert_and_compact, repeat)
+        per = (t_ssa + t_ir + t_compact) / n * 1e6
+        base = base or per
+        print(f"{size:>10,} {n:>8,} {t_ssa:>7.3f}s {t_ir:>7.3f}s {t_compact:>7.3f}s "
+              f"{per:>8.2f} {per / base:>6.2f}")
+    print()
+
+
 def main() -> None:
     front_end_table()
     interpreter_table()
+    ssa_table()
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ from ssa_course.quads.ir import Function, Instr, Program
 from ssa_course.ssa.construct import live_in_sets, prepare_cfg
 from ssa_course.ssa.dom import (
     dominance_frontiers,
-    dominates,
     dominator_tree,
     immediate_dominators,
     iterated_frontier,
@@ -290,12 +289,17 @@ class _Builder:
 def insert_pi_nodes(ir: IRCode) -> int:
     """After ``goto #F if not (x < c)``: ``π (x, x < c)`` at the top of the fall-through
     block and ``π (x, x >= c)`` in ``#F`` (each only when that block has one
-    predecessor); uses of ``x`` dominated by a PiNode read it instead. Returns how many."""
+    predecessor); uses of ``x`` dominated by a PiNode read it instead. Returns how many.
+
+    The uses are rewritten in one walk of the dominator tree that keeps, per value, a
+    stack of the PiNodes in force -- the same shape as SSA renaming -- so the cost is
+    linear in the size of the IR.
+    """
     flip = {"lt": "ge", "ge": "lt", "gt": "le", "le": "gt", "eq": "ne"}
     mirror = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le", "eq": "eq"}
     succs = {k: list(b.succs) for k, b in enumerate(ir.blocks, start=1)}
     idom = immediate_dominators(succs, 1)
-    added = 0
+    at_block: dict[int, list[tuple[object, SSAValue]]] = {}
     for k, blk in enumerate(ir.blocks, start=1):
         last = ir.stmts[blk.stop - 1] if blk.stop >= blk.start else None
         if not isinstance(last, GotoIfNot) or not isinstance(last.cond, SSAValue):
@@ -322,27 +326,51 @@ def insert_pi_nodes(ir: IRCode) -> int:
             if at > tb.stop:
                 continue  # nothing after the phis to put the PiNode before
             pi = ir.insert_node(at, PiNode(x, _REL[rel], c), ir.type_of(x))
-            _replace_dominated_uses(ir, idom, target, x, pi)
-            added += 1
-    return added
+            at_block.setdefault(target, []).append((x, pi))
+    if at_block:
+        _rename_to_pis(ir, idom, at_block)
+    return sum(len(v) for v in at_block.values())
 
 
 _REL = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 
 
-def _replace_dominated_uses(ir: IRCode, idom: dict, top: int, x: object, pi: SSAValue) -> None:
-    for k, blk in enumerate(ir.blocks, start=1):
-        if k not in idom:
+def _rename_to_pis(ir: IRCode, idom: dict, at_block: dict) -> None:
+    tree = dominator_tree(idom)
+    active: dict[object, list[SSAValue]] = {}
+    work: list[tuple[str, int]] = [("enter", 1)]
+    while work:
+        action, k = work.pop()
+        if action == "exit":
+            for x, _ in at_block.get(k, ()):
+                active[x].pop()
             continue
+        for x, pi in at_block.get(k, ()):
+            outer = active.get(x)
+            if outer:  # a PiNode inside another's region narrows the narrower value
+                ir.stmt_of(pi).val = outer[-1]
+            active.setdefault(x, []).append(pi)
+        blk = ir.blocks[k - 1]
         for i in range(blk.start, blk.stop + 1):
             s = ir.stmts[i - 1]
-            if s is None or isinstance(s, SSAValue | Argument | int):
+            if s is None or isinstance(s, SSAValue | Argument | int | PhiNode):
                 continue
-            if isinstance(s, PhiNode):
-                s.values = [pi if v == x and e in idom and dominates(idom, top, e) else v
-                            for e, v in zip(s.edges, s.values, strict=True)]
-            elif dominates(idom, top, k):
-                set_operands(s, [pi if v == x else v for v in s.operands()])
+            ops = s.operands()
+            if any(active.get(v) for v in ops if isinstance(v, SSAValue | Argument)):
+                set_operands(s, [active[v][-1] if isinstance(v, SSAValue | Argument)
+                                 and active.get(v) else v for v in ops])
+        for succ in blk.succs:  # phi operands flowing out of k
+            sb = ir.blocks[succ - 1]
+            for i in range(sb.start, sb.stop + 1):
+                phi = ir.stmts[i - 1]
+                if not isinstance(phi, PhiNode):
+                    break
+                phi.values = [active[v][-1] if e == k and isinstance(v, SSAValue | Argument)
+                              and active.get(v) else v
+                              for e, v in zip(phi.edges, phi.values, strict=True)]
+        work.append(("exit", k))
+        for child in reversed(tree.get(k, [])):
+            work.append(("enter", child))
 
 
 def build_ircode(fn: Function) -> IRCode:
