@@ -147,7 +147,9 @@ def test_help_mentions_every_command():
         assert word in r.stdout
 
 
-@pytest.mark.parametrize("view", ["ast", "quads", "cfg", "bril", "bril-json"])
+@pytest.mark.parametrize("view", ["ast", "quads", "cfg", "bril", "bril-json", "window", "lvn",
+                                  "lvn-dce", "ssa", "ssa-minimal", "ssa-braun", "out-of-ssa",
+                                  "julia"])
 def test_show_text(files, view):
     r = cli("show", str(files / "sum.tiny"), "--as", view)
     assert r.returncode == 0, r.stderr
@@ -175,3 +177,24 @@ def test_check(files):
     assert cli("check", str(files / "sum.tiny")).returncode == 0
     r = cli("check", str(files / "bad.tiny"))
     assert r.returncode == 1 and "undefined variable" in r.stderr
+
+
+@pytest.mark.parametrize("view", ["ssa", "julia"])
+def test_show_new_views_draw(files, view):
+    r = cli("show", str(files / "sum.tiny"), "--as", view, "--format", "dot")
+    assert r.returncode == 0 and "digraph" in r.stdout
+
+
+def test_julia_view_prints_block_rails(files):
+    r = cli("show", str(files / "sum.tiny"), "--as", "julia")
+    assert r.returncode == 0
+    assert "φ (" in r.stdout and "└──" in r.stdout and "goto #" in r.stdout
+
+
+@pytest.mark.parametrize("stage", ["window", "lvn", "lvn-dce", "ssa-minimal", "ssa-pruned",
+                                   "ssa-braun", "out-of-ssa", "julia"])
+def test_run_via_ssa_stages(files, stage):
+    r = cli("run", "--via", stage, str(files / "sum.tiny"), "4")
+    assert (r.returncode, r.stdout) == (0, "14\n")
+    r = cli("run", "--via", stage, str(files / "div.tiny"))
+    assert (r.returncode, r.stdout, r.stderr) == (2, "1\n", "error: division by zero at 3:11\n")

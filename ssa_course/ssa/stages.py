@@ -11,6 +11,7 @@ differential test names the stage whose output broke an invariant.
 
 from __future__ import annotations
 
+import ssa_course.builtin_stages  # noqa: F401  (lessons 00-02 come first in the list)
 from ssa_course.pipeline import Compilation
 from ssa_course.quads.interp import run_quads
 from ssa_course.quads.ir import Program
