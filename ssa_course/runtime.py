@@ -90,6 +90,17 @@ class TinyStruct:
         return f"TinyStruct({self.name!r}, {self.fields!r})"
 
 
+def element_zero(elem: object) -> object:
+    """The initial value of a new array's slots: 0, false, or unset (None) for references."""
+    from ssa_course.tiny.types import BoolType, IntType
+
+    if isinstance(elem, IntType):
+        return 0
+    if isinstance(elem, BoolType):
+        return False
+    return None
+
+
 def new_array(n: int, zero: object, pos: Pos | tuple[int, int] | None = None) -> TinyArray:
     """``new T[n]``: ``zero`` is 0, False, or None (unset) for reference elements."""
     if n < 0:

@@ -19,6 +19,7 @@ from ssa_course.runtime import (
     TinyArray,
     TinyStruct,
     check_index,
+    element_zero,
     format_print,
     load_element,
     new_array,
@@ -29,7 +30,7 @@ from ssa_course.runtime import (
     uncaught,
     wrap,
 )
-from ssa_course.tiny.types import ArrayType, BoolType, IntType
+from ssa_course.tiny.types import ArrayType
 
 # Opcodes of the resolved form (small ints are faster to compare than strings).
 (CONST, ID, ADD, SUB, MUL, DIV, REM, EQ, LT, GT, LE, GE, NOT, AND, OR, JMP, BR, CALL, RET,
@@ -58,15 +59,6 @@ class Resolved:
         self.code = code
         self.params = params
         self.block_of = block_of
-
-
-def _zero(ty: object) -> object:
-    elem = ty.elem if isinstance(ty, ArrayType) else None
-    if isinstance(elem, IntType):
-        return 0
-    if isinstance(elem, BoolType):
-        return False
-    return None
 
 
 def resolve(fn: Function, program: Program) -> Resolved:
@@ -122,7 +114,7 @@ def resolve(fn: Function, program: Program) -> Resolved:
         elif op == CALL:
             extra = item.funcs[0]
         elif op == NEWARR:
-            extra = _zero(item.type)
+            extra = element_zero(item.type.elem if isinstance(item.type, ArrayType) else None)
         elif op in (GETF, SETF):
             extra = item.field
         elif op == NEWSTRUCT:

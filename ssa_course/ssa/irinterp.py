@@ -16,6 +16,7 @@ from ssa_course.runtime import (
     TinyArray,
     TinyStruct,
     check_index,
+    element_zero,
     format_print,
     load_element,
     new_array,
@@ -42,7 +43,12 @@ from ssa_course.ssa.ircode import (
     SSAValue,
     UpsilonNode,
 )
-from ssa_course.tiny.types import ArrayType, BoolType, IntType
+from ssa_course.tiny.types import ArrayType
+
+
+def _elem_zero(ty: object) -> object:
+    return element_zero(ty.elem if isinstance(ty, ArrayType) else None)
+
 
 _BINARY = {
     "add": lambda a, b: wrap(a + b), "sub": lambda a, b: wrap(a - b),
@@ -68,15 +74,6 @@ class _Frame:
         self.dest = dest  # where the caller stores our result (a statement id)
         self.ups: dict[int, tuple[int, object]] = {}  # upsilon id -> (time, value)
         self.clock = 0
-
-
-def _zero(ty: object) -> object:
-    elem = ty.elem if isinstance(ty, ArrayType) else None
-    if isinstance(elem, IntType):
-        return 0
-    if isinstance(elem, BoolType):
-        return False
-    return None
 
 
 def run_ircode(program: dict[str, IRCode], args: list[object], out: Output,
@@ -176,7 +173,7 @@ def run_ircode(program: dict[str, IRCode], args: list[object], out: Output,
                     check_index(arr, i, pos)
                     arr.items[i] = v
                 elif head == "newarr":
-                    f.vals[idx] = new_array(val(f, s.args[0]), _zero(f.ir.types[idx - 1]), pos)
+                    f.vals[idx] = new_array(val(f, s.args[0]), _elem_zero(f.ir.types[idx - 1]), pos)
                 elif head == "newstruct":
                     name = str(f.ir.types[idx - 1])
                     fields = [n for n, _ in structs[name].fields]

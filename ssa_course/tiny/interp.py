@@ -29,6 +29,7 @@ from ssa_course.runtime import (
     TinyStruct,
     check_index,
     deep_recursion,
+    element_zero,
     format_print,
     load_element,
     new_array,
@@ -40,7 +41,6 @@ from ssa_course.runtime import (
     wrap,
 )
 from ssa_course.tiny import ast
-from ssa_course.tiny.types import BoolType, IntType
 
 # Statement outcomes other than "go on" (None).
 BREAK = "break"
@@ -64,14 +64,6 @@ class TinyThrow(Exception):
 
 Env = dict  # VarInfo -> value, one per active call
 Body = Generator[tuple[ast.FnDef, list[object]], object, object]
-
-
-def _zero(elem: object) -> object:
-    if isinstance(elem, IntType):
-        return 0
-    if isinstance(elem, BoolType):
-        return False
-    return None  # arrays and structs start unset
 
 
 class Interpreter:
@@ -260,7 +252,7 @@ class Interpreter:
             return len(array.items)
         if kind is ast.NewArray:
             n = yield from self.value(e.length, env)
-            return new_array(n, _zero(e.elem), e.pos)
+            return new_array(n, element_zero(e.elem), e.pos)
         if kind is ast.NewStruct:
             fields = {}
             for name, fexpr, _ in e.fields:
@@ -294,7 +286,7 @@ class Interpreter:
         if kind is ast.Len:
             return len(self.eval(e.operand, env).items)
         if kind is ast.NewArray:
-            return new_array(self.eval(e.length, env), _zero(e.elem), e.pos)
+            return new_array(self.eval(e.length, env), element_zero(e.elem), e.pos)
         if kind is ast.NewStruct:
             fields = {name: self.eval(fexpr, env) for name, fexpr, _ in e.fields}
             return self.new_struct(e, fields)
