@@ -55,7 +55,7 @@ def check_against(
         try:
             actual = normalise(student(_private_copy(case)))
         except NotImplementedError:
-            raise Mismatch("not implemented yet: replace `raise NotImplementedError()` with "
+            raise Mismatch("not implemented yet: replace the stub's `raise` line with "
                            "your code") from None
         except Exception as e:  # the learner's code crashed: show where, on what
             tb = traceback.format_exception_only(type(e), e)[-1].strip()
