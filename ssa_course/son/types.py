@@ -1,0 +1,228 @@
+"""The type lattice the sea of nodes computes over (lesson 06).
+
+A *type* here is what the compiler knows about a value at compile time. Types form a
+lattice: ``TOP`` ("no value has been seen yet" -- the optimistic start) above everything,
+``BOTTOM`` ("could be anything") below everything, and in between, per kind:
+
+* integers: a constant ``[c, c]``, or a range ``[lo, hi]``; the integer bottom is the full
+  64-bit range, the integer top is the empty range;
+* booleans: ``true``, ``false``, any bool (bottom), no bool yet (top);
+* control: live (``CTRL``) or dead (``XCTRL``, above it);
+* tuples (what ``Start`` and ``If`` produce), element by element;
+* memory and references, each just top or bottom for now.
+
+``meet`` goes *down* (what is true of either value: the union, widened to a range);
+``join`` goes *up* (what is true of both: the intersection). Kinds that differ meet at
+``BOTTOM`` and join at ``TOP``. Property tests check the lattice laws.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+INT_MIN = -(1 << 63)
+INT_MAX = (1 << 63) - 1
+
+
+@dataclass(frozen=True, slots=True)
+class Type:
+    """Base class; ``TOP`` and ``BOTTOM`` are instances of it with kind "top"/"bottom"."""
+
+    kind: str
+
+    def meet(self, other: Type) -> Type:
+        if self == other:
+            return self
+        if self.kind == "top":
+            return other
+        if other.kind == "top":
+            return self
+        if self.kind == "bottom" or other.kind == "bottom" or self.kind != other.kind:
+            return BOTTOM
+        return self._meet_same(other)
+
+    def join(self, other: Type) -> Type:
+        if self == other:
+            return self
+        if self.kind == "bottom":
+            return other
+        if other.kind == "bottom":
+            return self
+        if self.kind == "top" or other.kind == "top" or self.kind != other.kind:
+            return TOP
+        return self._join_same(other)
+
+    def _meet_same(self, other: Type) -> Type:
+        return BOTTOM if self != other else self
+
+    def _join_same(self, other: Type) -> Type:
+        return TOP if self != other else self
+
+    def is_constant(self) -> bool:
+        return False
+
+    def isa(self, other: Type) -> bool:
+        """``self ⊑ other``: ``self`` is at or below ``other`` (meeting changes nothing)."""
+        return self.meet(other) == self
+
+    def __str__(self) -> str:
+        return self.kind.upper() if self.kind in ("top", "bottom") else self.kind
+
+
+TOP = Type("top")
+BOTTOM = Type("bottom")
+
+
+@dataclass(frozen=True, slots=True)
+class IntType(Type):
+    """Integers in ``[lo, hi]``; ``lo > hi`` is the empty range (the integer top)."""
+
+    lo: int = INT_MIN
+    hi: int = INT_MAX
+
+    def _empty(self) -> bool:
+        return self.lo > self.hi
+
+    def _meet_same(self, other: Type) -> Type:
+        assert isinstance(other, IntType)
+        if self._empty():
+            return other
+        if other._empty():
+            return self
+        return IntType("int", min(self.lo, other.lo), max(self.hi, other.hi))
+
+    def _join_same(self, other: Type) -> Type:
+        assert isinstance(other, IntType)
+        lo, hi = max(self.lo, other.lo), min(self.hi, other.hi)
+        return INT_TOP if lo > hi else IntType("int", lo, hi)
+
+    def is_constant(self) -> bool:
+        return self.lo == self.hi
+
+    def __str__(self) -> str:
+        if self._empty():
+            return "int:TOP"
+        if self.lo == INT_MIN and self.hi == INT_MAX:
+            return "int"
+        if self.is_constant():
+            return str(self.lo)
+        return f"int[{self.lo}..{self.hi}]"
+
+
+def int_const(value: int) -> IntType:
+    return IntType("int", value, value)
+
+
+INT_TOP = IntType("int", 1, 0)  # canonical empty range
+INT_BOTTOM = IntType("int")
+
+
+@dataclass(frozen=True, slots=True)
+class BoolType(Type):
+    """``value`` is True, False, or None (any bool); ``top`` marks "no bool yet"."""
+
+    value: bool | None = None
+    top: bool = False
+
+    def _meet_same(self, other: Type) -> Type:
+        assert isinstance(other, BoolType)
+        if self.top:
+            return other
+        if other.top:
+            return self
+        return BOOL_BOTTOM
+
+    def _join_same(self, other: Type) -> Type:
+        assert isinstance(other, BoolType)
+        if self.value is None and not self.top:
+            return other
+        if other.value is None and not other.top:
+            return self
+        return BOOL_TOP
+
+    def is_constant(self) -> bool:
+        return self.value is not None
+
+    def __str__(self) -> str:
+        if self.top:
+            return "bool:TOP"
+        return "bool" if self.value is None else ("true" if self.value else "false")
+
+
+BOOL_TOP = BoolType("bool", None, True)
+BOOL_BOTTOM = BoolType("bool")
+TRUE = BoolType("bool", True)
+FALSE = BoolType("bool", False)
+
+
+@dataclass(frozen=True, slots=True)
+class ControlType(Type):
+    """Control: ``live`` (reachable) is below dead (``XCTRL``, unreachable)."""
+
+    live: bool = True
+
+    def _meet_same(self, other: Type) -> Type:
+        return CTRL
+
+    def _join_same(self, other: Type) -> Type:
+        return XCTRL
+
+    def __str__(self) -> str:
+        return "ctrl" if self.live else "~ctrl"
+
+
+CTRL = ControlType("ctrl", True)
+XCTRL = ControlType("ctrl", False)
+
+
+@dataclass(frozen=True, slots=True)
+class TupleType(Type):
+    """Several values at once (``Start``, ``If``); met element by element."""
+
+    types: tuple[Type, ...] = ()
+
+    def _meet_same(self, other: Type) -> Type:
+        assert isinstance(other, TupleType)
+        if len(self.types) != len(other.types):
+            return BOTTOM
+        return TupleType("tuple", tuple(a.meet(b) for a, b in zip(self.types, other.types,
+                                                                 strict=True)))
+
+    def _join_same(self, other: Type) -> Type:
+        assert isinstance(other, TupleType)
+        if len(self.types) != len(other.types):
+            return TOP
+        return TupleType("tuple", tuple(a.join(b) for a, b in zip(self.types, other.types,
+                                                                 strict=True)))
+
+    def __str__(self) -> str:
+        return "[" + ", ".join(str(t) for t in self.types) + "]"
+
+
+def tuple_of(*types: Type) -> TupleType:
+    return TupleType("tuple", tuple(types))
+
+
+@dataclass(frozen=True, slots=True)
+class SimpleType(Type):
+    """Kinds with just a top and a bottom (memory, references to one type)."""
+
+    top: bool = False
+
+    def _meet_same(self, other: Type) -> Type:
+        return self if not self.top else other
+
+    def _join_same(self, other: Type) -> Type:
+        return self if self.top else other
+
+    def __str__(self) -> str:
+        return f"{self.kind}:TOP" if self.top else self.kind
+
+
+MEM = SimpleType("mem")
+MEM_TOP = SimpleType("mem", True)
+
+
+def ref(name: str) -> SimpleType:
+    """A reference to an array or struct type (never null in Tiny)."""
+    return SimpleType(f"ref {name}")
