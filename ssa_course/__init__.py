@@ -22,7 +22,8 @@ from ssa_course.runtime import Limits, RunResult
 
 __all__ = [
     "Compilation", "Limits", "RunResult", "RuntimeTrap", "SourceError", "SsaCourseError",
-    "UsageError", "VerifyError", "compile", "load_file", "run", "show", "stage_names",
+    "UsageError", "VerifyError", "compile", "explore", "load_file", "run", "show",
+    "stage_names",
 ]
 
 __version__ = "0.1.0"
@@ -82,6 +83,14 @@ def show(source: str | Compilation, view: str = "cfg", fmt: str | None = None):
     from ssa_course.viz.dot import Drawing
 
     return Drawing(views.render(comp, view, "dot"))
+
+
+def explore(source: str | Compilation, view: str = "cfg", face: str = "graph"):
+    """An ipywidgets panel onto every representation of ``source`` (see
+    :mod:`ssa_course.widgets.explore`)."""
+    from ssa_course.widgets import explore as _explore
+
+    return _explore(compile(source), view, face)
 
 
 def stage_names() -> list[str]:
