@@ -93,6 +93,13 @@ def explore(source: str | Compilation, view: str = "cfg", face: str = "graph"):
     return _explore(compile(source), view, face)
 
 
+def load_ipython_extension(ipython) -> None:  # noqa: ANN001
+    """``%load_ext ssa_course``: registers the ``%%tiny`` cell magic."""
+    from ssa_course.magic import load_ipython_extension as _load
+
+    _load(ipython)
+
+
 def stage_names() -> list[str]:
     """Names of every registered stage, in pipeline order."""
     from ssa_course.stages import all_stages
