@@ -11,7 +11,7 @@ LAB_ARGS ?=
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: lab test venv graphviz exercises bench clean distclean lint
+.PHONY: browser-test lab test venv graphviz exercises bench clean distclean lint
 
 # Re-install only when pyproject.toml is newer than the stamp (or there is no venv yet).
 $(STAMP): pyproject.toml
@@ -46,6 +46,17 @@ lint: venv
 
 exercises: venv
 	$(PY) tools/make_exercises.py
+
+# Drive the tour's explore() panel in headless Chromium (Debian's chromium + playwright,
+# no browser download). Not part of `make test`: it needs a browser on the machine.
+browser-test: venv graphviz
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
+	  else echo "note: install Chromium (e.g. 'sudo apt-get install chromium') first"; exit 1; fi; \
+	fi
+	$(PY) -m pip install --quiet playwright
+	$(PY) tools/browser_check.py
 
 bench: venv
 	$(PY) benchmarks/run_all.py

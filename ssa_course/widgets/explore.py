@@ -27,6 +27,7 @@ class Explorer:
     def __init__(self, source: str | Compilation, view: str = "cfg", face: str = "graph"):
         comp = source if isinstance(source, Compilation) else compile_source(source)
         self.kind = comp.kind
+        self.filename = comp.filename
         names = [SOURCE] + [v.name for v in all_views()
                             if not (v.tiny_only and comp.kind != "tiny")]
         self.view = w.Dropdown(options=names, value=view if view in names else names[1],
@@ -43,7 +44,7 @@ class Explorer:
         self.refresh()
 
     def compilation(self) -> Compilation:
-        return compile_source(self.editor.value, "<explore>", self.kind)
+        return compile_source(self.editor.value, self.filename, self.kind)
 
     def refresh(self) -> None:
         """Re-render the chosen face of the chosen representation."""

@@ -1,0 +1,130 @@
+"""Drive the tour's explorer in a real browser (headless Chromium) and check it reacts.
+
+Starts JupyterLab on the lessons, opens ``notebooks/00-tour.ipynb``, runs every cell,
+finds the ``explore()`` panel, switches its representation, and checks that the picture
+changed and that no cell printed a traceback. Screenshots go to ``out/browser/``.
+
+Needs Debian's ``chromium`` (``make browser-test`` installs it when run as root) and the
+``playwright`` package (no browser download: it drives the system Chromium).
+
+    python tools/browser_check.py      # exit status 0 when the check passes
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "out" / "browser"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def quiet_lab_settings() -> None:
+    """No "news" pop-up covering the page (a setting of this environment's JupyterLab)."""
+    settings = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings"
+    settings.mkdir(parents=True, exist_ok=True)
+    overrides = settings / "overrides.json"
+    data = json.loads(overrides.read_text()) if overrides.exists() else {}
+    data["@jupyterlab/apputils-extension:notification"] = {"fetchNews": "false",
+                                                           "checkForUpdates": False}
+    overrides.write_text(json.dumps(data, indent=2))
+
+
+def start_lab(port: int, tmp: Path) -> subprocess.Popen:
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp / "cfg"), IPYTHONDIR=str(tmp / "ipy"),
+               MPLCONFIGDIR=str(tmp / "mpl"), JUPYTER_RUNTIME_DIR=str(tmp / "run"))
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
+           f"--port={port}", "--ip=127.0.0.1", "--IdentityProvider.token=",
+           f"--ServerApp.root_dir={ROOT}", "--LabApp.expose_app_in_browser=True"]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=2)
+            return proc
+        except OSError:
+            time.sleep(0.5)
+    proc.terminate()
+    raise RuntimeError("JupyterLab did not start within 60 s")
+
+
+def check(port: int) -> list[str]:
+    from playwright.sync_api import sync_playwright
+
+    problems: list[str] = []
+    OUT.mkdir(parents=True, exist_ok=True)
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        raise RuntimeError("no chromium on PATH (apt-get install chromium)")
+    with sync_playwright() as p, tempfile.TemporaryDirectory() as profile:
+        browser = p.chromium.launch_persistent_context(
+            profile, executable_path=chromium, headless=True, args=CHROMIUM_ARGS,
+            viewport={"width": 1400, "height": 1000})
+        page = browser.new_page()
+        page.goto(f"http://127.0.0.1:{port}/lab/tree/notebooks/00-tour.ipynb")
+        page.wait_for_selector(".jp-Notebook", timeout=60_000)
+        page.wait_for_function("window.jupyterapp !== undefined", timeout=60_000)
+        page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']",
+                               timeout=60_000)
+        page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+        select = page.wait_for_selector(".widget-dropdown select", timeout=90_000)
+        panel = page.locator(".widget-vbox").first
+        panel.scroll_into_view_if_needed()
+        time.sleep(1.0)
+        before = panel.screenshot(path=str(OUT / "explore-before.png"))
+        select.select_option("cfg")
+        time.sleep(2.0)
+        after = panel.screenshot(path=str(OUT / "explore-after.png"))
+        if before == after:
+            problems.append("switching the representation did not change the picture")
+        page.screenshot(path=str(OUT / "tour.png"), full_page=False)
+        text = page.inner_text(".jp-Notebook")
+        if "Traceback" in text:
+            problems.append("a cell printed a traceback")
+        page.evaluate("window.jupyterapp.commands.execute('kernelmenu:shutdown')")
+        browser.close()
+    return problems
+
+
+def main() -> int:
+    quiet_lab_settings()
+    with tempfile.TemporaryDirectory(prefix="ssa-course-browser-") as tmp_name:
+        port = free_port()
+        proc = start_lab(port, Path(tmp_name))
+        try:
+            problems = check(port)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    if problems:
+        for p in problems:
+            print(f"browser check: {p}")
+        return 1
+    print(f"browser check: ok (screenshots in {OUT.relative_to(ROOT)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
