@@ -1,28 +1,70 @@
-"""Tiny's type checker: resolves names, computes types, and enforces LANGUAGE.md's rules.
+"""Tiny's type checker: resolves names, computes types, enforces LANGUAGE.md's rules.
 
-It walks each function with a stack of scopes (``dict`` name -> VarInfo), annotates the
-tree in place (see :mod:`ssa_course.tiny.ast`) and stops at the first error with a
-located :class:`SourceError`. Statement and expression nesting is bounded by the parser,
-so plain recursion over the tree is safe here.
+:func:`check` annotates the tree in place (see :mod:`ssa_course.tiny.ast` for what it
+fills) and stops at the first error with a located :class:`SourceError`.
+
+* **Scopes** are a stack of dicts (name -> :class:`~ssa_course.tiny.ast.VarInfo`).
+  Parameters live in the function's outermost block; a ``var``'s initialiser is checked
+  before the name is declared, so it sees the outer binding; a ``for`` opens a scope for
+  its init; a catch variable belongs to the catch block itself.
+* **Unique names.** Each declaration gets ``uid`` = how many variables of the same name
+  the function declared before it, so ``VarInfo.unique_name()`` is ``x``, ``x.1``, ...
+* **Expressions** are checked with an explicit stack, not recursion: a 100,000-term
+  ``1+1+...+1`` is a 100,000-deep tree. Checks happen in source order (a node is checked
+  before its children, each child as soon as it is done, the node again at the end), so
+  the first error reported is the leftmost one.
+* **Missing return** is LANGUAGE.md's syntactic rule (:func:`ends_path`).
 """
 
 from __future__ import annotations
 
 from ssa_course.errors import Pos, SourceError
+from ssa_course.runtime import deep_recursion
 from ssa_course.tiny import ast
 from ssa_course.tiny.types import BOOL, INT, VOID, ArrayType, BoolType, IntType, StructType, Type
 
-ARITH = ("+", "-", "*", "/", "%")
-ORDER = ("<", "<=", ">", ">=")
-EQUALITY = ("==", "!=")
-LOGIC = ("&&", "||")
+ARITH = frozenset({"+", "-", "*", "/", "%"})
+ORDER = frozenset({"<", "<=", ">", ">="})
+LOGIC = frozenset({"&&", "||"})
+
+
+def article(ty: Type) -> str:
+    """``an int``, ``a bool``, ``a [int]``: a type with its English article."""
+    text = str(ty)
+    return f"an {text}" if text[:1] in "aeiouAEIOU" else f"a {text}"
+
+
+def type_of(e: ast.Expr) -> Type | None:
+    """The type the checker gave ``e`` (every expression class has a ``ty`` slot)."""
+    return e.ty  # type: ignore[attr-defined]
+
+
+def expr_children(e: ast.Expr) -> list[ast.Expr]:
+    """The sub-expressions of ``e`` in evaluation (source) order."""
+    if isinstance(e, ast.Binary):
+        return [e.left, e.right]
+    if isinstance(e, ast.Unary):
+        return [e.operand]
+    if isinstance(e, ast.Call):
+        return e.args
+    if isinstance(e, ast.Index):
+        return [e.base, e.index]
+    if isinstance(e, ast.Field):
+        return [e.base]
+    if isinstance(e, ast.Len):
+        return [e.operand]
+    if isinstance(e, ast.NewArray):
+        return [e.length]
+    if isinstance(e, ast.NewStruct):
+        return [x for _, x, _ in e.fields]
+    return []
 
 
 class Checker:
     def __init__(self, program: ast.Program):
         self.program = program
         self.scopes: list[dict[str, ast.VarInfo]] = []
-        self.counts: dict[str, int] = {}
+        self.counts: dict[str, int] = {}  # name -> declarations so far in this function
         self.fn: ast.FnDef | None = None
         self.loop_depth = 0
 
@@ -54,15 +96,15 @@ class Checker:
     def check_function(self, fn: ast.FnDef) -> None:
         self.fn = fn
         self.counts = {}
-        self.scopes = [{}]
+        self.scopes = [{}]  # the outermost block: parameters and the body's own variables
         self.loop_depth = 0
         for p in fn.params:
             p.var = self.declare(p.name, p.ty, p.pos)
         self.check_stmts(fn.body.stmts)
         self.scopes.pop()
         if fn.ret != VOID and not ends_path(fn.body):
-            raise self.error(f"missing return: '{fn.name}' must return a {fn.ret} on every "
-                             "path", fn.pos)
+            raise self.error(f"missing return: '{fn.name}' must return {article(fn.ret)} on "
+                             "every path", fn.pos)
 
     # -- scopes -----------------------------------------------------------------
 
@@ -80,6 +122,9 @@ class Checker:
         for scope in reversed(self.scopes):
             if name in scope:
                 return scope[name]
+        if name in self.program.functions:
+            raise self.error(f"undefined variable '{name}' ('{name}' is a function: call it "
+                             f"with {name}(...))", pos)
         raise self.error(f"undefined variable '{name}'", pos)
 
     # -- statements -----------------------------------------------------------
@@ -88,20 +133,20 @@ class Checker:
         for s in stmts:
             self.check_stmt(s)
 
-    def check_block(self, block: ast.Block, *, scope: dict | None = None) -> None:
-        self.scopes.append(scope if scope is not None else {})
+    def check_block(self, block: ast.Block, scope: dict[str, ast.VarInfo] | None = None) -> None:
+        self.scopes.append({} if scope is None else scope)
         self.check_stmts(block.stmts)
         self.scopes.pop()
 
     def check_stmt(self, s: ast.Stmt) -> None:
-        method = getattr(self, "stmt_" + type(s).__name__)
-        method(s)
+        # Statement nesting is bounded by the parser (MAX_BLOCK_DEPTH), so recursion is safe.
+        _STATEMENT_CHECKS[type(s)](self, s)
 
-    def stmt_Block(self, s: ast.Block) -> None:
+    def stmt_block(self, s: ast.Block) -> None:
         self.check_block(s)
 
-    def stmt_VarDecl(self, s: ast.VarDecl) -> None:
-        ty = self.expr(s.init)  # the initialiser sees the outer binding
+    def stmt_var(self, s: ast.VarDecl) -> None:
+        ty = self.expr(s.init)  # checked before the declaration: it sees the outer binding
         if ty == VOID:
             raise self.error("a call that returns nothing has no value to store", s.init.pos)
         if s.declared is not None:
@@ -109,32 +154,29 @@ class Checker:
             ty = s.declared
         s.var = self.declare(s.name, ty, s.name_pos or s.pos)
 
-    def stmt_Assign(self, s: ast.Assign) -> None:
-        target = s.target
-        if isinstance(target, ast.Name):
-            target.var = self.lookup(target.name, target.pos)
-            target.ty = target.var.ty
-        else:
-            self.expr(target)
-        self.expr(s.value)
-        self.require(s.value, target.ty, "the assigned value")
+    def stmt_assign(self, s: ast.Assign) -> None:
+        target_ty = self.expr(s.target)
+        self.value(s.value)
+        self.require(s.value, target_ty, "the assigned value")
 
-    def stmt_If(self, s: ast.If) -> None:
-        self.condition(s.cond, "if")
-        self.check_block(s.then)
-        if isinstance(s.orelse, ast.If):
-            self.stmt_If(s.orelse)
-        elif s.orelse is not None:
-            self.check_block(s.orelse)
+    def stmt_if(self, s: ast.If) -> None:
+        # An else-if chain is walked with a loop (the parser allows chains of any length).
+        link: ast.If | ast.Block | None = s
+        while isinstance(link, ast.If):
+            self.condition(link.cond, "if")
+            self.check_block(link.then)
+            link = link.orelse
+        if link is not None:
+            self.check_block(link)
 
-    def stmt_While(self, s: ast.While) -> None:
+    def stmt_while(self, s: ast.While) -> None:
         self.condition(s.cond, "while")
         self.loop_depth += 1
         self.check_block(s.body)
         self.loop_depth -= 1
 
-    def stmt_For(self, s: ast.For) -> None:
-        self.scopes.append({})  # the scope that holds init
+    def stmt_for(self, s: ast.For) -> None:
+        self.scopes.append({})  # the scope holding init; the body is a block inside it
         if s.init is not None:
             self.check_stmt(s.init)
         if s.cond is not None:
@@ -146,21 +188,21 @@ class Checker:
         self.loop_depth -= 1
         self.scopes.pop()
 
-    def stmt_Break(self, s: ast.Break) -> None:
+    def stmt_break(self, s: ast.Break) -> None:
         if self.loop_depth == 0:
             raise self.error("'break' outside a loop", s.pos)
 
-    def stmt_Continue(self, s: ast.Continue) -> None:
+    def stmt_continue(self, s: ast.Continue) -> None:
         if self.loop_depth == 0:
             raise self.error("'continue' outside a loop", s.pos)
 
-    def stmt_Return(self, s: ast.Return) -> None:
+    def stmt_return(self, s: ast.Return) -> None:
         fn = self.fn
         assert fn is not None
         if s.value is None:
             if fn.ret != VOID:
-                raise self.error(f"'{fn.name}' must return a {fn.ret}: 'return' needs a value",
-                                 s.pos)
+                raise self.error(f"'{fn.name}' must return {article(fn.ret)}: 'return' needs "
+                                 "a value", s.pos)
             return
         ty = self.expr(s.value)
         if fn.ret == VOID:
@@ -168,71 +210,181 @@ class Checker:
                              s.value.pos if ty != VOID else s.pos)
         self.require(s.value, fn.ret, "the returned value")
 
-    def stmt_Print(self, s: ast.Print) -> None:
+    def stmt_print(self, s: ast.Print) -> None:
         for arg in s.args:
             ty = self.expr(arg)
             if ty == VOID:
                 raise self.error("a call that returns nothing has no value to print", arg.pos)
-            if ty not in (INT, BOOL):
+            if ty != INT and ty != BOOL:
                 raise self.error(f"type mismatch: print takes int and bool values, not {ty}",
                                  arg.pos)
 
-    def stmt_Try(self, s: ast.Try) -> None:
+    def stmt_try(self, s: ast.Try) -> None:
         self.check_block(s.body)
-        handler_scope: dict[str, ast.VarInfo] = {}
+        handler_scope: dict[str, ast.VarInfo] = {}  # the catch block's own scope
         self.scopes.append(handler_scope)
         s.var = self.declare(s.name, INT, s.name_pos or s.pos)
         self.scopes.pop()
-        self.check_block(s.handler, scope=handler_scope)
+        self.check_block(s.handler, handler_scope)
 
-    def stmt_Throw(self, s: ast.Throw) -> None:
-        self.expr(s.value)
+    def stmt_throw(self, s: ast.Throw) -> None:
+        self.value(s.value)
         self.require(s.value, INT, "a thrown value")
 
-    def stmt_ExprStmt(self, s: ast.ExprStmt) -> None:
+    def stmt_expr(self, s: ast.ExprStmt) -> None:
         if not isinstance(s.expr, ast.Call):
             raise self.error("only a call can be used as a statement (this value is unused)",
                              s.expr.pos)
         self.expr(s.expr)
 
-    # -- expressions ----------------------------------------------------------
+    # -- expressions: helpers ----------------------------------------------------
 
     def require(self, e: ast.Expr, want: Type, what: str) -> None:
-        got = e.ty
+        """``e`` (already checked) must have type ``want``."""
+        got = type_of(e)
         if got != want:
-            raise self.error(f"type mismatch: {what} should be {want}, not {got}",
-                             _blame(e))
+            raise self.error(f"type mismatch: {what} should be {want}, not {got}", e.pos)
 
     def condition(self, e: ast.Expr, keyword: str) -> None:
-        self.expr(e)
+        self.value(e)
         self.require(e, BOOL, f"the condition of '{keyword}'")
 
-    def expr(self, e: ast.Expr) -> Type:
-        method = getattr(self, "expr_" + type(e).__name__)
-        ty = method(e)
-        e.ty = ty  # type: ignore[attr-defined]
+    def value(self, e: ast.Expr) -> Type:
+        """Check ``e`` where a value is needed (a call that returns nothing is an error)."""
+        ty = self.expr(e)
+        self._no_void(e)
         return ty
 
-    def expr_IntLit(self, e: ast.IntLit) -> Type:
-        return INT
+    def _no_void(self, e: ast.Expr) -> None:
+        if type_of(e) == VOID:
+            raise self.error("type mismatch: this call returns nothing, so it has no value",
+                             e.pos)
 
-    def expr_BoolLit(self, e: ast.BoolLit) -> Type:
-        return BOOL
+    # -- expressions: the walk -----------------------------------------------------
 
-    def expr_Name(self, e: ast.Name) -> Type:
-        e.var = self.lookup(e.name, e.pos)
-        return e.var.ty
+    def expr(self, root: ast.Expr) -> Type:
+        """Check ``root`` and every sub-expression; set each one's ``ty``; return root's.
 
-    def expr_Unary(self, e: ast.Unary) -> Type:
-        ty = self.value(e.operand)
-        want = INT if e.op == "-" else BOOL
-        if ty != want:
-            raise self.error(f"type mismatch: '{e.op}' needs {want}, not {ty}", e.pos)
-        return want
+        An explicit stack of (node, its children or None before the first visit, how
+        many children are done). Each node is seen three ways: :meth:`enter` before its
+        children, :meth:`child_done` after each child, :meth:`finish` at the end (which
+        computes its type).
+        """
+        stack: list[tuple[ast.Expr, list[ast.Expr] | None, int]] = [(root, None, 0)]
+        while stack:
+            node, kids, done = stack.pop()
+            if kids is None:  # first visit
+                self.enter(node)
+                kids = expr_children(node)
+            elif done:  # back from child number done - 1
+                self.child_done(node, done - 1, kids[done - 1])
+            if done < len(kids):
+                stack.append((node, kids, done + 1))
+                stack.append((kids[done], None, 0))
+            else:
+                node.ty = self.finish(node)  # type: ignore[attr-defined]
+        ty = type_of(root)
+        assert ty is not None
+        return ty
 
-    def expr_Binary(self, e: ast.Binary) -> Type:
-        lt = self.value(e.left)
-        rt = self.value(e.right)
+    def enter(self, e: ast.Expr) -> None:
+        """Checks before the children: names and the callee resolve, the arity fits."""
+        if isinstance(e, ast.Name):
+            e.var = self.lookup(e.name, e.pos)
+        elif isinstance(e, ast.Call):
+            fn = self.program.functions.get(e.name)
+            if fn is None:
+                if any(e.name in scope for scope in self.scopes):
+                    raise self.error(f"'{e.name}' is a variable, not a function", e.pos)
+                raise self.error(f"undefined function '{e.name}'", e.pos)
+            e.fn = fn
+            if len(e.args) != len(fn.params):
+                want, got = len(fn.params), len(e.args)
+                raise self.error(f"'{e.name}' takes {want} argument{'' if want == 1 else 's'}"
+                                 f", but {got} {'was' if got == 1 else 'were'} given", e.pos)
+
+    def child_done(self, e: ast.Expr, k: int, child: ast.Expr) -> None:
+        """Checks of child number ``k`` of ``e``, right after it was checked."""
+        self._no_void(child)
+        if isinstance(e, ast.Call):
+            assert e.fn is not None
+            param = e.fn.params[k]
+            self.require(child, param.ty, f"argument {k + 1} of '{e.name}' ('{param.name}')")
+        elif isinstance(e, ast.Index):
+            if k == 0 and not isinstance(type_of(child), ArrayType):
+                raise self.error("type mismatch: only arrays can be indexed, not "
+                                 f"{type_of(child)}", e.pos)
+            if k == 1:
+                self.require(child, INT, "an array index")
+        elif isinstance(e, ast.Field):
+            base = type_of(child)
+            if not isinstance(base, StructType):
+                raise self.error(f"type mismatch: {base} has no field '{e.name}' (not a "
+                                 "struct)", e.pos)
+            if all(f != e.name for f, _, _ in self.program.structs[base.name].fields):
+                raise self.error(f"struct {base.name} has no field '{e.name}'", e.pos)
+        elif isinstance(e, ast.Len):
+            if not isinstance(type_of(child), ArrayType):
+                raise self.error("type mismatch: len() needs an array, not "
+                                 f"{type_of(child)}", child.pos)
+        elif isinstance(e, ast.NewArray):
+            self.require(child, INT, "an array length")
+        elif isinstance(e, ast.NewStruct):
+            self._struct_field_done(e, k, child)
+
+    def _struct_field_done(self, e: ast.NewStruct, k: int, child: ast.Expr) -> None:
+        fname, _, fpos = e.fields[k]
+        if any(e.fields[j][0] == fname for j in range(k)):
+            raise self.error(f"field '{fname}' is given twice", fpos)
+        struct = self.program.structs[e.name]  # exists: check_program checked type_refs
+        for name, fty, _ in struct.fields:
+            if name == fname:
+                self.require(child, fty, f"field '{fname}' of {e.name}")
+                return
+        raise self.error(f"struct {e.name} has no field '{fname}'", fpos)
+
+    def finish(self, e: ast.Expr) -> Type:
+        """The type of ``e``, its children being checked; operators check their operands."""
+        if isinstance(e, ast.IntLit):
+            return INT
+        if isinstance(e, ast.BoolLit):
+            return BOOL
+        if isinstance(e, ast.Name):
+            assert e.var is not None
+            return e.var.ty
+        if isinstance(e, ast.Unary):
+            want = INT if e.op == "-" else BOOL
+            got = type_of(e.operand)
+            if got != want:
+                raise self.error(f"type mismatch: '{e.op}' needs {want}, not {got}", e.pos)
+            return want
+        if isinstance(e, ast.Binary):
+            return self._binary_type(e)
+        if isinstance(e, ast.Call):
+            assert e.fn is not None
+            return e.fn.ret
+        if isinstance(e, ast.Index):
+            base = type_of(e.base)
+            assert isinstance(base, ArrayType)
+            return base.elem
+        if isinstance(e, ast.Field):
+            base = type_of(e.base)
+            assert isinstance(base, StructType)
+            return self.program.structs[base.name].field_type(e.name)
+        if isinstance(e, ast.Len):
+            return INT
+        if isinstance(e, ast.NewArray):
+            return ArrayType(e.elem)
+        if isinstance(e, ast.NewStruct):
+            given = {f for f, _, _ in e.fields}
+            for fname, _, _ in self.program.structs[e.name].fields:
+                if fname not in given:
+                    raise self.error(f"missing field '{fname}' in new {e.name}", e.pos)
+            return StructType(e.name)
+        raise TypeError(f"not a Tiny expression: {type(e).__name__}")
+
+    def _binary_type(self, e: ast.Binary) -> Type:
+        lt, rt = type_of(e.left), type_of(e.right)
         if e.op in ARITH or e.op in ORDER:
             if lt != INT or rt != INT:
                 raise self.error(f"type mismatch: '{e.op}' needs int operands, not {lt} and "
@@ -243,96 +395,48 @@ class Checker:
                 raise self.error(f"type mismatch: '{e.op}' needs bool operands, not {lt} and "
                                  f"{rt}", e.pos)
             return BOOL
-        if lt != rt:
+        if lt != rt:  # == and != on two values of one type
             raise self.error(f"type mismatch: '{e.op}' compares {lt} with {rt}", e.pos)
         return BOOL
 
-    def value(self, e: ast.Expr) -> Type:
-        """Check ``e`` where a value is needed (a void call is an error)."""
-        ty = self.expr(e)
-        if ty == VOID:
-            raise self.error("type mismatch: this call returns nothing, so it has no value",
-                             e.pos)
-        return ty
 
-    def expr_Call(self, e: ast.Call) -> Type:
-        fn = self.program.functions.get(e.name)
-        if fn is None:
-            if any(e.name in scope for scope in self.scopes):
-                raise self.error(f"'{e.name}' is a variable, not a function", e.pos)
-            raise self.error(f"undefined function '{e.name}'", e.pos)
-        e.fn = fn
-        if len(e.args) != len(fn.params):
-            raise self.error(f"'{e.name}' takes {len(fn.params)} argument"
-                             f"{'' if len(fn.params) == 1 else 's'}, but {len(e.args)} "
-                             f"{'was' if len(e.args) == 1 else 'were'} given", e.pos)
-        for i, (arg, param) in enumerate(zip(e.args, fn.params, strict=True)):
-            self.value(arg)
-            self.require(arg, param.ty, f"argument {i + 1} of '{e.name}' ('{param.name}')")
-        return fn.ret
-
-    def expr_Index(self, e: ast.Index) -> Type:
-        base = self.value(e.base)
-        if not isinstance(base, ArrayType):
-            raise self.error(f"type mismatch: only arrays can be indexed, not {base}", e.pos)
-        self.value(e.index)
-        self.require(e.index, INT, "an array index")
-        return base.elem
-
-    def expr_Field(self, e: ast.Field) -> Type:
-        base = self.value(e.base)
-        if not isinstance(base, StructType):
-            raise self.error(f"type mismatch: {base} has no field '{e.name}' (not a struct)",
-                             e.pos)
-        struct = self.program.structs[base.name]
-        try:
-            return struct.field_type(e.name)
-        except KeyError:
-            raise self.error(f"struct {base.name} has no field '{e.name}'", e.pos) from None
-
-    def expr_Len(self, e: ast.Len) -> Type:
-        ty = self.value(e.operand)
-        if not isinstance(ty, ArrayType):
-            raise self.error(f"type mismatch: len() needs an array, not {ty}", e.operand.pos)
-        return INT
-
-    def expr_NewArray(self, e: ast.NewArray) -> Type:
-        self.value(e.length)
-        self.require(e.length, INT, "an array length")
-        return ArrayType(e.elem)
-
-    def expr_NewStruct(self, e: ast.NewStruct) -> Type:
-        struct = self.program.structs[e.name]  # type_refs guarantee it exists
-        given: set[str] = set()
-        for fname, fexpr, fpos in e.fields:
-            if fname in given:
-                raise self.error(f"field '{fname}' is given twice", fpos)
-            given.add(fname)
-            try:
-                fty = struct.field_type(fname)
-            except KeyError:
-                raise self.error(f"struct {e.name} has no field '{fname}'", fpos) from None
-            self.value(fexpr)
-            self.require(fexpr, fty, f"field '{fname}' of {e.name}")
-        missing = [f for f, _, _ in struct.fields if f not in given]
-        if missing:
-            raise self.error(f"missing field '{missing[0]}' in new {e.name}", e.pos)
-        return StructType(e.name)
-
-
-def _blame(e: ast.Expr) -> Pos:
-    """Where a type mismatch of a whole expression points: its operator or first token."""
-    return e.pos
+_STATEMENT_CHECKS = {
+    ast.Block: Checker.stmt_block,
+    ast.VarDecl: Checker.stmt_var,
+    ast.Assign: Checker.stmt_assign,
+    ast.If: Checker.stmt_if,
+    ast.While: Checker.stmt_while,
+    ast.For: Checker.stmt_for,
+    ast.Break: Checker.stmt_break,
+    ast.Continue: Checker.stmt_continue,
+    ast.Return: Checker.stmt_return,
+    ast.Print: Checker.stmt_print,
+    ast.Try: Checker.stmt_try,
+    ast.Throw: Checker.stmt_throw,
+    ast.ExprStmt: Checker.stmt_expr,
+}
 
 
 def ends_path(s: ast.Stmt) -> bool:
-    """LANGUAGE.md's syntactic "ends every path" check used by the missing-return rule."""
+    """LANGUAGE.md's syntactic "ends every path" test used by the missing-return rule.
+
+    ``return`` and ``throw`` end a path; a block ends when one of its statements does
+    (the rest is dead code); ``if``/``else`` when both branches do; ``try``/``catch`` when
+    both parts do; ``while (true)`` or ``for (;;)`` when it has no ``break`` of its own.
+    """
     if isinstance(s, ast.Return | ast.Throw):
         return True
     if isinstance(s, ast.Block):
         return any(ends_path(x) for x in s.stmts)
     if isinstance(s, ast.If):
-        return s.orelse is not None and ends_path(s.then) and ends_path(s.orelse)
+        # Walk the else-if chain with a loop: every link's branch must end, and the
+        # chain must end in an else.
+        link: ast.If | ast.Block | None = s
+        while isinstance(link, ast.If):
+            if not ends_path(link.then):
+                return False
+            link = link.orelse
+        return link is not None and ends_path(link)
     if isinstance(s, ast.Try):
         return ends_path(s.body) and ends_path(s.handler)
     if isinstance(s, ast.While):
@@ -343,7 +447,10 @@ def ends_path(s: ast.Stmt) -> bool:
 
 
 def has_own_break(body: ast.Stmt) -> bool:
-    """Does ``body`` contain a ``break`` that belongs to the enclosing loop?"""
+    """Does ``body`` contain a ``break`` of the loop whose body it is?
+
+    Nested loops own their breaks, so the search does not enter them.
+    """
     stack: list[ast.Stmt] = [body]
     while stack:
         s = stack.pop()
@@ -357,10 +464,10 @@ def has_own_break(body: ast.Stmt) -> bool:
                 stack.append(s.orelse)
         elif isinstance(s, ast.Try):
             stack.extend((s.body, s.handler))
-        # nested loops own their breaks: not searched
     return False
 
 
 def check(program: ast.Program) -> ast.Program:
     """Resolve names and check types in place; raises :class:`SourceError` on the first error."""
-    return Checker(program).check_program()
+    with deep_recursion():
+        return Checker(program).check_program()

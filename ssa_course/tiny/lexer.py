@@ -1,13 +1,17 @@
 """Tiny's lexer: source text to a list of tokens, each with its line and column.
 
-Comments (``//`` to end of line, ``/* ... */`` not nested) and whitespace are skipped.
-An unexpected character or an unterminated comment is a located :class:`SourceError`.
+One regular expression names every kind of lexeme (the ``(?P<kind>...)`` groups below);
+the loop in :func:`tokenize` walks the matches left to right, keeps track of the line and
+where it started (so a column is ``offset - line_start + 1``), skips whitespace and
+comments (``//`` to end of line, ``/* ... */`` not nested) and turns the rest into
+:class:`Token` s. An unexpected character or an unterminated comment is a located
+:class:`SourceError`.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ssa_course.errors import Pos, SourceError
 
@@ -24,26 +28,31 @@ SYMBOLS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
-    """``kind`` is ``"int"``, ``"name"``, ``"keyword"``, ``"symbol"`` or ``"eof"``;
-    ``text`` is the token as written."""
+class Token(NamedTuple):
+    """One lexeme. ``kind`` is ``"int"``, ``"name"``, ``"keyword"``, ``"symbol"`` or
+    ``"eof"``; ``text`` is the token as written; ``pos`` where it starts (and its length)."""
 
     kind: str
     text: str
     pos: Pos
 
     def describe(self) -> str:
-        """How an error message names this token."""
+        """How an error message names this token: ``'while'``, ``end of file``."""
         if self.kind == "eof":
             return "end of file"
         return f"'{self.text}'"
 
 
-_TOKEN = re.compile(
-    r"(?P<newline>\n)|(?P<space>[ \t\r\f\v]+)|(?P<line_comment>//[^\n]*)"
-    r"|(?P<block_comment>/\*)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<int>[0-9]+)"
+_LEXEME = re.compile(
+    r"(?P<space>[ \t\r\f\v\n]+)"
+    r"|(?P<line_comment>//[^\n]*)"
+    r"|(?P<block_comment>/\*.*?\*/)"
+    r"|(?P<unterminated>/\*)"          # a "/*" without its "*/"
+    r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|(?P<int>[0-9]+)"
     r"|(?P<symbol>" + "|".join(re.escape(s) for s in SYMBOLS) + ")"
+    r"|(?P<other>.)",                  # anything else is an unexpected character
+    re.DOTALL,
 )
 
 
@@ -51,36 +60,29 @@ def tokenize(source: str, filename: str = "<input>") -> list[Token]:
     """Split ``source`` into tokens; the last token has kind ``"eof"``."""
     tokens: list[Token] = []
     append = tokens.append
-    match = _TOKEN.match
-    i, line, line_start = 0, 1, 0
-    n = len(source)
-    while i < n:
-        m = match(source, i)
-        if m is None:
-            c = source[i]
-            shown = c if c.isprintable() else repr(c)
-            raise SourceError(f"unexpected character '{shown}'",
-                              Pos(line, i - line_start + 1), source, filename)
+    line, line_start = 1, 0  # the current line and the offset where it starts
+    for m in _LEXEME.finditer(source):
         kind = m.lastgroup
-        end = m.end()
-        if kind == "newline":
-            line, line_start = line + 1, end
-        elif kind == "block_comment":
-            close = source.find("*/", end)
-            if close < 0:
-                raise SourceError("unterminated comment", Pos(line, i - line_start + 1, 2),
-                                  source, filename)
-            newlines = source.count("\n", i, close)
+        start = m.start()
+        if kind == "name" or kind == "symbol" or kind == "int":
+            text = m.group()
+            if kind == "name" and text in KEYWORDS:
+                kind = "keyword"
+            append(Token(kind, text, Pos(line, start - line_start + 1, len(text))))
+        elif kind == "space" or kind == "block_comment":
+            text = m.group()
+            newlines = text.count("\n")
             if newlines:
                 line += newlines
-                line_start = source.rfind("\n", i, close) + 1
-            end = close + 2
-        elif kind == "name":
-            text = m.group()
-            append(Token("keyword" if text in KEYWORDS else "name", text,
-                         Pos(line, i - line_start + 1, end - i)))
-        elif kind != "space" and kind != "line_comment":
-            append(Token(kind, m.group(), Pos(line, i - line_start + 1, end - i)))
-        i = end
-    tokens.append(Token("eof", "", Pos(line, i - line_start + 1, 1)))
+                line_start = start + text.rindex("\n") + 1
+        elif kind == "unterminated":
+            raise SourceError("unterminated comment", Pos(line, start - line_start + 1, 2),
+                              source, filename)
+        elif kind == "other":
+            c = m.group()
+            shown = f"'{c}'" if c.isprintable() else f"U+{ord(c):04X}"
+            raise SourceError(f"unexpected character {shown}",
+                              Pos(line, start - line_start + 1), source, filename)
+        # line comments are skipped
+    append(Token("eof", "", Pos(line, len(source) - line_start + 1, 1)))
     return tokens

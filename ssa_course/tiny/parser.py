@@ -1,49 +1,77 @@
 """Tiny's parser: handwritten recursive descent, one method per grammar rule.
 
 It reads tokens from :mod:`ssa_course.tiny.lexer` and builds the tree of
-:mod:`ssa_course.tiny.ast`. The grammar is LANGUAGE.md's; each ``parse_*`` method below
-names the rule it implements. Binary operators of one precedence level are parsed with a
-loop (``1+1+...+1`` of any length is fine); parentheses, unary operators and blocks
-recurse, so their nesting is capped at :data:`MAX_NESTING` with a located error rather
-than a Python crash.
+:mod:`ssa_course.tiny.ast`. The grammar is LANGUAGE.md's; the comment above each
+``parse_*`` method is the rule it implements, so the code reads top-down like the grammar.
+
+Three things a textbook parser leaves out, and this one does not:
+
+* **Positions.** Every node gets the position LANGUAGE.md's "where errors point" table asks
+  for: a binary or unary operator at the operator, ``a[i]`` at the ``[``, ``p.f`` at ``f``,
+  ``new`` expressions at ``new``, a call at the function's name, a statement at its first
+  token.
+* **Deep input.** Operators of one precedence level are parsed with a loop, so
+  ``1+1+...+1`` of any length is fine, and so is an ``else if`` chain of any length.
+  Parentheses, prefix operators, blocks and array types nest; their depth is capped
+  (:data:`MAX_EXPR_DEPTH`, :data:`MAX_BLOCK_DEPTH`, :data:`MAX_TYPE_DEPTH`) with a located
+  error, never a Python crash.
+* **INT_MIN.** ``-9223372036854775808`` (unary minus applied directly to 2^63) is folded
+  into one :class:`~ssa_course.tiny.ast.IntLit`; 2^63 anywhere else is "too large".
 
 Syntax errors say what was expected and point at the token found instead.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ssa_course.errors import Pos, SourceError
-from ssa_course.runtime import INT_MAX, INT_MIN
+from ssa_course.runtime import INT_MAX, INT_MIN, deep_recursion
 from ssa_course.tiny import ast
 from ssa_course.tiny.lexer import Token, tokenize
-from ssa_course.tiny.types import BOOL, INT, ArrayType, StructType, Type
+from ssa_course.tiny.types import BOOL, INT, VOID, ArrayType, StructType, Type
 
-MAX_NESTING = 200
+MAX_EXPR_DEPTH = 200  # nested parentheses, prefix operators, brackets, call arguments
+MAX_BLOCK_DEPTH = 200  # nested blocks ({ ... } and the bodies of if/while/for/try)
+MAX_TYPE_DEPTH = 100  # nested array types [[[int]]]
 
-COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
+COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">="})
+SUM_OPS = frozenset({"+", "-"})
+TERM_OPS = frozenset({"*", "/", "%"})
+PREFIX_OPS = frozenset({"-", "!"})
+POSTFIX_STARTS = frozenset({"[", ".", "("})
 
 
 class Parser:
+    """Parses one source text; :meth:`parse_program` is the entry point."""
+
     def __init__(self, source: str, filename: str = "<input>"):
         self.source = source
         self.filename = filename
         self.tokens = tokenize(source, filename)
         self.i = 0
-        self.depth = 0
+        self.expr_depth = 0
+        self.block_depth = 0
         self.type_refs: list[tuple[str, Pos]] = []
 
     # -- token helpers --------------------------------------------------------
 
     @property
     def tok(self) -> Token:
+        """The current token (the last one is always ``eof``)."""
         return self.tokens[self.i]
 
     def peek(self, offset: int = 1) -> Token:
         return self.tokens[min(self.i + offset, len(self.tokens) - 1)]
 
     def at(self, text: str) -> bool:
-        t = self.tok
-        return t.text == text and t.kind in ("symbol", "keyword")
+        """Is the current token the symbol or keyword ``text``?"""
+        t = self.tokens[self.i]
+        return t.text == text and (t.kind == "symbol" or t.kind == "keyword")
+
+    def at_symbol_in(self, symbols: frozenset[str]) -> bool:
+        t = self.tokens[self.i]
+        return t.kind == "symbol" and t.text in symbols
 
     def advance(self) -> Token:
         t = self.tokens[self.i]
@@ -56,6 +84,7 @@ class Parser:
         return SourceError(message, t.pos, self.source, self.filename)
 
     def expected(self, what: str) -> SourceError:
+        """``expected X, found Y``, pointing at Y (the token found instead)."""
         return self.error(f"expected {what}, found {self.tok.describe()}")
 
     def expect(self, text: str) -> Token:
@@ -68,20 +97,12 @@ class Parser:
             raise self.expected(what)
         return self.advance()
 
-    def enter(self) -> None:
-        self.depth += 1
-        if self.depth > MAX_NESTING:
-            raise self.error(f"program nested too deeply (more than {MAX_NESTING} levels)")
-
-    def leave(self) -> None:
-        self.depth -= 1
-
     # -- program = { struct_def | fn_def } -------------------------------------
 
     def parse_program(self) -> ast.Program:
         structs: dict[str, ast.StructDef] = {}
         functions: dict[str, ast.FnDef] = {}
-        seen: dict[str, str] = {}
+        seen: dict[str, str] = {}  # every global name -> "struct" or "function"
         while self.tok.kind != "eof":
             if self.at("struct"):
                 s = self.parse_struct_def()
@@ -96,6 +117,7 @@ class Parser:
         return ast.Program(structs, functions, self.source, self.filename, self.type_refs)
 
     def _declare_global(self, seen: dict[str, str], name: str, kind: str, pos: Pos) -> None:
+        """Functions and structs share one global namespace: a name is used once."""
         if name in seen:
             raise SourceError(f"'{name}' is already declared (as a {seen[name]})", pos,
                               self.source, self.filename)
@@ -127,57 +149,72 @@ class Parser:
         self.expect("(")
         params: list[ast.Param] = []
         if not self.at(")"):
-            while True:
-                pname = self.expect_name("a parameter name")
-                self.expect(":")
-                params.append(ast.Param(pname.text, self.parse_type(), pname.pos))
-                if not self.at(","):
-                    break
+            params.append(self.parse_param())
+            while self.at(","):
                 self.advance()
+                params.append(self.parse_param())
         self.expect(")")
-        ret: Type = ast_void()
+        ret: Type = VOID
         if self.at("->"):
             self.advance()
             ret = self.parse_type()
         body = self.parse_block()
         return ast.FnDef(name.text, params, ret, body, name.pos)
 
+    # param = NAME ":" type
+    def parse_param(self) -> ast.Param:
+        name = self.expect_name("a parameter name")
+        self.expect(":")
+        return ast.Param(name.text, self.parse_type(), name.pos)
+
     # type = "int" | "bool" | "[" type "]" | NAME
     def parse_type(self) -> Type:
+        # "[" type "]" nests; the loop counts the brackets instead of recursing.
+        opened: list[Token] = []
+        while self.at("["):
+            opened.append(self.advance())
+            if len(opened) > MAX_TYPE_DEPTH:
+                raise self.error(f"type nested too deeply (more than {MAX_TYPE_DEPTH} "
+                                 "levels)", opened[-1])
+        ty: Type
         if self.at("int"):
             self.advance()
-            return INT
-        if self.at("bool"):
+            ty = INT
+        elif self.at("bool"):
             self.advance()
-            return BOOL
-        if self.at("["):
-            self.advance()
-            self.enter()
-            elem = self.parse_type()
-            self.leave()
-            self.expect("]")
-            return ArrayType(elem)
-        if self.tok.kind == "name":
+            ty = BOOL
+        elif self.tok.kind == "name":
             t = self.advance()
             self.type_refs.append((t.text, t.pos))
-            return StructType(t.text)
-        raise self.expected("a type")
+            ty = StructType(t.text)
+        else:
+            raise self.expected("a type")
+        for _ in opened:
+            self.expect("]")
+            ty = ArrayType(ty)
+        return ty
 
     # -- statements -----------------------------------------------------------
 
     # block = "{" { stmt } "}"
     def parse_block(self) -> ast.Block:
         start = self.expect("{")
-        self.enter()
+        self.block_depth += 1
+        if self.block_depth > MAX_BLOCK_DEPTH:
+            raise self.error(f"blocks nested too deeply (more than {MAX_BLOCK_DEPTH} levels)",
+                             start)
         stmts: list[ast.Stmt] = []
         while not self.at("}"):
             if self.tok.kind == "eof":
                 raise self.expected("'}'")
             stmts.append(self.parse_stmt())
         self.advance()
-        self.leave()
+        self.block_depth -= 1
         return ast.Block(start.pos, stmts)
 
+    # stmt = "var" ... | "if" ... | "while" ... | "for" ... | "break" ";" | "continue" ";"
+    #      | "return" ... | "print" ... | "try" ... | "throw" ... | block
+    #      | lvalue "=" expr ";" | expr ";"
     def parse_stmt(self) -> ast.Stmt:
         t = self.tok
         if t.kind == "keyword":
@@ -186,12 +223,18 @@ class Parser:
                 return method(self)
         if self.at("{"):
             return self.parse_block()
-        stmt = self.parse_simple_or_call()
+        stmt = self.parse_assign_or_call()
+        self.expect(";")
+        return stmt
+
+    # "var" NAME [ ":" type ] "=" expr ";"
+    def parse_var_stmt(self) -> ast.VarDecl:
+        stmt = self.parse_var()
         self.expect(";")
         return stmt
 
     def parse_var(self) -> ast.VarDecl:
-        """``"var" NAME [ ":" type ] "=" expr`` (without the ``;``)."""
+        """``"var" NAME [ ":" type ] "=" expr`` (without the ``;``, shared with ``for``)."""
         start = self.expect("var")
         name = self.expect_name("a variable name")
         declared = None
@@ -202,8 +245,8 @@ class Parser:
         init = self.parse_expr()
         return ast.VarDecl(start.pos, name.text, declared, init, name.pos)
 
-    def parse_simple_or_call(self) -> ast.Stmt:
-        """``lvalue "=" expr`` or an expression statement (the checker insists on a call)."""
+    # lvalue "=" expr   |   expr          (the checker insists the expression is a call)
+    def parse_assign_or_call(self) -> ast.Assign | ast.ExprStmt:
         start = self.tok
         expr = self.parse_expr()
         if self.at("="):
@@ -214,39 +257,38 @@ class Parser:
             return ast.Assign(start.pos, expr, value)
         return ast.ExprStmt(start.pos, expr)
 
+    # simple = "var" NAME [ ":" type ] "=" expr | lvalue "=" expr
     def parse_simple(self) -> ast.VarDecl | ast.Assign:
-        """``simple`` of a ``for`` header: a declaration or an assignment."""
         if self.at("var"):
             return self.parse_var()
-        start = self.tok
-        stmt = self.parse_simple_or_call()
+        stmt = self.parse_assign_or_call()
         if not isinstance(stmt, ast.Assign):
-            raise self.error("expected '=' (a for-loop part must be an assignment or 'var')",
-                             self.tok if self.tok is not start else start)
+            raise self.expected("'=' (a part of a for header is 'var' or an assignment)")
         return stmt
 
-    def parse_var_stmt(self) -> ast.Stmt:
-        stmt = self.parse_var()
-        self.expect(";")
-        return stmt
-
+    # "if" "(" expr ")" block [ "else" ( block | if_stmt ) ]
     def parse_if(self) -> ast.If:
+        # An "else if" chain is read with a loop: each link becomes the previous one's orelse.
+        first = last = self._parse_if_head()
+        while self.at("else"):
+            self.advance()
+            if not self.at("if"):
+                last.orelse = self.parse_block()
+                break
+            link = self._parse_if_head()
+            last.orelse = link
+            last = link
+        return first
+
+    def _parse_if_head(self) -> ast.If:
+        """``"if" "(" expr ")" block`` -- one link of an if/else-if chain."""
         start = self.expect("if")
         self.expect("(")
         cond = self.parse_expr()
         self.expect(")")
-        then = self.parse_block()
-        orelse: ast.Block | ast.If | None = None
-        if self.at("else"):
-            self.advance()
-            if self.at("if"):
-                self.enter()
-                orelse = self.parse_if()
-                self.leave()
-            else:
-                orelse = self.parse_block()
-        return ast.If(start.pos, cond, then, orelse)
+        return ast.If(start.pos, cond, self.parse_block())
 
+    # "while" "(" expr ")" block
     def parse_while(self) -> ast.While:
         start = self.expect("while")
         self.expect("(")
@@ -254,6 +296,7 @@ class Parser:
         self.expect(")")
         return ast.While(start.pos, cond, self.parse_block())
 
+    # "for" "(" [ simple ] ";" [ expr ] ";" [ simple ] ")" block
     def parse_for(self) -> ast.For:
         start = self.expect("for")
         self.expect("(")
@@ -265,29 +308,34 @@ class Parser:
         self.expect(")")
         return ast.For(start.pos, init, cond, step, self.parse_block())
 
+    # "break" ";"
     def parse_break(self) -> ast.Break:
-        start = self.advance()
+        start = self.expect("break")
         self.expect(";")
         return ast.Break(start.pos)
 
+    # "continue" ";"
     def parse_continue(self) -> ast.Continue:
-        start = self.advance()
+        start = self.expect("continue")
         self.expect(";")
         return ast.Continue(start.pos)
 
+    # "return" [ expr ] ";"
     def parse_return(self) -> ast.Return:
         start = self.expect("return")
         value = None if self.at(";") else self.parse_expr()
         self.expect(";")
         return ast.Return(start.pos, value)
 
+    # "print" "(" [ expr { "," expr } ] ")" ";"
     def parse_print(self) -> ast.Print:
         start = self.expect("print")
         self.expect("(")
-        args = self.parse_args(")")
+        args = self.parse_args()
         self.expect(";")
         return ast.Print(start.pos, args)
 
+    # "try" block "catch" "(" NAME ")" block
     def parse_try(self) -> ast.Try:
         start = self.expect("try")
         body = self.parse_block()
@@ -298,6 +346,7 @@ class Parser:
         handler = self.parse_block()
         return ast.Try(start.pos, body, name.text, handler, name.pos)
 
+    # "throw" expr ";"
     def parse_throw(self) -> ast.Throw:
         start = self.expect("throw")
         value = self.parse_expr()
@@ -306,10 +355,19 @@ class Parser:
 
     # -- expressions ----------------------------------------------------------
 
+    # expr = or
     def parse_expr(self) -> ast.Expr:
-        return self.parse_or()
+        # Every nested expression (in parentheses, brackets, arguments, fields...) starts
+        # here, so this is where nesting is counted.
+        self.expr_depth += 1
+        if self.expr_depth > MAX_EXPR_DEPTH:
+            raise self.error(f"expression nested too deeply (more than {MAX_EXPR_DEPTH} "
+                             "levels)")
+        e = self.parse_or()
+        self.expr_depth -= 1
+        return e
 
-    # or = and { "||" and }      and = cmp { "&&" cmp }
+    # or = and { "||" and }
     def parse_or(self) -> ast.Expr:
         left = self.parse_and()
         while self.at("||"):
@@ -317,6 +375,7 @@ class Parser:
             left = ast.Binary(op.pos, "||", left, self.parse_and())
         return left
 
+    # and = cmp { "&&" cmp }
     def parse_and(self) -> ast.Expr:
         left = self.parse_cmp()
         while self.at("&&"):
@@ -324,47 +383,65 @@ class Parser:
             left = ast.Binary(op.pos, "&&", left, self.parse_cmp())
         return left
 
-    # cmp = sum [ ( "==" | "!=" | "<" | "<=" | ">" | ">=" ) sum ]   (no chaining)
+    # cmp = sum [ ( "==" | "!=" | "<" | "<=" | ">" | ">=" ) sum ]      (no chaining)
     def parse_cmp(self) -> ast.Expr:
         left = self.parse_sum()
-        if self.tok.kind == "symbol" and self.tok.text in COMPARISONS:
+        if self.at_symbol_in(COMPARISONS):
             op = self.advance()
             left = ast.Binary(op.pos, op.text, left, self.parse_sum())
-            if self.tok.kind == "symbol" and self.tok.text in COMPARISONS:
+            if self.at_symbol_in(COMPARISONS):
                 raise self.error(f"expected ';', found {self.tok.describe()} "
                                  "(comparisons do not chain)")
         return left
 
-    # sum = term { ( "+" | "-" ) term }    term = unary { ( "*" | "/" | "%" ) unary }
+    # sum = term { ( "+" | "-" ) term }
     def parse_sum(self) -> ast.Expr:
         left = self.parse_term()
-        while self.tok.kind == "symbol" and self.tok.text in ("+", "-"):
+        while self.at_symbol_in(SUM_OPS):
             op = self.advance()
             left = ast.Binary(op.pos, op.text, left, self.parse_term())
         return left
 
+    # term = unary { ( "*" | "/" | "%" ) unary }
     def parse_term(self) -> ast.Expr:
         left = self.parse_unary()
-        while self.tok.kind == "symbol" and self.tok.text in ("*", "/", "%"):
+        while self.at_symbol_in(TERM_OPS):
             op = self.advance()
             left = ast.Binary(op.pos, op.text, left, self.parse_unary())
         return left
 
     # unary = ( "-" | "!" ) unary | postfix
     def parse_unary(self) -> ast.Expr:
-        if self.tok.kind == "symbol" and self.tok.text in ("-", "!"):
-            op = self.advance()
-            if op.text == "-" and self._at_int_min_literal():
-                self.advance()
-                return ast.IntLit(op.pos, INT_MIN)
-            self.enter()
-            operand = self.parse_unary()
-            self.leave()
-            return ast.Unary(op.pos, op.text, operand)
-        return self.parse_postfix()
+        # A run of prefix operators is collected with a loop, then applied inside out.
+        ops: list[Token] = []
+        while self.at_symbol_in(PREFIX_OPS):
+            ops.append(self.advance())
+            if self.expr_depth + len(ops) > MAX_EXPR_DEPTH:
+                raise self.error(f"expression nested too deeply (more than {MAX_EXPR_DEPTH} "
+                                 "levels)", ops[-1])
+        if ops and ops[-1].text == "-" and self._at_int_min_operand():
+            # "-" applied directly to 2^63: the one way to write INT_MIN.
+            self.advance()
+            operand: ast.Expr = ast.IntLit(ops.pop().pos, INT_MIN)
+        else:
+            operand = self.parse_postfix()
+        for op in reversed(ops):
+            operand = ast.Unary(op.pos, op.text, operand)
+        return operand
 
-    # postfix = primary { "[" expr "]" | "." NAME | "(" args ")" }
+    def _at_int_min_operand(self) -> bool:
+        """Is the current token 9223372036854775808, used whole (no ``[``, ``.`` or ``(``
+        after it, which would bind tighter than the minus)?"""
+        t = self.tok
+        if t.kind != "int" or _literal_value(t.text) != -INT_MIN:
+            return False
+        after = self.peek()
+        return not (after.kind == "symbol" and after.text in POSTFIX_STARTS)
+
+    # postfix = primary { "[" expr "]" | "." NAME | "(" [ expr { "," expr } ] ")" }
     def parse_postfix(self) -> ast.Expr:
+        # Calls name a function directly: only a bare NAME may be followed by "(".
+        bare_name = self.tok.kind == "name"
         expr = self.parse_primary()
         while True:
             if self.at("["):
@@ -377,44 +454,35 @@ class Parser:
                 name = self.expect_name("a field name")
                 expr = ast.Field(name.pos, expr, name.text)
             elif self.at("("):
-                if not isinstance(expr, ast.Name):
-                    raise self.error("only a function name can be called")
+                if not (bare_name and isinstance(expr, ast.Name)):
+                    raise self.error("only a function name can be called (write f(...))")
                 self.advance()
-                args = self.parse_args(")")
-                expr = ast.Call(expr.pos, expr.name, args)
+                expr = ast.Call(expr.pos, expr.name, self.parse_args())
             else:
                 return expr
+            bare_name = False
 
-    def parse_args(self, close: str) -> list[ast.Expr]:
-        """``[ expr { "," expr } ] close`` -- consumes the closing symbol."""
+    def parse_args(self) -> list[ast.Expr]:
+        """``[ expr { "," expr } ] ")"`` -- after a ``(``; consumes the ``)``."""
         args: list[ast.Expr] = []
-        if not self.at(close):
-            while True:
-                args.append(self.parse_expr())
-                if not self.at(","):
-                    break
+        if not self.at(")"):
+            args.append(self.parse_expr())
+            while self.at(","):
                 self.advance()
-        self.expect(close)
+                args.append(self.parse_expr())
+        self.expect(")")
         return args
 
-    def _at_int_min_literal(self) -> bool:
-        """After a unary minus: is the next token 9223372036854775808, used as a whole?
-
-        That literal is legal only as the direct operand of ``-`` (the one way to write
-        INT_MIN); the parser folds the pair into the literal -9223372036854775808.
-        """
-        t = self.tok
-        return (t.kind == "int" and _literal_value(t.text) == -INT_MIN
-                and self.peek().text not in ("[", ".", "("))
-
+    # primary = INT | "true" | "false" | NAME | "(" expr ")" | "len" "(" expr ")"
+    #         | "new" ...
     def parse_primary(self) -> ast.Expr:
         t = self.tok
         if t.kind == "int":
-            if _literal_value(t.text) > INT_MAX:
-                raise self.error("integer literal too large (the largest int is "
-                                 f"{INT_MAX})")
+            value = _literal_value(t.text)
+            if value > INT_MAX:
+                raise self.error(f"integer literal too large (the largest int is {INT_MAX})")
             self.advance()
-            return ast.IntLit(t.pos, _literal_value(t.text))
+            return ast.IntLit(t.pos, value)
         if t.kind == "name":
             self.advance()
             return ast.Name(t.pos, t.text)
@@ -423,39 +491,32 @@ class Parser:
             return ast.BoolLit(t.pos, t.text == "true")
         if self.at("("):
             self.advance()
-            self.enter()
             inner = self.parse_expr()
-            self.leave()
             self.expect(")")
             return inner
         if self.at("len"):
             self.advance()
             self.expect("(")
-            self.enter()
             operand = self.parse_expr()
-            self.leave()
             self.expect(")")
             return ast.Len(t.pos, operand)
         if self.at("new"):
             return self.parse_new()
         raise self.expected("an expression")
 
-    # "new" type "[" expr "]"  |  "new" NAME "{" [ NAME ":" expr { "," ... } ] "}"
-    def parse_new(self) -> ast.Expr:
+    # "new" type "[" expr "]"  |  "new" NAME "{" [ NAME ":" expr { "," NAME ":" expr } ] "}"
+    def parse_new(self) -> ast.NewArray | ast.NewStruct:
         start = self.expect("new")
         if self.tok.kind == "name" and self.peek().text == "{":
             name = self.advance()
-            self.advance()
             self.type_refs.append((name.text, name.pos))
+            self.expect("{")
             fields: list[tuple[str, ast.Expr, Pos]] = []
             if not self.at("}"):
-                while True:
-                    fname = self.expect_name("a field name")
-                    self.expect(":")
-                    fields.append((fname.text, self.parse_expr(), fname.pos))
-                    if not self.at(","):
-                        break
+                fields.append(self.parse_field_init())
+                while self.at(","):
                     self.advance()
+                    fields.append(self.parse_field_init())
             self.expect("}")
             return ast.NewStruct(start.pos, name.text, fields, None, name.pos)
         elem = self.parse_type()
@@ -464,8 +525,14 @@ class Parser:
         self.expect("]")
         return ast.NewArray(start.pos, elem, length)
 
+    # NAME ":" expr      (one field of a struct literal)
+    def parse_field_init(self) -> tuple[str, ast.Expr, Pos]:
+        name = self.expect_name("a field name")
+        self.expect(":")
+        return (name.text, self.parse_expr(), name.pos)
 
-_STATEMENT_KEYWORDS = {
+
+_STATEMENT_KEYWORDS: dict[str, Callable[[Parser], ast.Stmt]] = {
     "var": Parser.parse_var_stmt,
     "if": Parser.parse_if,
     "while": Parser.parse_while,
@@ -485,12 +552,7 @@ def _literal_value(digits: str) -> int:
     return int(digits) if len(digits) <= 20 else INT_MAX + 2
 
 
-def ast_void() -> Type:
-    from ssa_course.tiny.types import VOID
-
-    return VOID
-
-
 def parse(source: str, filename: str = "<input>") -> ast.Program:
     """Parse a Tiny program (syntax only); raises :class:`SourceError` on the first error."""
-    return Parser(source, filename).parse_program()
+    with deep_recursion():
+        return Parser(source, filename).parse_program()

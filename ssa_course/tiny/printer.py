@@ -86,68 +86,87 @@ def format_ast(program: ast.Program) -> str:
 
 _PRECEDENCE = {"||": 1, "&&": 2, "==": 3, "!=": 3, "<": 3, "<=": 3, ">": 3, ">=": 3,
                "+": 4, "-": 4, "*": 5, "/": 5, "%": 5}
+_COMPARISON = 3
+_UNARY = 6
+_POSTFIX = 7  # primaries and postfix expressions: never need parentheses
+
+# A piece of printed expression: text as is, or a sub-expression with the precedence its
+# place needs (it gets parentheses when its own precedence is lower).
+_Piece = str | tuple[ast.Expr, int]
 
 
 def format_expr(e: ast.Expr) -> str:
-    """An expression as Tiny source, with only the parentheses it needs."""
-    # Post-order evaluation with an explicit stack: (node, parent precedence, side).
-    results: dict[int, str] = {}
-    stack: list[tuple[ast.Expr, bool]] = [(e, False)]
-    while stack:
-        node, ready = stack.pop()
-        kids = [k for _, k in _children(node) if isinstance(k, ast.Expr)]
-        if not ready and kids:
-            stack.append((node, True))
-            stack.extend((k, False) for k in kids)
+    """An expression as Tiny source, with only the parentheses it needs.
+
+    Pieces are expanded left to right from an explicit stack, so the work is linear in
+    the size of the expression and deep trees (``1+1+...+1``) cannot overflow.
+    """
+    out: list[str] = []
+    work: list[_Piece] = [(e, 0)]
+    while work:
+        item = work.pop()
+        if isinstance(item, str):
+            out.append(item)
             continue
-        results[id(node)] = _render(node, results)
-    return results[id(e)]
+        node, need = item
+        pieces = _pieces(node)
+        if _prec(node) < need:
+            pieces = ["(", *pieces, ")"]
+        work.extend(reversed(pieces))
+    return "".join(out)
 
 
 def _prec(e: ast.Expr) -> int:
     if isinstance(e, ast.Binary):
         return _PRECEDENCE[e.op]
-    if isinstance(e, ast.Unary):
-        return 6
-    if isinstance(e, ast.IntLit) and e.value < 0:
-        return 6
-    return 7
+    if isinstance(e, ast.Unary) or (isinstance(e, ast.IntLit) and e.value < 0):
+        return _UNARY  # a folded INT_MIN literal prints as "-9223372036854775808"
+    return _POSTFIX
 
 
-def _wrap(e: ast.Expr, text: str, need: int) -> str:
-    return f"({text})" if _prec(e) < need else text
+def _comma_separated(items: list[ast.Expr]) -> list[_Piece]:
+    pieces: list[_Piece] = []
+    for i, x in enumerate(items):
+        if i:
+            pieces.append(", ")
+        pieces.append((x, 0))
+    return pieces
 
 
-def _render(e: ast.Expr, done: dict[int, str]) -> str:
+def _pieces(e: ast.Expr) -> list[_Piece]:
+    """How ``e`` prints, one level deep."""
     if isinstance(e, ast.IntLit):
-        return str(e.value)
+        return [str(e.value)]
     if isinstance(e, ast.BoolLit):
-        return "true" if e.value else "false"
+        return ["true" if e.value else "false"]
     if isinstance(e, ast.Name):
-        return e.name
+        return [e.name]
     if isinstance(e, ast.Unary):
-        return e.op + _wrap(e.operand, done[id(e.operand)], 6)
+        return [e.op, (e.operand, _UNARY)]
     if isinstance(e, ast.Binary):
         p = _PRECEDENCE[e.op]
         # Left-associative: the right operand needs a strictly higher precedence;
         # comparisons do not chain, so both sides of one need a higher precedence.
-        left_need = p + 1 if p == 3 else p
-        return (f"{_wrap(e.left, done[id(e.left)], left_need)} {e.op} "
-                f"{_wrap(e.right, done[id(e.right)], p + 1)}")
+        left_need = p + 1 if p == _COMPARISON else p
+        return [(e.left, left_need), f" {e.op} ", (e.right, p + 1)]
     if isinstance(e, ast.Call):
-        return f"{e.name}({', '.join(done[id(a)] for a in e.args)})"
+        return [e.name, "(", *_comma_separated(e.args), ")"]
     if isinstance(e, ast.Index):
-        return f"{_wrap(e.base, done[id(e.base)], 7)}[{done[id(e.index)]}]"
+        return [(e.base, _POSTFIX), "[", (e.index, 0), "]"]
     if isinstance(e, ast.Field):
-        return f"{_wrap(e.base, done[id(e.base)], 7)}.{e.name}"
+        return [(e.base, _POSTFIX), "." + e.name]
     if isinstance(e, ast.Len):
-        return f"len({done[id(e.operand)]})"
+        return ["len(", (e.operand, 0), ")"]
     if isinstance(e, ast.NewArray):
-        return f"new {e.elem}[{done[id(e.length)]}]"
+        return [f"new {e.elem}[", (e.length, 0), "]"]
     if isinstance(e, ast.NewStruct):
-        fields = ", ".join(f"{n}: {done[id(x)]}" for n, x, _ in e.fields)
-        return f"new {e.name} {{ {fields} }}" if fields else f"new {e.name} {{}}"
-    raise TypeError(type(e).__name__)
+        if not e.fields:
+            return [f"new {e.name} {{}}"]
+        pieces: list[_Piece] = [f"new {e.name} {{ "]
+        for i, (name, value, _) in enumerate(e.fields):
+            pieces += [", " if i else "", f"{name}: ", (value, 0)]
+        return [*pieces, " }"]
+    raise TypeError(f"not a Tiny expression: {type(e).__name__}")
 
 
 def _simple(s: ast.Stmt) -> str:
