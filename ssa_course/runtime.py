@@ -179,7 +179,7 @@ class deep_recursion:  # noqa: N801 - used as a context manager, reads like a st
     *calls* never use Python recursion (every executor keeps an explicit frame stack).
     """
 
-    def __init__(self, limit: int = 100_000):
+    def __init__(self, limit: int = 1_000_000):
         self.limit = limit
         self.saved = 0
 

@@ -191,3 +191,11 @@ def test_very_long_operator_chains_compile():
     for op in ("+", "*", "&&", "||", "-"):
         leaf = "true" if op in ("&&", "||") else "1"
         compile_tiny("fn main() { print(" + f" {op} ".join([leaf] * 100_000) + "); }")
+
+
+def test_hundred_thousand_term_chain_runs_through_every_kind_of_executor():
+    import ssa_course
+
+    text = "fn main(x: int) { print(" + " + ".join(["x"] * 100_000) + "); }"
+    for via in ("ast", "quads", "julia"):
+        assert ssa_course.run(text, 1, via=via).stdout == "100000\n", via
