@@ -114,6 +114,8 @@ def _cmd_stages() -> int:
 def _cmd_show(ns: argparse.Namespace) -> int:
     from ssa_course import views
 
+    if ns.format == "png" and not ns.output:  # say so before drawing anything
+        raise UsageError("PNG is binary: give an output file with -o OUT.png")
     comp = load_file(ns.file)
     data = views.render(comp, ns.view, ns.format)
     if ns.output:

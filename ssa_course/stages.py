@@ -47,6 +47,7 @@ def register(name: str, description: str, *, tiny_only: bool = False):
 def _load_builtin_stages() -> None:
     # Importing the modules registers their stages (each module owns its registration).
     from ssa_course import builtin_stages  # noqa: F401
+    from ssa_course.son import stages as son_stages  # noqa: F401
     from ssa_course.ssa import stages as ssa_stages  # noqa: F401
 
 

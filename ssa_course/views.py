@@ -43,6 +43,7 @@ def register_view(name: str, description: str, text: Callable[[Compilation], str
 
 def _load_more_views() -> None:
     # Later lessons' modules register their views when imported.
+    from ssa_course.son import stages as son_stages  # noqa: F401
     from ssa_course.ssa import stages  # noqa: F401
 
 

@@ -35,8 +35,8 @@ def setup(enabled=True):
     start = Start(g, [INT_BOTTOM])
     peep = Peephole(start, enabled)
     peep(start)
-    ctrl = peep(Proj(g, start, 0, "ctrl"))
-    arg = peep(Proj(g, start, 1, "n"))
+    ctrl = peep(Proj(g, start, 0, "ctrl", control=True))
+    arg = peep(Proj(g, start, 2, "n"))  # Start's tuple: control, memory, then arguments
     return g, start, peep, ctrl, arg
 
 

@@ -8,42 +8,63 @@ For every node the parser makes (in topological order, so its inputs are already
 4. ask the node to ``idealize()`` itself, and peephole the replacement again;
 5. whatever lost its last user is deleted.
 
-The driver knows nothing about any particular opcode.
+The driver knows nothing about any particular opcode. With ``enabled=False`` it only
+computes types: the parser then builds the *raw* graph, for comparison.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ssa_course.errors import VerifyError
-from ssa_course.son.nodes import Constant, Node, Start
-from ssa_course.son.types import BOTTOM
+from ssa_course.son.data import Constant
+from ssa_course.son.graph import Node
+
+
+@dataclass(slots=True)
+class PeepholeStats:
+    """What the driver did: the numbers the lessons print."""
+
+    constants_found: int = 0  # nodes replaced by a Constant
+    gvn_hits: int = 0  # nodes replaced by an equal, older node
+    idealized: int = 0  # algebraic rewrites applied
+    dead_branches: int = 0  # If nodes with a constant predicate (one side never built)
+    killed: int = 0  # nodes deleted because nobody used them any more
 
 
 class Peephole:
-    def __init__(self, start: Start, enabled: bool = True):
+    def __init__(self, start: Node, enabled: bool = True):
         self.start = start
         self.enabled = enabled
         self.gvn: dict[tuple, Node] = {}
-        self.constants_found = 0
+        self.stats = PeepholeStats()
+
+    @property
+    def constants_found(self) -> int:
+        return self.stats.constants_found
 
     def __call__(self, node: Node) -> Node:
         """Optimize a freshly made node; returns the node to use instead (maybe itself)."""
         new_type = node.compute()
-        if node.type is not None and node.type != new_type and node.type.meet(new_type) \
-                != new_type and node.type.kind != "top":
-            raise VerifyError("types only move down", repr(node), f"{node.type} -> {new_type}")
+        old = node.type
+        if old != new_type and old.kind != "top" and not new_type.isa(old):
+            raise VerifyError("types only move down the lattice", repr(node),
+                              f"{old} -> {new_type}")
         node.type = new_type
         if not self.enabled:
             return node
         if new_type.is_constant() and not isinstance(node, Constant) and not node.is_control:
-            self.constants_found += 1
+            self.stats.constants_found += 1
             return self._replace(node, self(Constant(node.graph, self.start, new_type)))
         key = node.key()
         if key is not None:
             twin = self.gvn.get(key)
-            if twin is not None and twin is not node:
+            if twin is not None and twin is not node and twin.id in twin.graph.nodes:
+                self.stats.gvn_hits += 1
                 return self._replace(node, twin)
         better = node.idealize()
         if better is not None and better is not node:
+            self.stats.idealized += 1
             return self._replace(node, self(better))
         if key is not None:
             self.gvn[key] = node
@@ -51,24 +72,26 @@ class Peephole:
 
     def _replace(self, old: Node, new: Node) -> Node:
         old.replace_with(new)
-        self._kill_if_dead(old)
+        self.discard(old)
         return new
 
-    def _kill_if_dead(self, node: Node) -> None:
-        work = [node]
-        while work:
-            n = work.pop()
-            if n.outputs or n is self.start or n.id not in n.graph.nodes:
-                continue
-            if n.inputs and n.inputs[0] is self.start and not isinstance(n, Constant):
-                continue  # Start's projections (control, parameters) live as long as it
-            key = n.key()
-            if key is not None and self.gvn.get(key) is n:
-                del self.gvn[key]
-            inputs = [i for i in n.inputs if i is not None]
-            n.kill()
-            work.extend(inputs)
+    def forget(self, node: Node) -> None:
+        """Drop ``node`` from the GVN table (its inputs are about to change)."""
+        key = node.key()
+        if key is not None and self.gvn.get(key) is node:
+            del self.gvn[key]
 
+    def discard(self, node: Node) -> None:
+        """Delete ``node`` if nobody uses it.
 
-def type_of_bottom(node: Node) -> bool:
-    return node.type == BOTTOM
+        Only the node itself: its inputs may be values the parser still holds in hand
+        (the left operand while it parses the right one), so nodes that merely *became*
+        unused are left for the sweep at the end of the function.
+        """
+        if node.outputs or node is self.start or node.id not in node.graph.nodes:
+            return
+        if node.inputs and node.inputs[0] is self.start and not isinstance(node, Constant):
+            return  # Start's projections (control, memory, parameters) stay
+        self.forget(node)
+        node.kill()
+        self.stats.killed += 1

@@ -1,0 +1,405 @@
+"""Parse Tiny straight into the sea of nodes, peepholes on (lesson 06).
+
+The builder follows the parser's order over the checked syntax tree -- one pass, no CFG,
+no dominators -- and hands every node to the peephole driver the moment it is made, so
+the graph is optimized while it is built (Click & Paleczny's point: the inputs of a new
+node are already final, so ``compute``/``idealize`` see everything they need).
+
+* The :class:`~ssa_course.son.scope.Scope` node maps each variable to its current node.
+* ``if``/``else``, ``&&``/``||`` and ``try``/``catch`` merge scopes at a Region, making a
+  Phi for every variable whose definitions differ.
+* A loop head gets a Loop region and a Phi for *every* variable (and memory); after the
+  body is parsed the back edge is filled in and the phis that turned out trivial
+  (``phi(x, itself)``) are removed.
+* Every runtime check is explicit control: ``If`` on the condition, ``Trap`` on the
+  failing side. With peepholes on, a check (or any ``if``) whose predicate is a constant
+  builds only the side that can run.
+
+With ``optimize=False`` the same walk builds the *raw* graph: types are computed but no
+node is folded, merged, rewritten or deleted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Hashable
+from dataclasses import dataclass
+
+from ssa_course.runtime import deep_recursion, paused_gc
+from ssa_course.son.control import Loop, Never, Phi, Region, Return, Throw
+from ssa_course.son.data import Add, Compare, Mul, Neg, Not, Sub
+from ssa_course.son.emit import (
+    Dead,
+    Emitter,
+    FunctionGraph,
+    SeaOfNodes,
+    lattice_type,
+)
+from ssa_course.son.graph import Node
+from ssa_course.son.memory import Len, Print
+from ssa_course.son.scope import Scope
+from ssa_course.son.types import BOOL_BOTTOM, INT_BOTTOM
+from ssa_course.tiny import ast
+from ssa_course.tiny import types as tt
+
+
+@dataclass
+class _LoopContext:
+    size: int  # scope size at the loop head
+    breaks: list[Scope]
+    continues: list[Scope]
+
+
+class GraphBuilder(Emitter):
+    """Builds one function's graph from its checked syntax tree."""
+
+    def __init__(self, program: ast.Program, fn: ast.FnDef, optimize: bool = True):
+        super().__init__(fn.name, [lattice_type(p.ty) for p in fn.params],
+                         [p.name for p in fn.params], optimize)
+        self.program = program
+        self.fn = fn
+        ctrl, mem, parms = self.start_projections()
+        self.scope = Scope(self.g, ctrl, mem)
+        for param, parm in zip(fn.params, parms, strict=True):
+            self.scope.define(param.var, parm, param.name, lattice_type(param.ty))
+        self.loops: list[_LoopContext] = []
+        self.handlers: list[list[Scope]] = []
+
+    # control and memory live in the scope
+    @property
+    def ctrl(self) -> Node | None:
+        return self.scope.ctrl
+
+    @ctrl.setter
+    def ctrl(self, node: Node | None) -> None:
+        self.scope.ctrl = node
+
+    @property
+    def mem(self) -> Node:
+        return self.scope.mem
+
+    @mem.setter
+    def mem(self, node: Node) -> None:
+        self.scope.mem = node
+
+    def drop(self, scope: Scope) -> None:
+        inputs = [n for n in scope.inputs if n is not None]
+        scope.discard()
+        if self.optimize:
+            for n in inputs:
+                self.peep.discard(n)
+
+    def merge(self, scopes: list[Scope], size: int) -> Scope:
+        """Join scopes at a Region (Phis where the variables differ); dead ones drop out."""
+        for s in scopes:
+            s.truncate(size)
+        live = [s for s in scopes if not s.dead()]
+        for s in scopes:
+            if s.dead() and s is not (live[0] if live else scopes[0]):
+                self.drop(s)
+        if not live:
+            return scopes[0]
+        if len(live) == 1:
+            return live[0]
+        region = self.p(Region(self.g, None, *(s.ctrl for s in live)))
+        result = live[0]
+        for i in range(1, size):
+            values = [s.inputs[i] for s in live]
+            if all(v is values[0] for v in values):
+                continue
+            phi = self.p(Phi(self.g, region, *values, declared=result.types[i],
+                             name=result.names[i]))
+            result.set_input(i, phi)
+        result.ctrl = region
+        for s in live[1:]:
+            self.drop(s)
+        return result
+
+    # -- the function ---------------------------------------------------------------
+
+    def build(self) -> FunctionGraph:
+        self.block(self.fn.body)
+        if not self.scope.dead():
+            self.exits.append(self.p(Return(self.g, self.ctrl, self.mem, None)))
+        self.drop(self.scope)
+        params = [(p.name, p.ty) for p in self.fn.params]
+        ret = None if isinstance(self.fn.ret, tt.VoidType) else self.fn.ret
+        return self.finish(self.fn.name, params, ret)
+
+    # -- statements -----------------------------------------------------------------
+
+    def block(self, block: ast.Block) -> None:
+        size = self.scope.size()
+        for stmt in block.stmts:
+            if self.scope.dead():
+                break  # code after return/break/continue/throw never runs
+            with contextlib.suppress(Dead):
+                self.stmt(stmt)
+        self.scope.truncate(size)
+
+    def stmt(self, s: ast.Stmt) -> None:
+        method = getattr(self, "stmt_" + type(s).__name__)
+        method(s)
+
+    def stmt_Block(self, s: ast.Block) -> None:  # noqa: N802
+        self.block(s)
+
+    def stmt_VarDecl(self, s: ast.VarDecl) -> None:  # noqa: N802
+        value = self.expr(s.init)
+        self.scope.define(s.var, value, s.name, lattice_type(s.var.ty))
+
+    def stmt_Assign(self, s: ast.Assign) -> None:  # noqa: N802
+        target = s.target
+        if isinstance(target, ast.Name):
+            value = self.expr(s.value)  # (may replace self.scope: && and || merge)
+            self.scope.update(target.var, value)
+        elif isinstance(target, ast.Index):
+            base, index = self.expr(target.base), self.expr(target.index)
+            self.store_element(base, index, self.expr(s.value), target.pos)
+        else:
+            assert isinstance(target, ast.Field)
+            base = self.expr(target.base)
+            self.store_field(base, target.name, self.expr(s.value))
+
+    def stmt_ExprStmt(self, s: ast.ExprStmt) -> None:  # noqa: N802
+        self.expr(s.expr)
+
+    def stmt_Print(self, s: ast.Print) -> None:  # noqa: N802
+        values = [self.expr(a) for a in s.args]
+        sc = self.scope
+        sc.mem = self.p(Print(self.g, sc.ctrl, sc.mem, *values))
+
+    def stmt_Return(self, s: ast.Return) -> None:  # noqa: N802
+        value = self.expr(s.value) if s.value is not None else None
+        sc = self.scope
+        self.exits.append(self.p(Return(self.g, sc.ctrl, sc.mem, value)))
+        sc.ctrl = None
+
+    def stmt_Throw(self, s: ast.Throw) -> None:  # noqa: N802
+        value = self.expr(s.value)
+        sc = self.scope
+        if self.handlers:
+            snapshot = sc.dup()
+            snapshot.define(("$exc", id(s)), value, "$exc", INT_BOTTOM)
+            self.handlers[-1].append(snapshot)
+        else:
+            self.exits.append(self.p(Throw(self.g, sc.ctrl, sc.mem, value)))
+        sc.ctrl = None
+
+    def stmt_If(self, s: ast.If) -> None:  # noqa: N802
+        pred = self.expr(s.cond)
+        t, f = self.branch(pred)
+        size = self.scope.size()
+        other = self.scope.dup()
+        self.scope.ctrl = t
+        other.ctrl = f
+        if t is not None:
+            self.block(s.then)
+        then_end = self.scope
+        self.scope = other
+        if f is not None and s.orelse is not None:
+            if isinstance(s.orelse, ast.Block):
+                self.block(s.orelse)
+            else:
+                with contextlib.suppress(Dead):
+                    self.stmt(s.orelse)
+        self.scope = self.merge([then_end, self.scope], size)
+
+    def stmt_While(self, s: ast.While) -> None:  # noqa: N802
+        self.loop(s.cond, s.body, None)
+
+    def stmt_For(self, s: ast.For) -> None:  # noqa: N802
+        size = self.scope.size()
+        if s.init is not None:
+            self.stmt(s.init)
+        self.loop(s.cond, s.body, s.step)
+        self.scope.truncate(size)
+
+    def stmt_Break(self, s: ast.Break) -> None:  # noqa: N802
+        self.loops[-1].breaks.append(self.scope.dup())
+        self.scope.ctrl = None
+
+    def stmt_Continue(self, s: ast.Continue) -> None:  # noqa: N802
+        self.loops[-1].continues.append(self.scope.dup())
+        self.scope.ctrl = None
+
+    def stmt_Try(self, s: ast.Try) -> None:  # noqa: N802
+        size = self.scope.size()
+        self.handlers.append([])
+        self.block(s.body)
+        caught = self.handlers.pop()
+        try_end = self.scope
+        if not caught:
+            return
+        for snapshot in caught:  # the thrown value becomes the catch variable's slot
+            exc = snapshot.inputs[-1]
+            snapshot.truncate(size)
+            snapshot.define(s.var, exc, s.name, INT_BOTTOM)
+        self.scope = self.merge(caught, size + 1)
+        if not self.scope.dead():
+            self.block(s.handler)
+        self.scope.truncate(size)
+        self.scope = self.merge([try_end, self.scope], size)
+
+    # -- loops ------------------------------------------------------------------------
+
+    def loop(self, cond: ast.Expr | None, body: ast.Block, step: ast.Stmt | None) -> None:
+        size = self.scope.size()
+        entry = self.scope
+        loop = self.p(Loop(self.g, None, entry.ctrl, None))
+        for i in range(1, size):  # a phi for every variable (and memory), cleaned up later
+            phi = Phi(self.g, loop, entry.inputs[i], None, declared=entry.types[i],
+                      name=entry.names[i])
+            entry.set_input(i, self.p(phi))
+        entry.ctrl = loop
+        head = entry.dup()  # remembers the phis for the back edge
+        if cond is None:
+            t, f = loop, None
+        else:
+            try:
+                t, f = self.branch(self.expr(cond))
+            except Dead:
+                t, f = None, None
+        exit_scope = self.scope.dup()
+        exit_scope.ctrl = f
+        self.scope.ctrl = t
+        context = _LoopContext(size, [exit_scope], [])
+        self.loops.append(context)
+        if t is not None:
+            self.block(body)
+        self.loops.pop()
+        back = self.merge([self.scope, *context.continues], size)
+        self.scope = back
+        if step is not None and not back.dead():
+            with contextlib.suppress(Dead):
+                self.stmt(step)
+            back = self.scope
+        if all(s.dead() for s in context.breaks) and not back.dead():
+            # an endless loop: give it an exit edge control never takes, so that Stop
+            # still reaches the loop and the memory effects inside it
+            self.exits.append(self.p(Never(self.g, loop, head.inputs[1])))
+        self._close_loop(loop, head, back, size)
+        self.scope = self.merge(context.breaks, size)
+
+    def _close_loop(self, loop: Loop, head: Scope, back: Scope, size: int) -> None:
+        phis = [head.inputs[i] for i in range(1, size)]
+        loop.set_input(2, back.ctrl)
+        for i, phi in enumerate(phis, start=1):
+            if isinstance(phi, Phi) and phi.inputs[0] is loop:
+                phi.set_input(2, None if back.dead() else back.inputs[i])
+        self.drop(back)
+        self.drop(head)
+        if not self.optimize:
+            return
+        if loop.inputs[2] is None:  # the body never comes back: not a loop after all
+            entry = loop.inputs[1]
+            for phi in loop.phis():
+                self.peep.forget(phi)
+                phi.replace_with(phi.inputs[1])
+                self.peep.discard(phi)
+            loop.replace_with(entry)
+            self.peep.discard(loop)
+            return
+        live = [p for p in phis if isinstance(p, Phi) and p.inputs[0] is loop]
+        self.phis_to_clean.extend(live)
+        self.remove_trivial_phis(live)
+
+    # -- expressions ------------------------------------------------------------------
+
+    def expr(self, e: ast.Expr) -> Node:
+        method = getattr(self, "expr_" + type(e).__name__)
+        return method(e)
+
+    def expr_IntLit(self, e: ast.IntLit) -> Node:  # noqa: N802
+        return self.const(e.value)
+
+    def expr_BoolLit(self, e: ast.BoolLit) -> Node:  # noqa: N802
+        return self.const(e.value)
+
+    def expr_Name(self, e: ast.Name) -> Node:  # noqa: N802
+        return self.scope.lookup(e.var)
+
+    def expr_Unary(self, e: ast.Unary) -> Node:  # noqa: N802
+        x = self.expr(e.operand)
+        return self.p((Neg if e.op == "-" else Not)(self.g, None, x))
+
+    _ARITH = {"+": Add, "-": Sub, "*": Mul}
+
+    def expr_Binary(self, e: ast.Binary) -> Node:  # noqa: N802
+        if e.op in ("&&", "||"):
+            return self.short_circuit(e)
+        left = self.expr(e.left)
+        right = self.expr(e.right)
+        if e.op in self._ARITH:
+            return self.p(self._ARITH[e.op](self.g, None, left, right))
+        if e.op in ("/", "%"):
+            return self.divide(e.op, left, right, e.pos)
+        return self.p(Compare(self.g, e.op, left, right))
+
+    def short_circuit(self, e: ast.Binary) -> Node:
+        left = self.expr(e.left)
+        t, f = self.branch(left)
+        size = self.scope.size()
+        key: Hashable = ("$sc", id(e))
+        other = self.scope.dup()
+        # the side that decides without looking right: false for &&, true for ||
+        if e.op == "&&":
+            rhs_ctrl, done_ctrl, done_value = t, f, False
+        else:
+            rhs_ctrl, done_ctrl, done_value = f, t, True
+        other.ctrl = done_ctrl
+        if done_ctrl is not None:
+            other.define(key, self.const(done_value), "$" + e.op, BOOL_BOTTOM)
+        self.scope.ctrl = rhs_ctrl
+        if rhs_ctrl is not None:
+            try:
+                right = self.expr(e.right)
+                self.scope.define(key, right, "$" + e.op, BOOL_BOTTOM)
+            except Dead:
+                pass
+        if self.scope.dead() and other.dead():
+            self.scope = self.merge([self.scope, other], size)
+            raise Dead
+        merged = self.merge([self.scope, other], size + 1)
+        self.scope = merged
+        value = merged.inputs[size]
+        merged.truncate(size)
+        return value
+
+    def expr_Call(self, e: ast.Call) -> Node:  # noqa: N802
+        args = [self.expr(a) for a in e.args]
+        ret = None if isinstance(e.fn.ret, tt.VoidType) else e.fn.ret
+        before = self.scope.dup() if self.handlers else None
+        result, exc, thrown = self.call(e.name, args, ret, catches=before is not None)
+        if before is not None:  # inside try: an exception in the callee goes to the catch
+            before.ctrl = exc
+            before.mem = self.mem
+            before.define(("$exc", id(e)), thrown, "$exc", INT_BOTTOM)
+            self.handlers[-1].append(before)
+        return result if result is not None else self.mem
+
+    def expr_Index(self, e: ast.Index) -> Node:  # noqa: N802
+        base, index = self.expr(e.base), self.expr(e.index)
+        return self.load_element(base, index, e.ty, e.pos)
+
+    def expr_Field(self, e: ast.Field) -> Node:  # noqa: N802
+        return self.load_field(self.expr(e.base), e.name, e.ty)
+
+    def expr_Len(self, e: ast.Len) -> Node:  # noqa: N802
+        return self.p(Len(self.g, None, self.expr(e.operand)))
+
+    def expr_NewArray(self, e: ast.NewArray) -> Node:  # noqa: N802
+        return self.new_array(self.expr(e.length), e.elem, e.pos)
+
+    def expr_NewStruct(self, e: ast.NewStruct) -> Node:  # noqa: N802
+        given = {name: self.expr(value) for name, value, _ in e.fields}
+        names = [f for f, _, _ in self.program.structs[e.name].fields]
+        return self.new_struct(e.name, names, [given[n] for n in names])
+
+
+def build_graphs(program: ast.Program, optimize: bool = True) -> SeaOfNodes:
+    """Every function of a checked Tiny program as a sea-of-nodes graph."""
+    with deep_recursion(), paused_gc():
+        functions = {name: GraphBuilder(program, fn, optimize).build()
+                     for name, fn in program.functions.items()}
+    return SeaOfNodes(functions, program.source, optimize)

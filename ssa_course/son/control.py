@@ -1,0 +1,284 @@
+"""Control nodes: control flow as data (lesson 05).
+
+Control is a value like any other: ``Start`` produces it, ``If`` splits it (a tuple read by
+its true/false projections), ``Region`` merges it, ``Loop`` is a Region with a back edge,
+and ``Return``/``Throw``/``Trap`` hand it to ``Stop``. A ``Phi`` belongs to a Region (its
+input 0) and picks the value of the path control came in on. ``Call`` is control too: it
+runs the callee and yields a tuple (control, memory, result, and -- inside ``try`` -- the
+exceptional control and the thrown value).
+
+Multi-valued nodes (Start, If, Call) are read through :class:`Proj` nodes.
+"""
+
+from __future__ import annotations
+
+from ssa_course.errors import Pos
+from ssa_course.son.graph import Graph, Node
+from ssa_course.son.types import (
+    BOOL_TOP,
+    BOTTOM,
+    CTRL,
+    FALSE,
+    INT_BOTTOM,
+    MEM,
+    TOP,
+    TRUE,
+    XCTRL,
+    Type,
+    tuple_of,
+)
+
+
+class Start(Node):
+    """The function's entry: a tuple (control, memory, argument 1, argument 2, ...)."""
+
+    label = "Start"
+    is_control = True
+
+    def __init__(self, graph: Graph, arg_types: list[Type], arg_names: list[str] | None = None):
+        super().__init__(graph)
+        self.arg_types = list(arg_types)
+        self.arg_names = list(arg_names or [f"arg{i}" for i in range(len(arg_types))])
+        graph.start = self
+
+    def compute(self) -> Type:
+        return tuple_of(CTRL, MEM, *self.arg_types)
+
+    def key(self) -> None:
+        return None
+
+
+class Proj(Node):
+    """Reads element ``index`` of a multi-valued node (Start, If, Call)."""
+
+    def __init__(self, graph: Graph, source: Node, index: int, label: str,
+                 control: bool = False):
+        super().__init__(graph, source)
+        self.index = index
+        self.label = label
+        self.is_control = control
+
+    def compute(self) -> Type:
+        t = self.inputs[0].type
+        if t.kind == "tuple" and self.index < len(t.types):
+            return t.types[self.index]
+        return TOP if t == TOP else BOTTOM
+
+    def key(self) -> tuple:
+        return ("Proj", self.inputs[0].id, self.index)
+
+
+class Parm(Proj):
+    """A function parameter: a projection of Start."""
+
+    def __init__(self, graph: Graph, start: Start, index: int, name: str):
+        super().__init__(graph, start, index, name)
+
+
+class If(Node):
+    """Input 0 control, input 1 the predicate; projection 0 is the true path, 1 the false."""
+
+    label = "If"
+    is_control = True
+
+    def compute(self) -> Type:
+        ctrl, pred = self.inputs[0].type, self.inputs[1].type
+        if ctrl in (XCTRL, TOP):
+            return tuple_of(XCTRL, XCTRL)
+        if pred == TRUE:
+            return tuple_of(CTRL, XCTRL)
+        if pred == FALSE:
+            return tuple_of(XCTRL, CTRL)
+        if pred in (BOOL_TOP, TOP):
+            return tuple_of(XCTRL, XCTRL)
+        return tuple_of(CTRL, CTRL)
+
+    def key(self) -> None:
+        return None
+
+
+class Region(Node):
+    """Merges control: input 0 is unused (None), inputs 1.. are the incoming paths."""
+
+    label = "Region"
+    is_control = True
+    open = False  # True while some incoming paths are still to be built
+
+    def in_progress(self) -> bool:
+        return self.open
+
+    def compute(self) -> Type:
+        t: Type = XCTRL
+        for n in self.inputs[1:]:
+            if n is not None:
+                t = t.meet(n.type)
+        return t
+
+    def key(self) -> None:
+        return None
+
+    def phis(self) -> list[Phi]:
+        return sorted((u for u in self.outputs if isinstance(u, Phi)), key=lambda p: p.id)
+
+
+class Loop(Region):
+    """A Region whose input 1 enters the loop and input 2 is the back edge."""
+
+    label = "Loop"
+
+    def in_progress(self) -> bool:
+        """True while the parser is still inside the loop body (no back edge yet)."""
+        return self.open or len(self.inputs) < 3 or self.inputs[2] is None
+
+
+class Phi(Node):
+    """Input 0 is its Region; input ``i`` is the value when control came in on path ``i``.
+
+    ``declared`` is the bottom of the variable's type: what the phi must assume while its
+    loop is still being parsed (the back-edge value is not known yet).
+    """
+
+    label = "Phi"
+
+    def __init__(self, graph: Graph, region: Node, *values: Node | None,
+                 declared: Type = BOTTOM, name: str = ""):
+        super().__init__(graph, region, *values)
+        self.declared = declared
+        self.var_name = name
+
+    def compute(self) -> Type:
+        region = self.inputs[0]
+        if isinstance(region, Region) and region.in_progress():
+            return self.declared
+        t: Type = TOP
+        for i, n in enumerate(self.inputs[1:], start=1):
+            path = region.in_(i) if region is not None else None
+            if path is not None and path.type == XCTRL:
+                continue  # a dead path contributes nothing
+            if n is not None:
+                t = t.meet(n.type)
+        return t
+
+    def idealize(self) -> Node | None:
+        region = self.inputs[0]
+        if isinstance(region, Region) and region.in_progress():
+            return None
+        values = {id(n): n for n in self.inputs[1:] if n is not None and n is not self}
+        if len(values) == 1:  # every path gives the same value (or the phi itself)
+            return next(iter(values.values()))
+        return None
+
+    def key(self) -> tuple | None:
+        region = self.inputs[0]
+        if isinstance(region, Region) and region.in_progress():
+            return None  # its back edge is still to come: not comparable yet
+        return ("Phi", *(n.id if n is not None else -1 for n in self.inputs))
+
+    def detail(self) -> str:
+        return self.var_name
+
+
+class Return(Node):
+    """Input 0 control, input 1 memory, input 2 the result (None for a void function)."""
+
+    label = "Return"
+    is_control = True
+
+    def compute(self) -> Type:
+        return self.inputs[0].type
+
+    def key(self) -> None:
+        return None
+
+
+class Throw(Node):
+    """An exception that leaves the function: control, memory, the thrown int."""
+
+    label = "Throw"
+    is_control = True
+
+    def compute(self) -> Type:
+        return self.inputs[0].type
+
+    def key(self) -> None:
+        return None
+
+
+class Trap(Node):
+    """A runtime error (``division by zero at 3:9``): control enters, the program ends.
+
+    Input 1 is the memory state: whatever was printed before the error stays printed, so
+    those effects must stay in the graph."""
+
+    label = "Trap"
+    is_control = True
+
+    def __init__(self, graph: Graph, ctrl: Node, mem: Node, message: str, pos: Pos | None):
+        super().__init__(graph, ctrl, mem)
+        self.message = message
+        self.pos = pos
+
+    def compute(self) -> Type:
+        return self.inputs[0].type
+
+    def key(self) -> None:
+        return None
+
+    def detail(self) -> str:
+        where = f" at {self.pos.line}:{self.pos.col}" if self.pos is not None else ""
+        return self.message + where
+
+
+class Never(Node):
+    """The exit of a loop that never exits: control from its Loop, the memory at its head.
+
+    Control never takes this edge; it is there so that the loop and its effects (what it
+    prints) are reachable from Stop like everything else that matters."""
+
+    label = "Never"
+    is_control = True
+
+    def compute(self) -> Type:
+        return CTRL
+
+    def key(self) -> None:
+        return None
+
+
+class Stop(Node):
+    """The function's exits: every Return, Throw, Trap (and Never) is an input."""
+
+    label = "Stop"
+    is_control = True
+
+    def compute(self) -> Type:
+        return CTRL
+
+    def key(self) -> None:
+        return None
+
+
+class Call(Node):
+    """Inputs: control, memory, the arguments. Projections: 0 control, 1 memory,
+    2 the result; inside ``try`` also 3 the exceptional control and 4 the thrown int."""
+
+    label = "Call"
+    is_control = True
+
+    def __init__(self, graph: Graph, ctrl: Node, mem: Node, args: list[Node], fn: str,
+                 ret: Type):
+        super().__init__(graph, ctrl, mem, *args)
+        self.fn = fn
+        self.ret = ret
+        self.label = f"Call {fn}"
+
+    def compute(self) -> Type:
+        if self.inputs[0].type == XCTRL:
+            return tuple_of(XCTRL, MEM, self.ret, XCTRL, INT_BOTTOM)
+        return tuple_of(CTRL, MEM, self.ret, CTRL, INT_BOTTOM)
+
+    def key(self) -> None:
+        return None
+
+    def detail(self) -> str:
+        return self.fn

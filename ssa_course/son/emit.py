@@ -1,0 +1,278 @@
+"""What both graph builders share: making nodes in order, checks, calls, the finish.
+
+:class:`Emitter` holds one function's graph under construction and the peephole driver
+every new node goes through. Its helpers turn one source-level operation into nodes --
+a division becomes a zero test (``If`` + ``Trap``) and a pinned ``Div``; an array read
+becomes a bounds test, a ``Load`` and, for arrays of references, an unset-slot test. The
+Tiny builder (:mod:`ssa_course.son.build`) and the builder from SSA quads
+(:mod:`ssa_course.son.from_ssa`) only say where control and memory currently are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ssa_course.errors import Pos
+from ssa_course.runtime import element_zero
+from ssa_course.son.control import (
+    Call,
+    If,
+    Loop,
+    Phi,
+    Proj,
+    Region,
+    Start,
+    Stop,
+    Trap,
+)
+from ssa_course.son.data import Compare, Constant, Div, Rem
+from ssa_course.son.graph import Graph, Node
+from ssa_course.son.memory import (
+    InBounds,
+    IsSet,
+    Len,
+    Load,
+    LoadField,
+    NewArray,
+    NewStruct,
+    Store,
+    StoreField,
+)
+from ssa_course.son.peephole import Peephole, PeepholeStats
+from ssa_course.son.types import (
+    BOOL_BOTTOM,
+    CTRL,
+    FALSE,
+    INT_BOTTOM,
+    TRUE,
+    XCTRL,
+    Type,
+    int_const,
+    ref,
+    tuple_of,
+)
+from ssa_course.tiny import types as tt
+
+
+def lattice_type(t: tt.Type | None) -> Type:
+    """The bottom of a Tiny type's lattice (what a value of that type could be)."""
+    if isinstance(t, tt.IntType):
+        return INT_BOTTOM
+    if isinstance(t, tt.BoolType):
+        return BOOL_BOTTOM
+    if t is None or isinstance(t, tt.VoidType):
+        return tuple_of()
+    return ref(str(t))
+
+
+@dataclass
+class FunctionGraph:
+    """One function as a graph: its Start and Stop, and what building it found."""
+
+    name: str
+    graph: Graph
+    start: Start
+    stop: Stop
+    params: list[tuple[str, tt.Type]]
+    returns: tt.Type | None
+    optimized: bool
+    stats: PeepholeStats = field(default_factory=PeepholeStats)
+
+    def nodes(self) -> list[Node]:
+        return self.graph.live_nodes()
+
+
+@dataclass
+class SeaOfNodes:
+    """A whole program: one graph per function (``main`` is the entry)."""
+
+    functions: dict[str, FunctionGraph]
+    source: str = ""
+    optimized: bool = True
+
+    def node_count(self) -> int:
+        return sum(len(f.nodes()) for f in self.functions.values())
+
+    def edge_count(self) -> int:
+        return sum(f.graph.edge_count() for f in self.functions.values())
+
+    def constants_found(self) -> int:
+        return sum(f.stats.constants_found for f in self.functions.values())
+
+
+class Dead(Exception):
+    """Raised when a check always fails: the rest of the straight-line code never runs."""
+
+
+class Emitter:
+    """One function under construction. Subclasses keep ``ctrl`` and ``mem`` current."""
+
+    ctrl: Node | None
+    mem: Node
+
+    def __init__(self, name: str, arg_types: list[Type], arg_names: list[str],
+                 optimize: bool):
+        self.optimize = optimize
+        g = self.g = Graph(name)
+        self.start = Start(g, arg_types, arg_names)
+        self.peep = Peephole(self.start, optimize)
+        self.peep(self.start)
+        self.exits: list[Node] = []
+        self.phis_to_clean: list[Phi] = []
+
+    def p(self, node: Node) -> Node:
+        """Every new node goes through the peephole driver."""
+        return self.peep(node)
+
+    def const(self, value: int | bool) -> Node:
+        t = TRUE if value is True else FALSE if value is False else int_const(value)
+        return self.p(Constant(self.g, self.start, t))
+
+    def start_projections(self) -> tuple[Node, Node, list[Node]]:
+        """Control, memory and the parameters, read off Start."""
+        from ssa_course.son.control import Parm
+
+        g = self.g
+        ctrl = self.p(Proj(g, self.start, 0, "ctrl", control=True))
+        mem = self.p(Proj(g, self.start, 1, "mem"))
+        parms = [self.p(Parm(g, self.start, 2 + i, name))
+                 for i, name in enumerate(self.start.arg_names)]
+        return ctrl, mem, parms
+
+    # -- control ------------------------------------------------------------------
+
+    def branch(self, pred: Node) -> tuple[Node | None, Node | None]:
+        """Split the current control on ``pred``: the (true, false) controls; with
+        peepholes on, a side that can never run is None and no If is built."""
+        iff = self.p(If(self.g, self.ctrl, pred))
+        if self.optimize and iff.type in (tuple_of(CTRL, XCTRL), tuple_of(XCTRL, CTRL)):
+            ctrl = self.ctrl
+            self.peep.stats.dead_branches += 1
+            live_true = iff.type.types[0] == CTRL
+            self.peep.discard(iff)
+            return (ctrl, None) if live_true else (None, ctrl)
+        t = self.p(Proj(self.g, iff, 0, "True", control=True))
+        f = self.p(Proj(self.g, iff, 1, "False", control=True))
+        return t, f
+
+    def guard(self, pred: Node, message: str, pos: Pos | None) -> None:
+        """Continue only where ``pred`` holds; elsewhere the program stops with ``message``.
+        Raises :class:`Dead` when the check can never pass."""
+        ok, bad = self.branch(self.p(pred))
+        if bad is not None:
+            self.exits.append(self.p(Trap(self.g, bad, self.mem, message, pos)))
+        self.ctrl = ok
+        if ok is None:
+            raise Dead
+
+    # -- operations that can fail ---------------------------------------------------
+
+    def divide(self, op: str, left: Node, right: Node, pos: Pos | None) -> Node:
+        cls = Div if op in ("/", "div") else Rem
+        t = right.type
+        if self.optimize and t.is_constant() and t != int_const(0):
+            return self.p(cls(self.g, None, left, right))  # cannot trap: floats freely
+        self.guard(Compare(self.g, "!=", right, self.const(0)), "division by zero", pos)
+        return self.p(cls(self.g, self.ctrl, left, right))
+
+    def bounds_check(self, base: Node, index: Node, pos: Pos | None) -> None:
+        length = self.p(Len(self.g, None, base))
+        self.guard(InBounds(self.g, None, index, length), "index out of bounds", pos)
+
+    def load_element(self, base: Node, index: Node, elem: tt.Type, pos: Pos | None) -> Node:
+        self.bounds_check(base, index, pos)
+        value = self.p(Load(self.g, self.ctrl, self.mem, base, index, lattice_type(elem)))
+        if elem.is_ref():
+            self.guard(IsSet(self.g, None, value), "unset element", pos)
+        return value
+
+    def store_element(self, base: Node, index: Node, value: Node, pos: Pos | None) -> None:
+        self.bounds_check(base, index, pos)
+        self.mem = self.p(Store(self.g, self.ctrl, self.mem, base, index, value))
+
+    def load_field(self, base: Node, name: str, ty: tt.Type) -> Node:
+        return self.p(LoadField(self.g, self.ctrl, self.mem, base, name, lattice_type(ty)))
+
+    def store_field(self, base: Node, name: str, value: Node) -> None:
+        self.mem = self.p(StoreField(self.g, self.ctrl, self.mem, base, value, name))
+
+    def new_array(self, length: Node, elem: tt.Type, pos: Pos | None) -> Node:
+        self.guard(Compare(self.g, ">=", length, self.const(0)), "negative array length", pos)
+        return self.p(NewArray(self.g, self.ctrl, length, element_zero(elem),
+                               lattice_type(tt.ArrayType(elem)), str(elem)))
+
+    def new_struct(self, name: str, fields: list[str], values: list[Node]) -> Node:
+        return self.p(NewStruct(self.g, self.ctrl, values, lattice_type(tt.StructType(name)),
+                                name, fields))
+
+    def call(self, fn: str, args: list[Node], ret: tt.Type | None,
+             catches: bool) -> tuple[Node | None, Node | None, Node | None]:
+        """A Call; control and memory continue after it. Returns the result (or None) and,
+        when ``catches``, the exceptional control and the thrown value."""
+        g = self.g
+        call = self.p(Call(g, self.ctrl, self.mem, args, fn,
+                           lattice_type(ret) if ret is not None else tuple_of()))
+        ctrl = self.p(Proj(g, call, 0, "ctrl", control=True))
+        mem = self.p(Proj(g, call, 1, "mem"))
+        result = self.p(Proj(g, call, 2, "result")) if ret is not None else None
+        exc = thrown = None
+        if catches:
+            exc = self.p(Proj(g, call, 3, "exc", control=True))
+            thrown = self.p(Proj(g, call, 4, "thrown"))
+        self.ctrl, self.mem = ctrl, mem
+        return result, exc, thrown
+
+    # -- the end ------------------------------------------------------------------------
+
+    def remove_trivial_phis(self, phis: list[Phi]) -> None:
+        """``phi(x, x)`` and ``phi(x, itself)`` are just ``x`` (repeat: removing one phi
+        can make another trivial)."""
+        work = list(phis)
+        while work:
+            phi = work.pop()
+            if not isinstance(phi, Phi) or phi.id not in self.g.nodes:
+                continue  # already folded away
+            region = phi.inputs[0]
+            if not isinstance(region, Region) or region.in_progress():
+                continue
+            same = phi.idealize()
+            if same is None:
+                continue
+            users = [u for u in phi.outputs if isinstance(u, Phi)]
+            self.peep.forget(phi)
+            phi.replace_with(same)
+            self.peep.discard(phi)
+            work.extend(users)
+
+    def finish(self, name: str, params: list[tuple[str, tt.Type]],
+               returns: tt.Type | None) -> FunctionGraph:
+        stop = Stop(self.g, *self.exits)
+        stop.type = stop.compute()
+        self.g.stop = stop
+        if self.optimize:
+            self.remove_trivial_phis(self.phis_to_clean)
+            sweep(self.g)
+        return FunctionGraph(name, self.g, self.start, stop, params, returns,
+                             self.optimize, self.peep.stats)
+
+
+def sweep(g: Graph) -> None:
+    """Delete every node that Stop (or a loop) does not (transitively) read."""
+    seen: set[int] = set()
+    # a loop that never exits does not reach Stop: it keeps itself alive
+    work = [g.stop, *(n for n in g.nodes.values() if isinstance(n, Loop))]
+    while work:
+        n = work.pop()
+        if n is None or n.id in seen:
+            continue
+        seen.add(n.id)
+        work.extend(n.inputs)
+        if isinstance(n, Region):  # a region's phis are read through it
+            work.extend(n.phis())
+    dead = [n for n in g.nodes.values() if n.id not in seen]
+    for n in dead:
+        for i in range(len(n.inputs)):
+            n.set_input(i, None)
+    for n in dead:
+        n.outputs.clear()
+        del g.nodes[n.id]

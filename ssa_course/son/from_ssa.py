@@ -1,0 +1,265 @@
+"""Build the sea of nodes from SSA quads -- how Bril programs enter the graph world.
+
+A Bril program has no Tiny syntax tree to parse, so its graph is built from its pruned
+SSA form instead (lesson 03's CFG with phis), block by block in reverse postorder with
+the same peephole driver on every new node:
+
+* a block with several predecessors becomes a Region, its phis become Phi nodes, and a
+  memory Phi merges the memory state; a path not built yet (a back edge) is filled in when
+  its block is done, and until then the phis assume the bottom of their type;
+* ``br`` becomes an If and its projections, ``ret`` a Return, every instruction the node
+  of the same meaning, with the same explicit checks as the Tiny builder;
+* a call or throw inside a try region (an *exceptional edge* of the SSA CFG) feeds the
+  handler's Region; ``catch`` reads the thrown value there.
+
+The result runs through the same graph interpreter and verifier as graphs parsed from
+Tiny, so the differential test covers Bril programs through the sea of nodes too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+
+from ssa_course.quads.ir import Function, Instr, Program
+from ssa_course.runtime import paused_gc
+from ssa_course.son.control import Phi, Region, Return, Throw
+from ssa_course.son.data import Add, Compare, Logic, Mul, Not, Sub, Undefined
+from ssa_course.son.emit import Dead, Emitter, FunctionGraph, SeaOfNodes, lattice_type
+from ssa_course.son.graph import Node
+from ssa_course.son.memory import Len, Print
+from ssa_course.son.types import INT_BOTTOM, MEM
+from ssa_course.ssa.construct import UNDEFINED, to_ssa_cfg
+from ssa_course.ssa.dom import postorder
+from ssa_course.tiny import types as tt
+
+
+@dataclass(slots=True)
+class _Edge:
+    ctrl: Node
+    mem: Node
+    thrown: Node | None = None  # on an exceptional edge: the thrown value
+
+
+_COMPARE = {"eq": "==", "lt": "<", "gt": ">", "le": "<=", "ge": ">="}
+_ARITH = {"add": Add, "sub": Sub, "mul": Mul}
+
+
+class SsaGraphBuilder(Emitter):
+    def __init__(self, program: Program, fn: Function, optimize: bool = True):
+        super().__init__(fn.name, [lattice_type(t) for _, t in fn.params],
+                         [n for n, _ in fn.params], optimize)
+        self.program = program
+        self.fn = fn
+        self.cfg = to_ssa_cfg(fn, pruned=True)
+        self.ctrl, self.mem, parms = self.start_projections()
+        self.vals: dict[str, Node] = {n: p for (n, _), p in zip(fn.params, parms, strict=True)}
+        self.edges: dict[tuple[str, str], _Edge | None] = {}
+        self.done: set[str] = set()
+        # phis waiting for a path built later: (region, block, [(phi, what)])
+        self.pending: list[tuple[Region, str, list[tuple[Phi, object]]]] = []
+        self.current = self.cfg.entry
+        self.thrown: Node | None = None  # in a handler: the exception being handled
+
+    def value(self, name: str, var: str | None = None) -> Node:
+        """The node of SSA name ``name``; ``var`` names the variable of a phi argument."""
+        if name == UNDEFINED:
+            name = f"{UNDEFINED}:{var}"
+        node = self.vals.get(name)
+        if node is None:  # read on a path where it was never assigned (Bril allows it)
+            shown = var if var is not None else _source_name(name)
+            node = self.vals[name] = self.p(Undefined(self.g, self.start, shown))
+        return node
+
+    def build(self) -> FunctionGraph:
+        cfg = self.cfg
+        succs = {n: list(b.succs) for n, b in cfg.blocks.items()}
+        for name in reversed(postorder(succs, cfg.entry)):
+            self.block(name)
+            self.done.add(name)
+        self._fill_pending()
+        ret = self.fn.ret
+        return self.finish(self.fn.name, list(self.fn.params), ret)
+
+    # -- blocks ---------------------------------------------------------------------
+
+    def block(self, name: str) -> None:
+        block = self.cfg.blocks[name]
+        self.current = name
+        phis = [i for i in block.instrs if i.op == "phi"]
+        body = [i for i in block.instrs if i.op != "phi"]
+        if name != self.cfg.entry and not self._enter(name, block.preds, phis):
+            return  # no live way in
+        with contextlib.suppress(Dead):
+            for instr in body:
+                if self.instr(instr, block.throws_to):
+                    return
+        if self.ctrl is None:
+            return
+        if block.succs:  # fell off the end: continue into the next block
+            self._jump(name, block.succs[0])
+        else:  # the end of a function without ``ret``
+            self.exits.append(self.p(Return(self.g, self.ctrl, self.mem, None)))
+
+    def _enter(self, name: str, preds: list[str], phis: list[Instr]) -> bool:
+        incoming = [self.edges.get((p, name)) for p in preds]
+        later = [p not in self.done for p in preds]
+        if not any(later) and all(e is None for e in incoming):
+            return False
+        if len(preds) == 1:
+            edge = incoming[0]
+            self.ctrl, self.mem = edge.ctrl, edge.mem
+            self.thrown = edge.thrown
+            for phi in phis:
+                self.vals[phi.dest] = self.value(phi.args[0], _source_name(phi.dest))
+            return True
+        region = Region(self.g, None, *(e.ctrl if e else None for e in incoming))
+        region.open = any(later)
+        region = self.p(region)
+        waiting: list[tuple[Phi, object]] = []
+
+        def merge(what: object, values: list[Node | None], declared, label: str) -> Node:  # noqa: ANN001
+            phi = self.p(Phi(self.g, region, *values, declared=declared, name=label))
+            if region.open:
+                waiting.append((phi, what))
+            self.phis_to_clean.append(phi)
+            return phi
+
+        self.mem = merge("mem", [e.mem if e else None for e in incoming], MEM, "$mem")
+        self.thrown = None
+        if any(e is not None and e.thrown is not None for e in incoming):
+            self.thrown = merge("thrown", [e.thrown if e else None for e in incoming],
+                                INT_BOTTOM, "$exc")
+        for phi in phis:
+            var = _source_name(phi.dest)
+            values = [self.value(phi.args[phi.labels.index(p)], var) if e is not None else None
+                      for p, e in zip(preds, incoming, strict=True)]
+            self.vals[phi.dest] = merge(phi, values, lattice_type(phi.type), phi.dest)
+        self.ctrl = region
+        if region.open:
+            self.pending.append((region, name, waiting))
+        return True
+
+    def _fill_pending(self) -> None:
+        for region, name, waiting in self.pending:
+            preds = self.cfg.blocks[name].preds
+            for i, pred in enumerate(preds, start=1):
+                if region.inputs[i] is not None:
+                    continue
+                edge = self.edges.get((pred, name))
+                if edge is None:
+                    continue
+                region.set_input(i, edge.ctrl)
+                for phi, what in waiting:
+                    if what == "mem":
+                        value = edge.mem
+                    elif what == "thrown":
+                        value = edge.thrown
+                    else:
+                        value = self.value(what.args[what.labels.index(pred)],
+                                           _source_name(what.dest))
+                    phi.set_input(i, value)
+            region.open = False
+
+    def _jump(self, src: str, dst: str, thrown: Node | None = None) -> None:
+        self.edges[(src, dst)] = _Edge(self.ctrl, self.mem, thrown)
+
+    def _end(self, src: str, dst: str, ctrl: Node | None) -> None:
+        self.edges[(src, dst)] = _Edge(ctrl, self.mem) if ctrl is not None else None
+
+    # -- instructions -----------------------------------------------------------------
+
+    def instr(self, i: Instr, throws_to: str | None) -> bool:
+        """Build one instruction; True when it ended the block."""
+        op, g = i.op, self.g
+        a = [self.value(x) for x in i.args]
+        result: Node | None = None
+        src = self.current
+        if op == "const":
+            result = self.const(i.value)
+        elif op == "id":
+            result = a[0]
+        elif op in _ARITH:
+            result = self.p(_ARITH[op](g, None, a[0], a[1]))
+        elif op in ("div", "rem"):
+            result = self.divide(op, a[0], a[1], i.pos)
+        elif op in _COMPARE:
+            result = self.p(Compare(g, _COMPARE[op], a[0], a[1]))
+        elif op == "not":
+            result = self.p(Not(g, None, a[0]))
+        elif op in ("and", "or"):
+            result = self.p(Logic(g, op, a[0], a[1]))
+        elif op == "print":
+            self.mem = self.p(Print(g, self.ctrl, self.mem, *a))
+        elif op == "call":
+            callee = self.program.functions[i.funcs[0]]
+            result, exc, thrown = self.call(i.funcs[0], a, callee.ret, throws_to is not None)
+            if throws_to is not None:
+                self.edges[(src, throws_to)] = _Edge(exc, self.mem, thrown)
+        elif op == "newarr":
+            elem = i.type.elem if isinstance(i.type, tt.ArrayType) else tt.INT
+            result = self.new_array(a[0], elem, i.pos)
+        elif op == "alen":
+            result = self.p(Len(g, None, a[0]))
+        elif op == "aload":
+            result = self.load_element(a[0], a[1], i.type, i.pos)
+        elif op == "astore":
+            self.store_element(a[0], a[1], a[2], i.pos)
+        elif op == "newstruct":
+            struct = self.program.structs[str(i.type)]
+            result = self.new_struct(str(i.type), [f for f, _ in struct.fields], a)
+        elif op == "getf":
+            result = self.load_field(a[0], i.field, i.type)
+        elif op == "setf":
+            self.store_field(a[0], i.field, a[1])
+        elif op == "catch":
+            result = self.thrown
+        elif op in ("leave", "nop"):
+            pass
+        else:
+            return self.terminator(i, a, src, throws_to)
+        if i.dest is not None and result is not None:
+            self.vals[i.dest] = result
+        return False
+
+    def terminator(self, i: Instr, a: list[Node], src: str, throws_to: str | None) -> bool:
+        op = i.op
+        if op == "jmp":
+            self._jump(src, i.labels[0])
+        elif op == "enter":  # control goes into the try body; the handler is reached
+            self._jump(src, i.labels[0])  # only through exceptional edges
+        elif op == "br":
+            if i.labels[0] == i.labels[1]:
+                self._jump(src, i.labels[0])
+            else:
+                t, f = self.branch(a[0])
+                self._end(src, i.labels[0], t)
+                self._end(src, i.labels[1], f)
+        elif op == "ret":
+            self.exits.append(self.p(Return(self.g, self.ctrl, self.mem,
+                                            a[0] if a else None)))
+        elif op == "throw":
+            if throws_to is not None:
+                self._jump(src, throws_to, a[0])
+            else:
+                self.exits.append(self.p(Throw(self.g, self.ctrl, self.mem, a[0])))
+        else:
+            from ssa_course.errors import UsageError
+
+            raise UsageError(f"the sea of nodes does not take Bril's '{op}' operation")
+        self.ctrl = None
+        return True
+
+
+def _source_name(ssa_name: str) -> str:
+    """``x.3`` -> ``x`` (SSA versions append ``.N``)."""
+    base, _, version = ssa_name.rpartition(".")
+    return base if base and version.isdigit() else ssa_name
+
+
+def graphs_from_quads(program: Program, optimize: bool = True) -> SeaOfNodes:
+    """Every function of a quads (Bril) program as a sea-of-nodes graph."""
+    with paused_gc():
+        functions = {name: SsaGraphBuilder(program, fn, optimize).build()
+                     for name, fn in program.functions.items()}
+    return SeaOfNodes(functions, "", optimize)

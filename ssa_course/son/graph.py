@@ -1,0 +1,141 @@
+"""The sea-of-nodes graph and its base node (lesson 05).
+
+A node has ordered *inputs* (use-def edges: the values it reads; input 0 is its control
+when it has one) and *outputs* (def-use edges: who reads it). :meth:`Node.set_input` keeps
+the two mirror images of each other, so every pass can walk the graph either way.
+
+Each node class owns its semantics:
+
+* ``compute()`` -- its type from its inputs' types (the transfer function);
+* ``idealize()`` -- a cheaper equivalent node, or None (algebraic rewrites);
+* ``key()`` -- what global value numbering hashes (opcode + inputs, commutative inputs
+  sorted), or None for nodes that must never be merged (control, effects, allocation);
+* ``evaluate(args)`` -- what the graph interpreter computes from its inputs' values.
+
+The peephole driver (:mod:`ssa_course.son.peephole`) and the interpreter
+(:mod:`ssa_course.son.interp`) are generic over these methods: adding an opcode never edits
+them.
+"""
+
+from __future__ import annotations
+
+from ssa_course.son.types import BOTTOM, TOP, Type
+
+
+class Graph:
+    """One function's graph: owns the node ids (so printing and drawing are deterministic)."""
+
+    def __init__(self, name: str = "main") -> None:
+        self.name = name
+        self.next_id = 0
+        self.nodes: dict[int, Node] = {}
+        self.start: Node | None = None
+        self.stop: Node | None = None
+
+    def register(self, node: Node) -> None:
+        node.id = self.next_id
+        self.next_id += 1
+        self.nodes[node.id] = node
+
+    def live_nodes(self) -> list[Node]:
+        """The nodes in id order (builder scaffolding excluded)."""
+        return [n for _, n in sorted(self.nodes.items()) if not n.scaffolding]
+
+    def edge_count(self) -> int:
+        return sum(1 for n in self.live_nodes() for i in n.inputs if i is not None)
+
+
+class Node:
+    """Base node. ``label`` is how drawings and the printer name it."""
+
+    __slots__ = ("graph", "id", "inputs", "outputs", "type", "__dict__")
+
+    label = "?"
+    commutative = False
+    is_control = False  # produces control (Start, Region, If, Call, Return...)
+    pinned = False  # has effects or may trap: runs where its control input says
+    scaffolding = False  # builder-only (the parser's scope): never printed or drawn
+
+    def __init__(self, graph: Graph, *inputs: Node | None):
+        self.graph = graph
+        self.id = -1
+        self.inputs: list[Node | None] = []
+        self.outputs: list[Node] = []
+        self.type: Type = TOP
+        graph.register(self)
+        for n in inputs:
+            self.add_input(n)
+
+    # -- edges ------------------------------------------------------------------
+
+    def add_input(self, n: Node | None) -> None:
+        self.inputs.append(n)
+        if n is not None:
+            n.outputs.append(self)
+
+    def set_input(self, i: int, n: Node | None) -> None:
+        old = self.inputs[i]
+        if old is n:
+            return
+        if old is not None:
+            old.outputs.remove(self)
+        self.inputs[i] = n
+        if n is not None:
+            n.outputs.append(self)
+
+    def in_(self, i: int) -> Node | None:
+        return self.inputs[i] if i < len(self.inputs) else None
+
+    def kill(self) -> None:
+        """Disconnect a node nobody uses (and drop it from the graph)."""
+        assert not self.outputs, f"{self} still has users"
+        for i in range(len(self.inputs)):
+            self.set_input(i, None)
+        self.graph.nodes.pop(self.id, None)
+
+    def replace_with(self, other: Node) -> None:
+        """Every user of ``self`` reads ``other`` instead."""
+        for user in list(self.outputs):
+            for i, n in enumerate(user.inputs):
+                if n is self:
+                    user.set_input(i, other)
+
+    @property
+    def ctrl(self) -> Node | None:
+        return self.inputs[0] if self.inputs else None
+
+    def is_pinned(self) -> bool:
+        """Pinned nodes run where their control says (effects, loads, guarded division)."""
+        return self.pinned and self.inputs[0] is not None
+
+    # -- semantics (overridden) -------------------------------------------------
+
+    def compute(self) -> Type:
+        return BOTTOM
+
+    def idealize(self) -> Node | None:
+        return None
+
+    def key(self) -> tuple | None:
+        ids = [n.id if n is not None else -1 for n in self.inputs]
+        if self.commutative:
+            ids = [ids[0], *sorted(ids[1:])]
+        return (type(self).__name__, *ids)
+
+    def evaluate(self, args: list[object], state: object) -> object:
+        """The node's value given its inputs' values (``state`` gives the heap and output)."""
+        raise TypeError(f"{self} has no value of its own")
+
+    def detail(self) -> str:
+        """Extra text for printing (a field name, a message); empty by default."""
+        return ""
+
+    def __repr__(self) -> str:
+        return f"{self.label}#{self.id}"
+
+
+def start_of(node: Node) -> Node:
+    """The graph's Start node (constants hang off it)."""
+    start = node.graph.start
+    assert start is not None, "the graph has no Start yet"
+    return start

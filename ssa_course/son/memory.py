@@ -1,0 +1,236 @@
+"""Memory nodes: the heap, ordered by memory edges (lesson 06).
+
+Memory is one more value flowing through the graph: ``Start`` produces the initial memory
+state, every store (and ``print``, whose effect on the outside world must keep its order)
+takes a memory state and produces the next one, every load reads one. Loads and stores are
+*pinned*: their input 0 is the control under which they run, after the tests that guard
+them (bounds, zero divisors, unset slots are explicit ``If`` + ``Trap`` in the graph).
+
+Allocation (``NewArray``, ``NewStruct``) is pinned but needs no memory input: a fresh object
+cannot alias anything older. ``Len`` floats freely -- an array's length never changes.
+"""
+
+from __future__ import annotations
+
+from ssa_course.runtime import TinyArray, TinyStruct, format_print
+from ssa_course.son.graph import Graph, Node
+from ssa_course.son.types import (
+    BOOL_BOTTOM,
+    BOOL_TOP,
+    FALSE,
+    INT_BOTTOM,
+    MEM,
+    TOP,
+    TRUE,
+    IntType,
+    Type,
+)
+
+
+class Len(Node):
+    """``len(a)``: input 1 the array."""
+
+    label = "len"
+
+    def compute(self) -> Type:
+        return INT_BOTTOM
+
+    def idealize(self) -> Node | None:
+        base = self.inputs[1]
+        if isinstance(base, NewArray):  # len(new T[n]) -> n
+            return base.inputs[1]
+        return None
+
+    def evaluate(self, args: list[object], state: object) -> object:
+        return len(args[1].items)
+
+
+class InBounds(Node):
+    """``0 <= i < n``: input 1 the index, input 2 the length."""
+
+    label = "inbounds"
+
+    def compute(self) -> Type:
+        i, n = self.inputs[1].type, self.inputs[2].type
+        if TOP in (i, n):
+            return BOOL_TOP
+        if isinstance(i, IntType) and isinstance(n, IntType):
+            if i.lo >= 0 and i.hi < n.lo:
+                return TRUE
+            if i.hi < 0 or i.lo >= n.hi:
+                return FALSE
+        return BOOL_BOTTOM
+
+    def evaluate(self, args: list[object], state: object) -> object:
+        return 0 <= args[1] < args[2]
+
+
+class IsSet(Node):
+    """True when a slot read from an array of references holds an object."""
+
+    label = "isset"
+
+    def compute(self) -> Type:
+        return BOOL_BOTTOM
+
+    def evaluate(self, args: list[object], state: object) -> object:
+        return args[1] is not None
+
+
+class NewArray(Node):
+    """``new T[n]`` (after its length test): input 0 control, input 1 the length."""
+
+    label = "NewArray"
+    pinned = True
+
+    def __init__(self, graph: Graph, ctrl: Node, length: Node, elem_zero: object,
+                 ty: Type, elem: str):
+        super().__init__(graph, ctrl, length)
+        self.zero = elem_zero
+        self.ref_type = ty
+        self.elem = elem
+        self.label = f"new {elem}[]"
+
+    def compute(self) -> Type:
+        return self.ref_type
+
+    def key(self) -> None:
+        return None
+
+    def evaluate(self, args: list[object], state: object) -> object:
+        return TinyArray([self.zero] * args[1])
+
+
+class NewStruct(Node):
+    """``new S { ... }``: input 0 control, then the field values in declaration order."""
+
+    pinned = True
+
+    def __init__(self, graph: Graph, ctrl: Node, values: list[Node], ty: Type, name: str,
+                 fields: list[str]):
+        super().__init__(graph, ctrl, *values)
+        self.ref_type = ty
+        self.struct = name
+        self.fields = fields
+        self.label = f"new {name}"
+
+    def compute(self) -> Type:
+        return self.ref_type
+
+    def key(self) -> None:
+        return None
+
+    def evaluate(self, args: list[object], state: object) -> object:
+        return TinyStruct(self.struct, dict(zip(self.fields, args[1:], strict=True)))
+
+
+class Load(Node):
+    """``a[i]`` (after its bounds test): control, memory, array, index."""
+
+    label = "Load"
+    pinned = True
+
+    def __init__(self, graph: Graph, ctrl: Node, mem: Node, base: Node, index: Node,
+                 ty: Type):
+        super().__init__(graph, ctrl, mem, base, index)
+        self.value_type = ty
+
+    def compute(self) -> Type:
+        return self.value_type
+
+    def idealize(self) -> Node | None:
+        # a load right after a store to the same array and index reads the stored value
+        mem = self.inputs[1]
+        if isinstance(mem, Store) and mem.inputs[2] is self.inputs[2] \
+                and mem.inputs[3] is self.inputs[3]:
+            return mem.inputs[4]
+        return None
+
+    def evaluate(self, args: list[object], state: object) -> object:
+        return args[2].items[args[3]]
+
+
+class Store(Node):
+    """``a[i] = v`` (after its bounds test): control, memory, array, index, value -> memory."""
+
+    label = "Store"
+    pinned = True
+
+    def compute(self) -> Type:
+        return MEM
+
+    def key(self) -> None:
+        return None
+
+    def evaluate(self, args: list[object], state: object) -> object:
+        args[2].items[args[3]] = args[4]
+        return None
+
+
+class LoadField(Node):
+    """``p.f``: control, memory, struct."""
+
+    pinned = True
+
+    def __init__(self, graph: Graph, ctrl: Node, mem: Node, base: Node, field: str,
+                 ty: Type):
+        super().__init__(graph, ctrl, mem, base)
+        self.field = field
+        self.value_type = ty
+        self.label = f"Load .{field}"
+
+    def compute(self) -> Type:
+        return self.value_type
+
+    def idealize(self) -> Node | None:
+        mem = self.inputs[1]
+        if isinstance(mem, StoreField) and mem.field == self.field \
+                and mem.inputs[2] is self.inputs[2]:
+            return mem.inputs[3]
+        return None
+
+    def key(self) -> tuple:
+        return (*super().key(), self.field)
+
+    def evaluate(self, args: list[object], state: object) -> object:
+        return args[2].fields[self.field]
+
+
+class StoreField(Node):
+    """``p.f = v``: control, memory, struct, value -> memory."""
+
+    pinned = True
+
+    def __init__(self, graph: Graph, ctrl: Node, mem: Node, base: Node, value: Node,
+                 field: str):
+        super().__init__(graph, ctrl, mem, base, value)
+        self.field = field
+        self.label = f"Store .{field}"
+
+    def compute(self) -> Type:
+        return MEM
+
+    def key(self) -> None:
+        return None
+
+    def evaluate(self, args: list[object], state: object) -> object:
+        args[2].fields[self.field] = args[3]
+        return None
+
+
+class Print(Node):
+    """``print(...)``: control, memory, the values -> memory (output keeps its order)."""
+
+    label = "Print"
+    pinned = True
+
+    def compute(self) -> Type:
+        return MEM
+
+    def key(self) -> None:
+        return None
+
+    def evaluate(self, args: list[object], state: object) -> object:
+        state.out.write(format_print(args[2:]))
+        return None
+

@@ -1,0 +1,111 @@
+"""The sea-of-nodes verifier: names the first broken invariant (lesson 06).
+
+Checked for every node of every function graph:
+
+* **edges mirror** -- ``b`` in ``a.inputs`` exactly as often as ``a`` in ``b.outputs``, and
+  both ends are nodes of the graph (nothing points at a deleted node);
+* **control inputs** -- a control node (other than Start, Region, Stop) and every pinned
+  node has a control node as input 0; a Region's inputs are control;
+* **phi arity** -- a Phi's input 0 is a Region and it has one value per region input;
+* **projections** read a multi-valued node (Start, If, Call);
+* **memory** -- loads, stores, print, calls and returns take a memory state as input 1;
+* **exits** -- Stop's inputs are the Returns, Throws and Traps, and every one of those
+  feeds Stop;
+* **no scaffolding** -- the parser's scope nodes are gone.
+
+The peephole driver checks the last rule of the lesson as it runs: types only move down
+the lattice.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ssa_course.errors import VerifyError
+from ssa_course.son.control import (
+    Call,
+    If,
+    Never,
+    Phi,
+    Proj,
+    Region,
+    Return,
+    Start,
+    Stop,
+    Throw,
+    Trap,
+)
+from ssa_course.son.emit import FunctionGraph, SeaOfNodes
+from ssa_course.son.graph import Node
+from ssa_course.son.memory import Load, LoadField, Print, Store, StoreField
+
+_TAKES_MEMORY = (Load, LoadField, Store, StoreField, Print, Call, Return, Throw, Trap)
+
+
+def _where(fg: FunctionGraph, node: Node) -> str:
+    return f"{fg.name}: {node!r}"
+
+
+def verify_graph(fg: FunctionGraph) -> None:
+    nodes = fg.graph.nodes
+    for node in nodes.values():
+        where = _where(fg, node)
+        if node.scaffolding:
+            raise VerifyError("no scaffolding left", where, "the parser's scope survived")
+        for i, inp in enumerate(node.inputs):
+            if inp is None:
+                continue
+            if nodes.get(inp.id) is not inp:
+                raise VerifyError("edges mirror", where, f"input {i} {inp!r} was deleted")
+            if inp.outputs.count(node) != node.inputs.count(inp):
+                raise VerifyError("edges mirror", where,
+                                  f"input {i} {inp!r} does not list it as a user")
+        for user in set(node.outputs):
+            if nodes.get(user.id) is not user:
+                raise VerifyError("edges mirror", where, f"user {user!r} was deleted")
+            if user.inputs.count(node) != node.outputs.count(user):
+                raise VerifyError("edges mirror", where, f"user {user!r} does not read it")
+        _check_node(fg, node, where)
+    stop = fg.stop
+    if nodes.get(stop.id) is not stop or fg.start.id not in nodes:
+        raise VerifyError("exits", fg.name, "Start or Stop missing")
+    exits = Counter(n for n in stop.inputs if n is not None)
+    for node in nodes.values():
+        if isinstance(node, (Return, Throw, Trap, Never)) and node not in exits:
+            raise VerifyError("exits", _where(fg, node), "does not feed Stop")
+
+
+def _check_node(fg: FunctionGraph, node: Node, where: str) -> None:
+    ctrl = node.inputs[0] if node.inputs else None
+    if isinstance(node, Region):
+        for i, inp in enumerate(node.inputs[1:], start=1):
+            if inp is not None and not inp.is_control:
+                raise VerifyError("control inputs", where, f"path {i} is {inp!r}")
+    elif isinstance(node, Stop):
+        for inp in node.inputs:
+            if not isinstance(inp, (Return, Throw, Trap, Never)):
+                raise VerifyError("exits", where, f"{inp!r} is not a Return, Throw, Trap or Never")
+    elif isinstance(node, Phi):
+        if not isinstance(ctrl, Region):
+            raise VerifyError("phi arity", where, f"input 0 is {ctrl!r}, not a Region")
+        if len(node.inputs) != len(ctrl.inputs):
+            raise VerifyError("phi arity", where,
+                              f"{len(node.inputs) - 1} values for {len(ctrl.inputs) - 1} paths")
+        for i in range(1, len(ctrl.inputs)):
+            if ctrl.inputs[i] is not None and node.inputs[i] is None:
+                raise VerifyError("phi arity", where, f"no value for live path {i}")
+    elif isinstance(node, Proj):
+        if not isinstance(ctrl, (Start, If, Call)):
+            raise VerifyError("projections", where, f"reads {ctrl!r}")
+    elif ((node.is_control and not isinstance(node, Start)) or node.is_pinned()) \
+            and (ctrl is None or not ctrl.is_control):
+        raise VerifyError("control inputs", where, f"input 0 is {ctrl!r}")
+    if isinstance(node, _TAKES_MEMORY):
+        mem = node.in_(1)
+        if mem is None or mem.type.kind not in ("mem", "top"):  # top: never reached
+            raise VerifyError("memory", where, f"input 1 is {mem!r}, not a memory state")
+
+
+def verify_graphs(program: SeaOfNodes) -> None:
+    for fg in program.functions.values():
+        verify_graph(fg)
