@@ -27,6 +27,8 @@ class View:
     dot: Callable[[Compilation], str] | None = None
     tiny_only: bool = False
     face: str = "text"  # the face shown by default: "text" or "draw"
+    # a one-line summary for the explorer's stats line ("23 nodes, 7 constants found")
+    stats: Callable[[Compilation], str] | None = None
 
 
 _VIEWS: dict[str, View] = {}
@@ -34,11 +36,13 @@ _VIEWS: dict[str, View] = {}
 
 def register_view(name: str, description: str, text: Callable[[Compilation], str],
                   dot: Callable[[Compilation], str] | None = None, *,
-                  tiny_only: bool = False, face: str = "text") -> None:
-    """Add a representation: its text face, its DOT face (optional), its default face."""
+                  tiny_only: bool = False, face: str = "text",
+                  stats: Callable[[Compilation], str] | None = None) -> None:
+    """Add a representation: its text face, its DOT face (optional), its default face,
+    and optionally a one-line summary the explorer shows above it."""
     if name in _VIEWS:
         raise ValueError(f"view {name!r} registered twice")
-    _VIEWS[name] = View(name, description, text, dot, tiny_only, face)
+    _VIEWS[name] = View(name, description, text, dot, tiny_only, face, stats)
 
 
 def _load_more_views() -> None:

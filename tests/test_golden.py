@@ -4,7 +4,8 @@ Each ``tests/golden/NAME.tiny`` has its expected quads (``.quads``), syntax tree
 (``.ast``) and CFG drawing (``.dot``). A change to any printer or to the lowering shows up
 here as a readable diff. To accept an intended change, regenerate with
 ``ssa-course show NAME.tiny --as quads > NAME.quads`` (and ``--as ast``,
-``--as cfg --format dot``) and review the diff.
+``--as cfg --format dot``, ``--as son-raw``, ``--as son``, ``--as son --format dot``)
+and review the diff.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from ssa_course import views
 from ssa_course.pipeline import load_file
 
 GOLDEN = sorted((Path(__file__).parent / "golden").glob("*.tiny"))
-FACES = [("quads", "text", ".quads"), ("ast", "text", ".ast"), ("cfg", "dot", ".dot")]
+FACES = [("quads", "text", ".quads"), ("ast", "text", ".ast"), ("cfg", "dot", ".dot"),
+         ("son-raw", "text", ".son-raw"), ("son", "text", ".son"), ("son", "dot", ".son.dot")]
 
 
 @pytest.mark.parametrize("view, fmt, suffix", FACES, ids=[f[0] for f in FACES])
@@ -26,5 +28,5 @@ def test_golden(path, view, fmt, suffix, monkeypatch):
     monkeypatch.chdir(path.parent.parent.parent)  # file names as the CLI saw them
     comp = load_file(str(path.relative_to(Path.cwd())))
     text = views.render(comp, view, fmt)
-    expected = path.with_suffix(suffix).read_text()
+    expected = path.with_name(path.stem + suffix).read_text()
     assert text.rstrip("\n") == expected.rstrip("\n")

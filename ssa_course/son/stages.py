@@ -47,3 +47,48 @@ def run_son(comp: Compilation, args: list[object], out: Output, limits: Limits) 
     from ssa_course.son.interp import run_graphs
 
     return run_graphs(son_program(comp, optimize=True), args, out, limits)
+
+
+# ---------------------------------------------------------------- views (show --as ...)
+
+
+def _register_views() -> None:
+    import os
+
+    from ssa_course.son.printer import (
+        format_graphs,
+        graphs_to_dot,
+        select_compose_dot,
+        summary,
+    )
+    from ssa_course.views import register_view
+
+    for name, optimize, description in (
+        ("son-raw", False, "sea of nodes straight from the parser (peepholes off)"),
+        ("son", True, "sea of nodes with pessimistic peepholes (folding, GVN, rewrites)"),
+    ):
+        def text(comp: Compilation, optimize: bool = optimize) -> str:
+            return format_graphs(son_program(comp, optimize))
+
+        def dot(comp: Compilation, optimize: bool = optimize, name: str = name) -> str:
+            program = son_program(comp, optimize)
+            title = f"{os.path.basename(comp.filename)} as {name}: {summary(program)}"
+            return graphs_to_dot(program, title)
+
+        def stats(comp: Compilation, optimize: bool = optimize) -> str:
+            return summary(son_program(comp, optimize))
+
+        register_view(name, description, text, dot, face="draw", stats=stats)
+
+    def sc_text(comp: Compilation) -> str:
+        return format_graphs(son_program(comp, False), select_compose=True)
+
+    def sc_dot(comp: Compilation) -> str:
+        title = f"{os.path.basename(comp.filename)}: each Phi as Selects + a Compose"
+        return select_compose_dot(son_program(comp, False), title)
+
+    register_view("son-select", "the raw graph with every Phi split into Select + Compose "
+                  "(the paper's stepping stone to Region + Phi)", sc_text, sc_dot, face="draw")
+
+
+_register_views()

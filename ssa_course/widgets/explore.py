@@ -56,11 +56,12 @@ class Explorer:
                 self._show_text(comp.source, f"{comp.source.count(chr(10)) + 1} lines")
                 return
             view = next(v for v in all_views() if v.name == name)
+            extra = view.stats(comp) if view.stats is not None else ""
             if self.face.value == "graph" and view.dot is not None:
-                self._show_graph(render(comp, name, "dot"))
+                self._show_graph(render(comp, name, "dot"), extra)
             else:
                 text = render(comp, name, "text")
-                self._show_text(text, f"{text.count(chr(10))} lines")
+                self._show_text(text, extra or f"{text.count(chr(10))} lines")
         except SsaCourseError as e:
             self.stats.value = "<b style='color:#b00'>does not compile</b>"
             self.body.children = [w.HTML(f"<pre style='color:#b00'>{html.escape(e.render())}"
@@ -70,12 +71,14 @@ class Explorer:
         self.stats.value = html.escape(f"{self.view.value}: {summary}")
         self.body.children = [w.HTML(f"<pre>{html.escape(text)}</pre>")]
 
-    def _show_graph(self, dot: str) -> None:
+    def _show_graph(self, dot: str, summary: str = "") -> None:
         from ssa_course.viz.dot import Drawing, dot_available
 
-        nodes = len(re.findall(r"^\s*\"[^\"]+\" \[", dot, re.M))
-        edges = len(re.findall(r"->", dot))
-        self.stats.value = html.escape(f"{self.view.value}: {nodes} nodes, {edges} edges")
+        if not summary:
+            nodes = len(re.findall(r"^\s*\"[^\"]+\" \[", dot, re.M))
+            edges = len(re.findall(r"->", dot))
+            summary = f"{nodes} nodes, {edges} edges"
+        self.stats.value = html.escape(f"{self.view.value}: {summary}")
         drawing = Drawing(dot)
         if dot_available():
             self.body.children = [w.HTML(drawing.svg())]
