@@ -29,6 +29,7 @@ from ssa_course.runtime import deep_recursion, paused_gc
 from ssa_course.son.control import Loop, Never, Phi, Region, Return, Throw
 from ssa_course.son.data import Add, Compare, Mul, Neg, Not, Sub
 from ssa_course.son.emit import (
+    BuildOptions,
     Dead,
     Emitter,
     FunctionGraph,
@@ -53,9 +54,10 @@ class _LoopContext:
 class GraphBuilder(Emitter):
     """Builds one function's graph from its checked syntax tree."""
 
-    def __init__(self, program: ast.Program, fn: ast.FnDef, optimize: bool = True):
+    def __init__(self, program: ast.Program, fn: ast.FnDef, optimize: bool = True,
+                 options: BuildOptions | None = None):
         super().__init__(fn.name, [lattice_type(p.ty) for p in fn.params],
-                         [p.name for p in fn.params], optimize)
+                         [p.name for p in fn.params], optimize, options)
         self.program = program
         self.fn = fn
         ctrl, mem, parms = self.start_projections()
@@ -331,7 +333,8 @@ class GraphBuilder(Emitter):
         left = self.expr(e.left)
         right = self.expr(e.right)
         if e.op in self._ARITH:
-            return self.p(self._ARITH[e.op](self.g, None, left, right))
+            cls = self.options.classes.get(e.op, self._ARITH[e.op])
+            return self.p(cls(self.g, None, left, right))
         if e.op in ("/", "%"):
             return self.divide(e.op, left, right, e.pos)
         return self.p(Compare(self.g, e.op, left, right))
@@ -397,9 +400,10 @@ class GraphBuilder(Emitter):
         return self.new_struct(e.name, names, [given[n] for n in names])
 
 
-def build_graphs(program: ast.Program, optimize: bool = True) -> SeaOfNodes:
+def build_graphs(program: ast.Program, optimize: bool = True,
+                 options: BuildOptions | None = None) -> SeaOfNodes:
     """Every function of a checked Tiny program as a sea-of-nodes graph."""
     with deep_recursion(), paused_gc():
-        functions = {name: GraphBuilder(program, fn, optimize).build()
+        functions = {name: GraphBuilder(program, fn, optimize, options).build()
                      for name, fn in program.functions.items()}
     return SeaOfNodes(functions, program.source, optimize)

@@ -150,6 +150,12 @@ class Mul(Binary):
     def fn(self, a: int, b: int) -> int:
         return wrap(a * b)
 
+    def compute(self) -> Type:
+        t = _int_binary(self, self.fn)
+        if t == INT_BOTTOM and int_const(0) in (self.inputs[1].type, self.inputs[2].type):
+            return int_const(0)  # zero times anything is zero, known or not
+        return t
+
     def idealize(self) -> Node | None:
         left, right = self.inputs[1], self.inputs[2]
         if _is_const(right, 1):

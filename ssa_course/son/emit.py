@@ -10,6 +10,7 @@ Tiny builder (:mod:`ssa_course.son.build`) and the builder from SSA quads
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ssa_course.errors import Pos
@@ -99,6 +100,49 @@ class SeaOfNodes:
     def constants_found(self) -> int:
         return sum(f.stats.constants_found for f in self.functions.values())
 
+    # the four faces, for notebooks: print, draw, check, run
+    def text(self) -> str:
+        from ssa_course.son.printer import format_graphs
+
+        return format_graphs(self)
+
+    def dot(self) -> str:
+        from ssa_course.son.printer import graphs_to_dot
+
+        return graphs_to_dot(self)
+
+    def draw(self):  # noqa: ANN201 - a Drawing (SVG in Jupyter)
+        from ssa_course.viz.render import Drawing
+
+        return Drawing(self.dot())
+
+    def verify(self) -> None:
+        from ssa_course.son.verify import verify_graphs
+
+        verify_graphs(self)
+
+    def run(self, *args: object) -> str:
+        """Run ``main`` with Python values as arguments; returns what it printed."""
+        from ssa_course.runtime import Output
+        from ssa_course.son.interp import run_graphs
+
+        out = Output()
+        run_graphs(self, list(args), out)
+        return out.text()
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+@dataclass
+class BuildOptions:
+    """Ways to swap in other pieces while building (lesson 06's exercises use them):
+    ``classes`` maps an operator (``"+"``, ``"-"``, ``"*"``) to the node class to make,
+    ``gvn_key`` replaces every node's own GVN key."""
+
+    classes: dict[str, type] = field(default_factory=dict)
+    gvn_key: Callable[[Node], tuple | None] | None = None
+
 
 class Dead(Exception):
     """Raised when a check always fails: the rest of the straight-line code never runs."""
@@ -111,11 +155,12 @@ class Emitter:
     mem: Node
 
     def __init__(self, name: str, arg_types: list[Type], arg_names: list[str],
-                 optimize: bool):
+                 optimize: bool, options: BuildOptions | None = None):
         self.optimize = optimize
+        self.options = options or BuildOptions()
         g = self.g = Graph(name)
         self.start = Start(g, arg_types, arg_names)
-        self.peep = Peephole(self.start, optimize)
+        self.peep = Peephole(self.start, optimize, self.options.gvn_key)
         self.peep(self.start)
         self.exits: list[Node] = []
         self.phis_to_clean: list[Phi] = []

@@ -14,6 +14,7 @@ computes types: the parser then builds the *raw* graph, for comparison.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ssa_course.errors import VerifyError
@@ -33,11 +34,15 @@ class PeepholeStats:
 
 
 class Peephole:
-    def __init__(self, start: Node, enabled: bool = True):
+    """``key`` replaces ``Node.key`` as the GVN key (the exercises plug theirs in)."""
+
+    def __init__(self, start: Node, enabled: bool = True,
+                 key: Callable[[Node], tuple | None] | None = None):
         self.start = start
         self.enabled = enabled
         self.gvn: dict[tuple, Node] = {}
         self.stats = PeepholeStats()
+        self.key = key or (lambda node: node.key())
 
     @property
     def constants_found(self) -> int:
@@ -56,7 +61,7 @@ class Peephole:
         if new_type.is_constant() and not isinstance(node, Constant) and not node.is_control:
             self.stats.constants_found += 1
             return self._replace(node, self(Constant(node.graph, self.start, new_type)))
-        key = node.key()
+        key = self.key(node)
         if key is not None:
             twin = self.gvn.get(key)
             if twin is not None and twin is not node and twin.id in twin.graph.nodes:
@@ -77,7 +82,7 @@ class Peephole:
 
     def forget(self, node: Node) -> None:
         """Drop ``node`` from the GVN table (its inputs are about to change)."""
-        key = node.key()
+        key = self.key(node)
         if key is not None and self.gvn.get(key) is node:
             del self.gvn[key]
 

@@ -29,8 +29,9 @@ MEMORY_COLOR = "#1f5fbf"
 
 def summary(program: SeaOfNodes) -> str:
     mode = "pessimistic peepholes" if program.optimized else "raw, peepholes off"
+    k = program.constants_found()
     return (f"{program.node_count()} nodes, {program.edge_count()} edges, "
-            f"{program.constants_found()} constants found ({mode})")
+            f"{k} constant{'' if k == 1 else 's'} found ({mode})")
 
 
 def _node_line(node: Node) -> str:
