@@ -56,3 +56,36 @@ fn fib(n: int) -> int {
 }
 fn main(n: int) { print(fib(n)); }
 """
+
+
+def blocks_program(statements: int, seed: int = 2) -> str:
+    """``main`` with about ``statements`` statements in many small blocks: each block
+    declares a few locals (so the scope stays small, as in real code), updates four outer
+    variables, and has an if/else and a short loop. Used for parse-into-graph timings,
+    whose cost per merge grows with the number of variables in scope."""
+    rng = random.Random(seed)
+    lines = ["fn main(n: int) {", "    var a = n;", "    var b = n + 1;", "    var c = 2;",
+             "    var d = 0;"]
+    count = 4
+    outer = ["a", "b", "c", "d"]
+    block = 0
+    while count < statements:
+        block += 1
+        lines.append("    {")
+        local = [f"x{block}_{k}" for k in range(6)]
+        for k, name in enumerate(local):
+            x, y = rng.choice(outer + local[:k]), rng.choice(outer + local[:k])
+            op = rng.choice(["+", "-", "*", "/", "%"])
+            rhs = f"{x} {op} ({y} % 7 + 8)" if op in "/%" else f"{x} {op} {y} + {k}"
+            lines.append(f"        var {name} = {rhs};")
+        p, q = rng.sample(outer, 2)
+        lines.append(f"        if ({local[0]} < {local[1]}) {{ {p} = {p} + {local[2]}; }}"
+                     f" else {{ {q} = {q} - {local[3]}; }}")
+        lines.append("        var i = 0;")
+        lines.append(f"        while (i < 3) {{ {p} = {p} + i * {local[4]}; i = i + 1; }}")
+        lines.append(f"        {q} = {q} % 1000003 + {local[5]} % 5;")
+        lines.append("    }")
+        count += 6 + 3 + 2 + 2 + 1
+    lines.append("    print(a, b, c, d);")
+    lines.append("}")
+    return "\n".join(lines) + "\n"

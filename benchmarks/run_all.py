@@ -3,6 +3,9 @@
 1. parse + check + lower for generated programs of 1k, 10k and 100k statements: the time
    per statement should stay flat as programs grow (the ratio column compares with 1k).
 2. Interpreter speed in executed quads per second (and the AST interpreter alongside).
+3. SSA construction and IRCode compaction per statement.
+4. Parsing straight into the sea of nodes with peepholes on: nodes per second at 1k, 10k
+   and 100k statements, and the graph interpreter against the quads interpreter.
 """
 
 from __future__ import annotations
@@ -108,10 +111,66 @@ def ssa_table() -> None:
     print()
 
 
+def son_table() -> None:
+    """Parsing straight into the sea of nodes, peepholes on: nodes per second should stay
+    flat as programs grow (the builder is one pass; each node is optimized as it is made)."""
+    from gen import blocks_program
+
+    from ssa_course.son.build import build_graphs
+
+    print("Sea of nodes: parse into the graph with pessimistic peepholes (best of 3; the "
+          "front end's parse+check is not included)")
+    print(f"{'statements':>10} {'raw nodes':>10} {'nodes':>8} {'build':>8} {'nodes/s':>10} "
+          f"{'us/stmt':>8} {'ratio':>6}")
+    base = None
+    for size in (1_000, 10_000, 100_000):
+        program = compile_tiny(blocks_program(size))
+        repeat = 1 if size > 10_000 else 3
+        secs = best_of(lambda program=program: build_graphs(program, True), repeat)
+        graph = build_graphs(program, True)
+        raw = build_graphs(program, False)
+        per = secs / size * 1e6
+        base = base or per
+        made = raw.node_count()
+        print(f"{size:>10,} {made:>10,} {graph.node_count():>8,} {secs:>7.3f}s "
+              f"{made / secs:>10,.0f} {per:>8.1f} {per / base:>6.2f}")
+    print("(nodes/s counts the nodes the parser makes: the raw graph's size)")
+    print()
+
+
+def son_interpreter_table() -> None:
+    print("Sea-of-nodes interpreter against the quads interpreter (best of 3)")
+    print(f"{'program':>14} {'executor':>9} {'steps':>12} {'seconds':>8} {'vs quads':>8}")
+    from ssa_course.son.build import build_graphs
+    from ssa_course.son.interp import run_graphs
+
+    for label, src, arg in (("loop n=50000", LOOP_PROGRAM, 50_000),
+                            ("fib(18)", CALL_PROGRAM, 18)):
+        prog = compile_tiny(src)
+        quads = lower_program(prog)
+        results = {}
+        for name, runner, program in (("quads", run_quads, quads),
+                                      ("son-raw", run_graphs, build_graphs(prog, False)),
+                                      ("son", run_graphs, build_graphs(prog, True))):
+            steps = 0
+
+            def go(runner=runner, program=program, arg=arg) -> None:
+                nonlocal steps
+                steps = runner(program, [arg], Output(), Limits(steps=10**9))
+
+            secs = best_of(go)
+            results[name] = secs
+            print(f"{label:>14} {name:>9} {steps:>12,} {secs:>8.3f} "
+                  f"{secs / results['quads']:>8.2f}")
+    print()
+
+
 def main() -> None:
     front_end_table()
     interpreter_table()
     ssa_table()
+    son_table()
+    son_interpreter_table()
 
 
 if __name__ == "__main__":

@@ -91,11 +91,17 @@ def check(port: int) -> list[str]:
         panel.scroll_into_view_if_needed()
         time.sleep(1.0)
         before = panel.screenshot(path=str(OUT / "explore-before.png"))
+        stats_before = panel.locator(".widget-html").first.inner_text()
         select.select_option("cfg")
         time.sleep(2.0)
         after = panel.screenshot(path=str(OUT / "explore-after.png"))
+        stats_after = panel.locator(".widget-html").first.inner_text()
         if before == after:
             problems.append("switching the representation did not change the picture")
+        if "son:" not in stats_before or "constants found" not in stats_before:
+            problems.append(f"the sea-of-nodes stats line is missing: {stats_before!r}")
+        if stats_after == stats_before or "cfg:" not in stats_after:
+            problems.append(f"the stats line did not follow the switch: {stats_after!r}")
         page.screenshot(path=str(OUT / "tour.png"), full_page=False)
         text = page.inner_text(".jp-Notebook")
         if "Traceback" in text:

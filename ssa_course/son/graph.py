@@ -78,7 +78,7 @@ class Node:
         if old is n:
             return
         if old is not None:
-            old.outputs.remove(self)
+            _remove_last(old.outputs, self)
         self.inputs[i] = n
         if n is not None:
             n.outputs.append(self)
@@ -132,6 +132,17 @@ class Node:
 
     def __repr__(self) -> str:
         return f"{self.label}#{self.id}"
+
+
+def _remove_last(users: list[Node], node: Node) -> None:
+    """Remove ``node`` from a user list, searching from the end: the users that come and
+    go while parsing are the newest ones, and Start may have a very long list (every
+    constant hangs off it), so ``list.remove`` would make parsing quadratic."""
+    for k in range(len(users) - 1, -1, -1):
+        if users[k] is node:
+            del users[k]
+            return
+    raise ValueError(f"{node!r} is not a user")
 
 
 def start_of(node: Node) -> Node:
