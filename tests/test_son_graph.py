@@ -202,3 +202,71 @@ def test_node_ids_and_text_are_deterministic():
     a, b = graphs(src), graphs(src)
     assert format_graphs(a) == format_graphs(b)
     assert graphs_to_dot(a) == graphs_to_dot(b)
+
+
+# ---------------------------------------------------------------- SCCP (lesson 07)
+
+from ssa_course.son.sccp import apply_to_program, sccp  # noqa: E402
+from ssa_course.son.stages import optimistic_program  # noqa: E402
+
+LOOP_EXAMPLES = {
+    "x_stays_one": "fn main(n: int) { var x = 1; var i = 0; while (i < n) { x = 2 - x; "
+                   "i = i + 1; } print(x); }",
+    "dead_if_in_loop": "fn main(n: int) { var x = 1; var i = 0; while (i < n) { "
+                       "if (x != 1) { print(99); x = 3; } i = i + 1; } print(x, i); }",
+    "nested_constant": "fn main(n: int) { var a = 7; var s = 0; for (var i = 0; i < n; "
+                       "i = i + 1) { var j = 0; while (j < 2) { a = a * 2 - a; j = j + 1; } "
+                       "s = s + a; } print(a, s); }",
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOOP_EXAMPLES))
+def test_optimistic_finds_strictly_more_on_the_loop_examples(name):
+    comp = compile_source(LOOP_EXAMPLES[name])
+    pess, opt = son_program(comp), optimistic_program(comp)
+    assert opt.constants_found() > pess.constants_found()
+    for args in ([0], [3]):
+        assert run(comp, [str(a) for a in args], via="son-opt").stdout == \
+            run(comp, [str(a) for a in args], via="ast").stdout
+
+
+def test_sccp_keeps_x_at_one_and_removes_the_dead_branch():
+    program = graphs(LOOP_EXAMPLES["dead_if_in_loop"])
+    apply_to_program(program)
+    program.verify()
+    fg = program.functions["main"]
+    assert [n for n in fg.nodes() if isinstance(n, Print) and len(n.inputs) == 3
+            and n.inputs[2].type.is_constant() and n.inputs[2].type.lo == 99] == []
+    assert sum(isinstance(n, If) for n in fg.nodes()) == 1  # only the loop test is left
+    assert program.sccp_counts["dead branches"] == 1
+
+
+def test_optimistic_types_are_never_below_pessimistic_ones():
+    from corpus import load_corpus
+
+    for case in load_corpus():
+        comp = compile_source(case.source, case.name)
+        pess = son_program(comp)
+        for fg in pess.functions.values():
+            types = sccp(fg).types
+            for node in fg.nodes():
+                assert node.type.isa(types[node.id]), (case.name, node, node.type,
+                                                       types[node.id])
+
+
+def test_sccp_trace_replays_falling_types():
+    fg = graphs(LOOP_EXAMPLES["x_stays_one"]).functions["main"]
+    result = sccp(fg, trace=True)
+    assert result.trace[0].label == "Start" and result.trace[0].old == "TOP"
+    phi_steps = [s for s in result.trace if s.label == "Phi"]
+    assert phi_steps and all(s.old != s.new for s in result.trace)
+    assert len(result.trace) <= result.steps
+
+
+def test_every_corpus_program_optimistic_at_least_pessimistic():
+    from corpus import load_corpus
+
+    for case in load_corpus():
+        comp = compile_source(case.source, case.name)
+        assert optimistic_program(comp).constants_found() >= \
+            son_program(comp).constants_found(), case.name

@@ -153,8 +153,8 @@ class Phi(Node):
         t: Type = TOP
         for i, n in enumerate(self.inputs[1:], start=1):
             path = region.in_(i) if region is not None else None
-            if path is not None and path.type == XCTRL:
-                continue  # a dead path contributes nothing
+            if path is not None and path.type in (XCTRL, TOP):
+                continue  # a dead (or not yet reached) path contributes nothing
             if n is not None:
                 t = t.meet(n.type)
         return t
@@ -273,7 +273,10 @@ class Call(Node):
         self.label = f"Call {fn}"
 
     def compute(self) -> Type:
-        if self.inputs[0].type == XCTRL:
+        ctrl = self.inputs[0].type
+        if ctrl == TOP:
+            return TOP  # not reached yet (SCCP's optimistic start)
+        if ctrl == XCTRL:
             return tuple_of(XCTRL, MEM, self.ret, XCTRL, INT_BOTTOM)
         return tuple_of(CTRL, MEM, self.ret, CTRL, INT_BOTTOM)
 

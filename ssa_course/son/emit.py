@@ -90,6 +90,14 @@ class SeaOfNodes:
     functions: dict[str, FunctionGraph]
     source: str = ""
     optimized: bool = True
+    # set by SCCP (lesson 07): what the optimistic pass added on top of the parser's
+    sccp_counts: dict[str, int] | None = None
+
+    @property
+    def mode(self) -> str:
+        if self.sccp_counts is not None:
+            return "optimistic"
+        return "pessimistic" if self.optimized else "raw"
 
     def node_count(self) -> int:
         return sum(len(f.nodes()) for f in self.functions.values())
@@ -98,7 +106,9 @@ class SeaOfNodes:
         return sum(f.graph.edge_count() for f in self.functions.values())
 
     def constants_found(self) -> int:
-        return sum(f.stats.constants_found for f in self.functions.values())
+        """Nodes turned into constants: while parsing, plus by SCCP when it ran."""
+        extra = (self.sccp_counts or {}).get("constants", 0)
+        return sum(f.stats.constants_found for f in self.functions.values()) + extra
 
     # the four faces, for notebooks: print, draw, check, run
     def text(self) -> str:
@@ -270,24 +280,7 @@ class Emitter:
     # -- the end ------------------------------------------------------------------------
 
     def remove_trivial_phis(self, phis: list[Phi]) -> None:
-        """``phi(x, x)`` and ``phi(x, itself)`` are just ``x`` (repeat: removing one phi
-        can make another trivial)."""
-        work = list(phis)
-        while work:
-            phi = work.pop()
-            if not isinstance(phi, Phi) or phi.id not in self.g.nodes:
-                continue  # already folded away
-            region = phi.inputs[0]
-            if not isinstance(region, Region) or region.in_progress():
-                continue
-            same = phi.idealize()
-            if same is None:
-                continue
-            users = [u for u in phi.outputs if isinstance(u, Phi)]
-            self.peep.forget(phi)
-            phi.replace_with(same)
-            self.peep.discard(phi)
-            work.extend(users)
+        remove_trivial_phis(self.g, phis, self.peep)
 
     def finish(self, name: str, params: list[tuple[str, tt.Type]],
                returns: tt.Type | None) -> FunctionGraph:
@@ -301,19 +294,44 @@ class Emitter:
                              self.optimize, self.peep.stats)
 
 
-def sweep(g: Graph) -> None:
-    """Delete every node that Stop (or a loop) does not (transitively) read."""
+def remove_trivial_phis(g: Graph, phis: list[Node], peep: Peephole | None = None) -> None:
+    """``phi(x, x)`` and ``phi(x, itself)`` are just ``x`` (repeat: removing one phi can
+    make another trivial)."""
+    work = list(phis)
+    while work:
+        phi = work.pop()
+        if not isinstance(phi, Phi) or phi.id not in g.nodes:
+            continue  # already folded away
+        region = phi.inputs[0]
+        if not isinstance(region, Region) or region.in_progress():
+            continue
+        same = phi.idealize()
+        if same is None:
+            continue
+        users = [u for u in phi.outputs if isinstance(u, Phi)]
+        if peep is not None:
+            peep.forget(phi)
+        phi.replace_with(same)
+        for i in range(len(phi.inputs)):
+            phi.set_input(i, None)
+        g.nodes.pop(phi.id, None)
+        work.extend(users)
+
+
+def sweep(g: Graph, live_loops_only: bool = False) -> None:
+    """Delete every node that Stop (or a loop) does not (transitively) read.
+
+    A loop that never exits does not reach Stop (unless it got a Never exit): loops keep
+    themselves alive -- with ``live_loops_only``, only loops whose type is live control."""
     seen: set[int] = set()
-    # a loop that never exits does not reach Stop: it keeps itself alive
-    work = [g.stop, *(n for n in g.nodes.values() if isinstance(n, Loop))]
+    work = [g.stop, *(n for n in g.nodes.values() if isinstance(n, Loop)
+                      and (not live_loops_only or n.type == CTRL))]
     while work:
         n = work.pop()
         if n is None or n.id in seen:
             continue
         seen.add(n.id)
         work.extend(n.inputs)
-        if isinstance(n, Region):  # a region's phis are read through it
-            work.extend(n.phis())
     dead = [n for n in g.nodes.values() if n.id not in seen]
     for n in dead:
         for i in range(len(n.inputs)):

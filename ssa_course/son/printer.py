@@ -28,10 +28,16 @@ MEMORY_COLOR = "#1f5fbf"
 
 
 def summary(program: SeaOfNodes) -> str:
-    mode = "pessimistic peepholes" if program.optimized else "raw, peepholes off"
+    mode = {"raw": "raw, peepholes off", "pessimistic": "pessimistic peepholes",
+            "optimistic": "pessimistic peepholes, then SCCP"}[program.mode]
     k = program.constants_found()
-    return (f"{program.node_count()} nodes, {program.edge_count()} edges, "
-            f"{k} constant{'' if k == 1 else 's'} found ({mode})")
+    text = (f"{program.node_count()} nodes, {program.edge_count()} edges, "
+            f"{k} constant{'' if k == 1 else 's'} found")
+    if program.sccp_counts is not None:
+        c = program.sccp_counts
+        text += (f" ({c.get('constants', 0)} by SCCP), {c.get('dead branches', 0)} dead "
+                 f"branch{'' if c.get('dead branches', 0) == 1 else 'es'} removed")
+    return f"{text} ({mode})"
 
 
 def _node_line(node: Node) -> str:

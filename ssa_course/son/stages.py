@@ -35,6 +35,30 @@ def son_program(comp: Compilation, optimize: bool = True):  # noqa: ANN201
     return comp.cached("son" if optimize else "son-raw", build)
 
 
+def optimistic_program(comp: Compilation):  # noqa: ANN201
+    """A fresh pessimistic graph, then SCCP (lesson 07), verified; cached."""
+    from ssa_course.son.sccp import apply_to_program
+    from ssa_course.son.verify import verify_graphs
+
+    def build():  # noqa: ANN202
+        program = _fresh(comp)
+        apply_to_program(program)
+        verify_graphs(program)
+        return program
+
+    return comp.cached("son-opt", build)
+
+
+def _fresh(comp: Compilation):  # noqa: ANN202
+    if comp.kind == "tiny":
+        from ssa_course.son.build import build_graphs
+
+        return build_graphs(comp.ast, True)
+    from ssa_course.son.from_ssa import graphs_from_quads
+
+    return graphs_from_quads(comp.quads, True)
+
+
 @register("son-raw", "sea of nodes straight from the parser, peepholes off")
 def run_son_raw(comp: Compilation, args: list[object], out: Output, limits: Limits) -> int:
     from ssa_course.son.interp import run_graphs
@@ -47,6 +71,13 @@ def run_son(comp: Compilation, args: list[object], out: Output, limits: Limits) 
     from ssa_course.son.interp import run_graphs
 
     return run_graphs(son_program(comp, optimize=True), args, out, limits)
+
+
+@register("son-opt", "sea of nodes after SCCP: optimistic constants and dead code removed")
+def run_son_opt(comp: Compilation, args: list[object], out: Output, limits: Limits) -> int:
+    from ssa_course.son.interp import run_graphs
+
+    return run_graphs(optimistic_program(comp), args, out, limits)
 
 
 # ---------------------------------------------------------------- views (show --as ...)
@@ -79,6 +110,18 @@ def _register_views() -> None:
             return summary(son_program(comp, optimize))
 
         register_view(name, description, text, dot, face="draw", stats=stats)
+
+    def opt_text(comp: Compilation) -> str:
+        return format_graphs(optimistic_program(comp))
+
+    def opt_dot(comp: Compilation) -> str:
+        program = optimistic_program(comp)
+        title = f"{os.path.basename(comp.filename)} as son-opt: {summary(program)}"
+        return graphs_to_dot(program, title)
+
+    register_view("son-opt", "sea of nodes after SCCP (optimistic constants, dead code "
+                  "removed)", opt_text, opt_dot, face="draw",
+                  stats=lambda comp: summary(optimistic_program(comp)))
 
     def sc_text(comp: Compilation) -> str:
         return format_graphs(son_program(comp, False), select_compose=True)

@@ -11,7 +11,8 @@ Checked for every node of every function graph:
 * **memory** -- loads, stores, print, calls and returns take a memory state as input 1;
 * **exits** -- Stop's inputs are the Returns, Throws and Traps, and every one of those
   feeds Stop;
-* **no scaffolding** -- the parser's scope nodes are gone.
+* **no scaffolding** -- the parser's scope nodes are gone;
+* **one control successor** -- only If, Start and Call branch (through projections).
 
 The peephole driver checks the last rule of the lesson as it runs: types only move down
 the lattice.
@@ -66,6 +67,7 @@ def verify_graph(fg: FunctionGraph) -> None:
             if user.inputs.count(node) != node.outputs.count(user):
                 raise VerifyError("edges mirror", where, f"user {user!r} does not read it")
         _check_node(fg, node, where)
+        _check_successors(fg, node, where)
     stop = fg.stop
     if nodes.get(stop.id) is not stop or fg.start.id not in nodes:
         raise VerifyError("exits", fg.name, "Start or Stop missing")
@@ -73,6 +75,18 @@ def verify_graph(fg: FunctionGraph) -> None:
     for node in nodes.values():
         if isinstance(node, (Return, Throw, Trap, Never)) and node not in exits:
             raise VerifyError("exits", _where(fg, node), "does not feed Stop")
+
+
+def _check_successors(fg: FunctionGraph, node: Node, where: str) -> None:
+    """A control node that is not a branch (If, Start, Call: they branch through their
+    projections) hands control to exactly one next node."""
+    if not node.is_control or isinstance(node, (If, Start, Call, Stop)):
+        return
+    succ = [u for u in set(node.outputs) if u.is_control and not isinstance(u, (Proj, Never))
+            and (isinstance(u, (Region, Stop)) or u.inputs[0] is node)]
+    if len(succ) > 1:
+        raise VerifyError("one control successor", where,
+                          f"control goes on to {sorted(succ, key=lambda n: n.id)}")
 
 
 def _check_node(fg: FunctionGraph, node: Node, where: str) -> None:

@@ -1,0 +1,213 @@
+"""Sparse conditional constant propagation on the sea of nodes (lesson 07).
+
+The *optimistic* analysis: every node starts at TOP ("no value has reached here yet"),
+all code unreachable. A worklist starts at Start; a node is re-examined when one of its
+inputs' types falls, its new type (its own ``compute()`` -- the very transfer functions
+the pessimistic peepholes use) is recorded, and if it fell, every user is pushed along
+the def-use edges. An If only makes a projection live when its predicate allows it, so
+code behind a branch that is never taken stays TOP and never pollutes a Phi.
+
+Where the pessimistic parser had to assume the worst about a loop's back edge, SCCP
+assumes the best and only gives up what the program proves: ``x = 1; while (...) { x =
+2 - x; }`` keeps ``x`` at 1.
+
+:func:`sccp` runs the analysis and records a step-by-step :class:`TraceStep` list (the
+lesson replays it with a slider); :func:`apply_sccp` then rewrites the graph in one pass:
+constant-typed nodes become Constants, Ifs with one dead side disappear, dead paths leave
+their Regions, and what is no longer reachable from Stop is swept away.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ssa_course.son.control import If, Loop, Never, Phi, Proj, Region, Start, Stop
+from ssa_course.son.data import Constant
+from ssa_course.son.emit import FunctionGraph, SeaOfNodes, remove_trivial_phis, sweep
+from ssa_course.son.graph import Node
+from ssa_course.son.types import CTRL, INT_BOTTOM, TOP, XCTRL, IntType, Type
+
+WIDEN_AFTER = 3  # a loop phi's range that keeps changing is widened to "any int"
+
+
+@dataclass(slots=True)
+class TraceStep:
+    """One worklist step: which node, its type before and after, what was pushed."""
+
+    node: int
+    label: str
+    old: str
+    new: str
+    pushed: list[int]
+
+
+@dataclass
+class SccpResult:
+    """The optimistic types of one function graph (by node id) and how they were found."""
+
+    types: dict[int, Type]
+    trace: list[TraceStep] = field(default_factory=list)
+    steps: int = 0
+
+    def constants(self, fg: FunctionGraph) -> list[Node]:
+        """Value nodes proven constant (Constant nodes themselves not counted)."""
+        return [n for n in fg.nodes() if not n.is_control and not isinstance(n, Constant)
+                and self.types.get(n.id, TOP).is_constant()]
+
+    def dead(self, fg: FunctionGraph) -> list[Node]:
+        """Nodes control never reaches (control nodes still TOP or dead) and what hangs
+        on them."""
+        out = []
+        for n in fg.nodes():
+            dead_control = n.is_control and not isinstance(n, (Stop, Never)) \
+                and self.types.get(n.id, TOP) in (TOP, XCTRL)
+            dead_effect = n.is_pinned() and self.types.get(n.inputs[0].id, TOP) in (TOP, XCTRL)
+            if dead_control or dead_effect:
+                out.append(n)
+        return out
+
+
+def _live(t: Type) -> bool:
+    return t == CTRL or t.kind == "tuple"
+
+
+def sccp(fg: FunctionGraph, trace: bool = False) -> SccpResult:
+    """Analyse one graph optimistically. Node types in the graph are left untouched while
+    the analysis runs on a side table; :func:`apply_sccp` installs them."""
+    nodes = fg.nodes()
+    saved = {n.id: n.type for n in nodes}
+    for n in nodes:
+        n.type = TOP
+    changes: dict[int, int] = {}
+    result = SccpResult({})
+    work: list[Node] = [fg.start]
+    queued = {fg.start.id}
+    try:
+        while work:
+            n = work.pop()
+            queued.discard(n.id)
+            result.steps += 1
+            new = n.compute()
+            old = n.type
+            if new == old:
+                continue
+            new = old.meet(new)  # types only fall, even through a coarse transfer
+            if isinstance(new, IntType) and not new.is_constant() and new != INT_BOTTOM \
+                    and isinstance(n, Phi) and isinstance(n.inputs[0], Loop):
+                changes[n.id] = changes.get(n.id, 0) + 1
+                if changes[n.id] >= WIDEN_AFTER:
+                    new = INT_BOTTOM
+            if new == old:
+                continue
+            n.type = new
+            users = list(dict.fromkeys(n.outputs))
+            if n.is_control:  # a path became live: the phis of the regions it enters
+                for u in list(users):
+                    if isinstance(u, Region):
+                        users.extend(u.phis())
+            pushed = []
+            for u in users:
+                if u.id not in queued:
+                    queued.add(u.id)
+                    work.append(u)
+                    pushed.append(u.id)
+            if trace:
+                result.trace.append(TraceStep(n.id, n.label, str(old), str(new), pushed))
+        result.types = {n.id: n.type for n in nodes}
+    finally:
+        for n in nodes:
+            n.type = saved[n.id]
+    return result
+
+
+def apply_sccp(fg: FunctionGraph, result: SccpResult) -> dict[str, int]:
+    """Rewrite ``fg`` with what SCCP proved; returns counts for the lesson."""
+    types = result.types
+    for n in fg.nodes():
+        n.type = types.get(n.id, TOP)
+    counts = {"constants": 0, "dead branches": 0, "dead paths": 0}
+    g = fg.graph
+    # 1. dead paths leave their regions (and their phis' values with them)
+    for region in [n for n in fg.nodes() if isinstance(n, Region)]:
+        if not _live(region.type):
+            continue
+        live = [i for i in range(1, len(region.inputs))
+                if region.inputs[i] is not None and _live(region.inputs[i].type)]
+        if len(live) == len(region.inputs) - 1:
+            continue
+        counts["dead paths"] += len(region.inputs) - 1 - len(live)
+        phis = region.phis()
+        if len(live) == 1:
+            keep = live[0]
+            for phi in phis:
+                phi.replace_with(phi.inputs[keep])
+                _detach(phi)
+            region.replace_with(region.inputs[keep])
+            _detach(region)
+            continue
+        if isinstance(region, Loop):  # lost its entry or back edge: only one path left
+            continue
+        for node in [region, *phis]:
+            kept = [node.inputs[0]] + [node.inputs[i] for i in live]
+            for i in range(len(node.inputs)):
+                node.set_input(i, None)
+            del node.inputs[len(kept):]
+            for i, v in enumerate(kept):
+                node.set_input(i, v)
+    # 2. an If with one dead side is no branch at all
+    for iff in [n for n in fg.nodes() if isinstance(n, If)]:
+        t = iff.type
+        if not _live(t) or t.types[0] == t.types[1]:
+            continue
+        counts["dead branches"] += 1
+        for proj in [u for u in iff.outputs if isinstance(u, Proj)]:
+            if _live(proj.type):
+                proj.replace_with(iff.inputs[0])
+                _detach(proj)
+    # 3. constant-typed values become constants
+    start = fg.start
+    consts: dict[str, Node] = {str(n.value): n for n in fg.nodes() if isinstance(n, Constant)}
+    for n in fg.nodes():
+        if n.is_control or isinstance(n, (Constant, Start)) or n.id not in g.nodes:
+            continue
+        if not n.type.is_constant():
+            continue
+        c = consts.get(str(n.type))
+        if c is None:
+            c = consts[str(n.type)] = Constant(g, start, n.type)
+        n.replace_with(c)
+        counts["constants"] += 1
+    # 4. exits control never reaches leave Stop; then sweep what nothing reads
+    stop = fg.stop
+    live_exits = [e for e in stop.inputs if e is not None and e.id in g.nodes
+                  and e.inputs[0] is not None and _live(e.inputs[0].type)]
+    for i in range(len(stop.inputs)):
+        stop.set_input(i, None)
+    del stop.inputs[:]
+    for e in live_exits:
+        stop.add_input(e)
+    remove_trivial_phis(g, [n for n in fg.nodes() if n.id in g.nodes])
+    sweep(g, live_loops_only=True)
+    return counts
+
+
+def _detach(node: Node) -> None:
+    for i in range(len(node.inputs)):
+        node.set_input(i, None)
+    node.graph.nodes.pop(node.id, None)
+
+
+def optimistic(program: SeaOfNodes, trace: bool = False) -> dict[str, SccpResult]:
+    """SCCP every function (analysis only)."""
+    return {name: sccp(fg, trace) for name, fg in program.functions.items()}
+
+
+def apply_to_program(program: SeaOfNodes) -> dict[str, int]:
+    """Analyse and rewrite every function of ``program`` in place; the totals are kept on
+    the program (``program.sccp_counts``)."""
+    totals: dict[str, int] = {}
+    for fg in program.functions.values():
+        for k, v in apply_sccp(fg, sccp(fg)).items():
+            totals[k] = totals.get(k, 0) + v
+    program.sccp_counts = totals
+    return totals
