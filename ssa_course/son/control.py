@@ -208,13 +208,16 @@ class Trap(Node):
     """A runtime error (``division by zero at 3:9``): control enters, the program ends.
 
     Input 1 is the memory state: whatever was printed before the error stays printed, so
-    those effects must stay in the graph."""
+    those effects must stay in the graph. Further inputs are the values the failed check
+    was about (the array and index, the length): a backend re-creates the failing
+    operation from them."""
 
     label = "Trap"
     is_control = True
 
-    def __init__(self, graph: Graph, ctrl: Node, mem: Node, message: str, pos: Pos | None):
-        super().__init__(graph, ctrl, mem)
+    def __init__(self, graph: Graph, ctrl: Node, mem: Node, message: str, pos: Pos | None,
+                 witnesses: tuple[Node, ...] = ()):
+        super().__init__(graph, ctrl, mem, *witnesses)
         self.message = message
         self.pos = pos
 

@@ -210,12 +210,13 @@ class Emitter:
         f = self.p(Proj(self.g, iff, 1, "False", control=True))
         return t, f
 
-    def guard(self, pred: Node, message: str, pos: Pos | None) -> None:
+    def guard(self, pred: Node, message: str, pos: Pos | None,
+              witnesses: tuple[Node, ...] = ()) -> None:
         """Continue only where ``pred`` holds; elsewhere the program stops with ``message``.
         Raises :class:`Dead` when the check can never pass."""
         ok, bad = self.branch(self.p(pred))
         if bad is not None:
-            self.exits.append(self.p(Trap(self.g, bad, self.mem, message, pos)))
+            self.exits.append(self.p(Trap(self.g, bad, self.mem, message, pos, witnesses)))
         self.ctrl = ok
         if ok is None:
             raise Dead
@@ -232,13 +233,15 @@ class Emitter:
 
     def bounds_check(self, base: Node, index: Node, pos: Pos | None) -> None:
         length = self.p(Len(self.g, None, base))
-        self.guard(InBounds(self.g, None, index, length), "index out of bounds", pos)
+        self.guard(InBounds(self.g, None, index, length), "index out of bounds", pos,
+                   (base, index))
 
     def load_element(self, base: Node, index: Node, elem: tt.Type, pos: Pos | None) -> Node:
         self.bounds_check(base, index, pos)
-        value = self.p(Load(self.g, self.ctrl, self.mem, base, index, lattice_type(elem)))
+        value = self.p(Load(self.g, self.ctrl, self.mem, base, index, lattice_type(elem),
+                            pos))
         if elem.is_ref():
-            self.guard(IsSet(self.g, None, value), "unset element", pos)
+            self.guard(IsSet(self.g, None, value), "unset element", pos, (base, index))
         return value
 
     def store_element(self, base: Node, index: Node, value: Node, pos: Pos | None) -> None:
@@ -252,7 +255,8 @@ class Emitter:
         self.mem = self.p(StoreField(self.g, self.ctrl, self.mem, base, value, name))
 
     def new_array(self, length: Node, elem: tt.Type, pos: Pos | None) -> Node:
-        self.guard(Compare(self.g, ">=", length, self.const(0)), "negative array length", pos)
+        self.guard(Compare(self.g, ">=", length, self.const(0)), "negative array length", pos,
+                   (length,))
         return self.p(NewArray(self.g, self.ctrl, length, element_zero(elem),
                                lattice_type(tt.ArrayType(elem)), str(elem)))
 

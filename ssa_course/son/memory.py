@@ -131,9 +131,10 @@ class Load(Node):
     pinned = True
 
     def __init__(self, graph: Graph, ctrl: Node, mem: Node, base: Node, index: Node,
-                 ty: Type):
+                 ty: Type, pos: object = None):
         super().__init__(graph, ctrl, mem, base, index)
         self.value_type = ty
+        self.pos = pos  # where ``a[i]`` is written (a backend's load reports errors there)
 
     def compute(self) -> Type:
         return self.value_type

@@ -135,3 +135,69 @@ def _register_views() -> None:
 
 
 _register_views()
+
+
+# ---------------------------------------------------------------- back to blocks (lesson 08)
+
+
+def scheduled_quads(comp: Compilation):  # noqa: ANN201
+    """The optimistic graph scheduled by GCM and brought out of SSA: quads, cached."""
+    from ssa_course.son.to_quads import graph_to_quads
+
+    return comp.cached("scheduled-quads",
+                       lambda: graph_to_quads(optimistic_program(comp), comp.quads.structs))
+
+
+def scheduled_ssa_quads(comp: Compilation):  # noqa: ANN201
+    from ssa_course.son.to_quads import scheduled_ssa
+
+    return comp.cached("scheduled-ssa", lambda: scheduled_ssa(optimistic_program(comp),
+                                                              comp.quads.structs)[0])
+
+
+def scheduled_ircode(comp: Compilation) -> dict:
+    """The scheduled program as verified, compacted Julia-style IRCode."""
+    from ssa_course.ssa.irverify import verify_ir
+    from ssa_course.ssa.julia import program_ircode
+
+    def build() -> dict:
+        program = program_ircode(scheduled_quads(comp))
+        for ir in program.values():
+            verify_ir(ir)
+        return program
+
+    return comp.cached("scheduled-ircode", build)
+
+
+@register("scheduled", "SCCP'd graph scheduled by global code motion, run as IRCode")
+def run_scheduled(comp: Compilation, args: list[object], out: Output, limits: Limits) -> int:
+    from ssa_course.ssa.irinterp import run_ircode
+
+    return run_ircode(scheduled_ircode(comp), args, out, limits, comp.quads.structs)
+
+
+def _register_schedule_views() -> None:
+    import os
+
+    from ssa_course.quads.bril import to_bril_text
+    from ssa_course.quads.cfg import build_cfg
+    from ssa_course.ssa.julia import format_ir
+    from ssa_course.views import register_view
+    from ssa_course.viz.dot import program_cfg_dot
+
+    def text(comp: Compilation) -> str:
+        return "\n".join(format_ir(ir) for ir in scheduled_ircode(comp).values())
+
+    def dot(comp: Compilation) -> str:
+        program = scheduled_ssa_quads(comp)
+        cfgs = {n: build_cfg(f) for n, f in program.functions.items()}
+        return program_cfg_dot(cfgs, title=f"{os.path.basename(comp.filename)}: "
+                               "the graph scheduled into blocks (SSA)")
+
+    register_view("scheduled", "the optimized graph scheduled back into blocks (GCM), "
+                  "as Julia-style IR", text, dot)
+    register_view("scheduled-bril", "the optimized program as Bril (out of SSA)",
+                  lambda comp: to_bril_text(scheduled_quads(comp)), dot)
+
+
+_register_schedule_views()

@@ -1,0 +1,349 @@
+"""Global code motion: from the sea of nodes back to basic blocks (lesson 08).
+
+Click's algorithm, on one function graph:
+
+1. **Blocks.** Control nodes become a CFG: a block starts at Start's control, a Region or
+   Loop, or a projection of an If or a Call, and ends at the If, Call, Return, Throw or
+   Trap that follows (or falls into the next Region).
+2. **Dominators and loop depth** over that CFG (the dominator code of lesson 03); a
+   block's loop depth counts the natural loops around it.
+3. **Pinned nodes stay**: Phis in their Region's block, loads, stores, prints, allocations
+   and guarded divisions in the block of the control they hang on -- so nothing moves
+   past a memory operation it depends on, and nothing that can trap is hoisted above its
+   test.
+4. **Schedule early**: every floating node goes to the deepest block among its inputs'
+   blocks (the highest point where all its inputs exist).
+5. **Schedule late**: the lowest common ancestor, in the dominator tree, of the blocks of
+   its uses (a Phi uses its value at the end of the matching predecessor block).
+6. **Pick** the block between late and early (walking up the dominator tree) with the
+   shallowest loop depth, latest on ties: loop-invariant code leaves the loop, and
+   nothing is computed on a path that does not need it when it can be avoided.
+7. **Order** each block: Phis, then the rest in an order their data and memory edges
+   allow (a load before the store that overwrites its memory), the terminator last.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ssa_course.errors import VerifyError
+from ssa_course.son.control import (
+    Call,
+    If,
+    Loop,
+    Never,
+    Phi,
+    Proj,
+    Region,
+    Return,
+    Start,
+    Stop,
+    Throw,
+    Trap,
+)
+from ssa_course.son.emit import FunctionGraph
+from ssa_course.son.graph import Node
+from ssa_course.son.memory import Load, LoadField, Print, Store, StoreField
+from ssa_course.ssa.dom import dominator_tree, immediate_dominators, postorder, predecessors
+
+
+@dataclass(eq=False)
+class Block:
+    """A basic block of the schedule."""
+
+    name: str
+    head: Node  # Start's control projection, a Region/Loop, or a branch projection
+    end: Node | None = None  # the If / Call / Return / Throw / Trap that ends it
+    succs: list[str] = field(default_factory=list)
+    preds: list[str] = field(default_factory=list)
+    nodes: list[Node] = field(default_factory=list)  # phis, then the body, in order
+    depth: int = 0  # loop nesting depth
+
+    @property
+    def goes_to(self) -> Node | None:
+        """The Region this block falls into (when it does not end in a branch or exit)."""
+        return self._next
+
+    _next: Node | None = None
+
+
+@dataclass
+class Schedule:
+    """A function graph cut into ordered blocks (in reverse postorder)."""
+
+    fg: FunctionGraph
+    blocks: dict[str, Block]
+    entry: str
+    idom: dict[str, str]
+    block_of: dict[int, str]  # node id -> block name
+    early: dict[int, str] = field(default_factory=dict)
+    late: dict[int, str] = field(default_factory=dict)
+
+    def order(self) -> list[Block]:
+        return list(self.blocks.values())
+
+    def moved(self) -> list[Node]:
+        """Floating nodes placed above their latest block (hoisted, e.g. out of a loop)."""
+        return [self.fg.graph.nodes[i] for i, b in self.block_of.items()
+                if i in self.late and b != self.late[i]]
+
+
+def _next_control(node: Node) -> Node | None:
+    """The one control node after a non-branching control node (None at an exit)."""
+    for u in node.outputs:
+        if u.is_control and not isinstance(u, (Proj, Never, Stop)) \
+                and (isinstance(u, Region) or u.inputs[0] is node):
+            return u
+    return None
+
+
+def _build_blocks(fg: FunctionGraph) -> tuple[dict[str, Block], dict[int, str], str]:
+    blocks: dict[str, Block] = {}
+    owner: dict[int, str] = {}  # control node id -> block
+    start_ctrl = next(u for u in fg.start.outputs if isinstance(u, Proj) and u.index == 0)
+    heads = [start_ctrl]
+    seen: set[int] = set()
+    while heads:
+        head = heads.pop()
+        if head.id in seen:
+            continue
+        seen.add(head.id)
+        block = Block(f"b{head.id}", head)
+        blocks[block.name] = block
+        owner[head.id] = block.name
+        node = head
+        while True:
+            nxt = _next_control(node)
+            if nxt is None:
+                break
+            if isinstance(nxt, Region):
+                block._next = nxt
+                heads.append(nxt)
+                break
+            owner[nxt.id] = block.name
+            block.end = nxt
+            if isinstance(nxt, (If, Call)):
+                projs = sorted((u for u in nxt.outputs if isinstance(u, Proj) and u.is_control),
+                               key=lambda p: p.index)
+                heads.extend(reversed(projs))
+                break
+            if isinstance(nxt, (Return, Throw, Trap)):
+                break
+            node = nxt
+    entry = owner[start_ctrl.id]
+    for block in blocks.values():
+        if block._next is not None:
+            block.succs = [owner[block._next.id]]
+        elif isinstance(block.end, (If, Call)):
+            block.succs = [owner[u.id] for u in sorted(
+                (u for u in block.end.outputs if isinstance(u, Proj) and u.is_control),
+                key=lambda p: p.index)]
+    return blocks, owner, entry
+
+
+def _loop_depths(blocks: dict[str, Block], owner: dict[int, str]) -> None:
+    preds = predecessors({n: b.succs for n, b in blocks.items()})
+    for block in blocks.values():
+        loop = block.head
+        if not isinstance(loop, Loop) or loop.inputs[2] is None:
+            continue
+        tail = _block_of_control(loop.inputs[2], owner)
+        body = {block.name}
+        work = [tail] if tail not in body else []
+        while work:
+            b = work.pop()
+            if b in body:
+                continue
+            body.add(b)
+            work.extend(preds.get(b, []))
+        for b in body:
+            blocks[b].depth += 1
+
+
+def _call_successor(proj: Proj, owner: dict[int, str]) -> str:
+    call = proj.inputs[0]
+    wanted = 3 if proj.index == 4 else 0
+    for u in call.outputs:
+        if isinstance(u, Proj) and u.is_control and u.index == wanted:
+            return owner[u.id]
+    return owner[call.id]
+
+
+def _block_of_control(node: Node, owner: dict[int, str]) -> str:
+    while node.id not in owner:  # a projection of a branch heads its own block
+        node = node.inputs[0]
+    return owner[node.id]
+
+
+def schedule(fg: FunctionGraph) -> Schedule:
+    """Place every node of ``fg`` in a block (Click's global code motion)."""
+    blocks, owner, entry = _build_blocks(fg)
+    succs = {n: b.succs for n, b in blocks.items()}
+    order = list(reversed(postorder(succs, entry)))
+    blocks = {n: blocks[n] for n in order}
+    preds = predecessors(succs)
+    for name, block in blocks.items():
+        block.preds = preds.get(name, [])
+    idom = immediate_dominators(succs, entry)
+    tree = dominator_tree(idom)
+    dom_depth = {entry: 0}
+    work = [entry]
+    while work:
+        b = work.pop()
+        for c in tree.get(b, []):
+            dom_depth[c] = dom_depth[b] + 1
+            work.append(c)
+    _loop_depths(blocks, owner)
+
+    nodes = [n for n in fg.nodes() if not n.is_control]
+    fixed: dict[int, str] = {}
+    for n in nodes:
+        if isinstance(n, Phi):
+            fixed[n.id] = owner[n.inputs[0].id]
+        elif n.is_pinned():
+            fixed[n.id] = _block_of_control(n.inputs[0], owner)
+        elif isinstance(n, Proj) and isinstance(n.inputs[0], Start):
+            fixed[n.id] = entry
+        elif isinstance(n, Proj) and isinstance(n.inputs[0], Call):
+            # the result exists after the call, the thrown value in the handler: they
+            # belong to the block where control continues on that path
+            fixed[n.id] = _call_successor(n, owner)
+    # Start itself and its data projections live in the entry block
+    fixed[fg.start.id] = entry
+
+    def block_of_input(x: Node) -> str:
+        if x.id in fixed:
+            return fixed[x.id]
+        if x.id in early:
+            return early[x.id]
+        return _block_of_control(x, owner) if x.is_control else entry
+
+    # schedule early: inputs first (iterative post-order over inputs)
+    early: dict[int, str] = {}
+    for root in nodes:
+        stack = [(root, False)]
+        while stack:
+            n, ready = stack.pop()
+            if n.id in early or n.id in fixed or n.is_control:
+                continue
+            inputs = [x for x in n.inputs[1:] if x is not None]
+            if isinstance(n, Proj) or n.inputs[0] is not None:
+                inputs = [x for x in n.inputs if x is not None]
+            if not ready:
+                stack.append((n, True))
+                stack.extend((x, False) for x in inputs
+                             if x.id not in early and x.id not in fixed and not x.is_control)
+                continue
+            best = entry
+            for x in inputs:
+                b = block_of_input(x)
+                if dom_depth[b] > dom_depth[best]:
+                    best = b
+            early[n.id] = best
+
+    def lca(a: str | None, b: str) -> str:
+        if a is None:
+            return b
+        while dom_depth[a] > dom_depth[b]:
+            a = idom[a]
+        while dom_depth[b] > dom_depth[a]:
+            b = idom[b]
+        while a != b:
+            a, b = idom[a], idom[b]
+        return a
+
+    # schedule late: uses first (reverse topological order of the floating nodes)
+    late: dict[int, str] = {}
+    placed: dict[int, str] = dict(fixed)
+    floating = [n for n in nodes if n.id in early]
+    topo = _topological(floating)
+    for n in reversed(topo):
+        use_block: str | None = None
+        for u in n.outputs:
+            if isinstance(u, Phi):
+                region = u.inputs[0]
+                for i, v in enumerate(u.inputs):
+                    if v is n and i > 0:
+                        use_block = lca(use_block, _block_of_control(region.inputs[i], owner))
+                continue
+            if u.is_control:
+                ub = _block_of_control(u, owner)
+            else:
+                ub = placed.get(u.id)
+                if ub is None:
+                    continue  # a dead user
+            use_block = lca(use_block, ub)
+        if use_block is None:
+            use_block = early[n.id]
+        late[n.id] = use_block
+        # pick: from late up to early, the shallowest loop depth (latest on ties)
+        best = b = use_block
+        target = early[n.id]
+        while b != target:
+            if b == entry:
+                raise VerifyError("schedule: early dominates late", repr(n),
+                                  f"early {target}, late {use_block}")
+            b = idom[b]
+            if blocks[b].depth < blocks[best].depth:
+                best = b
+        placed[n.id] = best
+
+    sched = Schedule(fg, blocks, entry, idom, placed, early, late)
+    for n in nodes:
+        if n.id in placed and not isinstance(n, Start):
+            blocks[placed[n.id]].nodes.append(n)
+    for block in blocks.values():
+        block.nodes = _local_order(block)
+    return sched
+
+
+def _topological(nodes: list[Node]) -> list[Node]:
+    """Inputs before users, among ``nodes``."""
+    members = {n.id for n in nodes}
+    out: list[Node] = []
+    done: set[int] = set()
+    for root in sorted(nodes, key=lambda n: n.id):
+        stack = [(root, False)]
+        while stack:
+            n, ready = stack.pop()
+            if n.id in done:
+                continue
+            if ready:
+                done.add(n.id)
+                out.append(n)
+                continue
+            stack.append((n, True))
+            stack.extend((x, False) for x in n.inputs
+                         if x is not None and x.id in members and x.id not in done)
+    return out
+
+
+def _local_order(block: Block) -> list[Node]:
+    """Phis first; then data and memory order (loads before a store that overwrites
+    their memory); ties by id, i.e. by program order."""
+    phis = sorted((n for n in block.nodes if isinstance(n, Phi)), key=lambda n: n.id)
+    rest = [n for n in block.nodes if not isinstance(n, Phi)]
+    members = {n.id for n in rest}
+    loads_of: dict[int, list[Node]] = {}
+    for n in rest:
+        if isinstance(n, (Load, LoadField)):
+            loads_of.setdefault(n.inputs[1].id, []).append(n)
+    out: list[Node] = []
+    done: set[int] = set()
+    for root in sorted(rest, key=lambda n: n.id):
+        stack = [(root, False)]
+        while stack:
+            n, ready = stack.pop()
+            if n.id in done:
+                continue
+            if ready:
+                done.add(n.id)
+                out.append(n)
+                continue
+            stack.append((n, True))
+            deps = [x for x in n.inputs if x is not None and x.id in members]
+            if isinstance(n, (Store, StoreField, Print)) and n.inputs[1] is not None:
+                deps += [x for x in loads_of.get(n.inputs[1].id, []) if x is not n]
+            stack.extend((x, False) for x in sorted(deps, key=lambda x: -x.id)
+                         if x.id not in done)
+    return phis + out

@@ -1,0 +1,277 @@
+"""Scheduled graphs back to quads: SSA form first, then out of SSA (lesson 08).
+
+After :func:`~ssa_course.son.gcm.schedule` every node has a block and a place in it, so
+writing quads is a walk over the blocks: a Phi becomes a ``phi`` instruction (memory
+Phis disappear: memory is implicit in quads), every other value node the instruction of
+the same meaning, each block's end a ``br``, ``jmp``, ``call``, ``ret`` or ``throw``.
+
+* An explicit check's ``Trap`` becomes the operation that fails in the same way (``div``
+  by zero, ``aload`` out of bounds, ``newarr`` of a negative length) at the position the
+  error message names; a test for an unset slot is the ``aload`` itself.
+* A call inside ``try`` is wrapped in ``enter``/``leave``; its handler block starts with
+  ``catch`` and jumps to where the graph's exceptional control goes.
+
+The SSA result is checked by lesson 03's verifier and turned into ordinary quads by its
+out-of-SSA pass (critical edges split, parallel copies sequentialized), so it runs on the
+quads interpreter, becomes Julia-style IRCode, and prints as Bril.
+"""
+
+from __future__ import annotations
+
+from ssa_course.quads.ir import Function, Instr, Item, Label, Program
+from ssa_course.son.control import Call, If, Phi, Proj, Region, Return, Start, Throw, Trap
+from ssa_course.son.data import (
+    Add,
+    Compare,
+    Constant,
+    Div,
+    Logic,
+    Mul,
+    Neg,
+    Not,
+    Rem,
+    Sub,
+    Undefined,
+    constant_value,
+)
+from ssa_course.son.emit import SeaOfNodes
+from ssa_course.son.gcm import Schedule, schedule
+from ssa_course.son.graph import Node
+from ssa_course.son.memory import (
+    InBounds,
+    IsSet,
+    Len,
+    Load,
+    LoadField,
+    NewArray,
+    NewStruct,
+    Print,
+    Store,
+    StoreField,
+)
+from ssa_course.son.types import BoolType, IntType, Type
+from ssa_course.ssa.construct import UNDEFINED
+from ssa_course.tiny import types as tt
+
+_CMP = {"==": "eq", "<": "lt", ">": "gt", "<=": "le", ">=": "ge"}
+_ARITH = {Add: "add", Sub: "sub", Mul: "mul", Div: "div", Rem: "rem"}
+
+
+def tiny_type(t: Type, fallback: tt.Type = tt.INT) -> tt.Type:
+    """The Tiny type of a lattice type (references carry their Tiny type's name)."""
+    if isinstance(t, IntType):
+        return tt.INT
+    if isinstance(t, BoolType):
+        return tt.BOOL
+    if t.kind.startswith("ref "):
+        return parse_type(t.kind[4:])
+    return fallback
+
+
+def parse_type(text: str) -> tt.Type:
+    if text.startswith("["):
+        return tt.ArrayType(parse_type(text[1:-1]))
+    return {"int": tt.INT, "bool": tt.BOOL}.get(text) or tt.StructType(text)
+
+
+class _Writer:
+    def __init__(self, sched: Schedule):
+        self.s = sched
+        self.fg = sched.fg
+        self.body: list[Item] = []
+        self.names: dict[int, str] = {}
+        for i, (name, _) in enumerate(self.fg.params):
+            parm = next((u for u in self.fg.start.outputs
+                         if isinstance(u, Proj) and u.index == 2 + i), None)
+            if parm is not None:
+                self.names[parm.id] = name
+
+    def name(self, n: Node) -> str:
+        if isinstance(n, Undefined):
+            return n.name  # read only where the program reads an unassigned variable
+        return self.names.get(n.id) or f"v{n.id}"
+
+    def label(self, control: Node) -> str:
+        while control.id not in self.s.block_of and not isinstance(control, (Region, Proj)):
+            control = control.inputs[0]
+        for b in self.s.blocks.values():
+            if b.head is control:
+                return b.name
+        return self.s.block_of.get(control.id) or self._block_ending(control)
+
+    def _block_ending(self, control: Node) -> str:
+        for b in self.s.blocks.values():
+            if b.end is control or b.head is control:
+                return b.name
+        raise KeyError(control)
+
+    def emit(self, instr: Instr) -> None:
+        self.body.append(instr)
+
+    def write(self) -> Function:
+        ret = self.fg.returns
+        for block in self.s.order():
+            self.body.append(Label(block.name))
+            if block.name == self.s.entry and block.head.inputs[0] is self.fg.start:
+                pass
+            head = block.head
+            if isinstance(head, Proj) and head.index == 3 and isinstance(head.inputs[0], Call):
+                thrown = next((u for u in head.inputs[0].outputs
+                               if isinstance(u, Proj) and u.index == 4), None)
+                if thrown is not None:
+                    self.emit(Instr("catch", self.name(thrown), tt.INT))
+            for n in block.nodes:
+                self.node(n)
+            self.end(block, ret)
+        params = [(name, t) for name, t in self.fg.params]
+        return Function(self.fg.name, params, ret, self.body)
+
+    # -- nodes ----------------------------------------------------------------------
+
+    def node(self, n: Node) -> None:
+        d = self.name(n)
+        t = tiny_type(n.type)
+        a = [self.name(x) for x in n.inputs[1:] if x is not None]
+        if isinstance(n, Phi):
+            if n.type.kind == "mem" or n.declared.kind == "mem":
+                return
+            region = n.inputs[0]
+            args, labels = [], []
+            for i in range(1, len(region.inputs)):
+                if region.inputs[i] is None:
+                    continue
+                v = n.inputs[i]
+                args.append(UNDEFINED if v is None or isinstance(v, Undefined)
+                            else self.name(v))
+                labels.append(self.label(region.inputs[i]))
+            self.emit(Instr("phi", d, tiny_type(n.type, tiny_type(n.declared)), args, [],
+                            labels))
+        elif isinstance(n, Constant):
+            self.emit(Instr("const", d, t, value=constant_value(n.value)))
+        elif type(n) in _ARITH:
+            self.emit(Instr(_ARITH[type(n)], d, tt.INT, a[:2]))
+        elif isinstance(n, Neg):
+            self.emit(Instr("const", d + "_z", tt.INT, value=0))
+            self.emit(Instr("sub", d, tt.INT, [d + "_z", a[0]]))
+        elif isinstance(n, Compare):
+            if n.op == "!=":
+                self.emit(Instr("eq", d + "_e", tt.BOOL, a[:2]))
+                self.emit(Instr("not", d, tt.BOOL, [d + "_e"]))
+            else:
+                self.emit(Instr(_CMP[n.op], d, tt.BOOL, a[:2]))
+        elif isinstance(n, Not):
+            self.emit(Instr("not", d, tt.BOOL, a[:1]))
+        elif isinstance(n, Logic):
+            self.emit(Instr(n.op, d, tt.BOOL, a[:2]))
+        elif isinstance(n, InBounds):
+            self.emit(Instr("const", d + "_z", tt.INT, value=0))
+            self.emit(Instr("ge", d + "_lo", tt.BOOL, [a[0], d + "_z"]))
+            self.emit(Instr("lt", d + "_hi", tt.BOOL, [a[0], a[1]]))
+            self.emit(Instr("and", d, tt.BOOL, [d + "_lo", d + "_hi"]))
+        elif isinstance(n, IsSet):
+            self.emit(Instr("const", d, tt.BOOL, value=True))  # the aload checked it
+        elif isinstance(n, Len):
+            self.emit(Instr("alen", d, tt.INT, a[:1]))
+        elif isinstance(n, Load):
+            self.emit(Instr("aload", d, tiny_type(n.value_type), a[1:3], pos=n.pos))
+        elif isinstance(n, Store):
+            self.emit(Instr("astore", None, None, a[1:4]))
+        elif isinstance(n, LoadField):
+            self.emit(Instr("getf", d, tiny_type(n.value_type), a[1:2], field=n.field))
+        elif isinstance(n, StoreField):
+            self.emit(Instr("setf", None, None, a[1:3], field=n.field))
+        elif isinstance(n, NewArray):
+            self.emit(Instr("newarr", d, tiny_type(n.ref_type), a[:1]))
+        elif isinstance(n, NewStruct):
+            self.emit(Instr("newstruct", d, tiny_type(n.ref_type), a))
+        elif isinstance(n, Print):
+            self.emit(Instr("print", None, None, a[1:]))
+        elif isinstance(n, (Proj, Start, Undefined)):
+            pass  # parameters, call results, memory: named where they are made
+        else:
+            raise TypeError(f"no quads for {n!r}")
+
+    # -- block ends -----------------------------------------------------------------
+
+    def end(self, block, ret: tt.Type | None) -> None:  # noqa: ANN001
+        end = block.end
+        if end is None:
+            if block._next is not None:
+                self.emit(Instr("jmp", labels=[self.label(block._next)]))
+            else:
+                self.emit(Instr("ret"))
+            return
+        if isinstance(end, If):
+            t, f = block.succs
+            if isinstance(end.inputs[1], IsSet):
+                self.emit(Instr("jmp", labels=[t]))  # the aload traps on an unset slot
+            else:
+                self.emit(Instr("br", None, None, [self.name(end.inputs[1])], [], [t, f]))
+        elif isinstance(end, Call):
+            self.call(block, end)
+        elif isinstance(end, Return):
+            value = end.inputs[2]
+            self.emit(Instr("ret", args=[self.name(value)] if value is not None else []))
+        elif isinstance(end, Throw):
+            self.emit(Instr("throw", args=[self.name(end.inputs[2])]))
+        elif isinstance(end, Trap):
+            self.trap(end, ret)
+
+    def call(self, block, call: Call) -> None:  # noqa: ANN001
+        projs = {u.index: u for u in call.outputs if isinstance(u, Proj)}
+        dest = self.name(projs[2]) if 2 in projs else None
+        args = [self.name(x) for x in call.inputs[2:]]
+        instr = Instr("call", dest, tiny_type(projs[2].type) if dest else None, args,
+                      [call.fn])
+        normal = self.label(projs[0])
+        if 3 in projs:  # inside try: a handler around just this call
+            inner = f"{block.name}_call"
+            self.emit(Instr("enter", labels=[inner, self.label(projs[3])]))
+            self.body.append(Label(inner))
+            self.emit(instr)
+            self.emit(Instr("leave"))
+        else:
+            self.emit(instr)
+        self.emit(Instr("jmp", labels=[normal]))
+
+    def trap(self, trap: Trap, ret: tt.Type | None) -> None:
+        d = f"v{trap.id}"
+        w = [self.name(x) for x in trap.inputs[2:]]
+        if trap.message == "division by zero":
+            self.emit(Instr("const", d + "_z", tt.INT, value=0))
+            self.emit(Instr("div", d, tt.INT, [d + "_z", d + "_z"], pos=trap.pos))
+        elif trap.message == "negative array length":
+            self.emit(Instr("newarr", d, tt.ArrayType(tt.INT), w[:1], pos=trap.pos))
+        else:  # out of bounds, unset slot: the load fails the same way
+            elem = tt.INT
+            base = trap.inputs[2]
+            if base.type.kind.startswith("ref ["):
+                elem = parse_type(base.type.kind[4:]).elem
+            self.emit(Instr("aload", d, elem, w[:2], pos=trap.pos))
+        if ret is None:
+            self.emit(Instr("ret"))
+        else:  # never reached: the instruction above stops the program
+            zero = {tt.INT: 0, tt.BOOL: False}.get(ret)
+            if zero is None:
+                self.emit(Instr("ret"))
+            else:
+                self.emit(Instr("const", d + "_r", ret, value=zero))
+                self.emit(Instr("ret", args=[d + "_r"]))
+
+
+def scheduled_ssa(program: SeaOfNodes, structs: dict | None = None
+                  ) -> tuple[Program, dict[str, Schedule]]:
+    """Schedule every function and write it as SSA quads (phis at block tops)."""
+    schedules = {name: schedule(fg) for name, fg in program.functions.items()}
+    functions = {name: _Writer(s).write() for name, s in schedules.items()}
+    return Program(functions, structs or {}), schedules
+
+
+def graph_to_quads(program: SeaOfNodes, structs: dict | None = None) -> Program:
+    """Schedule, write SSA quads, verify them, and come out of SSA: ordinary quads."""
+    from ssa_course.ssa.destruct import program_from_ssa
+    from ssa_course.ssa.verify import verify_ssa_program
+
+    ssa, _ = scheduled_ssa(program, structs)
+    verify_ssa_program(ssa)
+    return program_from_ssa(ssa)
