@@ -81,6 +81,18 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("-o", "--output", metavar="OUT",
                       help="write to OUT instead of standard output (required for png)")
 
+    opt = sub.add_parser("opt", help="optimize a program with a pipeline of passes and "
+                         "write the result (default: see 'ssa-course passes')")
+    opt.add_argument("file", metavar="FILE")
+    opt.add_argument("-p", "--passes", default=None, metavar="P1,P2,...",
+                     help="the passes to run, in order (see 'ssa-course passes')")
+    opt.add_argument("--emit", default="bril",
+                     choices=("bril", "bril-json", "julia", "dot", "text"),
+                     help="what to write (default: Bril text)")
+    opt.add_argument("-o", "--output", metavar="OUT", help="write to a file instead")
+
+    sub.add_parser("passes", help="list the passes 'opt -p' accepts")
+
     check = sub.add_parser("check", help="compile a program and report errors; run nothing")
     check.add_argument("file", metavar="FILE")
     return parser
@@ -132,6 +144,36 @@ def _cmd_show(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_opt(ns: argparse.Namespace) -> int:
+    from ssa_course import passes
+
+    names = passes.DEFAULT_PIPELINE if ns.passes is None else \
+        [p.strip() for p in ns.passes.split(",") if p.strip()]
+    for name in names:
+        passes.get_pass(name)  # an unknown pass is reported before anything runs
+    comp = load_file(ns.file)
+    text = passes.emit(passes.run_pipeline(comp, names), ns.emit)
+    if ns.output:
+        try:
+            with open(ns.output, "w") as f:
+                f.write(text)
+        except OSError as e:
+            raise UsageError(f"cannot write {ns.output}: {e.strerror}") from None
+        return 0
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
+
+
+def _cmd_passes() -> int:
+    from ssa_course import passes
+
+    width = max(len(p.name) for p in passes.all_passes())
+    for p in passes.all_passes():
+        print(f"{p.name:<{width}}  {p.description}  [{'/'.join(p.needs)}]")
+    print(f"\ndefault pipeline: {','.join(passes.DEFAULT_PIPELINE)}")
+    return 0
+
+
 def _cmd_check(ns: argparse.Namespace) -> int:
     comp = load_file(ns.file)
     comp.check()
@@ -152,6 +194,10 @@ def main(argv: list[str] | None = None) -> int:
             return _cmd_show(ns)
         if ns.command == "check":
             return _cmd_check(ns)
+        if ns.command == "opt":
+            return _cmd_opt(ns)
+        if ns.command == "passes":
+            return _cmd_passes()
         parser.print_help()
         return 1
     except SourceError as e:

@@ -138,8 +138,6 @@ class Sub(Binary):
             return const(self, 0)
         if _is_const(right, 0):
             return left
-        if right.type.is_constant():  # x - c -> x + (-c): one form for reassociation
-            return Add(self.graph, None, left, const(self, wrap(-right.type.lo)))
         return None
 
 

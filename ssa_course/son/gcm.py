@@ -30,7 +30,6 @@ from ssa_course.errors import VerifyError
 from ssa_course.son.control import (
     Call,
     If,
-    Loop,
     Never,
     Phi,
     Proj,
@@ -141,15 +140,27 @@ def _build_blocks(fg: FunctionGraph) -> tuple[dict[str, Block], dict[int, str], 
     return blocks, owner, entry
 
 
-def _loop_depths(blocks: dict[str, Block], owner: dict[int, str]) -> None:
+def _loop_depths(blocks: dict[str, Block], idom: dict[str, str]) -> None:
+    """Loop depth from natural loops: an edge ``t -> h`` where ``h`` dominates ``t`` is a
+    back edge; its loop is ``h`` plus every block that reaches ``t`` without passing
+    ``h``. (Graphs from Tiny mark loop heads with Loop nodes; graphs from Bril only have
+    Regions, so the CFG decides.)"""
     preds = predecessors({n: b.succs for n, b in blocks.items()})
-    for block in blocks.values():
-        loop = block.head
-        if not isinstance(loop, Loop) or loop.inputs[2] is None:
+
+    def dominates(a: str, b: str) -> bool:
+        while True:
+            if a == b:
+                return True
+            if b not in idom or idom[b] == b:
+                return False
+            b = idom[b]
+
+    for head in blocks:
+        tails = [t for t in preds.get(head, []) if dominates(head, t)]
+        if not tails:
             continue
-        tail = _block_of_control(loop.inputs[2], owner)
-        body = {block.name}
-        work = [tail] if tail not in body else []
+        body = {head}
+        work = list(tails)
         while work:
             b = work.pop()
             if b in body:
@@ -193,7 +204,7 @@ def schedule(fg: FunctionGraph) -> Schedule:
         for c in tree.get(b, []):
             dom_depth[c] = dom_depth[b] + 1
             work.append(c)
-    _loop_depths(blocks, owner)
+    _loop_depths(blocks, idom)
 
     nodes = [n for n in fg.nodes() if not n.is_control]
     fixed: dict[int, str] = {}

@@ -201,3 +201,19 @@ def _register_schedule_views() -> None:
 
 
 _register_schedule_views()
+
+
+def optimized_quads(comp: Compilation):  # noqa: ANN201
+    """The default ``ssa-course opt`` pipeline's result, as quads; cached."""
+    from ssa_course.passes import DEFAULT_PIPELINE, finish_as_quads, run_pipeline
+
+    return comp.cached("optimized", lambda: finish_as_quads(run_pipeline(comp,
+                                                                         DEFAULT_PIPELINE)))
+
+
+@register("optimized", "the whole default 'ssa-course opt' pipeline (parse, SCCP, GCM, "
+          "out of SSA, coalescing, layout), run as quads")
+def run_optimized(comp: Compilation, args: list[object], out: Output, limits: Limits) -> int:
+    from ssa_course.quads.interp import run_quads
+
+    return run_quads(optimized_quads(comp), args, out, limits)

@@ -80,6 +80,8 @@ class _Writer:
         self.fg = sched.fg
         self.body: list[Item] = []
         self.names: dict[int, str] = {}
+        self.trap_pos: dict[int, object] = {}  # guarded op -> where its check reports
+        self.block_at = {b.head.id: b for b in sched.blocks.values()}
         for i, (name, _) in enumerate(self.fg.params):
             parm = next((u for u in self.fg.start.outputs
                          if isinstance(u, Proj) and u.index == 2 + i), None)
@@ -149,7 +151,7 @@ class _Writer:
         elif isinstance(n, Constant):
             self.emit(Instr("const", d, t, value=constant_value(n.value)))
         elif type(n) in _ARITH:
-            self.emit(Instr(_ARITH[type(n)], d, tt.INT, a[:2]))
+            self.emit(Instr(_ARITH[type(n)], d, tt.INT, a[:2], pos=self.trap_pos.get(n.id)))
         elif isinstance(n, Neg):
             self.emit(Instr("const", d + "_z", tt.INT, value=0))
             self.emit(Instr("sub", d, tt.INT, [d + "_z", a[0]]))
@@ -173,15 +175,17 @@ class _Writer:
         elif isinstance(n, Len):
             self.emit(Instr("alen", d, tt.INT, a[:1]))
         elif isinstance(n, Load):
-            self.emit(Instr("aload", d, tiny_type(n.value_type), a[1:3], pos=n.pos))
+            self.emit(Instr("aload", d, tiny_type(n.value_type), a[1:3],
+                            pos=self.trap_pos.get(n.id, n.pos)))
         elif isinstance(n, Store):
-            self.emit(Instr("astore", None, None, a[1:4]))
+            self.emit(Instr("astore", None, None, a[1:4], pos=self.trap_pos.get(n.id)))
         elif isinstance(n, LoadField):
             self.emit(Instr("getf", d, tiny_type(n.value_type), a[1:2], field=n.field))
         elif isinstance(n, StoreField):
             self.emit(Instr("setf", None, None, a[1:3], field=n.field))
         elif isinstance(n, NewArray):
-            self.emit(Instr("newarr", d, tiny_type(n.ref_type), a[:1]))
+            self.emit(Instr("newarr", d, tiny_type(n.ref_type), a[:1],
+                            pos=self.trap_pos.get(n.id)))
         elif isinstance(n, NewStruct):
             self.emit(Instr("newstruct", d, tiny_type(n.ref_type), a))
         elif isinstance(n, Print):
@@ -203,8 +207,8 @@ class _Writer:
             return
         if isinstance(end, If):
             t, f = block.succs
-            if isinstance(end.inputs[1], IsSet):
-                self.emit(Instr("jmp", labels=[t]))  # the aload traps on an unset slot
+            if isinstance(end.inputs[1], IsSet) or self.check_is_implied(end):
+                self.emit(Instr("jmp", labels=[t]))  # the guarded quad fails by itself
             else:
                 self.emit(Instr("br", None, None, [self.name(end.inputs[1])], [], [t, f]))
         elif isinstance(end, Call):
@@ -216,6 +220,38 @@ class _Writer:
             self.emit(Instr("throw", args=[self.name(end.inputs[2])]))
         elif isinstance(end, Trap):
             self.trap(end, ret)
+
+    def check_is_implied(self, iff: If) -> bool:
+        """True when this If is a check whose failing side is a Trap that the guarded
+        operation itself raises in quads (``div`` by zero, ``aload``/``astore`` out of
+        bounds, ``newarr`` of a negative length): then the test is not written out, and
+        the operation reports the error at the check's position."""
+        projs = {u.index: u for u in iff.outputs if isinstance(u, Proj)}
+        ok, bad = self.block_at.get(projs.get(0, iff).id), self.block_at.get(
+            projs.get(1, iff).id)
+        if ok is None or bad is None or not isinstance(bad.end, Trap):
+            return False
+        if any(n.is_pinned() for n in bad.nodes):
+            return False
+        trap, pred = bad.end, iff.inputs[1]
+        first = next((n for n in ok.nodes if n.is_pinned()), None)
+        if first is None or first.inputs[0] is not projs[0]:
+            return False
+        if trap.message == "division by zero":
+            hit = isinstance(first, (Div, Rem)) and isinstance(pred, Compare) \
+                and pred.op == "!=" and first.inputs[2] is pred.inputs[1]
+        elif trap.message == "index out of bounds":
+            hit = isinstance(first, (Load, Store)) and isinstance(pred, InBounds) \
+                and first.inputs[3] is pred.inputs[1] and isinstance(pred.inputs[2], Len) \
+                and pred.inputs[2].inputs[1] is first.inputs[2]
+        elif trap.message == "negative array length":
+            hit = isinstance(first, NewArray) and isinstance(pred, Compare) \
+                and pred.op == ">=" and first.inputs[1] is pred.inputs[1]
+        else:
+            hit = False
+        if hit:
+            self.trap_pos[first.id] = trap.pos
+        return hit
 
     def call(self, block, call: Call) -> None:  # noqa: ANN001
         projs = {u.index: u for u in call.outputs if isinstance(u, Proj)}
