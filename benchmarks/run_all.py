@@ -6,6 +6,8 @@
 3. SSA construction and IRCode compaction per statement.
 4. Parsing straight into the sea of nodes with peepholes on: nodes per second at 1k, 10k
    and 100k statements, and the graph interpreter against the quads interpreter.
+5. Bril programs: dynamic instruction counts before and after ``ssa-course opt``, next to
+   Bril's example LVN + DCE pipeline.
 """
 
 from __future__ import annotations
@@ -165,12 +167,51 @@ def son_interpreter_table() -> None:
     print()
 
 
+def bril_table() -> None:
+    """Dynamic instruction counts (Bril's ``total_dyn_inst``): the original program, Bril's
+    example pipeline (local value numbering + dead code), and ``ssa-course opt``'s default
+    pipeline (parse into the graph, SCCP, GCM, out of SSA, coalescing, DCE, layout)."""
+    from ssa_course.pipeline import load_file
+    from ssa_course.stages import run
+
+    root = Path(__file__).resolve().parent.parent
+    paths = sorted((root / "benchmarks" / "bril").glob("*.bril"))
+    paths += sorted((root / "tests" / "bril").glob("*.bril"))
+    print("Bril dynamic instructions: original, LVN+DCE, ssa-course opt (fewer is better)")
+    print(f"{'program':>28} {'original':>9} {'lvn+dce':>8} {'opt':>8} {'opt/lvn':>8}")
+    fewer = same = more = 0
+    for path in paths:
+        counts = {}
+        outputs = set()
+        for via in ("quads", "lvn-dce", "optimized"):
+            r = run(load_file(str(path)), via=via)
+            counts[via] = r.steps
+            outputs.add((r.stdout, r.status))
+        if len(outputs) != 1:
+            print(f"{path.name:>28}  OUTPUTS DIFFER")
+            continue
+        if next(iter(outputs))[1] != 0:
+            continue  # a program that stops with an error: nothing to count
+        base, opt = counts["lvn-dce"], counts["optimized"]
+        fewer += opt < base
+        same += opt == base
+        more += opt > base
+        where = "benchmarks/" if "benchmarks" in str(path) else "tests/"
+        print(f"{where + path.stem:>28} {counts['quads']:>9,} {base:>8,} {opt:>8,} "
+              f"{opt / base:>8.2f}")
+    total = fewer + same + more
+    print(f"fewer than LVN+DCE on {fewer}/{total} programs, the same on {same}, "
+          f"more on {more}")
+    print()
+
+
 def main() -> None:
     front_end_table()
     interpreter_table()
     ssa_table()
     son_table()
     son_interpreter_table()
+    bril_table()
 
 
 if __name__ == "__main__":

@@ -214,12 +214,27 @@ class Emitter:
               witnesses: tuple[Node, ...] = ()) -> None:
         """Continue only where ``pred`` holds; elsewhere the program stops with ``message``.
         Raises :class:`Dead` when the check can never pass."""
-        ok, bad = self.branch(self.p(pred))
+        pred = self.p(pred)
+        if self.optimize and self._passed_on_this_path(pred):
+            return  # the same test already passed on the way here
+        ok, bad = self.branch(pred)
         if bad is not None:
             self.exits.append(self.p(Trap(self.g, bad, self.mem, message, pos, witnesses)))
         self.ctrl = ok
         if ok is None:
             raise Dead
+
+    def _passed_on_this_path(self, pred: Node, limit: int = 64) -> bool:
+        """Walk control back from here while it has a single way in (up to a Region): is
+        there the true side of an If on ``pred``? (GVN made equal tests one node.)"""
+        node, steps = self.ctrl, 0
+        while node is not None and steps < limit and not isinstance(node, (Region, Start)):
+            if isinstance(node, Proj) and node.index == 0 and isinstance(node.inputs[0], If) \
+                    and node.inputs[0].inputs[1] is pred:
+                return True
+            node = node.inputs[0] if node.inputs else None
+            steps += 1
+        return False
 
     # -- operations that can fail ---------------------------------------------------
 

@@ -1,0 +1,129 @@
+"""SCCP + GCM + back to quads: ``ssa-course opt``, the pass registry, and where GCM puts
+code (lesson 08)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ssa_course import passes
+from ssa_course.errors import UsageError
+from ssa_course.pipeline import compile_source, load_file
+from ssa_course.son.data import Div, Mul
+from ssa_course.son.gcm import schedule
+from ssa_course.son.memory import Load, Store
+from ssa_course.son.stages import optimistic_program
+from ssa_course.stages import run
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH_BRIL = sorted((ROOT / "benchmarks" / "bril").glob("*.bril"))
+TEST_BRIL = sorted((ROOT / "tests" / "bril").glob("*.bril"))
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ssa_course", *args], capture_output=True,
+                          text=True, cwd=ROOT)
+
+
+def scheduled(source: str):
+    fg = optimistic_program(compile_source(source)).functions["main"]
+    return fg, schedule(fg)
+
+
+def block_and_depth(sched, node):
+    name = sched.block_of[node.id]
+    return name, sched.blocks[name].depth
+
+
+def test_invariant_leaves_nested_loops():
+    fg, sched = scheduled(
+        "fn main(n: int, a: int, b: int) { var s = 0; for (var i = 0; i < n; i = i + 1) {"
+        " for (var j = 0; j < n; j = j + 1) { s = s + a * b; } } print(s); }")
+    mul = next(n for n in fg.nodes() if isinstance(n, Mul))
+    assert max(b.depth for b in sched.blocks.values()) == 2
+    assert block_and_depth(sched, mul)[1] == 0  # a * b is computed once, before the loops
+    assert mul.id in sched.late and sched.late[mul.id] != sched.block_of[mul.id]
+
+
+def test_guarded_division_is_not_hoisted_above_its_test():
+    fg, sched = scheduled(
+        "fn main(n: int, d: int) { var s = 0; var i = 0; while (i < n) {"
+        " if (d != 0) { s = s + 100 / d; } i = i + 1; } print(s); }")
+    div = next(n for n in fg.nodes() if isinstance(n, Div))
+    block, depth = block_and_depth(sched, div)
+    assert depth == 1  # it stays in the loop, below both tests
+    test_blocks = [b for b in sched.blocks.values() if b.end is not None
+                   and b.end.label == "If"]
+    assert len(test_blocks) >= 2
+    assert all(block != b.name for b in test_blocks)
+    for args in (["3", "0"], ["3", "7"]):
+        comp = compile_source("fn main(n: int, d: int) { var s = 0; var i = 0; while (i < n) {"
+                              " if (d != 0) { s = s + 100 / d; } i = i + 1; } print(s); }")
+        assert run(comp, args, via="scheduled").stdout == run(comp, args, via="ast").stdout
+
+
+def test_store_stays_after_the_load_of_the_same_memory():
+    src = ("fn main(n: int) { var a = new int[3]; var i = 0; while (i < n) {"
+           " var t = a[i % 3]; a[i % 3] = t + i; print(t); i = i + 1; } print(a[0]); }")
+    fg, sched = scheduled(src)
+    load = next(n for n in fg.nodes() if isinstance(n, Load))
+    store = next(n for n in fg.nodes() if isinstance(n, Store))
+    assert sched.block_of[load.id] == sched.block_of[store.id]
+    order = sched.blocks[sched.block_of[load.id]].nodes
+    assert order.index(load) < order.index(store)
+    comp = compile_source(src)
+    assert run(comp, ["7"], via="scheduled").stdout == run(comp, ["7"], via="ast").stdout
+
+
+def test_passes_are_listed_and_checked():
+    names = [p.name for p in passes.all_passes()]
+    assert set(passes.DEFAULT_PIPELINE) <= set(names)
+    comp = compile_source("fn main() { print(1); }")
+    with pytest.raises(UsageError, match="works on graph"):
+        passes.run_pipeline(comp, ["sccp"])
+    with pytest.raises(UsageError, match="unknown pass"):
+        passes.run_pipeline(comp, ["parse", "nonsense"])
+
+
+def test_cli_opt_and_passes():
+    r = cli("passes")
+    assert r.returncode == 0 and "sccp" in r.stdout and "default pipeline" in r.stdout
+    r = cli("opt", "tests/bril/loop.bril", "-p", "gcm")
+    assert r.returncode == 1 and "Traceback" not in r.stderr and "gcm" in r.stderr
+    r = cli("opt", "tests/bril/loop.bril", "--emit", "bril-json")
+    assert r.returncode == 0 and json.loads(r.stdout)["functions"][0]["name"] == "main"
+    r = cli("opt", "tests/programs/sum_squares.tiny", "--emit", "julia")
+    assert r.returncode == 0 and "goto" in r.stdout
+    r = cli("opt", "tests/programs/sum_squares.tiny", "-p", "parse,sccp", "--emit", "dot")
+    assert r.returncode == 0 and r.stdout.lstrip("/ ").count("digraph") == 1
+
+
+@pytest.mark.parametrize("path", TEST_BRIL + BENCH_BRIL, ids=lambda p: p.stem)
+def test_optimized_bril_reads_back_and_prints_the_same(path, tmp_path):
+    out = tmp_path / "opt.bril"
+    r = cli("opt", str(path), "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    original = load_file(str(path))
+    args = original.default_args() or []
+    again = load_file(str(out))
+    want, got = run(original, args, via="quads"), run(again, args, via="quads")
+    assert (got.stdout, got.status) == (want.stdout, want.status)
+
+
+@pytest.mark.parametrize("path", BENCH_BRIL, ids=lambda p: p.stem)
+def test_fewer_dynamic_instructions_than_lvn_dce_on_the_benchmarks(path):
+    base = run(load_file(str(path)), via="lvn-dce")
+    opt = run(load_file(str(path)), via="optimized")
+    assert opt.stdout == base.stdout and opt.steps < base.steps
+
+
+def test_never_more_dynamic_instructions_on_the_bril_corpus():
+    for path in TEST_BRIL:
+        base = run(load_file(str(path)), via="lvn-dce")
+        opt = run(load_file(str(path)), via="optimized")
+        if base.status == 0:
+            assert opt.steps <= base.steps, path.name
