@@ -92,13 +92,22 @@ def check(port: int) -> list[str]:
         time.sleep(1.0)
         before = panel.screenshot(path=str(OUT / "explore-before.png"))
         stats_before = panel.locator(".widget-html").first.inner_text()
+        # the pessimistic/optimistic switch: SCCP's types, changed nodes highlighted
+        panel.locator("button", has_text="optimistic").first.click()
+        time.sleep(2.0)
+        optimistic = panel.screenshot(path=str(OUT / "explore-optimistic.png"))
+        stats_optimistic = panel.locator(".widget-html").first.inner_text()
+        if optimistic == before:
+            problems.append("switching to optimistic did not change the picture")
+        if "son: optimistic" not in stats_optimistic or "SCCP" not in stats_optimistic:
+            problems.append(f"the stats line did not follow the mode: {stats_optimistic!r}")
         select.select_option("cfg")
         time.sleep(2.0)
         after = panel.screenshot(path=str(OUT / "explore-after.png"))
         stats_after = panel.locator(".widget-html").first.inner_text()
         if before == after:
             problems.append("switching the representation did not change the picture")
-        if "son:" not in stats_before or "constants found" not in stats_before:
+        if "son: pessimistic" not in stats_before or "constants" not in stats_before:
             problems.append(f"the sea-of-nodes stats line is missing: {stats_before!r}")
         if stats_after == stats_before or "cfg:" not in stats_after:
             problems.append(f"the stats line did not follow the switch: {stats_after!r}")

@@ -174,3 +174,49 @@ def loop_carried(fg) -> dict[int, list[str]]:  # noqa: ANN001
             result[node.id] = sorted(p.var_name for p in node.phis()
                                      if p.inputs[2] is not p and p.inputs[2] is not p.inputs[1])
     return result
+
+
+# ---------------------------------------------------------------- exercises 07 and 08
+
+
+def with_types(node: Node, types: dict[int, Type]) -> Type:
+    """What the engine's ``node.compute()`` says when the graph has ``types`` (absent: TOP)."""
+    touched = [node, *(i for i in node.inputs if i is not None)]
+    if isinstance(node, Phi):
+        touched += [c for c in node.inputs[0].inputs if c is not None]
+    saved = {n.id: n.type for n in touched}
+    try:
+        for n in touched:
+            n.type = types.get(n.id, TOP)
+        return node.compute()
+    finally:
+        for n in touched:
+            n.type = saved[n.id]
+
+
+def if_type(ctrl: Type, pred: Type) -> Type:
+    """Exercise 07: the engine's If transfer function."""
+    from ssa_course.son.control import If
+
+    g = Graph()
+    Start(g, [])
+    return If(g, _Given(g, ctrl), _Given(g, pred)).compute()
+
+
+def sccp_prefixes(program: SeaOfNodes, every: int = 3) -> list[dict[int, Type]]:
+    """Type tables part-way through SCCP on ``main`` (every few steps, and the end)."""
+    from ssa_course.son.sccp import replay, sccp
+
+    result = sccp(program.functions["main"], trace=True)
+    cuts = list(range(0, len(result.trace), every)) + [len(result.trace)]
+    return [replay(result, k) for k in cuts]
+
+
+def loop_depths(succs: dict[str, list[str]], entry: str) -> dict[str, int]:
+    """Exercise 08: natural-loop nesting depth per block (the engine's rule)."""
+    from ssa_course.son.gcm import Block, _loop_depths
+    from ssa_course.ssa.dom import immediate_dominators
+
+    blocks = {n: Block(n, None, succs=list(s)) for n, s in succs.items()}
+    _loop_depths(blocks, immediate_dominators(succs, entry))
+    return {n: b.depth for n, b in blocks.items()}

@@ -77,6 +77,17 @@ class Schedule:
     block_of: dict[int, str]  # node id -> block name
     early: dict[int, str] = field(default_factory=dict)
     late: dict[int, str] = field(default_factory=dict)
+    dom_depth: dict[str, int] = field(default_factory=dict)
+
+    def table(self) -> list[tuple[str, str, str, str, int]]:
+        """(node, early, late, chosen block, its loop depth) for every floating node."""
+        rows = []
+        for nid in sorted(self.early):
+            node = self.fg.graph.nodes[nid]
+            chosen = self.block_of[nid]
+            rows.append((repr(node), self.early[nid], self.late.get(nid, chosen), chosen,
+                         self.blocks[chosen].depth))
+        return rows
 
     def order(self) -> list[Block]:
         return list(self.blocks.values())
@@ -253,15 +264,7 @@ def schedule(fg: FunctionGraph) -> Schedule:
             early[n.id] = best
 
     def lca(a: str | None, b: str) -> str:
-        if a is None:
-            return b
-        while dom_depth[a] > dom_depth[b]:
-            a = idom[a]
-        while dom_depth[b] > dom_depth[a]:
-            b = idom[b]
-        while a != b:
-            a, b = idom[a], idom[b]
-        return a
+        return dominator_lca(a, b, idom, dom_depth)
 
     # schedule late: uses first (reverse topological order of the floating nodes)
     late: dict[int, str] = {}
@@ -287,25 +290,48 @@ def schedule(fg: FunctionGraph) -> Schedule:
         if use_block is None:
             use_block = early[n.id]
         late[n.id] = use_block
-        # pick: from late up to early, the shallowest loop depth (latest on ties)
-        best = b = use_block
-        target = early[n.id]
-        while b != target:
-            if b == entry:
-                raise VerifyError("schedule: early dominates late", repr(n),
-                                  f"early {target}, late {use_block}")
-            b = idom[b]
-            if blocks[b].depth < blocks[best].depth:
-                best = b
-        placed[n.id] = best
+        try:
+            placed[n.id] = pick_block(early[n.id], use_block, idom,
+                                      {k: b.depth for k, b in blocks.items()})
+        except ValueError:
+            raise VerifyError("schedule: early dominates late", repr(n),
+                              f"early {early[n.id]}, late {use_block}") from None
 
-    sched = Schedule(fg, blocks, entry, idom, placed, early, late)
+    sched = Schedule(fg, blocks, entry, idom, placed, early, late, dom_depth)
     for n in nodes:
         if n.id in placed and not isinstance(n, Start):
             blocks[placed[n.id]].nodes.append(n)
     for block in blocks.values():
         block.nodes = _local_order(block)
     return sched
+
+
+def dominator_lca(a: str | None, b: str, idom: dict[str, str],
+                  dom_depth: dict[str, int]) -> str:
+    """The deepest block dominating both ``a`` and ``b`` (``a`` None: just ``b``)."""
+    if a is None:
+        return b
+    while dom_depth[a] > dom_depth[b]:
+        a = idom[a]
+    while dom_depth[b] > dom_depth[a]:
+        b = idom[b]
+    while a != b:
+        a, b = idom[a], idom[b]
+    return a
+
+
+def pick_block(early: str, late: str, idom: dict[str, str], loop_depth: dict[str, int]
+               ) -> str:
+    """Walk the dominator tree from ``late`` up to ``early``; the block with the smallest
+    loop depth wins, the latest one on ties. ValueError if ``early`` is not above."""
+    best = b = late
+    while b != early:
+        if idom.get(b, b) == b:
+            raise ValueError(f"{early} does not dominate {late}")
+        b = idom[b]
+        if loop_depth[b] < loop_depth[best]:
+            best = b
+    return best
 
 
 def _topological(nodes: list[Node]) -> list[Node]:

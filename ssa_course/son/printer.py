@@ -13,6 +13,8 @@ program's source is a comment at the top of the DOT text.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ssa_course.son.control import Never, Phi, Proj, Region, Start, Stop
 from ssa_course.son.data import Constant
 from ssa_course.son.emit import FunctionGraph, SeaOfNodes
@@ -216,3 +218,85 @@ def select_compose_dot(program: SeaOfNodes, title: str | None = None) -> str:
         if several:
             clusters[name] = f"fn {name}"
     return graph_to_dot(nodes, edges, title=title, clusters=clusters)
+
+
+# ------------------------------------------------ pessimistic vs optimistic (lesson 07)
+
+CHANGED_FILL = "#ffb347"  # a node whose type the other mode sees differently
+DEAD_FILL = "#dddddd"
+
+
+def compare(program: SeaOfNodes) -> dict:
+    """SCCP's types next to the parser's, per function: ``{name: (result, changed ids,
+    dead ids)}``; the graph itself is not changed."""
+    from ssa_course.son.sccp import sccp
+
+    out = {}
+    for name, fg in program.functions.items():
+        result = sccp(fg)
+        changed = {n.id for n in fg.nodes() if not n.is_control
+                   and result.types.get(n.id) != n.type and not isinstance(n, Constant)}
+        dead = {n.id for n in result.dead(fg)}
+        out[name] = (result, changed, dead)
+    return out
+
+
+def compare_summary(program: SeaOfNodes, table: dict) -> str:
+    pess_consts = program.constants_found()
+    pess_dead = sum(f.stats.dead_branches for f in program.functions.values())
+    opt_new = sum(len(r.constants(program.functions[n])) for n, (r, _, _) in table.items())
+    opt_dead = sum(len(d) for _, _, d in table.values())
+    return (f"pessimistic: {pess_consts} constants, {pess_dead} dead branches cut while "
+            f"parsing | optimistic (SCCP): +{opt_new} constants, {opt_dead} more dead nodes")
+
+
+def compare_text(program: SeaOfNodes, mode: str) -> str:
+    """The graph's text with each node's type in ``mode``; ``*`` marks a node the other
+    mode types differently, ``dead`` one SCCP proves never runs."""
+    table = compare(program)
+    lines = [f"// {compare_summary(program, table)}", f"// types: {mode}"]
+    for name, fg in program.functions.items():
+        result, changed, dead = table[name]
+        lines.append("")
+        lines.append(format_graph(fg).splitlines()[0])
+        for node in fg.nodes():
+            line = _node_line(node)
+            if mode == "optimistic":
+                head, _, rest = line.partition(" : ")
+                detail = rest.split("  ; ", 1)
+                line = f"{head} : {result.types.get(node.id)}" + (
+                    f"  ; {detail[1]}" if len(detail) > 1 else "")
+            mark = " dead" if node.id in dead else (" *" if node.id in changed else "")
+            lines.append(line + mark)
+    return "\n".join(lines) + "\n"
+
+
+def compare_dot(program: SeaOfNodes, mode: str, title: str | None = None) -> str:
+    """The drawing with types of ``mode`` under each label; nodes the two modes type
+    differently are orange, nodes SCCP proves dead grey (in the optimistic picture)."""
+    table = compare(program)
+    several = len(program.functions) > 1
+    nodes: list[GraphNode] = []
+    edges: list[GraphEdge] = []
+    clusters: dict[str, str] = {}
+    for name, fg in program.functions.items():
+        result, changed, dead = table[name]
+        prefix = f"{name}." if several else ""
+        part_nodes, part_edges = graph_parts(fg, prefix, name if several else None)
+        by_id = {n.id: n for n in fg.nodes()}
+        for gn in part_nodes:
+            nid = int(gn.id[len(prefix):])
+            node = by_id[nid]
+            t = result.types.get(nid) if mode == "optimistic" else node.type
+            fill = gn.fill
+            if nid in changed:
+                fill = CHANGED_FILL
+            if mode == "optimistic" and nid in dead:
+                fill = DEAD_FILL
+            lines = gn.lines if node.is_control else (*gn.lines, str(t))
+            nodes.append(replace(gn, lines=lines, fill=fill))
+        edges += part_edges
+        if several:
+            clusters[name] = f"fn {name}"
+    heading = title or f"{mode}: {compare_summary(program, table)}"
+    return graph_to_dot(nodes, edges, title=heading, clusters=clusters)

@@ -39,6 +39,7 @@ class TraceStep:
     old: str
     new: str
     pushed: list[int]
+    new_type: Type | None = None
 
 
 @dataclass
@@ -65,6 +66,26 @@ class SccpResult:
             if dead_control or dead_effect:
                 out.append(n)
         return out
+
+
+def users_to_push(n: Node) -> list[Node]:
+    """Whom a fallen type concerns: every user (def-use edges), and when ``n`` is control,
+    also the phis of the regions it enters (a path that came alive brings its value)."""
+    users = list(dict.fromkeys(n.outputs))
+    if n.is_control:
+        for u in list(users):
+            if isinstance(u, Region):
+                users.extend(p for p in u.phis() if p not in users)
+    return users
+
+
+def replay(result: SccpResult, steps: int) -> dict[int, Type]:
+    """The types after the first ``steps`` changes of a traced run (a node not changed
+    yet is still TOP, and absent here)."""
+    types: dict[int, Type] = {}
+    for step in result.trace[:steps]:
+        types[step.node] = step.new_type
+    return types
 
 
 def _live(t: Type) -> bool:
@@ -100,19 +121,14 @@ def sccp(fg: FunctionGraph, trace: bool = False) -> SccpResult:
             if new == old:
                 continue
             n.type = new
-            users = list(dict.fromkeys(n.outputs))
-            if n.is_control:  # a path became live: the phis of the regions it enters
-                for u in list(users):
-                    if isinstance(u, Region):
-                        users.extend(u.phis())
             pushed = []
-            for u in users:
+            for u in users_to_push(n):
                 if u.id not in queued:
                     queued.add(u.id)
                     work.append(u)
                     pushed.append(u.id)
             if trace:
-                result.trace.append(TraceStep(n.id, n.label, str(old), str(new), pushed))
+                result.trace.append(TraceStep(n.id, n.label, str(old), str(new), pushed, new))
         result.types = {n.id: n.type for n in nodes}
     finally:
         for n in nodes:

@@ -35,6 +35,18 @@ def son_program(comp: Compilation, optimize: bool = True):  # noqa: ANN201
     return comp.cached("son" if optimize else "son-raw", build)
 
 
+def compare_modes(comp: Compilation, mode: str, fmt: str) -> tuple[str, str]:
+    """The pessimistic graph drawn (``fmt`` "dot") or printed ("text") with the types of
+    ``mode`` ("pessimistic" or "optimistic"); returns (rendering, summary line)."""
+    from ssa_course.son.printer import compare, compare_dot, compare_summary, compare_text
+
+    program = son_program(comp, True)
+    summary_line = compare_summary(program, compare(program))
+    if fmt == "dot":
+        return compare_dot(program, mode), summary_line
+    return compare_text(program, mode), summary_line
+
+
 def optimistic_program(comp: Compilation):  # noqa: ANN201
     """A fresh pessimistic graph, then SCCP (lesson 07), verified; cached."""
     from ssa_course.son.sccp import apply_to_program

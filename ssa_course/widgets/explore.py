@@ -1,7 +1,9 @@
 """``explore(source)``: one panel onto every representation of a program.
 
 A representation selector (every registered view: source, AST, quads, CFG, SSA, Julia IR,
-... -- later lessons add theirs by registering a view), a text/graph face switch, the
+... -- later lessons add theirs by registering a view), a text/graph face switch, a
+pessimistic/optimistic switch for the sea of nodes (the parser's types or SCCP's, nodes
+whose types differ in orange, nodes SCCP proves dead in grey), the
 source itself (editable), and a stats line. A program that does not compile shows its
 located error message in the panel instead of a traceback. Without Graphviz, graphs are
 shown with the matplotlib fallback picture.
@@ -19,6 +21,7 @@ from ssa_course.pipeline import Compilation, compile_source
 from ssa_course.views import all_views, render
 
 SOURCE = "source"
+COMPARE_VIEW = "son"  # the view the pessimistic/optimistic switch applies to
 
 
 class Explorer:
@@ -33,13 +36,18 @@ class Explorer:
         self.view = w.Dropdown(options=names, value=view if view in names else names[1],
                                description="show")
         self.face = w.ToggleButtons(options=["text", "graph"], value=face)
+        # the sea of nodes as the parser left it, typed pessimistically or by SCCP
+        self.mode = w.ToggleButtons(options=["pessimistic", "optimistic"],
+                                    value="pessimistic", tooltips=[
+                                        "types the parser's peepholes proved",
+                                        "types SCCP proves (orange: they differ)"])
         self.editor = w.Textarea(value=comp.source, continuous_update=False,
                                  layout=w.Layout(width="100%", height="12em"))
         self.stats = w.HTML()
         self.body = w.Box(layout=w.Layout(overflow="auto"))
-        self.panel = w.VBox([w.HBox([self.view, self.face]), self.stats, self.body,
+        self.panel = w.VBox([w.HBox([self.view, self.face, self.mode]), self.stats, self.body,
                              w.Accordion(children=[self.editor], titles=("source",))])
-        for control in (self.view, self.face, self.editor):
+        for control in (self.view, self.face, self.mode, self.editor):
             control.observe(lambda _change: self.refresh(), names="value")
         self.refresh()
 
@@ -50,8 +58,12 @@ class Explorer:
         """Re-render the chosen face of the chosen representation."""
         comp = self.compilation()
         name = self.view.value
+        self.mode.disabled = name != COMPARE_VIEW
         try:
             comp.check()
+            if name == COMPARE_VIEW:
+                self._show_compare(comp)
+                return
             if name == SOURCE:
                 self._show_text(comp.source, f"{comp.source.count(chr(10)) + 1} lines")
                 return
@@ -66,6 +78,17 @@ class Explorer:
             self.stats.value = "<b style='color:#b00'>does not compile</b>"
             self.body.children = [w.HTML(f"<pre style='color:#b00'>{html.escape(e.render())}"
                                          "</pre>")]
+
+    def _show_compare(self, comp: Compilation) -> None:
+        from ssa_course.son.stages import compare_modes
+
+        mode = self.mode.value
+        if self.face.value == "graph":
+            dot, summary = compare_modes(comp, mode, "dot")
+            self._show_graph(dot, f"{mode} | {summary}")
+        else:
+            text, summary = compare_modes(comp, mode, "text")
+            self._show_text(text, f"{mode} | {summary}")
 
     def _show_text(self, text: str, summary: str) -> None:
         self.stats.value = html.escape(f"{self.view.value}: {summary}")
