@@ -127,3 +127,18 @@ def test_never_more_dynamic_instructions_on_the_bril_corpus():
         opt = run(load_file(str(path)), via="optimized")
         if base.status == 0:
             assert opt.steps <= base.steps, path.name
+
+
+def test_every_tiny_program_survives_opt_as_bril_text_and_json():
+    from corpus import load_corpus
+
+    from ssa_course.pipeline import compile_source
+
+    for case in load_corpus():
+        want = run(compile_source(case.source, case.name), case.args, via="ast")
+        for fmt, name in (("bril", "o.bril"), ("bril-json", "o.json")):
+            state = passes.run_pipeline(compile_source(case.source, case.name))
+            again = compile_source(passes.emit(state, fmt), name)
+            got = run(again, case.args, via="quads")
+            assert (got.stdout, got.status, got.error) == \
+                (want.stdout, want.status, want.error), (case.name, fmt)
