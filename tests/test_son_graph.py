@@ -270,3 +270,22 @@ def test_every_corpus_program_optimistic_at_least_pessimistic():
         comp = compile_source(case.source, case.name)
         assert optimistic_program(comp).constants_found() >= \
             son_program(comp).constants_found(), case.name
+
+
+@pytest.mark.parametrize("via", ["son-raw", "son", "son-opt", "scheduled", "optimized"])
+def test_tiny_programs_as_bril_through_the_graph(via):
+    """The Bril builder (from SSA) on every corpus program's quads: try/catch, arrays,
+    structs, endless loops and all."""
+    from corpus import load_corpus
+
+    from ssa_course.quads.bril import to_bril_text
+
+    for case in load_corpus():
+        if "step limit" in case.stderr:
+            continue  # ten million steps: the differential test runs it already
+        comp = compile_source(case.source, case.name)
+        want = run(comp, case.args, via="ast")
+        bril = compile_source(to_bril_text(comp.quads), "x.bril", kind="bril")
+        got = run(bril, case.args, via=via)
+        assert (got.stdout, got.status, got.error) == (want.stdout, want.status, want.error), \
+            (case.name, got.error)

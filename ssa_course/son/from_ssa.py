@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ssa_course.quads.ir import Function, Instr, Program
 from ssa_course.runtime import paused_gc
-from ssa_course.son.control import Phi, Region, Return, Throw
+from ssa_course.son.control import Never, Phi, Region, Return, Throw
 from ssa_course.son.data import Add, Compare, Logic, Mul, Not, Sub, Undefined
 from ssa_course.son.emit import Dead, Emitter, FunctionGraph, SeaOfNodes, lattice_type
 from ssa_course.son.graph import Node
@@ -78,6 +78,7 @@ class SsaGraphBuilder(Emitter):
             self.block(name)
             self.done.add(name)
         self._fill_pending()
+        self._endless_loops_get_an_exit()
         ret = self.fn.ret
         return self.finish(self.fn.name, list(self.fn.params), ret)
 
@@ -160,6 +161,23 @@ class SsaGraphBuilder(Emitter):
                                            _source_name(what.dest))
                     phi.set_input(i, value)
             region.open = False
+
+    def _endless_loops_get_an_exit(self) -> None:
+        """A loop head from which no exit is reachable gets a Never exit (control never
+        takes it), so that Stop still reaches the loop and what it prints."""
+        reaches_stop: set[int] = set()
+        work = list(self.exits)
+        while work:
+            n = work.pop()
+            if n is None or n.id in reaches_stop or not n.is_control:
+                continue
+            reaches_stop.add(n.id)
+            work.extend(n.inputs if isinstance(n, Region) else n.inputs[:1])
+        for region, _, waiting in self.pending:
+            if region.id in reaches_stop:
+                continue
+            mem = next((phi for phi, what in waiting if what == "mem"), self.mem)
+            self.exits.append(self.p(Never(self.g, region, mem)))
 
     def _jump(self, src: str, dst: str, thrown: Node | None = None) -> None:
         self.edges[(src, dst)] = _Edge(self.ctrl, self.mem, thrown)

@@ -38,6 +38,12 @@ from ssa_course.son.emit import FunctionGraph, SeaOfNodes
 from ssa_course.son.graph import Node
 from ssa_course.son.memory import Load, LoadField, Print, Store, StoreField
 
+_MISSING = object()
+_MAX_RECURSION = 200  # deeper expressions are evaluated with an explicit stack
+
+# what the run loop does at each kind of control node
+_GO_ON, _IF, _START, _CALL, _RETURN, _THROW, _TRAP = range(7)
+
 
 class Plan:
     """What the interpreter precomputes for one graph: successors, phis, pinned order."""
@@ -48,7 +54,13 @@ class Plan:
         self.phis: dict[Node, list[Phi]] = {}
         self.pinned: dict[Node, list[Node]] = {}
         self.path: dict[tuple[Node, Node], int] = {}
+        self.kind: dict[Node, int] = {}
         for node in fg.nodes():
+            if node.is_control:
+                self.kind[node] = _IF if isinstance(node, If) else _START if isinstance(
+                    node, Start) else _CALL if isinstance(node, Call) else _RETURN if \
+                    isinstance(node, Return) else _THROW if isinstance(node, Throw) else \
+                    _TRAP if isinstance(node, Trap) else _GO_ON
             if isinstance(node, Region):
                 self.phis[node] = node.phis()
                 for i, pred in enumerate(node.inputs[1:], start=1):
@@ -145,20 +157,58 @@ class Interpreter:
 
     def value(self, frame: _Frame, node: Node) -> object:
         """A data node's current value (floating nodes are evaluated on demand)."""
+        v = frame.vals.get(node, _MISSING)
+        if v is _MISSING:
+            v = frame.cache.get(node, _MISSING)
+            if v is _MISSING:
+                v = self._compute(frame, node, 0)
+        return v
+
+    def _compute(self, frame: _Frame, n: Node, depth: int) -> object:
+        """Evaluate a floating node, its missing inputs first (recursion for the usual
+        shallow expressions, an explicit stack beyond that)."""
+        if depth > _MAX_RECURSION:
+            return self._compute_deep(frame, n)
+        if n.is_control or n.is_pinned() or isinstance(n, Phi):
+            raise VerifyError("values are defined before use", repr(n),
+                              "read before control reached it")
         vals, cache = frame.vals, frame.cache
-        if node in vals:
-            return vals[node]
-        if node in cache:
-            return cache[node]
+        if isinstance(n, Proj):
+            src = n.inputs[0]
+            tup = vals.get(src, _MISSING)
+            if tup is _MISSING:
+                tup = self._compute(frame, src, depth + 1)
+            result = tup[n.index]
+        elif isinstance(n, Undefined):
+            result = n.evaluate([], self.state)
+        else:
+            args: list[object] = [None]
+            for i in n.inputs[1:]:
+                if i is None:
+                    args.append(None)
+                    continue
+                v = vals.get(i, _MISSING)
+                if v is _MISSING:
+                    v = cache.get(i, _MISSING)
+                    if v is _MISSING:
+                        v = self._compute(frame, i, depth + 1)
+                if type(v) is UndefinedValue:
+                    raise RuntimeTrap(f"undefined variable '{v.name}'")
+                args.append(v)
+            result = n.evaluate(args, self.state)
+        self.steps += 1
+        cache[n] = result
+        return result
+
+    def _compute_deep(self, frame: _Frame, node: Node) -> object:
+        """The same, for a very deep expression: inputs first, with an explicit stack."""
+        vals, cache = frame.vals, frame.cache
         stack = [node]
         while stack:
             n = stack[-1]
             if n in cache or n in vals:
                 stack.pop()
                 continue
-            if n.is_pinned() or isinstance(n, Phi) or n.is_control:
-                raise VerifyError("values are defined before use", repr(n),
-                                  "read before control reached it")
             missing = [i for i in n.inputs[1:] if i is not None and i not in vals
                        and i not in cache]
             if isinstance(n, Proj) and n.inputs[0] not in vals:
@@ -167,16 +217,8 @@ class Interpreter:
                 stack.extend(missing)
                 continue
             stack.pop()
-            cache[n] = self._evaluate(frame, n)
+            self._compute(frame, n, 0)  # its inputs are ready: no recursion
         return cache[node]
-
-    def _evaluate(self, frame: _Frame, n: Node) -> object:
-        self.steps += 1
-        if isinstance(n, Proj):
-            return frame.vals[n.inputs[0]][n.index]
-        if isinstance(n, Undefined):
-            return n.evaluate([], self.state)
-        return n.evaluate(self.args(frame, n), self.state)
 
     def args(self, frame: _Frame, n: Node) -> list[object]:
         """The values of ``n``'s inputs (input 0, control, has none)."""
@@ -201,31 +243,37 @@ class Interpreter:
         limit = self.limits.steps
         main = self.program.functions["main"]
         frames = [_Frame(main, self.plan("main"), args)]
+        state = self.state
         while True:
             frame = frames[-1]
+            plan = frame.plan
             node = frame.ctrl
             self.steps += 1
             if self.steps > limit:
                 raise step_limit_exceeded()
-            for pinned in frame.plan.pinned.get(node, ()):
+            for pinned in plan.pinned.get(node, ()):
                 self.steps += 1
-                frame.vals[pinned] = pinned.evaluate(self.args(frame, pinned), self.state)
-            if isinstance(node, If):
-                taken = frame.plan.branches[node][0 if self.args(frame, node)[1] else 1]
-                frame.ctrl = taken
-                continue
-            if isinstance(node, Start):
-                frame.ctrl = frame.plan.branches[node][0]
-                continue
-            if isinstance(node, Call):
+                frame.vals[pinned] = pinned.evaluate(self.args(frame, pinned), state)
+            kind = plan.kind[node]
+            if kind == _GO_ON:
+                nxt = plan.next.get(node)
+                if nxt is None:
+                    raise VerifyError("control reaches an exit", repr(node), "dead end")
+                if nxt in plan.phis:
+                    self._enter(frame, nxt, node)
+                frame.ctrl = nxt
+            elif kind == _IF:
+                frame.ctrl = plan.branches[node][0 if self.args(frame, node)[1] else 1]
+            elif kind == _START:
+                frame.ctrl = plan.branches[node][0]
+            elif kind == _CALL:
                 callee = self.program.functions[node.fn]
                 call_args = self.args(frame, node)[2:]
                 if len(frames) >= self.limits.depth:
                     raise stack_overflow()
                 frame.call = node
                 frames.append(_Frame(callee, self.plan(node.fn), call_args))
-                continue
-            if isinstance(node, Return):
+            elif kind == _RETURN:
                 result = self.args(frame, node)[2]
                 frames.pop()
                 if not frames:
@@ -233,18 +281,10 @@ class Interpreter:
                 caller = frames[-1]
                 caller.vals[caller.call] = (None, None, result, None, None)
                 caller.ctrl = caller.plan.branches[caller.call][0]
-                continue
-            if isinstance(node, Throw):
+            elif kind == _THROW:
                 self._throw(frames, self.args(frame, node)[2])
-                continue
-            if isinstance(node, Trap):
+            else:
                 raise RuntimeTrap(node.message, node.pos)
-            nxt = frame.plan.next.get(node)
-            if nxt is None:
-                raise VerifyError("control reaches an exit", repr(node), "dead end")
-            if isinstance(nxt, Region):
-                self._enter(frame, nxt, node)
-            frame.ctrl = nxt
 
     def _throw(self, frames: list[_Frame], value: object) -> None:
         frames.pop()
