@@ -142,3 +142,36 @@ def test_every_tiny_program_survives_opt_as_bril_text_and_json():
             got = run(again, case.args, via="quads")
             assert (got.stdout, got.status, got.error) == \
                 (want.stdout, want.status, want.error), (case.name, fmt)
+
+
+def _fn(text: str):
+    return compile_source(text, "t.bril", kind="bril").quads.functions
+
+
+def test_coalesce_lets_the_source_write_the_copy_destination():
+    from ssa_course.quads.coalesce import coalesce_copies
+
+    fns = _fn("@main(x: int) {\n  b: int = add x x;\n  a: int = id b;\n  print a;\n}\n"
+              "@f(p: int): int {\n  q: int = id p;\n  r: int = add q q;\n  ret r;\n}\n")
+    main = coalesce_copies(fns["main"])
+    assert [(i.op, i.dest) for i in main.instrs()] == [("add", "a"), ("print", None)]
+    f = coalesce_copies(fns["f"])
+    assert f.params[0][0] == "q" and [i.op for i in f.instrs()] == ["add", "ret"]
+    blocked = _fn("@main(x: int) {\n  a: int = const 1;\n  b: int = add x x;\n"
+                  "  print a;\n  a: int = id b;\n  print a;\n}\n")["main"]
+    assert [i.op for i in coalesce_copies(blocked).instrs()].count("id") == 1  # a is read
+
+
+def test_layout_rotates_loops_and_drops_useless_jumps():
+    from ssa_course.quads.layout import layout
+
+    fn = _fn("@main(n: int) {\n  i: int = const 0;\n  one: int = const 1;\n  jmp .head;\n"
+             ".head:\n  c: bool = lt i n;\n  br c .body .done;\n.body:\n"
+             "  i: int = add i one;\n  jmp .head;\n.dead:\n  print one;\n.done:\n"
+             "  print i;\n  ret;\n}\n")["main"]
+    out = layout(fn)
+    ops = [i.op for i in out.instrs()]
+    assert "print" in ops and ops.count("print") == 1  # the unreachable block went
+    assert ops[-1] == "print"  # no trailing ret
+    assert "jmp" not in ops  # fall-through jump gone, the back jump became the test
+    assert ops.count("lt") == 2

@@ -25,6 +25,8 @@ def coalesce_copies(fn: Function) -> Function:
                 defs[item.dest] += 1
     params = {name for name, _ in fn.params}
     body = [i.copy() if isinstance(i, Instr) else i for i in fn.body]
+    renamed = _rename_copied_params(fn, body, uses, defs)
+    params -= set(renamed)
     start = 0
     while start < len(body):  # one block at a time: from a label to the next
         end = start + 1
@@ -32,7 +34,37 @@ def coalesce_copies(fn: Function) -> Function:
             end += 1
         _coalesce_block(body, start, end, uses, defs, params)
         start = end
-    return Function(fn.name, fn.params, fn.ret, [i for i in body if i is not None])
+    new_params = [(renamed.get(name, name), t) for name, t in fn.params]
+    return Function(fn.name, new_params, fn.ret, [i for i in body if i is not None])
+
+
+def _rename_copied_params(fn: Function, body: list, uses: Counter, defs: Counter
+                          ) -> dict[str, str]:
+    """``a = id p`` at the top of the function, where parameter ``p`` has no other use:
+    the parameter can simply be called ``a`` (arguments are positional). ``main`` keeps
+    its parameter names: they name the command-line arguments in error messages."""
+    if fn.name == "main":
+        return {}
+    params = [name for name, _ in fn.params]
+    renamed: dict[str, str] = {}
+    touched: set[str] = set()
+    for k, item in enumerate(body):
+        if isinstance(item, Label):
+            if k > 0:
+                break  # only the entry block, before any label but its own
+            continue
+        if not isinstance(item, Instr) or item.op in ("call", "enter", "throw"):
+            break
+        if item.op == "id" and item.args[0] in params and uses[item.args[0]] == 1 \
+                and defs[item.args[0]] == 0 and item.dest not in touched \
+                and item.dest not in params and item.dest not in renamed.values():
+            renamed[item.args[0]] = item.dest
+            body[k] = None
+            continue
+        touched.update(item.args)
+        if item.dest is not None:
+            touched.add(item.dest)
+    return renamed
 
 
 def _coalesce_block(body: list, start: int, end: int, uses: Counter, defs: Counter,
