@@ -28,3 +28,24 @@ def test_every_stage_agrees_with_the_reference(source):
         result = stages.run(comp, [], via=stage, limits=limits)
         assert (result.stdout, result.status, result.error) == \
             (reference.stdout, reference.status, reference.error), f"stage {stage}:\n{source}"
+
+
+GRAPH_STAGES = ["son", "son-opt", "scheduled", "optimized"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs())
+def test_generated_programs_as_bril_through_the_graph(source):
+    """The same programs' quads written as Bril: the graph builder from SSA (the way Bril
+    programs enter the sea of nodes), SCCP, GCM and the whole opt pipeline."""
+    from ssa_course.quads.bril import to_bril_text
+
+    comp = compile_source(source, "gen.tiny")
+    limits = Limits(steps=200_000)
+    reference = stages.run(comp, [], via="ast", limits=limits)
+    bril = to_bril_text(comp.quads)
+    for stage in GRAPH_STAGES:
+        result = stages.run(compile_source(bril, "gen.bril", kind="bril"), [], via=stage,
+                            limits=limits)
+        assert (result.stdout, result.status, result.error) == \
+            (reference.stdout, reference.status, reference.error), f"stage {stage}:\n{source}"
