@@ -289,3 +289,14 @@ def test_tiny_programs_as_bril_through_the_graph(via):
         got = run(bril, case.args, via=via)
         assert (got.stdout, got.status, got.error) == (want.stdout, want.status, want.error), \
             (case.name, got.error)
+
+
+def test_idealize_returning_an_older_node_does_not_retype_it():
+    """``0 + a`` after a loop is ``a``, the loop's Phi: the driver uses it as it is
+    (re-typing it now would move its type *up* from the bottom it had while the loop was
+    being parsed)."""
+    src = ("fn main() { var a = 0; for (var i = 0; i < 0; i = i + 1) { a = 1; }"
+           " a = (0 + a); print(a); }")
+    comp = compile_source(src)
+    for via in ("son-raw", "son", "son-opt", "scheduled"):
+        assert run(comp, via=via).stdout == "0\n"

@@ -70,6 +70,8 @@ class Peephole:
         better = node.idealize()
         if better is not None and better is not node:
             self.stats.idealized += 1
+            if better.id < node.id:  # an existing node: already optimized, use it as is
+                return self._replace(node, better)
             return self._replace(node, self(better))
         if key is not None:
             self.gvn[key] = node
