@@ -42,7 +42,7 @@ from ssa_course.son.control import (
 )
 from ssa_course.son.emit import FunctionGraph
 from ssa_course.son.graph import Node
-from ssa_course.son.memory import Load, LoadField, Print, Store, StoreField
+from ssa_course.son.order import anti_dependences, dependency_order
 from ssa_course.ssa.dom import dominator_tree, immediate_dominators, postorder, predecessors
 
 
@@ -336,23 +336,7 @@ def pick_block(early: str, late: str, idom: dict[str, str], loop_depth: dict[str
 
 def _topological(nodes: list[Node]) -> list[Node]:
     """Inputs before users, among ``nodes``."""
-    members = {n.id for n in nodes}
-    out: list[Node] = []
-    done: set[int] = set()
-    for root in sorted(nodes, key=lambda n: n.id):
-        stack = [(root, False)]
-        while stack:
-            n, ready = stack.pop()
-            if n.id in done:
-                continue
-            if ready:
-                done.add(n.id)
-                out.append(n)
-                continue
-            stack.append((n, True))
-            stack.extend((x, False) for x in n.inputs
-                         if x is not None and x.id in members and x.id not in done)
-    return out
+    return dependency_order(nodes, lambda n: n.inputs)
 
 
 def _local_order(block: Block) -> list[Node]:
@@ -360,27 +344,5 @@ def _local_order(block: Block) -> list[Node]:
     their memory); ties by id, i.e. by program order."""
     phis = sorted((n for n in block.nodes if isinstance(n, Phi)), key=lambda n: n.id)
     rest = [n for n in block.nodes if not isinstance(n, Phi)]
-    members = {n.id for n in rest}
-    loads_of: dict[int, list[Node]] = {}
-    for n in rest:
-        if isinstance(n, (Load, LoadField)):
-            loads_of.setdefault(n.inputs[1].id, []).append(n)
-    out: list[Node] = []
-    done: set[int] = set()
-    for root in sorted(rest, key=lambda n: n.id):
-        stack = [(root, False)]
-        while stack:
-            n, ready = stack.pop()
-            if n.id in done:
-                continue
-            if ready:
-                done.add(n.id)
-                out.append(n)
-                continue
-            stack.append((n, True))
-            deps = [x for x in n.inputs if x is not None and x.id in members]
-            if isinstance(n, (Store, StoreField, Print)) and n.inputs[1] is not None:
-                deps += [x for x in loads_of.get(n.inputs[1].id, []) if x is not n]
-            stack.extend((x, False) for x in sorted(deps, key=lambda x: -x.id)
-                         if x.id not in done)
-    return phis + out
+    loads_before = anti_dependences(rest)
+    return phis + dependency_order(rest, lambda n: [*n.inputs, *loads_before(n)])

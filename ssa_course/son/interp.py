@@ -36,7 +36,7 @@ from ssa_course.son.control import (
 from ssa_course.son.data import Undefined, UndefinedValue
 from ssa_course.son.emit import FunctionGraph, SeaOfNodes
 from ssa_course.son.graph import Node
-from ssa_course.son.memory import Load, LoadField, Print, Store, StoreField
+from ssa_course.son.order import anti_dependences, dependency_order
 
 _MISSING = object()
 _MAX_RECURSION = 200  # deeper expressions are evaluated with an explicit stack
@@ -85,42 +85,17 @@ class Plan:
 
 
 def _block_order(ctrl: Node) -> list[Node]:
-    """The pinned nodes hanging on ``ctrl``, dependencies first (ties: creation order)."""
-    members = sorted((u for u in ctrl.outputs if u.is_pinned() and not u.is_control
-                      and u.inputs[0] is ctrl), key=lambda n: n.id)
+    """The pinned nodes hanging on ``ctrl``, dependencies first (ties: creation order),
+    looking through the floating expressions between them."""
+    members = [u for u in dict.fromkeys(ctrl.outputs) if u.is_pinned() and not u.is_control
+               and u.inputs[0] is ctrl]
     if not members:
         return []
-    member_set = set(members)
-    loads_of: dict[Node, list[Node]] = {}
-    for m in members:
-        if isinstance(m, (Load, LoadField)):
-            loads_of.setdefault(m.inputs[1], []).append(m)
-    order: list[Node] = []
-    done: set[Node] = set()
-    explored: set[Node] = set()
-    for root in members:
-        stack: list[tuple[Node, bool]] = [(root, False)]
-        while stack:
-            n, expanded = stack.pop()
-            if n in done:
-                continue
-            if expanded:
-                done.add(n)
-                if n in member_set:
-                    order.append(n)
-                continue
-            if n in explored:
-                continue  # a floating node on the current path: its members come first
-            explored.add(n)
-            stack.append((n, True))
-            deps = [i for i in n.inputs[1:] if i is not None]
-            if isinstance(n, (Store, StoreField, Print)):
-                deps += loads_of.get(n.inputs[1], [])  # read memory before overwriting it
-            for d in reversed(deps):
-                if d in member_set or (not d.is_control and not d.is_pinned()
-                                       and not isinstance(d, Phi)):
-                    stack.append((d, False))
-    return order
+    loads_before = anti_dependences(members)
+    return dependency_order(
+        members, lambda n: [*n.inputs[1:], *loads_before(n)],
+        walk_through=lambda d: not d.is_control and not d.is_pinned()
+        and not isinstance(d, Phi))
 
 
 @dataclass(slots=True)

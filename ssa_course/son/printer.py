@@ -154,20 +154,26 @@ def graph_parts(fg: FunctionGraph, prefix: str = "",
     return nodes, edges
 
 
-def graphs_to_dot(program: SeaOfNodes, title: str | None = None) -> str:
-    """One drawing for the program: a frame per function when there are several."""
+def program_dot(program: SeaOfNodes, parts, title: str | None) -> str:  # noqa: ANN001
+    """One drawing of every function's ``parts(fg, prefix, cluster) -> (nodes, edges)``:
+    a frame per function when there are several (node ids prefixed by its name)."""
     several = len(program.functions) > 1
     nodes: list[GraphNode] = []
     edges: list[GraphEdge] = []
     clusters: dict[str, str] = {}
     for name, fg in program.functions.items():
-        prefix = f"{name}." if several else ""
-        part_nodes, part_edges = graph_parts(fg, prefix, name if several else None)
+        part_nodes, part_edges = parts(fg, f"{name}." if several else "",
+                                       name if several else None)
         nodes += part_nodes
         edges += part_edges
         if several:
             clusters[name] = f"fn {name}"
-    dot = graph_to_dot(nodes, edges, title=title or summary(program), clusters=clusters)
+    return graph_to_dot(nodes, edges, title=title, clusters=clusters)
+
+
+def graphs_to_dot(program: SeaOfNodes, title: str | None = None) -> str:
+    """One drawing for the program: a frame per function when there are several."""
+    dot = program_dot(program, graph_parts, title or summary(program))
     comment = "".join(f"// {line}\n" for line in program.source.rstrip().splitlines())
     return comment + dot
 
@@ -206,18 +212,7 @@ def select_compose_parts(fg: FunctionGraph, prefix: str = "", cluster: str | Non
 
 
 def select_compose_dot(program: SeaOfNodes, title: str | None = None) -> str:
-    several = len(program.functions) > 1
-    nodes: list[GraphNode] = []
-    edges: list[GraphEdge] = []
-    clusters: dict[str, str] = {}
-    for name, fg in program.functions.items():
-        prefix = f"{name}." if several else ""
-        n, e = select_compose_parts(fg, prefix, name if several else None)
-        nodes += n
-        edges += e
-        if several:
-            clusters[name] = f"fn {name}"
-    return graph_to_dot(nodes, edges, title=title, clusters=clusters)
+    return program_dot(program, select_compose_parts, title)
 
 
 # ------------------------------------------------ pessimistic vs optimistic (lesson 07)
@@ -275,28 +270,20 @@ def compare_dot(program: SeaOfNodes, mode: str, title: str | None = None) -> str
     """The drawing with types of ``mode`` under each label; nodes the two modes type
     differently are orange, nodes SCCP proves dead grey (in the optimistic picture)."""
     table = compare(program)
-    several = len(program.functions) > 1
-    nodes: list[GraphNode] = []
-    edges: list[GraphEdge] = []
-    clusters: dict[str, str] = {}
-    for name, fg in program.functions.items():
-        result, changed, dead = table[name]
-        prefix = f"{name}." if several else ""
-        part_nodes, part_edges = graph_parts(fg, prefix, name if several else None)
+
+    def parts(fg, prefix: str, cluster: str | None):  # noqa: ANN001, ANN202
+        result, changed, dead = table[fg.name]
+        part_nodes, part_edges = graph_parts(fg, prefix, cluster)
         by_id = {n.id: n for n in fg.nodes()}
+        shown = []
         for gn in part_nodes:
-            nid = int(gn.id[len(prefix):])
-            node = by_id[nid]
-            t = result.types.get(nid) if mode == "optimistic" else node.type
-            fill = gn.fill
-            if nid in changed:
-                fill = CHANGED_FILL
-            if mode == "optimistic" and nid in dead:
+            node = by_id[int(gn.id[len(prefix):])]
+            t = result.types.get(node.id) if mode == "optimistic" else node.type
+            fill = CHANGED_FILL if node.id in changed else gn.fill
+            if mode == "optimistic" and node.id in dead:
                 fill = DEAD_FILL
             lines = gn.lines if node.is_control else (*gn.lines, str(t))
-            nodes.append(replace(gn, lines=lines, fill=fill))
-        edges += part_edges
-        if several:
-            clusters[name] = f"fn {name}"
-    heading = title or f"{mode}: {compare_summary(program, table)}"
-    return graph_to_dot(nodes, edges, title=heading, clusters=clusters)
+            shown.append(replace(gn, lines=lines, fill=fill))
+        return shown, part_edges
+
+    return program_dot(program, parts, title or f"{mode}: {compare_summary(program, table)}")
