@@ -52,3 +52,24 @@ def test_without_graphviz_a_fallback_image(monkeypatch):
 def test_explore_returns_a_panel(view):
     panel = explore(SRC, view)
     assert panel.children
+
+
+LOOP = ("fn main(n: int) { var x = 1; var i = 0; while (i < n) { x = 2 - x;"
+        " if (x != 1) { print(99); } i = i + 1; } print(x); }")
+
+
+def test_pessimistic_optimistic_switch():
+    ex = Explorer(LOOP, view="son", face="text")
+    assert not ex.mode.disabled
+    pessimistic = body_text(ex)
+    assert "son: pessimistic" in ex.stats.value and "SCCP" in ex.stats.value
+    ex.mode.value = "optimistic"
+    optimistic = body_text(ex)
+    assert optimistic != pessimistic and "son: optimistic" in ex.stats.value
+    # the Phi of x: any int for the parser, 1 for SCCP, and marked as differing
+    assert any("; x *" in line and ": 1" in line for line in optimistic.splitlines())
+    assert "dead" in optimistic  # the print(99) side
+    ex.face.value = "graph"
+    assert "son: optimistic" in ex.stats.value
+    ex.view.value = "cfg"
+    assert ex.mode.disabled and "cfg:" in ex.stats.value

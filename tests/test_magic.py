@@ -32,3 +32,9 @@ def test_errors_are_one_line(ip, capsys):
     assert "undefined variable 'y'" in err and "Traceback" not in err
     ip.run_cell_magic("tiny", "--bogus", CELL)
     assert "%%tiny" in capsys.readouterr().err
+
+
+def test_shows_the_sea_of_nodes(ip, capsys):
+    ip.run_cell_magic("tiny", "--show son,son-opt --face text --args 3 --via son-opt", CELL)
+    out = capsys.readouterr().out
+    assert "graph main" in out and "SCCP" in out
