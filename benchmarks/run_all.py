@@ -54,6 +54,24 @@ def front_end_table() -> None:
     print()
 
 
+def executor_rows(label: str, arg: int, executors: list[tuple[str, object, object]],
+                  with_rate: bool) -> None:
+    """Time each ``(name, runner, program)`` on ``arg``; print one row each, with the time
+    relative to the first executor."""
+    first = None
+    for name, runner, program in executors:
+        steps = 0
+
+        def go(runner=runner, program=program) -> None:
+            nonlocal steps
+            steps = runner(program, [arg], Output(), Limits(steps=10**9))
+
+        secs = best_of(go)
+        first = first or secs
+        rate = f" {steps / secs:>12,.0f}" if with_rate else ""
+        print(f"{label:>14} {name:>9} {steps:>12,} {secs:>8.3f}{rate} {secs / first:>8.2f}")
+
+
 def interpreter_table() -> None:
     print("Interpreters: executed operations per second (best of 3)")
     print(f"{'program':>14} {'executor':>9} {'ops':>12} {'seconds':>8} {'ops/s':>12} "
@@ -61,19 +79,8 @@ def interpreter_table() -> None:
     for label, src, arg in (("loop n=200000", LOOP_PROGRAM, 200_000),
                             ("fib(22)", CALL_PROGRAM, 22)):
         prog = compile_tiny(src)
-        quads = lower_program(prog)
-        results = {}
-        for name, runner, program in (("quads", run_quads, quads), ("ast", run_ast, prog)):
-            steps = 0
-
-            def go(runner=runner, program=program, arg=arg) -> None:
-                nonlocal steps
-                steps = runner(program, [arg], Output(), Limits(steps=10**9))
-
-            secs = best_of(go)
-            results[name] = secs
-            print(f"{label:>14} {name:>9} {steps:>12,} {secs:>8.3f} {steps / secs:>12,.0f} "
-                  f"{secs / results['quads']:>8.2f}")
+        executor_rows(label, arg, [("quads", run_quads, lower_program(prog)),
+                                   ("ast", run_ast, prog)], with_rate=True)
     print()
 
 
@@ -149,21 +156,10 @@ def son_interpreter_table() -> None:
     for label, src, arg in (("loop n=50000", LOOP_PROGRAM, 50_000),
                             ("fib(18)", CALL_PROGRAM, 18)):
         prog = compile_tiny(src)
-        quads = lower_program(prog)
-        results = {}
-        for name, runner, program in (("quads", run_quads, quads),
-                                      ("son-raw", run_graphs, build_graphs(prog, False)),
-                                      ("son", run_graphs, build_graphs(prog, True))):
-            steps = 0
-
-            def go(runner=runner, program=program, arg=arg) -> None:
-                nonlocal steps
-                steps = runner(program, [arg], Output(), Limits(steps=10**9))
-
-            secs = best_of(go)
-            results[name] = secs
-            print(f"{label:>14} {name:>9} {steps:>12,} {secs:>8.3f} "
-                  f"{secs / results['quads']:>8.2f}")
+        executor_rows(label, arg, [("quads", run_quads, lower_program(prog)),
+                                   ("son-raw", run_graphs, build_graphs(prog, False)),
+                                   ("son", run_graphs, build_graphs(prog, True))],
+                      with_rate=False)
     print()
 
 

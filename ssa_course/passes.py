@@ -98,22 +98,16 @@ def finish_as_quads(state: PassState) -> object:
 @register_pass("parse", "parse straight into the sea of nodes, pessimistic peepholes on "
                "(Bril: from SSA)", ("source",))
 def _parse(state: PassState) -> None:
-    from ssa_course.son.stages import _fresh
+    from ssa_course.son.stages import build_program
 
-    state.graph = _fresh(state.comp)
+    state.graph = build_program(state.comp, True)
 
 
 @register_pass("parse-raw", "parse into the sea of nodes with peepholes off", ("source",))
 def _parse_raw(state: PassState) -> None:
-    comp = state.comp
-    if comp.kind == "tiny":
-        from ssa_course.son.build import build_graphs
+    from ssa_course.son.stages import build_program
 
-        state.graph = build_graphs(comp.ast, False)
-    else:
-        from ssa_course.son.from_ssa import graphs_from_quads
-
-        state.graph = graphs_from_quads(comp.quads, False)
+    state.graph = build_program(state.comp, False)
 
 
 @register_pass("sccp", "sparse conditional constant propagation (optimistic), then "
@@ -153,24 +147,31 @@ def _out_of_ssa(state: PassState) -> None:
     state.quads, state.ssa = program_from_ssa(state.quads), False
 
 
-def _quads_pass(name: str, description: str, fn_name: str) -> None:
-    def run(state: PassState) -> None:
-        from ssa_course.quads import coalesce, layout, peephole
+def _quads_pass(name: str, description: str, module: str, fn_name: str) -> None:
+    """Register a quads function pass (``module.fn_name(fn) -> fn``), applied to every
+    function."""
 
-        fn = getattr(peephole, fn_name, None) or getattr(coalesce, fn_name, None) \
-            or getattr(layout, fn_name)
-        state.quads = peephole.on_program(fn, state.quads or state.comp.quads)
+    def run(state: PassState) -> None:
+        import importlib
+
+        from ssa_course.quads.peephole import on_program
+
+        fn = getattr(importlib.import_module(module), fn_name)
+        state.quads = on_program(fn, state.quads or state.comp.quads)
 
     register_pass(name, description, ("quads", "source"))(run)
 
 
 _quads_pass("coalesce", "copy coalescing: a copy's source writes the destination directly",
-            "coalesce_copies")
+            "ssa_course.quads.coalesce", "coalesce_copies")
 _quads_pass("layout", "block layout: jumps to the next label go, small blocks are copied in "
-            "place of a jump (loop rotation)", "layout")
-_quads_pass("lvn", "local value numbering (lesson 02)", "local_value_numbering")
-_quads_pass("dce", "dead-code elimination on quads (lesson 02)", "dead_code")
-_quads_pass("window", "fixed-window peephole (lesson 02)", "window_peephole")
+            "place of a jump (loop rotation)", "ssa_course.quads.layout", "layout")
+_quads_pass("lvn", "local value numbering (lesson 02)", "ssa_course.quads.peephole",
+            "local_value_numbering")
+_quads_pass("dce", "dead-code elimination on quads (lesson 02)", "ssa_course.quads.peephole",
+            "dead_code")
+_quads_pass("window", "fixed-window peephole (lesson 02)", "ssa_course.quads.peephole",
+            "window_peephole")
 
 
 def emit(state: PassState, what: str) -> str:

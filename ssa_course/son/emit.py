@@ -19,6 +19,7 @@ from ssa_course.son.control import (
     Call,
     If,
     Loop,
+    Parm,
     Phi,
     Proj,
     Region,
@@ -185,8 +186,6 @@ class Emitter:
 
     def start_projections(self) -> tuple[Node, Node, list[Node]]:
         """Control, memory and the parameters, read off Start."""
-        from ssa_course.son.control import Parm
-
         g = self.g
         ctrl = self.p(Proj(g, self.start, 0, "ctrl", control=True))
         mem = self.p(Proj(g, self.start, 1, "mem"))
@@ -331,9 +330,7 @@ def remove_trivial_phis(g: Graph, phis: list[Node], peep: Peephole | None = None
         if peep is not None:
             peep.forget(phi)
         phi.replace_with(same)
-        for i in range(len(phi.inputs)):
-            phi.set_input(i, None)
-        g.nodes.pop(phi.id, None)
+        phi.kill()
         work.extend(users)
 
 

@@ -57,13 +57,7 @@ class Block:
     preds: list[str] = field(default_factory=list)
     nodes: list[Node] = field(default_factory=list)  # phis, then the body, in order
     depth: int = 0  # loop nesting depth
-
-    @property
-    def goes_to(self) -> Node | None:
-        """The Region this block falls into (when it does not end in a branch or exit)."""
-        return self._next
-
-    _next: Node | None = None
+    falls_into: Node | None = None  # the Region it continues in (no branch or exit)
 
 
 @dataclass
@@ -78,6 +72,11 @@ class Schedule:
     early: dict[int, str] = field(default_factory=dict)
     late: dict[int, str] = field(default_factory=dict)
     dom_depth: dict[str, int] = field(default_factory=dict)
+    owner: dict[int, str] = field(default_factory=dict)  # control node id -> block name
+
+    def block_of_control(self, node: Node) -> str:
+        """The block a control node belongs to (heads it, or ends it)."""
+        return _block_of_control(node, self.owner)
 
     def table(self) -> list[tuple[str, str, str, str, int]]:
         """(node, early, late, chosen block, its loop depth) for every floating node."""
@@ -127,7 +126,7 @@ def _build_blocks(fg: FunctionGraph) -> tuple[dict[str, Block], dict[int, str], 
             if nxt is None:
                 break
             if isinstance(nxt, Region):
-                block._next = nxt
+                block.falls_into = nxt
                 heads.append(nxt)
                 break
             owner[nxt.id] = block.name
@@ -142,8 +141,8 @@ def _build_blocks(fg: FunctionGraph) -> tuple[dict[str, Block], dict[int, str], 
             node = nxt
     entry = owner[start_ctrl.id]
     for block in blocks.values():
-        if block._next is not None:
-            block.succs = [owner[block._next.id]]
+        if block.falls_into is not None:
+            block.succs = [owner[block.falls_into.id]]
         elif isinstance(block.end, (If, Call)):
             block.succs = [owner[u.id] for u in sorted(
                 (u for u in block.end.outputs if isinstance(u, Proj) and u.is_control),
@@ -297,7 +296,7 @@ def schedule(fg: FunctionGraph) -> Schedule:
             raise VerifyError("schedule: early dominates late", repr(n),
                               f"early {early[n.id]}, late {use_block}") from None
 
-    sched = Schedule(fg, blocks, entry, idom, placed, early, late, dom_depth)
+    sched = Schedule(fg, blocks, entry, idom, placed, early, late, dom_depth, owner)
     for n in nodes:
         if n.id in placed and not isinstance(n, Start):
             blocks[placed[n.id]].nodes.append(n)

@@ -151,10 +151,10 @@ class Load(Node):
         return args[2].items[args[3]]
 
 
-class Store(Node):
-    """``a[i] = v`` (after its bounds test): control, memory, array, index, value -> memory."""
+class Effect(Node):
+    """A pinned node that takes a memory state and makes the next one (stores, print):
+    never merged with another, never folded."""
 
-    label = "Store"
     pinned = True
 
     def compute(self) -> Type:
@@ -162,6 +162,12 @@ class Store(Node):
 
     def key(self) -> None:
         return None
+
+
+class Store(Effect):
+    """``a[i] = v`` (after its bounds test): control, memory, array, index, value -> memory."""
+
+    label = "Store"
 
     def evaluate(self, args: list[object], state: object) -> object:
         args[2].items[args[3]] = args[4]
@@ -197,10 +203,8 @@ class LoadField(Node):
         return args[2].fields[self.field]
 
 
-class StoreField(Node):
+class StoreField(Effect):
     """``p.f = v``: control, memory, struct, value -> memory."""
-
-    pinned = True
 
     def __init__(self, graph: Graph, ctrl: Node, mem: Node, base: Node, value: Node,
                  field: str):
@@ -208,28 +212,15 @@ class StoreField(Node):
         self.field = field
         self.label = f"Store .{field}"
 
-    def compute(self) -> Type:
-        return MEM
-
-    def key(self) -> None:
-        return None
-
     def evaluate(self, args: list[object], state: object) -> object:
         args[2].fields[self.field] = args[3]
         return None
 
 
-class Print(Node):
+class Print(Effect):
     """``print(...)``: control, memory, the values -> memory (output keeps its order)."""
 
     label = "Print"
-    pinned = True
-
-    def compute(self) -> Type:
-        return MEM
-
-    def key(self) -> None:
-        return None
 
     def evaluate(self, args: list[object], state: object) -> object:
         state.out.write(format_print(args[2:]))

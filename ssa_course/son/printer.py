@@ -245,10 +245,11 @@ def compare_summary(program: SeaOfNodes, table: dict) -> str:
             f"parsing | optimistic (SCCP): +{opt_new} constants, {opt_dead} more dead nodes")
 
 
-def compare_text(program: SeaOfNodes, mode: str) -> str:
+def compare_text(program: SeaOfNodes, mode: str, table: dict | None = None) -> str:
     """The graph's text with each node's type in ``mode``; ``*`` marks a node the other
-    mode types differently, ``dead`` one SCCP proves never runs."""
-    table = compare(program)
+    mode types differently, ``dead`` one SCCP proves never runs. ``table`` is
+    :func:`compare`'s result when the caller has it already."""
+    table = table or compare(program)
     lines = [f"// {compare_summary(program, table)}", f"// types: {mode}"]
     for name, fg in program.functions.items():
         result, changed, dead = table[name]
@@ -266,10 +267,11 @@ def compare_text(program: SeaOfNodes, mode: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def compare_dot(program: SeaOfNodes, mode: str, title: str | None = None) -> str:
+def compare_dot(program: SeaOfNodes, mode: str, title: str | None = None,
+                table: dict | None = None) -> str:
     """The drawing with types of ``mode`` under each label; nodes the two modes type
     differently are orange, nodes SCCP proves dead grey (in the optimistic picture)."""
-    table = compare(program)
+    table = table or compare(program)
 
     def parts(fg, prefix: str, cluster: str | None):  # noqa: ANN001, ANN202
         result, changed, dead = table[fg.name]

@@ -157,9 +157,9 @@ def apply_sccp(fg: FunctionGraph, result: SccpResult) -> dict[str, int]:
             keep = live[0]
             for phi in phis:
                 phi.replace_with(phi.inputs[keep])
-                _detach(phi)
+                phi.kill()
             region.replace_with(region.inputs[keep])
-            _detach(region)
+            region.kill()
             continue
         if isinstance(region, Loop):  # lost its entry or back edge: only one path left
             continue
@@ -179,7 +179,7 @@ def apply_sccp(fg: FunctionGraph, result: SccpResult) -> dict[str, int]:
         for proj in [u for u in iff.outputs if isinstance(u, Proj)]:
             if _live(proj.type):
                 proj.replace_with(iff.inputs[0])
-                _detach(proj)
+                proj.kill()
     # 3. constant-typed values become constants
     start = fg.start
     consts: dict[str, Node] = {str(n.value): n for n in fg.nodes() if isinstance(n, Constant)}
@@ -205,12 +205,6 @@ def apply_sccp(fg: FunctionGraph, result: SccpResult) -> dict[str, int]:
     remove_trivial_phis(g, [n for n in fg.nodes() if n.id in g.nodes])
     sweep(g, live_loops_only=True)
     return counts
-
-
-def _detach(node: Node) -> None:
-    for i in range(len(node.inputs)):
-        node.set_input(i, None)
-    node.graph.nodes.pop(node.id, None)
 
 
 def optimistic(program: SeaOfNodes, trace: bool = False) -> dict[str, SccpResult]:

@@ -16,19 +16,23 @@ from ssa_course.runtime import Limits, Output
 from ssa_course.stages import register
 
 
+def build_program(comp: Compilation, optimize: bool = True):  # noqa: ANN201
+    """A fresh (uncached) sea of nodes: Tiny parsed straight into it, Bril through SSA."""
+    if comp.kind == "tiny":
+        from ssa_course.son.build import build_graphs
+
+        return build_graphs(comp.ast, optimize)
+    from ssa_course.son.from_ssa import graphs_from_quads
+
+    return graphs_from_quads(comp.quads, optimize)
+
+
 def son_program(comp: Compilation, optimize: bool = True):  # noqa: ANN201
     """The verified sea of nodes of a compilation (raw or pessimistic), cached."""
     from ssa_course.son.verify import verify_graphs
 
     def build():  # noqa: ANN202
-        if comp.kind == "tiny":
-            from ssa_course.son.build import build_graphs
-
-            program = build_graphs(comp.ast, optimize)
-        else:
-            from ssa_course.son.from_ssa import graphs_from_quads
-
-            program = graphs_from_quads(comp.quads, optimize)
+        program = build_program(comp, optimize)
         verify_graphs(program)
         return program
 
@@ -41,10 +45,11 @@ def compare_modes(comp: Compilation, mode: str, fmt: str) -> tuple[str, str]:
     from ssa_course.son.printer import compare, compare_dot, compare_summary, compare_text
 
     program = son_program(comp, True)
-    summary_line = compare_summary(program, compare(program))
+    table = compare(program)  # SCCP once, for the picture and the summary
+    summary_line = compare_summary(program, table)
     if fmt == "dot":
-        return compare_dot(program, mode), summary_line
-    return compare_text(program, mode), summary_line
+        return compare_dot(program, mode, table=table), summary_line
+    return compare_text(program, mode, table), summary_line
 
 
 def optimistic_program(comp: Compilation):  # noqa: ANN201
@@ -53,22 +58,12 @@ def optimistic_program(comp: Compilation):  # noqa: ANN201
     from ssa_course.son.verify import verify_graphs
 
     def build():  # noqa: ANN202
-        program = _fresh(comp)
+        program = build_program(comp, True)
         apply_to_program(program)
         verify_graphs(program)
         return program
 
     return comp.cached("son-opt", build)
-
-
-def _fresh(comp: Compilation):  # noqa: ANN202
-    if comp.kind == "tiny":
-        from ssa_course.son.build import build_graphs
-
-        return build_graphs(comp.ast, True)
-    from ssa_course.son.from_ssa import graphs_from_quads
-
-    return graphs_from_quads(comp.quads, True)
 
 
 @register("son-raw", "sea of nodes straight from the parser, peepholes off")

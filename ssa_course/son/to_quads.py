@@ -19,7 +19,7 @@ quads interpreter, becomes Julia-style IRCode, and prints as Bril.
 from __future__ import annotations
 
 from ssa_course.quads.ir import Function, Instr, Item, Label, Program
-from ssa_course.son.control import Call, If, Phi, Proj, Region, Return, Start, Throw, Trap
+from ssa_course.son.control import Call, If, Phi, Proj, Return, Start, Throw, Trap
 from ssa_course.son.data import (
     Add,
     Compare,
@@ -94,18 +94,7 @@ class _Writer:
         return self.names.get(n.id) or f"v{n.id}"
 
     def label(self, control: Node) -> str:
-        while control.id not in self.s.block_of and not isinstance(control, (Region, Proj)):
-            control = control.inputs[0]
-        for b in self.s.blocks.values():
-            if b.head is control:
-                return b.name
-        return self.s.block_of.get(control.id) or self._block_ending(control)
-
-    def _block_ending(self, control: Node) -> str:
-        for b in self.s.blocks.values():
-            if b.end is control or b.head is control:
-                return b.name
-        raise KeyError(control)
+        return self.s.block_of_control(control)
 
     def emit(self, instr: Instr) -> None:
         self.body.append(instr)
@@ -114,8 +103,6 @@ class _Writer:
         ret = self.fg.returns
         for block in self.s.order():
             self.body.append(Label(block.name))
-            if block.name == self.s.entry and block.head.inputs[0] is self.fg.start:
-                pass
             head = block.head
             if isinstance(head, Proj) and head.index == 3 and isinstance(head.inputs[0], Call):
                 thrown = next((u for u in head.inputs[0].outputs
@@ -200,8 +187,8 @@ class _Writer:
     def end(self, block, ret: tt.Type | None) -> None:  # noqa: ANN001
         end = block.end
         if end is None:
-            if block._next is not None:
-                self.emit(Instr("jmp", labels=[self.label(block._next)]))
+            if block.falls_into is not None:
+                self.emit(Instr("jmp", labels=[self.label(block.falls_into)]))
             else:
                 self.emit(Instr("ret"))
             return
