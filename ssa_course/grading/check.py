@@ -2,20 +2,39 @@
 
 :func:`check_against` runs both functions on every case, smallest first, and raises
 :class:`Mismatch` (an ``AssertionError``) at the first case where they disagree or the
-learner's code crashes. The message shows the case, what was expected and what came back;
-in a notebook it also displays a drawing of the case when one is given.
+learner's code crashes or runs too long. The message shows the case, what was expected
+and what came back; in a notebook it also displays pictures (the input, the expected
+answer and the learner's, side by side) when the caller says how to draw them.
+
+Nothing the learner returns is trusted: answers are compared as plain data
+(:mod:`ssa_course.grading.plain`), never with their own ``==``, and every step that touches
+them runs inside the ``try``.
 """
 
 from __future__ import annotations
 
 import copy
-import traceback
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ssa_course.grading.crash import explain_crash
+from ssa_course.grading.panels import Panels
+from ssa_course.grading.plain import NotPlain, first_difference, kind_name, plain, shown
+from ssa_course.grading.timelimit import OutOfTime, call_with_limit
+
+DEFAULT_TIME_LIMIT = 10.0  # seconds per case: lesson-size inputs take milliseconds
+
 
 class Mismatch(AssertionError):
-    """A wrong answer, with the smallest counterexample in the message."""
+    """A wrong answer, with the smallest counterexample in the message.
+
+    In a notebook the message is all that is shown: IPython asks an exception for
+    ``_render_traceback_()`` before printing a traceback, and the checker's own frames
+    would only hide the explanation."""
+
+    def _render_traceback_(self) -> list[str]:
+        lines = str(self).splitlines() or [""]
+        return [f"\x1b[1;31mMismatch:\x1b[0m {lines[0]}", *lines[1:]]
 
 
 def _display(obj: object) -> None:
@@ -34,42 +53,115 @@ def check_against(
     cases: Iterable[Any],
     *,
     describe: Callable[[Any], str] = repr,
-    size: Callable[[Any], int] = lambda case: len(repr(case)),
+    size: Callable[[Any], Any] = lambda case: len(repr(case)),
     draw: Callable[[Any], object] | None = None,
+    draw_answer: Callable[[Any, Any], object] | None = None,
     normalise: Callable[[Any], Any] = lambda x: x,
     what: str = "answer",
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
 ) -> None:
-    """Check ``student(case) == reference(case)`` on every case; print a one-line verdict.
+    """Check ``student(case)`` against ``reference(case)`` on every case; print a one-line
+    verdict, or raise :class:`Mismatch` at the smallest case that differs.
 
     (It returns nothing on purpose: nbgrader would read a number left as a cell's last
     value as partial credit.)
 
     ``size`` orders the cases (the first failure reported is the smallest); ``normalise``
     maps both results to a comparable form (e.g. ``sorted``); ``describe`` renders a case
-    for the message; ``draw`` makes a picture of a failing case, displayed when running
-    under IPython. The learner's function receives a deep copy of each case.
+    for the message. On a failure, under IPython, ``draw(case)`` pictures the input and
+    ``draw_answer(case, answer)`` pictures an answer: the expected one and the learner's
+    are shown side by side (``answer`` is the function's result before ``normalise``).
+
+    The learner's function receives a deep copy of each case and gets ``time_limit``
+    seconds per case (``None``: no limit). Results are compared as plain data: an answer of
+    the wrong type (``True`` for ``1``, a numpy array for a list) is a wrong answer.
     """
     ordered = sorted(cases, key=size)  # stable: equal sizes keep the caller's order
     for case in ordered:
-        expected = normalise(reference(case))
+        raw_expected = reference(case)
+        expected = normalise(raw_expected)
         try:
-            actual = normalise(student(_private_copy(case)))
-        except NotImplementedError:
-            raise Mismatch("not implemented yet: replace the stub's `raise` line with "
-                           "your code") from None
-        except Exception as e:  # the learner's code crashed: show where, on what
-            tb = traceback.format_exception_only(type(e), e)[-1].strip()
-            _show(case, draw)
-            raise Mismatch(f"your code raised {tb}\non this input:\n{describe(case)}") from e
-        if actual != expected:
-            _show(case, draw)
+            expected_plain = plain(expected)
+        except NotPlain as e:  # a mistake in the exercise itself, not the learner's
+            raise TypeError(f"the reference's {what} cannot be compared: {e}") from None
+        raw_actual = _run_student(student, case, describe, draw, time_limit)
+        actual = _normalised(raw_actual, normalise, expected, case, describe, draw, what)
+        try:
+            same = plain(actual) == expected_plain
+        except NotPlain as e:
+            _show(case, draw, draw_answer, raw_expected, raw_actual)
             raise Mismatch(
-                f"wrong {what} on this input (the smallest one that differs):\n"
-                f"{describe(case)}\n"
-                f"expected: {expected!r}\n"
-                f"     got: {actual!r}"
-            )
+                f"your {what} is not a value the check can compare: {e}\n"
+                f"on this input:\n{describe(case)}\n"
+                f"expected: {shown(expected)} ({kind_name(expected)})") from None
+        if same:
+            continue
+        _show(case, draw, draw_answer, raw_expected, raw_actual)
+        raise Mismatch(_wrong_message(what, describe(case), expected, actual))
     print(f"{what}: all {len(ordered)} cases agree with the reference")
+
+
+_UNSET = object()  # "no answer to draw"
+
+
+def _run_student(student: Callable[..., Any], case: object, describe: Callable[[Any], str],
+                 draw: Callable[[Any], object] | None, seconds: float | None) -> object:
+    """The learner's raw result on ``case``; a crash or a time-out becomes a Mismatch."""
+    try:
+        return call_with_limit(student, (_private_copy(case),), seconds)
+    except NotImplementedError:
+        raise Mismatch("not implemented yet: replace the stub's `raise` line with "
+                       "your code") from None
+    except OutOfTime:
+        _show(case, draw)
+        raise Mismatch(f"your code did not finish in {seconds:g} s on this input "
+                       f"(an endless loop?):\n{describe(case)}") from None
+    except (Exception, SystemExit) as e:  # the learner's code crashed: say what, where, on what
+        _show(case, draw)
+        raise Mismatch(f"{_crash_line(e)}\non this input:\n{describe(case)}") from e
+
+
+def _crash_line(error: BaseException) -> str:
+    from ssa_course.errors import SsaCourseError
+
+    line = explain_crash(error)
+    return f"your code stopped with: {line}" if isinstance(error, SsaCourseError) else line
+
+
+def _normalised(raw: object, normalise: Callable[[Any], Any], expected: object, case: object,
+                describe: Callable[[Any], str], draw: Callable[[Any], object] | None,
+                what: str) -> object:
+    """``normalise(raw)``; an answer it cannot handle (``sorted`` of an int) is wrong."""
+    try:
+        return normalise(raw)
+    except Exception as e:
+        _show(case, draw)
+        raise Mismatch(
+            f"your {what} has the wrong form: {explain_crash(e).removeprefix('your code ')}"
+            f" when the check read it\non this input:\n{describe(case)}\n"
+            f"expected: {shown(expected)}\n     got: {_safe_shown(raw)}") from None
+
+
+def _safe_shown(value: object) -> str:
+    try:
+        return shown(value)
+    except Exception:  # shown() already guards repr; this is for the truly hostile
+        return f"<{type(value).__name__} object>"
+
+
+def _wrong_message(what: str, case_text: str, expected: object, actual: object) -> str:
+    lines = [f"wrong {what} on this input (the smallest one that differs):", case_text,
+             f"expected: {shown(expected)}", f"     got: {_safe_shown(actual)}"]
+    if type(actual) is not type(expected):
+        lines.append(f"(expected {kind_name(expected)}, got {kind_name(actual)})")
+    else:
+        try:
+            where = first_difference(expected, actual)
+        except Exception:  # a hint only
+            where = ""
+        if where:
+            lines.append(f"first difference: {where}")
+    return "\n".join(lines)
 
 
 def _private_copy(case: object) -> object:
@@ -81,14 +173,27 @@ def _private_copy(case: object) -> object:
         return case
 
 
-def _show(case: object, draw: Callable[[Any], object] | None) -> None:
-    if draw is None:
-        return
+def _show(case: object, draw: Callable[[Any], object] | None,
+          draw_answer: Callable[[Any, Any], object] | None = None,
+          expected: object = _UNSET, actual: object = _UNSET) -> None:
+    """Display the pictures of a failing case (under IPython; a drawing that fails is
+    left out, the message still explains the failure)."""
+    panels = Panels()
+    if draw is not None:
+        _add(panels, "the input", lambda: draw(case))
+    if draw_answer is not None and expected is not _UNSET:
+        _add(panels, "expected", lambda: draw_answer(case, expected))
+        if actual is not _UNSET:
+            _add(panels, "yours", lambda: draw_answer(case, actual))
+    if panels.items:
+        _display(panels)
+
+
+def _add(panels: Panels, caption: str, make: Callable[[], object]) -> None:
     try:
-        picture = draw(case)
-    except Exception:  # a drawing is a bonus; the message still explains the failure
-        return
-    _display(picture)
+        panels.add(caption, call_with_limit(make, (), DEFAULT_TIME_LIMIT))
+    except (Exception, OutOfTime) as e:
+        panels.add(caption, f"(cannot draw it: {explain_crash(e).removeprefix('your code ')})")
 
 
 def lesson_programs() -> dict[str, str]:
