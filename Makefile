@@ -2,16 +2,22 @@
 #   make lab   -- set everything up, then open JupyterLab on the tour
 #   make test  -- set everything up, then run the whole test suite
 # Others: make exercises (regenerate exercises/ from solutions/), make bench, make lint,
+#         make course (an nbgrader course directory in out/course, see docs/instructors.md),
 #         make clean (caches), make distclean (caches and the virtual environment).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 LAB_ARGS ?=
+COURSE_ARGS ?=
+# Jupyter refuses to start as root unless told to (containers and fresh cloud machines
+# often log in as root); USER_ID can be overridden to check both cases with `make -n lab`.
+USER_ID ?= $(shell id -u)
+ROOT_FLAG := $(if $(filter 0,$(USER_ID)),--allow-root,)
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: browser-test lab test venv graphviz exercises bench clean distclean lint
+.PHONY: browser-test lab test venv graphviz exercises course bench clean distclean lint
 
 # Re-install only when pyproject.toml is newer than the stamp (or there is no venv yet).
 $(STAMP): pyproject.toml
@@ -35,7 +41,7 @@ graphviz:
 	fi
 
 lab: venv graphviz
-	$(VENV)/bin/jupyter lab notebooks/00-tour.ipynb --ServerApp.root_dir="$(CURDIR)" $(LAB_ARGS)
+	$(VENV)/bin/jupyter lab notebooks/00-tour.ipynb --ServerApp.root_dir="$(CURDIR)" $(ROOT_FLAG) $(LAB_ARGS)
 
 test: venv graphviz
 	$(VENV)/bin/ruff check ssa_course tests benchmarks tools
@@ -46,6 +52,10 @@ lint: venv
 
 exercises: venv
 	$(PY) tools/make_exercises.py
+
+# A ready nbgrader course directory (out/course) from solutions/; docs/instructors.md.
+course: venv
+	$(PY) tools/make_course.py $(COURSE_ARGS)
 
 # Drive the tour's explore() panel in headless Chromium (Debian's chromium + playwright,
 # no browser download). Not part of `make test`: it needs a browser on the machine.

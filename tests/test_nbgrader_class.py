@@ -1,0 +1,303 @@
+"""A class through the whole nbgrader loop: make_course, generate, release, autograde.
+
+``tools/make_course.py`` writes a course (two exercises) into a temporary directory; its
+own ``nbgrader_config.py`` drives nbgrader's Python API (with a short cell timeout). Six
+students' notebooks go straight into ``submitted/<student>/<assignment>/`` (``collect``
+would name every submission after the one Unix user running the tests):
+
+* ``correct``: the source solutions -- full marks;
+* ``blank``: the released notebooks unchanged -- zero;
+* ``wrong``: correct but one task wrong -- exactly that task's points lost;
+* ``faker``: every answer faked with what the released notebook and the installed package
+  offer (the engine's own functions, ``ssa_course.grading``'s references) -- zero;
+* ``looper``: an endless loop at the top of one answer cell (nbgrader's cell timeout) and
+  one inside an answer function (check_against's time limit) -- those tasks lost only;
+* ``crasher``: answers that raise, recurse without end, or rewrite forever in
+  ``idealize()`` (this used to kill the kernel) -- those tasks lost only.
+
+Each graded cell's score is read from the gradebook: a graded cell is expected to score 0
+exactly when it mentions a function the student broke.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ASSIGNMENTS = ["01-quads", "06-types-and-peepholes"]
+CELL_TIMEOUT = 20  # seconds: the looper's top-level loop costs this much
+LOOP_FIRST = "while True:\n    pass\n"
+
+# Per assignment: function name -> answer code that replaces the correct one.
+WRONG = {
+    "06-types-and-peepholes": {
+        "idealize_add": "def idealize_add(node):\n    return None  # forgot every rule\n",
+    },
+}
+FAKES = {
+    "01-quads": {
+        "leaders": "from ssa_course.quads.ir import Function\n"
+                   "def leaders(body):\n"
+                   "    return find_leaders(Function('f', [], None, body))\n",
+        "successors": "from ssa_course.quads.ir import Function, Label\n"
+                      "def successors(blocks):\n"
+                      "    body = [x for b in blocks for x in [Label(b.name), *b.instrs]]\n"
+                      "    cfg = build_cfg(Function('f', [], None, body))\n"
+                      "    return {b.name: list(b.succs) for b in cfg.blocks.values()}\n",
+        "unreachable": "from ssa_course.grading.references import *  # noqa\n"
+                       "from ssa_course.ssa.dom import immediate_dominators\n"
+                       "def unreachable(succs, entry):\n"
+                       "    return set(succs) - set(immediate_dominators(succs, entry))\n",
+    },
+    "06-types-and-peepholes": {
+        "mul_type": "from ssa_course.grading.son import engine_compute\n"
+                    "def mul_type(a, b):\n    return engine_compute(Mul, a, b)\n"
+                    "def not_type(t):\n    return engine_compute(Not, t)\n",
+        "idealize_add": "from ssa_course.grading.son import reference_idealize_add\n"
+                        "def idealize_add(node):\n    return reference_idealize_add(node)\n",
+        "gvn_key": "def gvn_key(node):\n    return node.key()\n",
+    },
+}
+CRASHES = {
+    "01-quads": {
+        "successors": "def successors(blocks):\n    return successors(blocks)\n",
+        "unreachable": "def unreachable(succs, entry):\n"
+                       "    raise ValueError('I give up')\n",
+    },
+    "06-types-and-peepholes": {
+        "not_type": "def not_type(t):\n    return not_type(t)\n",
+        "idealize_add": "def idealize_add(node):  # swaps a + b forever\n"
+                        "    return type(node)(node.graph, None, node.inputs[2],"
+                        " node.inputs[1])\n",
+    },
+}
+LOOPS = {
+    "01-quads": {"leaders": LOOP_FIRST},  # before the definition: the cell never ends
+    "06-types-and-peepholes": {
+        "idealize_add": "def idealize_add(node):\n    while True:\n        pass\n",
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def jupyter_env(tmp_path_factory):
+    """A ``python3`` kernel of this interpreter; Jupyter's and IPython's files kept apart."""
+    pytest.importorskip("nbgrader")
+    root = tmp_path_factory.mktemp("jupyter")
+    spec = root / "path" / "kernels" / "python3"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python 3 (ssa_course tests)", "language": "python"}))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("JUPYTER_PATH", str(root / "path"))
+        mp.setenv("JUPYTER_DATA_DIR", str(root / "data"))
+        mp.setenv("JUPYTER_CONFIG_DIR", str(root / "config"))
+        mp.setenv("IPYTHONDIR", str(root / "ipython"))
+        # nbgrader runs the ``alembic`` command of its own environment
+        mp.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
+        yield root
+
+
+def _make_course(tmp: Path) -> Path:
+    course = tmp / "course"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "make_course.py"), "--out", str(course),
+         "--exchange", str(tmp / "exchange"), "--assignments", ",".join(ASSIGNMENTS),
+         "--timeout", str(CELL_TIMEOUT)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return course
+
+
+def _api(course: Path):  # noqa: ANN202
+    from nbgrader.apps import NbGraderAPI
+    from traitlets.config.loader import PyFileConfigLoader
+
+    cfg = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
+    cfg.GenerateAssignment.force = True
+    return NbGraderAPI(config=cfg)
+
+
+def _defined(source: str) -> list[str]:
+    return re.findall(r"^def (\w+)\(", source, flags=re.M)
+
+
+def _answer_cells(source_nb: nbformat.NotebookNode) -> dict[str, str]:
+    """grade_id -> the correct answer (the solution cell without nbgrader's markers)."""
+    out = {}
+    for cell in source_nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("solution") and not meta.get("grade"):
+            out[meta["grade_id"]] = "\n".join(
+                line for line in cell.source.splitlines()
+                if "### BEGIN SOLUTION" not in line and "### END SOLUTION" not in line)
+    return out
+
+
+def _student_notebook(released: Path, source: Path, changes: dict[str, str] | None,
+                      fake_all: dict[str, str] | None = None) -> nbformat.NotebookNode:
+    """The released notebook with answers: correct ones, changed per function name
+    (``LOOP_FIRST`` goes before the cell's code, anything else after it, redefining)."""
+    nb = nbformat.read(released, as_version=4)
+    correct = _answer_cells(nbformat.read(source, as_version=4))
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        grade_id = meta.get("grade_id")
+        if grade_id not in correct:
+            continue
+        code = correct[grade_id]
+        names = _defined(code)
+        if fake_all is not None:
+            code = "\n".join(fake_all[n] for n in names if n in fake_all)
+        for name in names:
+            change = (changes or {}).get(name)
+            if change == LOOP_FIRST:
+                code = LOOP_FIRST + code
+            elif change is not None:
+                code = code + "\n\n" + change
+        cell.source = code
+    return nb
+
+
+def _broken_names(student: str, assignment: str, source: Path) -> set[str]:
+    if student == "correct":
+        return set()
+    if student in ("blank", "faker"):
+        names = set()
+        for code in _answer_cells(nbformat.read(source, as_version=4)).values():
+            names.update(_defined(code))
+        return names
+    table = {"wrong": WRONG, "looper": LOOPS, "crasher": CRASHES}[student]
+    return set(table.get(assignment, {}))
+
+
+def _mentions(source: str, names: set[str]) -> bool:
+    return any(re.search(rf"\b{re.escape(n)}\b", source) for n in names)
+
+
+def test_a_class_through_generate_release_and_autograde(tmp_path, jupyter_env):
+    from nbgrader.api import Gradebook
+
+    course = _make_course(tmp_path)
+    config = (course / "nbgrader_config.py").read_text()
+    assert "c.CourseDirectory.course_id = 'ssa_course'" in config
+    assert str((tmp_path / "exchange").resolve()) in config
+    assert oct((tmp_path / "exchange").stat().st_mode & 0o7777) == "0o1777"
+    api = _api(course)
+    for assignment in ASSIGNMENTS:
+        assert (course / "source" / assignment / f"{assignment}.ipynb").exists()
+        generated = api.generate_assignment(assignment)
+        assert generated["success"], generated["log"] + str(generated["error"])
+        released = api.release_assignment(assignment)
+        assert released["success"], released["log"] + str(released["error"])
+        outbound = tmp_path / "exchange" / "ssa_course" / "outbound" / assignment
+        assert (outbound / f"{assignment}.ipynb").exists()
+
+    students = {"correct": None, "blank": None, "wrong": WRONG, "faker": FAKES,
+                "looper": LOOPS, "crasher": CRASHES}
+    for student, table in students.items():
+        for assignment in ASSIGNMENTS:
+            source = course / "source" / assignment / f"{assignment}.ipynb"
+            released = course / "release" / assignment / f"{assignment}.ipynb"
+            target = course / "submitted" / student / assignment
+            target.mkdir(parents=True)
+            if student == "blank":
+                nb = nbformat.read(released, as_version=4)
+            elif student == "faker":
+                nb = _student_notebook(released, source, None, FAKES[assignment])
+            else:
+                nb = _student_notebook(released, source, (table or {}).get(assignment))
+            nbformat.write(nb, target / f"{assignment}.ipynb")
+            (target / "timestamp.txt").write_text("2026-11-23 12:00:00.000000 UTC")
+            graded = api.autograde(assignment, student)
+            assert graded["success"], graded["log"] + str(graded["error"])
+
+    failures = []
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        for assignment in ASSIGNMENTS:
+            source = course / "source" / assignment / f"{assignment}.ipynb"
+            test_cells = [c for c in nbformat.read(source, as_version=4).cells
+                          if c.metadata.get("nbgrader", {}).get("grade")
+                          and c.cell_type == "code"]
+            for student in students:
+                broken = _broken_names(student, assignment, source)
+                for cell in test_cells:
+                    meta = cell.metadata["nbgrader"]
+                    grade = gb.find_grade(meta["grade_id"], assignment, assignment, student)
+                    want = 0 if _mentions(cell.source, broken) else meta["points"]
+                    if grade.score != want:
+                        failures.append(f"{student} {assignment} {meta['grade_id']}: "
+                                        f"{grade.score} points, expected {want}")
+    # The looper's endless function was stopped by check_against itself, with a message.
+    looped = course / "autograded" / "looper" / ASSIGNMENTS[1] / f"{ASSIGNMENTS[1]}.ipynb"
+    assert "did not finish in 10 s on this input" in looped.read_text()
+    crashed = course / "autograded" / "crasher" / ASSIGNMENTS[1] / f"{ASSIGNMENTS[1]}.ipynb"
+    text = crashed.read_text()
+    assert "idealize() keeps rewriting" in text and "Traceback" not in text
+    assert not failures, "\n".join(failures)
+
+
+# ---------------------------------------------------------------- set-up commands
+
+
+def _make_dry_run(*args: str) -> str:
+    import shutil
+
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    done = subprocess.run(["make", "-n", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_make_lab_allows_root_only_for_root():
+    as_root = [ln for ln in _make_dry_run("lab", "USER_ID=0").splitlines() if "jupyter lab" in ln]
+    as_user = [ln for ln in _make_dry_run("lab", "USER_ID=1000").splitlines()
+               if "jupyter lab" in ln]
+    assert len(as_root) == 1 and "--allow-root" in as_root[0]
+    assert len(as_user) == 1 and "--allow-root" not in as_user[0]
+    here = [ln for ln in _make_dry_run("lab").splitlines() if "jupyter lab" in ln][0]
+    assert ("--allow-root" in here) == (os.getuid() == 0)
+
+
+def test_make_test_runs_lint_then_the_suite():
+    lines = _make_dry_run("test").splitlines()
+    ruff = next(i for i, ln in enumerate(lines) if "ruff check" in ln)
+    pytest_line = next(i for i, ln in enumerate(lines) if "-m pytest" in ln)
+    assert ruff < pytest_line
+
+
+def test_make_course_rejects_an_unknown_exercise_in_one_line(tmp_path):
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "make_course.py"), "--out", str(tmp_path / "c"),
+         "--assignments", "01-quads,99-nothing"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.startswith("error: no exercise named 99-nothing") and "Traceback" \
+        not in done.stderr
+    assert not (tmp_path / "c").exists()
+
+
+def test_make_course_writes_config_and_sources(tmp_path):
+    from traitlets.config.loader import PyFileConfigLoader
+
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "make_course.py"), "--out", str(tmp_path / "c"),
+         "--course-id", "cs420"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    cfg = PyFileConfigLoader("nbgrader_config.py", path=str(tmp_path / "c")).load_config()
+    assert cfg.CourseDirectory.course_id == "cs420"
+    assert cfg.Exchange.root == str((tmp_path / "exchange").resolve())
+    sources = sorted(p.name for p in (tmp_path / "c" / "source").iterdir())
+    assert sources == sorted(p.stem for p in (ROOT / "solutions").glob("*.ipynb"))
+    student = PyFileConfigLoader("student_nbgrader_config.py",
+                                 path=str(tmp_path / "c")).load_config()
+    assert student.CourseDirectory.course_id == "cs420"
