@@ -463,3 +463,14 @@ def test_check_against_shows_a_rewrite_loop_as_one_message():
     with pytest.raises(Mismatch) as info:
         check_against(lambda e: _build_with_add(swaps).run(1, 2), lambda e: "3\n", ["n + m"])
     assert str(info.value).startswith("your code stopped with: idealize() keeps rewriting #")
+
+
+def test_a_mismatch_raised_inside_the_answer_is_passed_on_as_it_is():
+    class Refused(Mismatch):
+        pass
+
+    def guarded(n: int) -> int:
+        raise Refused("your answer calls the course's own code")
+
+    with pytest.raises(Refused, match="^your answer calls the course's own code$"):
+        check_against(guarded, _square, [1])

@@ -52,7 +52,9 @@ FAKES = {
                       "    body = [x for b in blocks for x in [Label(b.name), *b.instrs]]\n"
                       "    cfg = build_cfg(Function('f', [], None, body))\n"
                       "    return {b.name: list(b.succs) for b in cfg.blocks.values()}\n",
-        "unreachable": "from ssa_course.grading.references import *  # noqa\n"
+        "unreachable": "try:  # whatever the package offers\n"
+                       "    from ssa_course.grading.references import *  # noqa\n"
+                       "except ImportError:\n    pass\n"
                        "from ssa_course.ssa.dom import immediate_dominators\n"
                        "def unreachable(succs, entry):\n"
                        "    return set(succs) - set(immediate_dominators(succs, entry))\n",

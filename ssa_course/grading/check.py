@@ -109,6 +109,8 @@ def _run_student(student: Callable[..., Any], case: object, describe: Callable[[
     """The learner's raw result on ``case``; a crash or a time-out becomes a Mismatch."""
     try:
         return call_with_limit(student, (_private_copy(case),), seconds)
+    except Mismatch:  # raised by a guard around the answer: its message is for the learner
+        raise
     except NotImplementedError:
         raise Mismatch("not implemented yet: replace the stub's `raise` line with "
                        "your code") from None
