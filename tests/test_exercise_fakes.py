@@ -74,12 +74,14 @@ def _setup(name: str) -> dict:
 
 
 def outcome(name: str, graded: str, answers: dict[str, str] | None = None,
-            released: bool = False, watched: bool = True) -> str | None:
+            released: bool = False, watched: bool = True, earlier: bool = False
+            ) -> str | None:
     """Run ``name`` up to its graded cell ``graded``: None if it passes, else the error.
 
     ``answers`` maps answer-cell ids to the code run after the released stub (the others
     run the solution); ``released`` runs the released graded cell (no hidden tests);
-    ``watched=False`` turns the guard off (to show a fake would pass without it)."""
+    ``watched=False`` turns the guard off (to show a fake would pass without it);
+    ``earlier`` also runs the graded cells before it, as autograding does."""
     answers = answers or {}
     stubs = {gid: src for kind, gid, src in _cells("exercises", name) if kind == "answer"}
     shown = {gid: src for kind, gid, src in _cells("exercises", name) if kind == "graded"}
@@ -100,7 +102,11 @@ def outcome(name: str, graded: str, answers: dict[str, str] | None = None,
                         _exec(answers[gid], where, ns)
                 else:
                     _exec(src, where, ns)
-            elif gid == graded:
+            elif gid != graded:
+                if earlier:  # autograde runs every cell; a failing one does not stop it
+                    with contextlib.suppress(Exception):
+                        _exec(shown[gid] if released else src, where, ns)
+            else:
                 try:
                     _exec(shown[gid] if released else src, where, ns)
                 except Exception as e:  # noqa: BLE001 - any failure is the verdict
@@ -396,3 +402,127 @@ def test_no_function_the_setup_offers_answers_a_task(name):
             code = "\n".join(f"{t} = {fn}" for t in targets)
             assert outcome(name, graded, {answer: code}, released=True) is not None, \
                 f"{name}: the setup's {fn} answers {answer}"
+
+
+# ---------------------------------------------------------------- common wrong answers
+
+# (notebook, answer cell, label, code, what the failure message must mention)
+WRONG = [
+    ("01-quads.ipynb", "unreachable", "not transitive", """
+def unreachable(succs, entry):
+    targets = {s for ss in succs.values() for s in ss}
+    return set(succs) - targets - {entry}
+""", "unreachable set"),
+    ("02-peepholes.ipynb", "fold_constant", "div never wraps", """
+def fold_constant(op, a, b):
+    def wrap(x):
+        return (x + 2**63) % 2**64 - 2**63
+    if op in ("div", "rem") and b == 0:
+        return None
+    if op in ("add", "sub", "mul"):
+        return wrap({"add": a + b, "sub": a - b, "mul": a * b}[op])
+    q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+    return q if op == "div" else a - q * b
+""", "fold_constant('div', -9223372036854775808, -1)"),
+    ("02-peepholes.ipynb", "value_key", "drops the opcode", """
+def value_key(op, nums):
+    return tuple(sorted(nums)) if op in ("add", "mul", "eq", "and", "or") else tuple(nums)
+""", "same key"),
+    ("02-peepholes.ipynb", "value_key", "unhashable", """
+def value_key(op, nums):
+    return [op, *sorted(nums)] if op in ("add", "mul", "eq", "and", "or") else [op, *nums]
+""", "cannot be a dict key"),
+    ("02-peepholes.ipynb", "count_redundant", "availability never ends", """
+def count_redundant(block):
+    numbers, table, holder = {}, {}, {}
+    counter = itertools.count(1)
+    def num(var):
+        if var not in numbers:
+            numbers[var] = next(counter)
+            holder[numbers[var]] = var
+        return numbers[var]
+    redundant = 0
+    for instr in block:
+        nums = [num(a) for a in instr.args]
+        if instr.dest is None:
+            continue
+        if instr.op == "const":
+            key = ("const", type(instr.value).__name__, instr.value)
+        elif instr.op == "id":
+            numbers[instr.dest] = nums[0]
+            continue
+        elif instr.op in PURE_OPS:
+            key = value_key(instr.op, nums)
+        else:
+            numbers[instr.dest] = next(counter)
+            continue
+        n = table.get(key)
+        if n is not None and instr.op in PURE_OPS:
+            redundant += 1
+        if n is None:
+            n = table[key] = next(counter)
+        numbers[instr.dest] = n
+        holder.setdefault(n, instr.dest)
+    return redundant
+""", "redundant computations"),
+    ("04-julia-ir.ipynb", "double_to_add", "ignores 2 * x", """
+def double_to_add(ir):
+    for i, stmt in enumerate(list(ir.stmts), start=1):
+        if isinstance(stmt, Expr) and stmt.head == "mul" and stmt.args[1] == 2:
+            v = stmt.args[0]
+            ir.replace_uses(SSAValue(i), ir.insert_node(i, Expr("add", [v, v]), INT))
+    return compact(ir)
+""", "2 * x"),
+    ("04-julia-ir.ipynb", "double_to_add", "edits ir.stmts in place", """
+def double_to_add(ir):
+    for i, stmt in enumerate(ir.stmts, start=1):
+        if isinstance(stmt, Expr) and stmt.head == "mul" and 2 in stmt.args:
+            v = stmt.args[0] if stmt.args[1] == 2 else stmt.args[1]
+            ir.stmts[i - 1] = Expr("add", [v, v])
+    return compact(ir)
+""", "never calls IRCode.insert_node"),
+    ("04-julia-ir.ipynb", "double_to_add", "returns a broken IR", """
+def double_to_add(ir):
+    for i, stmt in enumerate(list(ir.stmts), start=1):
+        if isinstance(stmt, Expr) and stmt.head == "mul" and 2 in stmt.args:
+            v = stmt.args[0] if stmt.args[1] == 2 else stmt.args[1]
+            ir.insert_node(i, Expr("add", [v, v]), INT)
+            ir.delete(SSAValue(i))
+    return compact(ir)
+""", "does not run"),
+    ("05-control-as-data.ipynb", "control_successors", "drops the call's exception path", """
+def control_successors(node):
+    if isinstance(node, (Start, If, Call)):
+        projs = sorted((u for u in node.outputs if isinstance(u, Proj) and u.is_control),
+                       key=lambda p: p.index)
+        return [p.id for p in (projs[:1] if isinstance(node, Call) else projs)]
+    return sorted({u.id for u in node.outputs
+                   if u.is_control and not isinstance(u, (Proj, Never))
+                   and (u.inputs[0] is node or isinstance(u, (Region, Stop)))})
+""", "'try'"),
+    ("08-scheduling.ipynb", "lca", "walks only one side", """
+def lca(a, b, idom, depth):
+    while depth[a] > depth[b]:
+        a = idom[a]
+    return a
+""", "LCA"),
+]
+
+
+@pytest.mark.parametrize("name,answer,label,code,mention", WRONG,
+                         ids=[f"{w[0][:2]}-{w[1]}-{w[2]}" for w in WRONG])
+def test_a_common_wrong_answer_fails_the_visible_tests(name, answer, label, code, mention):
+    graded = _graded_of(name, answer)
+    message = outcome(name, graded, {answer: code}, released=True)
+    assert message is not None, f"{label} passes the visible tests"
+    assert mention in message, message
+    assert outcome(name, graded, {answer: code}) is not None
+
+
+@pytest.mark.parametrize("name,answer,label,code,mention", WRONG,
+                         ids=[f"{w[0][:2]}-{w[1]}-{w[2]}" for w in WRONG])
+def test_one_wrong_task_costs_only_that_task(name, answer, label, code, mention):
+    """As autograding runs it: every cell in order; the other graded cells still pass."""
+    for other_answer, graded in tasks(name):
+        if other_answer != answer:
+            assert outcome(name, graded, {answer: code}, earlier=True) is None, graded
