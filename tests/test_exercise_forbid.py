@@ -121,3 +121,19 @@ def test_check_against_reports_a_refusal_as_a_failed_case():
 def test_entries_that_cannot_be_watched_are_rejected():
     with pytest.raises(TypeError):
         Rules(forbid=[42])
+
+
+def test_a_thread_the_answer_starts_is_watched_too():
+    import threading
+
+    def in_a_thread(body):
+        out = []
+        worker = threading.Thread(target=lambda: out.append(
+            find_leaders(Function("f", [], None, body))))
+        worker.start()
+        worker.join()
+        return out[0]
+
+    with pytest.raises(Forbidden):
+        guard(in_a_thread, forbid=[ssa_course])(_function().body)
+    assert threading.getprofile() is None

@@ -160,10 +160,9 @@ def guard(fn: Callable[..., Any], *, forbid: Iterable[object], allow: Iterable[o
     def guarded(*args: Any, **kwargs: Any) -> Any:
         hits: list[str] = []
         seen: set[str] = set()
-        owner = threading.get_ident()
 
         def hook(frame: types.FrameType, event: str, arg: object) -> None:
-            if event != "call" or threading.get_ident() != owner:
+            if event != "call":
                 return
             code = frame.f_code
             if required and code in required:
@@ -173,8 +172,9 @@ def guard(fn: Callable[..., Any], *, forbid: Iterable[object], allow: Iterable[o
                 if bad is not None:
                     hits.append(bad)
 
-        previous = sys.getprofile()
+        previous, previous_threads = sys.getprofile(), threading.getprofile()
         sys.setprofile(hook)
+        threading.setprofile(hook)  # a thread the answer starts is watched too
         try:
             result = fn(*args, **kwargs)
         except Exception as e:
@@ -186,6 +186,7 @@ def guard(fn: Callable[..., Any], *, forbid: Iterable[object], allow: Iterable[o
         finally:
             still_ours = sys.getprofile() is hook
             sys.setprofile(previous)
+            threading.setprofile(previous_threads)
         if hits:
             raise Forbidden(f"your {label} calls ssa_course's own {_short(hits[0])}; "
                             f"{advice}")
