@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
+import sys
 import types
 from pathlib import Path
 
@@ -531,3 +532,35 @@ def test_one_wrong_task_costs_only_that_task(name, answer, label, code, mention)
     for other_answer, graded in tasks(name):
         if other_answer != answer:
             assert outcome(name, graded, {answer: code}, earlier=True) is None, graded
+
+
+# ---------------------------------------------------------------- in a real kernel
+
+
+@pytest.fixture
+def this_python_kernel(tmp_path, monkeypatch):
+    """A ``python3`` kernelspec running this interpreter, first on ``JUPYTER_PATH``."""
+    import json
+
+    pytest.importorskip("ipykernel", reason="ipykernel is a dev dependency: make venv")
+    spec = tmp_path / "jupyter-path" / "kernels" / "python3"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python 3 (ssa_course tests)", "language": "python"}))
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter-path"))
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path / "jupyter-data"))
+
+
+def test_in_a_kernel_the_released_notebook_refuses_a_fake_by_name(tmp_path, this_python_kernel):
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(ROOT / "exercises" / "01-quads.ipynb", as_version=4)
+    by_id = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in nb.cells}
+    by_id["leaders"].source = ("from ssa_course.quads.cfg import find_leaders\n"
+                               "def leaders(body):\n"
+                               "    return find_leaders(Function('f', [], None, body))\n")
+    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    errors = [o for o in by_id["test_leaders"].outputs if o.get("output_type") == "error"]
+    assert errors and "ssa_course's own find_leaders" in errors[0]["evalue"]
