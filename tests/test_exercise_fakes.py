@@ -429,11 +429,11 @@ def fold_constant(op, a, b):
         return wrap({"add": a + b, "sub": a - b, "mul": a * b}[op])
     q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
     return q if op == "div" else a - q * b
-""", "fold_constant('div', -9223372036854775808, -1)"),
+""", "fold_constant('div', INT_MIN, -1)"),
     ("02-peepholes.ipynb", "value_key", "drops the opcode", """
 def value_key(op, nums):
     return tuple(sorted(nums)) if op in ("add", "mul", "eq", "and", "or") else tuple(nums)
-""", "same key"),
+""", "different keys"),
     ("02-peepholes.ipynb", "value_key", "unhashable", """
 def value_key(op, nums):
     return [op, *sorted(nums)] if op in ("add", "mul", "eq", "and", "or") else [op, *nums]
