@@ -564,3 +564,47 @@ def test_in_a_kernel_the_released_notebook_refuses_a_fake_by_name(tmp_path, this
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
     errors = [o for o in by_id["test_leaders"].outputs if o.get("output_type") == "error"]
     assert errors and "ssa_course's own find_leaders" in errors[0]["evalue"]
+
+
+# ---------------------------------------------------------------- honest answers that print
+
+# A learner debugging with the course's printers is not faking: these answers print what
+# they get and then answer honestly; the watch lets them pass.
+PRINTING = [
+    ("01-quads.ipynb", "leaders", """
+_solution = leaders
+def leaders(body):
+    print([format_instr(i) for i in body if hasattr(i, "op")])
+    return _solution(body)
+"""),
+    ("02-peepholes.ipynb", "count_redundant", """
+_solution = count_redundant
+def count_redundant(block):
+    print(describe_block(block))
+    return _solution(block)
+"""),
+    ("04-julia-ir.ipynb", "uses_of", """
+_solution = uses_of
+def uses_of(ir):
+    print(format_ir(ir))
+    return _solution(ir)
+"""),
+    ("05-control-as-data.ipynb", "control_successors", """
+_solution = control_successors
+def control_successors(node):
+    print(node, node.inputs, node.outputs, node.type)
+    return _solution(node)
+"""),
+    ("07-optimistic.ipynb", "phi_type", """
+_solution = phi_type
+def phi_type(phi, types):
+    print(phi, {k: str(t) for k, t in types.items()})
+    return _solution(phi, types)
+"""),
+]
+
+
+@pytest.mark.parametrize("name,answer,code", PRINTING, ids=[f"{p[0][:2]}-{p[1]}" for p in PRINTING])
+def test_printing_with_the_course_s_printers_is_allowed(name, answer, code):
+    solution = dict((gid, src) for kind, gid, src in _cells("solutions", name))[answer]
+    assert outcome(name, _graded_of(name, answer), {answer: solution + "\n" + code}) is None
