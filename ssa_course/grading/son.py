@@ -1,15 +1,17 @@
-"""Helpers for the sea-of-nodes exercises (05, 06): cases, references and renderings.
+"""Helpers for the sea-of-nodes exercises (05-08): building cases, running an answer
+inside the optimizer, and drawing a wrong answer next to the expected one.
 
-The references are the engine's own node classes wherever they answer exactly the task's
-question: the exercises ask learners to rewrite a piece of :mod:`ssa_course.son`, and the
-checks compare with that piece.
+No answer to a task lives here: the exercises keep their expected answers as data in the
+notebooks and their references in hidden tests. The engine wrappers (``engine_compute``,
+``with_types``) serve hidden tests; an answer that calls them is refused by
+:mod:`ssa_course.grading.forbid`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ssa_course.son.control import Call, If, Never, Phi, Proj, Region, Start, Stop
+from ssa_course.son.control import Phi, Proj, Start
 from ssa_course.son.data import Constant
 from ssa_course.son.emit import BuildOptions, SeaOfNodes
 from ssa_course.son.graph import Graph, Node
@@ -96,25 +98,6 @@ def expression(node: Node) -> str:
     return out[node.id]
 
 
-def control_successors(node: Node) -> list[int]:
-    """Exercise 05: ids of the control nodes control can go to next from ``node``.
-
-    A multi-valued node (Start, If, Call) continues in its control projections, in index
-    order; any other control node in the control nodes that read it -- as their input 0,
-    or, for a Region or Stop, as any input. (A Never edge is never taken.)"""
-    if isinstance(node, (Start, If, Call)):
-        projs = [u for u in node.outputs if isinstance(u, Proj) and u.is_control]
-        return [p.id for p in sorted(projs, key=lambda p: p.index)]
-    return sorted(u.id for u in set(node.outputs)
-                  if u.is_control and not isinstance(u, (Proj, Never))
-                  and (u.inputs[0] is node or isinstance(u, (Region, Stop))))
-
-
-def split_phi(phi: Phi) -> list[tuple[int, int]]:
-    """Exercise 05: the Phi as Selects -- (control id, value id) per live incoming path."""
-    region = phi.inputs[0]
-    return [(region.inputs[i].id, v.id) for i, v in enumerate(phi.inputs[1:], start=1)
-            if v is not None and region.inputs[i] is not None]
 
 
 def size_and_outputs(source: str, key: Callable[[Node], tuple | None],
@@ -123,24 +106,6 @@ def size_and_outputs(source: str, key: Callable[[Node], tuple | None],
     program = sea(source, True, BuildOptions(gvn_key=key))
     return program.node_count(), [program.run(*a) for a in args]
 
-
-def reference_idealize_add(node: Node) -> Node | None:
-    """Exercise 06: the four rules of the task (the engine's Add has one more, x + x)."""
-    from ssa_course.runtime import wrap
-    from ssa_course.son.data import Add, const
-
-    left, right = node.inputs[1], node.inputs[2]
-    if right.type == int_const(0):
-        return left
-    if left.type == int_const(0):
-        return right
-    if isinstance(left, Add) and left.inputs[2].type.is_constant() \
-            and right.type.is_constant():
-        c = const(node, wrap(left.inputs[2].type.lo + right.type.lo))
-        return type(node)(node.graph, None, left.inputs[1], c)
-    if left.type.is_constant() and not right.type.is_constant():
-        return type(node)(node.graph, None, right, left)
-    return None
 
 
 def add_class(idealize: Callable[[Node], Node | None]) -> type:
@@ -163,18 +128,6 @@ def expressions_with_add(source: str, idealize: Callable[[Node], Node | None]
     return printed_expressions(program), runs
 
 
-def loop_carried(fg) -> dict[int, list[str]]:  # noqa: ANN001
-    """Exercise 05: per Loop (by id), the sorted names of the variables its body really
-    changes: Phis whose back-edge value is neither the phi itself nor its entry value."""
-    from ssa_course.son.control import Loop
-
-    result: dict[int, list[str]] = {}
-    for node in fg.nodes():
-        if isinstance(node, Loop):
-            result[node.id] = sorted(p.var_name for p in node.phis()
-                                     if p.inputs[2] is not p and p.inputs[2] is not p.inputs[1])
-    return result
-
 
 # ---------------------------------------------------------------- exercises 07 and 08
 
@@ -194,14 +147,6 @@ def with_types(node: Node, types: dict[int, Type]) -> Type:
             n.type = saved[n.id]
 
 
-def if_type(ctrl: Type, pred: Type) -> Type:
-    """Exercise 07: the engine's If transfer function."""
-    from ssa_course.son.control import If
-
-    g = Graph()
-    Start(g, [])
-    return If(g, _Given(g, ctrl), _Given(g, pred)).compute()
-
 
 def sccp_prefixes(program: SeaOfNodes, every: int = 3) -> list[dict[int, Type]]:
     """Type tables part-way through SCCP on ``main`` (every few steps, and the end)."""
@@ -212,11 +157,52 @@ def sccp_prefixes(program: SeaOfNodes, every: int = 3) -> list[dict[int, Type]]:
     return [replay(result, k) for k in cuts]
 
 
-def loop_depths(succs: dict[str, list[str]], entry: str) -> dict[str, int]:
-    """Exercise 08: natural-loop nesting depth per block (the engine's rule)."""
-    from ssa_course.son.gcm import Block, _loop_depths
-    from ssa_course.ssa.dom import immediate_dominators
 
-    blocks = {n: Block(n, None, succs=list(s)) for n, s in succs.items()}
-    _loop_depths(blocks, immediate_dominators(succs, entry))
-    return {n: b.depth for n, b in blocks.items()}
+# ---------------------------------------------------------------- drawings of a wrong answer
+
+
+def _shown(value: object) -> str:
+    return str(value) if not isinstance(value, BaseException) \
+        else f"raised {type(value).__name__}"
+
+
+def draw_types(fg, types: dict[int, Type], focus: int, expected: object,  # noqa: ANN001
+               actual: object, title: str = ""):  # noqa: ANN201
+    """A function graph with each node's type from ``types`` (absent: TOP), the node
+    ``focus`` filled and showing the expected result next to the learner's."""
+    from ssa_course.viz.dot import GraphEdge, GraphNode, graph_drawing
+
+    nodes, edges = [], []
+    for n in fg.nodes():
+        if n.id == focus:
+            lines = (f"expected: {_shown(expected)}", f"yours: {_shown(actual)}")
+        else:
+            lines = (str(types.get(n.id, TOP)),)
+        nodes.append(GraphNode(str(n.id), header=f"{n.label} #{n.id}", lines=lines,
+                               fill="#ffd8a8" if n.id == focus else None,
+                               emphasis=n.id == focus))
+        for i, inp in enumerate(n.inputs):
+            if inp is not None and inp.id in fg.graph.nodes:
+                edges.append(GraphEdge(str(inp.id), str(n.id),
+                                       style="dashed" if i == 0 else "solid"))
+    return graph_drawing(nodes, edges, title=title or None)
+
+
+def draw_blocks(succs: dict[str, list[str]], entry: str, expected: dict[str, str],
+                actual: dict[str, str], title: str = ""):  # noqa: ANN201
+    """The CFG twice, side by side: blocks marked with the expected result (left) and with
+    the learner's (right). ``expected``/``actual`` map a block to the text it shows; a
+    block whose two texts differ is filled on the right."""
+    from ssa_course.viz.dot import GraphEdge, GraphNode, graph_drawing
+
+    nodes, edges = [], []
+    for side, marks in (("expected", expected), ("yours", actual)):
+        for b in succs:
+            mark = marks.get(b, "")
+            wrong = side == "yours" and mark != expected.get(b, "")
+            nodes.append(GraphNode(f"{side}:{b}", header=b, lines=(mark,) if mark else (),
+                                   shape="record", emphasis=b == entry, cluster=side,
+                                   fill="#ffc9c9" if wrong else "#d3f9d8" if mark else None))
+            edges += [GraphEdge(f"{side}:{b}", f"{side}:{s}") for s in succs[b] if s in succs]
+    return graph_drawing(nodes, edges, title=title or None,
+                         clusters={"expected": "expected", "yours": "your answer"})

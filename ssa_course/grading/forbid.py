@@ -1,0 +1,202 @@
+"""Grade the learner's own code: refuse answers that call the course's engine instead.
+
+The engine is importable on purpose (the lessons use it), so a task such as "find the
+leaders" could be answered with one call of ``find_leaders``. :func:`guard` wraps the
+learner's function: while it runs, a profile hook (``sys.setprofile``, which sees every
+Python function call and costs nothing once the call is over) watches which functions are
+entered. If one of them is *forbidden* for this task, the call ends with :class:`Forbidden`
+("your answer calls ssa_course's own find_leaders; write it yourself").
+
+What is forbidden is a list of modules, packages, classes and functions; what the task may
+use (the data classes it receives, their accessors) is a list of exceptions. The most
+specific entry decides: a function beats its class, a class beats its module, a module
+beats its package. Code the learner writes in the notebook is never in either list.
+
+A guard can also *require* calls (exercise 04 asks for ``insert_node`` and ``compact``):
+if the learner's function returns without entering one of them, the call fails too.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import sys
+import threading
+import types
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ssa_course.grading.check import Mismatch
+
+
+class Forbidden(Mismatch):
+    """The answer used code the task asks the learner to write (or skipped required code)."""
+
+
+_FUNCTION, _CLASS, _MODULE, _PACKAGE = range(4)
+
+
+def _functions_of(obj: object) -> Iterable[types.CodeType]:
+    """The code objects a function, method, property or class stands for."""
+    if isinstance(obj, property):
+        for f in (obj.fget, obj.fset, obj.fdel):
+            if f is not None:
+                yield from _functions_of(f)
+        return
+    if isinstance(obj, (staticmethod, classmethod)):
+        obj = obj.__func__
+    obj = inspect.unwrap(obj) if callable(obj) else obj
+    code = getattr(obj, "__code__", None)
+    if isinstance(code, types.CodeType):
+        yield from _nested_codes(code)
+
+
+def _nested_codes(code: types.CodeType) -> Iterable[types.CodeType]:
+    """A code object and the code of the functions, lambdas and comprehensions in it."""
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        yield c
+        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+
+
+def _source_file(obj: object) -> str | None:
+    path = getattr(obj, "__file__", None)
+    return os.path.realpath(path) if path else None
+
+
+class Rules:
+    """Which code a guarded answer may run: forbidden and allowed entries, most specific wins.
+
+    Entries are modules (a package's ``__init__`` module stands for the whole package),
+    classes (every function defined in the class body) and functions or methods.
+    """
+
+    def __init__(self, forbid: Iterable[object], allow: Iterable[object] = ()) -> None:
+        # code object -> (specificity, forbidden?, name to show)
+        self._codes: dict[types.CodeType, tuple[int, bool, str]] = {}
+        self._files: dict[str, tuple[bool, str]] = {}
+        self._packages: list[tuple[str, bool, str]] = []
+        for forbidden, entries in ((True, forbid), (False, allow)):
+            for entry in entries:
+                self._add(entry, forbidden)
+        # longest (most specific) package directory first
+        self._packages.sort(key=lambda p: -len(p[0]))
+
+    def _add(self, entry: object, forbidden: bool) -> None:
+        if isinstance(entry, types.ModuleType):
+            path = _source_file(entry)
+            if path is None:
+                raise TypeError(f"module {entry.__name__} has no source file to watch")
+            if os.path.basename(path) == "__init__.py":
+                self._packages.append((os.path.dirname(path) + os.sep, forbidden,
+                                       entry.__name__))
+            else:
+                self._files[path] = (forbidden, entry.__name__)
+            return
+        if isinstance(entry, type):
+            name = f"{entry.__module__}.{entry.__qualname__}"
+            for attr in vars(entry).values():
+                for code in _functions_of(attr):
+                    self._set(code, _CLASS, forbidden, name)
+            return
+        codes = list(_functions_of(entry))
+        if not codes:
+            raise TypeError(f"cannot watch {entry!r}: not a module, class or function")
+        name = f"{getattr(entry, '__module__', '?')}.{getattr(entry, '__qualname__', entry)}"
+        for code in codes:
+            self._set(code, _FUNCTION, forbidden, name)
+
+    def _set(self, code: types.CodeType, level: int, forbidden: bool, name: str) -> None:
+        old = self._codes.get(code)
+        if old is None or level <= old[0]:  # lower level = more specific
+            self._codes[code] = (level, forbidden, name)
+
+    def verdict(self, code: types.CodeType) -> str | None:
+        """The name of the forbidden thing ``code`` belongs to, or None when it may run."""
+        if code.co_name == "<module>":  # a first import runs module code: not an answer
+            return None
+        found = self._codes.get(code)
+        if found is not None:
+            return found[2] if found[1] else None
+        path = os.path.realpath(code.co_filename) if code.co_filename[:1] != "<" else ""
+        if path in self._files:
+            forbidden, name = self._files[path]
+            return f"{name}.{code.co_qualname}" if forbidden else None
+        for prefix, forbidden, name in self._packages:
+            if path.startswith(prefix):
+                if not forbidden:
+                    return None
+                module = path[len(prefix):].removesuffix(".py").replace(os.sep, ".")
+                return f"{name}.{module}.{code.co_qualname}".replace(".__init__.", ".")
+        return None
+
+
+def _short(name: str) -> str:
+    """``ssa_course.quads.cfg.find_leaders`` -> ``find_leaders (ssa_course.quads.cfg)``."""
+    module, _, last = name.rpartition(".")
+    parts = name.split(".")
+    # keep Class.method together
+    if len(parts) >= 2 and parts[-2][:1].isupper():
+        module, last = ".".join(parts[:-2]), ".".join(parts[-2:])
+    return f"{last} ({module})" if module else last
+
+
+def guard(fn: Callable[..., Any], *, forbid: Iterable[object], allow: Iterable[object] = (),
+          require: Iterable[object] = (), task: str | None = None,
+          advice: str = "write it yourself") -> Callable[..., Any]:
+    """``fn`` wrapped so that each call fails with :class:`Forbidden` when it runs any
+    forbidden code, or returns without running each function of ``require``.
+
+    ``task`` names the answer in messages (default: ``fn.__name__``)."""
+    rules = Rules(forbid, allow)
+    required = {code: f"{getattr(r, '__module__', '?')}.{getattr(r, '__qualname__', r)}"
+                for r in require for code in _functions_of(r)}
+    required_names = sorted(set(required.values()))
+    label = task or getattr(fn, "__name__", "your answer")
+
+    @functools.wraps(fn)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        hits: list[str] = []
+        seen: set[str] = set()
+
+        def hook(frame: types.FrameType, event: str, arg: object) -> None:
+            if event != "call":
+                return
+            code = frame.f_code
+            if required and code in required:
+                seen.add(required[code])
+            if not hits:
+                bad = rules.verdict(code)
+                if bad is not None:
+                    hits.append(bad)
+
+        previous, previous_threads = sys.getprofile(), threading.getprofile()
+        sys.setprofile(hook)
+        threading.setprofile(hook)  # a thread the answer starts is watched too
+        try:
+            result = fn(*args, **kwargs)
+        except Exception as e:
+            # a forbidden call that then failed is still reported as the forbidden call
+            if hits:
+                raise Forbidden(f"your {label} calls ssa_course's own {_short(hits[0])}; "
+                                f"{advice}") from e
+            raise
+        finally:
+            still_ours = sys.getprofile() is hook
+            sys.setprofile(previous)
+            threading.setprofile(previous_threads)
+        if hits:
+            raise Forbidden(f"your {label} calls ssa_course's own {_short(hits[0])}; "
+                            f"{advice}")
+        if not still_ours:
+            raise Forbidden(f"your {label} switched off the grader's call watch "
+                            "(sys.setprofile); leave it alone")
+        missing = [name for name in required_names if name not in seen]
+        if missing:
+            raise Forbidden(f"your {label} never calls {', '.join(map(_short, missing))}: "
+                            "the task asks you to use it")
+        return result
+
+    return guarded

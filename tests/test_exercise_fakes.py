@@ -1,0 +1,610 @@
+"""Every graded task is earned: faked and commonly wrong answers score nothing.
+
+The notebooks' cells run in this process, as autograding runs a submission (no kernel):
+setup, the answer cells (released stub, then the answer under test), then one graded cell
+-- the source version with its hidden tests, or the released one. Other graded cells are
+skipped, so a graded cell that needs another one's definitions fails here too.
+
+* the solution passes each graded cell on its own;
+* *fakes* -- answers built from whatever the released notebook and the installed package
+  offer (the course's own implementation of the task, wrappers adapting it, graph
+  libraries, look-ups in the visible expected answers, the removed reference modules) --
+  fail the graded cell; the ones that call the course's code fail already on the visible
+  tests with a message naming the call, and (where marked) would pass those tests if the
+  call were not watched, so the watch is what stops them;
+* every function the setup cell offers fails as an answer to every task;
+* common wrong answers fail the visible tests.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import sys
+import types
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from ssa_course.grading import forbid
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted(p.name for p in (ROOT / "solutions").glob("*.ipynb"))
+
+
+# ---------------------------------------------------------------- running cells
+
+
+@functools.cache
+def _cells(folder: str, name: str) -> tuple[tuple[str, str, str], ...]:
+    """(kind, grade id, source) of each code cell; kind is setup, answer or graded."""
+    nb = nbformat.read(ROOT / folder / name, as_version=4)
+    out = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        meta = cell.metadata.get("nbgrader", {})
+        kind = "answer" if meta.get("solution") else "graded" if meta.get("grade") else "setup"
+        out.append((kind, meta.get("grade_id", ""), cell.source))
+    return tuple(out)
+
+
+def tasks(name: str) -> list[tuple[str, str]]:
+    """(answer cell id, the graded cell after it) per task."""
+    out, answer = [], None
+    for kind, gid, _ in _cells("solutions", name):
+        if kind == "answer":
+            answer = gid
+        elif kind == "graded":
+            out.append((answer, gid))
+    return out
+
+
+def _exec(source: str, where: str, ns: dict) -> None:
+    exec(compile(source, f"<{where}>", "exec"), ns)  # noqa: S102 - notebook cells
+
+
+def _setup(name: str) -> dict:
+    ns: dict = {"__name__": "__main__"}
+    for kind, gid, src in _cells("solutions", name):
+        if kind == "setup":
+            _exec(src, f"{name}:{gid}", ns)
+    return ns
+
+
+def outcome(name: str, graded: str, answers: dict[str, str] | None = None,
+            released: bool = False, watched: bool = True, earlier: bool = False
+            ) -> str | None:
+    """Run ``name`` up to its graded cell ``graded``: None if it passes, else the error.
+
+    ``answers`` maps answer-cell ids to the code run after the released stub (the others
+    run the solution); ``released`` runs the released graded cell (no hidden tests);
+    ``watched=False`` turns the guard off (to show a fake would pass without it);
+    ``earlier`` also runs the graded cells before it, as autograding does."""
+    answers = answers or {}
+    stubs = {gid: src for kind, gid, src in _cells("exercises", name) if kind == "answer"}
+    shown = {gid: src for kind, gid, src in _cells("exercises", name) if kind == "graded"}
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(contextlib.redirect_stdout(io.StringIO()))
+        if not watched:
+            mp = stack.enter_context(pytest.MonkeyPatch.context())
+            mp.setattr(forbid, "guard", lambda fn, **_: fn)
+        ns: dict = {"__name__": "__main__"}
+        for kind, gid, src in _cells("solutions", name):
+            where = f"{name}:{gid}"
+            if kind == "setup":
+                _exec(src, where, ns)
+            elif kind == "answer":
+                _exec(stubs[gid], where, ns)
+                if gid in answers:
+                    with contextlib.suppress(Exception):  # a fake that cannot even be built
+                        _exec(answers[gid], where, ns)
+                else:
+                    _exec(src, where, ns)
+            elif gid != graded:
+                if earlier:  # autograde runs every cell; a failing one does not stop it
+                    with contextlib.suppress(Exception):
+                        _exec(shown[gid] if released else src, where, ns)
+            else:
+                try:
+                    _exec(shown[gid] if released else src, where, ns)
+                except Exception as e:  # noqa: BLE001 - any failure is the verdict
+                    return f"{type(e).__name__}: {e}"
+                return None
+    raise KeyError(f"{name} has no graded cell {graded!r}")
+
+
+def _graded_of(name: str, answer: str) -> str:
+    return dict(tasks(name))[answer]
+
+
+# ---------------------------------------------------------------- the solution
+
+
+@pytest.mark.parametrize("name,graded", [(n, g) for n in NOTEBOOKS for _, g in tasks(n)])
+def test_solution_passes_each_graded_cell_on_its_own(name, graded):
+    assert outcome(name, graded) is None
+    assert outcome(name, graded, released=True) is None
+
+
+def test_every_exercise_has_three_tasks():
+    assert len(NOTEBOOKS) == 8
+    for name in NOTEBOOKS:
+        assert len(tasks(name)) == 3, name
+
+
+# ---------------------------------------------------------------- fakes
+
+# (notebook, answer cell, label, code, kind). kind "engine": calls the course's code, so
+# the visible tests must refuse it by name; "engine!": the same, and without the watch it
+# would pass the visible tests; "lookup": reads the visible expected answers (only the
+# hidden tests can catch it); "gone": imports a reference that no longer exists.
+FAKES = [
+    ("01-quads.ipynb", "leaders", "find_leaders", """
+from ssa_course.quads.cfg import find_leaders
+def leaders(body):
+    return find_leaders(Function("f", [], None, list(body)))
+""", "engine!"),
+    ("01-quads.ipynb", "leaders", "lookup", """
+def leaders(body):
+    return next(v for k, v in EXPECTED_LEADERS.items() if FUNCTIONS[k].body == body)
+""", "lookup"),
+    ("01-quads.ipynb", "leaders", "reference module", """
+from ssa_course.grading.references import find_leaders as leaders
+""", "gone"),
+    ("01-quads.ipynb", "successors", "build_cfg", """
+def successors(blocks):
+    body = [item for b in blocks for item in (Label(b.name), *b.instrs)]
+    cfg = build_cfg(Function("f", [], None, body))
+    names = [b.name for b in blocks]
+    return {n: cfg.blocks[n].succs if n in cfg.blocks else [] for n in names}
+""", "engine"),
+    ("01-quads.ipynb", "unreachable", "immediate_dominators", """
+from ssa_course.ssa.dom import immediate_dominators
+def unreachable(succs, entry):
+    return set(succs) - set(immediate_dominators(succs, entry))
+""", "engine!"),
+    ("01-quads.ipynb", "unreachable", "networkx", """
+def unreachable(succs, entry):
+    g = networkx.DiGraph([(a, b) for a, bs in succs.items() for b in bs])
+    g.add_nodes_from(succs)
+    return set(succs) - networkx.descendants(g, entry) - {entry}
+""", "engine!"),
+    ("01-quads.ipynb", "unreachable", "CFG.reachable", """
+from collections import OrderedDict
+from ssa_course.quads.cfg import CFG
+def unreachable(succs, entry):
+    blocks = OrderedDict((n, BasicBlock(n, [], list(s))) for n, s in succs.items())
+    return set(succs) - CFG(Function("f", [], None, []), blocks, entry).reachable()
+""", "engine!"),
+    ("02-peepholes.ipynb", "fold_constant", "fold", """
+from ssa_course.quads.fold import fold
+def fold_constant(op, a, b):
+    return fold(op, [a, b])
+""", "engine!"),
+    ("02-peepholes.ipynb", "fold_constant", "setup's fold (gone)", """
+fold_constant = lambda op, a, b: fold(op, [a, b])
+fold_constant(1, 2, 3)
+""", "gone"),
+    ("02-peepholes.ipynb", "fold_constant", "lookup", """
+def fold_constant(op, a, b):
+    return next(r for o, x, y, r in FOLDED if (o, x, y) == (op, a, b))
+""", "lookup"),
+    ("02-peepholes.ipynb", "value_key", "reference module", """
+from ssa_course.grading.references import value_key
+""", "gone"),
+    ("02-peepholes.ipynb", "count_redundant", "LVN", """
+from ssa_course.quads.peephole import _lvn_block
+def count_redundant(block):
+    out = _lvn_block(list(block))
+    return sum(1 for a, b in zip(block, out) if a.op in PURE_OPS and b.op != a.op)
+""", "engine"),
+    ("02-peepholes.ipynb", "count_redundant", "lookup", """
+def count_redundant(block):
+    return next(EXPECTED_REDUNDANT[i] for i, b in enumerate(BLOCKS) if b == block)
+""", "lookup"),
+    ("03-ssa.ipynb", "frontiers", "dominance_frontiers", """
+from ssa_course.ssa.dom import dominance_frontiers
+def frontiers(succs, idom):
+    return dominance_frontiers(succs, idom)
+""", "engine!"),
+    ("03-ssa.ipynb", "frontiers", "networkx", """
+def frontiers(succs, idom):
+    entry = next(n for n, d in idom.items() if n == d)
+    g = networkx.DiGraph([(a, b) for a, bs in succs.items() for b in bs])
+    g.add_nodes_from(succs)
+    return {n: set(f) for n, f in networkx.dominance_frontiers(g, entry).items() if n in idom}
+""", "engine"),
+    ("03-ssa.ipynb", "frontiers", "lookup", """
+def frontiers(succs, idom):
+    return next(df for s, e, df in FRONTIER_CASES if s == succs)
+""", "lookup"),
+    ("03-ssa.ipynb", "phi_blocks", "iterated_frontier", """
+from ssa_course.ssa.dom import iterated_frontier
+def phi_blocks(df, defsites):
+    return iterated_frontier(df, set(defsites))
+""", "engine!"),
+    ("03-ssa.ipynb", "sequentialize_copies", "sequentialize", """
+import itertools
+from ssa_course.ssa.destruct import sequentialize
+def sequentialize_copies(copies):
+    names = (f"tmp{i}" for i in itertools.count())
+    return sequentialize(list(copies), lambda d: next(names))
+""", "engine!"),
+    ("04-julia-ir.ipynb", "uses_of", "reference module", """
+from ssa_course.grading.references import uses_of
+""", "gone"),
+    ("04-julia-ir.ipynb", "uses_of", "lookup", """
+_seen = {repr(ir_of(n).stmts): n for n in PROGRAMS}
+def uses_of(ir):
+    return EXPECTED_USES[_seen[repr(ir.stmts)]]
+""", "lookup"),
+    ("04-julia-ir.ipynb", "dead_pure", "lookup", """
+_seen = {repr(ir_of(n).stmts): n for n in PROGRAMS}
+def dead_pure(ir):
+    return EXPECTED_DEAD[_seen[repr(ir.stmts)]]
+""", "lookup"),
+    ("04-julia-ir.ipynb", "double_to_add", "reference module", """
+from ssa_course.grading.references import double_to_add
+""", "gone"),
+    ("05-control-as-data.ipynb", "control_successors", "grading.son (gone)", """
+from ssa_course.grading.son import control_successors
+""", "gone"),
+    ("05-control-as-data.ipynb", "control_successors", "lookup", """
+def control_successors(node):
+    return next(v for (p, f, i), v in EXPECTED_SUCCESSORS.items()
+                if i == node.id and f == node.graph.name)
+""", "lookup"),
+    ("05-control-as-data.ipynb", "split_phi", "grading.son (gone)", """
+from ssa_course.grading.son import split_phi
+""", "gone"),
+    ("05-control-as-data.ipynb", "loop_carried", "Phi.idealize", """
+def loop_carried(fg):
+    return {n.id: sorted(p.var_name for p in n.phis() if p.idealize() is None)
+            for n in fg.nodes() if isinstance(n, Loop)}
+""", "engine!"),
+    ("05-control-as-data.ipynb", "loop_carried", "grading.son (gone)", """
+from ssa_course.grading.son import loop_carried
+""", "gone"),
+    ("06-types-and-peepholes.ipynb", "transfer", "engine_compute", """
+from ssa_course.grading.son import engine_compute
+def mul_type(a, b):
+    return engine_compute(Mul, a, b)
+def not_type(t):
+    if isinstance(t, BoolType) and t.is_constant():
+        return FALSE if t.value else TRUE
+    return BOOL_TOP if t in (TOP, BOOL_TOP) else BOOL_BOTTOM
+""", "engine!"),
+    ("06-types-and-peepholes.ipynb", "transfer", "Not.compute by hand", """
+from ssa_course.son.graph import Graph
+def mul_type(a, b):
+    if TOP in (a, b) or INT_TOP in (a, b):
+        return INT_TOP
+    if int_const(0) in (a, b):
+        return int_const(0)
+    if a.is_constant() and b.is_constant():
+        return int_const(wrap(a.lo * b.lo))
+    return INT_BOTTOM
+def not_type(t):
+    g = Graph()
+    x = Node(g)
+    x.type = t
+    return Not(g, None, x).compute()
+""", "engine"),
+    ("06-types-and-peepholes.ipynb", "idealize_add", "Add.idealize", """
+def idealize_add(node):
+    return Add.idealize(node)
+""", "engine"),
+    ("06-types-and-peepholes.ipynb", "idealize_add", "reference (gone)", """
+from ssa_course.grading.son import reference_idealize_add as idealize_add
+""", "gone"),
+    ("06-types-and-peepholes.ipynb", "gvn_key", "node.key()", """
+def gvn_key(node):
+    return node.key()
+""", "engine!"),
+    ("06-types-and-peepholes.ipynb", "gvn_key", "Node.key", """
+def gvn_key(node):
+    return Node.key(node)
+""", "engine!"),
+    ("07-optimistic.ipynb", "phi_type", "with_types", """
+from ssa_course.grading.son import with_types
+def phi_type(phi, types):
+    return with_types(phi, types)
+""", "engine!"),
+    ("07-optimistic.ipynb", "phi_type", "Phi.compute by hand", """
+def phi_type(phi, types):
+    touched = [phi, *[i for i in phi.inputs if i is not None],
+               *[c for c in phi.inputs[0].inputs if c is not None]]
+    saved = {n.id: n.type for n in touched}
+    for n in touched:
+        n.type = types.get(n.id, TOP)
+    try:
+        return phi.compute()
+    finally:
+        for n in touched:
+            n.type = saved[n.id]
+""", "engine!"),
+    ("07-optimistic.ipynb", "if_type", "If.compute", """
+from ssa_course.son.graph import Graph, Node
+def if_type(ctrl, pred):
+    g = Graph()
+    Start(g, [])
+    c, p = Node(g), Node(g)
+    c.type, p.type = ctrl, pred
+    return If(g, c, p).compute()
+""", "engine!"),
+    ("07-optimistic.ipynb", "if_type", "grading.son (gone)", """
+from ssa_course.grading.son import if_type
+""", "gone"),
+    ("07-optimistic.ipynb", "users_to_push", "sccp.users_to_push", """
+from ssa_course.son.sccp import users_to_push as engine_push
+def users_to_push(node):
+    return [u.id for u in engine_push(node)]
+""", "engine!"),
+    ("08-scheduling.ipynb", "lca", "dominator_lca", """
+from ssa_course.son.gcm import dominator_lca as lca
+""", "engine!"),
+    ("08-scheduling.ipynb", "lca", "networkx", """
+def lca(a, b, idom, depth):
+    g = networkx.DiGraph([(d, x) for x, d in idom.items() if d != x])
+    g.add_nodes_from(idom)
+    return networkx.lowest_common_ancestor(g, a, b)
+""", "engine!"),
+    ("08-scheduling.ipynb", "lca", "lookup", """
+_idoms = {p: dict(sched(p).idom) for p in PROGRAMS}
+def lca(a, b, idom, depth):
+    return next(v for (p, x, y), v in EXPECTED_LCA.items() if (x, y) == (a, b)
+                and _idoms[p] == idom)
+""", "lookup"),
+    ("08-scheduling.ipynb", "pick_block", "gcm.pick_block", """
+from ssa_course.son.gcm import pick_block
+""", "engine!"),
+    ("08-scheduling.ipynb", "loop_depths", "gcm._loop_depths", """
+from ssa_course.son.gcm import Block, _loop_depths as engine_depths
+def loop_depths(succs, entry):
+    blocks = {n: Block(n, None, succs=list(s)) for n, s in succs.items()}
+    engine_depths(blocks, immediate_dominators(succs, entry))
+    return {n: b.depth for n, b in blocks.items()}
+""", "engine!"),
+    ("08-scheduling.ipynb", "loop_depths", "grading.son (gone)", """
+from ssa_course.grading.son import loop_depths
+""", "gone"),
+]
+
+
+@pytest.mark.parametrize("name,answer,label,code,kind", FAKES,
+                         ids=[f"{f[0][:2]}-{f[1]}-{f[2]}" for f in FAKES])
+def test_a_faked_answer_fails_its_graded_cell(name, answer, label, code, kind):
+    graded = _graded_of(name, answer)
+    assert outcome(name, graded, {answer: code}) is not None, "the fake scores"
+    visible = outcome(name, graded, {answer: code}, released=True)
+    if kind == "lookup":  # only the hidden tests can tell
+        pass
+    elif kind.startswith("engine"):
+        assert visible is not None and "ssa_course's own" in visible, visible
+        if kind == "engine!":
+            unwatched = outcome(name, graded, {answer: code}, released=True, watched=False)
+            assert unwatched is None, f"without the watch the fake would fail anyway: {unwatched}"
+    else:
+        assert visible is not None
+
+
+def _offered(name: str) -> list[str]:
+    """Names of the functions the released setup cell offers (its own and imported ones)."""
+    ns = _setup(name)
+    return sorted(k for k, v in ns.items()
+                  if isinstance(v, types.FunctionType) and not k.startswith("__"))
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_no_function_the_setup_offers_answers_a_task(name):
+    offered = _offered(name)
+    assert offered
+    for answer, graded in tasks(name):
+        targets = ["mul_type", "not_type"] if answer == "transfer" else [answer]
+        for fn in offered:
+            code = "\n".join(f"{t} = {fn}" for t in targets)
+            assert outcome(name, graded, {answer: code}, released=True) is not None, \
+                f"{name}: the setup's {fn} answers {answer}"
+
+
+# ---------------------------------------------------------------- common wrong answers
+
+# (notebook, answer cell, label, code, what the failure message must mention)
+WRONG = [
+    ("01-quads.ipynb", "unreachable", "not transitive", """
+def unreachable(succs, entry):
+    targets = {s for ss in succs.values() for s in ss}
+    return set(succs) - targets - {entry}
+""", "unreachable set"),
+    ("02-peepholes.ipynb", "fold_constant", "div never wraps", """
+def fold_constant(op, a, b):
+    def wrap(x):
+        return (x + 2**63) % 2**64 - 2**63
+    if op in ("div", "rem") and b == 0:
+        return None
+    if op in ("add", "sub", "mul"):
+        return wrap({"add": a + b, "sub": a - b, "mul": a * b}[op])
+    q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+    return q if op == "div" else a - q * b
+""", "fold_constant('div', INT_MIN, -1)"),
+    ("02-peepholes.ipynb", "value_key", "drops the opcode", """
+def value_key(op, nums):
+    return tuple(sorted(nums)) if op in ("add", "mul", "eq", "and", "or") else tuple(nums)
+""", "different keys"),
+    ("02-peepholes.ipynb", "value_key", "unhashable", """
+def value_key(op, nums):
+    return [op, *sorted(nums)] if op in ("add", "mul", "eq", "and", "or") else [op, *nums]
+""", "cannot be a dict key"),
+    ("02-peepholes.ipynb", "count_redundant", "availability never ends", """
+def count_redundant(block):
+    numbers, table, holder = {}, {}, {}
+    counter = itertools.count(1)
+    def num(var):
+        if var not in numbers:
+            numbers[var] = next(counter)
+            holder[numbers[var]] = var
+        return numbers[var]
+    redundant = 0
+    for instr in block:
+        nums = [num(a) for a in instr.args]
+        if instr.dest is None:
+            continue
+        if instr.op == "const":
+            key = ("const", type(instr.value).__name__, instr.value)
+        elif instr.op == "id":
+            numbers[instr.dest] = nums[0]
+            continue
+        elif instr.op in PURE_OPS:
+            key = value_key(instr.op, nums)
+        else:
+            numbers[instr.dest] = next(counter)
+            continue
+        n = table.get(key)
+        if n is not None and instr.op in PURE_OPS:
+            redundant += 1
+        if n is None:
+            n = table[key] = next(counter)
+        numbers[instr.dest] = n
+        holder.setdefault(n, instr.dest)
+    return redundant
+""", "redundant computations"),
+    ("04-julia-ir.ipynb", "double_to_add", "ignores 2 * x", """
+def double_to_add(ir):
+    for i, stmt in enumerate(list(ir.stmts), start=1):
+        if isinstance(stmt, Expr) and stmt.head == "mul" and stmt.args[1] == 2:
+            v = stmt.args[0]
+            ir.replace_uses(SSAValue(i), ir.insert_node(i, Expr("add", [v, v]), INT))
+    return compact(ir)
+""", "2 * x"),
+    ("04-julia-ir.ipynb", "double_to_add", "edits ir.stmts in place", """
+def double_to_add(ir):
+    for i, stmt in enumerate(ir.stmts, start=1):
+        if isinstance(stmt, Expr) and stmt.head == "mul" and 2 in stmt.args:
+            v = stmt.args[0] if stmt.args[1] == 2 else stmt.args[1]
+            ir.stmts[i - 1] = Expr("add", [v, v])
+    return compact(ir)
+""", "never calls IRCode.insert_node"),
+    ("04-julia-ir.ipynb", "double_to_add", "returns a broken IR", """
+def double_to_add(ir):
+    for i, stmt in enumerate(list(ir.stmts), start=1):
+        if isinstance(stmt, Expr) and stmt.head == "mul" and 2 in stmt.args:
+            v = stmt.args[0] if stmt.args[1] == 2 else stmt.args[1]
+            ir.insert_node(i, Expr("add", [v, v]), INT)
+            ir.delete(SSAValue(i))
+    return compact(ir)
+""", "does not run"),
+    ("05-control-as-data.ipynb", "control_successors", "drops the call's exception path", """
+def control_successors(node):
+    if isinstance(node, (Start, If, Call)):
+        projs = sorted((u for u in node.outputs if isinstance(u, Proj) and u.is_control),
+                       key=lambda p: p.index)
+        return [p.id for p in (projs[:1] if isinstance(node, Call) else projs)]
+    return sorted({u.id for u in node.outputs
+                   if u.is_control and not isinstance(u, (Proj, Never))
+                   and (u.inputs[0] is node or isinstance(u, (Region, Stop)))})
+""", "'try'"),
+    ("08-scheduling.ipynb", "lca", "walks only one side", """
+def lca(a, b, idom, depth):
+    while depth[a] > depth[b]:
+        a = idom[a]
+    return a
+""", "LCA"),
+]
+
+
+@pytest.mark.parametrize("name,answer,label,code,mention", WRONG,
+                         ids=[f"{w[0][:2]}-{w[1]}-{w[2]}" for w in WRONG])
+def test_a_common_wrong_answer_fails_the_visible_tests(name, answer, label, code, mention):
+    graded = _graded_of(name, answer)
+    message = outcome(name, graded, {answer: code}, released=True)
+    assert message is not None, f"{label} passes the visible tests"
+    assert mention in message, message
+    assert outcome(name, graded, {answer: code}) is not None
+
+
+@pytest.mark.parametrize("name,answer,label,code,mention", WRONG,
+                         ids=[f"{w[0][:2]}-{w[1]}-{w[2]}" for w in WRONG])
+def test_one_wrong_task_costs_only_that_task(name, answer, label, code, mention):
+    """As autograding runs it: every cell in order; the other graded cells still pass."""
+    for other_answer, graded in tasks(name):
+        if other_answer != answer:
+            assert outcome(name, graded, {answer: code}, earlier=True) is None, graded
+
+
+# ---------------------------------------------------------------- in a real kernel
+
+
+@pytest.fixture
+def this_python_kernel(tmp_path, monkeypatch):
+    """A ``python3`` kernelspec running this interpreter, first on ``JUPYTER_PATH``."""
+    import json
+
+    pytest.importorskip("ipykernel", reason="ipykernel is a dev dependency: make venv")
+    spec = tmp_path / "jupyter-path" / "kernels" / "python3"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python 3 (ssa_course tests)", "language": "python"}))
+    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter-path"))
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path / "jupyter-data"))
+
+
+def test_in_a_kernel_the_released_notebook_refuses_a_fake_by_name(tmp_path, this_python_kernel):
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(ROOT / "exercises" / "01-quads.ipynb", as_version=4)
+    by_id = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in nb.cells}
+    by_id["leaders"].source = ("from ssa_course.quads.cfg import find_leaders\n"
+                               "def leaders(body):\n"
+                               "    return find_leaders(Function('f', [], None, body))\n")
+    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    errors = [o for o in by_id["test_leaders"].outputs if o.get("output_type") == "error"]
+    assert errors and "ssa_course's own find_leaders" in errors[0]["evalue"]
+
+
+# ---------------------------------------------------------------- honest answers that print
+
+# A learner debugging with the course's printers is not faking: these answers print what
+# they get and then answer honestly; the watch lets them pass.
+PRINTING = [
+    ("01-quads.ipynb", "leaders", """
+_solution = leaders
+def leaders(body):
+    print([format_instr(i) for i in body if hasattr(i, "op")])
+    return _solution(body)
+"""),
+    ("02-peepholes.ipynb", "count_redundant", """
+_solution = count_redundant
+def count_redundant(block):
+    print(describe_block(block))
+    return _solution(block)
+"""),
+    ("04-julia-ir.ipynb", "uses_of", """
+_solution = uses_of
+def uses_of(ir):
+    print(format_ir(ir))
+    return _solution(ir)
+"""),
+    ("05-control-as-data.ipynb", "control_successors", """
+_solution = control_successors
+def control_successors(node):
+    print(node, node.inputs, node.outputs, node.type)
+    return _solution(node)
+"""),
+    ("07-optimistic.ipynb", "phi_type", """
+_solution = phi_type
+def phi_type(phi, types):
+    print(phi, {k: str(t) for k, t in types.items()})
+    return _solution(phi, types)
+"""),
+]
+
+
+@pytest.mark.parametrize("name,answer,code", PRINTING, ids=[f"{p[0][:2]}-{p[1]}" for p in PRINTING])
+def test_printing_with_the_course_s_printers_is_allowed(name, answer, code):
+    solution = dict((gid, src) for kind, gid, src in _cells("solutions", name))[answer]
+    assert outcome(name, _graded_of(name, answer), {answer: solution + "\n" + code}) is None

@@ -1,0 +1,139 @@
+"""The call watch behind every graded answer (ssa_course.grading.forbid)."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+import ssa_course
+import ssa_course.quads.ir
+from ssa_course.grading import Mismatch, check_against
+from ssa_course.grading.forbid import Forbidden, Rules, guard
+from ssa_course.quads.cfg import BasicBlock, build_cfg, find_leaders
+from ssa_course.quads.ir import Function
+
+
+def _function():
+    return ssa_course.compile("fn main(n: int) { if (n > 0) { print(1); } print(2); }"
+                              ).quads.functions["main"]
+
+
+def test_an_answer_that_calls_a_forbidden_function_is_refused_by_name():
+    def fake(body):
+        return find_leaders(Function("f", [], None, body))
+
+    watched = guard(fake, forbid=[ssa_course], allow=[ssa_course.quads.ir], task="leaders")
+    with pytest.raises(Forbidden, match=r"your leaders calls ssa_course's own find_leaders "
+                                        r"\(ssa_course\.quads\.cfg\); write it yourself"):
+        watched(_function().body)
+    assert issubclass(Forbidden, Mismatch)  # nbgrader counts it as a failed test
+
+
+def test_own_code_and_allowed_modules_run_freely():
+    def honest(body):
+        return [i for i, item in enumerate(body) if i == 0 or not hasattr(item, "op")
+                or (hasattr(body[i - 1], "op") and body[i - 1].is_terminator())]
+
+    watched = guard(honest, forbid=[ssa_course], allow=[ssa_course.quads.ir])
+    assert watched(_function().body) == honest(_function().body)
+
+
+def test_the_most_specific_entry_wins():
+    rules = Rules(forbid=[ssa_course, BasicBlock.terminator.fget],
+                  allow=[sys.modules["ssa_course.quads.cfg"]])
+    assert rules.verdict(build_cfg.__code__) is None  # module allowed inside the package
+    assert rules.verdict(BasicBlock.terminator.fget.__code__) is not None  # function forbidden
+    assert "compile" in rules.verdict(ssa_course.compile.__code__)  # the package
+    assert rules.verdict(_function.__code__) is None  # not the course's code
+
+
+def test_a_class_entry_covers_its_methods_and_properties():
+    rules = Rules(forbid=[BasicBlock])
+    assert rules.verdict(BasicBlock.terminator.fget.__code__) is not None
+    assert rules.verdict(find_leaders.__code__) is None
+
+
+def test_wrappers_inside_the_answer_are_seen_through():
+    def adapt(body):
+        helper = lambda fn: find_leaders(fn)  # noqa: E731 - a wrapper, as a learner writes it
+        return helper(Function("f", [], None, body))
+
+    with pytest.raises(Forbidden):
+        guard(adapt, forbid=[ssa_course])(_function().body)
+
+
+def test_a_forbidden_call_that_then_fails_is_still_reported_as_forbidden():
+    def fake(body):
+        find_leaders(None)  # raises inside the engine
+
+    with pytest.raises(Forbidden) as info:
+        guard(fake, forbid=[ssa_course])([])
+    assert info.value.__cause__ is not None
+
+
+def test_a_learner_error_passes_through_unchanged():
+    def broken(body):
+        return body[10]
+
+    with pytest.raises(IndexError):
+        guard(broken, forbid=[ssa_course])([])
+
+
+def test_required_calls():
+    def uses_it(fn):
+        return build_cfg(fn)
+
+    def skips_it(fn):
+        return None
+
+    guard(uses_it, forbid=[], require=[build_cfg])(_function())
+    with pytest.raises(Forbidden, match="never calls build_cfg"):
+        guard(skips_it, forbid=[], require=[build_cfg])(_function())
+
+
+def test_switching_the_watch_off_is_refused_and_the_previous_profiler_comes_back():
+    def sneaky(body):
+        sys.setprofile(None)
+        return find_leaders(Function("f", [], None, body))
+
+    calls = []
+
+    def outer(frame, event, arg):
+        calls.append(event)
+
+    sys.setprofile(outer)
+    try:
+        with pytest.raises(Forbidden, match="switched off"):
+            guard(sneaky, forbid=[ssa_course])(_function().body)
+        assert sys.getprofile() is outer
+    finally:
+        sys.setprofile(None)
+
+
+def test_check_against_reports_a_refusal_as_a_failed_case():
+    fn = _function()
+    watched = guard(lambda n: find_leaders(fn), forbid=[ssa_course], task="answer")
+    with pytest.raises(Mismatch, match="ssa_course's own find_leaders"):
+        check_against(watched, lambda n: [0], [1])
+
+
+def test_entries_that_cannot_be_watched_are_rejected():
+    with pytest.raises(TypeError):
+        Rules(forbid=[42])
+
+
+def test_a_thread_the_answer_starts_is_watched_too():
+    import threading
+
+    def in_a_thread(body):
+        out = []
+        worker = threading.Thread(target=lambda: out.append(
+            find_leaders(Function("f", [], None, body))))
+        worker.start()
+        worker.join()
+        return out[0]
+
+    with pytest.raises(Forbidden):
+        guard(in_a_thread, forbid=[ssa_course])(_function().body)
+    assert threading.getprofile() is None
