@@ -474,3 +474,23 @@ def test_a_mismatch_raised_inside_the_answer_is_passed_on_as_it_is():
 
     with pytest.raises(Refused, match="^your answer calls the course's own code$"):
         check_against(guarded, _square, [1])
+
+
+def test_container_subclasses_count_as_their_base_and_their_eq_is_ignored():
+    from collections import OrderedDict, defaultdict, namedtuple
+
+    succs = defaultdict(list, {"b1": ["b2"]})
+    check_against(lambda n: succs, lambda n: {"b1": ["b2"]}, [0])
+    check_against(lambda n: OrderedDict(a=1), lambda n: {"a": 1}, [0])
+    pair = namedtuple("pair", "a b")
+    check_against(lambda n: pair(1, 2), lambda n: (1, 2), [0])
+
+    class Liar(list):
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        def __iter__(self):  # noqa: ANN204
+            return iter([1, 2, 3])
+
+    with pytest.raises(Mismatch, match="got: "):
+        check_against(lambda n: Liar(), lambda n: [1, 2, 3], [0])

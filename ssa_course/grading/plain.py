@@ -7,7 +7,8 @@ tagged with their kind -- and the plain forms are compared:
 
 * ``None``, ``bool``, ``int``, ``float``, ``str`` (exactly these types: ``True`` is not
   ``1``, ``1.0`` is not ``1``);
-* lists and tuples (both are sequences), sets and frozensets, dicts;
+* lists and tuples (both are sequences), sets and frozensets, dicts -- and their
+  subclasses (a ``defaultdict`` is a dict), read with the base class's own methods;
 * enums, and the course's own value classes (frozen dataclasses such as the lattice types
   of :mod:`ssa_course.son.types`), field by field;
 * any other object of a class the course itself defines (a graph node, a block) stands
@@ -23,6 +24,8 @@ from __future__ import annotations
 import dataclasses
 import enum
 import sys
+from collections.abc import Callable, Iterable
+from typing import Any
 
 MAX_NESTING = 100  # an answer nested deeper than this is a mistake (or contains itself)
 
@@ -53,13 +56,12 @@ def _plain(value: object, depth: int, active: set[int]) -> object:
 
 def _container(value: object, kind: type, depth: int, active: set[int]) -> object:
     inner = depth + 1
-    if kind in (list, tuple):
-        return ("seq", tuple(_plain(v, inner, active) for v in value))  # type: ignore[attr-defined]
-    if kind in (set, frozenset):
-        return ("set", frozenset(_plain(v, inner, active) for v in value))  # type: ignore[attr-defined]
-    if kind is dict:
-        return ("dict", frozenset((_plain(k, inner, active), _plain(v, inner, active))
-                                  for k, v in value.items()))  # type: ignore[attr-defined]
+    # Subclasses (a defaultdict, a namedtuple) count as their base container; their
+    # items are read with the base class's own methods, so an overridden __iter__ or
+    # __eq__ changes nothing.
+    for base, tag, items in _CONTAINERS:
+        if isinstance(value, base):
+            return (tag, _collect(tag, items(value), inner, active))
     if not _course_class(kind):
         raise NotPlain(f"it is {_a(kind)}, not plain data (a number, string, list, set, "
                        "dict or one of the course's values)")
@@ -70,6 +72,24 @@ def _container(value: object, kind: type, depth: int, active: set[int]) -> objec
         return ("value", name, tuple(_plain(getattr(value, f.name), inner, active)
                                      for f in dataclasses.fields(value)))
     return ("object", name, id(value))
+
+
+_CONTAINERS: list[tuple[type, str, Callable[[Any], Iterable[Any]]]] = [
+    (dict, "dict", dict.items),
+    (list, "seq", list.__iter__),
+    (tuple, "seq", tuple.__iter__),
+    (set, "set", set.__iter__),
+    (frozenset, "set", frozenset.__iter__),
+]
+
+
+def _collect(tag: str, items: Iterable[Any], depth: int, active: set[int]) -> object:
+    if tag == "dict":
+        return frozenset((_plain(k, depth, active), _plain(v, depth, active))
+                         for k, v in items)
+    if tag == "set":
+        return frozenset(_plain(v, depth, active) for v in items)
+    return tuple(_plain(v, depth, active) for v in items)
 
 
 def _course_class(kind: type) -> bool:
