@@ -494,3 +494,13 @@ def test_container_subclasses_count_as_their_base_and_their_eq_is_ignored():
 
     with pytest.raises(Mismatch, match="got: "):
         check_against(lambda n: Liar(), lambda n: [1, 2, 3], [0])
+
+
+def test_an_endless_answer_is_stopped_while_it_is_read():
+    def endless(n: int):  # noqa: ANN202 - a generator that never ends
+        while True:
+            yield n
+
+    with pytest.raises(Mismatch, match="reading your answer did not finish in 0.2 s"):
+        check_against(endless, lambda n: iter([n]), [1], normalise=lambda xs: list(xs)[:5],
+                      time_limit=0.2)

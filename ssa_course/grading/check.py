@@ -85,7 +85,8 @@ def check_against(
         except NotPlain as e:  # a mistake in the exercise itself, not the learner's
             raise TypeError(f"the reference's {what} cannot be compared: {e}") from None
         raw_actual = _run_student(student, case, describe, draw, time_limit)
-        actual = _normalised(raw_actual, normalise, expected, case, describe, draw, what)
+        actual = _normalised(raw_actual, normalise, expected, case, describe, draw, what,
+                             time_limit)
         try:
             same = plain(actual) == expected_plain
         except NotPlain as e:
@@ -132,10 +133,14 @@ def _crash_line(error: BaseException) -> str:
 
 def _normalised(raw: object, normalise: Callable[[Any], Any], expected: object, case: object,
                 describe: Callable[[Any], str], draw: Callable[[Any], object] | None,
-                what: str) -> object:
-    """``normalise(raw)``; an answer it cannot handle (``sorted`` of an int) is wrong."""
+                what: str, seconds: float | None) -> object:
+    """``normalise(raw)``; an answer it cannot handle (``sorted`` of an int, an endless
+    generator) is wrong."""
     try:
-        return normalise(raw)
+        return call_with_limit(normalise, (raw,), seconds)
+    except OutOfTime:
+        raise Mismatch(f"reading your {what} did not finish in {seconds:g} s (an endless "
+                       f"generator?) on this input:\n{describe(case)}") from None
     except Exception as e:
         _show(case, draw)
         raise Mismatch(
