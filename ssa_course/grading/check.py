@@ -91,10 +91,11 @@ def check_against(
             same = plain(actual) == expected_plain
         except NotPlain as e:
             _show(case, draw, draw_answer, raw_expected, raw_actual)
-            raise Mismatch(
-                f"your {what} is not a value the check can compare: {e}\n"
-                f"on this input:\n{describe(case)}\n"
-                f"expected: {shown(expected)} ({kind_name(expected)})") from None
+            raise Mismatch("\n".join([
+                f"wrong {what} on this input (the smallest one that differs):",
+                describe(case), f"expected: {shown(expected)}",
+                f"     got: {_safe_shown(actual)}",
+                f"(that is not a value the check can compare: {e})"])) from None
         if same:
             continue
         _show(case, draw, draw_answer, raw_expected, raw_actual)
