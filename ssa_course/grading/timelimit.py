@@ -8,7 +8,9 @@ line tracer that raises the exception again on the next line the call runs -- th
 line of the ``except:`` body, so it escapes the handler that swallowed the alarm. (Python
 turns a tracer off when it raises; every alarm switches it on again.) Where timers are
 impossible (Windows, another thread) the call runs unlimited, and nbgrader's own cell
-timeout still applies.
+timeout still applies -- as it does for what a signal cannot interrupt: one endless call
+into C code (``list(itertools.count())``), or handlers nested so deep that each swallows
+one of the two exceptions an alarm brings.
 """
 
 from __future__ import annotations
