@@ -10,7 +10,7 @@ import ssa_course
 import ssa_course.ssa.ircode
 import ssa_course.ssa.julia
 import ssa_course.tiny.types
-from ssa_course.grading import check_against
+from ssa_course.grading import Mismatch, check_against
 from ssa_course.grading.forbid import guard
 from ssa_course.ssa.ircode import Expr, IRCode, PhiNode, SSAValue, compact
 from ssa_course.ssa.irinterp import run_ircode
@@ -113,21 +113,19 @@ T3 = r'''
 # and the pass must insert with ir.insert_node and finish with compact.
 _double_to_add = guard(double_to_add, require=[IRCode.insert_node, compact], **IR_ONLY)
 
-class _Returned:
-    """What double_to_add returned when it is not a valid IR (shown in the message)."""
-    def __init__(self, text):
-        self.text = text
-    def __repr__(self):
-        return self.text
-
-def _summary(ir):
+def _summary(ir, name):
+    """(multiplications by 2 left, outputs) of the IR your pass returned; an IR that is not
+    valid or does not run fails the check here, showing that IR."""
     if not isinstance(ir, IRCode):
-        return _Returned(f"{ir!r}, not an IRCode (return compact(ir))")
+        raise Mismatch(f"your double_to_add returned {ir!r}, not an IRCode (return compact(ir))"
+                       f"\non this input:\n{describe(name)}")
     try:
         verify_ir(ir)
         outputs = tuple(run_ir(ir, x) for x in (0, 3, 7, 12))
     except Exception as e:
-        return _Returned(f"an IR that does not run ({type(e).__name__}: {e}):\n{format_ir(ir)}")
+        raise Mismatch(f"your double_to_add returned an IR that does not run "
+                       f"({type(e).__name__}: {e}):\n{format_ir(ir)}\n"
+                       f"on this input:\n{describe(name)}") from None
     muls = sum(1 for s in ir.stmts if isinstance(s, Expr) and s.head == "mul"
                and 2 in [a for a in s.args if not isinstance(a, bool)])
     return (muls, outputs)
@@ -136,11 +134,11 @@ def _expected(name):  # none left; the outputs of the program as it was
     ir = ir_of(name)
     return (0, tuple(run_ir(ir, x) for x in (0, 3, 7, 12)))
 
-check_against(lambda n: _summary(_double_to_add(ir_of(n))), _expected, list(PROGRAMS),
+check_against(lambda n: _summary(_double_to_add(ir_of(n)), n), _expected, list(PROGRAMS),
               describe=describe, draw=draw, size=lambda n: len(PROGRAMS[n]),
               what="(multiplications by 2 left, outputs)")
 ### BEGIN HIDDEN TESTS
-check_against(lambda s: _summary(_double_to_add(ir_of(s))), _expected,
+check_against(lambda s: _summary(_double_to_add(ir_of(s)), s), _expected,
               ["fn main(x: int) { var a = 2 * x; var b = a * 2 * 2; print(a, b, x * 3); }",
                "fn main(x: int) { var i = 0; var s = 2 * x; while (i < x) { s = s * 2; "
                "i = i + 1; } print(s * 2); }"],
