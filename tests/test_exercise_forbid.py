@@ -137,3 +137,14 @@ def test_a_thread_the_answer_starts_is_watched_too():
     with pytest.raises(Forbidden):
         guard(in_a_thread, forbid=[ssa_course])(_function().body)
     assert threading.getprofile() is None
+
+
+def test_a_forbidden_library_is_named_as_such():
+    import networkx
+
+    def fake(succs, entry):
+        g = networkx.DiGraph([(a, b) for a, bs in succs.items() for b in bs])
+        return set(succs) - networkx.descendants(g, entry) - {entry}
+
+    with pytest.raises(Forbidden, match="calls the library networkx, which does the task"):
+        guard(fake, forbid=[networkx], task="unreachable")({"a": ["b"], "b": []}, "a")

@@ -128,6 +128,8 @@ class Rules:
             if path.startswith(prefix):
                 if not forbidden:
                     return None
+                if not name.startswith("ssa_course"):  # a library: its name says enough
+                    return name
                 module = path[len(prefix):].removesuffix(".py").replace(os.sep, ".")
                 return f"{name}.{module}.{code.co_qualname}".replace(".__init__.", ".")
         return None
@@ -141,6 +143,12 @@ def _short(name: str) -> str:
     if len(parts) >= 2 and parts[-2][:1].isupper():
         module, last = ".".join(parts[:-2]), ".".join(parts[-2:])
     return f"{last} ({module})" if module else last
+
+
+def _refusal(label: str, name: str, advice: str) -> str:
+    if name.startswith("ssa_course"):
+        return f"your {label} calls ssa_course's own {_short(name)}; {advice}"
+    return f"your {label} calls the library {name}, which does the task for you; {advice}"
 
 
 def guard(fn: Callable[..., Any], *, forbid: Iterable[object], allow: Iterable[object] = (),
@@ -180,16 +188,14 @@ def guard(fn: Callable[..., Any], *, forbid: Iterable[object], allow: Iterable[o
         except Exception as e:
             # a forbidden call that then failed is still reported as the forbidden call
             if hits:
-                raise Forbidden(f"your {label} calls ssa_course's own {_short(hits[0])}; "
-                                f"{advice}") from e
+                raise Forbidden(_refusal(label, hits[0], advice)) from e
             raise
         finally:
             still_ours = sys.getprofile() is hook
             sys.setprofile(previous)
             threading.setprofile(previous_threads)
         if hits:
-            raise Forbidden(f"your {label} calls ssa_course's own {_short(hits[0])}; "
-                            f"{advice}")
+            raise Forbidden(_refusal(label, hits[0], advice))
         if not still_ours:
             raise Forbidden(f"your {label} switched off the grader's call watch "
                             "(sys.setprofile); leave it alone")
