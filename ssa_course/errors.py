@@ -117,3 +117,21 @@ class UsageError(SsaCourseError):
 
     def render(self) -> str:
         return f"error: {self}"
+
+
+class ArgumentTypeError(UsageError, TypeError):
+    """A library function got a value of the wrong type (``run(prog, steps="10")``).
+
+    It is a :class:`TypeError` for Python code and a :class:`UsageError` for the tools,
+    and its message names the function and the parameter."""
+
+    def render(self) -> str:
+        return f"error: {self}"
+
+
+class ArgumentValueError(UsageError, ValueError):
+    """A library function got a value of the right type but outside what it accepts
+    (``run(prog, via="nope")``, ``steps=-1``); the message lists what is accepted."""
+
+    def render(self) -> str:
+        return f"error: {self}"
