@@ -223,7 +223,7 @@ def split_run_argv(argv: list[str]) -> tuple[list[str], list[str]]:
     while i < len(argv):
         word = argv[i]
         if word == "--":  # the next word is FILE, even if it starts with '-'
-            return argv[:i] + argv[i + 1:i + 2], argv[i + 2:]
+            return argv[:i + 2], argv[i + 2:]
         if word.startswith("-") and len(word) > 1:
             takes_value = "=" not in word and any(
                 o.startswith(word) for o in _RUN_VALUE_OPTIONS) and word.startswith("--")

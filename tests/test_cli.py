@@ -217,6 +217,7 @@ def test_words_after_the_file_belong_to_the_program(files):
 
     assert split_run_argv(["run", "--vi", "son", "p.tiny", "--", "-h"]) == \
         (["run", "--vi", "son", "p.tiny"], ["--", "-h"])
+    assert split_run_argv(["run", "--", "-odd.tiny", "1"]) == (["run", "--", "-odd.tiny"], ["1"])
     assert split_run_argv(["show", "p.tiny", "--as", "cfg"]) == (["show", "p.tiny", "--as",
                                                                    "cfg"], [])
 
