@@ -150,8 +150,12 @@ def assert_clean_message(err: str) -> None:
     assert len(lines[1]) <= 130, "a huge source line is shown whole"
 
 
-@pytest.mark.parametrize("command", list(COMMANDS))
-@pytest.mark.parametrize("name", list(PROGRAMS))
+_SLOW = {"long-line-error-at-end"}  # ~10 s per command on a busy machine: two commands do
+CASES = [(name, command) for name in PROGRAMS for command in COMMANDS
+         if name not in _SLOW or command in ("run", "check")]
+
+
+@pytest.mark.parametrize("name, command", CASES, ids=[f"{n}-{c}" for n, c in CASES])
 def test_malformed_program_gets_a_clean_error(tmp_path: Path, name: str, command: str):
     filename, content, status = PROGRAMS[name]
     path = tmp_path / filename
