@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import errno
 
-from ssa_course.errors import UsageError
+from ssa_course.errors import ArgumentTypeError, UsageError
 
 MAX_SOURCE_BYTES = 10 * 1024 * 1024  # far beyond any program a person writes
 
@@ -17,7 +17,8 @@ MAX_SOURCE_BYTES = 10 * 1024 * 1024  # far beyond any program a person writes
 def read_source(path: str, limit: int = MAX_SOURCE_BYTES) -> str:
     """The text of the program file ``path`` (UTF-8, an optional byte-order mark dropped)."""
     if not isinstance(path, str) or not path:
-        raise UsageError(f"expected a file name, got {path!r}")
+        raise ArgumentTypeError(f"load_file(): 'path' must be a file name (str or Path), "
+                                f"not {path!r}"[:200])
     if "\0" in path:
         raise UsageError(f"a file name cannot contain a NUL character: {path!r}")
     try:

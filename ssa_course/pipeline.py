@@ -111,4 +111,6 @@ def load_file(path: str) -> Compilation:
     """Read a program file (``.tiny``, ``.bril`` or ``.json``) into a :class:`Compilation`."""
     from ssa_course.files import read_source
 
+    if isinstance(path, os.PathLike):
+        path = os.fspath(path)
     return compile_source(read_source(path), path)

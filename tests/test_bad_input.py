@@ -301,3 +301,14 @@ def test_allocation_total_is_the_same_in_every_stage(stage: str):
     assert result.stdout == "0\n1\n2\n"
     assert (result.status, result.error) == (2, "error: out of memory at 5:19")
     assert stages.run(comp, [], via=stage, limits=Limits(cells=3010)).status == 0
+
+
+def test_load_file_takes_str_or_path(tmp_path: Path):
+    path = tmp_path / "p.tiny"
+    path.write_text("fn main() { print(2); }\n")
+    assert ssa_course.run(ssa_course.load_file(path)).stdout == "2\n"
+    for bad in (None, 3, b"p.tiny", ""):
+        with pytest.raises(TypeError, match="load_file\\(\\): 'path'"):
+            ssa_course.load_file(bad)
+    with pytest.raises(ssa_course.UsageError, match="no such file"):
+        ssa_course.load_file(tmp_path / "none.tiny")
