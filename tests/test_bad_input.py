@@ -86,6 +86,7 @@ PROGRAMS: dict[str, tuple[str, str | bytes, int]] = {
     "bril-garbage": ("p.bril", "garbage", 1),
     "bril-json-not-object": ("p.json", "[1, 2]", 1),
     "bril-json-invalid": ("p.json", "not json", 1),
+    "bril-json-deep": ("p.json", "[" * 100_000 + "]" * 100_000, 1),
     "bril-json-unknown-op": ("p.json", '{"functions": [{"name": "main", "instrs": '
                              '[{"op": "frob"}]}]}', 1),
 }
