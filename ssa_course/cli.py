@@ -7,8 +7,9 @@
     ssa-course show prog.tiny --as cfg --format svg -o cfg.svg
     ssa-course check prog.tiny                report compile errors, run nothing
 
-Exit status: 0 success, 1 compile error or bad usage/arguments, 2 runtime error.
-Every mistake is reported as one clear message on standard error, never a traceback.
+Exit status: 0 success, 1 compile error or bad usage/arguments (or standard output
+failed), 2 runtime error, 130 interrupted (Ctrl-C). Every mistake is reported as one clear
+message on standard error, never a traceback.
 """
 
 from __future__ import annotations
@@ -191,7 +192,14 @@ class _StdoutError(Exception):
         self.error = error
 
 
+def _closed() -> _StdoutError:
+    # ``ssa-course ... >&-``: Python then has no sys.stdout at all
+    return _StdoutError(OSError(errno.EBADF, "it is closed"))
+
+
 def _write_out(text: str) -> None:
+    if sys.stdout is None:
+        raise _closed()
     try:
         sys.stdout.write(text)
     except OSError as e:
@@ -199,6 +207,8 @@ def _write_out(text: str) -> None:
 
 
 def _flush_out() -> None:
+    if sys.stdout is None:
+        return  # nothing was written, so nothing was lost
     try:
         sys.stdout.flush()
     except OSError as e:
@@ -235,6 +245,8 @@ def split_run_argv(argv: list[str]) -> tuple[list[str], list[str]]:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``ssa-course`` command; returns the exit status."""
+    if sys.stderr is None:  # ``2>&-``: messages have nowhere to go, but must not crash
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
     try:
         status = _main(sys.argv[1:] if argv is None else list(argv))
         _flush_out()
@@ -257,7 +269,7 @@ def _silence_stdout() -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):  # no real file behind standard output
         pass
 
 

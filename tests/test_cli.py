@@ -321,3 +321,16 @@ def test_interrupt_is_one_line(files):
     proc.send_signal(signal.SIGINT)
     _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and err == "interrupted\n"
+
+
+def test_closed_standard_streams(files):
+    """``>&-`` and ``2>&-``: Python then has no sys.stdout/sys.stderr; still no crash."""
+    r = subprocess.run([sys.executable, "-m", "ssa_course", "run", str(files / "sum.tiny"), "3"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                       timeout=120, close_fds=True,
+                       preexec_fn=lambda: __import__("os").close(1))
+    assert (r.returncode, r.stderr) == (1, "error: cannot write standard output: it is closed\n")
+    r = subprocess.run([sys.executable, "-m", "ssa_course", "run", str(files / "sum.tiny"), "x"],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                       timeout=120, preexec_fn=lambda: __import__("os").close(2))
+    assert (r.returncode, r.stdout) == (1, "")
