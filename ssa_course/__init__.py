@@ -16,8 +16,9 @@ The small public API used by the lessons:
 
 from __future__ import annotations
 
+from ssa_course import params
 from ssa_course.errors import RuntimeTrap, SourceError, SsaCourseError, UsageError, VerifyError
-from ssa_course.pipeline import Compilation, compile_source, load_file
+from ssa_course.pipeline import KINDS, Compilation, compile_source, load_file
 from ssa_course.runtime import Limits, RunResult
 
 __all__ = [
@@ -32,47 +33,86 @@ __version__ = "0.1.0"
 def compile(source: str | Compilation, filename: str = "<input>",  # noqa: A001
             kind: str | None = None) -> Compilation:
     """Wrap a program text (Tiny by default; ``kind="bril"`` or ``"bril-json"`` for Bril)."""
+    try:
+        return _compile("compile", source, filename, kind)
+    except SsaCourseError as e:
+        raise e.with_traceback(None) from None  # the message says it all: no inner frames
+
+
+def _compile(func: str, source: object, filename: object = "<input>",
+             kind: object = None) -> Compilation:
     if isinstance(source, Compilation):
         return source
-    if kind is None and filename == "<input>" and source.lstrip().startswith("@"):
-        kind = "bril"
+    params.source_text(func, source)
+    params.filename(func, filename)
+    params.kind(func, kind, KINDS)
+    if kind is None and filename == "<input>":
+        kind = guess_kind(source)
     return compile_source(source, filename, kind)
+
+
+def guess_kind(text: str) -> str | None:
+    """What a program text holds: "bril" when its first line that is not a ``#`` comment
+    starts with ``@`` (a Bril function), "bril-json" for a JSON object, None for Tiny."""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if stripped.startswith("@"):
+            return "bril"
+        if stripped.startswith("{"):
+            return "bril-json"
+        return None
+    return None
 
 
 def run(source: str | Compilation, *args: object, via: str = "quads",
         steps: int | None = None, depth: int | None = None) -> RunResult:
     """Run a program through stage ``via``; arguments may be Python ints/bools or strings.
 
-    Never raises for the program's mistakes: look at ``.status`` and ``.error``.
+    Never raises for the program's mistakes: look at ``.status`` and ``.error``. A wrong
+    call (``steps="10"``, an unknown ``via``) raises a ``TypeError``/``ValueError``.
     """
     from ssa_course.stages import run as run_stage
 
-    comp = compile(source)
+    try:
+        comp = _compile("run", source)
+        params.name_in("run", "via", via, stage_names(), "stage")
+        params.limit("run", "steps", steps)
+        params.limit("run", "depth", depth)
+        argv = [params.main_arg("run", i, a) for i, a in enumerate(args, start=1)]
+    except SsaCourseError as e:
+        raise e.with_traceback(None) from None
     limits = Limits()
     if steps is not None:
         limits.steps = steps
     if depth is not None:
         limits.depth = depth
-    argv = None if not args else [_arg_text(a) for a in args]
-    return run_stage(comp, argv, via=via, limits=limits)
-
-
-def _arg_text(value: object) -> str:
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    return str(value)
+    return run_stage(comp, argv or None, via=via, limits=limits)
 
 
 def show(source: str | Compilation, view: str = "cfg", fmt: str | None = None):
     """A representation's face: ``fmt`` is "text", "dot", or "draw"/"svg"/"png" for a drawing;
     by default the view's own preferred face (the CFG draws, quads print). Text displays as
-    preformatted text in Jupyter, a drawing inline as SVG (or a fallback PNG)."""
+    preformatted text in Jupyter, a drawing inline as SVG (or a fallback PNG).
+
+    A compile error raises :class:`SourceError` (its message has the line and a caret)."""
+    from ssa_course import views
+
+    try:
+        comp = _compile("show", source)
+        params.name_in("show", "view", view, [v.name for v in views.all_views()],
+                       "representation")
+        params.fmt("show", fmt)
+        return _show(comp, view, fmt)
+    except SsaCourseError as e:
+        raise e.with_traceback(None) from None
+
+
+def _show(comp: Compilation, view: str, fmt: str | None):  # noqa: ANN202
     from ssa_course import views
     from ssa_course.viz.display import Text
 
-    comp = compile(source)
     v = views.get_view(view)
     if fmt is None:
         fmt = v.face if v.dot is not None else "text"
@@ -88,9 +128,18 @@ def show(source: str | Compilation, view: str = "cfg", fmt: str | None = None):
 def explore(source: str | Compilation, view: str = "cfg", face: str = "graph"):
     """An ipywidgets panel onto every representation of ``source`` (see
     :mod:`ssa_course.widgets.explore`)."""
+    from ssa_course import views
+
+    try:
+        comp = _compile("explore", source)
+        params.name_in("explore", "view", view,
+                       ["source"] + [v.name for v in views.all_views()], "representation")
+        params.name_in("explore", "face", face, ["text", "graph"], "face")
+    except SsaCourseError as e:
+        raise e.with_traceback(None) from None
     from ssa_course.widgets import explore as _explore
 
-    return _explore(compile(source), view, face)
+    return _explore(comp, view, face)
 
 
 def load_ipython_extension(ipython) -> None:  # noqa: ANN001

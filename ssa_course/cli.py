@@ -7,13 +7,15 @@
     ssa-course show prog.tiny --as cfg --format svg -o cfg.svg
     ssa-course check prog.tiny                report compile errors, run nothing
 
-Exit status: 0 success, 1 compile error or bad usage/arguments, 2 runtime error.
-Every mistake is reported as one clear message on standard error, never a traceback.
+Exit status: 0 success, 1 compile error or bad usage/arguments (or standard output
+failed), 2 runtime error, 130 interrupted (Ctrl-C). Every mistake is reported as one clear
+message on standard error, never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 
@@ -67,7 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--depth", type=_positive, default=DEFAULT_DEPTH_LIMIT, metavar="N",
                      help=f"call depth limit (default {DEFAULT_DEPTH_LIMIT:,})")
     run.add_argument("file", metavar="FILE")
-    run.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS",
+    # Never parsed by argparse: main() hands everything after FILE to the program verbatim.
+    run.add_argument("args", nargs="*", default=[], metavar="ARGS",
                      help="arguments of main (int or bool)")
 
     sub.add_parser("stages", help="list the stages 'run --via' accepts")
@@ -104,8 +107,8 @@ def _cmd_run(ns: argparse.Namespace) -> int:
     comp = load_file(ns.file)
     stage = stages.get_stage(ns.via)
     result = stages.run(comp, list(ns.args), via=stage.name,
-                        limits=Limits(ns.steps, ns.depth), sink=sys.stdout.write)
-    sys.stdout.flush()
+                        limits=Limits(ns.steps, ns.depth), sink=_write_out)
+    _flush_out()
     if result.error:
         sys.stderr.write(result.error + "\n")
     if ns.profile and result.status == 0:
@@ -119,7 +122,7 @@ def _cmd_stages() -> int:
     width = max(len(s.name) for s in stages.all_stages())
     for s in stages.all_stages():
         note = "  (Tiny only)" if s.tiny_only else ""
-        print(f"{s.name:<{width}}  {s.description}{note}")
+        _write_out(f"{s.name:<{width}}  {s.description}{note}" + "\n")
     return 0
 
 
@@ -140,7 +143,7 @@ def _cmd_show(ns: argparse.Namespace) -> int:
         return 0
     if isinstance(data, bytes):
         raise UsageError("PNG is binary: give an output file with -o OUT.png")
-    sys.stdout.write(data if data.endswith("\n") else data + "\n")
+    _write_out(data if data.endswith("\n") else data + "\n")
     return 0
 
 
@@ -160,7 +163,7 @@ def _cmd_opt(ns: argparse.Namespace) -> int:
         except OSError as e:
             raise UsageError(f"cannot write {ns.output}: {e.strerror}") from None
         return 0
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    _write_out(text if text.endswith("\n") else text + "\n")
     return 0
 
 
@@ -169,22 +172,113 @@ def _cmd_passes() -> int:
 
     width = max(len(p.name) for p in passes.all_passes())
     for p in passes.all_passes():
-        print(f"{p.name:<{width}}  {p.description}  [{'/'.join(p.needs)}]")
-    print(f"\ndefault pipeline: {','.join(passes.DEFAULT_PIPELINE)}")
+        _write_out(f"{p.name:<{width}}  {p.description}  [{'/'.join(p.needs)}]" + "\n")
+    _write_out(f"\ndefault pipeline: {','.join(passes.DEFAULT_PIPELINE)}" + "\n")
     return 0
 
 
 def _cmd_check(ns: argparse.Namespace) -> int:
     comp = load_file(ns.file)
     comp.check()
-    print(f"{ns.file}: ok")
+    _write_out(f"{ns.file}: ok" + "\n")
     return 0
+
+
+class _StdoutError(Exception):
+    """Standard output failed (a full disk, a closed pipe): not the program's fault."""
+
+    def __init__(self, error: OSError):
+        super().__init__(str(error))
+        self.error = error
+
+
+def _closed() -> _StdoutError:
+    # ``ssa-course ... >&-``: Python then has no sys.stdout at all
+    return _StdoutError(OSError(errno.EBADF, "it is closed"))
+
+
+def _write_out(text: str) -> None:
+    if sys.stdout is None:
+        raise _closed()
+    try:
+        sys.stdout.write(text)
+    except OSError as e:
+        raise _StdoutError(e) from None
+
+
+def _flush_out() -> None:
+    if sys.stdout is None:
+        return  # nothing was written, so nothing was lost
+    try:
+        sys.stdout.flush()
+    except OSError as e:
+        raise _StdoutError(e) from None
+
+
+_RUN_VALUE_OPTIONS = ("--via", "--steps", "--depth")
+
+
+def split_run_argv(argv: list[str]) -> tuple[list[str], list[str]]:
+    """Split ``run`` command lines at the file: ``(for argparse, for the program)``.
+
+    Everything after FILE belongs to ``main`` verbatim (``-5``, ``--``, ``--via``): argparse
+    alone would read ``--`` or an option-like word after FILE as its own.
+    """
+    i = 0
+    while i < len(argv) and argv[i].startswith("-") and argv[i] != "--":
+        i += 1  # global options (only -h/--help) come before the command
+    if i >= len(argv) or argv[i] != "run":
+        return argv, []
+    i += 1
+    while i < len(argv):
+        word = argv[i]
+        if word == "--":  # the next word is FILE, even if it starts with '-'
+            return argv[:i + 2], argv[i + 2:]
+        if word.startswith("-") and len(word) > 1:
+            takes_value = "=" not in word and any(
+                o.startswith(word) for o in _RUN_VALUE_OPTIONS) and word.startswith("--")
+            i += 2 if takes_value else 1
+            continue
+        return argv[:i + 1], argv[i + 1:]
+    return argv, []
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``ssa-course`` command; returns the exit status."""
+    if sys.stderr is None:  # ``2>&-``: messages have nowhere to go, but must not crash
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
+    try:
+        status = _main(sys.argv[1:] if argv is None else list(argv))
+        _flush_out()
+        return status
+    except _StdoutError as e:
+        _silence_stdout()
+        if isinstance(e.error, BrokenPipeError) or e.error.errno == errno.EPIPE:
+            return 0  # the reader (``| head``) has seen enough: not an error
+        sys.stderr.write(f"error: cannot write standard output: "
+                         f"{e.error.strerror or e.error}\n")
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 130
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null so Python's exit-time flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real file behind standard output
+        pass
+
+
+def _main(argv: list[str]) -> int:
     parser = build_parser()
+    argv, program_args = split_run_argv(argv)
     ns = parser.parse_args(argv)
+    if ns.command == "run":
+        ns.args = list(ns.args) + program_args
     try:
         if ns.command == "run":
             return _cmd_run(ns)
@@ -206,11 +300,14 @@ def main(argv: list[str] | None = None) -> int:
     except SsaCourseError as e:
         sys.stderr.write(e.render() + "\n")
         return e.exit_status
-    except BrokenPipeError:
-        return 0
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")
-        return 130
+    except (_StdoutError, KeyboardInterrupt):
+        raise
+    except RecursionError:  # a pathological program shape, not a bug we can name
+        sys.stderr.write("error: the program is nested too deeply for this tool\n")
+        return 1
+    except MemoryError:
+        sys.stderr.write("error: out of memory\n")
+        return 1
     except Exception as e:  # a bug in ssa_course, not the user's mistake: say so plainly
         if os.environ.get("SSA_COURSE_DEBUG"):
             raise

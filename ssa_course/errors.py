@@ -38,6 +38,9 @@ class Pos:
         return f"{self.line}:{self.col}"
 
 
+_MAX_SHOWN = 120  # characters of a source line shown under a message
+
+
 class SourceError(SsaCourseError):
     """A compile error at ``pos`` in ``source`` (the whole text), from file ``filename``."""
 
@@ -57,7 +60,14 @@ class SourceError(SsaCourseError):
             return head
         text = lines[self.pos.line - 1].rstrip("\r").expandtabs(1)
         width = max(1, min(self.pos.length, len(text) - self.pos.col + 1))
-        marker = " " * (self.pos.col - 1) + "^" + "~" * (width - 1)
+        col = self.pos.col - 1
+        if len(text) > _MAX_SHOWN:  # a huge line: show a window around the spot
+            start = max(0, col - _MAX_SHOWN // 2)
+            end = start + _MAX_SHOWN
+            text = ("..." if start else "") + text[start:end] + ("..." if end < len(text) else "")
+            col = col - start + (3 if start else 0)
+            width = min(width, _MAX_SHOWN // 2)
+        marker = " " * col + "^" + "~" * (width - 1)
         return f"{head}\n{text}\n{marker}"
 
     def __str__(self) -> str:
@@ -114,6 +124,24 @@ class UsageError(SsaCourseError):
     """A mistake in how a command or function was called (bad file, flag or argument)."""
 
     exit_status = 1
+
+    def render(self) -> str:
+        return f"error: {self}"
+
+
+class ArgumentTypeError(UsageError, TypeError):
+    """A library function got a value of the wrong type (``run(prog, steps="10")``).
+
+    It is a :class:`TypeError` for Python code and a :class:`UsageError` for the tools,
+    and its message names the function and the parameter."""
+
+    def render(self) -> str:
+        return f"error: {self}"
+
+
+class ArgumentValueError(UsageError, ValueError):
+    """A library function got a value of the right type but outside what it accepts
+    (``run(prog, via="nope")``, ``steps=-1``); the message lists what is accepted."""
 
     def render(self) -> str:
         return f"error: {self}"

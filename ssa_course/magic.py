@@ -6,20 +6,36 @@
 
 ``--show`` takes any view names (comma-separated; default: none), ``--face`` text or
 graph, ``--args`` the arguments of ``main``, ``--via`` the stage that runs it (``none``
-to only show). Compile and runtime errors appear as their one-line messages.
+to only show). A cell whose first line starts with ``@`` is Bril text, ``{`` Bril JSON.
+
+Every mistake -- in the magic's line, in the program, at run time -- is printed as its
+one-line message (plus the source line and a caret for compile errors) on standard
+error; nothing propagates into the notebook as a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 
-from ssa_course.errors import SsaCourseError
+from ssa_course.errors import SourceError, SsaCourseError
+
+_USAGE = "usage: %%tiny [--show V1,V2] [--face text|graph] [--args A ...] [--via STAGE|none]"
+
+
+class _LineError(Exception):
+    """A mistake in the ``%%tiny`` line itself."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _LineError(message)  # argparse would print usage and exit the kernel's cell
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="%%tiny", add_help=False, exit_on_error=False)
+    p = _Parser(prog="%%tiny", add_help=False, exit_on_error=False)
     p.add_argument("--show", default="")
     p.add_argument("--face", choices=("text", "graph"), default="text")
     p.add_argument("--args", nargs="*", default=[])
@@ -27,35 +43,79 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def tiny_magic(line: str, cell: str) -> object:
-    """Run one ``%%tiny`` cell; returns the RunResult (or None when only showing)."""
+def _fail(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def parse_line(line: str) -> argparse.Namespace:
+    """The options of one ``%%tiny`` line; raises :class:`_LineError` with a clear message."""
+    try:
+        words = shlex.split(line)
+    except ValueError as e:  # e.g. "No closing quotation"
+        raise _LineError(f"cannot read the options: {str(e).lower()}") from None
+    try:
+        return _parser().parse_args(words)
+    except argparse.ArgumentError as e:
+        raise _LineError(str(e)) from None
+
+
+def _check_names(ns: argparse.Namespace) -> list[str]:
+    """The views to show; unknown view or stage names are a :class:`_LineError`."""
+    from ssa_course import stage_names, views
+
+    shown = [v.strip() for v in ns.show.split(",") if v.strip()]
+    known_views = [v.name for v in views.all_views()]
+    for view in shown:
+        if view not in known_views:
+            raise _LineError(f"unknown view '{view}' for --show (known: "
+                             f"{', '.join(known_views)})")
+    if ns.via != "none" and ns.via not in stage_names():
+        raise _LineError(f"unknown stage '{ns.via}' for --via (known: none, "
+                         f"{', '.join(stage_names())})")
+    return shown
+
+
+def tiny_magic(line: str, cell: str) -> None:
+    """Run one ``%%tiny`` cell: show the requested views, then run it (output printed)."""
+    try:
+        ns = parse_line(line)
+        shown = _check_names(ns)
+    except _LineError as e:
+        _fail(f"error: %%tiny: {e}\n{_USAGE}")
+        return None
+    try:
+        _show_and_run(cell, ns, shown)
+    except SourceError as e:  # a compile error: located, with the line and a caret
+        _fail(e.render())
+    except SsaCourseError as e:
+        _fail(e.render())
+    except RecursionError:
+        _fail("error: the program is nested too deeply for this tool")
+    except Exception as e:  # a bug in ssa_course: one line, like the CLI, unless debugging
+        if os.environ.get("SSA_COURSE_DEBUG"):
+            raise
+        _fail(f"internal error (a bug in ssa_course, please report it): {type(e).__name__}: "
+              f"{e} -- set SSA_COURSE_DEBUG=1 for details")
+    return None
+
+
+def _show_and_run(cell: str, ns: argparse.Namespace, shown: list[str]) -> None:
     import ssa_course
     from ssa_course.viz.display import Text
 
-    try:
-        ns = _parser().parse_args(shlex.split(line))
-    except (argparse.ArgumentError, SystemExit) as e:
-        print(f"error: %%tiny: {e} (options: --show V1,V2 --face text|graph --args ... "
-              "--via STAGE)", file=sys.stderr)
-        return None
-    comp = ssa_course.compile(cell, "<cell>")
-    _display = _displayer()
-    for view in [v.strip() for v in ns.show.split(",") if v.strip()]:
-        try:
-            face = "text" if ns.face == "text" else None
-            shown = ssa_course.show(comp, view, face)
-            _display(Text(f"── {view} ──") if face == "text" else view)
-            _display(shown)
-        except SsaCourseError as e:
-            print(e.render(), file=sys.stderr)
-            return None
+    comp = ssa_course.compile(cell, "<cell>", ssa_course.guess_kind(cell))
+    display = _displayer()
+    for view in shown:
+        face = "text" if ns.face == "text" else None
+        picture = ssa_course.show(comp, view, face)
+        display(Text(f"── {view} ──") if face == "text" else view)
+        display(picture)
     if ns.via == "none":
-        return None
+        return
     result = ssa_course.run(comp, *ns.args, via=ns.via)
     sys.stdout.write(result.stdout)
     if result.error:
-        print(result.error, file=sys.stderr)
-    return None
+        _fail(result.error)
 
 
 def _displayer():  # noqa: ANN202

@@ -109,15 +109,8 @@ def compile_source(source: str, filename: str = "<input>", kind: str | None = No
 
 def load_file(path: str) -> Compilation:
     """Read a program file (``.tiny``, ``.bril`` or ``.json``) into a :class:`Compilation`."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except FileNotFoundError:
-        raise UsageError(f"no such file: {path}") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path} is a directory, not a program file") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{path} is not a UTF-8 text file") from None
-    except OSError as e:
-        raise UsageError(f"cannot read {path}: {e.strerror}") from None
-    return compile_source(text, path)
+    from ssa_course.files import read_source
+
+    if isinstance(path, os.PathLike):
+        path = os.fspath(path)
+    return compile_source(read_source(path), path)

@@ -19,6 +19,12 @@ _SIGN = 1 << 63
 
 DEFAULT_STEP_LIMIT = 10_000_000
 DEFAULT_DEPTH_LIMIT = 100_000
+MAX_ARRAY_LENGTH = 100_000_000  # LANGUAGE.md: more elements is ``array too large``
+# Every element costs at least one 8-byte slot in Python: 400 million elements is about
+# 3.2 GB, enough for four maximal arrays and little enough to keep a notebook kernel alive.
+DEFAULT_ALLOCATION_LIMIT = 400_000_000
+# The sea of nodes tests both ends of a length at once; its trap names the end that failed.
+ARRAY_LENGTH_TRAP = "array length out of range"
 
 
 def wrap(x: int) -> int:
@@ -101,10 +107,41 @@ def element_zero(elem: object) -> object:
     return None
 
 
-def new_array(n: int, zero: object, pos: Pos | tuple[int, int] | None = None) -> TinyArray:
-    """``new T[n]``: ``zero`` is 0, False, or None (unset) for reference elements."""
+def check_array_length(n: int, pos: Pos | tuple[int, int] | None = None) -> None:
+    """The length test of ``new T[n]``: ``0 <= n <= MAX_ARRAY_LENGTH`` or a runtime error."""
     if n < 0:
         raise RuntimeTrap("negative array length", pos)
+    if n > MAX_ARRAY_LENGTH:
+        raise RuntimeTrap("array too large", pos)
+
+
+class Heap:
+    """One run's allocator: checks each ``new T[n]`` *before* allocating and keeps the
+    run's total within ``Limits.cells`` elements (``out of memory`` past it).
+
+    The total counts every element ever allocated, not only the live ones: it is then a
+    property of the program's execution, not of when an executor drops its references.
+    """
+
+    __slots__ = ("allocated", "limit")
+
+    def __init__(self, limits: Limits | None = None):
+        self.allocated = 0
+        self.limit = limits.cells if limits is not None else DEFAULT_ALLOCATION_LIMIT
+
+    def new_array(self, n: int, zero: object,
+                  pos: Pos | tuple[int, int] | None = None) -> TinyArray:
+        """``new T[n]``: ``zero`` is 0, False, or None (unset) for reference elements."""
+        check_array_length(n, pos)
+        self.allocated += n
+        if self.allocated > self.limit:
+            raise RuntimeTrap("out of memory", pos)
+        return TinyArray([zero] * n)
+
+
+def new_array(n: int, zero: object, pos: Pos | tuple[int, int] | None = None) -> TinyArray:
+    """``new T[n]`` outside a run's :class:`Heap` (length checks only, no total)."""
+    check_array_length(n, pos)
     return TinyArray([zero] * n)
 
 
@@ -128,6 +165,7 @@ class Limits:
 
     steps: int = DEFAULT_STEP_LIMIT
     depth: int = DEFAULT_DEPTH_LIMIT
+    cells: int = DEFAULT_ALLOCATION_LIMIT  # array elements a run may allocate in total
 
 
 def step_limit_exceeded() -> RuntimeTrap:

@@ -198,3 +198,139 @@ def test_run_via_ssa_stages(files, stage):
     assert (r.returncode, r.stdout) == (0, "14\n")
     r = cli("run", "--via", stage, str(files / "div.tiny"))
     assert (r.returncode, r.stdout, r.stderr) == (2, "1\n", "error: division by zero at 3:11\n")
+
+
+# ---------------------------------------------------------------- edges of the command line
+
+def test_words_after_the_file_belong_to_the_program(files):
+    """``--``, ``-5`` and option-like words after FILE are main's arguments, verbatim."""
+    neg = str(files / "neg.tiny")
+    r = cli("run", neg, "--", "5")
+    assert r.returncode == 1 and "'--'" in r.stderr  # main got '--' as its first argument
+    r = cli("run", "--", neg, "-5", "false")
+    assert (r.returncode, r.stdout) == (0, "-5 false\n")
+    r = cli("run", "--via", "ast", neg, "-7", "--via")
+    assert r.returncode == 1 and "'--via'" in r.stderr
+    r = cli("run", "--via=ast", "--steps", "1000", neg, "-7", "true")
+    assert (r.returncode, r.stdout) == (0, "-7 true\n")
+    from ssa_course.cli import split_run_argv
+
+    assert split_run_argv(["run", "--vi", "son", "p.tiny", "--", "-h"]) == \
+        (["run", "--vi", "son", "p.tiny"], ["--", "-h"])
+    assert split_run_argv(["run", "--", "-odd.tiny", "1"]) == (["run", "--", "-odd.tiny"], ["1"])
+    assert split_run_argv(["show", "p.tiny", "--as", "cfg"]) == (["show", "p.tiny", "--as",
+                                                                   "cfg"], [])
+
+
+@pytest.mark.parametrize("option, value, needle", [
+    ("--via", "warp", "known stages: ast, quads"),
+    ("--as", "warp", "known: ast, quads"),
+    ("--emit", "warp", "'bril', 'bril-json'"),
+    ("-p", "sccp,warp", "known passes: parse"),
+])
+def test_unknown_names_list_the_valid_ones(files, option, value, needle):
+    command = "run" if option == "--via" else "show" if option == "--as" else "opt"
+    args = [command, option, value, str(files / "sum.tiny")]
+    if command == "run":
+        args.append("3")
+    r = cli(*args)
+    assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1
+    assert needle in r.stderr and "warp" in r.stderr
+
+
+def test_endless_input_is_refused(tmp_path):
+    r = cli("run", "/dev/zero")
+    assert r.returncode == 1 and "larger than 10 MB" in r.stderr
+    big = tmp_path / "big.tiny"
+    big.write_text("// " + "x" * (10 * 1024 * 1024) + "\nfn main() { }\n")
+    r = cli("check", str(big))
+    assert r.returncode == 1 and "larger than 10 MB" in r.stderr
+
+
+@pytest.mark.parametrize("content, needle", [
+    (b"fn main() {\n  print(1); // \xff\n}\n", "2:16: not UTF-8 text (byte 0xff)"),
+    (b"\xef\xbb\xbffn main() { print(1); }\n", None),  # a byte-order mark is fine
+    (b"fn main() { print(1); }\x00", "unexpected character U+0000"),
+])
+def test_bytes_that_are_not_a_program(tmp_path, content, needle):
+    path = tmp_path / "p.tiny"
+    path.write_bytes(content)
+    r = cli("run", str(path))
+    if needle is None:
+        assert (r.returncode, r.stdout) == (0, "1\n")
+        return
+    assert r.returncode == 1 and needle in r.stderr and "Traceback" not in r.stderr
+
+
+def test_unreadable_and_odd_paths(files, tmp_path):
+    assert "is a directory" in cli("run", str(tmp_path)).stderr
+    assert "no such file" in cli("check", str(tmp_path / "none.tiny")).stderr
+    r = cli("run", "a" * 5000 + ".tiny")
+    assert r.returncode == 1 and "too long" in r.stderr and len(r.stderr) < 200
+    locked = tmp_path / "locked.tiny"
+    locked.write_text("fn main() { }\n")
+    locked.chmod(0)
+    try:
+        r = cli("check", str(locked))  # root reads it anyway; anyone else is refused cleanly
+        assert r.returncode in (0, 1) and "Traceback" not in r.stderr
+        assert r.returncode == 0 or "permission denied" in r.stderr
+    finally:
+        locked.chmod(0o644)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [
+    ["show", "{sum}", "--as", "quads"], ["run", "{sum}", "5"], ["stages"],
+    ["opt", "{sum}"], ["opt", "{sum}", "-o", "/dev/full"],
+    ["show", "{sum}", "--as", "cfg", "--format", "dot", "-o", "/dev/full"],
+])
+def test_full_device_is_one_line(files, args):
+    args = [a.replace("{sum}", str(files / "sum.tiny")) for a in args]
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-m", "ssa_course", *args], stdout=full,
+                           stderr=subprocess.PIPE, text=True, timeout=120)
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.count("\n") == 1 and "No space left on device" in r.stderr
+    assert "internal error" not in r.stderr and "Traceback" not in r.stderr
+
+
+def test_closed_pipe_is_quiet(files):
+    many = files / "many.tiny"
+    many.write_text("fn main() { var i = 0; while (i < 100000) { print(i); i = i + 1; } }\n")
+    for args in (["run", str(many)], ["show", str(many), "--as", "julia"]):
+        proc = subprocess.Popen([sys.executable, "-m", "ssa_course", *args],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert proc.stdout.readline()  # read one line, then hang up like `| head -1`
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=120) == 0, err
+        assert err == ""
+
+
+def test_interrupt_is_one_line(files):
+    import signal
+    import time
+
+    spin = files / "spin.tiny"
+    spin.write_text("fn main() { print(1); while (true) { } }\n")
+    proc = subprocess.Popen([sys.executable, "-u", "-m", "ssa_course", "run", "--steps",
+                             "1000000000", str(spin)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline() == "1\n"  # it is running the loop now
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err == "interrupted\n"
+
+
+def test_closed_standard_streams(files):
+    """``>&-`` and ``2>&-``: Python then has no sys.stdout/sys.stderr; still no crash."""
+    r = subprocess.run([sys.executable, "-m", "ssa_course", "run", str(files / "sum.tiny"), "3"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                       timeout=120, close_fds=True,
+                       preexec_fn=lambda: __import__("os").close(1))
+    assert (r.returncode, r.stderr) == (1, "error: cannot write standard output: it is closed\n")
+    r = subprocess.run([sys.executable, "-m", "ssa_course", "run", str(files / "sum.tiny"), "x"],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                       timeout=120, preexec_fn=lambda: __import__("os").close(2))
+    assert (r.returncode, r.stdout) == (1, "")

@@ -38,3 +38,44 @@ def test_shows_the_sea_of_nodes(ip, capsys):
     ip.run_cell_magic("tiny", "--show son,son-opt --face text --args 3 --via son-opt", CELL)
     out = capsys.readouterr().out
     assert "graph main" in out and "SCCP" in out
+
+
+@pytest.mark.parametrize("line, cell, needle", [
+    ("--args '5", CELL, "no closing quotation"),
+    ("--show nope", CELL, "unknown view 'nope' for --show (known: ast, quads"),
+    ("--via nope --args 3", CELL, "unknown stage 'nope' for --via (known: none, ast"),
+    ("--face 3d", CELL, "invalid choice: '3d'"),
+    ("--bogus", CELL, "unrecognized arguments: --bogus"),
+    ("--args x", CELL, "argument 'n' must be an int, not 'x'"),
+    ("--args 1 2", CELL, "main takes 1 argument"),
+    ("--args 3", "fn main(n: int) {\n  print(10 / (n - 3));\n}", "division by zero at 2:12"),
+    ("--args 3", "fn main(n: int) { var a = new int[n * 100000000]; }", "array too large"),
+    ("", "@main { print }", "<cell>:1:15: error: expected an operand"),
+    ("", "{\"functions\": 5}", "functions"),
+    ("--show quads", "fn main() {\n  print(y);\n}", "<cell>:2:9: error: undefined variable"),
+    ("--show cfg --face graph", "fn main( {", "<cell>:1:10: error: expected"),
+])
+def test_mistakes_are_one_message_never_a_traceback(ip, capsys, line, cell, needle):
+    result = ip.run_cell_magic("tiny", line, cell)
+    captured = capsys.readouterr()
+    assert result is None
+    assert needle in captured.err, captured.err
+    assert "Traceback" not in captured.err + captured.out
+    lines = captured.err.strip().splitlines()
+    if lines[0].startswith("<cell>:"):  # a compile error: message, source line, caret
+        assert len(lines) == 3 and lines[2].strip().startswith("^")
+    elif lines[0].startswith("error: %%tiny"):  # a mistake in the line: message and usage
+        assert len(lines) == 2 and lines[1].startswith("usage: %%tiny")
+    else:
+        assert len(lines) == 1
+
+
+def test_bril_cells_run(ip, capsys):
+    ip.run_cell_magic("tiny", "--args 6", "# a Bril cell\n@main(n: int) {\n  print n;\n}\n")
+    assert capsys.readouterr().out.strip() == "6"
+
+
+def test_only_showing(ip, capsys):
+    ip.run_cell_magic("tiny", "--show quads --via none", CELL)
+    captured = capsys.readouterr()
+    assert "mul" in captured.out and captured.err == ""

@@ -14,6 +14,7 @@ from __future__ import annotations
 from ssa_course.errors import RuntimeTrap
 from ssa_course.quads.ir import Function, Instr, Label, Program
 from ssa_course.runtime import (
+    Heap,
     Limits,
     Output,
     TinyArray,
@@ -22,7 +23,6 @@ from ssa_course.runtime import (
     element_zero,
     format_print,
     load_element,
-    new_array,
     stack_overflow,
     step_limit_exceeded,
     tiny_div,
@@ -169,6 +169,7 @@ def run_quads(program: Program, args: list[object], out: Output, limits: Limits)
     steps = 0
     max_steps = limits.steps
     max_depth = limits.depth
+    heap = Heap(limits)
     n = len(code)
     write = out.write
     block_of = main.block_of
@@ -257,7 +258,7 @@ def run_quads(program: Program, args: list[object], out: Output, limits: Limits)
                     env[a[0]].fields[extra] = env[a[1]]
                     continue
                 if op == NEWARR:
-                    env[dest] = new_array(env[a[0]], extra, instr.pos)
+                    env[dest] = heap.new_array(env[a[0]], extra, instr.pos)
                     continue
                 if op == NEWSTRUCT:
                     name, fields = extra

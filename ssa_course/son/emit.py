@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ssa_course.errors import Pos
-from ssa_course.runtime import element_zero
+from ssa_course.runtime import ARRAY_LENGTH_TRAP, MAX_ARRAY_LENGTH, element_zero
 from ssa_course.son.control import (
     Call,
     If,
@@ -269,10 +269,11 @@ class Emitter:
         self.mem = self.p(StoreField(self.g, self.ctrl, self.mem, base, value, name))
 
     def new_array(self, length: Node, elem: tt.Type, pos: Pos | None) -> Node:
-        self.guard(Compare(self.g, ">=", length, self.const(0)), "negative array length", pos,
-                   (length,))
+        # One test for both ends (0 <= n <= MAX_ARRAY_LENGTH); the trap names the end.
+        limit = self.const(MAX_ARRAY_LENGTH + 1)
+        self.guard(InBounds(self.g, None, length, limit), ARRAY_LENGTH_TRAP, pos, (length,))
         return self.p(NewArray(self.g, self.ctrl, length, element_zero(elem),
-                               lattice_type(tt.ArrayType(elem)), str(elem)))
+                               lattice_type(tt.ArrayType(elem)), str(elem), pos))
 
     def new_struct(self, name: str, fields: list[str], values: list[Node]) -> Node:
         return self.p(NewStruct(self.g, self.ctrl, values, lattice_type(tt.StructType(name)),

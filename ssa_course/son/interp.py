@@ -19,7 +19,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ssa_course.errors import RuntimeTrap, VerifyError
-from ssa_course.runtime import Limits, Output, stack_overflow, step_limit_exceeded, uncaught
+from ssa_course.runtime import (
+    ARRAY_LENGTH_TRAP,
+    Heap,
+    Limits,
+    Output,
+    check_array_length,
+    stack_overflow,
+    step_limit_exceeded,
+    uncaught,
+)
 from ssa_course.son.control import (
     Call,
     If,
@@ -101,6 +110,7 @@ def _block_order(ctrl: Node) -> list[Node]:
 @dataclass(slots=True)
 class _State:
     out: Output
+    heap: Heap
 
 
 class _Frame:
@@ -122,7 +132,7 @@ class Interpreter:
         self.limits = limits
         self.steps = 0
         self.plans: dict[str, Plan] = {}
-        self.state = _State(out)
+        self.state = _State(out, Heap(limits))
 
     def plan(self, name: str) -> Plan:
         plan = self.plans.get(name)
@@ -259,6 +269,8 @@ class Interpreter:
             elif kind == _THROW:
                 self._throw(frames, self.args(frame, node)[2])
             else:
+                if node.message == ARRAY_LENGTH_TRAP:  # which end of the length test failed
+                    check_array_length(self.args(frame, node)[2], node.pos)
                 raise RuntimeTrap(node.message, node.pos)
 
     def _throw(self, frames: list[_Frame], value: object) -> None:

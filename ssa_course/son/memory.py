@@ -12,7 +12,7 @@ cannot alias anything older. ``Len`` floats freely -- an array's length never ch
 
 from __future__ import annotations
 
-from ssa_course.runtime import TinyArray, TinyStruct, format_print
+from ssa_course.runtime import TinyStruct, format_print
 from ssa_course.son.graph import Graph, Node
 from ssa_course.son.types import (
     BOOL_BOTTOM,
@@ -84,8 +84,9 @@ class NewArray(Node):
     pinned = True
 
     def __init__(self, graph: Graph, ctrl: Node, length: Node, elem_zero: object,
-                 ty: Type, elem: str):
+                 ty: Type, elem: str, pos: object = None):
         super().__init__(graph, ctrl, length)
+        self.pos = pos  # where ``new`` is written (the run's allocation total reports there)
         self.zero = elem_zero
         self.ref_type = ty
         self.elem = elem
@@ -98,7 +99,7 @@ class NewArray(Node):
         return None
 
     def evaluate(self, args: list[object], state: object) -> object:
-        return TinyArray([self.zero] * args[1])
+        return state.heap.new_array(args[1], self.zero, self.pos)  # type: ignore[attr-defined]
 
 
 class NewStruct(Node):

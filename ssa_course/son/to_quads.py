@@ -19,6 +19,7 @@ quads interpreter, becomes Julia-style IRCode, and prints as Bril.
 from __future__ import annotations
 
 from ssa_course.quads.ir import Function, Instr, Item, Label, Program
+from ssa_course.runtime import ARRAY_LENGTH_TRAP
 from ssa_course.son.control import Call, If, Phi, Proj, Return, Start, Throw, Trap
 from ssa_course.son.data import (
     Add,
@@ -172,7 +173,7 @@ class _Writer:
             self.emit(Instr("setf", None, None, a[1:3], field=n.field))
         elif isinstance(n, NewArray):
             self.emit(Instr("newarr", d, tiny_type(n.ref_type), a[:1],
-                            pos=self.trap_pos.get(n.id)))
+                            pos=self.trap_pos.get(n.id, n.pos)))
         elif isinstance(n, NewStruct):
             self.emit(Instr("newstruct", d, tiny_type(n.ref_type), a))
         elif isinstance(n, Print):
@@ -231,9 +232,9 @@ class _Writer:
             hit = isinstance(first, (Load, Store)) and isinstance(pred, InBounds) \
                 and first.inputs[3] is pred.inputs[1] and isinstance(pred.inputs[2], Len) \
                 and pred.inputs[2].inputs[1] is first.inputs[2]
-        elif trap.message == "negative array length":
-            hit = isinstance(first, NewArray) and isinstance(pred, Compare) \
-                and pred.op == ">=" and first.inputs[1] is pred.inputs[1]
+        elif trap.message == ARRAY_LENGTH_TRAP:
+            hit = isinstance(first, NewArray) and isinstance(pred, InBounds) \
+                and first.inputs[1] is pred.inputs[1]
         else:
             hit = False
         if hit:
@@ -263,7 +264,7 @@ class _Writer:
         if trap.message == "division by zero":
             self.emit(Instr("const", d + "_z", tt.INT, value=0))
             self.emit(Instr("div", d, tt.INT, [d + "_z", d + "_z"], pos=trap.pos))
-        elif trap.message == "negative array length":
+        elif trap.message == ARRAY_LENGTH_TRAP:  # newarr reports which end failed
             self.emit(Instr("newarr", d, tt.ArrayType(tt.INT), w[:1], pos=trap.pos))
         else:  # out of bounds, unset slot: the load fails the same way
             elem = tt.INT

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ssa_course.errors import RuntimeTrap
 from ssa_course.runtime import (
+    Heap,
     Limits,
     Output,
     TinyArray,
@@ -19,7 +20,6 @@ from ssa_course.runtime import (
     element_zero,
     format_print,
     load_element,
-    new_array,
     stack_overflow,
     step_limit_exceeded,
     tiny_div,
@@ -82,6 +82,7 @@ def run_ircode(program: dict[str, IRCode], args: list[object], out: Output,
     structs = structs or {}
     stack = [_Frame(program["main"], list(args), None)]
     steps = 0
+    heap = Heap(limits)
 
     def val(f: _Frame, v: object) -> object:
         if isinstance(v, SSAValue):
@@ -173,7 +174,8 @@ def run_ircode(program: dict[str, IRCode], args: list[object], out: Output,
                     check_index(arr, i, pos)
                     arr.items[i] = v
                 elif head == "newarr":
-                    f.vals[idx] = new_array(val(f, s.args[0]), _elem_zero(f.ir.types[idx - 1]), pos)
+                    f.vals[idx] = heap.new_array(val(f, s.args[0]),
+                                                 _elem_zero(f.ir.types[idx - 1]), pos)
                 elif head == "newstruct":
                     name = str(f.ir.types[idx - 1])
                     fields = [n for n, _ in structs[name].fields]

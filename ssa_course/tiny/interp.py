@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Generator
 
 from ssa_course.runtime import (
+    Heap,
     Limits,
     Output,
     RuntimeTrap,
@@ -32,7 +33,6 @@ from ssa_course.runtime import (
     element_zero,
     format_print,
     load_element,
-    new_array,
     stack_overflow,
     step_limit_exceeded,
     tiny_div,
@@ -73,6 +73,7 @@ class Interpreter:
         self.limits = limits
         self.steps = 0
         self.calls = _find_calls(program)
+        self.heap = Heap(limits)
 
     # -- bookkeeping ------------------------------------------------------------
 
@@ -252,7 +253,7 @@ class Interpreter:
             return len(array.items)
         if kind is ast.NewArray:
             n = yield from self.value(e.length, env)
-            return new_array(n, element_zero(e.elem), e.pos)
+            return self.heap.new_array(n, element_zero(e.elem), e.pos)
         if kind is ast.NewStruct:
             fields = {}
             for name, fexpr, _ in e.fields:
@@ -286,7 +287,7 @@ class Interpreter:
         if kind is ast.Len:
             return len(self.eval(e.operand, env).items)
         if kind is ast.NewArray:
-            return new_array(self.eval(e.length, env), element_zero(e.elem), e.pos)
+            return self.heap.new_array(self.eval(e.length, env), element_zero(e.elem), e.pos)
         if kind is ast.NewStruct:
             fields = {name: self.eval(fexpr, env) for name, fexpr, _ in e.fields}
             return self.new_struct(e, fields)
