@@ -87,10 +87,10 @@ def show(source: str | Compilation, view: str = "cfg", fmt: str | None = None):
 
 def explore(source: str | Compilation, view: str = "cfg", face: str = "graph"):
     """An ipywidgets panel onto every representation of ``source`` (see
-    :mod:`ssa_course.widgets.explore`)."""
+    :mod:`ssa_course.widgets.explore`); wrong arguments give a panel saying which."""
     from ssa_course.widgets import explore as _explore
 
-    return _explore(compile(source), view, face)
+    return _explore(source, view, face)
 
 
 def load_ipython_extension(ipython) -> None:  # noqa: ANN001
