@@ -59,7 +59,7 @@ def frontier_dot(succs: Mapping[str, Sequence[str]], idom: Mapping[str, str],
               for src in sources for f in sorted(df.get(src, ()))]
     if title is None:
         title = ("dominance frontiers" if block is None else
-                 f"DF({block}) = {{{', '.join(sorted(frontier))}}}: blue {block}, green what "
-                 "it dominates, orange its frontier")
-        title += "; dashed blue: idom -> block; orange: frontier edges"
+                 f"DF({block}) = {{{', '.join(sorted(frontier))}}}\nblue: {block}, green: "
+                 "what it dominates, orange: its frontier")
+        title += "\ngrey: CFG edges, dashed blue: idom -> block, orange DF: frontier edges"
     return graph_to_dot(nodes, edges, title=title, name="dominance")
