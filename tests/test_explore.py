@@ -135,6 +135,7 @@ def test_the_legend_explains_the_current_drawing():
 def test_the_legend_of_a_try_shows_the_handler_edge():
     ex = Explorer("fn main() { try { print(1); } catch (e) { print(e); } }", view="cfg")
     assert "exception handler" in ex.legend.value
+    assert "control flow" in ex.legend.value  # edges drawn without any attribute count too
 
 
 # ---------------------------------------------------------------- bad input: one line, no traceback

@@ -91,6 +91,8 @@ def _used_styles(dot: str) -> tuple[set[str], set[tuple[str, str]], bool]:
     for line in dot.splitlines():
         match = _ATTRS.search(line)
         if match is None:
+            if "->" in line and '"' in line:  # an edge with no attributes: plain and solid
+                edges.add(("solid", PLAIN))
             continue
         attrs = match.group(1)
         if "->" in line[:match.start()]:
