@@ -91,7 +91,7 @@ def _used_styles(dot: str) -> tuple[set[str], set[tuple[str, str]], bool]:
     for line in dot.splitlines():
         match = _ATTRS.search(line)
         if match is None:
-            if "->" in line and '"' in line:  # an edge with no attributes: plain and solid
+            if line.lstrip().startswith('"') and "->" in line:  # an edge, no attributes
                 edges.add(("solid", PLAIN))
             continue
         attrs = match.group(1)
