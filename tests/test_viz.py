@@ -350,3 +350,13 @@ def test_legend_lists_only_what_the_drawing_uses():
     assert "<svg" in legend_html(legend_entries(son_dot, "son"))
     with pytest.raises(ValueError):
         legend_entries(son_dot, "pictures")
+
+
+def test_legend_reads_fills_after_a_label_with_brackets():
+    from ssa_course.viz.dot import UNREACHABLE_FILL
+    from ssa_course.viz.legend import legend_entries
+
+    prog = ssa_course.compile("fn main() { return; var a = new int[2]; print(a[0]); }")
+    dot = ssa_course.show(prog, "cfg", "dot")
+    assert "[int]" in dot and UNREACHABLE_FILL in dot
+    assert any("unreachable" in e.text for e in legend_entries(dot, "blocks"))

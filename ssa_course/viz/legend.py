@@ -77,7 +77,6 @@ def family_of(view: str) -> str:
     return "blocks"
 
 
-_ATTRS = re.compile(r"\[([^\]]*)\]")
 _FILL = re.compile(r'fillcolor="?([^",\]\s]+)')
 _STYLE = re.compile(r'\bstyle="?(\w+)')
 _COLOR = re.compile(r'(?<![a-z])color="?([^",\]\s]+)')
@@ -89,13 +88,15 @@ def _used_styles(dot: str) -> tuple[set[str], set[tuple[str, str]], bool]:
     edges: set[tuple[str, str]] = set()
     border = False
     for line in dot.splitlines():
-        match = _ATTRS.search(line)
-        if match is None:
+        # attributes run from the first "[" to the end of the statement (a label may
+        # itself hold brackets, e.g. a Bril type "[int]")
+        start = line.find("[")
+        if start < 0:
             if line.lstrip().startswith('"') and "->" in line:  # an edge, no attributes
                 edges.add(("solid", PLAIN))
             continue
-        attrs = match.group(1)
-        if "->" in line[:match.start()]:
+        attrs = line[start:]
+        if "->" in line[:start]:
             style = _STYLE.search(attrs)
             color = _COLOR.search(attrs)
             edges.add((style.group(1) if style else "solid",
