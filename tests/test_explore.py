@@ -204,3 +204,14 @@ def test_an_unexpected_failure_is_one_line_not_a_traceback(monkeypatch):
     ex = Explorer(SRC, view="quads", face="text")
     assert "internal error" in ex.stats.value
     assert body_text(ex).count("\n") == 0 and "KeyError" in body_text(ex)
+
+
+def test_when_graphviz_fails_the_fallback_picture_is_shown(monkeypatch):
+    def failing(dot, fmt):
+        raise render_mod.RenderError(f"Graphviz failed: out of memory (-T{fmt})")
+
+    monkeypatch.setattr(render_mod, "graphviz_render", failing)
+    ex = Explorer(SRC, view="cfg")
+    assert ex.body.children[0].__class__.__name__ == "Image"
+    assert "Graphviz failed" in ex.stats.value and ex.zoom.disabled
+    assert "does not compile" not in ex.stats.value

@@ -22,7 +22,7 @@ import re
 
 import ipywidgets as w
 
-from ssa_course.errors import SsaCourseError
+from ssa_course.errors import SsaCourseError, VerifyError
 from ssa_course.pipeline import Compilation, compile_source
 from ssa_course.views import all_views, render
 from ssa_course.viz.legend import family_of, legend_entries, legend_html
@@ -113,6 +113,8 @@ class Explorer:
         self.legend.value = ""
         try:
             self._show(self.compilation(), name)
+        except VerifyError as e:
+            self._show_error("an IR verifier failed", e.render())
         except SsaCourseError as e:
             self._show_error("does not compile", e.render())
         except RecursionError:
@@ -159,7 +161,7 @@ class Explorer:
         self.body.children = [w.HTML(f"<pre>{html.escape(text)}</pre>")]
 
     def _show_graph(self, dot: str, summary: str = "") -> None:
-        from ssa_course.viz.dot import Drawing, dot_available
+        from ssa_course.viz.dot import Drawing, RenderError, dot_available
 
         if not summary:
             nodes = len(re.findall(r"^\s*\"[^\"]+\" \[", dot, re.M))
@@ -169,11 +171,14 @@ class Explorer:
         self.legend.value = legend_html(legend_entries(dot, family_of(self.view.value)))
         drawing = Drawing(dot)
         if dot_available():
-            self._svg = drawing.svg()
-            self._rescale()
-        else:
-            self.body.children = [w.Image(value=drawing.png(), format="png",
-                                          layout=w.Layout(max_width="100%"))]
+            try:
+                self._svg = drawing.svg()
+                self._rescale()
+                return
+            except RenderError as e:  # Graphviz failed on this graph: the simpler picture
+                self.stats.value += html.escape(f" ({e.render()}; a simpler drawing below)")
+        self.body.children = [w.Image(value=drawing.png(), format="png",
+                                      layout=w.Layout(max_width="100%"))]
 
     def _rescale(self) -> None:
         """Show the last SVG at the chosen zoom (no new Graphviz run)."""
