@@ -127,11 +127,14 @@ def _show(comp: Compilation, view: str, fmt: str | None):  # noqa: ANN202
 
 def explore(source: str | Compilation, view: str = "cfg", face: str = "graph"):
     """An ipywidgets panel onto every representation of ``source`` (see
-    :mod:`ssa_course.widgets.explore`)."""
+    :mod:`ssa_course.widgets.explore`). Wrong argument types or names raise a
+    ``TypeError``/``ValueError`` naming the parameter; a program with a compile error (or bad
+    Bril) gives a panel showing the located message."""
     from ssa_course import views
 
     try:
-        comp = _compile("explore", source)
+        if not isinstance(source, Compilation):
+            params.source_text("explore", source)
         params.name_in("explore", "view", view,
                        ["source"] + [v.name for v in views.all_views()], "representation")
         params.name_in("explore", "face", face, ["text", "graph"], "face")
@@ -139,7 +142,7 @@ def explore(source: str | Compilation, view: str = "cfg", face: str = "graph"):
         raise e.with_traceback(None) from None
     from ssa_course.widgets import explore as _explore
 
-    return _explore(comp, view, face)
+    return _explore(source, view, face)
 
 
 def load_ipython_extension(ipython) -> None:  # noqa: ANN001

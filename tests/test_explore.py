@@ -73,3 +73,148 @@ def test_pessimistic_optimistic_switch():
     assert "son: optimistic" in ex.stats.value
     ex.view.value = "cfg"
     assert ex.mode.disabled and "cfg:" in ex.stats.value
+
+
+# ---------------------------------------------------------------- big graphs, zoom, legend
+
+BIG = ("fn main(n: int) { var s = 0; var i = 0; while (i < n) {"
+       + "".join(f" if (i == {k}) {{ s = s + {k}; }}" for k in range(25))
+       + " i = i + 1; } print(s); }")
+
+
+def svg_root(ex: Explorer) -> str:
+    text = body_text(ex)
+    start = text.index("<svg")
+    return text[start:text.index(">", start)]
+
+
+def test_a_large_graph_is_scaled_to_the_panel_width():
+    ex = Explorer(BIG, view="cfg")
+    root = svg_root(ex)
+    assert "max-width:100%" in root and "height:auto" in root
+    assert ' width="' not in root and ' height="' not in root  # no fixed size left
+    assert "viewBox=" in root
+
+
+def test_zoom_rescales_without_running_graphviz_again(monkeypatch):
+    ex = Explorer(BIG, view="cfg")
+    assert not ex.zoom.disabled and ex.zoom.value == "fit"
+    calls = []
+    real = render_mod.graphviz_render
+    monkeypatch.setattr(render_mod, "graphviz_render",
+                        lambda dot, fmt: calls.append(fmt) or real(dot, fmt))
+    fitted = svg_root(ex)
+    width = float(fitted.split("width:")[1].split("pt")[0])
+    ex.zoom.value = "200%"
+    zoomed = svg_root(ex)
+    assert "max-width:none" in zoomed
+    assert float(zoomed.split("width:")[1].split("pt")[0]) == 2 * width
+    ex.zoom.value = "fit"
+    assert svg_root(ex) == fitted
+    assert calls == []
+    ex.face.value = "text"  # nothing to zoom in a text face
+    assert ex.zoom.disabled
+
+
+def test_the_legend_explains_the_current_drawing():
+    ex = Explorer(LOOP, view="cfg")
+    assert "control flow" in ex.legend.value and "entry block" in ex.legend.value
+    assert "memory edge" not in ex.legend.value
+    ex.view.value = "son-raw"
+    legend = ex.legend.value
+    for meaning in ("control node", "control edge", "memory edge", "data edge", "constant"):
+        assert meaning in legend, meaning
+    assert "SCCP" not in legend  # no orange or grey node in a plain graph
+    ex.view.value = "son"
+    ex.mode.value = "optimistic"
+    assert "typed differently" in ex.legend.value and "dead:" in ex.legend.value
+    ex.face.value = "text"
+    assert ex.legend.value == ""
+
+
+def test_the_legend_of_a_try_shows_the_handler_edge():
+    ex = Explorer("fn main() { try { print(1); } catch (e) { print(e); } }", view="cfg")
+    assert "exception handler" in ex.legend.value
+    assert "control flow" in ex.legend.value  # edges drawn without any attribute count too
+
+
+# ---------------------------------------------------------------- bad input: one line, no traceback
+
+
+@pytest.mark.parametrize("source", [None, b"fn main() {}", 42, ["fn main() {}"]])
+def test_explore_of_a_wrong_type_is_one_line_in_a_panel(source):
+    panel = explore(source)
+    [message] = panel.children
+    text = message.value
+    assert "&#x27;source&#x27; must be" in text and type(source).__name__ in text
+    assert "Traceback" not in text and text.count("\n") == 0
+
+
+def test_explorer_class_raises_naming_the_parameter():
+    with pytest.raises(TypeError, match="'source'"):
+        Explorer(None)
+    with pytest.raises(TypeError, match="'view'"):
+        Explorer(SRC, view=3)
+    with pytest.raises(ValueError, match="unknown face 'picture'"):
+        Explorer(SRC, face="picture")
+
+
+@pytest.mark.parametrize("view, face, words", [
+    ("nope", "graph", "unknown view &#x27;nope&#x27;"),
+    ("cfg", "picture", "unknown face &#x27;picture&#x27;"),
+    (None, "graph", "&#x27;view&#x27; must be"),
+])
+def test_explore_with_a_bad_view_or_face(view, face, words):
+    [message] = explore(SRC, view, face).children
+    assert words in message.value
+
+
+def test_the_package_entry_point_raises_naming_the_parameter_but_shows_compile_errors():
+    import ssa_course
+
+    with pytest.raises(TypeError, match="'source'"):
+        ssa_course.explore(None)
+    panel = ssa_course.explore("fn main() { print(x); }")
+    assert "undefined variable" in panel.children[-1].value or "undefined variable" in str(
+        [getattr(c, "value", "") for c in panel.children])
+
+
+def test_bad_bril_text_shows_where():
+    ex = Explorer("@main {\n  x: int = const;\n  print x;\n}\n")
+    assert ex.kind == "bril"
+    assert "does not compile" in ex.stats.value
+    assert "&lt;input&gt;:2:17: error:" in body_text(ex) and "^" in body_text(ex)
+
+
+def test_an_edit_that_breaks_the_program_shows_where_and_recovers():
+    ex = Explorer(SRC, view="julia", face="text")
+    ex.editor.value = "fn main() {\n  var x = ;\n}\n"
+    assert "does not compile" in ex.stats.value and "&lt;input&gt;:2:" in body_text(ex)
+    assert ex.zoom.disabled
+    ex.editor.value = SRC
+    assert "does not compile" not in ex.stats.value and "φ" in body_text(ex)
+
+
+def test_an_unexpected_failure_is_one_line_not_a_traceback(monkeypatch):
+    import importlib
+
+    explore_mod = importlib.import_module("ssa_course.widgets.explore")
+
+    def broken(comp, name, fmt):
+        raise KeyError("boom")
+
+    monkeypatch.setattr(explore_mod, "render", broken)
+    ex = Explorer(SRC, view="quads", face="text")
+    assert "internal error" in ex.stats.value
+    assert body_text(ex).count("\n") == 0 and "KeyError" in body_text(ex)
+
+
+def test_when_graphviz_fails_the_fallback_picture_is_shown(monkeypatch):
+    def failing(dot, fmt):
+        raise render_mod.RenderError(f"Graphviz failed: out of memory (-T{fmt})")
+
+    monkeypatch.setattr(render_mod, "graphviz_render", failing)
+    ex = Explorer(SRC, view="cfg")
+    assert ex.body.children[0].__class__.__name__ == "Image"
+    assert "Graphviz failed" in ex.stats.value and ex.zoom.disabled
+    assert "does not compile" not in ex.stats.value

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -162,6 +163,10 @@ def test_upsilon_phic_shape_follows_the_seed():
     assert "ϒ (1)" in text and "enter #" in text and "φᶜ (" in text
     phics = [s for s in ir.stmts if isinstance(s, PhiCNode)]
     assert sorted(len(p.values) for p in phics) == [2, 4]  # x: top + 1 assignment; y: top + 3
+    # every Upsilon a PhiC lists is printed with that number, so the reader can find it
+    for phic in phics:
+        for v in phic.values:
+            assert re.search(rf"%{v.id} +=\s+ϒ \(", text), f"%{v.id} is not a numbered ϒ line"
     program = program_ircode(ssa_course.compile(src).quads)
     out = Output()
     run_ircode(program, [], out, Limits())

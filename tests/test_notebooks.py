@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -106,6 +107,22 @@ def test_lesson_runs_headless(path):
     kinds = {key for cell in nb.cells if cell.cell_type == "code"
              for o in cell.get("outputs", []) for key in o.get("data", {})}
     assert "image/svg+xml" in kinds or "image/png" in kinds
+
+
+@pytest.mark.parametrize("path", LESSONS[1:], ids=[p.stem for p in LESSONS[1:]])
+def test_lesson_names_the_papers_it_follows(path):
+    """Every lesson after the tour ends with a reference list: authors, title, year."""
+    nb = nbformat.read(path, as_version=4)
+    refs = [c.source for c in nb.cells if c.cell_type == "markdown"
+            and "## References" in c.source]
+    assert len(refs) == 1, f"{path.name}: one '## References' section expected"
+    body = "\n" + refs[0].split("## References", 1)[1].strip()
+    items = [" ".join(item.split()) for item in body.split("\n* ")[1:]]
+    assert items, f"{path.name}: the reference list is empty"
+    for item in items:  # an italic title, or a repository to find the code in
+        assert re.search(r"\*[^*]+\*", item) or "github.com/" in item, item
+    dated = [item for item in items if re.search(r"\b(19[6-9][0-9]|20[0-2][0-9])\b", item)]
+    assert dated, f"{path.name}: no reference says when it was published"
 
 
 @pytest.mark.parametrize("path", SOLUTIONS, ids=[p.stem for p in SOLUTIONS])

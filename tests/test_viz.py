@@ -250,3 +250,113 @@ def test_an_exceptional_successor_is_a_dotted_edge():
     cfg.blocks["body"].throws_to = "handler"
     text = cfg_to_dot(cfg)
     assert '"body" -> "handler" [label="throws", style=dotted];' in text
+
+
+# ------------------------------------------- lesson pictures and the explorer's helpers
+
+
+def test_lattice_picture_follows_meet():
+    from ssa_course.son.types import BOTTOM, INT_BOTTOM, TOP, int_const
+    from ssa_course.viz.lattice import LESSON_TYPES, hasse_edges, lattice_dot
+
+    edges = hasse_edges(LESSON_TYPES)
+    for upper, lower in edges:
+        assert upper.meet(lower) == lower and upper != lower
+    pairs = {(str(a), str(b)) for a, b in edges}
+    assert ("3", "int[3..4]") in pairs and ("4", "int[3..4]") in pairs
+    assert ("int[3..4]", "int") in pairs and ("int", "BOTTOM") in pairs
+    assert ("TOP", "int") not in pairs  # int:TOP, 3 and int[3..4] lie between
+    # every type hangs between TOP and BOTTOM
+    tops = {b for a, b in edges}
+    assert all(t in tops for t in LESSON_TYPES if t != TOP)
+    assert [str(t) for t in LESSON_TYPES if not any(a == t for a, _ in edges)] == ["BOTTOM"]
+    # a chain is drawn as a chain
+    chain = [TOP, int_const(1), int_const(1).meet(int_const(2)), INT_BOTTOM, BOTTOM]
+    assert len(hasse_edges(chain)) == 4
+    dot = lattice_dot(chain)
+    assert dot.count("->") == 4 and "int[1..2]" in dot
+
+
+def _loop_dominance():
+    from ssa_course.ssa.dom import dominance_frontiers, immediate_dominators
+
+    succs = {"entry": ["head"], "head": ["body", "exit"], "body": ["then", "else"],
+             "then": ["join"], "else": ["join"], "join": ["head"], "exit": [],
+             "lost": ["join"]}
+    reachable = {k: v for k, v in succs.items() if k != "lost"}
+    idom = immediate_dominators(reachable, "entry")
+    return succs, idom, dominance_frontiers(reachable, idom)
+
+
+def test_frontier_drawing_colours_one_blocks_dominance():
+    from ssa_course.viz.dominance import (
+        CHOSEN_FILL,
+        DOMINATED_FILL,
+        FRONTIER_COLOR,
+        FRONTIER_FILL,
+        frontier_dot,
+    )
+
+    succs, idom, df = _loop_dominance()
+    dot = frontier_dot(succs, idom, df, block="then")
+    fills = dict(re.findall(r'"(\w+)" \[label=[^\]]*fillcolor="([^"]+)"', dot))
+    assert fills == {"then": CHOSEN_FILL, "join": FRONTIER_FILL}
+    assert "DF(then) = {join}" in dot and "lost" not in dot
+    dot = frontier_dot(succs, idom, df, block="body")
+    fills = dict(re.findall(r'"(\w+)" \[label=[^\]]*fillcolor="([^"]+)"', dot))
+    assert fills == {"body": CHOSEN_FILL, "then": DOMINATED_FILL, "else": DOMINATED_FILL,
+                     "join": DOMINATED_FILL, "head": FRONTIER_FILL}
+    # one frontier edge per frontier block, dominator-tree edges for every non-root block
+    assert len(re.findall(f'label="DF".*color="{FRONTIER_COLOR}"', dot)) == len(df["body"])
+    assert dot.count("style=dashed") == len(idom) - 1
+    everything = frontier_dot(succs, idom, df)
+    assert everything.count('label="DF"') == sum(len(f) for f in df.values())
+    with pytest.raises(ValueError, match="lost"):
+        frontier_dot(succs, idom, df, block="lost")
+
+
+def test_scaled_svg_fits_or_zooms():
+    from ssa_course.viz.zoom import natural_size, scaled_svg, zoom_factor
+
+    svg = ('<?xml version="1.0"?>\n<!DOCTYPE svg>\n<svg width="600pt" height="300pt" '
+           'viewBox="0 0 600 300"><g/></svg>')
+    assert natural_size(svg) == (600.0, 300.0)
+    fit = scaled_svg(svg)
+    assert fit.startswith('<svg style="width:600pt;max-width:100%;height:auto"')
+    assert 'width="' not in fit and "<?xml" not in fit and 'viewBox="0 0 600 300"' in fit
+    assert 'style="width:300pt;max-width:none' in scaled_svg(svg, zoom_factor("50%"))
+    no_viewbox = scaled_svg('<svg width="40px" height="20px"><g/></svg>', 2.0)
+    assert 'viewBox="0 0 30 15"' in no_viewbox and "width:60pt" in no_viewbox
+    assert scaled_svg("<svg><g/></svg>") == "<svg><g/></svg>"  # no size: left alone
+    assert zoom_factor("fit") is None and zoom_factor("150%") == 1.5
+    for bad in ("0%", "big", "150", "-5%"):
+        with pytest.raises(ValueError):
+            zoom_factor(bad)
+
+
+def test_legend_lists_only_what_the_drawing_uses():
+    from ssa_course.viz.legend import family_of, legend_entries, legend_html, legend_text
+
+    prog = ssa_course.compile("fn main(n: int) { var x = n; if (n > 0) { x = 1; } print(x); }")
+    cfg_dot = ssa_course.show(prog, "cfg", "dot")
+    texts = [e.text for e in legend_entries(cfg_dot, family_of("cfg"))]
+    assert texts[0].startswith("entry block") and any("control flow" in t for t in texts)
+    assert not any("handler" in t or "unreachable" in t for t in texts)
+    son_dot = ssa_course.show(prog, "son", "dot")
+    son = legend_text(legend_entries(son_dot, family_of("son")))
+    assert "control edge" in son and "memory edge" in son and "data edge" in son
+    assert "SCCP" not in son
+    assert legend_html([]) == ""
+    assert "<svg" in legend_html(legend_entries(son_dot, "son"))
+    with pytest.raises(ValueError):
+        legend_entries(son_dot, "pictures")
+
+
+def test_legend_reads_fills_after_a_label_with_brackets():
+    from ssa_course.viz.dot import UNREACHABLE_FILL
+    from ssa_course.viz.legend import legend_entries
+
+    prog = ssa_course.compile("fn main() { return; var a = new int[2]; print(a[0]); }")
+    dot = ssa_course.show(prog, "cfg", "dot")
+    assert "[int]" in dot and UNREACHABLE_FILL in dot
+    assert any("unreachable" in e.text for e in legend_entries(dot, "blocks"))

@@ -3,10 +3,16 @@
 A representation selector (every registered view: source, AST, quads, CFG, SSA, Julia IR,
 ... -- later lessons add theirs by registering a view), a text/graph face switch, a
 pessimistic/optimistic switch for the sea of nodes (the parser's types or SCCP's, nodes
-whose types differ in orange, nodes SCCP proves dead in grey), the
-source itself (editable), and a stats line. A program that does not compile shows its
-located error message in the panel instead of a traceback. Without Graphviz, graphs are
-shown with the matplotlib fallback picture.
+whose types differ in orange, nodes SCCP proves dead in grey), a zoom for drawings, the
+source itself (editable), and a stats line.
+
+Drawings are scaled to the panel's width ("fit": a large graph shrinks to fit, a small one
+keeps its size) or zoomed, and carry a legend of the colours and line styles the current
+drawing uses. Without Graphviz, graphs are shown with the matplotlib fallback picture.
+
+Mistakes are shown in the panel as one located message, never as a traceback: a program
+that does not compile (Tiny or Bril, also after editing it in the panel), and arguments of
+the wrong type or an unknown view given to :func:`explore`.
 """
 
 from __future__ import annotations
@@ -16,39 +22,84 @@ import re
 
 import ipywidgets as w
 
-from ssa_course.errors import SsaCourseError
+from ssa_course.errors import SsaCourseError, VerifyError
 from ssa_course.pipeline import Compilation, compile_source
 from ssa_course.views import all_views, render
+from ssa_course.viz.legend import family_of, legend_entries, legend_html
+from ssa_course.viz.zoom import ZOOMS, scaled_svg, zoom_factor
 
 SOURCE = "source"
 COMPARE_VIEW = "son"  # the view the pessimistic/optimistic switch applies to
+FACES = ("text", "graph")
+ERROR_STYLE = "color:#b00;white-space:pre-wrap"
+
+
+def _kind_of_text(text: str) -> str:
+    """Bril text starts with ``@``, Bril JSON with ``{``; anything else is Tiny."""
+    head = text.lstrip()[:1]
+    return {"@": "bril", "{": "bril-json"}.get(head, "tiny")
+
+
+def argument_problem(source: object, view: object, face: object) -> Exception | None:
+    """Why ``explore(source, view, face)`` cannot show anything (a TypeError for a wrong
+    type, a ValueError for an unknown view or face), or None when it can."""
+    if not isinstance(source, str | Compilation):
+        return TypeError("explore(): 'source' must be the program text (a str) or a "
+                         f"Compilation, not {type(source).__name__}")
+    if not isinstance(view, str):
+        return TypeError(f"explore(): 'view' must be a view name (a str), not "
+                         f"{type(view).__name__}")
+    if not isinstance(face, str):
+        return TypeError(f"explore(): 'face' must be 'text' or 'graph' (a str), not "
+                         f"{type(face).__name__}")
+    names = [SOURCE] + [v.name for v in all_views()]
+    if view not in names:
+        return ValueError(f"explore(): unknown view {view!r}; the views are: "
+                          f"{', '.join(names)}")
+    if face not in FACES:
+        return ValueError(f"explore(): unknown face {face!r}; the faces are: "
+                          f"{', '.join(FACES)}")
+    return None
 
 
 class Explorer:
-    """The widget and its state; :attr:`panel` is what a notebook displays."""
+    """The widget and its state; :attr:`panel` is what a notebook displays.
+
+    Raises TypeError (a wrong type) or ValueError (an unknown view or face) naming the
+    parameter; :func:`explore` shows the same message in a panel instead."""
 
     def __init__(self, source: str | Compilation, view: str = "cfg", face: str = "graph"):
-        comp = source if isinstance(source, Compilation) else compile_source(source)
+        problem = argument_problem(source, view, face)
+        if problem is not None:
+            raise problem
+        comp = source if isinstance(source, Compilation) else compile_source(
+            source, kind=_kind_of_text(source))
         self.kind = comp.kind
         self.filename = comp.filename
         names = [SOURCE] + [v.name for v in all_views()
                             if not (v.tiny_only and comp.kind != "tiny")]
         self.view = w.Dropdown(options=names, value=view if view in names else names[1],
                                description="show")
-        self.face = w.ToggleButtons(options=["text", "graph"], value=face)
+        self.face = w.ToggleButtons(options=list(FACES), value=face)
         # the sea of nodes as the parser left it, typed pessimistically or by SCCP
         self.mode = w.ToggleButtons(options=["pessimistic", "optimistic"],
                                     value="pessimistic", tooltips=[
                                         "types the parser's peepholes proved",
                                         "types SCCP proves (orange: they differ)"])
+        self.zoom = w.SelectionSlider(options=list(ZOOMS), value="fit", description="zoom",
+                                      continuous_update=False)
         self.editor = w.Textarea(value=comp.source, continuous_update=False,
                                  layout=w.Layout(width="100%", height="12em"))
         self.stats = w.HTML()
-        self.body = w.Box(layout=w.Layout(overflow="auto"))
-        self.panel = w.VBox([w.HBox([self.view, self.face, self.mode]), self.stats, self.body,
+        self.legend = w.HTML()
+        self.body = w.Box(layout=w.Layout(overflow="auto", width="100%"))
+        self._svg: str | None = None  # the last drawing, re-scaled without re-rendering
+        self.panel = w.VBox([w.HBox([self.view, self.face, self.mode]), self.zoom,
+                             self.stats, self.legend, self.body,
                              w.Accordion(children=[self.editor], titles=("source",))])
         for control in (self.view, self.face, self.mode, self.editor):
             control.observe(lambda _change: self.refresh(), names="value")
+        self.zoom.observe(lambda _change: self._rescale(), names="value")
         self.refresh()
 
     def compilation(self) -> Compilation:
@@ -56,28 +107,43 @@ class Explorer:
 
     def refresh(self) -> None:
         """Re-render the chosen face of the chosen representation."""
-        comp = self.compilation()
         name = self.view.value
         self.mode.disabled = name != COMPARE_VIEW
+        self._svg = None
+        self.legend.value = ""
         try:
-            comp.check()
-            if name == COMPARE_VIEW:
-                self._show_compare(comp)
-                return
-            if name == SOURCE:
-                self._show_text(comp.source, f"{comp.source.count(chr(10)) + 1} lines")
-                return
-            view = next(v for v in all_views() if v.name == name)
-            extra = view.stats(comp) if view.stats is not None else ""
-            if self.face.value == "graph" and view.dot is not None:
-                self._show_graph(render(comp, name, "dot"), extra)
-            else:
-                text = render(comp, name, "text")
-                self._show_text(text, extra or f"{text.count(chr(10))} lines")
+            self._show(self.compilation(), name)
+        except VerifyError as e:
+            self._show_error("an IR verifier failed", e.render())
         except SsaCourseError as e:
-            self.stats.value = "<b style='color:#b00'>does not compile</b>"
-            self.body.children = [w.HTML(f"<pre style='color:#b00'>{html.escape(e.render())}"
-                                         "</pre>")]
+            self._show_error("does not compile", e.render())
+        except RecursionError:
+            self._show_error("too deep", f"{name}: the program is nested too deeply to show")
+        except Exception as e:  # noqa: BLE001 - a panel must never show a traceback
+            self._show_error("internal error",
+                             f"{name}: {type(e).__name__}: {e} (please report this)")
+        self.zoom.disabled = self._svg is None
+
+    def _show(self, comp: Compilation, name: str) -> None:
+        comp.check()
+        if name == COMPARE_VIEW:
+            self._show_compare(comp)
+            return
+        if name == SOURCE:
+            self._show_text(comp.source, f"{comp.source.count(chr(10)) + 1} lines")
+            return
+        view = next(v for v in all_views() if v.name == name)
+        extra = view.stats(comp) if view.stats is not None else ""
+        if self.face.value == "graph" and view.dot is not None:
+            self._show_graph(render(comp, name, "dot"), extra)
+        else:
+            text = render(comp, name, "text")
+            self._show_text(text, extra or f"{text.count(chr(10))} lines")
+
+    def _show_error(self, headline: str, message: str) -> None:
+        self.stats.value = f"<b style='color:#b00'>{html.escape(headline)}</b>"
+        self.body.children = [w.HTML(f"<pre style='{ERROR_STYLE}'>{html.escape(message)}"
+                                     "</pre>")]
 
     def _show_compare(self, comp: Compilation) -> None:
         from ssa_course.son.stages import compare_modes
@@ -95,20 +161,43 @@ class Explorer:
         self.body.children = [w.HTML(f"<pre>{html.escape(text)}</pre>")]
 
     def _show_graph(self, dot: str, summary: str = "") -> None:
-        from ssa_course.viz.dot import Drawing, dot_available
+        from ssa_course.viz.dot import Drawing, RenderError, dot_available
 
         if not summary:
             nodes = len(re.findall(r"^\s*\"[^\"]+\" \[", dot, re.M))
             edges = len(re.findall(r"->", dot))
             summary = f"{nodes} nodes, {edges} edges"
         self.stats.value = html.escape(f"{self.view.value}: {summary}")
+        self.legend.value = legend_html(legend_entries(dot, family_of(self.view.value)))
         drawing = Drawing(dot)
         if dot_available():
-            self.body.children = [w.HTML(drawing.svg())]
-        else:
-            self.body.children = [w.Image(value=drawing.png(), format="png")]
+            try:
+                self._svg = drawing.svg()
+                self._rescale()
+                return
+            except RenderError as e:  # Graphviz failed on this graph: the simpler picture
+                self.stats.value += html.escape(f" ({e.render()}; a simpler drawing below)")
+        self.body.children = [w.Image(value=drawing.png(), format="png",
+                                      layout=w.Layout(max_width="100%"))]
+
+    def _rescale(self) -> None:
+        """Show the last SVG at the chosen zoom (no new Graphviz run)."""
+        if self._svg is None:
+            return
+        self.body.children = [w.HTML(scaled_svg(self._svg, zoom_factor(self.zoom.value)),
+                                     layout=w.Layout(width="100%"))]
+
+
+def error_panel(message: str) -> w.VBox:
+    """A panel holding one message (what :func:`explore` shows instead of a traceback)."""
+    return w.VBox([w.HTML(f"<pre style='{ERROR_STYLE}'>{html.escape(message)}</pre>")])
 
 
 def explore(source: str | Compilation, view: str = "cfg", face: str = "graph") -> w.VBox:
-    """A panel showing ``source`` as any representation (pick it, pick text or graph)."""
+    """A panel showing ``source`` (Tiny text, Bril text or JSON, or a Compilation) as any
+    representation (pick it, pick text or graph). Wrong arguments give a panel with one
+    message saying which parameter is wrong."""
+    problem = argument_problem(source, view, face)
+    if problem is not None:
+        return error_panel(str(problem))
     return Explorer(source, view, face).panel
