@@ -175,8 +175,12 @@ def test_the_package_entry_point_raises_naming_the_parameter_but_shows_compile_e
     with pytest.raises(TypeError, match="'source'"):
         ssa_course.explore(None)
     panel = ssa_course.explore("fn main() { print(x); }")
-    assert "undefined variable" in panel.children[-1].value or "undefined variable" in str(
-        [getattr(c, "value", "") for c in panel.children])
+    texts, todo = [], [panel]
+    while todo:
+        widget = todo.pop()
+        texts.append(str(getattr(widget, "value", "")))
+        todo.extend(getattr(widget, "children", ()))
+    assert any("undefined variable" in t for t in texts)
 
 
 def test_bad_bril_text_shows_where():
