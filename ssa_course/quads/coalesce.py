@@ -26,6 +26,8 @@ with ``phi`` instructions is left as it is: the pass works on ordinary quads.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ssa_course.quads.cfg import CFG, build_cfg
 from ssa_course.quads.ir import Function, Instr
 from ssa_course.quads.loops import loop_depths
@@ -47,7 +49,8 @@ def coalesce_copies(fn: Function) -> Function:
     candidates = {v for _, d, s in copies for v in (d, s)}
     adj = _interference(cfg, live_in, live_out, candidates, params)
     fixed = set(params) if fn.name == "main" else set()
-    rename = _merge(copies, adj, fixed)
+    rename = merge_classes([(d, s) for _, d, s in copies], adj,
+                           lambda v: 2 if v in fixed else 0)
     body = []
     for item in fn.body:
         if isinstance(item, Instr):
@@ -159,11 +162,12 @@ def _interference(cfg: CFG, live_in: dict[str, set[str]], live_out: dict[str, se
     return adj
 
 
-def _merge(copies: list[tuple[int, str, str]], adj: dict[str, set[str]], fixed: set[str]
-           ) -> dict[str, str]:
-    """Union the two sides of each copy whose classes do not interfere; returns the new
-    name of every renamed variable (the copy's destination names the class, unless the
-    class holds a name that must stay)."""
+def merge_classes(pairs: list[tuple[str, str]], adj: dict[str, set[str]],
+                  rank: Callable[[str], int]) -> dict[str, str]:
+    """Union the two names of each pair ``(d, s)``, in order, when no member of one class
+    interferes with a member of the other; returns the new name of every renamed
+    variable. A class carries the name of highest ``rank`` (a name of rank 2 must stay:
+    two such never merge), else the name ``d``'s class had."""
     parent: dict[str, str] = {}
 
     def find(v: str) -> str:
@@ -177,7 +181,7 @@ def _merge(copies: list[tuple[int, str, str]], adj: dict[str, set[str]], fixed: 
     members: dict[str, set[str]] = {}
     near: dict[str, set[str]] = {}  # class root -> members of interfering classes
     label: dict[str, str] = {}  # class root -> the name the class will carry
-    for _, d, s in copies:
+    for d, s in pairs:
         rd, rs = find(d), find(s)
         if rd == rs:
             continue
@@ -186,16 +190,15 @@ def _merge(copies: list[tuple[int, str, str]], adj: dict[str, set[str]], fixed: 
         if nd & ms or ns & md:
             continue
         name_d, name_s = label.get(rd, rd), label.get(rs, rs)
-        if name_d in fixed and name_s in fixed:
+        if rank(name_d) == 2 and rank(name_s) == 2:
             continue
         parent[rs] = rd
         members[rd] = md | ms
         near[rd] = nd | ns
-        label[rd] = name_s if name_s in fixed else name_d
+        label[rd] = name_s if rank(name_s) > rank(name_d) else name_d
     rename = {}
     for v in adj:
-        root = find(v)
-        name = label.get(root, root)
+        name = label.get(find(v), find(v))
         if name != v:
             rename[v] = name
     return rename

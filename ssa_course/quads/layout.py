@@ -25,7 +25,7 @@ variable in the copy is fine.
 
 from __future__ import annotations
 
-from ssa_course.quads.cfg import CFG, build_cfg, remove_unreachable
+from ssa_course.quads.cfg import CFG, BasicBlock, build_cfg, remove_unreachable
 from ssa_course.quads.ir import Function, Instr, Label
 from ssa_course.quads.loops import loop_depths
 
@@ -131,14 +131,24 @@ def _chain_blocks(cfg: CFG) -> CFG:
         chain_of[a[-1]] = a
     chains = list({id(c): c for c in chain_of.values()}.values())
     ordered = sorted(chains, key=lambda c: (c[0] != cfg.entry, position[c[0]]))
-    last = names[-1]  # the block that may fall off the end keeps its place at the end
-    if cfg.blocks[last].terminator is None and not cfg.blocks[last].succs:
-        tail = next(c for c in ordered if last in c)
-        if tail[0] != cfg.entry:
-            ordered.remove(tail)
-            ordered.append(tail)
+    # one block that leaves the function without a value may come last, where falling off
+    # the end costs nothing: the last one in the present order (as in the source)
+    ends = sorted((n for n, b in cfg.blocks.items() if _returns_nothing(b)),
+                  key=lambda n: -position[n])
+    tail = next((c for n in ends for c in ordered if n == c[-1] and c[0] != cfg.entry), None)
+    if tail is not None:
+        ordered.remove(tail)
+        ordered.append(tail)
     blocks = type(cfg.blocks)((n, cfg.blocks[n]) for chain in ordered for n in chain)
     return CFG(cfg.function, blocks, cfg.entry)
+
+
+def _returns_nothing(block: BasicBlock) -> bool:
+    """The block ends the function without a value: ``ret;`` or falling off the end."""
+    term = block.terminator
+    if term is None:
+        return not block.succs
+    return term.op == "ret" and not term.args
 
 
 def _drop_unused_labels(body: list) -> list:

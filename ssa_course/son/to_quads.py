@@ -75,8 +75,9 @@ def parse_type(text: str) -> tt.Type:
 
 
 class _Writer:
-    def __init__(self, sched: Schedule):
+    def __init__(self, sched: Schedule, returns: dict[str, tt.Type | None]):
         self.s = sched
+        self.returns = returns  # function name -> what it returns (None: nothing)
         self.fg = sched.fg
         self.body: list[Item] = []
         self.names: dict[int, str] = {}
@@ -87,6 +88,27 @@ class _Writer:
                          if isinstance(u, Proj) and u.index == 2 + i), None)
             if parm is not None:
                 self.names[parm.id] = name
+        self._name_phis()
+
+    def _name_phis(self) -> None:
+        """A phi is named after its source variable (``i.12`` for a phi of ``i``), so
+        the printed code is easier to read and copy coalescing knows which names the
+        source kept in one variable."""
+        taken = set(self.names.values())
+        phis = []
+        for block in self.s.order():
+            for n in block.nodes:
+                if isinstance(n, Undefined):
+                    taken.add(n.name)
+                elif isinstance(n, Phi):
+                    phis.append(n)
+                    taken.update(x.name for x in n.inputs if isinstance(x, Undefined))
+        for phi in phis:
+            var = phi.var_name
+            name = f"{var}.{phi.id}"
+            if var and not var.startswith("$") and name not in taken:
+                self.names[phi.id] = name
+                taken.add(name)
 
     def name(self, n: Node) -> str:
         if isinstance(n, Undefined):
@@ -242,10 +264,15 @@ class _Writer:
 
     def call(self, block, call: Call) -> None:  # noqa: ANN001
         projs = {u.index: u for u in call.outputs if isinstance(u, Proj)}
-        dest = self.name(projs[2]) if 2 in projs else None
+        ret = self.returns.get(call.fn)
+        if 2 in projs:
+            dest, t = self.name(projs[2]), tiny_type(projs[2].type, ret or tt.INT)
+        elif ret is not None:  # an unused result still needs a name: Bril insists
+            dest, t = f"v{call.id}_unused", ret
+        else:
+            dest, t = None, None
         args = [self.name(x) for x in call.inputs[2:]]
-        instr = Instr("call", dest, tiny_type(projs[2].type) if dest else None, args,
-                      [call.fn])
+        instr = Instr("call", dest, t, args, [call.fn])
         normal = self.label(projs[0])
         if 3 in projs:  # inside try: a handler around just this call
             inner = f"{block.name}_call"
@@ -286,7 +313,8 @@ def scheduled_ssa(program: SeaOfNodes, structs: dict | None = None
                   ) -> tuple[Program, dict[str, Schedule]]:
     """Schedule every function and write it as SSA quads (phis at block tops)."""
     schedules = {name: schedule(fg) for name, fg in program.functions.items()}
-    functions = {name: _Writer(s).write() for name, s in schedules.items()}
+    returns = {name: fg.returns for name, fg in program.functions.items()}
+    functions = {name: _Writer(s, returns).write() for name, s in schedules.items()}
     return Program(functions, structs or {}), schedules
 
 
