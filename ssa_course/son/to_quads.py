@@ -123,6 +123,9 @@ class _Writer:
 
     def write(self) -> Function:
         ret = self.fg.returns
+        self.implied = {b.end.id for b in self.s.order() if isinstance(b.end, If) and (
+            isinstance(b.end.inputs[1], IsSet) or self.check_is_implied(b.end))}
+        unused = self._only_for_implied_checks()
         for block in self.s.order():
             self.body.append(Label(block.name))
             head = block.head
@@ -132,10 +135,28 @@ class _Writer:
                 if thrown is not None:
                     self.emit(Instr("catch", self.name(thrown), tt.INT))
             for n in block.nodes:
-                self.node(n)
+                if n.id not in unused:
+                    self.node(n)
             self.end(block, ret)
         params = [(name, t) for name, t in self.fg.params]
         return Function(self.fg.name, params, ret, self.body)
+
+    def _only_for_implied_checks(self) -> set[int]:
+        """Pure nodes whose every use is a check that is not written out (its test is
+        the guarded quad itself), or another such node: the bounds test and the length
+        it reads are not written either."""
+        pure = (Constant, Add, Sub, Mul, Neg, Compare, Not, Logic, InBounds, Len, IsSet)
+        nodes = [n for b in self.s.order() for n in b.nodes if isinstance(n, pure)]
+        unused: set[int] = set()
+        changed = True
+        while changed:
+            changed = False
+            for n in nodes:
+                if n.id not in unused and all(u.id in self.implied or u.id in unused
+                                               for u in n.outputs):
+                    unused.add(n.id)
+                    changed = True
+        return unused
 
     # -- nodes ----------------------------------------------------------------------
 
@@ -216,7 +237,7 @@ class _Writer:
             return
         if isinstance(end, If):
             t, f = block.succs
-            if isinstance(end.inputs[1], IsSet) or self.check_is_implied(end):
+            if end.id in self.implied:
                 self.emit(Instr("jmp", labels=[t]))  # the guarded quad fails by itself
             else:
                 self.emit(Instr("br", None, None, [self.name(end.inputs[1])], [], [t, f]))
