@@ -82,6 +82,7 @@ class _Writer:
         self.body: list[Item] = []
         self.names: dict[int, str] = {}
         self.trap_pos: dict[int, object] = {}  # guarded op -> where its check reports
+        self.probes: dict[int, tuple[Node, Node, Instr]] = {}  # If id -> its probe
         self.block_at = {b.head.id: b for b in sched.blocks.values()}
         for i, (name, _) in enumerate(self.fg.params):
             parm = next((u for u in self.fg.start.outputs
@@ -146,7 +147,9 @@ class _Writer:
         the guarded quad itself), or another such node: the bounds test and the length
         it reads are not written either."""
         pure = (Constant, Add, Sub, Mul, Neg, Compare, Not, Logic, InBounds, Len, IsSet)
-        nodes = [n for b in self.s.order() for n in b.nodes if isinstance(n, pure)]
+        probed = {x.id for a, b, _ in self.probes.values() for x in (a, b)}
+        nodes = [n for b in self.s.order() for n in b.nodes
+                 if isinstance(n, pure) and n.id not in probed]
         unused: set[int] = set()
         changed = True
         while changed:
@@ -238,6 +241,10 @@ class _Writer:
         if isinstance(end, If):
             t, f = block.succs
             if end.id in self.implied:
+                if end.id in self.probes:
+                    a, b, probe = self.probes[end.id]
+                    probe.args = [self.name(a), self.name(b)]
+                    self.emit(probe)
                 self.emit(Instr("jmp", labels=[t]))  # the guarded quad fails by itself
             else:
                 self.emit(Instr("br", None, None, [self.name(end.inputs[1])], [], [t, f]))
@@ -265,15 +272,15 @@ class _Writer:
             return False
         trap, pred = bad.end, iff.inputs[1]
         first = next((n for n in ok.nodes if n.is_pinned()), None)
-        if first is None or first.inputs[0] is not projs[0]:
-            return False
+        if first is not None and first.inputs[0] is not projs[0]:
+            first = None
         if trap.message == "division by zero":
             hit = isinstance(first, (Div, Rem)) and isinstance(pred, Compare) \
                 and pred.op == "!=" and first.inputs[2] is pred.inputs[1]
         elif trap.message == "index out of bounds":
             hit = isinstance(first, (Load, Store)) and isinstance(pred, InBounds) \
-                and first.inputs[3] is pred.inputs[1] and isinstance(pred.inputs[2], Len) \
-                and pred.inputs[2].inputs[1] is first.inputs[2]
+                and first.inputs[3] is pred.inputs[1] \
+                and _is_length_of(pred.inputs[2], first.inputs[2])
         elif trap.message == "negative array length":
             hit = isinstance(first, NewArray) and isinstance(pred, Compare) \
                 and pred.op == ">=" and first.inputs[1] is pred.inputs[1]
@@ -281,7 +288,31 @@ class _Writer:
             hit = False
         if hit:
             self.trap_pos[first.id] = trap.pos
-        return hit
+            return True
+        probe = self._probe(pred, trap)
+        if probe is not None:
+            self.probes[iff.id] = probe
+        return probe is not None
+
+    def _probe(self, pred: Node, trap: Trap) -> tuple[Node, Node, Instr] | None:
+        """A check whose guarded operation is gone (its result was never used) still has
+        to fail when the operation would have: one quad that fails in the same way, and
+        does nothing otherwise, replaces the whole test -- ``div x x`` for a divisor
+        ``x``, ``aload a i`` for an index into an array of ints or bools (whose slots are
+        never unset). Returns the two nodes it reads and the quad (names filled in later)."""
+        if trap.message == "division by zero" and isinstance(pred, Compare) \
+                and pred.op == "!=" and isinstance(pred.inputs[2], Constant) \
+                and constant_value(pred.inputs[2].value) == 0:
+            x = pred.inputs[1]
+            return x, x, Instr("div", f"v{pred.id}_probe", tt.INT, pos=trap.pos)
+        if trap.message == "index out of bounds" and isinstance(pred, InBounds) \
+                and len(trap.inputs) == 4 and trap.inputs[3] is pred.inputs[1] \
+                and _is_length_of(pred.inputs[2], trap.inputs[2]):
+            array, index = trap.inputs[2], pred.inputs[1]
+            t = tiny_type(array.type, tt.INT)
+            if isinstance(t, tt.ArrayType) and t.elem in (tt.INT, tt.BOOL):
+                return array, index, Instr("aload", f"v{pred.id}_probe", t.elem, pos=trap.pos)
+        return None
 
     def call(self, block, call: Call) -> None:  # noqa: ANN001
         projs = {u.index: u for u in call.outputs if isinstance(u, Proj)}
@@ -328,6 +359,17 @@ class _Writer:
             else:
                 self.emit(Instr("const", d + "_r", ret, value=zero))
                 self.emit(Instr("ret", args=[d + "_r"]))
+
+
+def _is_length_of(length: Node, array: Node) -> bool:
+    """Is ``length`` the length of ``array``: its ``Len``, or the constant it was
+    allocated with (the peepholes fold ``len`` of a fresh array)?"""
+    if isinstance(length, Len):
+        return length.inputs[1] is array
+    if isinstance(length, Constant) and isinstance(array, NewArray):
+        size = array.inputs[1]
+        return size is length or (isinstance(size, Constant) and size.value == length.value)
+    return False
 
 
 def scheduled_ssa(program: SeaOfNodes, structs: dict | None = None
