@@ -34,11 +34,12 @@ from ssa_course.quads.loops import loop_depths
 from ssa_course.ssa.construct import UNDEFINED
 from ssa_course.ssa.exceptions import handler_stacks
 
-_NUMBERED = re.compile(r"^(.*)\.\d+$")
+_NUMBERED = re.compile(r"^(.+?)(\.\d+)+$")
 
 
 def origin(name: str) -> str:
-    """The source variable an SSA name was made from (``i.12`` -> ``i``)."""
+    """The source variable an SSA name was made from (``i.12`` -> ``i``; versions of
+    versions too: ``i.1.12`` -> ``i``)."""
     m = _NUMBERED.match(name)
     return m.group(1) if m else name
 
