@@ -149,7 +149,7 @@ def _interference(cfg: CFG, live_in: dict[str, set[str]], live_out: dict[str, se
         if d not in candidates:
             return
         skip = instr.args[0] if instr.op == "id" else None
-        for v in live:
+        for v in live & candidates if len(live) > len(candidates) else live:
             if v != d and v != skip and v in candidates:
                 adj[d].add(v)
                 adj[v].add(d)

@@ -119,7 +119,7 @@ def _interference(cfg: CFG, fn: Function, handlers: set[str], candidates: set[st
     def conflict(d: str, live: set[str]) -> None:
         if d not in candidates:
             return
-        for v in live:
+        for v in live & candidates if len(live) > len(candidates) else live:
             if v != d and v in candidates:
                 adj[d].add(v)
                 adj[v].add(d)

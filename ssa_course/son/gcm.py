@@ -273,6 +273,7 @@ def schedule(fg: FunctionGraph) -> Schedule:
     placed: dict[int, str] = dict(fixed)
     floating = [n for n in nodes if n.id in early]
     topo = _topological(floating)
+    loop_depth = {k: b.depth for k, b in blocks.items()}
     for n in reversed(topo):
         use_block: str | None = None
         for u in n.outputs:
@@ -293,8 +294,7 @@ def schedule(fg: FunctionGraph) -> Schedule:
             use_block = early[n.id]
         late[n.id] = use_block
         try:
-            placed[n.id] = pick_block(early[n.id], use_block, idom,
-                                      {k: b.depth for k, b in blocks.items()})
+            placed[n.id] = pick_block(early[n.id], use_block, idom, loop_depth)
         except ValueError:
             raise VerifyError("schedule: early dominates late", repr(n),
                               f"early {early[n.id]}, late {use_block}") from None
