@@ -124,8 +124,16 @@ def _interference(cfg: CFG, fn: Function, handlers: set[str], candidates: set[st
                 adj[d].add(v)
                 adj[v].add(d)
 
-    for name in cfg.blocks:
+    for name, block in cfg.blocks.items():
         _scan(cfg, name, live_in, phi_uses, stacks, conflict)
+        # out of SSA may put a successor's copies before this block's branch (when both
+        # its labels name one block): its condition must survive them
+        term = block.terminator
+        if term is not None and term.args:
+            for s in block.succs:
+                for i in cfg.blocks[s].instrs:
+                    if i.op == "phi":
+                        conflict(i.dest, set(term.args))
     entry = [n for n, _ in fn.params] + sorted(live_in[cfg.entry])
     for p in entry:
         conflict(p, set(entry))
