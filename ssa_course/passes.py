@@ -42,7 +42,8 @@ class Pass:
 
 _PASSES: dict[str, Pass] = {}
 
-DEFAULT_PIPELINE = ("parse", "sccp", "gcm", "out-of-ssa", "coalesce", "dce", "layout")
+DEFAULT_PIPELINE = ("parse", "sccp", "gcm", "coalesce-phis", "out-of-ssa", "coalesce", "dce",
+                    "layout")
 
 
 def register_pass(name: str, description: str, needs: tuple[str, ...]):
@@ -139,6 +140,15 @@ def _ssa(state: PassState) -> None:
     state.ssa = True
 
 
+@register_pass("coalesce-phis", "phi results and arguments that are never alive together "
+               "share one name (fewer copies out of SSA)", ("ssa",))
+def _coalesce_phis(state: PassState) -> None:
+    from ssa_course.quads.peephole import on_program
+    from ssa_course.quads.phi_coalesce import coalesce_phis
+
+    state.quads = on_program(coalesce_phis, state.quads)
+
+
 @register_pass("out-of-ssa", "phis become copies (critical edges split, parallel copies "
                "sequentialized)", ("ssa",))
 def _out_of_ssa(state: PassState) -> None:
@@ -162,10 +172,12 @@ def _quads_pass(name: str, description: str, module: str, fn_name: str) -> None:
     register_pass(name, description, ("quads", "source"))(run)
 
 
-_quads_pass("coalesce", "copy coalescing: a copy's source writes the destination directly",
+_quads_pass("coalesce", "copy coalescing: the two names of a copy that never hold different "
+            "values become one (Chaitin's interference test), and the copy goes",
             "ssa_course.quads.coalesce", "coalesce_copies")
-_quads_pass("layout", "block layout: jumps to the next label go, small blocks are copied in "
-            "place of a jump (loop rotation)", "ssa_course.quads.layout", "layout")
+_quads_pass("layout", "block layout: blocks chained so that jumps fall through (deepest loops "
+            "first), small blocks copied in place of a jump (loop rotation)",
+            "ssa_course.quads.layout", "layout")
 _quads_pass("lvn", "local value numbering (lesson 02)", "ssa_course.quads.peephole",
             "local_value_numbering")
 _quads_pass("dce", "dead-code elimination on quads (lesson 02)", "ssa_course.quads.peephole",

@@ -200,7 +200,10 @@ def schedule(fg: FunctionGraph) -> Schedule:
     """Place every node of ``fg`` in a block (Click's global code motion)."""
     blocks, owner, entry = _build_blocks(fg)
     succs = {n: b.succs for n, b in blocks.items()}
-    order = list(reversed(postorder(succs, entry)))
+    # reverse postorder of a walk that takes the *last* successor first: a branch's true
+    # side then comes before its false side, and a loop's body before its exit -- the
+    # order the source text has, which layout keeps where it has no better reason
+    order = list(reversed(postorder({n: s[::-1] for n, s in succs.items()}, entry)))
     blocks = {n: blocks[n] for n in order}
     preds = predecessors(succs)
     for name, block in blocks.items():
@@ -270,6 +273,7 @@ def schedule(fg: FunctionGraph) -> Schedule:
     placed: dict[int, str] = dict(fixed)
     floating = [n for n in nodes if n.id in early]
     topo = _topological(floating)
+    loop_depth = {k: b.depth for k, b in blocks.items()}
     for n in reversed(topo):
         use_block: str | None = None
         for u in n.outputs:
@@ -290,8 +294,7 @@ def schedule(fg: FunctionGraph) -> Schedule:
             use_block = early[n.id]
         late[n.id] = use_block
         try:
-            placed[n.id] = pick_block(early[n.id], use_block, idom,
-                                      {k: b.depth for k, b in blocks.items()})
+            placed[n.id] = pick_block(early[n.id], use_block, idom, loop_depth)
         except ValueError:
             raise VerifyError("schedule: early dominates late", repr(n),
                               f"early {early[n.id]}, late {use_block}") from None
