@@ -2,6 +2,7 @@
 #   make lab   -- set everything up, then open JupyterLab on the tour
 #   make test  -- set everything up, then run the whole test suite
 # Others: make exercises (regenerate exercises/ from solutions/), make bench, make lint,
+#         make bril-conformance BRIL=<checkout of Bril> (compare with Bril's own tools),
 #         make clean (caches), make distclean (caches and the virtual environment).
 PYTHON ?= python3
 VENV := .venv
@@ -11,7 +12,7 @@ LAB_ARGS ?=
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: browser-test lab test venv graphviz exercises bench clean distclean lint
+.PHONY: bril-conformance browser-test lab test venv graphviz exercises bench clean distclean lint
 
 # Re-install only when pyproject.toml is newer than the stamp (or there is no venv yet).
 $(STAMP): pyproject.toml
@@ -57,6 +58,21 @@ browser-test: venv graphviz
 	fi
 	$(PY) -m pip install --quiet playwright
 	$(PY) tools/browser_check.py
+
+# Compare with Bril's reference tools on Bril's core benchmarks (BRIL=a checkout of
+# sampsyo/bril). Not part of `make test`: it needs the checkout, deno and lark.
+BRIL ?=
+bril-conformance: venv
+	@if [ -z "$(BRIL)" ]; then \
+	  echo "error: give a checkout of Bril's repository: make bril-conformance BRIL=/path/to/bril"; \
+	  exit 2; fi
+	@if [ ! -f "$(BRIL)/brili.ts" ]; then \
+	  echo "error: $(BRIL) is not a checkout of Bril's repository (no brili.ts in it)"; \
+	  exit 2; fi
+	@test -x $(VENV)/bin/deno && $(PY) -c "import lark" 2>/dev/null || { \
+	  echo "installing deno and lark into $(VENV)"; \
+	  $(PY) -m pip install --quiet deno lark; }
+	$(PY) tools/bril_conformance.py "$(BRIL)"
 
 bench: venv
 	$(PY) benchmarks/run_all.py
