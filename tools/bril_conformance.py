@@ -14,9 +14,15 @@ For every ``BRIL_CHECKOUT/benchmarks/core/NAME.bril``, with the arguments of its
     elimination (``lvn.py -p -c -f | tdce.py tdce+``, as Bril's brench example runs them),
     when the checkout has ``examples/lvn.py`` and ``examples/tdce.py``.
 
+It also runs Bril's own interpreter tests (``test/interp/{core,ssa}`` and
+``test/interp-error/{core-error,ssa-error}``) through brili and ``ssa-course run`` and
+compares status and output; an error brili finds while running that our static checks
+reject at load (status 1, nothing printed) is reported as "rejected at load".
+
 It prints one row per benchmark and totals, and exits 1 when any (a) or (b) check fails
-(2 when the checkout or the tools are missing). It is not part of ``make test``: it needs a
-Bril checkout, deno and lark, none of which the project depends on.
+or an interpreter test differs (2 when the checkout or the tools are missing). It is not
+part of ``make test``: it needs a Bril checkout, deno and lark, none of which the project
+depends on.
 """
 
 from __future__ import annotations
@@ -193,6 +199,52 @@ def check_benchmark(path: Path, tools: Tools) -> Row:
     return row
 
 
+# Bril's own interpreter tests that ssa_course reads (float, char, memory, speculation
+# and the other extensions are rejected at load with one "unsupported" message).
+INTERP_TEST_DIRS = ("test/interp/core", "test/interp/ssa", "test/interp-error/core-error",
+                    "test/interp-error/ssa-error")
+
+
+@dataclass(slots=True)
+class InterpCase:
+    """brili and ``ssa-course run`` on one of Bril's interpreter tests."""
+
+    name: str
+    brili: Result
+    ours: Result
+
+    def verdict(self) -> str:
+        b, o = self.brili, self.ours
+        if b.status == 0:
+            return "same" if (o.status, o.stdout) == (0, b.stdout) else "DIFF"
+        if o.status == 0:
+            return "DIFF"
+        if o.status == 1 and not o.stdout:
+            return "rejected at load"  # our static check; brili finds it while running
+        return "same" if (o.status, o.stdout) == (b.status, b.stdout) else "DIFF"
+
+
+def check_interp_test(path: Path, tools: Tools) -> InterpCase:
+    source = path.read_text()
+    args = args_of(source)
+    brili = pipe([tools.bril2json(), tools.brili(False, args)], source)
+    ours = run(tools.ours("run", str(path), *args))
+    return InterpCase(f"{path.parent.name}/{path.stem}", brili, ours)
+
+
+def interp_report(cases: list[InterpCase]) -> str:
+    lines = ["", "Bril's interpreter tests (status and output, brili vs ssa-course run):"]
+    width = max(len(c.name) for c in cases)
+    for c in cases:
+        lines.append(f"  {c.name:<{width}}  brili {c.brili.status}  ours {c.ours.status}  "
+                     f"{c.verdict():<16}  {c.ours.first_error_line() if c.ours.status else ''}")
+    counts: dict[str, int] = {}
+    for c in cases:
+        counts[c.verdict()] = counts.get(c.verdict(), 0) + 1
+    lines.append("  " + ", ".join(f"{k}: {v}" for k, v in sorted(counts.items())))
+    return "\n".join(lines)
+
+
 def _fmt(value: object) -> str:
     if value is None:
         return "-"
@@ -291,10 +343,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: no benchmarks found in {tools.checkout / 'benchmarks' / 'core'}",
               file=sys.stderr)
         return 2
+    tests = sorted(p for d in INTERP_TEST_DIRS for p in (tools.checkout / d).glob("*.bril")
+                   if ns.only in p.stem)
     with ThreadPoolExecutor(max_workers=max(1, ns.jobs)) as pool:
         rows = list(pool.map(lambda p: check_benchmark(p, tools), paths))
+        cases = list(pool.map(lambda p: check_interp_test(p, tools), tests))
     print(report(rows))
-    return 1 if any(r.problems for r in rows) else 0
+    if cases:
+        print(interp_report(cases))
+    failed = any(r.problems for r in rows) or any(c.verdict() == "DIFF" for c in cases)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

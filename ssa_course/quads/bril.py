@@ -29,6 +29,8 @@ from ssa_course.quads.bril_check import FIELD_OPS, BrilProblem, check_shapes, ch
 from ssa_course.quads.ir import ALL_OPS, Function, Instr, Label, Program, StructInfo
 from ssa_course.tiny.types import BOOL, INT, ArrayType, StructType, Type
 
+MAX_TYPE_DEPTH = 64  # [[...[int]...]]: Tiny types are compared and printed recursively
+
 # ---------------------------------------------------------------- text: tokens
 
 _TOKEN = re.compile(
@@ -60,9 +62,10 @@ def _tokens(text: str, filename: str) -> list[_Tok]:
     line, line_start, i = 1, 0, 0
     while i < len(text):
         m = _TOKEN.match(text, i)
-        if m is None:
-            raise SourceError(f"unexpected character '{text[i]}'",
-                              Pos(line, i - line_start + 1), text, filename)
+        if m is None:  # reported only if the parser gets here: an unsupported type first
+            out.append(_Tok("bad", text[i], Pos(line, i - line_start + 1)))
+            i += 1
+            continue
         kind = m.lastgroup or ""
         if kind == "newline":
             line, line_start = line + 1, m.end()
@@ -86,10 +89,14 @@ class _TextParser:
 
     @property
     def tok(self) -> _Tok:
-        return self.toks[self.i]
+        t = self.toks[self.i]
+        if t.kind == "bad":
+            raise SourceError(f"unexpected character '{t.text}'", t.pos, self.text,
+                              self.filename)
+        return t
 
     def advance(self) -> _Tok:
-        t = self.toks[self.i]
+        t = self.tok
         if t.kind != "eof":
             self.i += 1
         return t
@@ -159,6 +166,8 @@ class _TextParser:
         """A type; ``[[int]]`` nests with a counter, not recursion (any depth is fine)."""
         depth = 0
         while self.at("["):
+            if depth == MAX_TYPE_DEPTH:  # deeper types would overflow printing and ==
+                raise self.error(f"array type nested more than {MAX_TYPE_DEPTH} deep")
             self.advance()
             depth += 1
         t = self.tok
@@ -170,7 +179,7 @@ class _TextParser:
             result = INT
         elif t.text == "bool":
             result = BOOL
-        elif self.at("<") or t.text in ("float", "char", "ptr"):
+        elif self.at("<") or t.text in ("float", "char", "ptr", "any"):
             raise self.error(f"unsupported Bril type '{t.text}' (ssa_course reads int, bool, "
                              "[T] and struct types)", t)
         else:

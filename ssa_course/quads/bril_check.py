@@ -68,7 +68,15 @@ def _plural(n: int, word: str) -> str:
 
 def check_shapes(program: Program) -> None:
     """Operation shapes, labels, callees and call arity (what any reader must check)."""
+    for struct in program.structs.values():
+        for _, ty in struct.fields:
+            _known_type(program, ty, None, None)
     for fn in program.functions.values():
+        for _, ty in fn.params:
+            _known_type(program, ty, fn.name, None)
+        _known_type(program, fn.ret, fn.name, None)
+        for item in fn.instrs():
+            _known_type(program, item.type, fn.name, item)
         labels: set[str] = set()
         for item in fn.body:
             if isinstance(item, Label):
@@ -141,9 +149,6 @@ def _check_shape(program: Program, fn: Function, item: Instr, labels: set[str]) 
 
 def check_types(program: Program) -> None:
     """Type-check every function like ``brilck`` (see the module docstring)."""
-    for name, struct in program.structs.items():
-        for _, ty in struct.fields:
-            _known_type(program, ty, name, None)
     for fn in program.functions.values():
         _FunctionChecker(program, fn).run()
     main = program.functions.get("main")
@@ -175,13 +180,10 @@ class _FunctionChecker:
     def run(self) -> None:
         fn = self.fn
         for name, ty in fn.params:
-            _known_type(self.program, ty, fn.name, None)
             self.types[name] = ty
-        _known_type(self.program, fn.ret, fn.name, None)
         for item in fn.instrs():
             if item.dest is None:
                 continue
-            _known_type(self.program, item.type, fn.name, item)
             old = self.types.setdefault(item.dest, item.type)
             if old != item.type:
                 raise self.fail(f"'{item.dest}' is {old} elsewhere in @{fn.name} but "
@@ -205,8 +207,7 @@ class _FunctionChecker:
                 defs.setdefault(item.dest, []).append(item)
         params = {name for name, _ in self.fn.params}
         only = {v for v, ds in defs.items() if v not in params
-                and all(d.op in ("undef", "id") for d in ds)
-                and any(d.op == "undef" for d in ds)}
+                and all(d.op in ("undef", "id") for d in ds)}
         changed = True
         while changed:  # drop variables that also copy a real value
             changed = False

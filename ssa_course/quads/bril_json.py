@@ -20,6 +20,7 @@ from ssa_course.errors import Pos, SourceError
 from ssa_course.quads.ir import ALL_OPS, Function, Instr, Label, Program, StructInfo
 from ssa_course.tiny.types import BOOL, INT, ArrayType, StructType, Type
 
+MAX_TYPE_DEPTH = 64  # as in Bril text: [[...[int]...]]
 MAX_DEPTH = 200  # Bril documents nest about 8 deep; the cap keeps json.loads off the C stack
 _MAX_DIGITS = 40  # longer integer literals are kept as text: out of range anyway
 
@@ -175,6 +176,9 @@ class _Reader:
         """A Bril type; nested arrays are walked with a loop, not recursion."""
         depth = 0
         while isinstance(value, dict) and len(value) == 1 and "array" in value:
+            if depth == MAX_TYPE_DEPTH:  # deeper types would overflow printing and ==
+                raise self.fail(f"{where}: array type nested more than {MAX_TYPE_DEPTH} "
+                                "deep", path)
             value, depth = value["array"], depth + 1
             path = path + ("array",)
         result: Type
@@ -187,7 +191,7 @@ class _Reader:
             if not isinstance(name, str) or name not in structs:
                 raise self.fail(f"{where}: unknown struct type {_show(name)}", path)
             result = StructType(name)
-        elif value in ("float", "char") or (isinstance(value, dict) and "ptr" in value):
+        elif value in ("float", "char", "any") or (isinstance(value, dict) and "ptr" in value):
             raise self.fail(f"{where}: Bril's {_show(value)} type is not supported "
                             "(ssa_course reads int, bool, arrays and structs)", path)
         else:
