@@ -142,22 +142,22 @@ class _Translator:
         """A branch whose targets have phis: each such edge goes through its own block."""
         new = item.copy()
         if item.op == "br" and item.labels[0] == item.labels[1]:
-            edges_copies = self.copies(current, item.labels[0])
-            if edges_copies:  # both edges are one: the copies can sit before it
-                new.labels = [self.edge_block(item.labels[0], current, edges)] * 2
+            moves = self.copies(current, item.labels[0])
+            if moves:  # both edges are one edge: one block of copies
+                new.labels = [self.edge_block(item.labels[0], current, moves, edges)] * 2
             return new
         for k, target in enumerate(item.labels):
             if item.op == "enter" and k == 1:
                 continue  # a handler is entered from throwing points, not this edge
-            if target in self.phis_at and self.copies(current, target):
-                new.labels[k] = self.edge_block(target, current, edges)
+            moves = self.copies(current, target) if target in self.phis_at else []
+            if moves:
+                new.labels[k] = self.edge_block(target, current, moves, edges)
         return new
 
-    def edge_block(self, target: str, current: str | None, edges: list[Instr | Label]) -> str:
+    def edge_block(self, target: str, current: str | None, moves: list[Instr],
+                   edges: list[Instr | Label]) -> str:
         name = self.fresh(f"{current or self.fn.name}.to.{target}", self.labels)
-        edges.append(Label(name))
-        edges += self.copies(current, target)
-        edges.append(Instr("jmp", labels=[target]))
+        edges += [Label(name), *moves, Instr("jmp", labels=[target])]
         return name
 
     def type_shadows(self, body: list[Instr | Label]) -> None:
