@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 from ssa_course.errors import Pos, SourceError
 from ssa_course.quads.ir import ALL_OPS, Function, Instr, Label, Program, StructInfo
@@ -25,6 +26,11 @@ MAX_DEPTH = 200  # Bril documents nest about 8 deep; the cap keeps json.loads of
 _MAX_DIGITS = 40  # longer integer literals are kept as text: out of range anyway
 
 Path = tuple[str | int, ...]
+
+# Names as Bril's text form spells them, so every program also round-trips through text:
+# variables, fields and structs are identifiers; functions and labels may start with a digit.
+_IDENT = re.compile(r"[A-Za-z_%][A-Za-z_%.0-9]*")
+_NAME = re.compile(r"[A-Za-z_%.0-9]+")
 
 
 class _Huge:
@@ -158,9 +164,13 @@ class _Reader:
 
     # -- small field checkers --------------------------------------------------
 
-    def string(self, value: object, path: Path, what: str) -> str:
+    def string(self, value: object, path: Path, what: str, name: re.Pattern = _IDENT) -> str:
         if not isinstance(value, str) or not value:
             raise self.fail(f"{what} must be a non-empty string, found {_show(value)}", path)
+        if not name.fullmatch(value):
+            raise self.fail(f"{what} {_show(value)} is not a Bril name (letters, digits, "
+                            "'_', '%' and '.'" + (", not starting with a digit or '.')"
+                                                  if name is _IDENT else ")"), path)
         return value
 
     def strings(self, obj: dict, key: str, path: Path, where: str) -> list[str]:
@@ -168,8 +178,9 @@ class _Reader:
         if not isinstance(value, list):
             raise self.fail(f"{where} \"{key}\" must be a list of names, found "
                             f"{_show(value)}", path + (key,))
+        name = _IDENT if key == "args" else _NAME
         for k, item in enumerate(value):
-            self.string(item, path + (key, k), f"{where} \"{key}\"[{k}]")
+            self.string(item, path + (key, k), f"{where} \"{key}\"[{k}]", name)
         return list(value)
 
     def type(self, value: object, path: Path, where: str, structs: set[str]) -> Type:
@@ -259,7 +270,8 @@ class _Reader:
         path: Path = ("functions", fi)
         if not isinstance(f, dict):
             raise self.fail(f"functions[{fi}] must be an object", path)
-        name = self.string(f.get("name"), path + ("name",), f"functions[{fi}] \"name\"")
+        name = self.string(f.get("name"), path + ("name",), f"functions[{fi}] \"name\"",
+                           _NAME)
         self.fn_paths[name] = path
         raw_args = f.get("args", [])
         if not isinstance(raw_args, list):
@@ -292,7 +304,8 @@ class _Reader:
         if "label" in raw:
             if "op" in raw:
                 raise self.fail(f"{where} has both \"label\" and \"op\"", path)
-            label = Label(self.string(raw["label"], path + ("label",), f"{where} \"label\""))
+            label = Label(self.string(raw["label"], path + ("label",), f"{where} \"label\"",
+                                      _NAME))
             self.paths[id(label)] = path
             return label
         if "op" not in raw:
