@@ -13,6 +13,8 @@ Both raise :class:`BrilProblem`; the text and JSON readers turn it into a locate
 
 from __future__ import annotations
 
+from ssa_course.quads.bril_defined import check_defined
+from ssa_course.quads.bril_problem import BrilProblem
 from ssa_course.quads.ir import Function, Instr, Label, Program
 from ssa_course.tiny.types import BOOL, INT, ArrayType, StructType, Type
 
@@ -44,19 +46,6 @@ _SIGS: dict[str, tuple[tuple[Type, ...], Type | None]] = {
     "and": ((BOOL, BOOL), BOOL), "or": ((BOOL, BOOL), BOOL), "not": ((BOOL,), BOOL),
     "br": ((BOOL,), None), "throw": ((INT,), None), "catch": ((), INT),
 }
-
-
-class BrilProblem(Exception):
-    """A static error in ``function`` (None: the whole program) at ``item`` (None: the
-    function itself), optionally about one ``field`` of it (``args``, ``type``, ...)."""
-
-    def __init__(self, message: str, function: str | None = None,
-                 item: Instr | Label | None = None, field: str | None = None):
-        super().__init__(message)
-        self.message = message
-        self.function = function
-        self.item = item
-        self.field = field
 
 
 def _plural(n: int, word: str) -> str:
@@ -195,7 +184,7 @@ class _FunctionChecker:
         if fn.ret is not None and not any(i.op == "ret" for i in fn.instrs()):
             raise self.fail(f"@{fn.name} returns {fn.ret} but has no 'ret'")
         self.undef_uses()
-        _check_defined(fn, self.types)
+        check_defined(fn)
 
     def undef_uses(self) -> None:
         """A variable whose every assignment is ``undef`` (or a copy of such a variable)
@@ -358,87 +347,3 @@ class _FunctionChecker:
             self.result(item, ftype)
         else:
             self.need(item, 1, ftype)
-
-
-# ---------------------------------------------------------------- definedness
-
-
-def _blocks(fn: Function) -> tuple[list[list[Instr]], list[list[int]], bool]:
-    """Basic blocks of ``fn`` with successor lists; the flag says whether control can
-    run off the end of the function."""
-    blocks: list[list[Instr]] = [[]]
-    starts: dict[str, int] = {}
-    for item in fn.body:
-        if isinstance(item, Label):
-            if blocks[-1]:
-                blocks.append([])
-            starts[item.name] = len(blocks) - 1
-        else:
-            blocks[-1].append(item)
-            if item.is_terminator():
-                blocks.append([])
-    succs: list[list[int]] = []
-    falls_off = False
-    for b, block in enumerate(blocks):
-        last = block[-1] if block else None
-        if last is not None and last.op in ("jmp", "br", "enter"):
-            succs.append([starts[lb] for lb in last.labels])
-        elif last is not None and last.op in ("ret", "throw"):
-            succs.append([])
-        elif b + 1 < len(blocks):
-            succs.append([b + 1])
-        else:
-            succs.append([])
-            falls_off = True
-    return blocks, succs, falls_off
-
-
-_SHADOW = "\0set "  # "set x v" defines the shadow of x: a name no variable can have
-
-
-def _defines(item: Instr) -> str | None:
-    return _SHADOW + item.args[0] if item.op == "set" else item.dest
-
-
-def _check_defined(fn: Function, types: dict[str, Type]) -> None:
-    """No reachable instruction reads a variable that no path from the entry assigns.
-
-    Functions with ``try`` regions (``enter``) keep brilck's flow-insensitive rule: a
-    handler is reached from every throwing point, which the block edges do not show.
-    """
-    if any(i.op == "enter" for i in fn.instrs()):
-        return
-    blocks, succs, falls_off = _blocks(fn)
-    params = frozenset(name for name, _ in fn.params)
-    into: list[set[str] | None] = [None] * len(blocks)
-    into[0] = set(params)
-    work = [0]
-    while work:  # may-be-defined sets, grown to a fixpoint
-        b = work.pop()
-        out = set(into[b] or ())
-        out.update(_defines(i) for i in blocks[b] if _defines(i) is not None)
-        for s in succs[b]:
-            if into[s] is None or not out <= into[s]:
-                into[s] = out | (into[s] or set())
-                work.append(s)
-    for b, block in enumerate(blocks):
-        defined = into[b]
-        if defined is None:
-            continue  # unreachable: never runs
-        for item in block:
-            if item.op != "phi":
-                reads = item.args[1:] if item.op == "set" else item.args
-                for var in reads:
-                    if var not in defined:
-                        raise BrilProblem(f"'{var}' is read here but no path from the "
-                                          f"start of @{fn.name} assigns it", fn.name, item,
-                                          "args")
-            if item.op == "get" and _SHADOW + item.dest not in defined:
-                raise BrilProblem(f"'get' of '{item.dest}' but no path from the start of "
-                                  f"@{fn.name} runs a 'set {item.dest}' before it", fn.name,
-                                  item)
-            if _defines(item) is not None:
-                defined.add(_defines(item))
-    if fn.ret is not None and falls_off and into[len(blocks) - 1] is not None:
-        raise BrilProblem(f"@{fn.name} returns {fn.ret}, but control can reach its end "
-                          "without 'ret'", fn.name)
