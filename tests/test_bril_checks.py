@@ -62,6 +62,12 @@ def test_hundred_thousand_deep_json_is_refused_without_recursion():
     assert message.startswith(f"t.json:1:{14 + MAX_DEPTH}:")  # the bracket one too deep
 
 
+def test_hundred_thousand_deep_text_type_is_refused_without_recursion():
+    text = "@main {\n  a: " + "[" * 100_000 + "int" + "]" * 100_000 + " = const 1;\n}\n"
+    assert "array type nested more than 64 deep" in _text_error(text)
+    assert bril.parse_bril_text("@main(a: " + "[" * 64 + "int" + "]" * 64 + ") {\n}\n")
+
+
 def test_deep_json_inside_a_string_is_only_text():
     program = bril.parse_bril_json(_main({"op": "nop", "note": "[{" * 5000}))
     assert program.functions["main"].body[0].op == "nop"
