@@ -281,3 +281,32 @@ def _takes_arg(comp) -> bool:  # noqa: ANN001
         return len(comp.main_params()) == 1 and comp.main_params()[0][1] == INT
     except (SourceError, UsageError):
         return False
+
+
+def test_every_tiny_program_lowers_to_bril_that_passes_the_checks():
+    """Our own Bril (lesson 01's export) is valid Bril: ``while (true)`` loops in a
+    function with a result do not count as falling off its end."""
+    from corpus import load_corpus
+
+    checked = 0
+    for case in load_corpus():
+        comp = compile_source(case.source, case.path.name)
+        try:
+            quads = comp.quads
+        except (SourceError, UsageError):
+            continue  # a Tiny compile error: nothing to export
+        bril.parse_bril_text(bril.to_bril_text(quads), case.name + ".bril")
+        bril.parse_bril_json(bril.dumps_json(quads), case.name + ".json")
+        checked += 1
+    assert checked >= 40
+
+
+def test_a_constant_condition_decides_whether_a_function_can_fall_off():
+    def loop(cond: str, tail: str = "") -> str:
+        return ("@f: int {\n  one: int = const 1;\n  t: bool = const " + cond + ";\n"
+                "  jmp .top;\n.done:\n  ret one;\n.top:\n  br t .top .out;\n.out:\n"
+                + tail + "}\n@main {\n}\n")
+
+    assert bril.parse_bril_text(loop("true"))
+    assert "can reach its end" in _text_error(loop("false"))
+    assert bril.parse_bril_text(loop("false", "  ret one;\n"))

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 import shutil
 import subprocess
@@ -40,6 +41,7 @@ from pathlib import Path
 TIMEOUT = 300  # seconds per tool run; the slowest core benchmark takes a few seconds
 _ARGS_LINE = re.compile(r"^\s*#\s*ARGS:(.*)$")  # Bril writes "# ARGS:" and sometimes "#ARGS:"
 _PROFILE = re.compile(r"total_dyn_inst:\s*(\d+)")
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")  # deno colours its own crash reports
 
 
 class SetupError(Exception):
@@ -110,13 +112,13 @@ class Result:
     def first_error_line(self) -> str:
         lines = [ln for ln in self.stderr.splitlines() if ln.strip()
                  and not _PROFILE.search(ln)]
-        return lines[0][:120] if lines else f"exit status {self.status}"
+        return _ANSI.sub("", lines[0])[:120] if lines else f"exit status {self.status}"
 
 
 def run(argv: list[str], stdin: str = "") -> Result:
     try:
         done = subprocess.run(argv, input=stdin, capture_output=True, text=True,
-                              timeout=TIMEOUT, check=False)
+                              timeout=TIMEOUT, check=False, env={**os.environ, "NO_COLOR": "1"})
     except subprocess.TimeoutExpired:
         return Result(124, "", f"timed out after {TIMEOUT} s: {' '.join(argv[:3])} ...")
     except OSError as e:

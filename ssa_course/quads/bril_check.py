@@ -181,7 +181,8 @@ class _FunctionChecker:
                 self.gets.add(item.dest)
         for item in fn.instrs():
             self.instr(item)
-        if fn.ret is not None and not any(i.op == "ret" for i in fn.instrs()):
+        if fn.ret is not None and not any(i.op in ("ret", "throw") for i in fn.instrs()):
+            # brilck's rule; a function that only throws (Tiny's extension) is fine too
             raise self.fail(f"@{fn.name} returns {fn.ret} but has no 'ret'")
         self.undef_uses()
         check_defined(fn)

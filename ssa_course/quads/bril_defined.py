@@ -10,9 +10,10 @@ from ssa_course.quads.bril_problem import BrilProblem
 from ssa_course.quads.ir import Function, Instr, Label
 
 
-def _blocks(fn: Function) -> tuple[list[list[Instr]], list[list[int]], bool]:
-    """Basic blocks of ``fn`` with successor lists; the flag says whether control can
-    run off the end of the function."""
+def _blocks(fn: Function) -> tuple[list[list[Instr]], list[list[int]], list[list[int]]]:
+    """Basic blocks of ``fn``, their successors, and their successors when a branch on a
+    condition assigned once, by a constant, goes one way only (Tiny's ``while (true)``
+    lowers to that). Index ``len(blocks)`` stands for "off the end of the function"."""
     blocks: list[list[Instr]] = [[]]
     starts: dict[str, int] = {}
     for item in fn.body:
@@ -24,20 +25,42 @@ def _blocks(fn: Function) -> tuple[list[list[Instr]], list[list[int]], bool]:
             blocks[-1].append(item)
             if item.is_terminator():
                 blocks.append([])
+    defs: dict[str, list[Instr]] = {}
+    for item in fn.instrs():
+        if item.dest is not None:
+            defs.setdefault(item.dest, []).append(item)
     succs: list[list[int]] = []
-    falls_off = False
+    decided: list[list[int]] = []
     for b, block in enumerate(blocks):
         last = block[-1] if block else None
         if last is not None and last.op in ("jmp", "br", "enter"):
             succs.append([starts[lb] for lb in last.labels])
         elif last is not None and last.op in ("ret", "throw"):
             succs.append([])
-        elif b + 1 < len(blocks):
-            succs.append([b + 1])
         else:
-            succs.append([])
-            falls_off = True
-    return blocks, succs, falls_off
+            succs.append([b + 1])  # falls through (the last block: off the end)
+        if last is not None and last.op == "br" and _constant(defs.get(last.args[0], [])):
+            decided.append([starts[last.labels[0 if defs[last.args[0]][0].value else 1]]])
+        else:
+            decided.append(succs[-1])
+    return blocks, succs, decided
+
+
+def _reaches_end(succs: list[list[int]]) -> bool:
+    end = len(succs)
+    seen, work = {0}, [0]
+    while work:
+        for s in succs[work.pop()]:
+            if s == end:
+                return True
+            if s not in seen:
+                seen.add(s)
+                work.append(s)
+    return False
+
+
+def _constant(defs: list[Instr]) -> bool:
+    return len(defs) == 1 and defs[0].op == "const" and isinstance(defs[0].value, bool)
 
 
 _SHADOW = "\0set "  # "set x v" defines the shadow of x: a name no variable can have
@@ -55,7 +78,7 @@ def check_defined(fn: Function) -> None:
     """
     if any(i.op == "enter" for i in fn.instrs()):
         return
-    blocks, succs, falls_off = _blocks(fn)
+    blocks, succs, decided = _blocks(fn)
     params = frozenset(name for name, _ in fn.params)
     into: list[set[str] | None] = [None] * len(blocks)
     into[0] = set(params)
@@ -65,6 +88,8 @@ def check_defined(fn: Function) -> None:
         out = set(into[b] or ())
         out.update(_defines(i) for i in blocks[b] if _defines(i) is not None)
         for s in succs[b]:
+            if s == len(blocks):
+                continue
             if into[s] is None or not out <= into[s]:
                 into[s] = out | (into[s] or set())
                 work.append(s)
@@ -86,6 +111,6 @@ def check_defined(fn: Function) -> None:
                                   item)
             if _defines(item) is not None:
                 defined.add(_defines(item))
-    if fn.ret is not None and falls_off and into[len(blocks) - 1] is not None:
+    if fn.ret is not None and _reaches_end(decided):
         raise BrilProblem(f"@{fn.name} returns {fn.ret}, but control can reach its end "
                           "without 'ret'", fn.name)
