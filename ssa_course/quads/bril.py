@@ -16,6 +16,13 @@ Text form (as ``bril2txt`` prints it)::
 Labels are written ``.name:`` at the start of a line; operands may come in any order
 (``@f`` is a function, ``.L`` a label, anything else a variable). Malformed input is a
 located :class:`~ssa_course.errors.SourceError`.
+
+Reading checks the whole program before anything runs: JSON field by field
+(:mod:`~ssa_course.quads.bril_json`), then operation shapes and, unless ``typecheck=False``
+(our own round trips), Bril's type rules and definedness
+(:mod:`~ssa_course.quads.bril_check`, :mod:`~ssa_course.quads.bril_defined`). The writers
+live in :mod:`~ssa_course.quads.bril_write`; SSA-form Bril is translated for the other
+stages by :mod:`~ssa_course.quads.bril_ssa`.
 """
 
 from __future__ import annotations
