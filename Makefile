@@ -2,7 +2,6 @@
 #   make lab   -- set everything up, then open JupyterLab on the tour
 #   make test  -- set everything up, then run the whole test suite
 # Others: make exercises (regenerate exercises/ from solutions/), make bench, make lint,
-#         make bril-conformance BRIL=<checkout of Bril> (compare with Bril's own tools),
 #         make clean (caches), make distclean (caches and the virtual environment).
 PYTHON ?= python3
 VENV := .venv
@@ -12,7 +11,7 @@ LAB_ARGS ?=
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: bril-conformance browser-test lab test venv graphviz exercises bench clean distclean lint
+.PHONY: browser-test lab test venv graphviz exercises bench clean distclean lint
 
 # Re-install only when pyproject.toml is newer than the stamp (or there is no venv yet).
 $(STAMP): pyproject.toml
@@ -59,9 +58,20 @@ browser-test: venv graphviz
 	$(PY) -m pip install --quiet playwright
 	$(PY) tools/browser_check.py
 
+bench: venv
+	$(PY) benchmarks/run_all.py
+
+clean:
+	rm -rf .pytest_cache .ruff_cache .hypothesis build *.egg-info
+	find ssa_course tests tools benchmarks -name __pycache__ -type d -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV)
+
 # Compare with Bril's reference tools on Bril's core benchmarks (BRIL=a checkout of
 # sampsyo/bril). Not part of `make test`: it needs the checkout, deno and lark.
 BRIL ?=
+.PHONY: bril-conformance
 bril-conformance: venv
 	@if [ -z "$(BRIL)" ]; then \
 	  echo "error: give a checkout of Bril's repository: make bril-conformance BRIL=/path/to/bril"; \
@@ -73,13 +83,3 @@ bril-conformance: venv
 	  echo "installing deno and lark into $(VENV)"; \
 	  $(PY) -m pip install --quiet deno lark; }
 	$(PY) tools/bril_conformance.py "$(BRIL)"
-
-bench: venv
-	$(PY) benchmarks/run_all.py
-
-clean:
-	rm -rf .pytest_cache .ruff_cache .hypothesis build *.egg-info
-	find ssa_course tests tools benchmarks -name __pycache__ -type d -prune -exec rm -rf {} +
-
-distclean: clean
-	rm -rf $(VENV)
