@@ -240,3 +240,26 @@ def test_get_without_a_set_at_run_time():
 """)
     assert _run(program, [True])[0] == "1\n"
     assert "'get' of 'x' with no 'set' before it in @main" in _trap(program, [False])
+
+
+GET_UNSET = """# The shadow of x is set on one path only; the run takes the other one.
+@main(c: bool) {
+  one: int = const 1;
+  br c .set .skip;
+.set:
+  set x one;
+.skip:
+  x: int = get;
+  print x;
+}
+"""
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_get_without_a_set_fails_at_run_time_in_every_stage(stage):
+    """brili: "get without corresponding set"; the message names the shadow variable in
+    the translated stages, so only the status and the output are compared."""
+    assert (_stage(GET_UNSET, stage, ["true"]).stdout, _stage(GET_UNSET, stage, ["true"]).status) \
+        == ("1\n", 0)
+    result = _stage(GET_UNSET, stage, ["false"])
+    assert (result.stdout, result.status) == ("", 2)
