@@ -77,3 +77,19 @@ clean:
 
 distclean: clean
 	rm -rf $(VENV)
+
+# Compare with Bril's reference tools on Bril's core benchmarks (BRIL=a checkout of
+# sampsyo/bril). Not part of `make test`: it needs the checkout, deno and lark.
+BRIL ?=
+.PHONY: bril-conformance
+bril-conformance: venv
+	@if [ -z "$(BRIL)" ]; then \
+	  echo "error: give a checkout of Bril's repository: make bril-conformance BRIL=/path/to/bril"; \
+	  exit 2; fi
+	@if [ ! -f "$(BRIL)/brili.ts" ]; then \
+	  echo "error: $(BRIL) is not a checkout of Bril's repository (no brili.ts in it)"; \
+	  exit 2; fi
+	@test -x $(VENV)/bin/deno && $(PY) -c "import lark" 2>/dev/null || { \
+	  echo "installing deno and lark into $(VENV)"; \
+	  $(PY) -m pip install --quiet deno lark; }
+	$(PY) tools/bril_conformance.py "$(BRIL)"

@@ -26,7 +26,7 @@ def run_ast_stage(comp: Compilation, args: list[object], out: Output, limits: Li
 def run_quads_stage(comp: Compilation, args: list[object], out: Output, limits: Limits) -> int:
     from ssa_course.quads.interp import run_quads
 
-    return run_quads(comp.quads, args, out, limits)
+    return run_quads(comp.quads_as_written, args, out, limits)
 
 
 def cfg_program(comp: Compilation) -> ir.Program:
@@ -58,7 +58,8 @@ def run_bril_text_stage(comp: Compilation, args: list[object], out: Output,
     from ssa_course.quads.interp import run_quads
 
     def build() -> ir.Program:
-        return bril.parse_bril_text(bril.to_bril_text(comp.quads), comp.filename)
+        return bril.parse_bril_text(bril.to_bril_text(comp.quads), comp.filename,
+                                    typecheck=False)
 
     return run_quads(comp.cached("bril-roundtrip", build), args, out, limits)
 
@@ -70,7 +71,8 @@ def run_bril_json_stage(comp: Compilation, args: list[object], out: Output,
     from ssa_course.quads.interp import run_quads
 
     def build() -> ir.Program:
-        return bril.parse_bril_json(bril.to_bril_json(comp.quads), comp.filename)
+        return bril.parse_bril_json(bril.to_bril_json(comp.quads), comp.filename,
+                                    typecheck=False)
 
     return run_quads(comp.cached("bril-json-roundtrip", build), args, out, limits)
 

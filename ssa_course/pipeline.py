@@ -56,10 +56,24 @@ class Compilation:
 
     @property
     def quads(self) -> ir.Program:
-        """Quads: lowered from the AST, or read from Bril text/JSON."""
+        """Quads: lowered from the AST, or read from Bril text/JSON.
+
+        A Bril program in SSA form (``phi``, ``set``/``get``/``undef``) is translated out
+        of it here (:mod:`ssa_course.quads.bril_ssa`), so every stage that builds its own
+        SSA starts from plain quads; :attr:`quads_as_written` keeps the original.
+        """
         if "quads" not in self._cache:
-            self._cache["quads"] = self._make_quads()
+            from ssa_course.quads.bril_ssa import out_of_ssa
+
+            self._cache["quads"] = out_of_ssa(self.quads_as_written)
         return self._cache["quads"]  # type: ignore[return-value]
+
+    @property
+    def quads_as_written(self) -> ir.Program:
+        """The quads exactly as read (what the ``quads`` stage runs, like Bril's brili)."""
+        if "quads-as-written" not in self._cache:
+            self._cache["quads-as-written"] = self._make_quads()
+        return self._cache["quads-as-written"]  # type: ignore[return-value]
 
     def _make_quads(self) -> ir.Program:
         if self.kind == "tiny":
@@ -68,6 +82,8 @@ class Compilation:
             return lower_program(self.ast)
         from ssa_course.quads import bril
 
+        # Validated and type-checked here, once: a bad program gets the same message in
+        # every stage because no stage sees it.
         if self.kind == "bril":
             return bril.parse_bril_text(self.source, self.filename)
         return bril.parse_bril_json(self.source, self.filename)
@@ -88,11 +104,14 @@ class Compilation:
 
     def default_args(self) -> list[str] | None:
         """Arguments written in the program text (``// ARGS:`` or Bril's ``# ARGS:``)."""
-        marker = "# ARGS:" if self.kind == "bril" else "// ARGS:"
+        if self.kind == "bril":
+            from ssa_course.quads.bril import bril_args
+
+            return bril_args(self.source)
         for line in self.source.splitlines():
             stripped = line.strip()
-            if stripped.startswith(marker):
-                return stripped[len(marker):].split()
+            if stripped.startswith("// ARGS:"):
+                return stripped[len("// ARGS:"):].split()
         return None
 
     def cached(self, key: str, build):  # noqa: ANN001 - a tiny memo helper

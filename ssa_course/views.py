@@ -101,7 +101,7 @@ def _ast_dot(comp: Compilation) -> str:
 def _quads_text(comp: Compilation) -> str:
     from ssa_course.quads.bril import to_bril_text
 
-    return to_bril_text(comp.quads)
+    return to_bril_text(comp.quads_as_written)  # what the quads stage runs (phis and all)
 
 
 def _cfgs(comp: Compilation):

