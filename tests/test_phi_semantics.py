@@ -232,3 +232,17 @@ def test_pruned_ssa_keeps_the_value_a_throwing_call_would_overwrite():
         assert _quads_out(ssa) == expected
         assert _quads_out(program_from_ssa(ssa)) == expected
     assert _ir_out(program_ircode(quads)) == expected
+
+
+# ---------------------------------------------------------------- irreducible loops
+
+
+def test_an_open_region_is_reachable_until_all_its_paths_are_built():
+    # .bottom is built before .top's edge into it exists; the only edge known then is
+    # dead, so typing the merge unreachable folded the loop's exit test to "never"
+    quads = parse_bril_text((BRIL / "irreducible_entry.bril").read_text())
+    expected = (BRIL / "irreducible_entry.out").read_text()
+    for optimize in (False, True):
+        out = Output()
+        run_graphs(graphs_from_quads(quads, optimize), [], out, Limits(steps=10_000))
+        assert out.text() == expected
