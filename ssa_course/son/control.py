@@ -108,6 +108,10 @@ class Region(Node):
         return self.open
 
     def compute(self) -> Type:
+        if self.open:
+            # a path still to be built (an irreducible loop's other entry) may be live:
+            # pessimistically, the merge is reachable until every path is known
+            return CTRL
         t: Type = XCTRL
         for n in self.inputs[1:]:
             if n is not None:
