@@ -150,7 +150,7 @@ def test_every_tiny_program_survives_opt_as_bril_text_and_json():
 
 
 def _fn(text: str):
-    return compile_source(text, "t.bril", kind="bril").quads.functions
+    return compile_source(text, "t.bril", kind="bril").quads_as_written.functions
 
 
 def test_coalesce_lets_the_source_write_the_copy_destination():
