@@ -10,6 +10,7 @@ import copy
 import networkx
 import ssa_course
 import ssa_course.quads.bril
+import ssa_course.quads.bril_write
 import ssa_course.quads.ir
 import ssa_course.tiny.types
 from ssa_course.grading import check_against, lesson_programs
@@ -50,7 +51,7 @@ T1_HEAD = r'''
 # Checks leaders() on the lesson's programs; the expected answers are written out below.
 # (Your function may use the IR classes it gets and print them with format_instr; not the
 # course's own block builder.)
-_leaders = guard(leaders, forbid=[ssa_course], allow=[ssa_course.quads.ir, ssa_course.quads.bril,
+_leaders = guard(leaders, forbid=[ssa_course], allow=[ssa_course.quads.ir, ssa_course.quads.bril, ssa_course.quads.bril_write,
                                                      ssa_course.tiny.types])
 '''
 T1_CHECK = r'''
@@ -83,7 +84,7 @@ def _blank_blocks(fn):
     return [BasicBlock(b.name, b.instrs) for b in build_cfg(fn).blocks.values()]
 
 _successors = guard(successors, forbid=[ssa_course],
-                    allow=[ssa_course.quads.ir, ssa_course.quads.bril, ssa_course.tiny.types,
+                    allow=[ssa_course.quads.ir, ssa_course.quads.bril, ssa_course.quads.bril_write, ssa_course.tiny.types,
                            BasicBlock])
 '''
 T2_CHECK = r'''

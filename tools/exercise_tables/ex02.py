@@ -10,6 +10,7 @@ import copy
 import itertools
 import ssa_course
 import ssa_course.quads.bril
+import ssa_course.quads.bril_write
 import ssa_course.quads.ir
 import ssa_course.tiny.types
 from ssa_course.grading import check_against
@@ -196,7 +197,7 @@ REF_LVN = r'''
 T3 = r'''
 # Checks count_redundant() on the blocks of PROGRAMS and BRIL (setup cell), answers below.
 _count = guard(count_redundant, forbid=[ssa_course],
-               allow=[ssa_course.quads.ir, ssa_course.quads.bril, ssa_course.tiny.types])
+               allow=[ssa_course.quads.ir, ssa_course.quads.bril, ssa_course.quads.bril_write, ssa_course.tiny.types])
 # block number in BLOCKS -> redundant computations
 %s
 check_against(lambda i: _count(copy.deepcopy(BLOCKS[i])), EXPECTED_REDUNDANT.__getitem__, list(EXPECTED_REDUNDANT),
@@ -207,7 +208,7 @@ def _hidden():
 %s
     more = tiny_blocks("fn main(a: int, b: int) { var c = a - b; var d = a - b; b = c; "
                        "var e = a - b; var f = b - a; print(c, d, e, f, c - a); }")
-    more += bril_blocks("@main(a: int, b: int) { x: bool = lt a b; y: bool = lt a b; x: int = const 1; "
+    more += bril_blocks("@main(a: int, b: int) { x: bool = lt a b; y: bool = lt a b; x: bool = const true; "
                         "z: bool = lt a b; w: bool = gt b a; print x y z w; }")
     more += bril_blocks("@main(a: int, b: int) { c: int = mul a b; d: int = id c; c: int = const 2; "
                         "d: int = const 3; e: int = mul b a; print c d e; }")
