@@ -290,12 +290,12 @@ class _Writer:
         if hit:
             self.trap_pos[first.id] = trap.pos
             return True
-        probe = self._probe(pred, trap)
+        probe = self._probe(pred, trap, f"v{iff.id}_probe")
         if probe is not None:
             self.probes[iff.id] = probe
         return probe is not None
 
-    def _probe(self, pred: Node, trap: Trap) -> tuple[Node, Node, Instr] | None:
+    def _probe(self, pred: Node, trap: Trap, name: str) -> tuple[Node, Node, Instr] | None:
         """A check whose guarded operation is gone (its result was never used) still has
         to fail when the operation would have: one quad that fails in the same way, and
         does nothing otherwise, replaces the whole test -- ``div x x`` for a divisor
@@ -305,14 +305,14 @@ class _Writer:
                 and pred.op == "!=" and isinstance(pred.inputs[2], Constant) \
                 and constant_value(pred.inputs[2].value) == 0:
             x = pred.inputs[1]
-            return x, x, Instr("div", f"v{pred.id}_probe", tt.INT, pos=trap.pos)
+            return x, x, Instr("div", name, tt.INT, pos=trap.pos)
         if trap.message == "index out of bounds" and isinstance(pred, InBounds) \
                 and len(trap.inputs) == 4 and trap.inputs[3] is pred.inputs[1] \
                 and _is_length_of(pred.inputs[2], trap.inputs[2]):
             array, index = trap.inputs[2], pred.inputs[1]
             t = tiny_type(array.type, tt.INT)
             if isinstance(t, tt.ArrayType) and t.elem in (tt.INT, tt.BOOL):
-                return array, index, Instr("aload", f"v{pred.id}_probe", t.elem, pos=trap.pos)
+                return array, index, Instr("aload", name, t.elem, pos=trap.pos)
         return None
 
     def call(self, block, call: Call) -> None:  # noqa: ANN001
