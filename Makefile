@@ -2,7 +2,9 @@
 #   make lab   -- set everything up, then open JupyterLab on the tour
 #   make test  -- set everything up, then run the whole test suite
 # Others: make exercises (regenerate exercises/ from solutions/), make bench, make lint,
-#         make clean (caches), make distclean (caches and the virtual environment).
+#         make clean (caches), make distclean (caches and the virtual environment),
+#         make fuzz N=10000 [SEED=0] [JOBS=2] (generated programs through every stage;
+#         shrunk mismatches go to out/fuzz/).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -11,7 +13,7 @@ LAB_ARGS ?=
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: browser-test lab test venv graphviz exercises bench clean distclean lint
+.PHONY: browser-test lab test venv graphviz exercises bench clean distclean lint fuzz
 
 # Re-install only when pyproject.toml is newer than the stamp (or there is no venv yet).
 $(STAMP): pyproject.toml
@@ -57,6 +59,12 @@ browser-test: venv graphviz
 	fi
 	$(PY) -m pip install --quiet playwright
 	$(PY) tools/browser_check.py
+
+N ?= 1000
+SEED ?= 0
+JOBS ?= 2
+fuzz: venv
+	$(PY) tools/fuzz.py -n $(N) --seed $(SEED) --jobs $(JOBS)
 
 bench: venv
 	$(PY) benchmarks/run_all.py
