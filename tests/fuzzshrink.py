@@ -25,6 +25,11 @@ _BINARY = re.compile(r"\s(\|\||&&|==|!=|<=|>=|<|>|\+|-|\*|/|%)\s")
 _INT = re.compile(r"(?<![\w.])\d+(?!\w)")
 _CALLISH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\s*$")
 _KEYWORDS = ("if", "while", "for", "catch", "print")
+# A name read in an expression: not declared here, not a field, not a call, not a keyword.
+_NAME = re.compile(r"(?<![\w.])(?<!var )(?<!fn )[A-Za-z_]\w*(?![\w(.])(?!\s*[:{])")
+_RESERVED = {"var", "fn", "if", "else", "while", "for", "break", "continue", "return",
+             "print", "struct", "new", "len", "true", "false", "try", "catch", "throw",
+             "int", "bool"}
 
 
 def _text(lines: Lines) -> str:
@@ -118,6 +123,10 @@ def _line_edits(line: str) -> Iterator[str]:
     for m in _INT.finditer(line):
         if m.group() not in ("0", "1"):
             for simpler in ("0", "1"):
+                yield line[:m.start()] + simpler + line[m.end():]
+    for m in _NAME.finditer(line):  # a variable read becomes a constant
+        if m.group() not in _RESERVED and not line[m.end():].lstrip().startswith("="):
+            for simpler in ("0", "true"):
                 yield line[:m.start()] + simpler + line[m.end():]
 
 

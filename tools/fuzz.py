@@ -94,21 +94,24 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def _selected(args: argparse.Namespace) -> list[str]:
+def _selected(args: argparse.Namespace) -> list[str] | str:
+    """The stages to compare, or the message naming unknown ones."""
     every = stage_names(bril=not args.no_bril)
     if not args.stages:
         return every
     chosen = [s.strip() for s in args.stages.split(",") if s.strip()]
     unknown = [s for s in chosen if s not in every]
     if unknown:
-        raise SystemExit(f"fuzz: unknown stage(s) {', '.join(unknown)}; known: "
-                         f"{', '.join(every)}")
+        return f"unknown stage(s) {', '.join(unknown)}; known: {', '.join(every)}"
     return chosen
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _args(argv)
     names = _selected(args)
+    if isinstance(names, str):
+        print(f"fuzz: error: {names}", file=sys.stderr)
+        raise SystemExit(2)
     config = Config(names, args.timeout, args.size, args.shrink_seconds)
     # A whole program gets every stage's time limit plus slack before the parent gives up
     # on a worker (a hang below Python, where the alarm cannot reach).

@@ -1,6 +1,6 @@
 """Run one generated program through every stage and say where it differs from ``ast``.
 
-Used by ``tools/fuzz.py`` (in worker processes) and by ``tests/test_fuzz.py``. Each stage
+Used by ``tools/fuzz.py`` (in worker processes) and by the tests. Each stage
 runs under a wall-clock alarm, so a stage that hangs becomes a finding instead of stalling
 the run; a Python exception escaping a stage is a finding too ("crash"). Besides the Tiny
 program itself, the program's quads are written as Bril text and read back as a Bril
@@ -18,6 +18,9 @@ from ssa_course.quads.bril import to_bril_text
 from ssa_course.runtime import Limits
 
 STEP_LIMIT = 2_000_000
+# Shrinking tries many candidates and some loop forever (a bound replaced by a constant):
+# generated programs stay far below this, so such candidates are rejected quickly.
+SHRINK_STEP_LIMIT = 200_000
 
 
 class StageTimeout(BaseException):
@@ -83,9 +86,10 @@ def stage_names(bril: bool = True) -> list[str]:
     return names
 
 
-def reference(comp: Compilation, seconds: float) -> tuple[Outcome, str | None]:
+def reference(comp: Compilation, seconds: float,
+              steps: int = STEP_LIMIT) -> tuple[Outcome, str | None]:
     """The ``ast`` outcome and, if the reference itself crashed or hung, that category."""
-    limits = Limits(steps=STEP_LIMIT)
+    limits = Limits(steps=steps)
     return guarded(lambda: stages.run(comp, comp.default_args(), via="ast", limits=limits),
                    seconds)
 
@@ -98,9 +102,10 @@ def usable(ref: Outcome) -> bool:
 class Runner:
     """Runs one program's stages, building the Bril text once."""
 
-    def __init__(self, source: str, seconds: float):
+    def __init__(self, source: str, seconds: float, steps: int = STEP_LIMIT):
         self.source = source
         self.seconds = seconds
+        self.steps = steps
         self.comp = compile_source(source, "fuzz.tiny")
         self.args = self.comp.default_args()
         self._bril: str | None = None
@@ -111,7 +116,7 @@ class Runner:
         return self._bril
 
     def run(self, stage: str) -> tuple[Outcome, str | None]:
-        limits = Limits(steps=STEP_LIMIT)
+        limits = Limits(steps=self.steps)
         if stage.startswith("bril:"):
             name = stage[len("bril:"):]
 
@@ -147,8 +152,8 @@ def compare(source: str, names: list[str], seconds: float) -> tuple[Outcome | No
 
 def still_fails(source: str, stage: str, kind: str, seconds: float) -> bool:
     """Shrinking predicate: the program compiles, and ``stage`` still differs the same way."""
-    runner = Runner(source, seconds)
-    ref, bad = reference(runner.comp, seconds)
+    runner = Runner(source, seconds, SHRINK_STEP_LIMIT)
+    ref, bad = reference(runner.comp, seconds, SHRINK_STEP_LIMIT)
     if bad or not usable(ref):
         return False
     got, bad = runner.run(stage)
