@@ -121,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     mismatches: list[tuple[int, Mismatch]] = []
     stalled = False
     seeds = range(args.seed, args.seed + args.n)
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    log = open(Path(args.out) / "mismatches.log", "w")  # noqa: SIM115 - written as we go
     with multiprocessing.get_context("fork").Pool(args.jobs, _init_worker, (config,)) as pool:
         results = pool.imap_unordered(check_seed, seeds)  # chunksize 1: .next(timeout)
         for done in range(args.n):
@@ -133,13 +135,16 @@ def main(argv: list[str] | None = None) -> int:
                 break
             kinds[kind] += 1
             mismatches += [(seed, m) for m in found]
-            if (done + 1) % 500 == 0:
+            for m in found:  # as found, so an interrupted run still leaves its evidence
+                print(seed, m.stage, m.category, file=log, flush=True)
+            if (done + 1) % 100 == 0:
                 print(f"  {done + 1} programs, {len(mismatches)} mismatches, "
                       f"{time.monotonic() - start:.0f} s", file=sys.stderr, flush=True)
         if stalled:
             pool.terminate()
         run_time = time.monotonic() - start
         written = [] if stalled else _shrink_all(pool, args, mismatches)
+    log.close()
     print(summary(args, names, kinds, mismatches, written, run_time,
                   time.monotonic() - start))
     return 1 if mismatches or stalled else 0
@@ -165,7 +170,6 @@ def _shrink_all(pool, args: argparse.Namespace,  # noqa: ANN001 - a multiprocess
     tasks = [(seed, stage, kind) for (stage, kind), seeds in sorted(chosen.items())
              for seed in seeds]
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     written = []
     for number, result in enumerate(pool.imap_unordered(shrink_one, tasks), start=1):
         written += write_finding(out, number, *result)
