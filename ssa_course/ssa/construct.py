@@ -77,8 +77,16 @@ def block_uses_defs(block: BasicBlock) -> tuple[set[str], set[str]]:
 
 
 def live_in_sets(cfg: CFG) -> dict[str, set[str]]:
-    """Backward liveness: the variables live on entry to each block (a worklist fixpoint)."""
+    """Backward liveness: the variables live on entry to each block (a worklist fixpoint).
+
+    An exceptional edge (``throws_to``) leaves *before* the block's last instruction, so
+    what the handler needs is killed only by the definitions before that instruction:
+    ``x = call f`` that throws leaves the old ``x`` live in the handler.
+    """
     ud = {name: block_uses_defs(b) for name, b in cfg.blocks.items()}
+    # definitions that happen before the throwing (last) instruction
+    early_defs = {name: {i.dest for i in b.instrs[:-1] if i.dest is not None}
+                  for name, b in cfg.blocks.items() if b.throws_to is not None}
     live_in: dict[str, set[str]] = {name: set(ud[name][0]) for name in cfg.blocks}
     work = list(cfg.blocks)
     while work:
@@ -86,9 +94,12 @@ def live_in_sets(cfg: CFG) -> dict[str, set[str]]:
         block = cfg.blocks[name]
         out: set[str] = set()
         for s in block.succs:
-            out |= live_in[s]
+            if s != block.throws_to:
+                out |= live_in[s]
         uses, defs = ud[name]
         new = uses | (out - defs)
+        if block.throws_to is not None:
+            new |= live_in[block.throws_to] - early_defs[name]
         if new != live_in[name]:
             live_in[name] = new
             work.extend(block.preds)

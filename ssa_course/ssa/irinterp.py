@@ -58,6 +58,9 @@ _BINARY = {
 }
 
 
+_NO_VALUE = object()  # a phi with no value along the edge taken (Bril allows it until read)
+
+
 class _Frame:
     __slots__ = ("ir", "args", "vals", "block", "prev", "i", "handlers", "exc", "dest",
                  "ups", "clock")
@@ -99,23 +102,27 @@ def run_ircode(program: dict[str, IRCode], args: list[object], out: Output,
         f.prev, f.block = f.block, target
         f.i = f.ir.blocks[target - 1].start
         # all phis at the top read their edge's values first, then assign
+        # (a phi may read another phi of the same block: the swap a, b = b, a is
+        # %2 = phi(.., %3), %3 = phi(.., %2), so no phi may be written before all are read)
         blk = f.ir.blocks[target - 1]
         i = blk.start
-        pending = []
+        pending: list[tuple[int, object]] = []
         while i <= blk.stop and isinstance(f.ir.stmts[i - 1], PhiNode):
             phi = f.ir.stmts[i - 1]
-            v = UNDEF
+            v: object = _NO_VALUE
             for e, x in zip(phi.edges, phi.values, strict=True):
                 if e == f.prev:
-                    v = x
+                    if not (isinstance(x, str) and x == UNDEF):
+                        v = f.vals.get(x.id, _NO_VALUE) if isinstance(x, SSAValue) \
+                            else val(f, x)
                     break
             pending.append((i, v))
             i += 1
         for i2, v in pending:
-            if isinstance(v, str) and v == UNDEF:
+            if v is _NO_VALUE:
                 f.vals.pop(i2, None)
             else:
-                f.vals[i2] = val(f, v)
+                f.vals[i2] = v
 
     frame = stack[0]
     while True:

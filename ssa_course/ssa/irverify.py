@@ -124,7 +124,7 @@ def _successors(last: object, k: int, n: int) -> list[int]:
     if isinstance(last, GotoNode):
         return [last.label]
     if isinstance(last, GotoIfNot):
-        return [k + 1, last.dest]
+        return list(dict.fromkeys([k + 1, last.dest]))  # one edge when both agree
     if isinstance(last, EnterNode):
         return [k + 1, last.catch_dest]
     if isinstance(last, ReturnNode) or (isinstance(last, Expr) and last.head == "throw"):

@@ -206,7 +206,7 @@ class _Builder:
             order.append((name, None))
             term = cfg.blocks[name].terminator
             following = names[i + 1] if i + 1 < len(names) else None
-            if term is not None and term.op in ("br", "enter"):
+            if term is not None and term.op in ("br", "enter") and not _one_target(term):
                 through = term.labels[0]
                 if through != following:
                     order.append((name, through))  # a block holding just "goto #through"
@@ -235,7 +235,9 @@ class _Builder:
                     s = ref.stmt
                     if isinstance(s, tuple) and s[0] == "enter":
                         ref.stmt = EnterNode(number[s[1].labels[1]])
-                    elif isinstance(s, tuple) and s[0] == "jmp":
+                    elif isinstance(s, tuple) and (s[0] == "jmp" or _one_target(s[1])):
+                        # (``br c .L .L`` is one edge: a goto, so no block is entered
+                        # twice from one predecessor and every phi lists the edge once)
                         dest = s[1].labels[0]
                         if dest == nxt and k < len(order) and order[k][0] == dest:
                             continue  # falls through
@@ -274,7 +276,7 @@ class _Builder:
             if isinstance(last, GotoNode):
                 succs = [last.label]
             elif isinstance(last, GotoIfNot):
-                succs = [k + 1, last.dest]
+                succs = list(dict.fromkeys([k + 1, last.dest]))  # one edge if both agree
             elif isinstance(last, EnterNode):
                 succs = [k + 1, last.catch_dest]
             elif last is None or not is_terminator(last):
@@ -284,6 +286,11 @@ class _Builder:
                 ir.blocks[s - 1].preds.append(k)
         insert_pi_nodes(ir)
         return compact(ir)
+
+
+def _one_target(term: Instr) -> bool:
+    """A ``br`` whose two labels name the same block: an unconditional jump."""
+    return term.op == "br" and len(set(term.labels)) == 1
 
 
 def insert_pi_nodes(ir: IRCode) -> int:
@@ -314,6 +321,8 @@ def insert_pi_nodes(ir: IRCode) -> int:
             x, op, c = b, mirror[cmp.head], a
         else:
             continue
+        if last.dest == k + 1:
+            continue  # both outcomes reach one block: nothing is proved there
         for target, rel in ((k + 1, op), (last.dest, flip[op])):
             if target > len(ir.blocks) or ir.blocks[target - 1].preds != [k]:
                 continue
