@@ -42,7 +42,8 @@ class Pass:
 
 _PASSES: dict[str, Pass] = {}
 
-DEFAULT_PIPELINE = ("parse", "sccp", "gcm", "out-of-ssa", "coalesce", "dce", "layout")
+DEFAULT_PIPELINE = ("parse", "sccp", "gcm", "coalesce-phis", "out-of-ssa", "coalesce", "dce",
+                    "layout")
 
 
 def register_pass(name: str, description: str, needs: tuple[str, ...]):
@@ -137,6 +138,15 @@ def _ssa(state: PassState) -> None:
 
     state.quads = program_to_ssa(state.quads or state.comp.quads)
     state.ssa = True
+
+
+@register_pass("coalesce-phis", "phi results and arguments that are never alive together "
+               "share one name (fewer copies out of SSA)", ("ssa",))
+def _coalesce_phis(state: PassState) -> None:
+    from ssa_course.quads.peephole import on_program
+    from ssa_course.quads.phi_coalesce import coalesce_phis
+
+    state.quads = on_program(coalesce_phis, state.quads)
 
 
 @register_pass("out-of-ssa", "phis become copies (critical edges split, parallel copies "

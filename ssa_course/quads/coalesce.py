@@ -1,97 +1,204 @@
 """Copy coalescing after out-of-SSA (lesson 08).
 
 Leaving SSA puts a copy on every edge into a phi: ``i.2 = add i.1 one; ...; i.1 = id
-i.2`` at the end of a loop body. When the copied value has no other use and nothing
-between its definition and the copy touches the destination, the two names can be one:
-the definition writes ``i.1`` directly and the copy disappears -- one instruction less
-per iteration. That is all this pass does, block by block; a copy it cannot prove
-harmless to remove stays.
+i.2`` at the end of a loop body. When the two names of a copy are never *both* needed
+with different values, they can be one name and the copy disappears -- one instruction
+less per iteration, and often a whole block (the copies on a split edge) less per trip.
+
+"Never both needed" is Chaitin's *interference*: ``a`` and ``b`` interfere when one is
+written while the other is live, except that ``a = id b`` itself does not make them
+interfere (both hold the same value afterwards). Two variables that do not interfere can
+share a name without changing any value a read sees. The pass
+
+1. computes liveness over the CFG (exceptional edges included: a variable read in a
+   handler is live across every call that may throw to it, and a call that throws
+   does not write its destination);
+2. records interference, but only among variables that some copy connects;
+3. merges the two names of each copy whose classes do not interfere -- copies in the
+   deepest loops first, since they run most often -- and deletes the copies that became
+   ``x = id x``.
+
+Names that are observable stay: ``main``'s parameters (error messages name the
+command-line arguments) and variables a path may read before writing them (the error
+names the variable). Variables written with different types are left alone. A function
+with ``phi`` instructions is left as it is: the pass works on ordinary quads.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import Callable
 
-from ssa_course.quads.ir import Function, Instr, Label
+from ssa_course.quads.cfg import CFG, build_cfg
+from ssa_course.quads.ir import Function, Instr
+from ssa_course.quads.loops import loop_depths
+from ssa_course.ssa.exceptions import add_exception_edges
 
 
 def coalesce_copies(fn: Function) -> Function:
-    uses: Counter[str] = Counter()
-    defs: Counter[str] = Counter()
+    """``fn`` with the names of non-interfering copies merged and those copies gone."""
+    if any(i.op == "phi" for i in fn.instrs()):
+        return fn
+    cfg = build_cfg(fn)
+    add_exception_edges(cfg)
+    live_in, live_out = _liveness(cfg)
+    params = [name for name, _ in fn.params]
+    mergeable = _mergeable(fn, live_in[cfg.entry] - set(params))
+    copies = _copies(cfg, mergeable)
+    if not copies:
+        return fn
+    candidates = {v for _, d, s in copies for v in (d, s)}
+    adj = _interference(cfg, live_in, live_out, candidates, params)
+    fixed = set(params) if fn.name == "main" else set()
+    rename = merge_classes([(d, s) for _, d, s in copies], adj,
+                           lambda v: 2 if v in fixed else 0)
+    body = []
     for item in fn.body:
         if isinstance(item, Instr):
-            uses.update(item.args)
+            item = item.copy()
+            item.args = [rename.get(a, a) for a in item.args]
             if item.dest is not None:
-                defs[item.dest] += 1
-    params = {name for name, _ in fn.params}
-    body = [i.copy() if isinstance(i, Instr) else i for i in fn.body]
-    renamed = _rename_copied_params(fn, body, uses, defs)
-    params -= set(renamed)
-    start = 0
-    while start < len(body):  # one block at a time: from a label to the next
-        end = start + 1
-        while end < len(body) and not isinstance(body[end], Label):
-            end += 1
-        _coalesce_block(body, start, end, uses, defs, params)
-        start = end
-    new_params = [(renamed.get(name, name), t) for name, t in fn.params]
-    return Function(fn.name, new_params, fn.ret, [i for i in body if i is not None])
+                item.dest = rename.get(item.dest, item.dest)
+            if item.op == "id" and item.args == [item.dest]:
+                continue
+        body.append(item)
+    new_params = [(rename.get(name, name), t) for name, t in fn.params]
+    return Function(fn.name, new_params, fn.ret, body)
 
 
-def _rename_copied_params(fn: Function, body: list, uses: Counter, defs: Counter
-                          ) -> dict[str, str]:
-    """``a = id p`` at the top of the function, where parameter ``p`` has no other use:
-    the parameter can simply be called ``a`` (arguments are positional). ``main`` keeps
-    its parameter names: they name the command-line arguments in error messages."""
-    if fn.name == "main":
-        return {}
-    params = [name for name, _ in fn.params]
-    renamed: dict[str, str] = {}
-    touched: set[str] = set()
-    for k, item in enumerate(body):
-        if isinstance(item, Label):
-            if k > 0:
-                break  # only the entry block, before any label but its own
+def _mergeable(fn: Function, maybe_unset: set[str]) -> set[str]:
+    """Variables whose name may change: written with one type, never read unset."""
+    types: dict[str, object] = {name: t for name, t in fn.params}
+    mixed: set[str] = set()
+    for instr in fn.instrs():
+        if instr.dest is None:
             continue
-        if not isinstance(item, Instr) or item.op in ("call", "enter", "throw"):
-            break
-        if item.op == "id" and item.args[0] in params and uses[item.args[0]] == 1 \
-                and defs[item.args[0]] == 0 and item.dest not in touched \
-                and item.dest not in params and item.dest not in renamed.values():
-            renamed[item.args[0]] = item.dest
-            body[k] = None
-            continue
-        touched.update(item.args)
-        if item.dest is not None:
-            touched.add(item.dest)
-    return renamed
+        if instr.type is None or types.get(instr.dest, instr.type) != instr.type:
+            mixed.add(instr.dest)
+        types.setdefault(instr.dest, instr.type)
+    return set(types) - mixed - maybe_unset
 
 
-def _coalesce_block(body: list, start: int, end: int, uses: Counter, defs: Counter,
-                    params: set[str]) -> None:
-    for k in range(start, end):
-        copy = body[k]
-        if not isinstance(copy, Instr) or copy.op != "id":
+def _copies(cfg: CFG, mergeable: set[str]) -> list[tuple[int, str, str]]:
+    """(loop depth, dest, source) of every copy that could go, deepest first, then in
+    program order."""
+    depth = loop_depths(cfg)
+    found = []
+    for name, block in cfg.blocks.items():
+        for instr in block.instrs:
+            if instr.op != "id" or instr.dest == instr.args[0]:
+                continue
+            d, s = instr.dest, instr.args[0]
+            if d in mergeable and s in mergeable:
+                found.append((depth.get(name, 0), d, s))
+    order = sorted(range(len(found)), key=lambda k: (-found[k][0], k))
+    return [found[k] for k in order]
+
+
+def _liveness(cfg: CFG) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """Live-in and live-out sets of every block (a backward worklist fixpoint)."""
+    live_in: dict[str, set[str]] = {name: set() for name in cfg.blocks}
+    live_out: dict[str, set[str]] = {name: set() for name in cfg.blocks}
+    work = list(cfg.blocks)
+    while work:
+        name = work.pop()
+        block = cfg.blocks[name]
+        out: set[str] = set()
+        for s in block.succs:
+            out |= live_in[s]
+        live_out[name] = out
+        new = _scan(block, out, live_in, None)
+        if new != live_in[name]:
+            live_in[name] = new
+            work.extend(p for p in block.preds if p in cfg.blocks)
+    return live_in, live_out
+
+
+def _scan(block, out: set[str], live_in: dict[str, set[str]], on_def) -> set[str]:  # noqa: ANN001
+    """Walk ``block`` backwards from ``out``; call ``on_def(instr, live_after)`` at every
+    definition; return what is live on entry."""
+    live = set(out)
+    for k in range(len(block.instrs) - 1, -1, -1):
+        instr = block.instrs[k]
+        if k == len(block.instrs) - 1 and block.throws_to is not None:
+            # an exceptional edge leaves *before* the instruction writes anything
+            handler = live_in.get(block.throws_to, set())
+            normal: set[str] = set()
+            for s in block.succs:
+                if s != block.throws_to:
+                    normal |= live_in[s]
+            if instr.dest is not None and on_def is not None:
+                on_def(instr, normal | handler)
+            live = (normal - {instr.dest}) | handler
+        else:
+            if instr.dest is not None:
+                if on_def is not None:
+                    on_def(instr, live)
+                live.discard(instr.dest)
+        live.update(instr.args)
+    return live
+
+
+def _interference(cfg: CFG, live_in: dict[str, set[str]], live_out: dict[str, set[str]],
+                  candidates: set[str], params: list[str]) -> dict[str, set[str]]:
+    """Interference edges among ``candidates``: a definition interferes with everything
+    live after it (but a copy not with its source); parameters with each other."""
+    adj: dict[str, set[str]] = {v: set() for v in candidates}
+
+    def on_def(instr: Instr, live: set[str]) -> None:
+        d = instr.dest
+        if d not in candidates:
+            return
+        skip = instr.args[0] if instr.op == "id" else None
+        for v in live:
+            if v != d and v != skip and v in candidates:
+                adj[d].add(v)
+                adj[v].add(d)
+
+    for name, block in cfg.blocks.items():
+        _scan(block, live_out[name], live_in, on_def)
+    ps = [p for p in params if p in candidates]
+    for p in ps:
+        adj[p].update(q for q in ps if q != p)
+    return adj
+
+
+def merge_classes(pairs: list[tuple[str, str]], adj: dict[str, set[str]],
+                  rank: Callable[[str], int]) -> dict[str, str]:
+    """Union the two names of each pair ``(d, s)``, in order, when no member of one class
+    interferes with a member of the other; returns the new name of every renamed
+    variable. A class carries the name of highest ``rank`` (a name of rank 2 must stay:
+    two such never merge), else the name ``d``'s class had."""
+    parent: dict[str, str] = {}
+
+    def find(v: str) -> str:
+        root = v
+        while parent.get(root, root) != root:
+            root = parent[root]
+        while parent.get(v, v) != root:  # path compression
+            parent[v], v = root, parent[v]
+        return root
+
+    members: dict[str, set[str]] = {}
+    near: dict[str, set[str]] = {}  # class root -> members of interfering classes
+    label: dict[str, str] = {}  # class root -> the name the class will carry
+    for d, s in pairs:
+        rd, rs = find(d), find(s)
+        if rd == rs:
             continue
-        a, b = copy.dest, copy.args[0]
-        if a == b or b in params or uses[b] != 1 or defs[b] != 1 or copy.type is None:
+        md, ms = members.get(rd, {rd}), members.get(rs, {rs})
+        nd, ns = near.get(rd, adj[rd]), near.get(rs, adj[rs])
+        if nd & ms or ns & md:
             continue
-        # find b's definition earlier in this block, with nothing touching a in between
-        j = k - 1
-        while j >= start:
-            item = body[j]
-            if isinstance(item, Instr) and item.dest == b:
-                break
-            if isinstance(item, Instr) and (item.dest == a or a in item.args
-                                            or item.op in ("call", "throw", "enter")):
-                j = start - 1  # a touches a, or may throw to a handler that reads a
-                break
-            j -= 1
-        if j < start:
+        name_d, name_s = label.get(rd, rd), label.get(rs, rs)
+        if rank(name_d) == 2 and rank(name_s) == 2:
             continue
-        definition = body[j]
-        if definition.op in ("phi", "catch"):
-            continue
-        definition.dest = a
-        defs[a] += 1
-        body[k] = None
+        parent[rs] = rd
+        members[rd] = md | ms
+        near[rd] = nd | ns
+        label[rd] = name_s if rank(name_s) > rank(name_d) else name_d
+    rename = {}
+    for v in adj:
+        name = label.get(find(v), find(v))
+        if name != v:
+            rename[v] = name
+    return rename

@@ -200,7 +200,10 @@ def schedule(fg: FunctionGraph) -> Schedule:
     """Place every node of ``fg`` in a block (Click's global code motion)."""
     blocks, owner, entry = _build_blocks(fg)
     succs = {n: b.succs for n, b in blocks.items()}
-    order = list(reversed(postorder(succs, entry)))
+    # reverse postorder of a walk that takes the *last* successor first: a branch's true
+    # side then comes before its false side, and a loop's body before its exit -- the
+    # order the source text has, which layout keeps where it has no better reason
+    order = list(reversed(postorder({n: s[::-1] for n, s in succs.items()}, entry)))
     blocks = {n: blocks[n] for n in order}
     preds = predecessors(succs)
     for name, block in blocks.items():

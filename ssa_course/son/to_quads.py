@@ -75,18 +75,41 @@ def parse_type(text: str) -> tt.Type:
 
 
 class _Writer:
-    def __init__(self, sched: Schedule):
+    def __init__(self, sched: Schedule, returns: dict[str, tt.Type | None]):
         self.s = sched
+        self.returns = returns  # function name -> what it returns (None: nothing)
         self.fg = sched.fg
         self.body: list[Item] = []
         self.names: dict[int, str] = {}
         self.trap_pos: dict[int, object] = {}  # guarded op -> where its check reports
+        self.probes: dict[int, tuple[Node, Node, Instr]] = {}  # If id -> its probe
         self.block_at = {b.head.id: b for b in sched.blocks.values()}
         for i, (name, _) in enumerate(self.fg.params):
             parm = next((u for u in self.fg.start.outputs
                          if isinstance(u, Proj) and u.index == 2 + i), None)
             if parm is not None:
                 self.names[parm.id] = name
+        self._name_phis()
+
+    def _name_phis(self) -> None:
+        """A phi is named after its source variable (``i.12`` for a phi of ``i``), so
+        the printed code is easier to read and copy coalescing knows which names the
+        source kept in one variable."""
+        taken = set(self.names.values())
+        phis = []
+        for block in self.s.order():
+            for n in block.nodes:
+                if isinstance(n, Undefined):
+                    taken.add(n.name)
+                elif isinstance(n, Phi):
+                    phis.append(n)
+                    taken.update(x.name for x in n.inputs if isinstance(x, Undefined))
+        for phi in phis:
+            var = phi.var_name
+            name = f"{var}.{phi.id}"
+            if var and not var.startswith("$") and name not in taken:
+                self.names[phi.id] = name
+                taken.add(name)
 
     def name(self, n: Node) -> str:
         if isinstance(n, Undefined):
@@ -101,6 +124,9 @@ class _Writer:
 
     def write(self) -> Function:
         ret = self.fg.returns
+        self.implied = {b.end.id for b in self.s.order() if isinstance(b.end, If) and (
+            isinstance(b.end.inputs[1], IsSet) or self.check_is_implied(b.end))}
+        unused = self._only_for_implied_checks()
         for block in self.s.order():
             self.body.append(Label(block.name))
             head = block.head
@@ -110,10 +136,30 @@ class _Writer:
                 if thrown is not None:
                     self.emit(Instr("catch", self.name(thrown), tt.INT))
             for n in block.nodes:
-                self.node(n)
+                if n.id not in unused:
+                    self.node(n)
             self.end(block, ret)
         params = [(name, t) for name, t in self.fg.params]
         return Function(self.fg.name, params, ret, self.body)
+
+    def _only_for_implied_checks(self) -> set[int]:
+        """Pure nodes whose every use is a check that is not written out (its test is
+        the guarded quad itself), or another such node: the bounds test and the length
+        it reads are not written either."""
+        pure = (Constant, Add, Sub, Mul, Neg, Compare, Not, Logic, InBounds, Len, IsSet)
+        probed = {x.id for a, b, _ in self.probes.values() for x in (a, b)}
+        nodes = [n for b in self.s.order() for n in b.nodes
+                 if isinstance(n, pure) and n.id not in probed]
+        unused: set[int] = set()
+        changed = True
+        while changed:
+            changed = False
+            for n in nodes:
+                if n.id not in unused and all(u.id in self.implied or u.id in unused
+                                               for u in n.outputs):
+                    unused.add(n.id)
+                    changed = True
+        return unused
 
     # -- nodes ----------------------------------------------------------------------
 
@@ -194,7 +240,11 @@ class _Writer:
             return
         if isinstance(end, If):
             t, f = block.succs
-            if isinstance(end.inputs[1], IsSet) or self.check_is_implied(end):
+            if end.id in self.implied:
+                if end.id in self.probes:
+                    a, b, probe = self.probes[end.id]
+                    probe.args = [self.name(a), self.name(b)]
+                    self.emit(probe)
                 self.emit(Instr("jmp", labels=[t]))  # the guarded quad fails by itself
             else:
                 self.emit(Instr("br", None, None, [self.name(end.inputs[1])], [], [t, f]))
@@ -222,15 +272,15 @@ class _Writer:
             return False
         trap, pred = bad.end, iff.inputs[1]
         first = next((n for n in ok.nodes if n.is_pinned()), None)
-        if first is None or first.inputs[0] is not projs[0]:
-            return False
+        if first is not None and first.inputs[0] is not projs[0]:
+            first = None
         if trap.message == "division by zero":
             hit = isinstance(first, (Div, Rem)) and isinstance(pred, Compare) \
                 and pred.op == "!=" and first.inputs[2] is pred.inputs[1]
         elif trap.message == "index out of bounds":
             hit = isinstance(first, (Load, Store)) and isinstance(pred, InBounds) \
-                and first.inputs[3] is pred.inputs[1] and isinstance(pred.inputs[2], Len) \
-                and pred.inputs[2].inputs[1] is first.inputs[2]
+                and first.inputs[3] is pred.inputs[1] \
+                and _is_length_of(pred.inputs[2], first.inputs[2])
         elif trap.message == "negative array length":
             hit = isinstance(first, NewArray) and isinstance(pred, Compare) \
                 and pred.op == ">=" and first.inputs[1] is pred.inputs[1]
@@ -238,14 +288,43 @@ class _Writer:
             hit = False
         if hit:
             self.trap_pos[first.id] = trap.pos
-        return hit
+            return True
+        probe = self._probe(pred, trap)
+        if probe is not None:
+            self.probes[iff.id] = probe
+        return probe is not None
+
+    def _probe(self, pred: Node, trap: Trap) -> tuple[Node, Node, Instr] | None:
+        """A check whose guarded operation is gone (its result was never used) still has
+        to fail when the operation would have: one quad that fails in the same way, and
+        does nothing otherwise, replaces the whole test -- ``div x x`` for a divisor
+        ``x``, ``aload a i`` for an index into an array of ints or bools (whose slots are
+        never unset). Returns the two nodes it reads and the quad (names filled in later)."""
+        if trap.message == "division by zero" and isinstance(pred, Compare) \
+                and pred.op == "!=" and isinstance(pred.inputs[2], Constant) \
+                and constant_value(pred.inputs[2].value) == 0:
+            x = pred.inputs[1]
+            return x, x, Instr("div", f"v{pred.id}_probe", tt.INT, pos=trap.pos)
+        if trap.message == "index out of bounds" and isinstance(pred, InBounds) \
+                and len(trap.inputs) == 4 and trap.inputs[3] is pred.inputs[1] \
+                and _is_length_of(pred.inputs[2], trap.inputs[2]):
+            array, index = trap.inputs[2], pred.inputs[1]
+            t = tiny_type(array.type, tt.INT)
+            if isinstance(t, tt.ArrayType) and t.elem in (tt.INT, tt.BOOL):
+                return array, index, Instr("aload", f"v{pred.id}_probe", t.elem, pos=trap.pos)
+        return None
 
     def call(self, block, call: Call) -> None:  # noqa: ANN001
         projs = {u.index: u for u in call.outputs if isinstance(u, Proj)}
-        dest = self.name(projs[2]) if 2 in projs else None
+        ret = self.returns.get(call.fn)
+        if 2 in projs:
+            dest, t = self.name(projs[2]), tiny_type(projs[2].type, ret or tt.INT)
+        elif ret is not None:  # an unused result still needs a name: Bril insists
+            dest, t = f"v{call.id}_unused", ret
+        else:
+            dest, t = None, None
         args = [self.name(x) for x in call.inputs[2:]]
-        instr = Instr("call", dest, tiny_type(projs[2].type) if dest else None, args,
-                      [call.fn])
+        instr = Instr("call", dest, t, args, [call.fn])
         normal = self.label(projs[0])
         if 3 in projs:  # inside try: a handler around just this call
             inner = f"{block.name}_call"
@@ -282,11 +361,23 @@ class _Writer:
                 self.emit(Instr("ret", args=[d + "_r"]))
 
 
+def _is_length_of(length: Node, array: Node) -> bool:
+    """Is ``length`` the length of ``array``: its ``Len``, or the constant it was
+    allocated with (the peepholes fold ``len`` of a fresh array)?"""
+    if isinstance(length, Len):
+        return length.inputs[1] is array
+    if isinstance(length, Constant) and isinstance(array, NewArray):
+        size = array.inputs[1]
+        return size is length or (isinstance(size, Constant) and size.value == length.value)
+    return False
+
+
 def scheduled_ssa(program: SeaOfNodes, structs: dict | None = None
                   ) -> tuple[Program, dict[str, Schedule]]:
     """Schedule every function and write it as SSA quads (phis at block tops)."""
     schedules = {name: schedule(fg) for name, fg in program.functions.items()}
-    functions = {name: _Writer(s).write() for name, s in schedules.items()}
+    returns = {name: fg.returns for name, fg in program.functions.items()}
+    functions = {name: _Writer(s, returns).write() for name, s in schedules.items()}
     return Program(functions, structs or {}), schedules
 
 

@@ -1,0 +1,190 @@
+"""Coalescing phi webs before leaving SSA (lesson 08).
+
+Out of SSA, a phi ``x.3 = phi x.1 x.2 .a .b`` becomes the copies ``x.3 = id x.1`` at the
+end of ``.a`` and ``x.3 = id x.2`` at the end of ``.b``. When ``x.1`` and ``x.3`` are
+never alive at the same time they can simply be one variable, and that copy never
+exists. Deciding this *in SSA form* matters: there, the copies of one edge are still
+parallel, so a swap (``a.2 = phi b.1 ...``, ``b.2 = phi a.1 ...``) does not make ``a.1``
+and ``a.2`` interfere the way two sequential copies would.
+
+Two SSA names interfere when one is live where the other is defined (a phi's argument
+is used at the end of its predecessor, a phi's result is defined on entry to its block,
+all phis of a block and all parameters at the same moment). The pass merges the result
+of each phi with its arguments, class by class, whenever no two members of the merged
+class interfere (Budimlic et al.'s fast copy coalescing, greedily): first arguments from
+deeper loops (they run most often), and among equals an argument that is the same
+source variable (``a.7`` and ``a``) -- keeping the copies where the source program had
+its own. Phis whose arguments all became their result disappear; the others stay for
+out-of-SSA, which turns them into (fewer) copies. The result has phis but is no longer
+strict SSA: several blocks may assign one name.
+
+Phis at the top of an exception handler are left alone (their values are those before a
+throwing call, anywhere in the ``try``), and so are names whose change could be seen:
+``main``'s parameters and variables read before any assignment.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ssa_course.quads.cfg import CFG, build_cfg
+from ssa_course.quads.coalesce import merge_classes
+from ssa_course.quads.ir import Function, Instr
+from ssa_course.quads.loops import loop_depths
+from ssa_course.ssa.construct import UNDEFINED
+from ssa_course.ssa.exceptions import handler_stacks
+
+_NUMBERED = re.compile(r"^(.+?)(\.\d+)+$")
+
+
+def origin(name: str) -> str:
+    """The source variable an SSA name was made from (``i.12`` -> ``i``; versions of
+    versions too: ``i.1.12`` -> ``i``)."""
+    m = _NUMBERED.match(name)
+    return m.group(1) if m else name
+
+
+def coalesce_phis(fn: Function) -> Function:
+    """``fn`` (SSA form) with non-interfering phi webs given one name."""
+    if not any(i.op == "phi" for i in fn.instrs()):
+        return fn
+    cfg = build_cfg(fn)
+    handlers = {i.labels[1] for i in fn.instrs() if i.op == "enter" and len(i.labels) == 2}
+    pairs = _pairs(cfg, fn, handlers)
+    if not pairs:
+        return fn
+    candidates = {v for _, d, a in pairs for v in (d, a)}
+    adj = _interference(cfg, fn, handlers, candidates)
+    params = {name for name, _ in fn.params}
+    fixed = params if fn.name == "main" else set()
+    rename = merge_classes([(d, a) for _, d, a in pairs], adj,
+                           lambda v: 2 if v in fixed else 1 if v in params else 0)
+    body = []
+    for item in fn.body:
+        if isinstance(item, Instr):
+            item = item.copy()
+            item.args = [rename.get(a, a) for a in item.args]
+            if item.dest is not None:
+                item.dest = rename.get(item.dest, item.dest)
+            if item.op == "phi" and all(a == item.dest for a in item.args):
+                continue
+        body.append(item)
+    return Function(fn.name, [(rename.get(n, n), t) for n, t in fn.params], fn.ret, body)
+
+
+def _pairs(cfg: CFG, fn: Function, handlers: set[str]) -> list[tuple[int, str, str]]:
+    """(loop depth of the edge, phi result, argument) for every phi argument that may
+    share the result's name, in the order to try them."""
+    types: dict[str, object] = {n: t for n, t in fn.params}
+    mixed: set[str] = set()
+    for instr in fn.instrs():
+        if instr.dest is not None:
+            if instr.type is None or types.get(instr.dest, instr.type) != instr.type:
+                mixed.add(instr.dest)
+            types.setdefault(instr.dest, instr.type)
+    depth = loop_depths(cfg)
+    found = []
+    for name, block in cfg.blocks.items():
+        if name in handlers:
+            continue
+        for instr in block.instrs:
+            if instr.op != "phi":
+                continue
+            d = instr.dest
+            if UNDEFINED in instr.args or d in mixed:
+                continue  # unset on some path: a read there must still fail
+            for a, label in zip(instr.args, instr.labels, strict=False):
+                if a == d or a not in types or a in mixed or types[a] != types[d]:
+                    continue
+                found.append((depth.get(label, 0), origin(a) != origin(d), len(found), d, a))
+    found.sort(key=lambda f: (-f[0], f[1], f[2]))
+    return [(f[0], f[3], f[4]) for f in found]
+
+
+def _interference(cfg: CFG, fn: Function, handlers: set[str], candidates: set[str]
+                  ) -> dict[str, set[str]]:
+    """Interference edges among ``candidates`` (SSA liveness, exceptions included)."""
+    stacks = handler_stacks(cfg)
+    live_in = {name: set() for name in cfg.blocks}
+    phi_uses = _phi_uses(cfg, handlers)
+    changed = True
+    while changed:  # a plain fixpoint: handlers feed liveness into the middle of blocks
+        changed = False
+        for name in reversed(cfg.blocks):
+            new = _scan(cfg, name, live_in, phi_uses, stacks, None)
+            if new != live_in[name]:
+                live_in[name], changed = new, True
+    adj: dict[str, set[str]] = {v: set() for v in candidates}
+
+    def conflict(d: str, live: set[str]) -> None:
+        if d not in candidates:
+            return
+        for v in live:
+            if v != d and v in candidates:
+                adj[d].add(v)
+                adj[v].add(d)
+
+    for name in cfg.blocks:
+        _scan(cfg, name, live_in, phi_uses, stacks, conflict)
+    entry = [n for n, _ in fn.params] + sorted(live_in[cfg.entry])
+    for p in entry:
+        conflict(p, set(entry))
+    return adj
+
+
+def _phi_uses(cfg: CFG, handlers: set[str]
+              ) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """Variables phis read at the end of each block, and at the top of each block: a
+    handler's phis read theirs at its top (the handler's live-in then reaches every call
+    that may throw to it), and so does a phi naming a block that is no predecessor."""
+    at_end: dict[str, set[str]] = {name: set() for name in cfg.blocks}
+    at_top: dict[str, set[str]] = {name: set() for name in cfg.blocks}
+    for name, block in cfg.blocks.items():
+        for instr in block.instrs:
+            if instr.op != "phi":
+                continue
+            for a, label in zip(instr.args, instr.labels, strict=False):
+                if a == UNDEFINED:
+                    continue
+                if name in handlers or label not in block.preds:
+                    at_top[name].add(a)
+                else:
+                    at_end[label].add(a)
+    return at_end, at_top
+
+
+def _scan(cfg: CFG, name: str, live_in: dict[str, set[str]],
+          uses: tuple[dict[str, set[str]], dict[str, set[str]]], stacks: dict,
+          on_def) -> set[str]:  # noqa: ANN001
+    """Walk block ``name`` backwards; ``on_def(dest, live after)`` at every definition;
+    return the variables live on entry (phi results excluded: they are defined there)."""
+    block = cfg.blocks[name]
+    live = set(uses[0][name])
+    for s in block.succs:
+        live |= live_in[s]
+    # the handler (if any) each instruction may throw to, found walking forwards
+    stack = stacks.get(name, ())
+    throws_to: list[str | None] = []
+    for instr in block.instrs:
+        throws_to.append(stack[-1] if stack and instr.op in ("call", "throw") else None)
+        if instr.op == "leave" and stack:
+            stack = stack[:-1]
+    phis = [i for i in block.instrs if i.op == "phi"]
+    for k in range(len(block.instrs) - 1, -1, -1):
+        instr = block.instrs[k]
+        if instr.op == "phi":
+            continue
+        handler = throws_to[k]
+        if instr.dest is not None:
+            after = live | live_in[handler] if handler is not None else live
+            if on_def is not None:
+                on_def(instr.dest, after)
+            live.discard(instr.dest)
+        if handler is not None:
+            live |= live_in[handler]  # a throw leaves before anything is written
+        live.update(instr.args)
+    dests = {p.dest for p in phis}
+    if on_def is not None:
+        for d in dests:
+            on_def(d, live | dests)
+    return (live - dests) | uses[1][name]
