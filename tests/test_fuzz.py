@@ -169,3 +169,20 @@ def test_fixed_slice_agrees_in_every_stage(tmp_path, capsys):
     findings = "\n".join(p.read_text() for p in sorted(tmp_path.glob("*.tiny")))
     assert status == 0, f"{report}\n{findings}"
     assert f"fuzz: {len(SLICE_SEEDS)} programs" in report
+
+
+def test_finding_files_say_what_was_expected_and_what_happened(tmp_path):
+    sys.path.insert(0, str(TOOLS))
+    from fuzzreport import write_finding
+    from fuzzrun import Mismatch
+
+    small = "// ARGS: 2 true\nfn main(n: int, flag: bool) {\n    print(n);\n}\n"
+    wrong = Mismatch("bril:julia", "stdout", Outcome("2\n", 0, ""), Outcome("3\n", 0, ""))
+    paths = write_finding(tmp_path, 7, 99, "bril:julia", "stdout", small, [wrong])
+    tiny = (tmp_path / "007-bril-julia.tiny").read_text()
+    assert "seed 99" in tiny and "expected (ast): status 0" in tiny and "| 3" in tiny
+    assert "// ARGS: 2 true" in tiny and _ast(tiny).stdout == "2\n"
+    bril = (tmp_path / "007-bril-julia.bril").read_text()
+    assert "# ARGS: 2 true" in bril and "@main" in bril
+    assert len(paths) == 2
+    assert "did not reproduce" in write_finding(tmp_path, 8, 5, "julia", "stdout", small, [])[0]
