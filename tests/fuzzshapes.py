@@ -78,7 +78,9 @@ def chain(g: Gen) -> None:
 
 
 def loop_bound(g: Gen) -> int:
-    return g.ch.int(1, max(1, min(4, MAX_MULT // g.mult)))
+    bound = g.ch.int(1, max(1, min(4, MAX_MULT // g.mult)))
+    # Sometimes the body never runs: a trap in it must not be hoisted out (GCM, LICM).
+    return 0 if g.chance(8) else bound
 
 
 def loop_cond(g: Gen, counter: str, bound: int) -> str:
@@ -111,7 +113,7 @@ def run_loop(g: Gen, body: Callable[[], None] | None = None, kind: str = "") -> 
     else:
         g.emit(f"while ({cond}) {{")
     saved = g.mult
-    g.mult *= bound
+    g.mult *= max(1, bound)
     g.loops += 1
 
     def counted() -> None:
@@ -238,9 +240,18 @@ def try_shape(g: Gen) -> None:
 
 
 def dead_trap(g: Gen) -> None:
-    """A trap behind a false condition (must vanish) or an unused one (must fire)."""
-    k = g.ch.int(0, 5)
+    """A trap behind a false condition (must vanish), an unused one (must fire), or one
+    behind its guard (must not be hoisted above it)."""
+    k = g.ch.int(0, 7)
     x = g.int_expr(1)
+    v = g.atom("int") or "0"
+    if k == 6:
+        g.emit(f"if ({v} != 0) {{ print({x} / {v}, {x} % {v}); }}")
+        return
+    if k == 7:
+        a = g.atom("[int]") or "new int[5]"
+        g.emit(f"if ({v} >= 0 && {v} < len({a})) {{ print({a}[{v}]); }}")
+        return
     if k == 0:
         g.emit(f"if (false) {{ var z{g.fresh} = {x} / 0; }}")
     elif k == 1:
