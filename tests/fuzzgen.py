@@ -69,6 +69,7 @@ class Gen:
         self.budget = 0  # statements left for the function being generated
         self.loops = 0  # loop nesting in the current function (break/continue allowed)
         self.depth = 0  # statement nesting
+        self.thrower: Fn | None = None  # a helper that throws for one argument value
 
     # -- choices -----------------------------------------------------------------
 

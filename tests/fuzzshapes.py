@@ -92,15 +92,16 @@ def loop_cond(g: Gen, counter: str, bound: int) -> str:
     return f"{cond} && ({extra})" if g.chance(50) else f"({extra}) && {cond}"
 
 
-def run_loop(g: Gen, body: Callable[[], None] | None = None, kind: str = "") -> None:
+def run_loop(g: Gen, body: Callable[[], None] | None = None, kind: str = "",
+             bound: int | None = None) -> None:
     """A bounded ``for`` or ``while`` loop; the body may add a shape before random code."""
-    if g.mult >= MAX_MULT:  # too deep for another loop: the body runs once, in a block
+    if g.mult >= MAX_MULT and bound is None:  # too deep for a loop: the body runs once
         if body:
             g.emit("{")
             block(g, body)
             g.emit("}")
         return
-    bound = loop_bound(g)
+    bound = loop_bound(g) if bound is None else bound
     kind = kind or g.pick(["for", "while"])
     counter = g.name("i" if kind == "for" else "w")
     g.scope.push()  # the for's init scope (or the while counter's enclosing block)
@@ -223,7 +224,19 @@ def try_shape(g: Gen) -> None:
 
     def body() -> None:
         g.emit(f"{x} = {g.expr(ty, 1)};")
-        throw_point(g)
+        # The call that throws may be the one assigning x: x's old value must reach the
+        # handler (liveness along the exceptional edge), sometimes from inside a loop.
+        got = g.call(ty, 1) if g.chance(50) else None
+        thrower = getattr(g, "thrower", None)
+        if ty == "int" and thrower and g.chance(50):
+            run_loop(g, lambda: g.emit(f"{x} = {thrower.name}("
+                                       f"{(g.scope.counters() or ['0'])[-1]});"), bound=4)
+        elif got and g.chance(40):
+            run_loop(g, lambda: g.emit(f"{x} = {g.call(ty, 1) or g.expr(ty, 1)};"))
+        elif got:
+            g.emit(f"{x} = {got};")
+        else:
+            throw_point(g)
         g.emit(f"{x} = {g.expr(ty, 1)};")
 
     def handler(e: str) -> None:
@@ -327,7 +340,7 @@ def helper(g: Gen, index: int) -> None:
     g.depth = 1
     if rec:
         cond_block(g, "n <= 0", lambda: g.emit(f"return {g.int_expr(2)};"))
-    if g.chance(30):
+    if g.chance(45):
         cond_block(g, g.bool_expr(1), lambda: g.emit(f"throw {g.int_expr(1)};"))
     while g.budget > 0:
         stmt(g)
@@ -357,13 +370,30 @@ def recurse(g: Gen, fn: Fn) -> None:
         stmt(g)
 
 
+def add_thrower(g: Gen, index: int) -> None:
+    """``fn fK(i: int) -> int``: returns for most ``i``, throws for one (the second or third
+    iteration of a loop calling it), so a value from an earlier iteration meets the throw."""
+    k, v = g.ch.int(1, 3), g.pick(["50", "7", "-1"])
+    fn = Fn(f"f{index}", [("i", "int")], "int", cost=3)
+    g.emit(f"fn {fn.name}(i: int) -> int {{")
+    g.emit(f"    if (i == {k}) {{ throw {v}; }}")
+    g.emit(f"    return i * 10 + {g.pick(['7', '1', '0'])};")
+    g.emit("}")
+    g.fns.append(fn)
+    g.thrower = fn
+
+
 def build_program(g: Gen) -> str:
     """Structs, helpers (each calling only earlier ones), then ``main(n, flag)``."""
     n_arg = g.pick(["3", "0", "-2", "7", "1"])
     flag_arg = g.pick(["true", "false"])
     g.lines = [f"// ARGS: {n_arg} {flag_arg}", STRUCTS]
-    for index in range(g.ch.int(0, 4)):
+    g.thrower = None
+    count = g.ch.int(0, 4)
+    for index in range(count):
         helper(g, index + 1)
+    if g.chance(60):
+        add_thrower(g, count + 1)
     g.scope, g.cur, g.cost, g.mult, g.loops = Scope(), None, 0, 1, 0
     g.budget = g.size
     g.emit("fn main(n: int, flag: bool) {")

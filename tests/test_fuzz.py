@@ -57,6 +57,11 @@ SHAPES = {
     "struct literal": r"new P \{ v: ",
     "array of structs": r"ps\[\w+\]\.v",
     "throw from a helper": r"fn f\d+\([^\n]*\n\s*if \([^\n]*\n\s*throw ",
+    "throwing call assigning in a loop in try":
+        r"try \{\n[^\n]*\n(?:[^\n]*\n){0,3}?[ \t]*(while|for) \([^\n]*< 4[^\n]*\n"
+        r"(?:[^\n]*\n)?[ \t]*(\w+) = f\d+\([iw]\d+\);",
+    "zero-trip loop": r"(while \(w\d+|; i\d+) < 0",
+    "trap behind its guard": r"if \(\w+ != 0\) \{ print\(",
 }
 
 
