@@ -253,6 +253,6 @@ class Gen:
 
 def generate(seed: int, size: int = 30) -> str:
     """The program for ``seed`` (the same text on every machine and Python version)."""
-    from fuzzshapes import build_program
+    from fuzzprogram import build_program
 
     return build_program(Gen(RandomChooser(random.Random(seed)), size))

@@ -16,7 +16,7 @@ and structs. ``programs()`` mixes both kinds.
 from __future__ import annotations
 
 from fuzzgen import Gen
-from fuzzshapes import build_program
+from fuzzprogram import build_program
 from hypothesis import strategies as st
 
 VARS = ["a", "b", "c", "d"]
