@@ -3,6 +3,8 @@
 #   make test  -- set everything up, then run the whole test suite
 # Others: make exercises (regenerate exercises/ from solutions/), make bench, make lint,
 #         make course (an nbgrader course directory in out/course, see docs/instructors.md),
+#         make fuzz N=10000 [SEED=0] [JOBS=2] (generated programs through every stage;
+#         shrunk mismatches go to out/fuzz/), make bril-conformance BRIL=<bril checkout>,
 #         make clean (caches), make distclean (caches and the virtual environment).
 PYTHON ?= python3
 VENV := .venv
@@ -17,7 +19,8 @@ ROOT_FLAG := $(if $(filter 0,$(USER_ID)),--allow-root,)
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: browser-test lab test venv graphviz exercises course bench clean distclean lint
+.PHONY: browser-test lab test venv graphviz exercises course bench clean distclean lint fuzz \
+	bril-conformance
 
 # Re-install only when pyproject.toml is newer than the stamp (or there is no venv yet).
 $(STAMP): pyproject.toml
@@ -67,6 +70,12 @@ browser-test: venv graphviz
 	fi
 	$(PY) -m pip install --quiet playwright
 	$(PY) tools/browser_check.py
+
+N ?= 1000
+SEED ?= 0
+JOBS ?= 2
+fuzz: venv
+	$(PY) tools/fuzz.py -n $(N) --seed $(SEED) --jobs $(JOBS)
 
 bench: venv
 	$(PY) benchmarks/run_all.py

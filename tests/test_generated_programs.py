@@ -7,8 +7,10 @@ exceptions included).
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
-from tiny_gen import programs
+from fuzzrun import compare, still_fails
+from fuzzshrink import shrink
+from hypothesis import HealthCheck, Phase, given, settings
+from tiny_gen import programs, shaped_programs
 
 from ssa_course import stages
 from ssa_course.pipeline import compile_source
@@ -17,17 +19,40 @@ from ssa_course.runtime import Limits
 STAGES = [s.name for s in stages.all_stages() if s.name != "ast"]
 
 
+def _every_stage_agrees(source: str) -> None:
+    comp = compile_source(source, "gen.tiny")
+    limits = Limits(steps=200_000)
+    reference = stages.run(comp, None, via="ast", limits=limits)
+    assert reference.status in (0, 2), reference.error
+    for stage in STAGES:
+        result = stages.run(comp, None, via=stage, limits=limits)
+        assert (result.stdout, result.status, result.error) == \
+            (reference.stdout, reference.status, reference.error), f"stage {stage}:\n{source}"
+
+
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs())
 def test_every_stage_agrees_with_the_reference(source):
-    comp = compile_source(source, "gen.tiny")
-    limits = Limits(steps=200_000)
-    reference = stages.run(comp, [], via="ast", limits=limits)
-    assert reference.status in (0, 2), reference.error
-    for stage in STAGES:
-        result = stages.run(comp, [], via=stage, limits=limits)
-        assert (result.stdout, result.status, result.error) == \
-            (reference.stdout, reference.status, reference.error), f"stage {stage}:\n{source}"
+    _every_stage_agrees(source)
+
+
+# Hypothesis shrinks these programs slowly (thousands of draws each); the structural
+# shrinker of ``make fuzz`` is much faster, so the failure message carries its result.
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+          phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@given(shaped_programs())
+def test_shaped_programs_through_every_stage(source):
+    """Only the adversarial shapes (swaps, lost copies, try/catch, ...), so none is diluted."""
+    _, found = compare(source, STAGES, seconds=60)
+    if found:
+        first = found[0]
+        small = shrink(source, lambda s: still_fails(s, first.stage, first.category, 60),
+                       seconds=60)
+        shown = (compare(small, [first.stage], seconds=60)[1] or [first])[0]
+        stages_ = ", ".join(f"{m.stage} ({m.category})" for m in found)
+        raise AssertionError(f"{stages_} differ from ast; shrunk for {first.stage}:\n"
+                             f"{small}\nexpected {shown.expected.show()}\n"
+                             f"actual   {shown.actual.show()}")
 
 
 GRAPH_STAGES = ["son", "son-opt", "scheduled", "optimized"]
@@ -42,10 +67,11 @@ def test_generated_programs_as_bril_through_the_graph(source):
 
     comp = compile_source(source, "gen.tiny")
     limits = Limits(steps=200_000)
-    reference = stages.run(comp, [], via="ast", limits=limits)
+    reference = stages.run(comp, None, via="ast", limits=limits)
     bril = to_bril_text(comp.quads)
+    args = comp.default_args() or []
     for stage in GRAPH_STAGES:
-        result = stages.run(compile_source(bril, "gen.bril", kind="bril"), [], via=stage,
+        result = stages.run(compile_source(bril, "gen.bril", kind="bril"), args, via=stage,
                             limits=limits)
         assert (result.stdout, result.status, result.error) == \
             (reference.stdout, reference.status, reference.error), f"stage {stage}:\n{source}"

@@ -5,10 +5,18 @@ short-circuit logic, if/else, bounded loops with break/continue, an int array th
 indexed out of bounds, calls to helper functions, and try/catch with throws -- so the
 stages are compared on runtime errors and exceptions too, not only on printed values.
 Loops are bounded, so every program terminates.
+
+``shaped_programs()`` drives the adversarial generator of ``tests/fuzzgen.py`` (the one
+``make fuzz`` runs from seeds) with hypothesis draws, so its programs shrink: swaps and
+rotations in loops, lost copies, values live across ``try``/``catch``, ``break``/``continue``
+carrying values, calls in loop conditions, dead traps, else-if chains, recursion over arrays
+and structs. ``programs()`` mixes both kinds.
 """
 
 from __future__ import annotations
 
+from fuzzgen import Gen
+from fuzzprogram import build_program
 from hypothesis import strategies as st
 
 VARS = ["a", "b", "c", "d"]
@@ -99,8 +107,31 @@ def statements(draw, depth: int = 0, in_loop: bool = False,
     return out
 
 
+class DrawChooser:
+    """The generator's choices as hypothesis draws (small numbers first, so it shrinks)."""
+
+    __slots__ = ("draw",)
+
+    def __init__(self, draw):  # noqa: ANN001 - hypothesis's draw function
+        self.draw = draw
+
+    def int(self, lo: int, hi: int) -> int:
+        return self.draw(st.integers(lo, hi))
+
+
 @st.composite
-def programs(draw) -> str:
+def shaped_programs(draw, size: int = 12) -> str:
+    """A program of ``fuzzgen``'s shapes; carries its arguments in a ``// ARGS:`` line."""
+    return build_program(Gen(DrawChooser(draw), size))
+
+
+def programs() -> st.SearchStrategy[str]:
+    """Either kind of program: the plain one or the adversarially shaped one."""
+    return st.one_of(simple_programs(), shaped_programs())
+
+
+@st.composite
+def simple_programs(draw) -> str:
     """A whole program: helpers, then main with its variables and random statements."""
     inits = " ".join(f"var {v} = {draw(st.integers(-10, 10))};" for v in VARS)
     body = "\n    ".join(draw(statements()))
