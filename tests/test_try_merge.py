@@ -173,3 +173,16 @@ def test_no_merge_when_another_path_enters_between_the_regions():
     after = on_program(merge_try_regions, before)
     assert _shape(after) == _shape(before)
     _same_behaviour(before, after, ((3,), (-4,), (0,)))
+
+
+def test_the_default_pipeline_gives_each_straight_try_one_enter():
+    from pathlib import Path
+
+    from ssa_course import passes
+
+    path = Path(__file__).parent / "programs" / "try_plain_calls.tiny"
+    comp = compile_source(path.read_text(), str(path))
+    assert "try-merge" in passes.DEFAULT_PIPELINE
+    text = passes.emit(passes.run_pipeline(comp), "bril")
+    # two try statements, each with two calls: one enter and one leave each
+    assert text.count("enter ") == 2 and text.count("leave;") == 2

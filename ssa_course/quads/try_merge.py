@@ -56,8 +56,8 @@ _NOT_QUIET = frozenset({"call", "throw", "enter", "leave", "catch", "ret", "br",
 
 @dataclass(slots=True)
 class _Link:
-    """One wrapped region of a chain: ``enter .X .H`` in ``block``, its ``leave``, and the
-    straight-line code ``after`` it up to the next ``enter`` of the chain."""
+    """One wrapped region of a chain: ``enter .X .H`` ending ``block``, the handler
+    ``H``, the instructions of the region, and its ``leave`` (with the block it is in)."""
 
     block: str
     enter: Instr
@@ -150,9 +150,12 @@ def _sig(instr: Instr) -> tuple:
 
 def _handler_key(cfg: CFG, name: str, skip: int = 0) -> tuple:
     """What a handler block does, for comparing handlers: its instructions (without the
-    first ``skip`` copies after ``catch``) and where it goes next."""
+    first ``skip`` copies after ``catch``) and where it goes next (by a ``jmp`` or by
+    falling through: the same)."""
     block = cfg.blocks[name]
     instrs = block.instrs[:1] + block.instrs[1 + skip:]
+    if len(instrs) > 1 and instrs[-1].op == "jmp":
+        instrs = instrs[:-1]
     return tuple(_sig(i) for i in instrs), tuple(block.succs)
 
 
