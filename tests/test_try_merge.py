@@ -186,3 +186,34 @@ def test_the_default_pipeline_gives_each_straight_try_one_enter():
     text = passes.emit(passes.run_pipeline(comp), "bril")
     # two try statements, each with two calls: one enter and one leave each
     assert text.count("enter ") == 2 and text.count("leave;") == 2
+
+
+def test_coalescing_lets_a_call_in_a_try_write_the_variable_its_handler_reads():
+    from ssa_course.quads.coalesce import coalesce_copies
+
+    src = """@main(n: int) {
+.entry:
+  x: int = const 0;
+  enter .body .h;
+.body:
+  v: int = call @g x;
+  leave;
+  x: int = id v;
+  print x;
+  ret;
+.h:
+  e: int = catch;
+  print e x;
+}
+@g(k: int): int {
+  one: int = const 1;
+  r: int = add k one;
+  ret r;
+}
+"""
+    before = compile_source(src, "t.bril", kind="bril").quads_as_written
+    after = on_program(coalesce_copies, before)
+    # a throw from @g leaves x as it was (the call writes x only when it returns)
+    call = next(i for i in after.functions["main"].instrs() if i.op == "call")
+    assert call.dest == call.args[0]
+    assert "id" not in [i.op for i in after.functions["main"].instrs()]

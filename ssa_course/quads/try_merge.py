@@ -32,9 +32,12 @@ Hoisting is not free: each hoisted copy runs on the normal path too, and each me
 one ``leave`` and one ``enter``. A group of chained calls ``i..j`` is merged with hoisting
 only when no path gets longer: the normal path (``sum |c| <= 2 (j - i)``) and a throw from
 every call ``m`` of the group (``sum of |c| before m <= 2 (m - i)``). Each group is chosen
-greedily from the first call of a chain: the longest group either way, hoisting only when
-it saves more. Straight-line means that every block after the first is entered only from
-the one before it, so no other path reaches the middle of the merged region.
+greedily from the first call of a chain: the longest group either way, hoisting when it
+saves more on the normal path, or when it is the only merge there is and the normal path
+stays as long (a throw then runs fewer). Merged regions take part again, one group at a
+time, so a ``try`` with many calls ends up as one region. Straight-line means that every
+block after the first is entered only from the one before it, so no other path reaches
+the middle of the merged region.
 
 The pass works on ordinary quads (no phis), after coalescing; block layout afterwards
 removes the jumps between the blocks of a merged region.
