@@ -43,7 +43,7 @@ class Pass:
 _PASSES: dict[str, Pass] = {}
 
 DEFAULT_PIPELINE = ("parse", "sccp", "gcm", "coalesce-phis", "out-of-ssa", "coalesce", "dce",
-                    "layout")
+                    "try-merge", "layout")
 
 
 def register_pass(name: str, description: str, needs: tuple[str, ...]):
@@ -175,6 +175,9 @@ def _quads_pass(name: str, description: str, module: str, fn_name: str) -> None:
 _quads_pass("coalesce", "copy coalescing: the two names of a copy that never hold different "
             "values become one (Chaitin's interference test), and the copy goes",
             "ssa_course.quads.coalesce", "coalesce_copies")
+_quads_pass("try-merge", "try regions merged: the calls of one try share one enter/leave "
+            "and one handler again (handler copies hoisted when no path gets longer)",
+            "ssa_course.quads.try_merge", "merge_try_regions")
 _quads_pass("layout", "block layout: blocks chained so that jumps fall through (deepest loops "
             "first), small blocks copied in place of a jump (loop rotation)",
             "ssa_course.quads.layout", "layout")

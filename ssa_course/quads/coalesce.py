@@ -127,7 +127,10 @@ def _scan(block, out: set[str], live_in: dict[str, set[str]], on_def) -> set[str
                 if s != block.throws_to:
                     normal |= live_in[s]
             if instr.dest is not None and on_def is not None:
-                on_def(instr, normal | handler)
+                # the destination is written only when the call returns: then only what
+                # the normal path reads must survive (``x = call f x`` in a try whose
+                # handler reads the old ``x`` is fine)
+                on_def(instr, normal)
             live = (normal - {instr.dest}) | handler
         else:
             if instr.dest is not None:
