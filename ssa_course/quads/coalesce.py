@@ -51,6 +51,12 @@ def coalesce_copies(fn: Function) -> Function:
     fixed = set(params) if fn.name == "main" else set()
     rename = merge_classes([(d, s) for _, d, s in copies], adj,
                            lambda v: 2 if v in fixed else 0)
+    return apply_renaming(fn, rename, "id")
+
+
+def apply_renaming(fn: Function, rename: dict[str, str], trivial_op: str) -> Function:
+    """``fn`` with every variable renamed by ``rename``; instructions ``trivial_op`` (a copy
+    or a phi) that now only read their own destination are dropped."""
     body = []
     for item in fn.body:
         if isinstance(item, Instr):
@@ -58,7 +64,7 @@ def coalesce_copies(fn: Function) -> Function:
             item.args = [rename.get(a, a) for a in item.args]
             if item.dest is not None:
                 item.dest = rename.get(item.dest, item.dest)
-            if item.op == "id" and item.args == [item.dest]:
+            if item.op == trivial_op and all(a == item.dest for a in item.args):
                 continue
         body.append(item)
     new_params = [(rename.get(name, name), t) for name, t in fn.params]

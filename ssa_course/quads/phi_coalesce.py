@@ -28,8 +28,8 @@ from __future__ import annotations
 import re
 
 from ssa_course.quads.cfg import CFG, build_cfg
-from ssa_course.quads.coalesce import merge_classes
-from ssa_course.quads.ir import Function, Instr
+from ssa_course.quads.coalesce import apply_renaming, merge_classes
+from ssa_course.quads.ir import Function
 from ssa_course.quads.loops import loop_depths
 from ssa_course.ssa.construct import UNDEFINED
 from ssa_course.ssa.exceptions import handler_stacks
@@ -59,17 +59,7 @@ def coalesce_phis(fn: Function) -> Function:
     fixed = params if fn.name == "main" else set()
     rename = merge_classes([(d, a) for _, d, a in pairs], adj,
                            lambda v: 2 if v in fixed else 1 if v in params else 0)
-    body = []
-    for item in fn.body:
-        if isinstance(item, Instr):
-            item = item.copy()
-            item.args = [rename.get(a, a) for a in item.args]
-            if item.dest is not None:
-                item.dest = rename.get(item.dest, item.dest)
-            if item.op == "phi" and all(a == item.dest for a in item.args):
-                continue
-        body.append(item)
-    return Function(fn.name, [(rename.get(n, n), t) for n, t in fn.params], fn.ret, body)
+    return apply_renaming(fn, rename, "phi")
 
 
 def _pairs(cfg: CFG, fn: Function, handlers: set[str]) -> list[tuple[int, str, str]]:
