@@ -43,7 +43,7 @@ class Pass:
 _PASSES: dict[str, Pass] = {}
 
 DEFAULT_PIPELINE = ("parse", "sccp", "gcm", "coalesce-phis", "out-of-ssa", "coalesce", "dce",
-                    "try-merge", "layout")
+                    "try-merge", "layout", "landing")
 
 
 def register_pass(name: str, description: str, needs: tuple[str, ...]):
@@ -181,6 +181,9 @@ _quads_pass("try-merge", "try regions merged: the calls of one try share one ent
 _quads_pass("layout", "block layout: blocks chained so that jumps fall through (deepest loops "
             "first), small blocks copied in place of a jump (loop rotation)",
             "ssa_course.quads.layout", "layout")
+_quads_pass("landing", "landing pads: what only a loop (or a branch's fall-through side) needs "
+            "sinks onto that edge, so a loop that runs zero times does not pay for it",
+            "ssa_course.quads.landing", "landing_pads")
 _quads_pass("lvn", "local value numbering (lesson 02)", "ssa_course.quads.peephole",
             "local_value_numbering")
 _quads_pass("dce", "dead-code elimination on quads (lesson 02)", "ssa_course.quads.peephole",
