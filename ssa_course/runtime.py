@@ -139,12 +139,6 @@ class Heap:
         return TinyArray([zero] * n)
 
 
-def new_array(n: int, zero: object, pos: Pos | tuple[int, int] | None = None) -> TinyArray:
-    """``new T[n]`` outside a run's :class:`Heap` (length checks only, no total)."""
-    check_array_length(n, pos)
-    return TinyArray([zero] * n)
-
-
 def check_index(a: TinyArray, i: int, pos: Pos | tuple[int, int] | None = None) -> None:
     if not 0 <= i < len(a.items):
         raise RuntimeTrap("index out of bounds", pos)
