@@ -167,7 +167,7 @@ def bril_table() -> None:
     """Dynamic instruction counts (Bril's ``total_dyn_inst``): the original program, Bril's
     example pipeline (local value numbering + dead code), and ``ssa-course opt``'s default
     pipeline (parse into the graph, SCCP, GCM, out of SSA, coalescing, DCE, layout)."""
-    from ssa_course.pipeline import load_file
+    from ssa_course.compilation import load_file
     from ssa_course.stages import run
 
     root = Path(__file__).resolve().parent.parent

@@ -87,7 +87,7 @@ SHAPES: dict[str, Callable[[int], str]] = {
 
 def as_bril(tiny_source: str) -> str:
     """The same program as one Bril text (our quads printed as Bril)."""
-    from ssa_course.pipeline import compile_source
+    from ssa_course.compilation import compile_source
     from ssa_course.quads.bril import to_bril_text
 
     return to_bril_text(compile_source(tiny_source).quads)

@@ -11,20 +11,21 @@ The small public API used by the lessons:
 
 * :func:`compile` wraps a Tiny (or Bril) text; representations are built on demand.
 * :func:`run` executes it through any registered stage (``via="ast"``, ``"quads"``, ...).
-* :func:`show` gives any representation's text or drawing.
+* :func:`show` gives any representation's text or drawing; :func:`build` the object itself.
+* Every name (``via``, ``view``) is one of :func:`stage_names`: one list, from the lessons.
 """
 
 from __future__ import annotations
 
 from ssa_course import params
+from ssa_course.compilation import KINDS, Compilation, compile_source, load_file
 from ssa_course.errors import RuntimeTrap, SourceError, SsaCourseError, UsageError, VerifyError
-from ssa_course.pipeline import KINDS, Compilation, compile_source, load_file
 from ssa_course.runtime import Limits, RunResult
 
 __all__ = [
     "Compilation", "Limits", "RunResult", "RuntimeTrap", "SourceError", "SsaCourseError",
-    "UsageError", "VerifyError", "compile", "explore", "load_file", "run", "show",
-    "stage_names",
+    "UsageError", "VerifyError", "build", "code_typed", "compile", "explore", "load_file",
+    "run", "sea_of_nodes", "show", "stage_names",
 ]
 
 __version__ = "0.1.0"
@@ -97,12 +98,11 @@ def show(source: str | Compilation, view: str = "cfg", fmt: str | None = None):
     preformatted text in Jupyter, a drawing inline as SVG (or a fallback PNG).
 
     A compile error raises :class:`SourceError` (its message has the line and a caret)."""
-    from ssa_course import views
+    from ssa_course import registry
 
     try:
         comp = _compile("show", source)
-        params.name_in("show", "view", view, [v.name for v in views.all_views()],
-                       "representation")
+        params.name_in("show", "view", view, registry.names(), "representation")
         params.fmt("show", fmt)
         return _show(comp, view, fmt)
     except SsaCourseError as e:
@@ -110,12 +110,11 @@ def show(source: str | Compilation, view: str = "cfg", fmt: str | None = None):
 
 
 def _show(comp: Compilation, view: str, fmt: str | None):  # noqa: ANN202
-    from ssa_course import views
+    from ssa_course import registry, views
     from ssa_course.viz.display import Text
 
-    v = views.get_view(view)
     if fmt is None:
-        fmt = v.face if v.dot is not None else "text"
+        fmt = registry.representation(view).face
     if fmt == "text":
         return Text(views.render(comp, view, "text"))
     if fmt == "dot":
@@ -130,13 +129,13 @@ def explore(source: str | Compilation, view: str = "cfg", face: str = "graph"):
     :mod:`ssa_course.widgets.explore`). Wrong argument types or names raise a
     ``TypeError``/``ValueError`` naming the parameter; a program with a compile error (or bad
     Bril) gives a panel showing the located message."""
-    from ssa_course import views
+    from ssa_course import registry
 
     try:
         if not isinstance(source, Compilation):
             params.source_text("explore", source)
-        params.name_in("explore", "view", view,
-                       ["source"] + [v.name for v in views.all_views()], "representation")
+        params.name_in("explore", "view", view, ["source"] + registry.names(),
+                       "representation")
         params.name_in("explore", "face", face, ["text", "graph"], "face")
     except SsaCourseError as e:
         raise e.with_traceback(None) from None
@@ -153,7 +152,35 @@ def load_ipython_extension(ipython) -> None:  # noqa: ANN001
 
 
 def stage_names() -> list[str]:
-    """Names of every registered stage, in pipeline order."""
-    from ssa_course.stages import all_stages
+    """Names of every representation (each runs, prints and draws), in lesson order."""
+    from ssa_course import registry
 
-    return [s.name for s in all_stages()]
+    return registry.names()
+
+
+def build(source: str | Compilation, name: str) -> object:
+    """Representation ``name`` of a program, built and verified (the object the lessons
+    work with: a quads ``Program``, IRCode, a sea of nodes, ...)."""
+    from ssa_course import registry
+
+    try:
+        comp = _compile("build", source)
+        params.name_in("build", "name", name, registry.names(), "representation")
+        return registry.build(comp, name)
+    except SsaCourseError as e:
+        raise e.with_traceback(None) from None
+
+
+def code_typed(source: str, fn: str = "main"):  # noqa: ANN201
+    """The IRCode of function ``fn``, like Julia's ``@code_typed`` (lesson 04)."""
+    from ssa_course.lessons.l04_julia import code_typed as typed
+
+    return typed(source, fn)
+
+
+def sea_of_nodes(source: str | Compilation, optimize: bool = True, options=None):  # noqa: ANN001, ANN201
+    """The verified sea of nodes of a Tiny program (lessons 05-07); ``optimize=False``
+    switches the parser's peepholes off."""
+    from ssa_course.lessons.l05_control import sea_of_nodes as son
+
+    return son(source, optimize, options)

@@ -3,7 +3,7 @@
     ssa-course run prog.tiny 10 true          run (arguments after the file go to main)
     ssa-course run --via ast prog.tiny 10     run through a named stage's executor
     ssa-course run --profile prog.bril 5      also print total_dyn_inst: N on stderr
-    ssa-course stages                         list the stages --via accepts
+    ssa-course stages                         list the representations (--via, --as, --emit)
     ssa-course show prog.tiny --as cfg --format svg -o cfg.svg
     ssa-course check prog.tiny                report compile errors, run nothing
 
@@ -19,8 +19,8 @@ import errno
 import os
 import sys
 
+from ssa_course.compilation import load_file
 from ssa_course.errors import SourceError, SsaCourseError, UsageError
-from ssa_course.pipeline import load_file
 from ssa_course.runtime import DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_LIMIT, Limits
 
 
@@ -43,10 +43,9 @@ def _positive(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ssa_course import stages, views
+    from ssa_course import registry
 
-    stage_names = ", ".join(s.name for s in stages.all_stages())
-    view_names = ", ".join(v.name for v in views.all_views())
+    stage_names = view_names = ", ".join(registry.names())
     parser = _Parser(
         prog="ssa-course",
         description="A teaching compiler: Tiny and Bril programs through quads, CFGs, SSA "
@@ -73,7 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("args", nargs="*", default=[], metavar="ARGS",
                      help="arguments of main (int or bool)")
 
-    sub.add_parser("stages", help="list the stages 'run --via' accepts")
+    sub.add_parser("stages", help="list the representations 'run --via', 'show --as' and "
+                   "'opt --emit' accept (one list)")
 
     show = sub.add_parser("show", help="print or draw a representation of a program")
     show.add_argument("file", metavar="FILE")
@@ -89,9 +89,11 @@ def build_parser() -> argparse.ArgumentParser:
     opt.add_argument("file", metavar="FILE")
     opt.add_argument("-p", "--passes", default=None, metavar="P1,P2,...",
                      help="the passes to run, in order (see 'ssa-course passes')")
-    opt.add_argument("--emit", default="bril",
-                     choices=("bril", "bril-json", "julia", "dot", "text"),
-                     help="what to write (default: Bril text)")
+    opt.add_argument("--emit", default="quads", metavar="REPR",
+                     help=f"the result as which representation ({view_names}); default: "
+                     "quads (Bril text, with phis if the pipeline ends in SSA)")
+    opt.add_argument("--format", default="text", choices=("text", "dot"),
+                     help="text (default) or dot")
     opt.add_argument("-o", "--output", metavar="OUT", help="write to a file instead")
 
     sub.add_parser("passes", help="list the passes 'opt -p' accepts")
@@ -102,11 +104,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _cmd_run(ns: argparse.Namespace) -> int:
-    from ssa_course import stages
+    from ssa_course import registry, stages
 
     comp = load_file(ns.file)
-    stage = stages.get_stage(ns.via)
-    result = stages.run(comp, list(ns.args), via=stage.name,
+    result = stages.run(comp, list(ns.args), via=registry.representation(ns.via).name,
                         limits=Limits(ns.steps, ns.depth), sink=_write_out)
     _flush_out()
     if result.error:
@@ -117,12 +118,13 @@ def _cmd_run(ns: argparse.Namespace) -> int:
 
 
 def _cmd_stages() -> int:
-    from ssa_course import stages
+    from ssa_course import registry
 
-    width = max(len(s.name) for s in stages.all_stages())
-    for s in stages.all_stages():
-        note = "  (Tiny only)" if s.tiny_only else ""
-        _write_out(f"{s.name:<{width}}  {s.description}{note}" + "\n")
+    reps = registry.representations()
+    width = max(len(r.name) for r in reps)
+    for r in reps:
+        note = "  (Tiny only)" if r.tiny_only else ""
+        _write_out(f"{r.name:<{width}}  {r.lesson}  {r.description}{note}" + "\n")
     return 0
 
 
@@ -148,14 +150,15 @@ def _cmd_show(ns: argparse.Namespace) -> int:
 
 
 def _cmd_opt(ns: argparse.Namespace) -> int:
-    from ssa_course import passes
+    from ssa_course import passes, registry
 
     names = passes.DEFAULT_PIPELINE if ns.passes is None else \
         [p.strip() for p in ns.passes.split(",") if p.strip()]
     for name in names:
         passes.get_pass(name)  # an unknown pass is reported before anything runs
+    registry.representation(ns.emit)  # so is an unknown representation
     comp = load_file(ns.file)
-    text = passes.emit(passes.run_pipeline(comp, names), ns.emit)
+    text = passes.emit(passes.run_pipeline(comp, names), ns.emit, ns.format)
     if ns.output:
         try:
             with open(ns.output, "w") as f:
@@ -172,7 +175,8 @@ def _cmd_passes() -> int:
 
     width = max(len(p.name) for p in passes.all_passes())
     for p in passes.all_passes():
-        _write_out(f"{p.name:<{width}}  {p.description}  [{'/'.join(p.needs)}]" + "\n")
+        _write_out(f"{p.name:<{width}}  {p.description}  [{'/'.join(p.needs)} -> {p.makes}]"
+                   + "\n")
     _write_out(f"\ndefault pipeline: {','.join(passes.DEFAULT_PIPELINE)}" + "\n")
     return 0
 

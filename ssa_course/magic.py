@@ -61,10 +61,10 @@ def parse_line(line: str) -> argparse.Namespace:
 
 def _check_names(ns: argparse.Namespace) -> list[str]:
     """The views to show; unknown view or stage names are a :class:`_LineError`."""
-    from ssa_course import stage_names, views
+    from ssa_course import stage_names
 
     shown = [v.strip() for v in ns.show.split(",") if v.strip()]
-    known_views = [v.name for v in views.all_views()]
+    known_views = stage_names()
     for view in shown:
         if view not in known_views:
             raise _LineError(f"unknown view '{view}' for --show (known: "

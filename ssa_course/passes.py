@@ -1,84 +1,75 @@
-"""The registry of named passes and ``ssa-course opt`` pipelines (lessons 06-08).
+"""``ssa-course opt``: pipelines of named passes, verified after every pass.
 
-A pass transforms a :class:`PassState`: the program as a sea of nodes (``graph``) or as
-quads (``quads``, in SSA form or not). Each pass says what it needs and what it makes, so
-a pipeline such as ``parse,sccp,gcm,out-of-ssa,coalesce`` is checked before it runs and a
-pass in the wrong place gets a clear message. Registering a pass is one decorator.
+A pass (declared in the one registry, :mod:`ssa_course.registry`, by the lesson that
+teaches it) transforms a :class:`PassState`: the program as a sea of nodes (form
+``graph``), as SSA quads (``ssa``; ``phis`` once phi webs share names) or as ordinary
+quads (``quads``). Each pass says which
+forms it accepts and which it makes, so a pipeline such as ``parse,sccp,gcm,out-of-ssa``
+is checked before anything runs, and after every pass the program is verified with the
+verifier of its form's representation: a pass that breaks an invariant is named.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
 from dataclasses import dataclass, field
 
+from ssa_course import registry
+from ssa_course.compilation import Compilation, from_quads
 from ssa_course.errors import UsageError
-from ssa_course.pipeline import Compilation
+from ssa_course.registry import Pass
+
+DEFAULT_PIPELINE = ("parse", "sccp", "gcm", "coalesce-phis", "out-of-ssa", "coalesce", "dce",
+                    "try-merge", "layout", "landing")
+
+# The representation whose verifier checks a program in each form.
+FORM_REPRESENTATION = {"graph": "son", "ssa": "ssa-pruned", "phis": "quads", "quads": "quads"}
+
+# Representations whose artifact is the graph itself: emitted straight from a graph state.
+GRAPH_REPRESENTATIONS = ("son-raw", "son-select", "son", "son-opt")
 
 
 @dataclass
 class PassState:
     comp: Compilation
-    graph: object | None = None  # a SeaOfNodes
-    quads: object | None = None  # a quads Program
-    ssa: bool = False  # quads in SSA form (phis)?
+    graph: object | None = None  # a SeaOfNodes (form "graph")
+    quads: object | None = None  # a quads Program (forms "ssa", "phis" and "quads")
+    form: str = "source"
     done: list[str] = field(default_factory=list)
-
-    @property
-    def form(self) -> str:
-        if self.graph is not None:
-            return "graph"
-        if self.quads is not None:
-            return "ssa" if self.ssa else "quads"
-        return "source"
-
-
-@dataclass(frozen=True)
-class Pass:
-    name: str
-    description: str
-    needs: tuple[str, ...]  # forms it accepts: "source", "graph", "ssa", "quads"
-    run: Callable[[PassState], None]
-
-
-_PASSES: dict[str, Pass] = {}
-
-DEFAULT_PIPELINE = ("parse", "sccp", "gcm", "coalesce-phis", "out-of-ssa", "coalesce", "dce",
-                    "try-merge", "layout", "landing")
-
-
-def register_pass(name: str, description: str, needs: tuple[str, ...]):
-    def wrap(fn: Callable[[PassState], None]) -> Callable[[PassState], None]:
-        if name in _PASSES:
-            raise ValueError(f"pass {name!r} registered twice")
-        _PASSES[name] = Pass(name, description, needs, fn)
-        return fn
-
-    return wrap
 
 
 def all_passes() -> list[Pass]:
-    return list(_PASSES.values())
+    return registry.passes()
 
 
 def get_pass(name: str) -> Pass:
-    if name not in _PASSES:
-        raise UsageError(f"unknown pass '{name}' (known passes: {', '.join(_PASSES)})")
-    return _PASSES[name]
+    return registry.get_pass(name)
+
+
+def run_pass(state: PassState, p: Pass) -> None:
+    """Run one pass, check the form it leaves, and verify the program."""
+    if state.form not in p.needs:
+        raise UsageError(f"pass '{p.name}' works on {' or '.join(p.needs)}, but after "
+                         f"{', '.join(state.done) or 'nothing'} the program is {state.form}")
+    p.run(state)
+    state.form = p.makes
+    if p.makes == "graph":
+        state.quads = None
+    else:
+        state.graph = None
+    state.done.append(p.name)
+    artifact = state.graph if p.makes == "graph" else state.quads
+    registry.verify_as(FORM_REPRESENTATION[p.makes], artifact, after=p.name)
 
 
 def run_pipeline(comp: Compilation, names: list[str] | tuple[str, ...] = DEFAULT_PIPELINE
                  ) -> PassState:
-    """Run the passes in order; each is checked against the form the program is in."""
+    """Run the passes in order (unknown names are reported before anything runs)."""
+    passes = [get_pass(name) for name in names]
     comp.check()
     state = PassState(comp)
-    for name in names:
-        p = get_pass(name)
-        if state.form not in p.needs:
-            raise UsageError(f"pass '{name}' works on {' or '.join(p.needs)}, but after "
-                             f"{', '.join(state.done) or 'nothing'} the program is "
-                             f"{state.form}")
-        p.run(state)
-        state.done.append(name)
+    for p in passes:
+        run_pass(state, p)
     return state
 
 
@@ -87,138 +78,36 @@ def finish_as_quads(state: PassState) -> object:
     if state.form == "source":
         return state.comp.quads
     if state.form == "graph":
-        get_pass("gcm").run(state)
-    if state.form == "ssa":
-        get_pass("out-of-ssa").run(state)
+        run_pass(state, get_pass("gcm"))
+    if state.form in ("ssa", "phis"):
+        run_pass(state, get_pass("out-of-ssa"))
     return state.quads
 
 
-# ---------------------------------------------------------------- the passes
+def result(state: PassState) -> Compilation:
+    """The pipeline's result as a new program, built from quads (SSA quads stay as they
+    are: their phis are part of what ``quads`` prints)."""
+    if state.form == "source":
+        return state.comp
+    if state.form == "graph":
+        run_pass(state, get_pass("gcm"))
+    return from_quads(state.quads, state.comp.filename)  # type: ignore[arg-type]
 
 
-@register_pass("parse", "parse straight into the sea of nodes, pessimistic peepholes on "
-               "(Bril: from SSA)", ("source",))
-def _parse(state: PassState) -> None:
-    from ssa_course.son.stages import build_program
+def emit(state: PassState, name: str = "quads", fmt: str = "text") -> str:
+    """The pipeline's result as representation ``name`` (any name ``show --as`` accepts),
+    as text or DOT. A program still in graph form is shown as it is by the graph
+    representations; everything else is built from the result's quads."""
+    from ssa_course import views
 
-    state.graph = build_program(state.comp, True)
-
-
-@register_pass("parse-raw", "parse into the sea of nodes with peepholes off", ("source",))
-def _parse_raw(state: PassState) -> None:
-    from ssa_course.son.stages import build_program
-
-    state.graph = build_program(state.comp, False)
-
-
-@register_pass("sccp", "sparse conditional constant propagation (optimistic), then "
-               "constants and dead control removed", ("graph",))
-def _sccp(state: PassState) -> None:
-    from ssa_course.son.sccp import apply_to_program
-    from ssa_course.son.verify import verify_graphs
-
-    apply_to_program(state.graph)
-    verify_graphs(state.graph)
-
-
-@register_pass("gcm", "global code motion: schedule the graph into blocks, write SSA quads",
-               ("graph",))
-def _gcm(state: PassState) -> None:
-    from ssa_course.son.to_quads import scheduled_ssa
-    from ssa_course.ssa.verify import verify_ssa_program
-
-    state.quads, _ = scheduled_ssa(state.graph, state.comp.quads.structs)
-    verify_ssa_program(state.quads)
-    state.graph, state.ssa = None, True
-
-
-@register_pass("ssa", "quads into pruned SSA form (lesson 03)", ("quads", "source"))
-def _ssa(state: PassState) -> None:
-    from ssa_course.ssa.construct import program_to_ssa
-
-    state.quads = program_to_ssa(state.quads or state.comp.quads)
-    state.ssa = True
-
-
-@register_pass("coalesce-phis", "phi results and arguments that are never alive together "
-               "share one name (fewer copies out of SSA)", ("ssa",))
-def _coalesce_phis(state: PassState) -> None:
-    from ssa_course.quads.peephole import on_program
-    from ssa_course.quads.phi_coalesce import coalesce_phis
-
-    state.quads = on_program(coalesce_phis, state.quads)
-
-
-@register_pass("out-of-ssa", "phis become copies (critical edges split, parallel copies "
-               "sequentialized)", ("ssa",))
-def _out_of_ssa(state: PassState) -> None:
-    from ssa_course.ssa.destruct import program_from_ssa
-
-    state.quads, state.ssa = program_from_ssa(state.quads), False
-
-
-def _quads_pass(name: str, description: str, module: str, fn_name: str) -> None:
-    """Register a quads function pass (``module.fn_name(fn) -> fn``), applied to every
-    function."""
-
-    def run(state: PassState) -> None:
-        import importlib
-
-        from ssa_course.quads.peephole import on_program
-
-        fn = getattr(importlib.import_module(module), fn_name)
-        state.quads = on_program(fn, state.quads or state.comp.quads)
-
-    register_pass(name, description, ("quads", "source"))(run)
-
-
-_quads_pass("coalesce", "copy coalescing: the two names of a copy that never hold different "
-            "values become one (Chaitin's interference test), and the copy goes",
-            "ssa_course.quads.coalesce", "coalesce_copies")
-_quads_pass("try-merge", "try regions merged: the calls of one try share one enter/leave "
-            "and one handler again (handler copies hoisted when no path gets longer)",
-            "ssa_course.quads.try_merge", "merge_try_regions")
-_quads_pass("layout", "block layout: blocks chained so that jumps fall through (deepest loops "
-            "first), small blocks copied in place of a jump (loop rotation)",
-            "ssa_course.quads.layout", "layout")
-_quads_pass("landing", "landing pads: what only a loop (or a branch's fall-through side) needs "
-            "sinks onto that edge, so a loop that runs zero times does not pay for it",
-            "ssa_course.quads.landing", "landing_pads")
-_quads_pass("lvn", "local value numbering (lesson 02)", "ssa_course.quads.peephole",
-            "local_value_numbering")
-_quads_pass("dce", "dead-code elimination on quads (lesson 02)", "ssa_course.quads.peephole",
-            "dead_code")
-_quads_pass("window", "fixed-window peephole (lesson 02)", "ssa_course.quads.peephole",
-            "window_peephole")
-
-
-def emit(state: PassState, what: str) -> str:
-    """The pipeline's result as text: ``bril``, ``bril-json``, ``julia``, ``dot`` or
-    ``text`` (the graph's own text when the program is still a graph)."""
-    import os
-
-    if what in ("dot", "text") and state.form == "graph":
-        from ssa_course.son.printer import format_graphs, graphs_to_dot
-
-        return graphs_to_dot(state.graph) if what == "dot" else format_graphs(state.graph)
-    if state.form == "ssa" and what in ("bril", "text", "dot"):
-        program = state.quads  # SSA quads print as Bril with phis
-    else:
-        program = finish_as_quads(state)
-    from ssa_course.quads import bril
-
-    if what in ("bril", "text"):
-        return bril.to_bril_text(program)
-    if what == "bril-json":
-        return bril.dumps_json(program)
-    if what == "julia":
-        from ssa_course.ssa.julia import format_ir, program_ircode
-
-        return "\n".join(format_ir(ir) for ir in program_ircode(program).values())
-    if what == "dot":
-        from ssa_course.quads.cfg import build_cfg
-        from ssa_course.viz.dot import program_cfg_dot
-
-        cfgs = {n: build_cfg(f) for n, f in program.functions.items()}
-        return program_cfg_dot(cfgs, title=os.path.basename(state.comp.filename))
-    raise UsageError(f"unknown output '{what}' (bril, bril-json, julia, dot, text)")
+    rep = registry.representation(name)
+    if fmt not in ("text", "dot"):
+        raise UsageError(f"unknown format '{fmt}' (text or dot)")
+    if state.form == "graph" and rep.name in GRAPH_REPRESENTATIONS:
+        if fmt == "text":
+            return rep.text(state.graph)
+        return rep.dot(state.graph, os.path.basename(state.comp.filename), None)
+    if rep.tiny_only:
+        raise UsageError(f"'{rep.name}' shows Tiny source; the optimizer's result is quads "
+                         f"(try --emit quads)")
+    return views.render(result(state), rep.name, fmt)  # type: ignore[return-value]

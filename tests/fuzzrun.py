@@ -13,7 +13,7 @@ import signal
 from dataclasses import dataclass
 
 from ssa_course import stages
-from ssa_course.pipeline import Compilation, compile_source
+from ssa_course.compilation import Compilation, compile_source
 from ssa_course.quads.bril import to_bril_text
 from ssa_course.runtime import Limits
 

@@ -22,8 +22,8 @@ import pytest
 
 import ssa_course
 from ssa_course import cli, stages
+from ssa_course.compilation import compile_source
 from ssa_course.errors import RuntimeTrap
-from ssa_course.pipeline import compile_source
 from ssa_course.runtime import MAX_ARRAY_LENGTH, Heap, Limits, check_array_length
 
 TIME_BOUND = 60  # seconds per case: generous, the machine running the suite may be busy

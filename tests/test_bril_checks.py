@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ssa_course import stages
+from ssa_course.compilation import compile_source
 from ssa_course.errors import Pos, SourceError, UsageError
-from ssa_course.pipeline import compile_source
 from ssa_course.quads import bril
 from ssa_course.quads.bril_json import MAX_DEPTH, locate
 from ssa_course.runtime import Limits

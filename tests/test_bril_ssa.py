@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from ssa_course import stages
+from ssa_course.compilation import compile_source
 from ssa_course.errors import RuntimeTrap
-from ssa_course.pipeline import compile_source
 from ssa_course.quads import bril
 from ssa_course.quads.bril_ssa import out_of_ssa, uses_ssa_ops
 from ssa_course.quads.interp import run_quads

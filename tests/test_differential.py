@@ -12,7 +12,7 @@ import pytest
 from corpus import load_bril_corpus, load_corpus
 
 from ssa_course import stages
-from ssa_course.pipeline import compile_source
+from ssa_course.compilation import compile_source
 
 CASES = load_corpus()
 BRIL_CASES = load_bril_corpus()

@@ -17,7 +17,7 @@ from fuzzrun import Outcome, category, compare, guarded, reference, still_fails
 from fuzzshrink import shrink, units
 
 from ssa_course import stages
-from ssa_course.pipeline import compile_source
+from ssa_course.compilation import compile_source
 from ssa_course.runtime import RunResult
 
 TOOLS = Path(__file__).resolve().parent.parent / "tools"

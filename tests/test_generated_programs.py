@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from tiny_gen import programs, shaped_programs
 
 from ssa_course import stages
-from ssa_course.pipeline import compile_source
+from ssa_course.compilation import compile_source
 from ssa_course.runtime import Limits
 
 STAGES = [s.name for s in stages.all_stages() if s.name != "ast"]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ssa_course import views
-from ssa_course.pipeline import load_file
+from ssa_course.compilation import load_file
 
 GOLDEN = sorted((Path(__file__).parent / "golden").glob("*.tiny"))
 FACES = [("quads", "text", ".quads"), ("ast", "text", ".ast"), ("cfg", "dot", ".dot"),

@@ -364,7 +364,7 @@ def test_a_picture_that_fails_is_replaced_by_its_reason():
 
 
 def _build_with_add(idealize, source="fn main(n: int, m: int) { print(n + m); }"):  # noqa: ANN001
-    from ssa_course.son import sea_of_nodes
+    from ssa_course import sea_of_nodes
     from ssa_course.son.data import Add
     from ssa_course.son.emit import BuildOptions
 
@@ -419,7 +419,7 @@ def test_an_idealize_must_return_a_live_node(result, message):
 
 
 def test_the_budget_per_function_stops_rewrites_that_keep_making_work(monkeypatch):
-    from ssa_course.son import sea_of_nodes
+    from ssa_course import sea_of_nodes
     from ssa_course.son.peephole import Peephole, RewriteError
 
     monkeypatch.setattr(Peephole, "slack", 0)
@@ -429,7 +429,7 @@ def test_the_budget_per_function_stops_rewrites_that_keep_making_work(monkeypatc
 
 
 def test_correct_rewrites_still_apply_and_report_their_numbers():
-    from ssa_course.son import sea_of_nodes
+    from ssa_course import sea_of_nodes
 
     program = sea_of_nodes("fn main(n: int) { print(((1 + n) + 2) + 3, n * 1, n - n); }")
     assert program.run(4) == "10 4 0\n"

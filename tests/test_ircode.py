@@ -205,7 +205,7 @@ def test_verifier_names_broken_invariants():
 
 
 def test_code_typed_entry_point():
-    from ssa_course.ssa.julia import code_typed
+    from ssa_course import code_typed
 
     typed = code_typed(BRANCHY)
     assert str(typed).startswith("main(x::int)")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from ssa_course.compilation import compile_source
 from ssa_course.passes import run_pipeline
-from ssa_course.pipeline import compile_source
 from ssa_course.quads import bril
 from ssa_course.quads.interp import run_quads
 from ssa_course.quads.landing import landing_pads

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from ssa_course import passes
+from ssa_course.compilation import compile_source, load_file
 from ssa_course.errors import UsageError
-from ssa_course.pipeline import compile_source, load_file
+from ssa_course.lessons.l07_optimistic import optimistic_program
 from ssa_course.son.data import Div, Mul
 from ssa_course.son.gcm import schedule
 from ssa_course.son.memory import Load, Store
-from ssa_course.son.stages import optimistic_program
 from ssa_course.stages import run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,7 +98,8 @@ def test_cli_opt_and_passes():
     assert r.returncode == 0 and json.loads(r.stdout)["functions"][0]["name"] == "main"
     r = cli("opt", "tests/programs/sum_squares.tiny", "--emit", "julia")
     assert r.returncode == 0 and "goto" in r.stdout
-    r = cli("opt", "tests/programs/sum_squares.tiny", "-p", "parse,sccp", "--emit", "dot")
+    r = cli("opt", "tests/programs/sum_squares.tiny", "-p", "parse,sccp", "--emit", "son-opt",
+            "--format", "dot")
     assert r.returncode == 0 and r.stdout.lstrip("/ ").count("digraph") == 1
 
 
@@ -137,7 +138,7 @@ def test_never_more_dynamic_instructions_on_the_bril_corpus():
 def test_every_tiny_program_survives_opt_as_bril_text_and_json():
     from corpus import load_corpus
 
-    from ssa_course.pipeline import compile_source
+    from ssa_course.compilation import compile_source
 
     for case in load_corpus():
         want = run(compile_source(case.source, case.name), case.args, via="ast")

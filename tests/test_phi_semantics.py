@@ -16,12 +16,12 @@ import pytest
 
 import ssa_course
 from ssa_course import stages
+from ssa_course.lessons.faces import fresh_graphs as build_program
 from ssa_course.quads.bril import parse_bril_text
 from ssa_course.quads.interp import run_quads
 from ssa_course.runtime import Limits, Output
 from ssa_course.son.from_ssa import graphs_from_quads
 from ssa_course.son.interp import run_graphs
-from ssa_course.son.stages import build_program
 from ssa_course.ssa.braun import program_braun_ssa
 from ssa_course.ssa.construct import prepare_cfg, program_to_ssa
 from ssa_course.ssa.destruct import program_from_ssa

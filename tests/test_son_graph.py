@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from ssa_course.compilation import compile_source
 from ssa_course.errors import VerifyError
-from ssa_course.pipeline import compile_source
+from ssa_course.lessons.l05_control import son_program
 from ssa_course.runtime import Limits
 from ssa_course.son.control import If, Loop, Phi, Region, Trap
 from ssa_course.son.data import Add, Constant, Div, Mul
 from ssa_course.son.memory import Load, Print, Store
-from ssa_course.son.stages import son_program
 from ssa_course.son.verify import verify_graphs
 from ssa_course.stages import run
 
@@ -206,8 +206,8 @@ def test_node_ids_and_text_are_deterministic():
 
 # ---------------------------------------------------------------- SCCP (lesson 07)
 
+from ssa_course.lessons.l07_optimistic import optimistic_program  # noqa: E402
 from ssa_course.son.sccp import apply_to_program, sccp  # noqa: E402
-from ssa_course.son.stages import optimistic_program  # noqa: E402
 
 LOOP_EXAMPLES = {
     "x_stays_one": "fn main(n: int) { var x = 1; var i = 0; while (i < n) { x = 2 - x; "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ssa_course.pipeline import compile_source
+from ssa_course.compilation import compile_source
 from ssa_course.quads import bril
 from ssa_course.quads.ir import Label, Program
 from ssa_course.quads.layout import layout

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from fuzzrun import Mismatch, Outcome
 
-from ssa_course.pipeline import compile_source
+from ssa_course.compilation import compile_source
 from ssa_course.quads.bril import to_bril_text
 
 CATEGORIES = ("stdout", "status", "error", "crash", "hang")

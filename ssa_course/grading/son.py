@@ -59,7 +59,7 @@ def engine_compute(cls: type, *types: Type) -> Type:
 
 def sea(source: str, optimize: bool = True, options: BuildOptions | None = None
         ) -> SeaOfNodes:
-    from ssa_course.son import sea_of_nodes
+    from ssa_course import sea_of_nodes
 
     return sea_of_nodes(source, optimize, options)
 

@@ -351,15 +351,20 @@ class _Writer:
             if base.type.kind.startswith("ref ["):
                 elem = parse_type(base.type.kind[4:]).elem
             self.emit(Instr("aload", d, elem, w[:2], pos=trap.pos))
+        # Never reached: the instruction above stops the program. The block still ends
+        # the way the function's type demands, so the quads verifier (and Bril's type
+        # rules) accept it: a value of the result type, or a jump to itself when no
+        # constant of that type exists (arrays, structs).
         if ret is None:
             self.emit(Instr("ret"))
-        else:  # never reached: the instruction above stops the program
-            zero = {tt.INT: 0, tt.BOOL: False}.get(ret)
-            if zero is None:
-                self.emit(Instr("ret"))
-            else:
-                self.emit(Instr("const", d + "_r", ret, value=zero))
-                self.emit(Instr("ret", args=[d + "_r"]))
+            return
+        zero = {tt.INT: 0, tt.BOOL: False}.get(ret)
+        if zero is not None:
+            self.emit(Instr("const", d + "_r", ret, value=zero))
+            self.emit(Instr("ret", args=[d + "_r"]))
+            return
+        self.body.append(Label(d + "_stopped"))
+        self.emit(Instr("jmp", labels=[d + "_stopped"]))
 
 
 def _is_length_of(length: Node, array: Node) -> bool:

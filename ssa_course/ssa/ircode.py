@@ -217,6 +217,15 @@ class NewNode:
     line: Pos | None
 
 
+class IRProgram(dict):
+    """A whole program in IRCode: function name -> :class:`IRCode`, plus ``structs`` (the
+    struct declarations, name -> fields), so it carries everything running it needs."""
+
+    def __init__(self, functions: dict | None = None, structs: dict | None = None):
+        super().__init__(functions or {})
+        self.structs = structs or {}
+
+
 @dataclass(eq=False)
 class IRCode:
     """One function in Julia's flat SSA form."""

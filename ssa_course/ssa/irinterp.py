@@ -80,9 +80,10 @@ class _Frame:
 
 
 def run_ircode(program: dict[str, IRCode], args: list[object], out: Output,
-               limits: Limits, structs: dict | None = None) -> int:
-    """Run ``main``; returns the number of statements executed."""
-    structs = structs or {}
+               limits: Limits) -> int:
+    """Run ``main`` of ``program`` (an :class:`~ssa_course.ssa.ircode.IRProgram`, or a plain
+    dict when no structs are used); returns the number of statements executed."""
+    structs = getattr(program, "structs", {})
     stack = [_Frame(program["main"], list(args), None)]
     steps = 0
     heap = Heap(limits)

@@ -12,7 +12,7 @@ touches:
 * a branch on a comparison with a constant gets **PiNodes** on both sides recording what
   the branch proved (``π (%3, %3 < 10)``), and uses dominated by a side read the PiNode.
 
-:func:`format_ir` prints with Julia's block rails; :func:`code_typed` is the notebook
+:func:`format_ir` prints with Julia's block rails; :func:`ssa_course.code_typed` is the notebook
 entry point.
 """
 
@@ -37,6 +37,7 @@ from ssa_course.ssa.ircode import (
     GotoIfNot,
     GotoNode,
     IRCode,
+    IRProgram,
     LeaveNode,
     PhiCNode,
     PhiNode,
@@ -387,8 +388,10 @@ def build_ircode(fn: Function) -> IRCode:
     return _Builder(fn).build()
 
 
-def program_ircode(program: Program) -> dict[str, IRCode]:
-    return {name: build_ircode(fn) for name, fn in program.functions.items()}
+def program_ircode(program: Program) -> IRProgram:
+    """Every function as IRCode, with the struct declarations running them needs."""
+    return IRProgram({name: build_ircode(fn) for name, fn in program.functions.items()},
+                     program.structs)
 
 
 # ---------------------------------------------------------------- the printer
@@ -461,9 +464,10 @@ def format_ir(ir: IRCode) -> str:
     return "\n".join(lines) + "\n"
 
 
-def ir_to_dot(ir: IRCode) -> str:
-    """DOT of the IRCode's blocks, each listing its statements as :func:`format_ir` does."""
-    from ssa_course.viz.dot import GraphEdge, GraphNode, graph_to_dot
+def ir_graph(ir: IRCode, prefix: str = "", cluster: str | None = None) -> tuple[list, list]:
+    """Nodes and edges of one function's IRCode blocks, each listing its statements as
+    :func:`format_ir` does (``prefix`` keeps ids unique when functions share a picture)."""
+    from ssa_course.viz.dot import GraphEdge, GraphNode
 
     text = format_ir(ir).split("\n")[1:]
     rail = len(str(len(ir.blocks))) + 3
@@ -473,7 +477,8 @@ def ir_to_dot(ir: IRCode) -> str:
         count = max(1, blk.stop - blk.start + 1)
         lines = tuple(line[rail:] for line in text[pos:pos + count])
         pos += count
-        nodes.append(GraphNode(f"b{k}", header=f"#{k}", lines=lines, emphasis=k == 1))
+        nodes.append(GraphNode(f"{prefix}b{k}", header=f"#{k}", lines=lines,
+                               emphasis=k == 1, cluster=cluster))
     edges: list[GraphEdge] = []
     for k, blk in enumerate(ir.blocks, start=1):
         last = ir.stmts[blk.stop - 1] if blk.stop >= blk.start else None
@@ -483,8 +488,30 @@ def ir_to_dot(ir: IRCode) -> str:
                 label = "F" if s == last.dest else "T"
             if isinstance(last, EnterNode) and s == last.catch_dest:
                 label, style = "catch", "dashed"
-            edges.append(GraphEdge(f"b{k}", f"b{s}", label, style))
+            edges.append(GraphEdge(f"{prefix}b{k}", f"{prefix}b{s}", label, style))
+    return nodes, edges
+
+
+def ir_to_dot(ir: IRCode) -> str:
+    """DOT of one function's IRCode blocks."""
+    from ssa_course.viz.dot import graph_to_dot
+
+    nodes, edges = ir_graph(ir)
     return graph_to_dot(nodes, edges, title=f"{ir.name} (IRCode)", name="ircode")
+
+
+def program_ir_to_dot(program: dict[str, IRCode], title: str | None = None) -> str:
+    """DOT of every function's IRCode, one framed cluster per function."""
+    from ssa_course.viz.dot import graph_to_dot
+
+    nodes: list = []
+    edges: list = []
+    for name, ir in program.items():
+        more_nodes, more_edges = ir_graph(ir, prefix=f"{name}/", cluster=name)
+        nodes.extend(more_nodes)
+        edges.extend(more_edges)
+    clusters = {name: f"{name} (IRCode)" for name in program}
+    return graph_to_dot(nodes, edges, title=title, clusters=clusters, name="ircode")
 
 
 class TypedCode:
@@ -509,13 +536,4 @@ class TypedCode:
         return Drawing(ir_to_dot(self.ir))
 
 
-def code_typed(source: str, fn: str = "main") -> TypedCode:
-    """The IRCode of function ``fn`` of a Tiny (or Bril) program, like Julia's
-    ``@code_typed``."""
-    import ssa_course
-
-    comp = ssa_course.compile(source)
-    return TypedCode(build_ircode(comp.quads.functions[fn]))
-
-
-__all__ = ["BOOL", "build_ircode", "code_typed", "format_ir", "ir_to_dot", "program_ircode"]
+__all__ = ["BOOL", "TypedCode", "build_ircode", "format_ir", "ir_to_dot", "program_ircode"]

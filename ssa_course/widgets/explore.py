@@ -22,9 +22,9 @@ import re
 
 import ipywidgets as w
 
+from ssa_course.compilation import Compilation, compile_source
 from ssa_course.errors import SsaCourseError, VerifyError
-from ssa_course.pipeline import Compilation, compile_source
-from ssa_course.views import all_views, render
+from ssa_course.views import all_views, render, stats
 from ssa_course.viz.legend import family_of, legend_entries, legend_html
 from ssa_course.viz.zoom import ZOOMS, scaled_svg, zoom_factor
 
@@ -132,9 +132,8 @@ class Explorer:
         if name == SOURCE:
             self._show_text(comp.source, f"{comp.source.count(chr(10)) + 1} lines")
             return
-        view = next(v for v in all_views() if v.name == name)
-        extra = view.stats(comp) if view.stats is not None else ""
-        if self.face.value == "graph" and view.dot is not None:
+        extra = stats(comp, name) or ""
+        if self.face.value == "graph":
             self._show_graph(render(comp, name, "dot"), extra)
         else:
             text = render(comp, name, "text")
@@ -146,7 +145,7 @@ class Explorer:
                                      "</pre>")]
 
     def _show_compare(self, comp: Compilation) -> None:
-        from ssa_course.son.stages import compare_modes
+        from ssa_course.lessons.l07_optimistic import compare_modes
 
         mode = self.mode.value
         if self.face.value == "graph":

@@ -13,7 +13,7 @@ from ssa_course.grading import check_against
 from ssa_course.grading.forbid import guard
 from ssa_course.grading.son import draw_blocks
 from ssa_course.son.gcm import schedule
-from ssa_course.son.stages import optimistic_program
+from ssa_course.lessons.l07_optimistic import optimistic_program
 
 PROGRAMS = {
     "straight": "fn main(n: int) { print(n * 2 + 1); }",

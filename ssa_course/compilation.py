@@ -38,7 +38,7 @@ class Compilation:
     _cache: dict[str, object] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        if self.kind not in KINDS:
+        if self.kind not in KINDS and self.kind != "quads":
             raise UsageError(f"unknown program kind {self.kind!r} (expected one of {KINDS})")
 
     # -- the representations -------------------------------------------------
@@ -104,6 +104,8 @@ class Compilation:
 
     def default_args(self) -> list[str] | None:
         """Arguments written in the program text (``// ARGS:`` or Bril's ``# ARGS:``)."""
+        if self.kind == "quads":
+            return None
         if self.kind == "bril":
             from ssa_course.quads.bril import bril_args
 
@@ -119,6 +121,17 @@ class Compilation:
         if key not in self._cache:
             self._cache[key] = build()
         return self._cache[key]
+
+
+def from_quads(program: ir.Program, filename: str = "<input>") -> Compilation:
+    """A compilation that starts from quads already built (kind ``"quads"``), e.g. what
+    ``ssa-course opt`` made: every representation is then built from them, exactly as
+    if their Bril text had been read (quads in SSA form are translated out of it)."""
+    from ssa_course.quads.bril import to_bril_text
+
+    comp = Compilation(to_bril_text(program), filename, "quads")
+    comp._cache["quads-as-written"] = program
+    return comp
 
 
 def compile_source(source: str, filename: str = "<input>", kind: str | None = None) -> Compilation:

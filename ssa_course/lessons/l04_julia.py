@@ -1,0 +1,58 @@
+"""Lesson 04 adds Julia's flat SSA IR (IRCode): statements in one array, PiNodes, and
+Upsilon/PhiC for exceptions; compacted and verified when built."""
+
+from __future__ import annotations
+
+from ssa_course.compilation import Compilation, compile_source
+from ssa_course.registry import add_representation
+from ssa_course.runtime import Limits, Output
+
+
+def ircode_of(quads: object) -> object:
+    """Every function of a quads program as compacted IRCode (an ``IRProgram``)."""
+    from ssa_course.ssa.julia import program_ircode
+
+    return program_ircode(quads)  # type: ignore[arg-type]
+
+
+def run_ir(program: object, args: list[object], out: Output, limits: Limits) -> int:
+    from ssa_course.ssa.irinterp import run_ircode
+
+    return run_ircode(program, args, out, limits)  # type: ignore[arg-type]
+
+
+def verify_ir(program: object) -> None:
+    from ssa_course.ssa.irverify import verify_ir as verify
+
+    for ir in program.values():  # type: ignore[attr-defined]
+        verify(ir)
+
+
+def ir_text(program: object) -> str:
+    from ssa_course.ssa.julia import format_ir
+
+    return "\n".join(format_ir(ir) for ir in program.values())  # type: ignore[attr-defined]
+
+
+def ir_dot(program: object, title: str, options: object = None) -> str:
+    from ssa_course.ssa.julia import program_ir_to_dot
+
+    return program_ir_to_dot(program, title)  # type: ignore[arg-type]
+
+
+def code_typed(source: str, fn: str = "main") -> object:
+    """The IRCode of function ``fn`` of a Tiny (or Bril) program, like Julia's
+    ``@code_typed``: prints like Julia's, ``.draw()`` draws its blocks."""
+    from ssa_course.ssa.julia import TypedCode, build_ircode
+
+    comp = compile_source(source)
+    return TypedCode(build_ircode(comp.quads.functions[fn]))
+
+
+def _build(comp: Compilation) -> object:
+    return ircode_of(comp.quads)
+
+
+add_representation("julia", "Julia-style IRCode (flat statements, PiNodes, Upsilon/PhiC), "
+                   "compacted", build=_build, run=run_ir, verify=verify_ir, text=ir_text,
+                   dot=ir_dot)

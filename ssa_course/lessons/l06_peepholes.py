@@ -1,0 +1,17 @@
+"""Lesson 06 adds the sea of nodes built with the pessimistic peepholes on while parsing
+(constant folding, GVN, algebraic rewrites, unreachable code): ``son``, and the ``parse``
+pass that starts ``ssa-course opt``'s default pipeline."""
+
+from __future__ import annotations
+
+from ssa_course.lessons.faces import add_graphs, fresh_graphs
+from ssa_course.registry import add_pass
+
+add_graphs("son", "sea of nodes with pessimistic peepholes while parsing (folding, GVN)",
+           lambda comp: fresh_graphs(comp, True))
+
+
+@add_pass("parse", "parse straight into the sea of nodes, pessimistic peepholes on "
+          "(Bril: from SSA)", ("source",), "graph")
+def _parse(state) -> None:  # noqa: ANN001
+    state.graph = fresh_graphs(state.comp, True)

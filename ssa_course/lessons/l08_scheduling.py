@@ -1,0 +1,108 @@
+"""Lesson 08 brings the graph back to blocks: global code motion schedules the optimistic
+graph (``scheduled``, run as IRCode; ``scheduled-bril``, the same out of SSA), and the whole
+``ssa-course opt`` default pipeline (``optimized``); the passes that make quads good again
+(coalescing, try regions, layout, landing pads)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ssa_course.compilation import Compilation
+from ssa_course.lessons.faces import add_quads, add_quads_pass, cfg_dot, verify_ssa
+from ssa_course.lessons.l04_julia import ir_text, ircode_of, run_ir, verify_ir
+from ssa_course.registry import add_pass, add_representation, build
+from ssa_course.runtime import Limits, Output
+
+
+@dataclass(slots=True)
+class Scheduled:
+    """The scheduled program three ways: SSA quads as GCM wrote them (drawn), the same out
+    of SSA (``scheduled-bril``), and as IRCode (what runs and prints)."""
+
+    ssa: object
+    quads: object
+    ircode: object
+
+
+def _build(comp: Compilation) -> Scheduled:
+    from ssa_course.son.to_quads import scheduled_ssa
+    from ssa_course.ssa.destruct import program_from_ssa
+
+    ssa, _ = scheduled_ssa(build(comp, "son-opt"), comp.quads.structs)
+    verify_ssa(ssa)
+    quads = program_from_ssa(ssa)
+    return Scheduled(ssa, quads, ircode_of(quads))
+
+
+def scheduled_ssa_quads(comp: Compilation) -> object:
+    """The optimistic graph scheduled by GCM, as SSA quads (phis at block tops)."""
+    return build(comp, "scheduled").ssa  # type: ignore[attr-defined]
+
+
+def scheduled_quads(comp: Compilation) -> object:
+    """The scheduled program out of SSA: ordinary quads."""
+    return build(comp, "scheduled").quads  # type: ignore[attr-defined]
+
+
+def _run(a: object, args: list[object], out: Output, limits: Limits) -> int:
+    return run_ir(a.ircode, args, out, limits)  # type: ignore[attr-defined]
+
+
+def _verify(a: object) -> None:
+    verify_ssa(a.ssa)  # type: ignore[attr-defined]
+    verify_ir(a.ircode)  # type: ignore[attr-defined]
+
+
+def _dot(a: object, title: str, options: object = None) -> str:
+    return cfg_dot(a.ssa, f"{title}: the graph scheduled into blocks (SSA)")  # type: ignore
+
+
+def optimized_quads(comp: Compilation) -> object:
+    """The default ``ssa-course opt`` pipeline's result, as quads; cached."""
+    return build(comp, "optimized")
+
+
+def _optimized(comp: Compilation) -> object:
+    from ssa_course.passes import DEFAULT_PIPELINE, finish_as_quads, run_pipeline
+
+    return finish_as_quads(run_pipeline(comp, DEFAULT_PIPELINE))
+
+
+add_representation("scheduled", "the SCCP'd graph scheduled into blocks by global code "
+                   "motion, run as Julia-style IRCode", build=_build, run=_run,
+                   verify=_verify, text=lambda a: ir_text(a.ircode), dot=_dot)
+add_quads("scheduled-bril", "the scheduled program out of SSA, as Bril",
+          scheduled_quads)
+add_quads("optimized", "the whole default 'ssa-course opt' pipeline (parse, SCCP, GCM, out "
+          "of SSA, coalescing, layout), run as quads", _optimized)
+
+
+@add_pass("gcm", "global code motion: schedule the graph into blocks, write SSA quads",
+          ("graph",), "ssa")
+def _gcm(state) -> None:  # noqa: ANN001
+    from ssa_course.son.to_quads import scheduled_ssa
+
+    state.quads, _ = scheduled_ssa(state.graph, state.comp.quads.structs)
+
+
+@add_pass("coalesce-phis", "phi results and arguments that are never alive together share "
+          "one name (fewer copies out of SSA)", ("ssa",), "phis")
+def _coalesce_phis(state) -> None:  # noqa: ANN001
+    from ssa_course.quads.peephole import on_program
+    from ssa_course.quads.phi_coalesce import coalesce_phis
+
+    state.quads = on_program(coalesce_phis, state.quads)
+
+
+add_quads_pass("coalesce", "copy coalescing: the two names of a copy that never hold "
+               "different values become one (Chaitin's interference test), and the copy goes",
+               "ssa_course.quads.coalesce", "coalesce_copies")
+add_quads_pass("try-merge", "try regions merged: the calls of one try share one enter/leave "
+               "and one handler again (handler copies hoisted when no path gets longer)",
+               "ssa_course.quads.try_merge", "merge_try_regions")
+add_quads_pass("layout", "block layout: blocks chained so that jumps fall through (deepest "
+               "loops first), small blocks copied in place of a jump (loop rotation)",
+               "ssa_course.quads.layout", "layout")
+add_quads_pass("landing", "landing pads: what only a loop (or a branch's fall-through side) "
+               "needs sinks onto that edge, so a loop that runs zero times does not pay",
+               "ssa_course.quads.landing", "landing_pads")

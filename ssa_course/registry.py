@@ -1,0 +1,190 @@
+"""The one registry: every representation and every pass, by name.
+
+A :class:`Representation` is declared once, with its four faces:
+
+* **build** -- make it from a :class:`~ssa_course.compilation.Compilation` (cached there,
+  verified when built, so a broken invariant is reported by the representation's name);
+* **run** -- execute it (``ssa-course run --via NAME``);
+* **verify** -- check its invariants, raising :class:`~ssa_course.errors.VerifyError`;
+* **text** and **dot** -- print it (``show --as NAME``) and draw it.
+
+A :class:`Pass` transforms a program in one *form* (see :data:`FORMS`) into another
+(``ssa-course opt -p``); after each pass the program is verified with the verifier of the
+representation of its form, so the pass that broke an invariant is named.
+
+``run --via``, ``show --as``, ``opt --emit``, the explorer's menu, ``%%tiny --show`` and the
+differential tests all read this registry, so a name means the same thing everywhere.
+Nothing is registered here: the lessons' table of contents (:mod:`ssa_course.lessons`)
+imports each lesson's module in order, and each module registers what its lesson adds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ssa_course.compilation import Compilation
+from ssa_course.errors import UsageError, VerifyError
+from ssa_course.runtime import Limits, Output
+
+Runner = Callable[[object, list[object], Output, Limits], int]
+Drawer = Callable[[object, str, object], str]  # (artifact, title, DrawOptions | None) -> DOT
+
+
+@dataclass(frozen=True, slots=True)
+class Representation:
+    """One representation of a program and its four faces (see the module docstring).
+
+    ``build(comp)`` returns the artifact the other faces take. ``stats(artifact)`` is an
+    optional one-line summary (the explorer shows it). ``face`` is what ``show`` gives by
+    default: ``"text"`` or ``"draw"``. ``tiny_only`` representations need Tiny source.
+    """
+
+    name: str
+    description: str
+    lesson: str
+    build: Callable[[Compilation], object]
+    run: Runner
+    verify: Callable[[object], None]
+    text: Callable[[object], str]
+    dot: Drawer
+    stats: Callable[[object], str] | None = None
+    face: str = "text"
+    tiny_only: bool = False
+
+
+# The forms a program takes in ``ssa-course opt``: source text, a sea of nodes, strict SSA
+# quads, quads with phis whose names are shared by phi webs (after coalesce-phis: no
+# longer single assignment), ordinary quads.
+FORMS = ("source", "graph", "ssa", "phis", "quads")
+
+
+@dataclass(frozen=True, slots=True)
+class Pass:
+    """A named transformation for ``ssa-course opt``: it accepts a program in one of the
+    forms ``needs`` and leaves it in form ``makes`` (see :mod:`ssa_course.passes`)."""
+
+    name: str
+    description: str
+    lesson: str
+    needs: tuple[str, ...]
+    makes: str
+    run: Callable[[object], None]
+
+
+_REPRESENTATIONS: dict[str, Representation] = {}
+_PASSES: dict[str, Pass] = {}
+_loaded = False
+_current_lesson = "?"
+
+
+def _load() -> None:
+    """Import the lessons' modules (once): each registers what its lesson adds."""
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        from ssa_course.lessons import load_all
+
+        load_all()
+
+
+def set_lesson(number: str) -> None:
+    """The lesson whose module is being loaded (recorded on what it registers)."""
+    global _current_lesson
+    _current_lesson = number
+
+
+# ---------------------------------------------------------------- representations
+
+
+def add_representation(name: str, description: str, *, build: Callable[[Compilation], object],
+                       run: Runner, verify: Callable[[object], None],
+                       text: Callable[[object], str], dot: Drawer,
+                       stats: Callable[[object], str] | None = None, face: str = "text",
+                       tiny_only: bool = False) -> None:
+    """Declare a representation with its four faces (all required)."""
+    if name in _REPRESENTATIONS:
+        raise ValueError(f"representation {name!r} registered twice")
+    if face not in ("text", "draw"):
+        raise ValueError(f"face must be 'text' or 'draw', not {face!r}")
+    _REPRESENTATIONS[name] = Representation(name, description, _current_lesson, build, run,
+                                            verify, text, dot, stats, face, tiny_only)
+
+
+def representations() -> list[Representation]:
+    """Every representation, in the order of the lessons that add them."""
+    _load()
+    return list(_REPRESENTATIONS.values())
+
+
+def names() -> list[str]:
+    """The names ``run --via``, ``show --as`` and ``opt --emit`` accept: one list."""
+    return [r.name for r in representations()]
+
+
+def representation(name: str) -> Representation:
+    _load()
+    rep = _REPRESENTATIONS.get(name)
+    if rep is None:
+        raise UsageError(f"unknown representation '{name}' (known: {', '.join(names())})")
+    return rep
+
+
+def build(comp: Compilation, name: str) -> object:
+    """The representation ``name`` of ``comp``: built once, verified, cached on ``comp``.
+
+    A verifier failure is reported with the representation's name, e.g.
+    ``verify: julia: use dominated by def: ...``.
+    """
+    rep = representation(name)
+    if rep.tiny_only and comp.kind != "tiny":
+        raise UsageError(f"'{rep.name}' needs a Tiny program; {comp.filename} is {comp.kind}")
+
+    def make() -> object:
+        artifact = rep.build(comp)
+        verify_as(rep.name, artifact)
+        return artifact
+
+    return comp.cached(f"repr:{rep.name}", make)
+
+
+def verify_as(name: str, artifact: object, after: str | None = None) -> None:
+    """Run representation ``name``'s verifier; its error names the representation (and
+    the pass ``after`` which the invariant broke, when given)."""
+    rep = representation(name)
+    try:
+        rep.verify(artifact)
+    except VerifyError as e:
+        where = f"{rep.name} after pass '{after}'" if after else rep.name
+        raise VerifyError(f"{where}: {e.invariant}", e.where, e.detail) from None
+
+
+# ---------------------------------------------------------------- passes
+
+
+def add_pass(name: str, description: str, needs: tuple[str, ...], makes: str
+             ) -> Callable[[Callable[[object], None]], Callable[[object], None]]:
+    """Decorator: register ``fn(state)`` as pass ``name``."""
+    for form in (*needs, makes):
+        if form not in FORMS:
+            raise ValueError(f"unknown form {form!r} (forms: {', '.join(FORMS)})")
+
+    def wrap(fn: Callable[[object], None]) -> Callable[[object], None]:
+        if name in _PASSES:
+            raise ValueError(f"pass {name!r} registered twice")
+        _PASSES[name] = Pass(name, description, _current_lesson, needs, makes, fn)
+        return fn
+
+    return wrap
+
+
+def passes() -> list[Pass]:
+    _load()
+    return list(_PASSES.values())
+
+
+def get_pass(name: str) -> Pass:
+    _load()
+    if name not in _PASSES:
+        raise UsageError(f"unknown pass '{name}' (known passes: {', '.join(_PASSES)})")
+    return _PASSES[name]

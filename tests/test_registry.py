@@ -1,0 +1,143 @@
+"""The one registry of representations: every name works everywhere, with four faces.
+
+``run --via``, ``show --as`` and ``opt --emit`` accept one list (the registry's names, in
+the lessons' order); every representation runs, verifies, prints and draws; the pipeline
+verifies after every pass and names the pass that broke an invariant.
+"""
+
+from __future__ import annotations
+
+import pydot
+import pytest
+
+import ssa_course
+from ssa_course import passes, registry, views
+from ssa_course.compilation import compile_source, from_quads
+from ssa_course.errors import UsageError, VerifyError
+from ssa_course.lessons import LESSONS
+from ssa_course.quads import ir
+from ssa_course.runtime import Limits, Output
+from ssa_course.tiny.types import INT
+
+PROGRAM = """
+struct P { x: int; y: int; }
+fn f(a: [int], i: int) -> int { return a[i] * 2; }
+fn main(n: int) {
+    var a = new int[3];
+    var p = new P { x: n, y: 2 };
+    var s = 0;
+    for (var i = 0; i < 3; i = i + 1) { a[i] = i + p.x; s = s + f(a, i); }
+    try { if (s > 100) { throw s; } print(s); } catch (e) { print(0 - e); }
+}
+"""
+
+NAMES = registry.names()
+
+
+def test_names_come_from_the_lessons_in_order():
+    lessons = [r.lesson for r in registry.representations()]
+    assert lessons == sorted(lessons)
+    assert set(lessons) <= {lesson.number for lesson in LESSONS}
+    assert NAMES[:2] == ["ast", "quads"] and len(NAMES) == len(set(NAMES))
+    assert ssa_course.stage_names() == NAMES
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_representation_has_four_faces(name):
+    comp = compile_source(PROGRAM)
+    rep = registry.representation(name)
+    artifact = registry.build(comp, name)
+    rep.verify(artifact)  # verified when built; verifying again is harmless
+    out = Output()
+    rep.run(artifact, [5], out, Limits())
+    assert out.text() == "36\n"
+    text = rep.text(artifact)
+    assert text.strip()
+    dot = rep.dot(artifact, "prog.tiny", None)
+    assert pydot.graph_from_dot_data(dot), name
+    # the drivers read the same registry
+    assert views.render(comp, name, "text") == text
+    assert ssa_course.run(comp, "5", via=name).stdout == "36\n"
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n != "ast"])
+def test_opt_emits_every_representation(name):
+    state = passes.run_pipeline(compile_source(PROGRAM))
+    assert passes.emit(state, name, "text").strip()
+    assert "digraph" in passes.emit(state, name, "dot")
+
+
+def test_opt_emits_a_graph_as_it_stands():
+    state = passes.run_pipeline(compile_source(PROGRAM), ["parse", "sccp"])
+    assert passes.emit(state, "son-opt").startswith("// sea of nodes")
+    with pytest.raises(UsageError, match="shows Tiny source"):
+        passes.emit(state, "ast")
+
+
+def test_a_pass_that_breaks_an_invariant_is_named(monkeypatch):
+    """A pass leaving a jump to a label that does not exist is caught right after it."""
+    def breaks(state) -> None:  # noqa: ANN001
+        fn = state.quads.functions["main"]
+        fn.body.append(ir.Instr("jmp", labels=["nowhere"]))
+
+    monkeypatch.setitem(registry._PASSES, "vandal", registry.Pass(
+        "vandal", "breaks the program", "99", ("quads",), "quads", breaks))
+    comp = compile_source(PROGRAM)
+    with pytest.raises(VerifyError, match=r"quads after pass 'vandal'.*nowhere"):
+        passes.run_pipeline(comp, ["parse", "gcm", "out-of-ssa", "vandal"])
+
+
+def test_the_quads_verifier_names_the_instruction():
+    from ssa_course.quads.verify import verify_quads
+
+    fn = ir.Function("main", [], None, [ir.Instr("const", "x", INT, value=1),
+                                        ir.Instr("add", "y", INT, ["x"])])
+    with pytest.raises(VerifyError) as e:
+        verify_quads(ir.Program({"main": fn}, {}))
+    assert "@main: y: int = add x" in str(e.value)
+
+
+def test_the_quads_verifier_allows_a_runtime_error():
+    """Reading a variable nothing assigns fails when it runs; it is not a broken rule."""
+    from ssa_course.quads.verify import verify_quads
+
+    fn = ir.Function("main", [], None, [ir.Instr("print", args=["x"])])
+    verify_quads(ir.Program({"main": fn}, {}))
+    comp = from_quads(ir.Program({"main": fn}, {}))
+    r = ssa_course.run(comp, via="optimized")
+    assert r.status == 2 and "x" in r.error
+
+
+def test_the_ast_verifier_names_the_node():
+    from ssa_course.tiny.verify import verify_ast
+
+    program = compile_source("fn main() { var x = 1; print(x + 2); }").ast
+    verify_ast(program)
+    stmt = program.functions["main"].body.stmts[1]
+    stmt.args[0].ty = None
+    with pytest.raises(VerifyError, match=r"every expression typed: Binary in main at 1:32"):
+        verify_ast(program)
+
+
+def test_a_verifier_failure_names_the_representation(monkeypatch):
+    comp = compile_source(PROGRAM)
+    rep = registry.representation("julia")
+
+    def broken(artifact) -> None:  # noqa: ANN001
+        raise VerifyError("a rule", "somewhere")
+
+    monkeypatch.setitem(registry._REPRESENTATIONS, "julia",
+                        registry.Representation(**{**{f: getattr(rep, f) for f in
+                                                      rep.__slots__}, "verify": broken}))
+    r = ssa_course.run(comp, "5", via="julia")
+    assert r.status == 3 and r.error == "verify: julia: a rule: somewhere"
+
+
+def test_julia_draws_every_function():
+    dot = views.render(compile_source(PROGRAM), "julia", "dot")
+    assert "f (IRCode)" in dot and "main (IRCode)" in dot
+
+
+def test_ircode_carries_its_structs():
+    program = registry.build(compile_source(PROGRAM), "julia")
+    assert list(program.structs) == ["P"]
