@@ -353,8 +353,9 @@ class _Writer:
             self.emit(Instr("aload", d, elem, w[:2], pos=trap.pos))
         # Never reached: the instruction above stops the program. The block still ends
         # the way the function's type demands, so the quads verifier (and Bril's type
-        # rules) accept it: a value of the result type, or a jump to itself when no
-        # constant of that type exists (arrays, structs).
+        # rules) accept it: a value of the result type, or -- when no constant of that
+        # type exists (arrays, structs) -- a throw, which Tiny's rules accept in place of
+        # a ret (a function may end only in throws).
         if ret is None:
             self.emit(Instr("ret"))
             return
@@ -363,8 +364,8 @@ class _Writer:
             self.emit(Instr("const", d + "_r", ret, value=zero))
             self.emit(Instr("ret", args=[d + "_r"]))
             return
-        self.body.append(Label(d + "_stopped"))
-        self.emit(Instr("jmp", labels=[d + "_stopped"]))
+        self.emit(Instr("const", d + "_r", tt.INT, value=0))
+        self.emit(Instr("throw", args=[d + "_r"]))
 
 
 def _is_length_of(length: Node, array: Node) -> bool:
