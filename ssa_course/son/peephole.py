@@ -115,7 +115,10 @@ class Peephole:
             if twin is not None and twin is not node and twin.id in twin.graph.nodes:
                 self.stats.gvn_hits += 1
                 return _USE, twin
-        better = _idealize(node)
+        # Control is still being built while parsing (a Region's paths and phis come one
+        # by one; the builder never builds a dead branch): control nodes are idealized
+        # only by the iterative peepholes, on a finished graph.
+        better = None if node.is_control else _idealize(node)
         if better is not None and better is not node:
             _check_result(node, better)
             self.stats.idealized += 1
