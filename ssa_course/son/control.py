@@ -165,9 +165,24 @@ class Region(Node):
                     phi.remove_input(i)
                 self.remove_input(i)
             return self
-        if len(self.inputs) == 2 and not any(isinstance(u, Phi) for u in self.outputs):
+        if any(isinstance(u, Phi) for u in self.outputs):
+            return None
+        if len(self.inputs) == 2:
             return self.inputs[1]
-        return None
+        return self._empty_diamond()
+
+    def _empty_diamond(self) -> Node | None:
+        """Both sides of one If meet here with nothing on them and no phis to choose a
+        value: the branch decides nothing, control goes on from above the If."""
+        if len(self.inputs) != 3:
+            return None
+        a, b = self.inputs[1], self.inputs[2]
+        if not (isinstance(a, Proj) and isinstance(b, Proj)) or a.inputs[0] is not b.inputs[0]:
+            return None
+        iff = a.inputs[0]
+        if not isinstance(iff, If) or a.outputs != [self] or b.outputs != [self]:
+            return None
+        return iff.inputs[0]
 
 
 class Loop(Region):
