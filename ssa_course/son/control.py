@@ -149,7 +149,7 @@ class Region(Node):
         return sorted((u for u in self.outputs if isinstance(u, Phi)), key=lambda p: p.id)
 
     def dependents(self) -> list[Node]:
-        return self.phis()  # a phi's type counts only the live paths
+        return [u for u in self.outputs if isinstance(u, Phi)]  # phis count live paths only
 
     def idealize(self) -> Node | None:
         """Paths control never takes leave the Region, with their values in its phis
