@@ -197,7 +197,8 @@ class Loop(Region):
         # comes round if the entry was taken (so a loop behind a dead branch is dead too)
         if self.in_progress():
             return super().compute()
-        return self.inputs[1].type if self.inputs[1] is not None else XCTRL
+        entry = self.inputs[1]
+        return XCTRL.meet(entry.type) if entry is not None else XCTRL
 
     def idealize(self) -> Node | None:
         """A loop whose back edge is never taken runs its body once: a plain Region with
