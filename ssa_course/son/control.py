@@ -32,6 +32,8 @@ from ssa_course.son.types import (
 class Start(Node):
     """The function's entry: a tuple (control, memory, argument 1, argument 2, ...)."""
 
+    __slots__ = ("arg_types", "arg_names")
+
     label = "Start"
     is_control = True
 
@@ -51,6 +53,8 @@ class Start(Node):
 class Proj(Node):
     """Reads element ``index`` of a multi-valued node (Start, If, Call)."""
 
+    __slots__ = ("index", "is_control")
+
     def __init__(self, graph: Graph, source: Node, index: int, label: str,
                  control: bool = False):
         super().__init__(graph, source)
@@ -67,9 +71,22 @@ class Proj(Node):
     def key(self) -> tuple:
         return ("Proj", self.inputs[0].id, self.index)
 
+    def idealize(self) -> Node | None:
+        # the live side of an If whose other side is dead is no branch: control goes on
+        # from above the If (the If and its dead side then lose their last users)
+        iff = self.inputs[0]
+        if not self.is_control or not isinstance(iff, If) or iff.type.kind != "tuple":
+            return None
+        sides = iff.type.types
+        if sides[self.index] == CTRL and sides[1 - self.index] == XCTRL:
+            return iff.inputs[0]
+        return None
+
 
 class Parm(Proj):
     """A function parameter: a projection of Start."""
+
+    __slots__ = ()
 
     def __init__(self, graph: Graph, start: Start, index: int, name: str):
         super().__init__(graph, start, index, name)
@@ -77,6 +94,8 @@ class Parm(Proj):
 
 class If(Node):
     """Input 0 control, input 1 the predicate; projection 0 is the true path, 1 the false."""
+
+    __slots__ = ()
 
     label = "If"
     is_control = True
@@ -100,9 +119,14 @@ class If(Node):
 class Region(Node):
     """Merges control: input 0 is unused (None), inputs 1.. are the incoming paths."""
 
+    __slots__ = ("open",)
+
     label = "Region"
     is_control = True
-    open = False  # True while some incoming paths are still to be built
+
+    def __init__(self, graph: Graph, *inputs: Node | None):
+        self.open = False  # True while some incoming paths are still to be built
+        super().__init__(graph, *inputs)
 
     def in_progress(self) -> bool:
         return self.open
@@ -124,11 +148,67 @@ class Region(Node):
     def phis(self) -> list[Phi]:
         return sorted((u for u in self.outputs if isinstance(u, Phi)), key=lambda p: p.id)
 
+    def dependents(self) -> list[Node]:
+        return [u for u in self.outputs if isinstance(u, Phi)]  # phis count live paths only
+
+    def idealize(self) -> Node | None:
+        """Paths control never takes leave the Region, with their values in its phis
+        (changed in place: returns the Region itself); a Region left with one path and no
+        phis is just that path."""
+        if self.in_progress() or self.type != CTRL:
+            return None  # still being built, or itself dead (the sweep takes it)
+        dead = [i for i in range(1, len(self.inputs)) if not _live_path(self.inputs[i])]
+        if dead:
+            phis = self.phis()
+            for i in reversed(dead):
+                for phi in phis:
+                    phi.remove_input(i)
+                self.remove_input(i)
+            return self
+        if any(isinstance(u, Phi) for u in self.outputs):
+            return None
+        if len(self.inputs) == 2:
+            return self.inputs[1]
+        return self._empty_diamond()
+
+    def _empty_diamond(self) -> Node | None:
+        """Both sides of one If meet here with nothing on them and no phis to choose a
+        value: the branch decides nothing, control goes on from above the If."""
+        if len(self.inputs) != 3:
+            return None
+        a, b = self.inputs[1], self.inputs[2]
+        if not (isinstance(a, Proj) and isinstance(b, Proj)) or a.inputs[0] is not b.inputs[0]:
+            return None
+        iff = a.inputs[0]
+        if not isinstance(iff, If) or a.outputs != [self] or b.outputs != [self]:
+            return None
+        return iff.inputs[0]
+
 
 class Loop(Region):
     """A Region whose input 1 enters the loop and input 2 is the back edge."""
 
+    __slots__ = ()
+
     label = "Loop"
+
+    def compute(self) -> Type:
+        # control reaches a loop through its entry or not at all: the back edge only
+        # comes round if the entry was taken (so a loop behind a dead branch is dead too)
+        if self.in_progress():
+            return super().compute()
+        entry = self.inputs[1]
+        return XCTRL.meet(entry.type) if entry is not None else XCTRL
+
+    def idealize(self) -> Node | None:
+        """A loop whose back edge is never taken runs its body once: a plain Region with
+        the entry as its only path (its phis keep their entry values)."""
+        if self.in_progress() or self.type != CTRL or _live_path(self.inputs[2]):
+            return None
+        for phi in self.phis():
+            phi.remove_input(2)
+        self.remove_input(2)
+        return Region(self.graph, None, self.inputs[1])
 
     def in_progress(self) -> bool:
         """True while the parser is still inside the loop body (no back edge yet)."""
@@ -141,6 +221,8 @@ class Phi(Node):
     ``declared`` is the bottom of the variable's type: what the phi must assume while its
     loop is still being parsed (the back-edge value is not known yet).
     """
+
+    __slots__ = ("declared", "var_name")
 
     label = "Phi"
 
@@ -185,6 +267,8 @@ class Phi(Node):
 class Return(Node):
     """Input 0 control, input 1 memory, input 2 the result (None for a void function)."""
 
+    __slots__ = ()
+
     label = "Return"
     is_control = True
 
@@ -197,6 +281,8 @@ class Return(Node):
 
 class Throw(Node):
     """An exception that leaves the function: control, memory, the thrown int."""
+
+    __slots__ = ()
 
     label = "Throw"
     is_control = True
@@ -215,6 +301,8 @@ class Trap(Node):
     those effects must stay in the graph. Further inputs are the values the failed check
     was about (the array and index, the length): a backend re-creates the failing
     operation from them."""
+
+    __slots__ = ("message", "pos")
 
     label = "Trap"
     is_control = True
@@ -242,11 +330,16 @@ class Never(Node):
     Control never takes this edge; it is there so that the loop and its effects (what it
     prints) are reachable from Stop like everything else that matters."""
 
+    __slots__ = ()
+
     label = "Never"
     is_control = True
 
     def compute(self) -> Type:
         return CTRL
+
+    def dependents(self) -> list[Node]:
+        return list(self.outputs)  # Stop keeps this exit only while its loop is live
 
     def key(self) -> None:
         return None
@@ -255,11 +348,20 @@ class Never(Node):
 class Stop(Node):
     """The function's exits: every Return, Throw, Trap (and Never) is an input."""
 
+    __slots__ = ()
+
     label = "Stop"
     is_control = True
 
     def compute(self) -> Type:
         return CTRL
+
+    def idealize(self) -> Node | None:
+        """Exits control never reaches leave Stop (changed in place: returns Stop)."""
+        dead = [i for i, e in enumerate(self.inputs) if e is None or not _live_path(e.inputs[0])]
+        for i in reversed(dead):
+            self.remove_input(i)
+        return self if dead else None
 
     def key(self) -> None:
         return None
@@ -269,7 +371,8 @@ class Call(Node):
     """Inputs: control, memory, the arguments. Projections: 0 control, 1 memory,
     2 the result; inside ``try`` also 3 the exceptional control and 4 the thrown int."""
 
-    label = "Call"
+    __slots__ = ("fn", "ret")
+
     is_control = True
 
     def __init__(self, graph: Graph, ctrl: Node, mem: Node, args: list[Node], fn: str,
@@ -292,3 +395,8 @@ class Call(Node):
 
     def detail(self) -> str:
         return self.fn
+
+
+def _live_path(ctrl: Node | None) -> bool:
+    """Control on this edge may flow (a graph fresh from SCCP leaves unreached nodes TOP)."""
+    return ctrl is not None and ctrl.type not in (XCTRL, TOP)

@@ -46,6 +46,8 @@ def type_of_value(v: int | bool) -> Type:
 class Constant(Node):
     """A constant; its only input is Start (so it is reachable from the graph's root)."""
 
+    __slots__ = ("value",)
+
     def __init__(self, graph: Graph, start: Node, value: Type):
         super().__init__(graph, start)
         self.value = value
@@ -85,6 +87,8 @@ def _is_const(node: Node, value: int | bool) -> bool:
 class Binary(Node):
     """A two-operand node: input 0 is control (None unless pinned), inputs 1 and 2 operands."""
 
+    __slots__ = ()
+
     op = "?"
 
     def __init__(self, graph: Graph, ctrl: Node | None, left: Node, right: Node):
@@ -102,6 +106,8 @@ class Binary(Node):
 
 
 class Add(Binary):
+    __slots__ = ()
+
     op = "+"
     commutative = True
 
@@ -127,6 +133,8 @@ class Add(Binary):
 
 
 class Sub(Binary):
+    __slots__ = ()
+
     op = "-"
 
     def fn(self, a: int, b: int) -> int:
@@ -142,6 +150,8 @@ class Sub(Binary):
 
 
 class Mul(Binary):
+    __slots__ = ()
+
     op = "*"
     commutative = True
 
@@ -168,6 +178,8 @@ class Mul(Binary):
 class Div(Binary):
     """``/``; pinned below its zero test unless the divisor is a known non-zero constant."""
 
+    __slots__ = ()
+
     op = "/"
     pinned = True
 
@@ -182,6 +194,8 @@ class Div(Binary):
 
 
 class Rem(Binary):
+    __slots__ = ()
+
     op = "%"
     pinned = True
 
@@ -194,6 +208,8 @@ class Rem(Binary):
 
 class Neg(Node):
     """Unary minus (input 0 unused)."""
+
+    __slots__ = ()
 
     label = "neg"
 
@@ -216,6 +232,8 @@ class Neg(Node):
 class Compare(Binary):
     """``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=`` on ints; ``==``/``!=`` also on bools and
     references (identity)."""
+
+    __slots__ = ("op", "commutative")
 
     _FN = {"==": lambda a, b: a is b if _is_ref(a) else a == b,
            "!=": lambda a, b: a is not b if _is_ref(a) else a != b,
@@ -260,6 +278,8 @@ def _is_ref(v: object) -> bool:
 
 
 class Not(Node):
+    __slots__ = ()
+
     label = "!"
 
     def compute(self) -> Type:
@@ -280,6 +300,8 @@ class Not(Node):
 
 class Logic(Binary):
     """Bril's ``and``/``or``: both operands evaluated (Tiny's && and || become control)."""
+
+    __slots__ = ("op",)
 
     commutative = True
 
@@ -326,6 +348,8 @@ class UndefinedValue:
 class Undefined(Node):
     """A Bril variable on a path where it was never assigned: a Phi may carry it along,
     any other use is a runtime error."""
+
+    __slots__ = ("name",)
 
     label = "undef"
 

@@ -353,6 +353,5 @@ def sweep(g: Graph, live_loops_only: bool = False) -> None:
     for n in dead:
         for i in range(len(n.inputs)):
             n.set_input(i, None)
-    for n in dead:
-        n.outputs.clear()
-        del g.nodes[n.id]
+    for n in dead:  # its users are dead too, so it has none left
+        n.kill()

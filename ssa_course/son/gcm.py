@@ -1,29 +1,32 @@
 """Global code motion: from the sea of nodes back to basic blocks (lesson 08).
 
-Click's algorithm, on one function graph:
+Click's algorithm on one function graph, as six phases (each a function below, each
+linear in the size of the graph or close to it, each shown in lesson 08):
 
-1. **Blocks.** Control nodes become a CFG: a block starts at Start's control, a Region or
-   Loop, or a projection of an If or a Call, and ends at the If, Call, Return, Throw or
-   Trap that follows (or falls into the next Region).
-2. **Dominators and loop depth** over that CFG (the dominator code of lesson 03); a
-   block's loop depth counts the natural loops around it.
-3. **Pinned nodes stay**: Phis in their Region's block, loads, stores, prints, allocations
-   and guarded divisions in the block of the control they hang on -- so nothing moves
-   past a memory operation it depends on, and nothing that can trap is hoisted above its
-   test.
-4. **Schedule early**: every floating node goes to the deepest block among its inputs'
-   blocks (the highest point where all its inputs exist).
-5. **Schedule late**: the lowest common ancestor, in the dominator tree, of the blocks of
-   its uses (a Phi uses its value at the end of the matching predecessor block).
-6. **Pick** the block between late and early (walking up the dominator tree) with the
-   shallowest loop depth, latest on ties: loop-invariant code leaves the loop, and
-   nothing is computed on a path that does not need it when it can be avoided.
-7. **Order** each block: Phis, then the rest in an order their data and memory edges
-   allow (a load before the store that overwrites its memory), the terminator last.
+1. :func:`blocks_from_control` -- control nodes become a CFG: a block starts at Start's
+   control, a Region or Loop, or a projection of an If or a Call, and ends at the If,
+   Call, Return, Throw or Trap that follows (or falls into the next Region).
+2. :func:`dominators_and_loops` -- the dominator tree of that CFG (lesson 03), numbered
+   once by a depth-first walk so that "does ``a`` dominate ``b``?" is two comparisons,
+   and each block's loop depth (the natural loops around it).
+3. :func:`schedule_early` -- pinned nodes stay (Phis in their Region's block; loads,
+   stores, prints, allocations and guarded divisions in the block of the control they
+   hang on: nothing moves past a memory operation it depends on, nothing that can trap is
+   hoisted above its test); every floating node goes to the deepest block among its
+   inputs' blocks, the highest point where all its inputs exist.
+4. :func:`schedule_late` -- the lowest common ancestor, in the dominator tree, of the
+   blocks of its uses (a Phi uses its value at the end of the matching predecessor);
+   users are placed first, so each node is placed as soon as its late block is known:
+5. :func:`pick_block` -- the block between late and early (walking up the dominator tree)
+   with the shallowest loop depth, latest on ties: loop-invariant code leaves the loop,
+   and nothing is computed on a path that does not need it when it can be avoided.
+6. :func:`local_order` -- each block: Phis, then the rest in an order their data and
+   memory edges allow (a load before the store that overwrites its memory).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ssa_course.errors import VerifyError
@@ -58,6 +61,65 @@ class Block:
     nodes: list[Node] = field(default_factory=list)  # phis, then the body, in order
     depth: int = 0  # loop nesting depth
     falls_into: Node | None = None  # the Region it continues in (no branch or exit)
+
+
+@dataclass
+class Cfg:
+    """Phase 1's result: the blocks in reverse postorder, and which block each control
+    node heads or ends."""
+
+    blocks: dict[str, Block]
+    owner: dict[int, str]  # control node id -> block name
+    entry: str
+
+    def block_of_control(self, node: Node) -> str:
+        return _block_of_control(node, self.owner)
+
+
+@dataclass
+class DomTree:
+    """Phase 2's result: immediate dominators, depths in the tree, and the tree's
+    depth-first numbers: ``a`` dominates ``b`` when ``b``'s interval lies in ``a``'s."""
+
+    idom: dict[str, str]
+    depth: dict[str, int]
+    pre: dict[str, int]
+    post: dict[str, int]
+
+    def dominates(self, a: str, b: str) -> bool:
+        return self.pre[a] <= self.pre[b] and self.post[b] <= self.post[a]
+
+    def lca(self, a: str | None, b: str) -> str:
+        """The deepest block dominating both (``a`` None: just ``b``). Only ``a`` moves,
+        and only up: a node's use blocks folded in one by one cost, together, the
+        distance from its first use up to their common ancestor."""
+        if a is None:
+            return b
+        while not self.dominates(a, b):
+            a = self.idom[a]
+        return a
+
+
+def dom_tree(idom: dict[str, str], entry: str) -> DomTree:
+    """Depths and depth-first pre/post numbers of the dominator tree (explicit stack)."""
+    tree = dominator_tree(idom)
+    depth, pre, post = {entry: 0}, {}, {}
+    counter = 0
+    stack: list[tuple[str, bool]] = [(entry, False)]
+    while stack:
+        b, done = stack.pop()
+        if done:
+            post[b] = counter
+            counter += 1
+            continue
+        pre[b] = counter
+        counter += 1
+        stack.append((b, True))
+        for c in reversed(tree.get(b, [])):
+            if c != b:
+                depth[c] = depth[b] + 1
+                stack.append((c, False))
+    return DomTree(idom, depth, pre, post)
 
 
 @dataclass
@@ -97,6 +159,9 @@ class Schedule:
                 if i in self.late and b != self.late[i]]
 
 
+# ---------------------------------------------------------------- 1. blocks from control
+
+
 def _next_control(node: Node) -> Node | None:
     """The one control node after a non-branching control node (None at an exit)."""
     for u in node.outputs:
@@ -106,25 +171,30 @@ def _next_control(node: Node) -> Node | None:
     return None
 
 
-def _build_blocks(fg: FunctionGraph) -> tuple[dict[str, Block], dict[int, str], str]:
+def _control_projs(node: Node) -> list[Proj]:
+    return sorted((u for u in node.outputs if isinstance(u, Proj) and u.is_control),
+                  key=lambda p: p.index)
+
+
+def blocks_from_control(fg: FunctionGraph) -> Cfg:
+    """Phase 1: walk control from Start's control projection; each block head (Start's
+    control, a Region, an If's or a Call's projection) starts a block that runs to the
+    next branch or exit. The blocks come in reverse postorder of a walk that takes the
+    *last* successor first: a branch's true side then comes before its false side and a
+    loop's body before its exit, the order the source text has."""
     blocks: dict[str, Block] = {}
-    owner: dict[int, str] = {}  # control node id -> block
+    owner: dict[int, str] = {}
     start_ctrl = next(u for u in fg.start.outputs if isinstance(u, Proj) and u.index == 0)
-    heads = [start_ctrl]
-    seen: set[int] = set()
+    heads: list[Node] = [start_ctrl]
     while heads:
         head = heads.pop()
-        if head.id in seen:
+        if head.id in owner:
             continue
-        seen.add(head.id)
         block = Block(f"b{head.id}", head)
         blocks[block.name] = block
         owner[head.id] = block.name
         node = head
-        while True:
-            nxt = _next_control(node)
-            if nxt is None:
-                break
+        while (nxt := _next_control(node)) is not None:
             if isinstance(nxt, Region):
                 block.falls_into = nxt
                 heads.append(nxt)
@@ -132,41 +202,59 @@ def _build_blocks(fg: FunctionGraph) -> tuple[dict[str, Block], dict[int, str], 
             owner[nxt.id] = block.name
             block.end = nxt
             if isinstance(nxt, (If, Call)):
-                projs = sorted((u for u in nxt.outputs if isinstance(u, Proj) and u.is_control),
-                               key=lambda p: p.index)
-                heads.extend(reversed(projs))
+                heads.extend(reversed(_control_projs(nxt)))
                 break
             if isinstance(nxt, (Return, Throw, Trap)):
                 break
             node = nxt
-    entry = owner[start_ctrl.id]
     for block in blocks.values():
         if block.falls_into is not None:
             block.succs = [owner[block.falls_into.id]]
         elif isinstance(block.end, (If, Call)):
-            block.succs = [owner[u.id] for u in sorted(
-                (u for u in block.end.outputs if isinstance(u, Proj) and u.is_control),
-                key=lambda p: p.index)]
-    return blocks, owner, entry
+            block.succs = [owner[u.id] for u in _control_projs(block.end)]
+    entry = owner[start_ctrl.id]
+    succs = {n: b.succs for n, b in blocks.items()}
+    order = reversed(postorder({n: s[::-1] for n, s in succs.items()}, entry))
+    blocks = {n: blocks[n] for n in order}
+    preds = predecessors(succs)
+    for name, block in blocks.items():
+        block.preds = preds.get(name, [])
+    return Cfg(blocks, owner, entry)
 
 
-def _loop_depths(blocks: dict[str, Block], idom: dict[str, str]) -> None:
+def _block_of_control(node: Node, owner: dict[int, str]) -> str:
+    while node.id not in owner:  # a projection of a branch heads its own block
+        node = node.inputs[0]
+    return owner[node.id]
+
+
+# ---------------------------------------------------------------- 2. dominators and loops
+
+
+def dominators_and_loops(cfg: Cfg) -> DomTree:
+    """Phase 2: immediate dominators of the blocks, the dominator tree's depths and
+    depth-first numbers, and (into each ``Block.depth``) its loop depth."""
+    succs = {n: b.succs for n, b in cfg.blocks.items()}
+    idom = immediate_dominators(succs, cfg.entry)
+    dom = dom_tree(idom, cfg.entry)
+    _loop_depths(cfg.blocks, idom, dom)
+    return dom
+
+
+def _loop_depths(blocks: dict[str, Block], idom: dict[str, str],
+                 dom: DomTree | None = None) -> None:
     """Loop depth from natural loops: an edge ``t -> h`` where ``h`` dominates ``t`` is a
     back edge; its loop is ``h`` plus every block that reaches ``t`` without passing
     ``h``. (Graphs from Tiny mark loop heads with Loop nodes; graphs from Bril only have
-    Regions, so the CFG decides.)"""
+    Regions, so the CFG decides.) Each loop's body is walked once: the cost is the sum of
+    the loops' sizes."""
     preds = predecessors({n: b.succs for n, b in blocks.items()})
-
-    def dominates(a: str, b: str) -> bool:
-        while True:
-            if a == b:
-                return True
-            if b not in idom or idom[b] == b:
-                return False
-            b = idom[b]
-
+    if dom is None:
+        entry = next(b for b, d in idom.items() if d == b)
+        dom = dom_tree(idom, entry)
     for head in blocks:
-        tails = [t for t in preds.get(head, []) if dominates(head, t)]
+        tails = [t for t in preds.get(head, []) if t == head or (
+            head in dom.pre and t in dom.pre and dom.dominates(head, t))]
         if not tails:
             continue
         body = {head}
@@ -181,47 +269,17 @@ def _loop_depths(blocks: dict[str, Block], idom: dict[str, str]) -> None:
             blocks[b].depth += 1
 
 
-def _call_successor(proj: Proj, owner: dict[int, str]) -> str:
-    call = proj.inputs[0]
-    wanted = 3 if proj.index == 4 else 0
-    for u in call.outputs:
-        if isinstance(u, Proj) and u.is_control and u.index == wanted:
-            return owner[u.id]
-    return owner[call.id]
+# ---------------------------------------------------------------- 3. schedule early
 
 
-def _block_of_control(node: Node, owner: dict[int, str]) -> str:
-    while node.id not in owner:  # a projection of a branch heads its own block
-        node = node.inputs[0]
-    return owner[node.id]
-
-
-def schedule(fg: FunctionGraph) -> Schedule:
-    """Place every node of ``fg`` in a block (Click's global code motion)."""
-    blocks, owner, entry = _build_blocks(fg)
-    succs = {n: b.succs for n, b in blocks.items()}
-    # reverse postorder of a walk that takes the *last* successor first: a branch's true
-    # side then comes before its false side, and a loop's body before its exit -- the
-    # order the source text has, which layout keeps where it has no better reason
-    order = list(reversed(postorder({n: s[::-1] for n, s in succs.items()}, entry)))
-    blocks = {n: blocks[n] for n in order}
-    preds = predecessors(succs)
-    for name, block in blocks.items():
-        block.preds = preds.get(name, [])
-    idom = immediate_dominators(succs, entry)
-    tree = dominator_tree(idom)
-    dom_depth = {entry: 0}
-    work = [entry]
-    while work:
-        b = work.pop()
-        for c in tree.get(b, []):
-            dom_depth[c] = dom_depth[b] + 1
-            work.append(c)
-    _loop_depths(blocks, idom)
-
-    nodes = [n for n in fg.nodes() if not n.is_control]
-    fixed: dict[int, str] = {}
-    for n in nodes:
+def pinned_blocks(fg: FunctionGraph, cfg: Cfg) -> dict[int, str]:
+    """The blocks of the nodes that do not move: Phis, effects and guarded operations,
+    Start and its projections, a Call's results (where control goes on after it)."""
+    owner, entry = cfg.owner, cfg.entry
+    fixed: dict[int, str] = {fg.start.id: entry}
+    for n in fg.nodes():
+        if n.is_control:
+            continue
         if isinstance(n, Phi):
             fixed[n.id] = owner[n.inputs[0].id]
         elif n.is_pinned():
@@ -232,8 +290,30 @@ def schedule(fg: FunctionGraph) -> Schedule:
             # the result exists after the call, the thrown value in the handler: they
             # belong to the block where control continues on that path
             fixed[n.id] = _call_successor(n, owner)
-    # Start itself and its data projections live in the entry block
-    fixed[fg.start.id] = entry
+    return fixed
+
+
+def _call_successor(proj: Proj, owner: dict[int, str]) -> str:
+    call = proj.inputs[0]
+    wanted = 3 if proj.index == 4 else 0
+    for u in call.outputs:
+        if isinstance(u, Proj) and u.is_control and u.index == wanted:
+            return owner[u.id]
+    return owner[call.id]
+
+
+def _data_inputs(n: Node) -> list[Node]:
+    if isinstance(n, Proj) or n.inputs[0] is not None:
+        return [x for x in n.inputs if x is not None]
+    return [x for x in n.inputs[1:] if x is not None]
+
+
+def schedule_early(fg: FunctionGraph, cfg: Cfg, dom: DomTree,
+                   fixed: dict[int, str]) -> dict[int, str]:
+    """Phase 3: every floating node in the deepest block (in the dominator tree) among its
+    inputs' blocks -- inputs first, by an iterative depth-first walk over inputs."""
+    early: dict[int, str] = {}
+    entry, owner, depth = cfg.entry, cfg.owner, dom.depth
 
     def block_of_input(x: Node) -> str:
         if x.id in fixed:
@@ -242,17 +322,13 @@ def schedule(fg: FunctionGraph) -> Schedule:
             return early[x.id]
         return _block_of_control(x, owner) if x.is_control else entry
 
-    # schedule early: inputs first (iterative post-order over inputs)
-    early: dict[int, str] = {}
-    for root in nodes:
+    for root in fg.nodes():
         stack = [(root, False)]
         while stack:
             n, ready = stack.pop()
             if n.id in early or n.id in fixed or n.is_control:
                 continue
-            inputs = [x for x in n.inputs[1:] if x is not None]
-            if isinstance(n, Proj) or n.inputs[0] is not None:
-                inputs = [x for x in n.inputs if x is not None]
+            inputs = _data_inputs(n)
             if not ready:
                 stack.append((n, True))
                 stack.extend((x, False) for x in inputs
@@ -261,27 +337,37 @@ def schedule(fg: FunctionGraph) -> Schedule:
             best = entry
             for x in inputs:
                 b = block_of_input(x)
-                if dom_depth[b] > dom_depth[best]:
+                if depth[b] > depth[best]:
                     best = b
             early[n.id] = best
+    return early
 
-    def lca(a: str | None, b: str) -> str:
-        return dominator_lca(a, b, idom, dom_depth)
 
-    # schedule late: uses first (reverse topological order of the floating nodes)
+# ---------------------------------------------------------------- 4. schedule late
+
+
+Picker = Callable[[str, str], str]
+
+
+def schedule_late(fg: FunctionGraph, cfg: Cfg, dom: DomTree, fixed: dict[int, str],
+                  early: dict[int, str], pick: Picker) -> tuple[dict[int, str], dict[int, str]]:
+    """Phase 4: users before the nodes they use (reverse topological order), each
+    floating node's *late* block is the dominator-tree LCA of its uses' blocks, and
+    ``pick(early, late)`` (phase 5) places it at once, so its own inputs see where it
+    went. Returns (late blocks, every node's block)."""
     late: dict[int, str] = {}
     placed: dict[int, str] = dict(fixed)
-    floating = [n for n in nodes if n.id in early]
-    topo = _topological(floating)
-    loop_depth = {k: b.depth for k, b in blocks.items()}
-    for n in reversed(topo):
+    owner = cfg.owner
+    floating = [n for n in fg.nodes() if n.id in early]
+    for n in reversed(dependency_order(floating, lambda m: m.inputs)):
         use_block: str | None = None
         for u in n.outputs:
             if isinstance(u, Phi):
                 region = u.inputs[0]
                 for i, v in enumerate(u.inputs):
                     if v is n and i > 0:
-                        use_block = lca(use_block, _block_of_control(region.inputs[i], owner))
+                        use_block = dom.lca(use_block,
+                                            _block_of_control(region.inputs[i], owner))
                 continue
             if u.is_control:
                 ub = _block_of_control(u, owner)
@@ -289,28 +375,39 @@ def schedule(fg: FunctionGraph) -> Schedule:
                 ub = placed.get(u.id)
                 if ub is None:
                     continue  # a dead user
-            use_block = lca(use_block, ub)
+            use_block = dom.lca(use_block, ub)
         if use_block is None:
             use_block = early[n.id]
         late[n.id] = use_block
-        try:
-            placed[n.id] = pick_block(early[n.id], use_block, idom, loop_depth)
-        except ValueError:
+        if not dom.dominates(early[n.id], use_block):
             raise VerifyError("schedule: early dominates late", repr(n),
-                              f"early {early[n.id]}, late {use_block}") from None
+                              f"early {early[n.id]}, late {use_block}")
+        placed[n.id] = pick(early[n.id], use_block)
+    return late, placed
 
-    sched = Schedule(fg, blocks, entry, idom, placed, early, late, dom_depth, owner)
-    for n in nodes:
-        if n.id in placed and not isinstance(n, Start):
-            blocks[placed[n.id]].nodes.append(n)
-    for block in blocks.values():
-        block.nodes = _local_order(block)
-    return sched
+
+# ---------------------------------------------------------------- 5. pick a block
+
+
+def pick_block(early: str, late: str, idom: dict[str, str], loop_depth: dict[str, int]
+               ) -> str:
+    """Phase 5: walk the dominator tree from ``late`` up to ``early``; the block with the
+    smallest loop depth wins, the latest one on ties. The walk stops at a block outside
+    every loop (nothing above can beat it). ValueError if ``early`` is not above."""
+    best = b = late
+    while b != early and loop_depth[best] > 0:
+        if idom.get(b, b) == b:
+            raise ValueError(f"{early} does not dominate {late}")
+        b = idom[b]
+        if loop_depth[b] < loop_depth[best]:
+            best = b
+    return best
 
 
 def dominator_lca(a: str | None, b: str, idom: dict[str, str],
                   dom_depth: dict[str, int]) -> str:
-    """The deepest block dominating both ``a`` and ``b`` (``a`` None: just ``b``)."""
+    """The deepest block dominating both ``a`` and ``b`` (``a`` None: just ``b``), by
+    depths alone (the exercise's version; :meth:`DomTree.lca` is the scheduler's)."""
     if a is None:
         return b
     while dom_depth[a] > dom_depth[b]:
@@ -322,29 +419,36 @@ def dominator_lca(a: str | None, b: str, idom: dict[str, str],
     return a
 
 
-def pick_block(early: str, late: str, idom: dict[str, str], loop_depth: dict[str, int]
-               ) -> str:
-    """Walk the dominator tree from ``late`` up to ``early``; the block with the smallest
-    loop depth wins, the latest one on ties. ValueError if ``early`` is not above."""
-    best = b = late
-    while b != early:
-        if idom.get(b, b) == b:
-            raise ValueError(f"{early} does not dominate {late}")
-        b = idom[b]
-        if loop_depth[b] < loop_depth[best]:
-            best = b
-    return best
+# ---------------------------------------------------------------- 6. local order
 
 
-def _topological(nodes: list[Node]) -> list[Node]:
-    """Inputs before users, among ``nodes``."""
-    return dependency_order(nodes, lambda n: n.inputs)
-
-
-def _local_order(block: Block) -> list[Node]:
-    """Phis first; then data and memory order (loads before a store that overwrites
-    their memory); ties by id, i.e. by program order."""
+def local_order(block: Block) -> list[Node]:
+    """Phase 6: Phis first; then data and memory order (loads before a store that
+    overwrites their memory); ties by id, i.e. by program order."""
     phis = sorted((n for n in block.nodes if isinstance(n, Phi)), key=lambda n: n.id)
     rest = [n for n in block.nodes if not isinstance(n, Phi)]
     loads_before = anti_dependences(rest)
     return phis + dependency_order(rest, lambda n: [*n.inputs, *loads_before(n)])
+
+
+# ---------------------------------------------------------------- all six
+
+
+def schedule(fg: FunctionGraph) -> Schedule:
+    """Place every node of ``fg`` in a block (Click's global code motion)."""
+    cfg = blocks_from_control(fg)
+    dom = dominators_and_loops(cfg)
+    fixed = pinned_blocks(fg, cfg)
+    early = schedule_early(fg, cfg, dom, fixed)
+    loop_depth = {k: b.depth for k, b in cfg.blocks.items()}
+    late, placed = schedule_late(
+        fg, cfg, dom, fixed, early,
+        lambda e, lt: pick_block(e, lt, dom.idom, loop_depth))
+    blocks = cfg.blocks
+    for n in fg.nodes():
+        if n.id in placed and not n.is_control and not isinstance(n, Start):
+            blocks[placed[n.id]].nodes.append(n)
+    for block in blocks.values():
+        block.nodes = local_order(block)
+    return Schedule(fg, blocks, cfg.entry, dom.idom, placed, early, late, dom.depth,
+                    cfg.owner)

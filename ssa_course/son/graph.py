@@ -46,11 +46,22 @@ class Graph:
 
 
 class Node:
-    """Base node. ``label`` is how drawings and the printer name it."""
+    """Base node. ``label`` is how drawings and the printer name it.
 
-    __slots__ = ("graph", "id", "inputs", "outputs", "type", "__dict__")
+    Nodes have no ``__dict__``: every subclass declares the attributes it adds in its own
+    ``__slots__`` (a big graph has hundreds of thousands of nodes). A class whose label is
+    the same for every node says so with a class attribute (``label = "If"``); one whose
+    label depends on the node (a constant's value, a projection's name) sets ``self.label``
+    and keeps no class attribute of that name.
 
-    label = "?"
+    Edges change only through the methods below (:meth:`add_input`, :meth:`set_input`,
+    :meth:`remove_input`, :meth:`truncate_inputs`, :meth:`replace_with`, :meth:`kill`):
+    they keep ``inputs`` and ``outputs`` mirror images of each other. A test scans the other
+    modules for list surgery on either list.
+    """
+
+    __slots__ = ("graph", "id", "inputs", "outputs", "type", "_label")
+
     commutative = False
     is_control = False  # produces control (Start, Region, If, Call, Return...)
     pinned = False  # has effects or may trap: runs where its control input says
@@ -99,6 +110,31 @@ class Node:
             for i, n in enumerate(user.inputs):
                 if n is self:
                     user.set_input(i, other)
+
+    def remove_input(self, i: int) -> None:
+        """Delete input ``i``; the inputs after it move down one place."""
+        self.set_input(i, None)
+        del self.inputs[i]
+
+    def truncate_inputs(self, n: int) -> None:
+        """Keep only the first ``n`` inputs."""
+        for i in range(n, len(self.inputs)):
+            self.set_input(i, None)
+        del self.inputs[n:]
+
+    def dependents(self) -> list[Node]:
+        """Nodes besides ``self`` whose ``compute()`` or ``idealize()`` reads the inputs of
+        ``self`` (a Phi reads whether its Region's paths are live): when an input of
+        ``self`` changes, the iterative peepholes look at them again. None by default."""
+        return []
+
+    @property
+    def label(self) -> str:
+        return getattr(self, "_label", "?")
+
+    @label.setter
+    def label(self, text: str) -> None:
+        self._label = text
 
     @property
     def ctrl(self) -> Node | None:

@@ -30,6 +30,8 @@ from ssa_course.son.types import (
 class Len(Node):
     """``len(a)``: input 1 the array."""
 
+    __slots__ = ()
+
     label = "len"
 
     def compute(self) -> Type:
@@ -47,6 +49,8 @@ class Len(Node):
 
 class InBounds(Node):
     """``0 <= i < n``: input 1 the index, input 2 the length."""
+
+    __slots__ = ()
 
     label = "inbounds"
 
@@ -68,6 +72,8 @@ class InBounds(Node):
 class IsSet(Node):
     """True when a slot read from an array of references holds an object."""
 
+    __slots__ = ()
+
     label = "isset"
 
     def compute(self) -> Type:
@@ -80,7 +86,8 @@ class IsSet(Node):
 class NewArray(Node):
     """``new T[n]`` (after its length test): input 0 control, input 1 the length."""
 
-    label = "NewArray"
+    __slots__ = ("pos", "zero", "ref_type", "elem")
+
     pinned = True
 
     def __init__(self, graph: Graph, ctrl: Node, length: Node, elem_zero: object,
@@ -105,6 +112,8 @@ class NewArray(Node):
 class NewStruct(Node):
     """``new S { ... }``: input 0 control, then the field values in declaration order."""
 
+    __slots__ = ("ref_type", "struct", "fields")
+
     pinned = True
 
     def __init__(self, graph: Graph, ctrl: Node, values: list[Node], ty: Type, name: str,
@@ -127,6 +136,8 @@ class NewStruct(Node):
 
 class Load(Node):
     """``a[i]`` (after its bounds test): control, memory, array, index."""
+
+    __slots__ = ("value_type", "pos")
 
     label = "Load"
     pinned = True
@@ -156,6 +167,8 @@ class Effect(Node):
     """A pinned node that takes a memory state and makes the next one (stores, print):
     never merged with another, never folded."""
 
+    __slots__ = ()
+
     pinned = True
 
     def compute(self) -> Type:
@@ -168,6 +181,8 @@ class Effect(Node):
 class Store(Effect):
     """``a[i] = v`` (after its bounds test): control, memory, array, index, value -> memory."""
 
+    __slots__ = ()
+
     label = "Store"
 
     def evaluate(self, args: list[object], state: object) -> object:
@@ -177,6 +192,8 @@ class Store(Effect):
 
 class LoadField(Node):
     """``p.f``: control, memory, struct."""
+
+    __slots__ = ("field", "value_type")
 
     pinned = True
 
@@ -207,6 +224,8 @@ class LoadField(Node):
 class StoreField(Effect):
     """``p.f = v``: control, memory, struct, value -> memory."""
 
+    __slots__ = ("field",)
+
     def __init__(self, graph: Graph, ctrl: Node, mem: Node, base: Node, value: Node,
                  field: str):
         super().__init__(graph, ctrl, mem, base, value)
@@ -220,6 +239,8 @@ class StoreField(Effect):
 
 class Print(Effect):
     """``print(...)``: control, memory, the values -> memory (output keeps its order)."""
+
+    __slots__ = ()
 
     label = "Print"
 

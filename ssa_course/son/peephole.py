@@ -115,9 +115,12 @@ class Peephole:
             if twin is not None and twin is not node and twin.id in twin.graph.nodes:
                 self.stats.gvn_hits += 1
                 return _USE, twin
-        better = _idealize(node)
+        # Control is still being built while parsing (a Region's paths and phis come one
+        # by one; the builder never builds a dead branch): control nodes are idealized
+        # only by the iterative peepholes, on a finished graph.
+        better = None if node.is_control else guarded_idealize(node)
         if better is not None and better is not node:
-            _check_result(node, better)
+            check_result(node, better)
             self.stats.idealized += 1
             if better.id < node.id:  # an existing node: already optimized, use it as is
                 return _USE, better
@@ -202,7 +205,7 @@ def _cycle_message(chain: list[Node], target: Node) -> str:
             f"returns {describe(target)}, a node it had already rewritten")
 
 
-def _check_result(node: Node, better: object) -> None:
+def check_result(node: Node, better: object) -> None:
     """What ``idealize()`` returns must be a live node of the same graph."""
     if not isinstance(better, Node):
         raise RewriteError(f"idealize() of {describe(node)} returned {better!r} "
@@ -221,7 +224,8 @@ def _check_result(node: Node, better: object) -> None:
 _HEADROOM = 1000
 
 
-def _idealize(node: Node) -> Node | None:
+def guarded_idealize(node: Node) -> Node | None:
+    """``node.idealize()``; a rule from outside the engine runs with bounded recursion."""
     method = type(node).idealize
     if method.__module__.startswith("ssa_course.son."):
         return node.idealize()

@@ -12,19 +12,21 @@ assumes the best and only gives up what the program proves: ``x = 1; while (...)
 2 - x; }`` keeps ``x`` at 1.
 
 :func:`sccp` runs the analysis and records a step-by-step :class:`TraceStep` list (the
-lesson replays it with a slider); :func:`apply_sccp` then rewrites the graph in one pass:
-constant-typed nodes become Constants, Ifs with one dead side disappear, dead paths leave
-their Regions, and what is no longer reachable from Stop is swept away.
+lesson replays it with a slider); :func:`apply_sccp` then installs the types and lets the
+iterative peepholes rewrite the graph to a fixed point: constant-typed nodes become
+Constants, Ifs with one dead side disappear, dead paths leave their Regions, what is no
+longer reachable from Stop is swept away, and the rewrites all this unlocks follow.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ssa_course.son.control import If, Loop, Never, Phi, Proj, Region, Start, Stop
+from ssa_course.son.control import If, Loop, Never, Phi, Region, Stop
 from ssa_course.son.data import Constant
-from ssa_course.son.emit import FunctionGraph, SeaOfNodes, remove_trivial_phis, sweep
+from ssa_course.son.emit import FunctionGraph, SeaOfNodes
 from ssa_course.son.graph import Node
+from ssa_course.son.iterate import iterate
 from ssa_course.son.types import CTRL, INT_BOTTOM, TOP, XCTRL, IntType, Type
 
 WIDEN_AFTER = 3  # a loop phi's range that keeps changing is widened to "any int"
@@ -137,73 +139,26 @@ def sccp(fg: FunctionGraph, trace: bool = False) -> SccpResult:
 
 
 def apply_sccp(fg: FunctionGraph, result: SccpResult) -> dict[str, int]:
-    """Rewrite ``fg`` with what SCCP proved; returns counts for the lesson."""
+    """Rewrite ``fg`` with what SCCP proved; returns counts for the lesson.
+
+    The types SCCP found are installed, then the iterative peepholes
+    (:mod:`~ssa_course.son.iterate`) run to a fixed point: constant-typed values become
+    Constants, an If with one dead side disappears, dead paths leave their Regions, exits
+    control never reaches leave Stop -- and every rewrite these unlock follows (``x + 0``
+    once SCCP found the 0, a compare of a value with itself, a phi whose inputs became
+    equal)."""
     types = result.types
-    for n in fg.nodes():
-        n.type = types.get(n.id, TOP)
     counts = {"constants": 0, "dead branches": 0, "dead paths": 0}
-    g = fg.graph
-    # 1. dead paths leave their regions (and their phis' values with them)
-    for region in [n for n in fg.nodes() if isinstance(n, Region)]:
-        if not _live(region.type):
-            continue
-        live = [i for i in range(1, len(region.inputs))
-                if region.inputs[i] is not None and _live(region.inputs[i].type)]
-        if len(live) == len(region.inputs) - 1:
-            continue
-        counts["dead paths"] += len(region.inputs) - 1 - len(live)
-        phis = region.phis()
-        if len(live) == 1:
-            keep = live[0]
-            for phi in phis:
-                phi.replace_with(phi.inputs[keep])
-                phi.kill()
-            region.replace_with(region.inputs[keep])
-            region.kill()
-            continue
-        if isinstance(region, Loop):  # lost its entry or back edge: only one path left
-            continue
-        for node in [region, *phis]:
-            kept = [node.inputs[0]] + [node.inputs[i] for i in live]
-            for i in range(len(node.inputs)):
-                node.set_input(i, None)
-            del node.inputs[len(kept):]
-            for i, v in enumerate(kept):
-                node.set_input(i, v)
-    # 2. an If with one dead side is no branch at all
-    for iff in [n for n in fg.nodes() if isinstance(n, If)]:
-        t = iff.type
-        if not _live(t) or t.types[0] == t.types[1]:
-            continue
-        counts["dead branches"] += 1
-        for proj in [u for u in iff.outputs if isinstance(u, Proj)]:
-            if _live(proj.type):
-                proj.replace_with(iff.inputs[0])
-                proj.kill()
-    # 3. constant-typed values become constants
-    start = fg.start
-    consts: dict[str, Node] = {str(n.value): n for n in fg.nodes() if isinstance(n, Constant)}
     for n in fg.nodes():
-        if n.is_control or isinstance(n, (Constant, Start)) or n.id not in g.nodes:
-            continue
-        if not n.type.is_constant():
-            continue
-        c = consts.get(str(n.type))
-        if c is None:
-            c = consts[str(n.type)] = Constant(g, start, n.type)
-        n.replace_with(c)
-        counts["constants"] += 1
-    # 4. exits control never reaches leave Stop; then sweep what nothing reads
-    stop = fg.stop
-    live_exits = [e for e in stop.inputs if e is not None and e.id in g.nodes
-                  and e.inputs[0] is not None and _live(e.inputs[0].type)]
-    for i in range(len(stop.inputs)):
-        stop.set_input(i, None)
-    del stop.inputs[:]
-    for e in live_exits:
-        stop.add_input(e)
-    remove_trivial_phis(g, [n for n in fg.nodes() if n.id in g.nodes])
-    sweep(g, live_loops_only=True)
+        t = n.type = types.get(n.id, TOP)
+        if isinstance(n, If) and _live(t) and t.types[0] != t.types[1]:
+            counts["dead branches"] += 1
+        elif isinstance(n, Region) and _live(t):
+            counts["dead paths"] += sum(1 for p in n.inputs[1:] if p is None
+                                        or not _live(types.get(p.id, TOP)))
+    stats = iterate(fg.graph)
+    counts["constants"] = stats.constants
+    counts["rewrites"] = stats.rewrites
     return counts
 
 

@@ -19,6 +19,8 @@ from ssa_course.son.types import CTRL, MEM, Type
 
 
 class Scope(Node):
+    __slots__ = ("slots", "names", "types")
+
     label = "Scope"
     scaffolding = True
 
@@ -68,9 +70,7 @@ class Scope(Node):
 
     def truncate(self, n: int) -> None:
         """Forget every slot from ``n`` on (leaving a block drops its variables)."""
-        for i in range(n, len(self.inputs)):
-            self.set_input(i, None)
-        del self.inputs[n:]
+        self.truncate_inputs(n)
         del self.names[n:]
         del self.types[n:]
         self.slots = {k: i for k, i in self.slots.items() if i < n}

@@ -370,12 +370,13 @@ class _Writer:
 
 def _is_length_of(length: Node, array: Node) -> bool:
     """Is ``length`` the length of ``array``: its ``Len``, or the constant it was
-    allocated with (the peepholes fold ``len`` of a fresh array)?"""
+    allocated with (the peepholes fold ``len`` of a fresh array into its size)?"""
     if isinstance(length, Len):
         return length.inputs[1] is array
-    if isinstance(length, Constant) and isinstance(array, NewArray):
+    if isinstance(array, NewArray):
         size = array.inputs[1]
-        return size is length or (isinstance(size, Constant) and size.value == length.value)
+        return size is length or (isinstance(size, Constant) and isinstance(length, Constant)
+                                  and size.value == length.value)
     return False
 
 

@@ -1,0 +1,150 @@
+"""The iterative peepholes after SCCP (issue #10, section 4): what SCCP proves unlocks
+further rewrites, which run to a fixed point; output is unchanged through every stage."""
+
+from __future__ import annotations
+
+import pytest
+
+from ssa_course.pipeline import compile_source
+from ssa_course.son.build import build_graphs
+from ssa_course.son.control import If, Loop, Phi, Region
+from ssa_course.son.data import Add, Compare, Mul
+from ssa_course.son.emit import BuildOptions
+from ssa_course.son.iterate import iterate
+from ssa_course.son.memory import Print
+from ssa_course.son.peephole import RewriteError
+from ssa_course.son.printer import format_graphs
+from ssa_course.son.stages import optimistic_program, son_program
+from ssa_course.son.verify import verify_graphs
+from ssa_course.stages import run
+
+# ``x`` is 1 on every iteration, but only SCCP can tell (the parser must assume the back
+# edge brings anything): every program below hides a 0 or a 1 behind it.
+ONE = "var x = 1; var i = 0; while (i < n) { x = 2 - x; i = i + 1; } "
+
+PROGRAMS = {
+    "add_zero": "fn main(n: int) { " + ONE + "print(n + (x - 1)); }",
+    "mul_one": "fn main(n: int) { " + ONE + "print(n * x); }",
+    "compare_equal": "fn main(n: int) { " + ONE
+                     + "if (n + (x - 1) == n) { print(1); } else { print(2); } }",
+    "phi_equal": "fn main(n: int) { " + ONE + "var y = n; if (n > 0) { y = n * x; } print(y); }",
+    "dead_loop": "fn main(n: int) { " + ONE + "var s = 0; if (n * x != n) { "
+                 "while (s < 100) { s = s + 1; print(s); } } print(s + i); }",
+}
+
+# The whole graph after SCCP and the iterative peepholes: the loop that computes ``x``
+# and ``i`` stays (it may not terminate), everything ``x`` fed folded away.
+LOOP = """\
+  %0 = Start                                    : [ctrl, mem, int]
+  %1 = Proj ctrl         %0                     : ctrl
+  %2 = Proj mem          %0                     : mem
+  %3 = Parm n            %0                     : int
+  %5 = 1                 %0                     : 1
+  %6 = 0                 %0                     : 0
+  %7 = Loop              _ %1 %15               : ctrl
+  %11 = Phi              %7 %6 %21              : int  ; i
+  %13 = <                _ %11 %3               : bool
+  %14 = If               %7 %13                 : [ctrl, ctrl]
+  %15 = Proj True        %14                    : ctrl
+  %16 = Proj False       %14                    : ctrl
+  %21 = +                _ %11 %5               : int
+"""
+
+
+def _graph_text(program) -> str:
+    text = format_graphs(program)
+    return text[text.index("graph main"):]
+
+
+def test_add_zero_folds_once_sccp_finds_the_zero():
+    program = optimistic_program(compile_source(PROGRAMS["add_zero"]))
+    assert _graph_text(program) == "graph main(n: int)\n" + LOOP + """\
+  %25 = Print            %16 %2 %3              : mem
+  %26 = Return           %16 %25 _              : ctrl
+  %27 = Stop             %26                    : ctrl
+"""
+    # the pessimistic graph still computes n + (x - 1)
+    pess = son_program(compile_source(PROGRAMS["add_zero"])).functions["main"]
+    assert any(isinstance(n, Add) and n.inputs[1].label == "n" for n in pess.nodes())
+
+
+def test_mul_one_folds_once_sccp_finds_the_one():
+    program = optimistic_program(compile_source(PROGRAMS["mul_one"]))
+    fg = program.functions["main"]
+    assert not any(isinstance(n, Mul) for n in fg.nodes())
+    printed = next(n for n in fg.nodes() if isinstance(n, Print))
+    assert printed.inputs[2].label == "n"
+    assert "%23 = Print            %16 %2 %3" in _graph_text(program)
+
+
+def test_a_compare_of_equal_values_decides_its_if():
+    program = optimistic_program(compile_source(PROGRAMS["compare_equal"]))
+    fg = program.functions["main"]
+    assert not any(isinstance(n, Compare) and n.op == "==" for n in fg.nodes())
+    assert [n for n in fg.nodes() if isinstance(n, If)] == [fg.graph.nodes[14]]  # the loop's
+    assert not any(isinstance(n, Region) and not isinstance(n, Loop) for n in fg.nodes())
+    printed = [n for n in fg.nodes() if isinstance(n, Print)]
+    assert [p.inputs[2].label for p in printed] == ["1"]  # print(2) went with its branch
+    assert program.sccp_counts["rewrites"] >= 3
+
+
+def test_a_phi_whose_inputs_become_equal_goes_and_its_diamond_too():
+    program = optimistic_program(compile_source(PROGRAMS["phi_equal"]))
+    fg = program.functions["main"]
+    assert [n.id for n in fg.nodes() if isinstance(n, Phi)] == [11]  # only the loop's i
+    assert not any(isinstance(n, Region) and not isinstance(n, Loop) for n in fg.nodes())
+    assert sum(isinstance(n, If) for n in fg.nodes()) == 1
+    assert _graph_text(program).endswith("""\
+  %31 = Print            %16 %2 %3              : mem
+  %32 = Return           %16 %31 _              : ctrl
+  %33 = Stop             %32                    : ctrl
+""")
+
+
+def test_a_loop_behind_a_decided_if_is_dead_code():
+    program = optimistic_program(compile_source(PROGRAMS["dead_loop"]))
+    fg = program.functions["main"]
+    assert sum(isinstance(n, Loop) for n in fg.nodes()) == 1
+    assert sum(isinstance(n, Print) for n in fg.nodes()) == 1
+    assert _graph_text(program).startswith("graph main(n: int)\n" + LOOP)
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_output_is_unchanged_through_every_stage(name):
+    comp = compile_source(PROGRAMS[name])
+    for args in (["0"], ["1"], ["4"], ["-3"]):
+        want = run(comp, args, via="ast")
+        for via in ("son", "son-opt", "scheduled", "optimized"):
+            got = run(comp, args, via=via)
+            assert (got.stdout, got.status) == (want.stdout, want.status), (name, via, args)
+
+
+def test_a_second_run_finds_nothing_left_to_do():
+    """The fixed point: every node that could still simplify was on the worklist (the
+    invariant of Simple's IterPeeps), so running again changes nothing."""
+    from corpus import load_corpus
+
+    for case in load_corpus():
+        program = optimistic_program(compile_source(case.source, case.name))
+        for fg in program.functions.values():
+            before = format_graphs(program)
+            stats = iterate(fg.graph)
+            assert (stats.rewrites, stats.killed) == (0, 0), (case.name, fg.name, stats)
+            assert format_graphs(program) == before
+        verify_graphs(program)
+
+
+class _Swap(Add):
+    """A broken rule: ``a + b`` becomes ``b + a``, forever."""
+
+    def idealize(self):  # noqa: ANN201
+        return _Swap(self.graph, None, self.inputs[2], self.inputs[1])
+
+
+def test_a_rule_that_keeps_rewriting_is_stopped_by_the_budget():
+    comp = compile_source("fn main(a: int, b: int) { print(a + b); }")
+    # built raw (no peepholes while parsing), so the broken rule first runs here
+    program = build_graphs(comp.ast, False, BuildOptions(classes={"+": _Swap}))
+    assert any(isinstance(n, _Swap) for n in program.functions["main"].nodes())
+    with pytest.raises(RewriteError, match="keep making new work"):
+        iterate(program.functions["main"].graph)
