@@ -19,7 +19,7 @@ quads interpreter, becomes Julia-style IRCode, and prints as Bril.
 from __future__ import annotations
 
 from ssa_course.quads.ir import Function, Instr, Item, Label, Program
-from ssa_course.runtime import ARRAY_LENGTH_TRAP
+from ssa_course.runtime import ARRAY_LENGTH_TRAP, paused_gc
 from ssa_course.son.control import Call, If, Phi, Proj, Return, Start, Throw, Trap
 from ssa_course.son.data import (
     Add,
@@ -376,9 +376,10 @@ def _is_length_of(length: Node, array: Node) -> bool:
 def scheduled_ssa(program: SeaOfNodes, structs: dict | None = None
                   ) -> tuple[Program, dict[str, Schedule]]:
     """Schedule every function and write it as SSA quads (phis at block tops)."""
-    schedules = {name: schedule(fg) for name, fg in program.functions.items()}
-    returns = {name: fg.returns for name, fg in program.functions.items()}
-    functions = {name: _Writer(s, returns).write() for name, s in schedules.items()}
+    with paused_gc():  # a big live graph and the quads made from it: nothing is garbage
+        schedules = {name: schedule(fg) for name, fg in program.functions.items()}
+        returns = {name: fg.returns for name, fg in program.functions.items()}
+        functions = {name: _Writer(s, returns).write() for name, s in schedules.items()}
     return Program(functions, structs or {}), schedules
 
 
@@ -388,5 +389,6 @@ def graph_to_quads(program: SeaOfNodes, structs: dict | None = None) -> Program:
     from ssa_course.ssa.verify import verify_ssa_program
 
     ssa, _ = scheduled_ssa(program, structs)
-    verify_ssa_program(ssa)
-    return program_from_ssa(ssa)
+    with paused_gc():
+        verify_ssa_program(ssa)
+        return program_from_ssa(ssa)
