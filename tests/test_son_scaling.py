@@ -177,3 +177,47 @@ def test_loop_phis_keep_their_places_in_the_id_order():
     assert phis == {"$mem": loop.id + 1, "n": loop.id + 2, "b": loop.id + 4,
                     "i": loop.id + 5}
     assert all(isinstance(fg.graph.nodes.get(loop.id + k), Phi) for k in (1, 2, 4, 5))
+
+
+def _unused_by_sweeps(writer) -> set[int]:
+    """The old definition: sweep until nothing changes (a chain of k nodes took k sweeps)."""
+    from ssa_course.son.data import Add, Mul, Sub
+    from ssa_course.son.to_quads import Compare, InBounds, IsSet, Len, Logic, Neg, Not
+
+    pure = (Constant, Add, Sub, Mul, Neg, Compare, Not, Logic, InBounds, Len, IsSet)
+    probed = {x.id for a, b, _ in writer.probes.values() for x in (a, b)}
+    nodes = [n for b in writer.s.order() for n in b.nodes
+             if isinstance(n, pure) and n.id not in probed]
+    unused: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for n in nodes:
+            if n.id not in unused and all(u.id in writer.implied or u.id in unused
+                                           for u in n.outputs):
+                unused.add(n.id)
+                changed = True
+    return unused
+
+
+def test_checks_left_implicit_drop_the_same_nodes_as_repeated_sweeps():
+    import sys
+    from pathlib import Path
+
+    from ssa_course.son.control import If
+    from ssa_course.son.gcm import schedule
+    from ssa_course.son.memory import IsSet
+    from ssa_course.son.stages import optimistic_program
+    from ssa_course.son.to_quads import _Writer
+
+    sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
+    from shapes import array_loops, diamonds
+
+    for src in (array_loops(120), diamonds(150),
+                "fn main(n: int) { var a = new int[n]; print(a[n - 1] / (n - 3)); }"):
+        program = optimistic_program(compile_source(src))
+        for fg in program.functions.values():
+            w = _Writer(schedule(fg), {})
+            w.implied = {b.end.id for b in w.s.order() if isinstance(b.end, If) and (
+                isinstance(b.end.inputs[1], IsSet) or w.check_is_implied(b.end))}
+            assert w._only_for_implied_checks() == _unused_by_sweeps(w)

@@ -149,17 +149,23 @@ class _Writer:
         it reads are not written either."""
         pure = (Constant, Add, Sub, Mul, Neg, Compare, Not, Logic, InBounds, Len, IsSet)
         probed = {x.id for a, b, _ in self.probes.values() for x in (a, b)}
-        nodes = [n for b in self.s.order() for n in b.nodes
-                 if isinstance(n, pure) and n.id not in probed]
+        candidates = {n.id: n for b in self.s.order() for n in b.nodes
+                      if isinstance(n, pure) and n.id not in probed}
+        # A worklist, not repeated sweeps (a chain of k such nodes would take k sweeps):
+        # ``waiting`` counts a candidate's uses that are neither an implied check nor
+        # unused yet; it goes when the count reaches zero.
+        waiting = {i: sum(1 for u in n.outputs if u.id not in self.implied)
+                   for i, n in candidates.items()}
+        work = [i for i, count in waiting.items() if count == 0]
         unused: set[int] = set()
-        changed = True
-        while changed:
-            changed = False
-            for n in nodes:
-                if n.id not in unused and all(u.id in self.implied or u.id in unused
-                                               for u in n.outputs):
-                    unused.add(n.id)
-                    changed = True
+        while work:
+            i = work.pop()
+            unused.add(i)
+            for x in candidates[i].inputs:
+                if x is not None and x.id in waiting and x.id not in unused:
+                    waiting[x.id] -= 1
+                    if waiting[x.id] == 0:
+                        work.append(x.id)
         return unused
 
     # -- nodes ----------------------------------------------------------------------
