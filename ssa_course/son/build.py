@@ -8,8 +8,9 @@ node are already final, so ``compute``/``idealize`` see everything they need).
 * The :class:`~ssa_course.son.scope.Scope` node maps each variable to its current node.
 * ``if``/``else``, ``&&``/``||`` and ``try``/``catch`` merge scopes at a Region, making a
   Phi for every variable whose definitions differ.
-* A loop head gets a Loop region and a Phi for *every* variable (and memory); after the
-  body is parsed the back edge is filled in and the phis that turned out trivial
+* A loop head gets a Loop region and a Phi for memory and every variable the loop names
+  (:mod:`~ssa_course.son.loopvars`: the others keep their value); after the body is
+  parsed the back edge is filled in and the phis that turned out trivial
   (``phi(x, itself)``) are removed.
 * Every runtime check is explicit control: ``If`` on the condition, ``Trap`` on the
   failing side. With peepholes on, a check (or any ``if``) whose predicate is a constant
@@ -37,6 +38,7 @@ from ssa_course.son.emit import (
     lattice_type,
 )
 from ssa_course.son.graph import Node
+from ssa_course.son.loopvars import mentioned_vars
 from ssa_course.son.memory import Len, Print
 from ssa_course.son.scope import Scope
 from ssa_course.son.types import BOOL_BOTTOM, INT_BOTTOM
@@ -249,10 +251,18 @@ class GraphBuilder(Emitter):
         size = self.scope.size()
         entry = self.scope
         loop = self.p(Loop(self.g, None, entry.ctrl, None))
-        for i in range(1, size):  # a phi for every variable (and memory), cleaned up later
+        slots = self._loop_slots(entry, size, cond, body, step)
+        # Node ids as if every variable in scope had a phi (the one for slot i is number
+        # base + i - 1): the ids, and so the printed graphs, do not depend on which trivial
+        # phis were never made.
+        base = self.g.next_id
+        for i in slots:  # memory and every variable the loop mentions; cleaned up later
+            self.g.next_id = base + i - 1
             phi = Phi(self.g, loop, entry.inputs[i], None, declared=entry.types[i],
                       name=entry.names[i])
             entry.set_input(i, self.p(phi))
+            assert self.g.next_id == base + i, "a loop phi must not make other nodes"
+        self.g.next_id = max(self.g.next_id, base + size - 1)
         entry.ctrl = loop
         head = entry.dup()  # remembers the phis for the back edge
         if cond is None:
@@ -280,13 +290,22 @@ class GraphBuilder(Emitter):
             # an endless loop: give it an exit edge control never takes, so that Stop
             # still reaches the loop and the memory effects inside it
             self.exits.append(self.p(Never(self.g, loop, head.inputs[1])))
-        self._close_loop(loop, head, back, size)
+        self._close_loop(loop, head, back, slots)
         self.scope = self.merge(context.breaks, size)
 
-    def _close_loop(self, loop: Loop, head: Scope, back: Scope, size: int) -> None:
-        phis = [head.inputs[i] for i in range(1, size)]
+    @staticmethod
+    def _loop_slots(entry: Scope, size: int, cond: ast.Expr | None, body: ast.Block,
+                    step: ast.Stmt | None) -> list[int]:
+        """The scope slots that get a phi at a loop head: memory (slot 1) and the variables
+        the loop names. One it never names would only get ``phi(x, itself)``, and making
+        those costs every variable in scope at every loop."""
+        named = (entry.slot_of(var) for var in mentioned_vars(cond, body, step))
+        return [1, *sorted(i for i in named if i is not None and 2 <= i < size)]
+
+    def _close_loop(self, loop: Loop, head: Scope, back: Scope, slots: list[int]) -> None:
+        phis = [(i, head.inputs[i]) for i in slots]
         loop.set_input(2, back.ctrl)
-        for i, phi in enumerate(phis, start=1):
+        for i, phi in phis:
             if isinstance(phi, Phi) and phi.inputs[0] is loop:
                 phi.set_input(2, None if back.dead() else back.inputs[i])
         self.drop(back)
@@ -302,7 +321,7 @@ class GraphBuilder(Emitter):
             loop.replace_with(entry)
             self.peep.discard(loop)
             return
-        live = [p for p in phis if isinstance(p, Phi) and p.inputs[0] is loop]
+        live = [p for _, p in phis if isinstance(p, Phi) and p.inputs[0] is loop]
         self.phis_to_clean.extend(live)
         self.remove_trivial_phis(live)
 

@@ -28,7 +28,7 @@ from ssa_course.son.control import (
     Trap,
 )
 from ssa_course.son.data import Compare, Constant, Div, Rem
-from ssa_course.son.graph import Graph, Node
+from ssa_course.son.graph import Graph, Node, unlink_dead
 from ssa_course.son.memory import (
     InBounds,
     IsSet,
@@ -350,8 +350,4 @@ def sweep(g: Graph, live_loops_only: bool = False) -> None:
         seen.add(n.id)
         work.extend(n.inputs)
     dead = [n for n in g.nodes.values() if n.id not in seen]
-    for n in dead:
-        for i in range(len(n.inputs)):
-            n.set_input(i, None)
-    for n in dead:  # its users are dead too, so it has none left
-        n.kill()
+    unlink_dead(dead, seen)

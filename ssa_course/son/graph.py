@@ -181,6 +181,24 @@ def _remove_last(users: list[Node], node: Node) -> None:
     raise ValueError(f"{node!r} is not a user")
 
 
+def unlink_dead(dead: list[Node], live: set[int]) -> None:
+    """Disconnect ``dead`` nodes (none of them in ``live``, a set of node ids) from each other
+    and from the live nodes, and drop them from their graph. Each live producer's user list
+    is filtered once, so this costs the number of edges touched, however long the lists of
+    Start's and the constants' users are (removing the users one by one would not)."""
+    touched: dict[int, Node] = {}
+    for n in dead:
+        for inp in n.inputs:
+            if inp is not None and inp.id in live:
+                touched[inp.id] = inp
+        n.inputs = [None] * len(n.inputs)
+    for producer in touched.values():
+        producer.outputs = [u for u in producer.outputs if u.id in live]
+    for n in dead:
+        n.outputs = []
+        n.graph.nodes.pop(n.id, None)
+
+
 def start_of(node: Node) -> Node:
     """The graph's Start node (constants hang off it)."""
     start = node.graph.start

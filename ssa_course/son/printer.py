@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ssa_course.runtime import paused_gc
 from ssa_course.son.control import Never, Phi, Proj, Region, Start, Stop
 from ssa_course.son.data import Constant
 from ssa_course.son.emit import FunctionGraph, SeaOfNodes
@@ -82,9 +83,10 @@ def format_graph(fg: FunctionGraph, select_compose: bool = False) -> str:
 
 
 def format_graphs(program: SeaOfNodes, select_compose: bool = False) -> str:
-    header = f"// sea of nodes: {summary(program)}"
-    return "\n\n".join([header] + [format_graph(fg, select_compose)
-                                   for fg in program.functions.values()]) + "\n"
+    with paused_gc():  # one line per node of a big live graph: nothing here is garbage
+        header = f"// sea of nodes: {summary(program)}"
+        return "\n\n".join([header] + [format_graph(fg, select_compose)
+                                       for fg in program.functions.values()]) + "\n"
 
 
 def _text_label(node: Node) -> str:

@@ -27,6 +27,7 @@ class Scope(Node):
     def __init__(self, graph: Graph, ctrl: Node | None, mem: Node | None):
         super().__init__(graph, ctrl, mem)
         self.slots: dict[Hashable, int] = {}
+        self.keys: list[Hashable] = ["$ctrl", "$mem"]  # slot -> key (the inverse of slots)
         self.names: list[str] = ["$ctrl", "$mem"]
         self.types: list[Type] = [CTRL, MEM]
 
@@ -55,9 +56,14 @@ class Scope(Node):
 
     def define(self, key: Hashable, node: Node, name: str, ty: Type) -> None:
         self.slots[key] = len(self.inputs)
+        self.keys.append(key)
         self.names.append(name)
         self.types.append(ty)
         self.add_input(node)
+
+    def slot_of(self, key: Hashable) -> int | None:
+        """The slot of a variable in scope, or None."""
+        return self.slots.get(key)
 
     def lookup(self, key: Hashable) -> Node:
         return self.inputs[self.slots[key]]
@@ -71,15 +77,19 @@ class Scope(Node):
     def truncate(self, n: int) -> None:
         """Forget every slot from ``n`` on (leaving a block drops its variables)."""
         self.truncate_inputs(n)
+        for key in self.keys[n:]:  # only the dropped slots: leaving a block costs its size
+            if self.slots.get(key, -1) >= n:
+                del self.slots[key]
+        del self.keys[n:]
         del self.names[n:]
         del self.types[n:]
-        self.slots = {k: i for k, i in self.slots.items() if i < n}
 
     def dup(self) -> Scope:
         twin = Scope(self.graph, self.inputs[0], self.inputs[1])
         for i in range(2, len(self.inputs)):
             twin.add_input(self.inputs[i])
         twin.slots = dict(self.slots)
+        twin.keys = list(self.keys)
         twin.names = list(self.names)
         twin.types = list(self.types)
         return twin

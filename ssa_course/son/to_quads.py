@@ -19,7 +19,7 @@ quads interpreter, becomes Julia-style IRCode, and prints as Bril.
 from __future__ import annotations
 
 from ssa_course.quads.ir import Function, Instr, Item, Label, Program
-from ssa_course.runtime import ARRAY_LENGTH_TRAP
+from ssa_course.runtime import ARRAY_LENGTH_TRAP, paused_gc
 from ssa_course.son.control import Call, If, Phi, Proj, Return, Start, Throw, Trap
 from ssa_course.son.data import (
     Add,
@@ -149,17 +149,23 @@ class _Writer:
         it reads are not written either."""
         pure = (Constant, Add, Sub, Mul, Neg, Compare, Not, Logic, InBounds, Len, IsSet)
         probed = {x.id for a, b, _ in self.probes.values() for x in (a, b)}
-        nodes = [n for b in self.s.order() for n in b.nodes
-                 if isinstance(n, pure) and n.id not in probed]
+        candidates = {n.id: n for b in self.s.order() for n in b.nodes
+                      if isinstance(n, pure) and n.id not in probed}
+        # A worklist, not repeated sweeps (a chain of k such nodes would take k sweeps):
+        # ``waiting`` counts a candidate's uses that are neither an implied check nor
+        # unused yet; it goes when the count reaches zero.
+        waiting = {i: sum(1 for u in n.outputs if u.id not in self.implied)
+                   for i, n in candidates.items()}
+        work = [i for i, count in waiting.items() if count == 0]
         unused: set[int] = set()
-        changed = True
-        while changed:
-            changed = False
-            for n in nodes:
-                if n.id not in unused and all(u.id in self.implied or u.id in unused
-                                               for u in n.outputs):
-                    unused.add(n.id)
-                    changed = True
+        while work:
+            i = work.pop()
+            unused.add(i)
+            for x in candidates[i].inputs:
+                if x is not None and x.id in waiting and x.id not in unused:
+                    waiting[x.id] -= 1
+                    if waiting[x.id] == 0:
+                        work.append(x.id)
         return unused
 
     # -- nodes ----------------------------------------------------------------------
@@ -383,9 +389,10 @@ def _is_length_of(length: Node, array: Node) -> bool:
 def scheduled_ssa(program: SeaOfNodes, structs: dict | None = None
                   ) -> tuple[Program, dict[str, Schedule]]:
     """Schedule every function and write it as SSA quads (phis at block tops)."""
-    schedules = {name: schedule(fg) for name, fg in program.functions.items()}
-    returns = {name: fg.returns for name, fg in program.functions.items()}
-    functions = {name: _Writer(s, returns).write() for name, s in schedules.items()}
+    with paused_gc():  # a big live graph and the quads made from it: nothing is garbage
+        schedules = {name: schedule(fg) for name, fg in program.functions.items()}
+        returns = {name: fg.returns for name, fg in program.functions.items()}
+        functions = {name: _Writer(s, returns).write() for name, s in schedules.items()}
     return Program(functions, structs or {}), schedules
 
 
@@ -395,5 +402,6 @@ def graph_to_quads(program: SeaOfNodes, structs: dict | None = None) -> Program:
     from ssa_course.ssa.verify import verify_ssa_program
 
     ssa, _ = scheduled_ssa(program, structs)
-    verify_ssa_program(ssa)
-    return program_from_ssa(ssa)
+    with paused_gc():
+        verify_ssa_program(ssa)
+        return program_from_ssa(ssa)

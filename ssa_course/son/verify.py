@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ssa_course.errors import VerifyError
+from ssa_course.runtime import paused_gc
 from ssa_course.son.control import (
     Call,
     If,
@@ -49,22 +50,24 @@ def _where(fg: FunctionGraph, node: Node) -> str:
 
 def verify_graph(fg: FunctionGraph) -> None:
     nodes = fg.graph.nodes
+    uses, listed = _edge_counts(nodes)
     for node in nodes.values():
         where = _where(fg, node)
         if node.scaffolding:
             raise VerifyError("no scaffolding left", where, "the parser's scope survived")
+        me = id(node)
         for i, inp in enumerate(node.inputs):
             if inp is None:
                 continue
             if nodes.get(inp.id) is not inp:
                 raise VerifyError("edges mirror", where, f"input {i} {inp!r} was deleted")
-            if inp.outputs.count(node) != node.inputs.count(inp):
+            if listed.get((id(inp), me), 0) != uses[(id(inp), me)]:
                 raise VerifyError("edges mirror", where,
                                   f"input {i} {inp!r} does not list it as a user")
-        for user in set(node.outputs):
+        for user in dict.fromkeys(node.outputs):
             if nodes.get(user.id) is not user:
                 raise VerifyError("edges mirror", where, f"user {user!r} was deleted")
-            if user.inputs.count(node) != node.outputs.count(user):
+            if uses.get((me, id(user)), 0) != listed[(me, id(user))]:
                 raise VerifyError("edges mirror", where, f"user {user!r} does not read it")
         _check_node(fg, node, where)
         _check_successors(fg, node, where)
@@ -75,6 +78,20 @@ def verify_graph(fg: FunctionGraph) -> None:
     for node in nodes.values():
         if isinstance(node, (Return, Throw, Trap, Never)) and node not in exits:
             raise VerifyError("exits", _where(fg, node), "does not feed Stop")
+
+
+def _edge_counts(nodes: dict[int, Node]) -> tuple[Counter, Counter]:
+    """How often each edge (producer, user) is read in ``user.inputs`` and listed in
+    ``producer.outputs``, keyed by object identity: counted once for the whole graph, so
+    the mirror check costs the same per edge however many users a node has (Start and
+    constants can have tens of thousands)."""
+    uses: Counter = Counter()
+    listed: Counter = Counter()
+    for node in nodes.values():
+        me = id(node)
+        uses.update((id(inp), me) for inp in node.inputs if inp is not None)
+        listed.update((me, id(user)) for user in node.outputs)
+    return uses, listed
 
 
 def _check_successors(fg: FunctionGraph, node: Node, where: str) -> None:
@@ -121,5 +138,8 @@ def _check_node(fg: FunctionGraph, node: Node, where: str) -> None:
 
 
 def verify_graphs(program: SeaOfNodes) -> None:
-    for fg in program.functions.values():
-        verify_graph(fg)
+    # The collector would rescan the whole (live) graph many times while the edge counts
+    # are built: nothing made here is garbage.
+    with paused_gc():
+        for fg in program.functions.values():
+            verify_graph(fg)
