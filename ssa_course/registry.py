@@ -83,9 +83,7 @@ def _load() -> None:
     global _loaded
     if not _loaded:
         _loaded = True
-        from ssa_course.lessons import load_all
-
-        load_all()
+        import ssa_course.lessons  # noqa: F401  (loads every lesson, in order)
 
 
 def set_lesson(number: str) -> None:

@@ -141,3 +141,18 @@ def test_julia_draws_every_function():
 def test_ircode_carries_its_structs():
     program = registry.build(compile_source(PROGRAM), "julia")
     assert list(program.structs) == ["P"]
+
+
+def test_importing_one_lesson_first_keeps_the_order():
+    """A notebook that imports lesson 07's module before anything else still sees every
+    representation in lesson order, each with its lesson's number."""
+    import subprocess
+    import sys
+
+    code = ("from ssa_course.lessons.l07_optimistic import optimistic_program\n"
+            "from ssa_course import registry\n"
+            "print(' '.join(r.lesson + ':' + r.name for r in registry.representations()))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out[0] == "00:ast" and "07:son-opt" in out
+    assert [x.split(":")[0] for x in out] == sorted(x.split(":")[0] for x in out)

@@ -45,3 +45,9 @@ def load_all() -> None:
         set_lesson(lesson.number)
         importlib.import_module(f"{__name__}.{lesson.module}")
     set_lesson("?")
+
+
+# Importing any lesson's module (``from ssa_course.lessons.l07_optimistic import ...``)
+# runs this package first, which loads every lesson in order: the registry's order and
+# lesson numbers never depend on which module a notebook happened to import first.
+load_all()
