@@ -19,7 +19,7 @@ from ssa_course.son.types import CTRL, MEM, Type
 
 
 class Scope(Node):
-    __slots__ = ("slots", "names", "types")
+    __slots__ = ("slots", "keys", "names", "types")
 
     label = "Scope"
     scaffolding = True
