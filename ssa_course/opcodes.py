@@ -70,6 +70,8 @@ class Opcode:
     left_identity: object = _NONE
     zero: object = _NONE
     same: object = _NONE
+    mirror: str | None = None  # the op with the operands swapped: a < b is b > a
+    negation: str | None = None  # the op that gives the opposite answer: a < b, a >= b
     label: str | None = None  # the sea of nodes' label (default: the symbol, else the name)
     doc: str = ""
 
@@ -123,13 +125,19 @@ _BUILTIN = (
     Opcode("rem", 2, INT, INT, tiny_rem, "%", TERM_LEVEL, trap="division by zero",
            divisor=1, doc="sign of the dividend; INT_MIN % -1 is 0 (a Bril extension)"),
     Opcode("eq", 2, SAME, BOOL, _eq, "==", CMP_LEVEL, commutative=True, same=True,
+           mirror="eq", negation="ne",
            doc="ints and bools by value, arrays and structs by reference"),
     Opcode("ne", 2, SAME, BOOL, _ne, "!=", CMP_LEVEL, commutative=True, same=False,
+           mirror="ne", negation="eq",
            bril=False, doc="Tiny's !=; quads write it not (eq a b)"),
-    Opcode("lt", 2, INT, BOOL, lambda a, b: a < b, "<", CMP_LEVEL, same=False),
-    Opcode("le", 2, INT, BOOL, lambda a, b: a <= b, "<=", CMP_LEVEL, same=True),
-    Opcode("gt", 2, INT, BOOL, lambda a, b: a > b, ">", CMP_LEVEL, same=False),
-    Opcode("ge", 2, INT, BOOL, lambda a, b: a >= b, ">=", CMP_LEVEL, same=True),
+    Opcode("lt", 2, INT, BOOL, lambda a, b: a < b, "<", CMP_LEVEL, same=False,
+           mirror="gt", negation="ge"),
+    Opcode("le", 2, INT, BOOL, lambda a, b: a <= b, "<=", CMP_LEVEL, same=True,
+           mirror="ge", negation="gt"),
+    Opcode("gt", 2, INT, BOOL, lambda a, b: a > b, ">", CMP_LEVEL, same=False,
+           mirror="lt", negation="le"),
+    Opcode("ge", 2, INT, BOOL, lambda a, b: a >= b, ">=", CMP_LEVEL, same=True,
+           mirror="le", negation="lt"),
     Opcode("and", 2, BOOL, BOOL, lambda a, b: bool(a and b), "&&", AND_LEVEL,
            commutative=True, short_circuit=False, right_identity=True, label="and",
            doc="Bril's and evaluates both operands; Tiny's && short-circuits"),
