@@ -57,6 +57,16 @@ from ssa_course.tiny import types as tt
 _KINDS = {opcodes.INT: tt.INT, opcodes.BOOL: tt.BOOL}
 
 
+def _row_trapping_with(message: str) -> opcodes.Opcode | None:
+    """The first Bril row of the opcode table that fails with ``message`` when its divisor
+    is zero (``div`` for ``division by zero``), or None."""
+    for row in opcodes.all_opcodes():
+        if row.bril and row.divisor is not None and row.trap == message \
+                and row.operands == opcodes.INT:
+            return row
+    return None
+
+
 def _row_of(n: Node | None) -> opcodes.Opcode | None:
     """The opcode table's row a node computes (operator nodes name theirs), or None."""
     name = getattr(n, "opcode", None)
@@ -347,9 +357,11 @@ class _Writer:
     def trap(self, trap: Trap, ret: tt.Type | None) -> None:
         d = f"v{trap.id}"
         w = [self.name(x) for x in trap.inputs[2:]]
-        if trap.message == "division by zero":
-            self.emit(Instr("const", d + "_z", tt.INT, value=0))
-            self.emit(Instr("div", d, tt.INT, [d + "_z", d + "_z"], pos=trap.pos))
+        row = _row_trapping_with(trap.message)
+        if row is not None:  # div (or any division-like row) with every operand zero
+            self.emit(Instr("const", d + "_z", _KINDS[row.operands], value=0))
+            self.emit(Instr(row.name, d, _KINDS[row.result], [d + "_z"] * row.arity,
+                            pos=trap.pos))
         elif trap.message == ARRAY_LENGTH_TRAP:  # newarr reports which end failed
             self.emit(Instr("newarr", d, tt.ArrayType(tt.INT), w[:1], pos=trap.pos))
         else:  # out of bounds, unset slot: the load fails the same way
