@@ -51,8 +51,14 @@ def test_ops():
 # ---------------------------------------------------------------- the table itself
 
 
+BRIL_ROWS = sorted(op.name for op in opcodes.all_opcodes() if op.bril)
+# Tiny's binary operators on ints (a row added to the table is tested here at once)
+INT_SYMBOLS = sorted(op.symbol for op in opcodes.all_opcodes()
+                     if op.arity == 2 and op.symbol and op.operands != opcodes.BOOL)
+
+
 def test_every_bril_value_op_is_a_row_and_every_accepted_op_is_known():
-    assert {op.name for op in opcodes.all_opcodes() if op.bril} == BRIL_VALUE_OPS
+    assert BRIL_VALUE_OPS <= set(BRIL_ROWS)
     for name in BRIL_VALUE_OPS:
         assert is_known_op(name)
     # what the readers accept is exactly the other ops plus the Bril rows
@@ -61,7 +67,7 @@ def test_every_bril_value_op_is_a_row_and_every_accepted_op_is_known():
     assert not set(OTHER_OPS) & {op.name for op in opcodes.all_opcodes()}
 
 
-@pytest.mark.parametrize("name", sorted(BRIL_VALUE_OPS))
+@pytest.mark.parametrize("name", BRIL_ROWS)
 def test_the_bril_text_reader_accepts_every_row(name):
     row = opcodes.bril_op(name)
     kind = "int" if row.operands in (opcodes.INT, opcodes.SAME) else "bool"
@@ -74,12 +80,12 @@ def test_the_bril_text_reader_accepts_every_row(name):
 
 
 def test_tiny_symbols_and_levels_are_the_grammar():
-    assert opcodes.binary_symbols(opcodes.OR_LEVEL) == {"||"}
-    assert opcodes.binary_symbols(opcodes.AND_LEVEL) == {"&&"}
-    assert opcodes.binary_symbols(opcodes.CMP_LEVEL) == {"==", "!=", "<", "<=", ">", ">="}
-    assert opcodes.binary_symbols(opcodes.SUM_LEVEL) == {"+", "-"}
-    assert opcodes.binary_symbols(opcodes.TERM_LEVEL) == {"*", "/", "%"}
-    assert opcodes.prefix_symbols() == {"-", "!"}
+    assert opcodes.binary_symbols(opcodes.OR_LEVEL) >= {"||"}
+    assert opcodes.binary_symbols(opcodes.AND_LEVEL) >= {"&&"}
+    assert opcodes.binary_symbols(opcodes.CMP_LEVEL) >= {"==", "!=", "<", "<=", ">", ">="}
+    assert opcodes.binary_symbols(opcodes.SUM_LEVEL) >= {"+", "-"}
+    assert opcodes.binary_symbols(opcodes.TERM_LEVEL) >= {"*", "/", "%"}
+    assert opcodes.prefix_symbols() >= {"-", "!"}
 
 
 def test_the_table_refuses_ambiguous_rows():
@@ -149,7 +155,7 @@ def _table_result(row: opcodes.Opcode, values: tuple) -> tuple[str, str]:
     return ssa_course.runtime.format_print([value]), ""
 
 
-@pytest.mark.parametrize("name", sorted(BRIL_VALUE_OPS))
+@pytest.mark.parametrize("name", BRIL_ROWS)
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_rows_agree_with_the_quads_interpreter(name, data):
@@ -163,7 +169,7 @@ def test_rows_agree_with_the_quads_interpreter(name, data):
         assert folded == row.apply(values)
 
 
-@pytest.mark.parametrize("symbol", ["+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!="])
+@pytest.mark.parametrize("symbol", INT_SYMBOLS)
 @settings(max_examples=30, deadline=None)
 @given(a=ints, b=st.one_of(st.sampled_from([0, -1, 1]), ints))
 def test_tiny_rows_agree_with_the_ast_interpreter(symbol, a, b):
