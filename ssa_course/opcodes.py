@@ -91,7 +91,8 @@ class Opcode:
     def apply(self, values: list[object] | tuple[object, ...],
               pos: Pos | tuple[int, int] | None = None) -> object:
         """The operator's value, or :class:`RuntimeTrap` at ``pos`` when it fails."""
-        if self.divisor is not None and self.traps(values):
+        d = self.divisor
+        if d is not None and values[d] == 0 and values[d] is not False:
             raise RuntimeTrap(self.trap or "runtime error", pos)
         return self.evaluate(*values)
 

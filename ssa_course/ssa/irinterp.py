@@ -75,6 +75,7 @@ def run_ircode(program: dict[str, IRCode], args: list[object], out: Output,
     stack = [_Frame(program["main"], list(args), None)]
     steps = 0
     heap = Heap(limits)
+    rows = {op.name: op for op in opcodes.all_opcodes() if op.bril}  # the value operators
 
     def val(f: _Frame, v: object) -> object:
         if isinstance(v, SSAValue):
@@ -139,9 +140,14 @@ def run_ircode(program: dict[str, IRCode], args: list[object], out: Output,
             if isinstance(s, Expr):
                 head = s.head
                 pos = f.ir.lines[idx - 1]
-                value_op = opcodes.bril_op(head)
+                value_op = rows.get(head)
                 if value_op is not None:  # a row of the opcode table
-                    f.vals[idx] = value_op.apply([val(f, a) for a in s.args], pos)
+                    operands = [val(f, a) for a in s.args] if value_op.arity != 2 \
+                        else (val(f, s.args[0]), val(f, s.args[1]))
+                    if value_op.divisor is None:  # cannot trap: skip apply's test
+                        f.vals[idx] = value_op.evaluate(*operands)
+                    else:
+                        f.vals[idx] = value_op.apply(operands, pos)
                 elif head == "print":
                     out.write(format_print([val(f, a) for a in s.args]))
                 elif head == "call":

@@ -233,6 +233,8 @@ class Interpreter:
             if op.short_circuit is not None and left is op.short_circuit:
                 return left  # && and || decide without the right operand
             right = yield from self.value(e.right, env)
+            if op.divisor is None:  # cannot trap: skip apply's test
+                return op.evaluate(left, right)
             return op.apply((left, right), e.pos)
         if kind is ast.Unary:
             operand = yield from self.value(e.operand, env)
@@ -270,7 +272,10 @@ class Interpreter:
             op = opcodes.TABLE.binary[e.op]
             if op.short_circuit is not None and left is op.short_circuit:
                 return left  # && and || decide without the right operand
-            return op.apply((left, self.eval(e.right, env)), e.pos)
+            right = self.eval(e.right, env)
+            if op.divisor is None:  # cannot trap: skip apply's test
+                return op.evaluate(left, right)
+            return op.apply((left, right), e.pos)
         if kind is ast.Unary:
             return opcodes.TABLE.prefix[e.op].apply((self.eval(e.operand, env),), e.pos)
         if kind is ast.Index:
