@@ -21,6 +21,7 @@ import ssa_course
 from ssa_course import opcodes
 from ssa_course.errors import RuntimeTrap, SourceError
 from ssa_course.quads.bril import parse_bril_text
+from ssa_course.quads.fold import identity
 from ssa_course.quads.interp import run_quads
 from ssa_course.quads.ir import OTHER_OPS, Function, Instr, Program, is_known_op
 from ssa_course.quads.peephole import local_value_numbering, on_program
@@ -36,7 +37,8 @@ BRIL_VALUE_OPS = {"add", "sub", "mul", "div", "eq", "lt", "gt", "le", "ge", "not
 
 # Names and symbols no real row should take (the doc's example adds min, <?).
 MIN = opcodes.Opcode("tmin", 2, opcodes.INT, opcodes.INT, min, "/\\", opcodes.SUM_LEVEL,
-                     commutative=True, doc="the smaller operand, a lattice's meet (test only)")
+                     commutative=True, right_identity=INT_MAX, left_identity=INT_MAX,
+                     zero=INT_MIN, doc="the smaller operand, a lattice's meet (test only)")
 FMOD = opcodes.Opcode("tfmod", 2, opcodes.INT, opcodes.INT, lambda a, b: a % b, "%%%",
                       opcodes.TERM_LEVEL, trap="floor modulo by zero", divisor=1,
                       doc="Python's floor modulo (test only)")
@@ -342,3 +344,17 @@ def test_unregistered_operators_are_unknown_again():
     with pytest.raises(SourceError, match="unsupported Bril op 'tmin'"):
         ssa_course.compile("@main { a: int = const 1; x: int = tmin a a; print x; }",
                            "u.bril", kind="bril").check()
+
+
+def test_the_identities_of_a_registered_row_are_applied(test_ops):
+    assert identity("tmin", ["a", "b"], [None, INT_MAX]) == ("copy", "a")
+    assert identity("tmin", ["a", "b"], [INT_MAX, None]) == ("copy", "b")
+    assert identity("tmin", ["a", "b"], [None, INT_MIN]) == ("const", INT_MIN)
+    assert identity("tmin", ["a", "a"], [None, None]) is None  # no ``same`` rule given
+    src = ("fn main(a: int) { print(a /\\ 9223372036854775807, 9223372036854775807 /\\ a,"
+           " a /\\ -9223372036854775808); }")
+    comp = ssa_course.compile(src, "i.tiny")
+    assert not _min_nodes(build_graphs(comp.ast, optimize=True))
+    assert _min_nodes(build_graphs(comp.ast, optimize=False))
+    for stage in ssa_course.stage_names():
+        assert ssa_course.run(comp, 5, via=stage).stdout == f"5 5 {INT_MIN}\n", stage
