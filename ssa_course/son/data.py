@@ -207,7 +207,7 @@ class Neg(Node):
         if t in (TOP, INT_TOP):
             return INT_TOP
         if isinstance(t, IntType) and t.is_constant():
-            return int_const(wrap(-t.lo))
+            return int_const(_row(self.opcode).evaluate(t.lo))
         return INT_BOTTOM
 
     def idealize(self) -> Node | None:
