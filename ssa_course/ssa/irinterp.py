@@ -142,12 +142,12 @@ def run_ircode(program: dict[str, IRCode], args: list[object], out: Output,
                 pos = f.ir.lines[idx - 1]
                 value_op = rows.get(head)
                 if value_op is not None:  # a row of the opcode table
-                    operands = [val(f, a) for a in s.args] if value_op.arity != 2 \
-                        else (val(f, s.args[0]), val(f, s.args[1]))
-                    if value_op.divisor is None:  # cannot trap: skip apply's test
-                        f.vals[idx] = value_op.evaluate(*operands)
+                    if value_op.divisor is not None:  # may trap: apply tests it
+                        f.vals[idx] = value_op.apply([val(f, a) for a in s.args], pos)
+                    elif value_op.arity == 2:
+                        f.vals[idx] = value_op.evaluate(val(f, s.args[0]), val(f, s.args[1]))
                     else:
-                        f.vals[idx] = value_op.apply(operands, pos)
+                        f.vals[idx] = value_op.evaluate(val(f, s.args[0]))
                 elif head == "print":
                     out.write(format_print([val(f, a) for a in s.args]))
                 elif head == "call":
