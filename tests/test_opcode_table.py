@@ -23,7 +23,15 @@ from ssa_course.errors import RuntimeTrap, SourceError
 from ssa_course.quads.bril import parse_bril_text
 from ssa_course.quads.fold import identity
 from ssa_course.quads.interp import run_quads
-from ssa_course.quads.ir import OTHER_OPS, Function, Instr, Program, is_known_op
+from ssa_course.quads.ir import (
+    OTHER_OPS,
+    Function,
+    Instr,
+    Program,
+    has_effect,
+    is_known_op,
+    may_trap,
+)
 from ssa_course.quads.peephole import local_value_numbering, on_program
 from ssa_course.runtime import INT_MAX, INT_MIN, Limits, Output
 from ssa_course.son.build import build_graphs
@@ -358,3 +366,10 @@ def test_the_identities_of_a_registered_row_are_applied(test_ops):
     assert _min_nodes(build_graphs(comp.ast, optimize=False))
     for stage in ssa_course.stage_names():
         assert ssa_course.run(comp, 5, via=stage).stdout == f"5 5 {INT_MIN}\n", stage
+
+
+def test_quads_trap_and_effect_facts_read_the_table(test_ops):
+    assert may_trap("div") and may_trap("rem") and may_trap("tfmod") and may_trap("aload")
+    assert not may_trap("add") and not may_trap("tmin") and not may_trap("print")
+    assert has_effect("tfmod") and has_effect("print") and has_effect("astore")
+    assert not has_effect("tmin") and not has_effect("eq") and not has_effect("alen")
