@@ -41,7 +41,7 @@ from ssa_course.quads.bril_write import (  # noqa: F401 - the writers are part o
     to_bril_json,
     to_bril_text,
 )
-from ssa_course.quads.ir import ALL_OPS, Function, Instr, Label, Program, StructInfo
+from ssa_course.quads.ir import Function, Instr, Label, Program, StructInfo, is_known_op
 from ssa_course.tiny.types import BOOL, INT, ArrayType, StructType, Type
 
 MAX_TYPE_DEPTH = 64  # [[...[int]...]]: Tiny types are compared and printed recursively
@@ -259,7 +259,7 @@ class _TextParser:
         if op_tok.kind != "ident":
             raise self.error(f"expected an operation, found {op_tok.describe()}", op_tok)
         op = op_tok.text
-        if op not in ALL_OPS:
+        if not is_known_op(op):
             raise self.error(f"unsupported Bril op '{op}'", op_tok)
         instr = Instr(op, dest, ty)
         where[id(instr)] = op_tok.pos

@@ -13,6 +13,7 @@ Both raise :class:`BrilProblem`; the text and JSON readers turn it into a locate
 
 from __future__ import annotations
 
+from ssa_course import opcodes
 from ssa_course.quads.bril_defined import check_defined
 from ssa_course.quads.bril_problem import BrilProblem
 from ssa_course.quads.ir import Function, Instr, Label, Program
@@ -22,7 +23,7 @@ from ssa_course.tiny.types import BOOL, INT, ArrayType, StructType, Type
 #        optional, number of labels (-1: one per argument), number of funcs)
 SHAPES: dict[str, tuple[int | None, bool | None, int, int]] = {
     "const": (0, True, 0, 0),
-    "id": (1, True, 0, 0), "not": (1, True, 0, 0),
+    "id": (1, True, 0, 0),
     "jmp": (0, False, 1, 0), "br": (1, False, 2, 0),
     "call": (None, None, 0, 1), "ret": (None, False, 0, 0),
     "print": (None, False, 0, 0), "nop": (0, False, 0, 0),
@@ -34,18 +35,22 @@ SHAPES: dict[str, tuple[int | None, bool | None, int, int]] = {
     "phi": (None, True, -1, 0),
     "set": (2, False, 0, 0), "get": (0, True, 0, 0), "undef": (0, True, 0, 0),
 }
-for _op in ("add", "sub", "mul", "div", "rem", "eq", "lt", "gt", "le", "ge", "and", "or"):
-    SHAPES[_op] = (2, True, 0, 0)
+
+
+def shape(op: str) -> tuple[int | None, bool | None, int, int]:
+    """The shape of a known op; a value operator's comes from the opcode table."""
+    value_op = opcodes.bril_op(op)
+    return (value_op.arity, True, 0, 0) if value_op is not None else SHAPES[op]
+
 
 FIELD_OPS = ("getf", "setf")
 
 # Operations with a fixed signature: argument types and result type (None: no result).
+# (The value operators' signatures are their rows in the opcode table.)
 _SIGS: dict[str, tuple[tuple[Type, ...], Type | None]] = {
-    **{op: ((INT, INT), INT) for op in ("add", "sub", "mul", "div", "rem")},
-    **{op: ((INT, INT), BOOL) for op in ("lt", "gt", "le", "ge")},
-    "and": ((BOOL, BOOL), BOOL), "or": ((BOOL, BOOL), BOOL), "not": ((BOOL,), BOOL),
     "br": ((BOOL,), None), "throw": ((INT,), None), "catch": ((), INT),
 }
+_KINDS: dict[str, Type] = {opcodes.INT: INT, opcodes.BOOL: BOOL}
 
 
 def _plural(n: int, word: str) -> str:
@@ -82,7 +87,7 @@ def _check_shape(program: Program, fn: Function, item: Instr, labels: set[str]) 
     def fail(message: str, field: str | None = None) -> BrilProblem:
         return BrilProblem(message, fn.name, item, field)
 
-    nargs, dest, nlabels, nfuncs = SHAPES[item.op]
+    nargs, dest, nlabels, nfuncs = shape(item.op)
     if dest is True and item.dest is None:
         raise fail(f"'{item.op}' needs a destination ('x: type = {item.op} ...')")
     if dest is False and item.dest is not None:
@@ -244,18 +249,23 @@ class _FunctionChecker:
     def instr(self, item: Instr) -> None:  # noqa: C901 - one case per operation
         op = item.op
         sig = _SIGS.get(op)
+        value_op = opcodes.bril_op(op)
         if sig is not None:
             for k, want in enumerate(sig[0]):
                 self.need(item, k, want)
             if sig[1] is not None:
                 self.result(item, sig[1])
-        elif op == "eq":
+        elif value_op is not None and value_op.operands == opcodes.SAME:
             a = self.need(item, 0, None)
             b = self.need(item, 1, None)
             if a != b:
-                raise self.fail(f"'eq' compares values of one type, not {a} and {b}", item,
+                raise self.fail(f"'{op}' compares values of one type, not {a} and {b}", item,
                                 "args")
-            self.result(item, BOOL)
+            self.result(item, _KINDS[value_op.result])
+        elif value_op is not None:
+            for k in range(value_op.arity):
+                self.need(item, k, _KINDS[value_op.operands])
+            self.result(item, _KINDS[value_op.result])
         elif op == "id":
             self.result(item, self.need(item, 0, None))
         elif op == "print":

@@ -18,7 +18,7 @@ import math
 import re
 
 from ssa_course.errors import Pos, SourceError
-from ssa_course.quads.ir import ALL_OPS, Function, Instr, Label, Program, StructInfo
+from ssa_course.quads.ir import Function, Instr, Label, Program, StructInfo, is_known_op
 from ssa_course.tiny.types import BOOL, INT, ArrayType, StructType, Type
 
 MAX_TYPE_DEPTH = 64  # as in Bril text: [[...[int]...]]
@@ -311,7 +311,7 @@ class _Reader:
         if "op" not in raw:
             raise self.fail(f"{where} has neither \"op\" nor \"label\"", path)
         op = raw["op"]
-        if not isinstance(op, str) or op not in ALL_OPS:
+        if not isinstance(op, str) or not is_known_op(op):
             raise self.fail(f"{where}: unsupported Bril op {_show(op)}", path + ("op",))
         dest = None
         if "dest" in raw:

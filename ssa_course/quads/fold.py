@@ -4,89 +4,78 @@ Both peephole passes (the fixed window and local value numbering) share these ru
 they differ only in *what they can see*, which is the point of lesson 02. Folding never
 turns a division by zero into a compile-time crash: ``div x 0`` is left alone to fail at
 run time, as the program says it should.
+
+Every fact comes from the opcode table (:mod:`ssa_course.opcodes`): an operator's meaning,
+whether it is commutative or may trap, and its identities (``x+0 = x``, ``x*0 = 0``,
+``x-x = 0``, ...). An operator added to the table is folded here with no edit.
 """
 
 from __future__ import annotations
 
-from ssa_course.runtime import tiny_div, tiny_rem, wrap
+from collections.abc import Callable
 
-COMMUTATIVE = frozenset({"add", "mul", "eq", "and", "or"})
-PURE = frozenset({"const", "id", "add", "sub", "mul", "eq", "lt", "gt", "le", "ge", "not",
-                  "and", "or"})
-# pure unless the divisor is zero (then the instruction must stay, to fail at run time)
-DIVISION = frozenset({"div", "rem"})
+from ssa_course import opcodes
+
+
+class _Facts:
+    """The ops with one property, read from the opcode table at each test (an operator
+    registered later belongs at once): ``op in PURE``."""
+
+    __slots__ = ("test", "extra")
+
+    def __init__(self, test: Callable[[opcodes.Opcode], bool], extra: frozenset[str]):
+        self.test = test
+        self.extra = extra
+
+    def __contains__(self, op: object) -> bool:
+        if op in self.extra:
+            return True
+        value_op = opcodes.get(op) if isinstance(op, str) else None
+        return value_op is not None and self.test(value_op)
+
+
+COMMUTATIVE = _Facts(lambda v: v.commutative, frozenset())
+# no effect, cannot fail: may be removed when unused, merged with a twin, moved
+PURE = _Facts(lambda v: v.pure and not v.may_trap, frozenset({"const", "id"}))
+# pure unless an operand is zero (then the instruction must stay, to fail at run time)
+DIVISION = _Facts(lambda v: v.pure and v.may_trap, frozenset())
 
 
 def fold(op: str, values: list[object]) -> object | None:
     """The result of ``op`` on constant operands, or None when it must not be folded."""
-    if op == "add":
-        return wrap(values[0] + values[1])
-    if op == "sub":
-        return wrap(values[0] - values[1])
-    if op == "mul":
-        return wrap(values[0] * values[1])
-    if op in DIVISION:
-        if values[1] == 0:
-            return None  # keep the runtime error where the program has it
-        return tiny_div(values[0], values[1]) if op == "div" else tiny_rem(values[0], values[1])
-    if op == "eq":
-        return values[0] == values[1]
-    if op == "lt":
-        return values[0] < values[1]
-    if op == "gt":
-        return values[0] > values[1]
-    if op == "le":
-        return values[0] <= values[1]
-    if op == "ge":
-        return values[0] >= values[1]
-    if op == "not":
-        return not values[0]
-    if op == "and":
-        return bool(values[0] and values[1])
-    if op == "or":
-        return bool(values[0] or values[1])
     if op == "id":
         return values[0]
-    return None
+    value_op = opcodes.get(op)
+    if value_op is None or len(values) != value_op.arity:
+        return None
+    return value_op.fold(values)
+
+
+def _is(c: object, value: object) -> bool:
+    """Is the known constant ``c`` exactly ``value`` (``0`` is not ``False``)?"""
+    return c is not None and value is not None and type(c) is type(value) and c == value
 
 
 def identity(op: str, args: list[str], consts: list[object | None]) -> tuple[str, object] | None:
     """An algebraic identity: ``("copy", var)`` or ``("const", value)``, or None.
 
-    ``consts[i]`` is the known constant of ``args[i]`` (None when unknown). Rules:
-    ``x+0 = 0+x = x``, ``x-0 = x``, ``x*1 = 1*x = x``, ``x*0 = 0*x = 0``, ``x-x = 0``,
-    ``x/1 = x``, ``x == x`` (ints) and ``x <= x``, ``x >= x`` are true, ``x < x``/``x > x``
-    false, ``b and true = b``, ``b or false = b``.
+    ``consts[i]`` is the known constant of ``args[i]`` (None when unknown). The rules are
+    the table's: ``x op e = x`` (right identity, e.g. ``x+0``, ``x-0``, ``x*1``, ``x/1``,
+    ``b and true``, ``b or false``), ``e op x = x`` (left identity), ``x op z = z op x = z``
+    (absorbing, ``x*0``), and ``x op x`` (``x-x = 0``, ``x == x``, ``x <= x`` true,
+    ``x < x`` false), tried in that order.
     """
-    if len(args) != 2:
+    value_op = opcodes.get(op)
+    if len(args) != 2 or value_op is None:
         return None
     a, b = args
     ca, cb = consts
-    if op == "add":
-        if cb == 0 and cb is not False:
-            return ("copy", a)
-        if ca == 0 and ca is not False:
-            return ("copy", b)
-    if op == "sub":
-        if cb == 0 and cb is not False:
-            return ("copy", a)
-        if a == b:
-            return ("const", 0)
-    if op == "mul":
-        if cb == 1 and cb is not True:
-            return ("copy", a)
-        if ca == 1 and ca is not True:
-            return ("copy", b)
-        if (cb == 0 and cb is not False) or (ca == 0 and ca is not False):
-            return ("const", 0)
-    if op == "div" and cb == 1 and cb is not True:
+    if _is(cb, value_op.right_identity):
         return ("copy", a)
-    if a == b and op in ("eq", "le", "ge"):
-        return ("const", True)
-    if a == b and op in ("lt", "gt"):
-        return ("const", False)
-    if op == "and" and cb is True:
-        return ("copy", a)
-    if op == "or" and cb is False:
-        return ("copy", a)
+    if _is(ca, value_op.left_identity):
+        return ("copy", b)
+    if _is(cb, value_op.zero) or _is(ca, value_op.zero):
+        return ("const", value_op.zero)
+    if a == b and value_op.same is not None:
+        return ("const", value_op.same)
     return None

@@ -15,15 +15,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ssa_course import opcodes
 from ssa_course.errors import Pos
 from ssa_course.tiny.types import Type
 
-# op -> (number of args or None for "any", has dest?)
-CORE_OPS: dict[str, tuple[int | None, bool]] = {
+# op -> (number of args or None for "any", has dest?). The value operators (``add``,
+# ``eq``, ``not``, ...) are not listed here: they are the rows of the opcode table
+# (:mod:`ssa_course.opcodes`), which :func:`op_shape` reads.
+CORE_OPS: dict[str, tuple[int | None, bool | None]] = {
     "const": (0, True),
-    "add": (2, True), "sub": (2, True), "mul": (2, True), "div": (2, True),
-    "eq": (2, True), "lt": (2, True), "gt": (2, True), "le": (2, True), "ge": (2, True),
-    "not": (1, True), "and": (2, True), "or": (2, True),
     "id": (1, True),
     "jmp": (0, False), "br": (1, False),
     "call": (None, None),  # dest optional
@@ -33,7 +33,6 @@ CORE_OPS: dict[str, tuple[int | None, bool]] = {
 }
 
 EXTENSION_OPS: dict[str, tuple[int | None, bool | None]] = {
-    "rem": (2, True),        # Tiny's %: sign of the dividend, error on zero
     "newarr": (1, True),     # dest: [T] = newarr n        (zero-filled or unset slots)
     "alen": (1, True),       # dest: int = alen a
     "aload": (2, True),      # dest: T = aload a i         (bounds + unset checks)
@@ -57,18 +56,47 @@ SSA_OPS: dict[str, tuple[int | None, bool | None]] = {
     "phi": (None, True), "set": (2, False), "get": (0, True), "undef": (0, True),
 }
 
-ALL_OPS = {**CORE_OPS, **EXTENSION_OPS, **SSA_OPS}
+OTHER_OPS = {**CORE_OPS, **EXTENSION_OPS, **SSA_OPS}  # every op but the value operators
+
+
+def op_shape(op: str) -> tuple[int | None, bool | None] | None:
+    """``(number of args or None, has dest?)`` of a Bril op, or None for an unknown op."""
+    shape = OTHER_OPS.get(op)
+    if shape is not None:
+        return shape
+    value_op = opcodes.bril_op(op)
+    return (value_op.arity, True) if value_op is not None else None
+
+
+def is_known_op(op: str) -> bool:
+    return op_shape(op) is not None
+
 
 TERMINATORS = frozenset({"jmp", "br", "ret", "enter", "throw"})
 
-# Operations that may stop the program with a runtime error; they carry a ``pos``.
-TRAPPING_OPS = frozenset({"div", "rem", "newarr", "aload", "astore"})
+# Operations besides the value operators that may stop the program with a runtime error;
+# they carry a ``pos``. (A value operator may trap when its table row says so: ``div``.)
+TRAPPING_OPS = frozenset({"newarr", "aload", "astore"})
 
-# Operations with effects beyond their destination (never removed as dead code).
+# Operations with effects beyond their destination (never removed as dead code); a value
+# operator that may trap counts too (see :func:`has_effect`).
 EFFECT_OPS = frozenset(
     {"call", "print", "ret", "jmp", "br", "astore", "setf", "enter", "leave", "throw",
-     "div", "rem", "newarr", "aload", "nop"}
+     "newarr", "aload", "nop"}
 )
+
+
+def may_trap(op: str) -> bool:
+    """May an instruction with this op stop the program with a runtime error?"""
+    value_op = opcodes.get(op)
+    return value_op.may_trap if value_op is not None else op in TRAPPING_OPS
+
+
+def has_effect(op: str) -> bool:
+    """Must an instruction with this op stay even when its result is unused?"""
+    value_op = opcodes.get(op)
+    return value_op.may_trap or not value_op.pure if value_op is not None \
+        else op in EFFECT_OPS
 
 
 @dataclass(eq=False, slots=True)

@@ -12,13 +12,13 @@ with ``id``, no folding. Cleaning that up is lesson 02's job.
 
 from __future__ import annotations
 
+from ssa_course import opcodes
 from ssa_course.quads.ir import Function, Instr, Label, Program, StructInfo
 from ssa_course.runtime import deep_recursion, paused_gc
 from ssa_course.tiny import ast
 from ssa_course.tiny.types import BOOL, INT, VOID, Type
 
-_ARITH = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "rem"}
-_COMPARE = {"==": "eq", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
+_KINDS: dict[str, Type] = {opcodes.INT: INT, opcodes.BOOL: BOOL}
 
 
 class _Loop:
@@ -221,10 +221,12 @@ class FunctionLowerer:
             return self.binary_into(e, dest)
         if kind is ast.Unary:
             operand = self.expr(e.operand)
-            if e.op == "!":
-                return self.op("not", dest, BOOL, [operand])
-            zero = self.op("const", None, INT, [], value=0)
-            return self.op("sub", dest, INT, [zero, operand])
+            op = opcodes.TABLE.prefix[e.op]
+            if op.name == "neg":  # Bril has no negation: 0 - x
+                zero = self.op("const", None, INT, [], value=0)
+                return self.op("sub", dest, INT, [zero, operand])
+            return self.op(op.name, dest, _KINDS[op.result], [operand],
+                           pos=e.pos if op.may_trap else None)
         if kind is ast.Call:
             args = [self.expr(a) for a in e.args]
             return self.op("call", dest, ty, args, funcs=[e.name])
@@ -255,26 +257,25 @@ class FunctionLowerer:
         return dest
 
     def binary_into(self, e: ast.Binary, dest: str | None) -> str:
-        if e.op in ("&&", "||"):
-            return self.short_circuit_into(e, dest)
+        op = opcodes.TABLE.binary[e.op]
+        if op.short_circuit is not None:
+            return self.short_circuit_into(e, op, dest)
         left = self.expr(e.left)
         right = self.expr(e.right)
-        if e.op in _ARITH:
-            pos = e.pos if e.op in ("/", "%") else None
-            return self.op(_ARITH[e.op], dest, INT, [left, right], pos=pos)
-        if e.op == "!=":
+        if op.name == "ne":  # Bril has no !=: not (eq a b)
             eq = self.op("eq", None, BOOL, [left, right])
             return self.op("not", dest, BOOL, [eq])
-        return self.op(_COMPARE[e.op], dest, BOOL, [left, right])
+        return self.op(op.name, dest, _KINDS[op.result], [left, right],
+                       pos=e.pos if op.may_trap else None)
 
-    def short_circuit_into(self, e: ast.Binary, dest: str | None) -> str:
+    def short_circuit_into(self, e: ast.Binary, op: opcodes.Opcode, dest: str | None) -> str:
         """``a && b``: if a then dest = b else dest = false (``||`` mirrored)."""
-        prefix = "and" if e.op == "&&" else "or"
+        prefix = op.name
         rhs_l, short_l, end_l = self.labels(f"{prefix}.rhs", f"{prefix}.short",
                                             f"{prefix}.end")
         left = self.expr(e.left)
         dest = dest or self.temp()
-        if e.op == "&&":
+        if op.short_circuit is False:
             self.emit(Instr("br", args=[left], labels=[rhs_l, short_l]))
         else:
             self.emit(Instr("br", args=[left], labels=[short_l, rhs_l]))
@@ -282,7 +283,7 @@ class FunctionLowerer:
         self.expr_into(e.right, dest)
         self.emit(Instr("jmp", labels=[end_l]))
         self.label(short_l)
-        self.emit(Instr("const", dest, BOOL, value=e.op == "||"))
+        self.emit(Instr("const", dest, BOOL, value=op.short_circuit))
         self.label(end_l)
         return dest
 

@@ -26,9 +26,10 @@ import contextlib
 from collections.abc import Hashable
 from dataclasses import dataclass
 
+from ssa_course import opcodes
 from ssa_course.runtime import deep_recursion, paused_gc
 from ssa_course.son.control import Loop, Never, Phi, Region, Return, Throw
-from ssa_course.son.data import Add, Compare, Mul, Neg, Not, Sub
+from ssa_course.son.data import operator_node
 from ssa_course.son.emit import (
     BuildOptions,
     Dead,
@@ -342,33 +343,35 @@ class GraphBuilder(Emitter):
 
     def expr_Unary(self, e: ast.Unary) -> Node:  # noqa: N802
         x = self.expr(e.operand)
-        return self.p((Neg if e.op == "-" else Not)(self.g, None, x))
-
-    _ARITH = {"+": Add, "-": Sub, "*": Mul}
+        row = opcodes.TABLE.prefix[e.op]
+        if row.may_trap:
+            return self.divide(row.name, x, None, e.pos)
+        return self.p(operator_node(self.g, None, row.name, x))
 
     def expr_Binary(self, e: ast.Binary) -> Node:  # noqa: N802
-        if e.op in ("&&", "||"):
-            return self.short_circuit(e)
+        row = opcodes.TABLE.binary[e.op]
+        if row.short_circuit is not None:
+            return self.short_circuit(e, row.short_circuit)
         left = self.expr(e.left)
         right = self.expr(e.right)
-        if e.op in self._ARITH:
-            cls = self.options.classes.get(e.op, self._ARITH[e.op])
-            return self.p(cls(self.g, None, left, right))
-        if e.op in ("/", "%"):
-            return self.divide(e.op, left, right, e.pos)
-        return self.p(Compare(self.g, e.op, left, right))
+        if row.may_trap:
+            return self.divide(row.name, left, right, e.pos)
+        return self.p(operator_node(self.g, None, row.name, left, right,
+                                    classes=self.options.classes))
 
-    def short_circuit(self, e: ast.Binary) -> Node:
+    def short_circuit(self, e: ast.Binary, done_value: bool) -> Node:
+        """``a && b`` / ``a || b``: ``done_value`` is the left value that decides alone
+        (false for &&, true for ||)."""
         left = self.expr(e.left)
         t, f = self.branch(left)
         size = self.scope.size()
         key: Hashable = ("$sc", id(e))
         other = self.scope.dup()
         # the side that decides without looking right: false for &&, true for ||
-        if e.op == "&&":
-            rhs_ctrl, done_ctrl, done_value = t, f, False
+        if done_value is False:
+            rhs_ctrl, done_ctrl = t, f
         else:
-            rhs_ctrl, done_ctrl, done_value = f, t, True
+            rhs_ctrl, done_ctrl = f, t
         other.ctrl = done_ctrl
         if done_ctrl is not None:
             other.define(key, self.const(done_value), "$" + e.op, BOOL_BOTTOM)

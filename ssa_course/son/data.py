@@ -4,11 +4,19 @@ Data nodes float: they have no control input (input 0 is None) unless they must 
 where the program put them -- a division whose divisor is not known to be non-zero sits
 below the zero test that guards it. Each class owns its type transfer (``compute``), its
 algebraic rewrites (``idealize``) and its run-time meaning (``evaluate``).
+
+An operator node names its row of the opcode table (:mod:`ssa_course.opcodes`, the
+``opcode`` attribute) and takes its meaning from there; the classes below add the
+rewrites that are worth a lesson (``x + x`` to ``x * 2``, constants to the right). An
+operator with no class of its own is an :class:`Operator` node, whose compute and
+idealize read the table's facts (identities, absorbing element, ``x op x``); make one
+with :func:`operator_node`.
 """
 
 from __future__ import annotations
 
-from ssa_course.runtime import tiny_div, tiny_rem, wrap
+from ssa_course import opcodes
+from ssa_course.runtime import wrap
 from ssa_course.son.graph import Graph, Node, start_of
 from ssa_course.son.types import (
     BOOL_BOTTOM,
@@ -90,29 +98,39 @@ class Binary(Node):
     __slots__ = ()
 
     op = "?"
+    opcode = "?"  # the row of the opcode table (Bril's name)
 
     def __init__(self, graph: Graph, ctrl: Node | None, left: Node, right: Node):
         super().__init__(graph, ctrl, left, right)
         self.label = self.op
 
     def fn(self, a: object, b: object) -> object:
-        raise TypeError(self.op)
+        """The folded value of constant operands, or None when it would trap."""
+        return _row(self.opcode).fold((a, b))
 
     def compute(self) -> Type:
         return _int_binary(self, self.fn)
 
     def evaluate(self, args: list[object], state: object) -> object:
-        return self.fn(args[1], args[2])
+        row = opcodes.TABLE.by_name[self.opcode]
+        if row.divisor is None:  # cannot trap: skip apply's test
+            return row.evaluate(args[1], args[2])
+        return row.apply((args[1], args[2]))
+
+
+def _row(name: str) -> opcodes.Opcode:
+    row = opcodes.get(name)
+    if row is None:
+        raise TypeError(f"'{name}' is not in the opcode table")
+    return row
 
 
 class Add(Binary):
     __slots__ = ()
 
     op = "+"
+    opcode = "add"
     commutative = True
-
-    def fn(self, a: int, b: int) -> int:
-        return wrap(a + b)
 
     def idealize(self) -> Node | None:
         left, right = self.inputs[1], self.inputs[2]
@@ -136,9 +154,7 @@ class Sub(Binary):
     __slots__ = ()
 
     op = "-"
-
-    def fn(self, a: int, b: int) -> int:
-        return wrap(a - b)
+    opcode = "sub"
 
     def idealize(self) -> Node | None:
         left, right = self.inputs[1], self.inputs[2]
@@ -153,10 +169,8 @@ class Mul(Binary):
     __slots__ = ()
 
     op = "*"
+    opcode = "mul"
     commutative = True
-
-    def fn(self, a: int, b: int) -> int:
-        return wrap(a * b)
 
     def compute(self) -> Type:
         t = _int_binary(self, self.fn)
@@ -181,29 +195,19 @@ class Div(Binary):
     __slots__ = ()
 
     op = "/"
+    opcode = "div"
     pinned = True
-
-    def fn(self, a: int, b: int) -> int | None:
-        return None if b == 0 else tiny_div(a, b)
 
     def idealize(self) -> Node | None:
         return self.inputs[1] if _is_const(self.inputs[2], 1) else None
-
-    def evaluate(self, args: list[object], state: object) -> object:
-        return tiny_div(args[1], args[2])
 
 
 class Rem(Binary):
     __slots__ = ()
 
     op = "%"
+    opcode = "rem"
     pinned = True
-
-    def fn(self, a: int, b: int) -> int | None:
-        return None if b == 0 else tiny_rem(a, b)
-
-    def evaluate(self, args: list[object], state: object) -> object:
-        return tiny_rem(args[1], args[2])
 
 
 class Neg(Node):
@@ -212,13 +216,14 @@ class Neg(Node):
     __slots__ = ()
 
     label = "neg"
+    opcode = "neg"
 
     def compute(self) -> Type:
         t = self.inputs[1].type
         if t in (TOP, INT_TOP):
             return INT_TOP
         if isinstance(t, IntType) and t.is_constant():
-            return int_const(wrap(-t.lo))
+            return int_const(_row(self.opcode).evaluate(t.lo))
         return INT_BOTTOM
 
     def idealize(self) -> Node | None:
@@ -226,28 +231,26 @@ class Neg(Node):
         return inner.inputs[1] if isinstance(inner, Neg) else None
 
     def evaluate(self, args: list[object], state: object) -> object:
-        return wrap(-args[1])
+        return _row(self.opcode).apply((args[1],))
 
 
 class Compare(Binary):
     """``==``, ``!=``, ``<``, ``<=``, ``>``, ``>=`` on ints; ``==``/``!=`` also on bools and
     references (identity)."""
 
-    __slots__ = ("op", "commutative")
-
-    _FN = {"==": lambda a, b: a is b if _is_ref(a) else a == b,
-           "!=": lambda a, b: a is not b if _is_ref(a) else a != b,
-           "<": lambda a, b: a < b, "<=": lambda a, b: a <= b,
-           ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
-    _SWAP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+    __slots__ = ("op", "opcode", "commutative")
 
     def __init__(self, graph: Graph, op: str, left: Node, right: Node):
+        row = opcodes.tiny_operator(op, 2)
+        if row is None or row.precedence != opcodes.CMP_LEVEL:
+            raise TypeError(f"'{op}' is not a comparison")
         self.op = op
-        self.commutative = op in ("==", "!=")
+        self.opcode = row.name
+        self.commutative = row.commutative
         super().__init__(graph, None, left, right)
 
     def fn(self, a: object, b: object) -> bool:
-        return self._FN[self.op](a, b)
+        return _row(self.opcode).evaluate(a, b)
 
     def compute(self) -> Type:
         a, b = self.inputs[1].type, self.inputs[2].type
@@ -255,15 +258,18 @@ class Compare(Binary):
             return BOOL_TOP
         if a.is_constant() and b.is_constant():
             return TRUE if self.fn(constant_value(a), constant_value(b)) else FALSE
-        if self.inputs[1] is self.inputs[2]:
-            return TRUE if self.op in ("==", "<=", ">=") else FALSE
+        same = _row(self.opcode).same  # x == x, x <= x are true; x < x is false
+        if self.inputs[1] is self.inputs[2] and same is not None:
+            return TRUE if same else FALSE
         return BOOL_BOTTOM
 
     def idealize(self) -> Node | None:
         left, right = self.inputs[1], self.inputs[2]
         # constants on the right: 3 < x  ->  x > 3 (one form, so GVN sees more twins)
         if left.type.is_constant() and not right.type.is_constant():
-            return Compare(self.graph, self._SWAP.get(self.op, self.op), right, left)
+            mirror = _row(self.opcode).mirror
+            if mirror is not None and _row(mirror).symbol is not None:
+                return Compare(self.graph, _row(mirror).symbol, right, left)
         return None
 
     def key(self) -> tuple:
@@ -273,14 +279,11 @@ class Compare(Binary):
         return self.fn(args[1], args[2])
 
 
-def _is_ref(v: object) -> bool:
-    return not isinstance(v, int)
-
-
 class Not(Node):
     __slots__ = ()
 
     label = "!"
+    opcode = "not"
 
     def compute(self) -> Type:
         t = self.inputs[1].type
@@ -295,22 +298,20 @@ class Not(Node):
         return None
 
     def evaluate(self, args: list[object], state: object) -> object:
-        return not args[1]
+        return _row(self.opcode).apply((args[1],))
 
 
 class Logic(Binary):
     """Bril's ``and``/``or``: both operands evaluated (Tiny's && and || become control)."""
 
-    __slots__ = ("op",)
+    __slots__ = ("op", "opcode")
 
     commutative = True
 
     def __init__(self, graph: Graph, op: str, left: Node, right: Node):
         self.op = op
+        self.opcode = op
         super().__init__(graph, None, left, right)
-
-    def fn(self, a: bool, b: bool) -> bool:
-        return (a and b) if self.op == "and" else (a or b)
 
     def compute(self) -> Type:
         a, b = self.inputs[1].type, self.inputs[2].type
@@ -334,6 +335,92 @@ class Logic(Binary):
 
     def key(self) -> tuple:
         return (*super().key(), self.op)
+
+
+def _top_of(kind: str) -> Type:
+    return INT_TOP if kind == opcodes.INT else BOOL_TOP
+
+
+def _bottom_of(kind: str) -> Type:
+    return INT_BOTTOM if kind == opcodes.INT else BOOL_BOTTOM
+
+
+class Operator(Node):
+    """Any row of the opcode table without a class of its own: input 0 is control (None
+    unless it may trap and is pinned below its check), then one input per operand.
+
+    Its facts are the table's: the type is folded from constant operands (``fold``, so a
+    division by zero is never folded), the rewrites are the row's identities
+    (``x op e -> x``, ``e op x -> x``, ``z op x -> z``, ``x op x -> c``), and GVN keys on
+    the row's name (commutative rows sort their operands)."""
+
+    __slots__ = ("row", "opcode", "commutative", "pinned", "label")
+
+    def __init__(self, graph: Graph, ctrl: Node | None, row: opcodes.Opcode,
+                 *operands: Node):
+        if len(operands) != row.arity:
+            raise TypeError(f"'{row.name}' takes {row.arity} operands, not {len(operands)}")
+        self.row = row
+        self.opcode = row.name
+        self.commutative = row.commutative
+        self.pinned = row.may_trap
+        super().__init__(graph, ctrl, *operands)
+        self.label = row.node_label
+
+    def compute(self) -> Type:
+        row = self.row
+        types = [n.type for n in self.inputs[1:]]
+        if any(t in (TOP, INT_TOP, BOOL_TOP) for t in types):
+            return _top_of(row.result)
+        if all(t.is_constant() for t in types):
+            value = row.fold([constant_value(t) for t in types])
+            return _bottom_of(row.result) if value is None else type_of_value(value)
+        if row.zero is not None and any(_is_const(n, row.zero) for n in self.inputs[1:]):
+            return type_of_value(row.zero)
+        if row.arity == 2 and row.same is not None and self.inputs[1] is self.inputs[2]:
+            return type_of_value(row.same)
+        return _bottom_of(row.result)
+
+    def idealize(self) -> Node | None:
+        row = self.row
+        if row.arity != 2:
+            return None
+        left, right = self.inputs[1], self.inputs[2]
+        if row.right_identity is not None and _is_const(right, row.right_identity):
+            return left
+        if row.left_identity is not None and _is_const(left, row.left_identity):
+            return right
+        return None
+
+    def key(self) -> tuple:
+        return (*super().key(), self.opcode)
+
+    def evaluate(self, args: list[object], state: object) -> object:
+        return self.row.apply(args[1:])
+
+
+# The rows that have a class of their own (with the rewrites a lesson shows).
+_CLASSES: dict[str, type[Node]] = {"add": Add, "sub": Sub, "mul": Mul, "div": Div,
+                                   "rem": Rem, "neg": Neg, "not": Not}
+
+
+def operator_node(graph: Graph, ctrl: Node | None, name: str, *operands: Node,
+                  classes: dict[str, type] | None = None) -> Node:
+    """A node for the opcode table's row ``name`` applied to ``operands``; ``ctrl`` pins
+    a row that may trap. ``classes`` maps Tiny symbols to replacement classes (lesson
+    06's exercises swap in their own ``Add``)."""
+    row = _row(name)
+    if classes and row.symbol in classes and row.arity == 2:
+        return classes[row.symbol](graph, ctrl, *operands)
+    cls = _CLASSES.get(name)
+    if cls is not None:
+        return cls(graph, ctrl, *operands)
+    if row.arity == 2 and row.precedence == opcodes.CMP_LEVEL and row.symbol \
+            and not row.may_trap:
+        return Compare(graph, row.symbol, *operands)
+    if name in ("and", "or"):
+        return Logic(graph, name, *operands)
+    return Operator(graph, ctrl, row, *operands)
 
 
 class UndefinedValue:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ssa_course import opcodes
 from ssa_course.errors import Pos
 from ssa_course.runtime import ARRAY_LENGTH_TRAP, MAX_ARRAY_LENGTH, element_zero
 from ssa_course.son.control import (
@@ -27,7 +28,7 @@ from ssa_course.son.control import (
     Stop,
     Trap,
 )
-from ssa_course.son.data import Compare, Constant, Div, Rem
+from ssa_course.son.data import Compare, Constant, operator_node
 from ssa_course.son.graph import Graph, Node, unlink_dead
 from ssa_course.son.memory import (
     InBounds,
@@ -237,13 +238,19 @@ class Emitter:
 
     # -- operations that can fail ---------------------------------------------------
 
-    def divide(self, op: str, left: Node, right: Node, pos: Pos | None) -> Node:
-        cls = Div if op in ("/", "div") else Rem
-        t = right.type
+    def divide(self, op: str, left: Node, right: Node | None, pos: Pos | None) -> Node:
+        """An operator that may trap (``div``, ``rem``, or any row of the opcode table
+        with a ``divisor``): a zero test on the divisor guards a pinned node."""
+        row = opcodes.get(op)
+        assert row is not None and row.divisor is not None, op
+        operands = [left] if right is None else [left, right]
+        t = operands[row.divisor].type
         if self.optimize and t.is_constant() and t != int_const(0):
-            return self.p(cls(self.g, None, left, right))  # cannot trap: floats freely
-        self.guard(Compare(self.g, "!=", right, self.const(0)), "division by zero", pos)
-        return self.p(cls(self.g, self.ctrl, left, right))
+            # cannot trap: floats freely
+            return self.p(operator_node(self.g, None, row.name, *operands))
+        self.guard(Compare(self.g, "!=", operands[row.divisor], self.const(0)),
+                   row.trap or "division by zero", pos)
+        return self.p(operator_node(self.g, self.ctrl, row.name, *operands))
 
     def bounds_check(self, base: Node, index: Node, pos: Pos | None) -> None:
         length = self.p(Len(self.g, None, base))

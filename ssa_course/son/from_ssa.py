@@ -21,10 +21,11 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
+from ssa_course import opcodes
 from ssa_course.quads.ir import Function, Instr, Program
 from ssa_course.runtime import paused_gc
 from ssa_course.son.control import Never, Phi, Region, Return, Throw
-from ssa_course.son.data import Add, Compare, Logic, Mul, Not, Sub, Undefined
+from ssa_course.son.data import Undefined, operator_node
 from ssa_course.son.emit import Dead, Emitter, FunctionGraph, SeaOfNodes, lattice_type
 from ssa_course.son.graph import Node
 from ssa_course.son.memory import Len, Print
@@ -41,8 +42,6 @@ class _Edge:
     thrown: Node | None = None  # on an exceptional edge: the thrown value
 
 
-_COMPARE = {"eq": "==", "lt": "<", "gt": ">", "le": "<=", "ge": ">="}
-_ARITH = {"add": Add, "sub": Sub, "mul": Mul}
 
 
 class SsaGraphBuilder(Emitter):
@@ -197,16 +196,11 @@ class SsaGraphBuilder(Emitter):
             result = self.const(i.value)
         elif op == "id":
             result = a[0]
-        elif op in _ARITH:
-            result = self.p(_ARITH[op](g, None, a[0], a[1]))
-        elif op in ("div", "rem"):
-            result = self.divide(op, a[0], a[1], i.pos)
-        elif op in _COMPARE:
-            result = self.p(Compare(g, _COMPARE[op], a[0], a[1]))
-        elif op == "not":
-            result = self.p(Not(g, None, a[0]))
-        elif op in ("and", "or"):
-            result = self.p(Logic(g, op, a[0], a[1]))
+        elif opcodes.bril_op(op) is not None:  # a row of the opcode table
+            if opcodes.bril_op(op).may_trap:
+                result = self.divide(op, a[0], a[1] if len(a) > 1 else None, i.pos)
+            else:
+                result = self.p(operator_node(g, None, op, *a))
         elif op == "print":
             self.mem = self.p(Print(g, self.ctrl, self.mem, *a))
         elif op == "call":

@@ -32,11 +32,13 @@ from ssa_course.son.data import (
     Mul,
     Neg,
     Not,
+    Operator,
     Rem,
     Sub,
     Undefined,
     const,
     constant_value,
+    operator_node,
 )
 from ssa_course.son.graph import Graph, Node, start_of
 from ssa_course.son.memory import (
@@ -55,7 +57,7 @@ from ssa_course.son.memory import (
 __all__ = [
     "Add", "Binary", "Call", "Compare", "Constant", "Div", "Graph", "If", "InBounds",
     "IsSet", "Len", "Load", "LoadField", "Logic", "Loop", "Mul", "Neg", "Never", "NewArray",
-    "NewStruct", "Node", "Not", "Parm", "Phi", "Print", "Proj", "Region", "Rem", "Return",
-    "Start", "Stop", "Store", "StoreField", "Sub", "Throw", "Trap", "Undefined", "const",
-    "constant_value", "start_of",
+    "NewStruct", "Node", "Not", "Operator", "Parm", "Phi", "Print", "Proj", "Region", "Rem",
+    "Return", "Start", "Stop", "Store", "StoreField", "Sub", "Throw", "Trap", "Undefined", "const",
+    "constant_value", "operator_node", "start_of",
 ]

@@ -18,6 +18,7 @@ quads interpreter, becomes Julia-style IRCode, and prints as Bril.
 
 from __future__ import annotations
 
+from ssa_course import opcodes
 from ssa_course.quads.ir import Function, Instr, Item, Label, Program
 from ssa_course.runtime import ARRAY_LENGTH_TRAP, paused_gc
 from ssa_course.son.control import Call, If, Phi, Proj, Return, Start, Throw, Trap
@@ -25,12 +26,11 @@ from ssa_course.son.data import (
     Add,
     Compare,
     Constant,
-    Div,
     Logic,
     Mul,
     Neg,
     Not,
-    Rem,
+    Operator,
     Sub,
     Undefined,
     constant_value,
@@ -54,8 +54,23 @@ from ssa_course.son.types import BoolType, IntType, Type
 from ssa_course.ssa.construct import UNDEFINED
 from ssa_course.tiny import types as tt
 
-_CMP = {"==": "eq", "<": "lt", ">": "gt", "<=": "le", ">=": "ge"}
-_ARITH = {Add: "add", Sub: "sub", Mul: "mul", Div: "div", Rem: "rem"}
+_KINDS = {opcodes.INT: tt.INT, opcodes.BOOL: tt.BOOL}
+
+
+def _row_trapping_with(message: str) -> opcodes.Opcode | None:
+    """The first Bril row of the opcode table that fails with ``message`` when its divisor
+    is zero (``div`` for ``division by zero``), or None."""
+    for row in opcodes.all_opcodes():
+        if row.bril and row.divisor is not None and row.trap == message \
+                and row.operands == opcodes.INT:
+            return row
+    return None
+
+
+def _row_of(n: Node | None) -> opcodes.Opcode | None:
+    """The opcode table's row a node computes (operator nodes name theirs), or None."""
+    name = getattr(n, "opcode", None)
+    return opcodes.get(name) if isinstance(name, str) else None
 
 
 def tiny_type(t: Type, fallback: tt.Type = tt.INT) -> tt.Type:
@@ -150,7 +165,9 @@ class _Writer:
         pure = (Constant, Add, Sub, Mul, Neg, Compare, Not, Logic, InBounds, Len, IsSet)
         probed = {x.id for a, b, _ in self.probes.values() for x in (a, b)}
         candidates = {n.id: n for b in self.s.order() for n in b.nodes
-                      if isinstance(n, pure) and n.id not in probed}
+                      if (isinstance(n, pure)
+                          or (isinstance(n, Operator) and not n.row.may_trap))
+                      and n.id not in probed}
         # A worklist, not repeated sweeps (a chain of k such nodes would take k sweeps):
         # ``waiting`` counts a candidate's uses that are neither an implied check nor
         # unused yet; it goes when the count reaches zero.
@@ -190,21 +207,8 @@ class _Writer:
                             labels))
         elif isinstance(n, Constant):
             self.emit(Instr("const", d, t, value=constant_value(n.value)))
-        elif type(n) in _ARITH:
-            self.emit(Instr(_ARITH[type(n)], d, tt.INT, a[:2], pos=self.trap_pos.get(n.id)))
-        elif isinstance(n, Neg):
-            self.emit(Instr("const", d + "_z", tt.INT, value=0))
-            self.emit(Instr("sub", d, tt.INT, [d + "_z", a[0]]))
-        elif isinstance(n, Compare):
-            if n.op == "!=":
-                self.emit(Instr("eq", d + "_e", tt.BOOL, a[:2]))
-                self.emit(Instr("not", d, tt.BOOL, [d + "_e"]))
-            else:
-                self.emit(Instr(_CMP[n.op], d, tt.BOOL, a[:2]))
-        elif isinstance(n, Not):
-            self.emit(Instr("not", d, tt.BOOL, a[:1]))
-        elif isinstance(n, Logic):
-            self.emit(Instr(n.op, d, tt.BOOL, a[:2]))
+        elif _row_of(n) is not None:
+            self.operator(n, _row_of(n), d, a)
         elif isinstance(n, InBounds):
             self.emit(Instr("const", d + "_z", tt.INT, value=0))
             self.emit(Instr("ge", d + "_lo", tt.BOOL, [a[0], d + "_z"]))
@@ -265,6 +269,18 @@ class _Writer:
         elif isinstance(end, Trap):
             self.trap(end, ret)
 
+    def operator(self, n: Node, row: opcodes.Opcode, d: str, a: list[str]) -> None:
+        """A row of the opcode table: one quad, or two for Tiny's operators Bril lacks."""
+        if row.name == "neg":  # 0 - x
+            self.emit(Instr("const", d + "_z", tt.INT, value=0))
+            self.emit(Instr("sub", d, tt.INT, [d + "_z", a[0]]))
+        elif row.name == "ne":  # not (eq a b)
+            self.emit(Instr("eq", d + "_e", tt.BOOL, a[:2]))
+            self.emit(Instr("not", d, tt.BOOL, [d + "_e"]))
+        else:
+            self.emit(Instr(row.name, d, _KINDS[row.result], a[:row.arity],
+                            pos=self.trap_pos.get(n.id)))
+
     def check_is_implied(self, iff: If) -> bool:
         """True when this If is a check whose failing side is a Trap that the guarded
         operation itself raises in quads (``div`` by zero, ``aload``/``astore`` out of
@@ -281,9 +297,11 @@ class _Writer:
         first = next((n for n in ok.nodes if n.is_pinned()), None)
         if first is not None and first.inputs[0] is not projs[0]:
             first = None
-        if trap.message == "division by zero":
-            hit = isinstance(first, (Div, Rem)) and isinstance(pred, Compare) \
-                and pred.op == "!=" and first.inputs[2] is pred.inputs[1]
+        row = _row_of(first)
+        if row is not None and row.divisor is not None and trap.message == row.trap:
+            # a division-like operator fails by itself when its divisor is zero
+            hit = isinstance(pred, Compare) and pred.op == "!=" \
+                and first.inputs[1 + row.divisor] is pred.inputs[1]
         elif trap.message == "index out of bounds":
             hit = isinstance(first, (Load, Store)) and isinstance(pred, InBounds) \
                 and first.inputs[3] is pred.inputs[1] \
@@ -346,9 +364,11 @@ class _Writer:
     def trap(self, trap: Trap, ret: tt.Type | None) -> None:
         d = f"v{trap.id}"
         w = [self.name(x) for x in trap.inputs[2:]]
-        if trap.message == "division by zero":
-            self.emit(Instr("const", d + "_z", tt.INT, value=0))
-            self.emit(Instr("div", d, tt.INT, [d + "_z", d + "_z"], pos=trap.pos))
+        row = _row_trapping_with(trap.message)
+        if row is not None:  # div (or any division-like row) with every operand zero
+            self.emit(Instr("const", d + "_z", _KINDS[row.operands], value=0))
+            self.emit(Instr(row.name, d, _KINDS[row.result], [d + "_z"] * row.arity,
+                            pos=trap.pos))
         elif trap.message == ARRAY_LENGTH_TRAP:  # newarr reports which end failed
             self.emit(Instr("newarr", d, tt.ArrayType(tt.INT), w[:1], pos=trap.pos))
         else:  # out of bounds, unset slot: the load fails the same way

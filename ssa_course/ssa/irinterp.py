@@ -9,12 +9,12 @@ if needed. Each executed statement counts one step (phis and PiNodes included).
 
 from __future__ import annotations
 
+from ssa_course import opcodes
 from ssa_course.errors import RuntimeTrap
 from ssa_course.runtime import (
     Heap,
     Limits,
     Output,
-    TinyArray,
     TinyStruct,
     check_index,
     element_zero,
@@ -22,10 +22,7 @@ from ssa_course.runtime import (
     load_element,
     stack_overflow,
     step_limit_exceeded,
-    tiny_div,
-    tiny_rem,
     uncaught,
-    wrap,
 )
 from ssa_course.ssa.ircode import (
     UNDEF,
@@ -48,14 +45,6 @@ from ssa_course.tiny.types import ArrayType
 
 def _elem_zero(ty: object) -> object:
     return element_zero(ty.elem if isinstance(ty, ArrayType) else None)
-
-
-_BINARY = {
-    "add": lambda a, b: wrap(a + b), "sub": lambda a, b: wrap(a - b),
-    "mul": lambda a, b: wrap(a * b), "lt": lambda a, b: a < b, "gt": lambda a, b: a > b,
-    "le": lambda a, b: a <= b, "ge": lambda a, b: a >= b,
-    "and": lambda a, b: bool(a and b), "or": lambda a, b: bool(a or b),
-}
 
 
 _NO_VALUE = object()  # a phi with no value along the edge taken (Bril allows it until read)
@@ -87,6 +76,7 @@ def run_ircode(program: dict[str, IRCode], args: list[object], out: Output,
     stack = [_Frame(program["main"], list(args), None)]
     steps = 0
     heap = Heap(limits)
+    rows = {op.name: op for op in opcodes.all_opcodes() if op.bril}  # the value operators
 
     def val(f: _Frame, v: object) -> object:
         if isinstance(v, SSAValue):
@@ -151,17 +141,14 @@ def run_ircode(program: dict[str, IRCode], args: list[object], out: Output,
             if isinstance(s, Expr):
                 head = s.head
                 pos = f.ir.lines[idx - 1]
-                if head in _BINARY:
-                    f.vals[idx] = _BINARY[head](val(f, s.args[0]), val(f, s.args[1]))
-                elif head == "eq":
-                    a, b = val(f, s.args[0]), val(f, s.args[1])
-                    f.vals[idx] = a is b if isinstance(a, TinyArray | TinyStruct) else a == b
-                elif head == "not":
-                    f.vals[idx] = not val(f, s.args[0])
-                elif head == "div":
-                    f.vals[idx] = tiny_div(val(f, s.args[0]), val(f, s.args[1]), pos)
-                elif head == "rem":
-                    f.vals[idx] = tiny_rem(val(f, s.args[0]), val(f, s.args[1]), pos)
+                value_op = rows.get(head)
+                if value_op is not None:  # a row of the opcode table
+                    if value_op.divisor is not None:  # may trap: apply tests it
+                        f.vals[idx] = value_op.apply([val(f, a) for a in s.args], pos)
+                    elif value_op.arity == 2:
+                        f.vals[idx] = value_op.evaluate(val(f, s.args[0]), val(f, s.args[1]))
+                    else:
+                        f.vals[idx] = value_op.evaluate(val(f, s.args[0]))
                 elif head == "print":
                     out.write(format_print([val(f, a) for a in s.args]))
                 elif head == "call":

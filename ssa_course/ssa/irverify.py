@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+from ssa_course import opcodes
 from ssa_course.errors import VerifyError
 from ssa_course.ssa.dom import dominates, immediate_dominators
 from ssa_course.ssa.ircode import (
@@ -34,8 +35,7 @@ from ssa_course.ssa.ircode import (
 )
 from ssa_course.tiny.types import BOOL, INT
 
-_INT_OPS = {"add", "sub", "mul", "div", "rem", "alen"}
-_BOOL_OPS = {"eq", "lt", "gt", "le", "ge", "not", "and", "or"}
+_KINDS = {opcodes.INT: INT, opcodes.BOOL: BOOL}  # the opcode table's kinds as types
 
 
 def verify_ir(ir: IRCode) -> None:
@@ -144,11 +144,17 @@ def _check_types(ir: IRCode, i: int, s: object, fail, where: str) -> None:  # no
         _same_type(ir, s.cond, BOOL, fail, where)
     elif isinstance(s, PiNode):
         _same_type(ir, s.val, ty, fail, where)
-    elif isinstance(s, Expr) and s.head in _INT_OPS:
+    elif isinstance(s, Expr) and s.head == "alen":
         if ty != INT:
             raise fail("types consistent", where, f"{s.head} gives int, typed {ty}")
-        if s.head != "alen":
+    elif isinstance(s, Expr) and opcodes.bril_op(s.head) is not None:
+        op = opcodes.bril_op(s.head)
+        want = _KINDS[op.result]
+        if ty != want:
+            raise fail("types consistent", where, f"{s.head} gives {want}, typed {ty}")
+        if op.operands == opcodes.SAME:
+            if len(s.args) == 2:
+                _same_type(ir, s.args[1], ir.type_of(s.args[0]), fail, where)
+        else:
             for a in s.args:
-                _same_type(ir, a, INT, fail, where)
-    elif isinstance(s, Expr) and s.head in _BOOL_OPS and ty != BOOL:
-        raise fail("types consistent", where, f"{s.head} gives bool, typed {ty}")
+                _same_type(ir, a, _KINDS[op.operands], fail, where)

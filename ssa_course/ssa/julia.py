@@ -18,6 +18,7 @@ entry point.
 
 from __future__ import annotations
 
+from ssa_course import opcodes
 from ssa_course.quads.cfg import CFG
 from ssa_course.quads.ir import Function, Instr, Program
 from ssa_course.ssa.construct import live_in_sets, prepare_cfg
@@ -51,9 +52,6 @@ from ssa_course.ssa.ircode import (
     set_operands,
 )
 from ssa_course.tiny.types import BOOL, VOID
-
-VALUE_OPS = {"add", "sub", "mul", "div", "rem", "eq", "lt", "gt", "le", "ge", "not", "and",
-             "or", "alen", "aload", "newarr", "newstruct", "getf", "call"}
 
 
 class _Ref:
@@ -303,8 +301,6 @@ def insert_pi_nodes(ir: IRCode) -> int:
     stack of the PiNodes in force -- the same shape as SSA renaming -- so the cost is
     linear in the size of the IR.
     """
-    flip = {"lt": "ge", "ge": "lt", "gt": "le", "le": "gt", "eq": "ne"}
-    mirror = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le", "eq": "eq"}
     succs = {k: list(b.succs) for k, b in enumerate(ir.blocks, start=1)}
     idom = immediate_dominators(succs, 1)
     at_block: dict[int, list[tuple[object, SSAValue]]] = {}
@@ -313,18 +309,22 @@ def insert_pi_nodes(ir: IRCode) -> int:
         if not isinstance(last, GotoIfNot) or not isinstance(last.cond, SSAValue):
             continue
         cmp = ir.stmts[last.cond.id - 1]
-        if not isinstance(cmp, Expr) or cmp.head not in flip or len(cmp.args) != 2:
+        rel_op = opcodes.bril_op(cmp.head) if isinstance(cmp, Expr) else None
+        # a comparison the table can mirror and negate (lt, eq, ...)
+        if rel_op is None or rel_op.negation is None or rel_op.mirror is None \
+                or len(cmp.args) != 2:
             continue
         a, b = cmp.args
         if isinstance(b, int) and not isinstance(b, bool) and isinstance(a, SSAValue | Argument):
             x, op, c = a, cmp.head, b
         elif isinstance(a, int) and not isinstance(a, bool) and isinstance(b, SSAValue | Argument):
-            x, op, c = b, mirror[cmp.head], a
+            x, op, c = b, rel_op.mirror, a
         else:
             continue
         if last.dest == k + 1:
             continue  # both outcomes reach one block: nothing is proved there
-        for target, rel in ((k + 1, op), (last.dest, flip[op])):
+        negation = opcodes.get(op).negation
+        for target, rel in ((k + 1, op), (last.dest, negation)):
             if target > len(ir.blocks) or ir.blocks[target - 1].preds != [k]:
                 continue
             if target not in idom:
@@ -335,14 +335,11 @@ def insert_pi_nodes(ir: IRCode) -> int:
                 at += 1
             if at > tb.stop:
                 continue  # nothing after the phis to put the PiNode before
-            pi = ir.insert_node(at, PiNode(x, _REL[rel], c), ir.type_of(x))
+            pi = ir.insert_node(at, PiNode(x, opcodes.get(rel).symbol, c), ir.type_of(x))
             at_block.setdefault(target, []).append((x, pi))
     if at_block:
         _rename_to_pis(ir, idom, at_block)
     return sum(len(v) for v in at_block.values())
-
-
-_REL = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 
 
 def _rename_to_pis(ir: IRCode, idom: dict, at_block: dict) -> None:

@@ -18,14 +18,14 @@ fills) and stops at the first error with a located :class:`SourceError`.
 
 from __future__ import annotations
 
+from ssa_course import opcodes
 from ssa_course.errors import Pos, SourceError
 from ssa_course.runtime import deep_recursion
 from ssa_course.tiny import ast
 from ssa_course.tiny.types import BOOL, INT, VOID, ArrayType, BoolType, IntType, StructType, Type
 
-ARITH = frozenset({"+", "-", "*", "/", "%"})
-ORDER = frozenset({"<", "<=", ">", ">="})
-LOGIC = frozenset({"&&", "||"})
+# The opcode table's operand and result kinds, as Tiny types.
+_KINDS: dict[str, Type] = {opcodes.INT: INT, opcodes.BOOL: BOOL}
 
 
 def article(ty: Type) -> str:
@@ -353,11 +353,13 @@ class Checker:
             assert e.var is not None
             return e.var.ty
         if isinstance(e, ast.Unary):
-            want = INT if e.op == "-" else BOOL
+            op = opcodes.tiny_operator(e.op, 1)
+            assert op is not None  # the parser reads only the table's prefix symbols
+            want = _KINDS[op.operands]
             got = type_of(e.operand)
             if got != want:
                 raise self.error(f"type mismatch: '{e.op}' needs {want}, not {got}", e.pos)
-            return want
+            return _KINDS[op.result]
         if isinstance(e, ast.Binary):
             return self._binary_type(e)
         if isinstance(e, ast.Call):
@@ -385,19 +387,17 @@ class Checker:
 
     def _binary_type(self, e: ast.Binary) -> Type:
         lt, rt = type_of(e.left), type_of(e.right)
-        if e.op in ARITH or e.op in ORDER:
-            if lt != INT or rt != INT:
-                raise self.error(f"type mismatch: '{e.op}' needs int operands, not {lt} and "
-                                 f"{rt}", e.pos)
-            return INT if e.op in ARITH else BOOL
-        if e.op in LOGIC:
-            if lt != BOOL or rt != BOOL:
-                raise self.error(f"type mismatch: '{e.op}' needs bool operands, not {lt} and "
-                                 f"{rt}", e.pos)
-            return BOOL
-        if lt != rt:  # == and != on two values of one type
-            raise self.error(f"type mismatch: '{e.op}' compares {lt} with {rt}", e.pos)
-        return BOOL
+        op = opcodes.tiny_operator(e.op, 2)
+        assert op is not None  # the parser reads only the table's binary symbols
+        if op.operands == opcodes.SAME:
+            if lt != rt:  # == and != on two values of one type
+                raise self.error(f"type mismatch: '{e.op}' compares {lt} with {rt}", e.pos)
+            return _KINDS[op.result]
+        want = _KINDS[op.operands]
+        if lt != want or rt != want:
+            raise self.error(f"type mismatch: '{e.op}' needs {want} operands, not {lt} and "
+                             f"{rt}", e.pos)
+        return _KINDS[op.result]
 
 
 _STATEMENT_CHECKS = {

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Generator
 
+from ssa_course import opcodes
 from ssa_course.runtime import (
     Heap,
     Limits,
     Output,
     RuntimeTrap,
-    TinyArray,
     TinyStruct,
     check_index,
     deep_recursion,
@@ -35,10 +35,7 @@ from ssa_course.runtime import (
     load_element,
     stack_overflow,
     step_limit_exceeded,
-    tiny_div,
-    tiny_rem,
     uncaught,
-    wrap,
 )
 from ssa_course.tiny import ast
 
@@ -232,15 +229,16 @@ class Interpreter:
             return (yield (e.fn, values))
         if kind is ast.Binary:
             left = yield from self.value(e.left, env)
-            if e.op == "&&":
-                return (yield from self.value(e.right, env)) if left else False
-            if e.op == "||":
-                return True if left else (yield from self.value(e.right, env))
+            op = opcodes.TABLE.binary[e.op]
+            if op.short_circuit is not None and left is op.short_circuit:
+                return left  # && and || decide without the right operand
             right = yield from self.value(e.right, env)
-            return self.binary(e, left, right)
+            if op.divisor is None:  # cannot trap: skip apply's test
+                return op.evaluate(left, right)
+            return op.apply((left, right), e.pos)
         if kind is ast.Unary:
             operand = yield from self.value(e.operand, env)
-            return wrap(-operand) if e.op == "-" else not operand
+            return opcodes.TABLE.prefix[e.op].apply((operand,), e.pos)
         if kind is ast.Index:
             array = yield from self.value(e.base, env)
             index = yield from self.value(e.index, env)
@@ -271,14 +269,15 @@ class Interpreter:
             return e.value
         if kind is ast.Binary:
             left = self.eval(e.left, env)
-            if e.op == "&&":
-                return self.eval(e.right, env) if left else False
-            if e.op == "||":
-                return True if left else self.eval(e.right, env)
-            return self.binary(e, left, self.eval(e.right, env))
+            op = opcodes.TABLE.binary[e.op]
+            if op.short_circuit is not None and left is op.short_circuit:
+                return left  # && and || decide without the right operand
+            right = self.eval(e.right, env)
+            if op.divisor is None:  # cannot trap: skip apply's test
+                return op.evaluate(left, right)
+            return op.apply((left, right), e.pos)
         if kind is ast.Unary:
-            operand = self.eval(e.operand, env)
-            return wrap(-operand) if e.op == "-" else not operand
+            return opcodes.TABLE.prefix[e.op].apply((self.eval(e.operand, env),), e.pos)
         if kind is ast.Index:
             array = self.eval(e.base, env)
             return load_element(array, self.eval(e.index, env), e.pos)
@@ -292,33 +291,6 @@ class Interpreter:
             fields = {name: self.eval(fexpr, env) for name, fexpr, _ in e.fields}
             return self.new_struct(e, fields)
         raise RuntimeTrap(f"cannot evaluate {kind.__name__}")  # unreachable after checking
-
-    def binary(self, e: ast.Binary, left, right) -> object:
-        op = e.op
-        if op == "+":
-            return wrap(left + right)
-        if op == "-":
-            return wrap(left - right)
-        if op == "*":
-            return wrap(left * right)
-        if op == "/":
-            return tiny_div(left, right, e.pos)
-        if op == "%":
-            return tiny_rem(left, right, e.pos)
-        if op == "<":
-            return left < right
-        if op == "<=":
-            return left <= right
-        if op == ">":
-            return left > right
-        if op == ">=":
-            return left >= right
-        if op == "==":
-            return left is right if isinstance(left, TinyArray | TinyStruct) else left == right
-        if op == "!=":
-            return not (left is right if isinstance(left, TinyArray | TinyStruct)
-                        else left == right)
-        raise RuntimeTrap(f"unknown operator {op}")  # unreachable after checking
 
     def new_struct(self, e: ast.NewStruct, fields: dict[str, object]) -> TinyStruct:
         struct = self.program.structs[e.name]

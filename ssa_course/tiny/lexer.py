@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from ssa_course import opcodes
 from ssa_course.errors import Pos, SourceError
 
 KEYWORDS = frozenset({
@@ -20,12 +21,13 @@ KEYWORDS = frozenset({
     "struct", "new", "len", "true", "false", "try", "catch", "throw", "int", "bool",
 })
 
-# Longest first, so "<=" wins over "<".
-SYMBOLS = (
-    "&&", "||", "==", "!=", "<=", ">=", "->",
-    "+", "-", "*", "/", "%", "<", ">", "=", "!", "(", ")", "{", "}", "[", "]",
-    ",", ";", ":", ".",
-)
+# Punctuation; the operator symbols come from the opcode table (ssa_course.opcodes).
+PUNCTUATION = ("->", "=", "(", ")", "{", "}", "[", "]", ",", ";", ":", ".")
+
+
+def symbols() -> tuple[str, ...]:
+    """Every symbol, longest first, so "<=" wins over "<"."""
+    return tuple(sorted({*PUNCTUATION, *opcodes.symbols()}, key=lambda s: (-len(s), s)))
 
 
 class Token(NamedTuple):
@@ -43,17 +45,31 @@ class Token(NamedTuple):
         return f"'{self.text}'"
 
 
-_LEXEME = re.compile(
-    r"(?P<space>[ \t\r\f\v\n]+)"
-    r"|(?P<line_comment>//[^\n]*)"
-    r"|(?P<block_comment>/\*.*?\*/)"
-    r"|(?P<unterminated>/\*)"          # a "/*" without its "*/"
-    r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
-    r"|(?P<int>[0-9]+)"
-    r"|(?P<symbol>" + "|".join(re.escape(s) for s in SYMBOLS) + ")"
-    r"|(?P<other>.)",                  # anything else is an unexpected character
-    re.DOTALL,
-)
+def _lexeme_regex() -> re.Pattern[str]:
+    return re.compile(
+        r"(?P<space>[ \t\r\f\v\n]+)"
+        r"|(?P<line_comment>//[^\n]*)"
+        r"|(?P<block_comment>/\*.*?\*/)"
+        r"|(?P<unterminated>/\*)"          # a "/*" without its "*/"
+        r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+        r"|(?P<int>[0-9]+)"
+        r"|(?P<symbol>" + "|".join(re.escape(s) for s in symbols()) + ")"
+        r"|(?P<other>.)",                  # anything else is an unexpected character
+        re.DOTALL,
+    )
+
+
+# The regular expression, rebuilt when an operator is added to or removed from the table.
+_cache: dict[int, re.Pattern[str]] = {}
+
+
+def _lexeme() -> re.Pattern[str]:
+    version = opcodes.TABLE.version
+    pattern = _cache.get(version)
+    if pattern is None:
+        _cache.clear()
+        pattern = _cache[version] = _lexeme_regex()
+    return pattern
 
 
 def tokenize(source: str, filename: str = "<input>") -> list[Token]:
@@ -61,7 +77,7 @@ def tokenize(source: str, filename: str = "<input>") -> list[Token]:
     tokens: list[Token] = []
     append = tokens.append
     line, line_start = 1, 0  # the current line and the offset where it starts
-    for m in _LEXEME.finditer(source):
+    for m in _lexeme().finditer(source):
         kind = m.lastgroup
         start = m.start()
         if kind == "name" or kind == "symbol" or kind == "int":

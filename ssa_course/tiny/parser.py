@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ssa_course import opcodes
 from ssa_course.errors import Pos, SourceError
 from ssa_course.runtime import INT_MAX, INT_MIN, deep_recursion
 from ssa_course.tiny import ast
@@ -35,10 +36,6 @@ MAX_EXPR_DEPTH = 200  # nested parentheses, prefix operators, brackets, call arg
 MAX_BLOCK_DEPTH = 200  # nested blocks ({ ... } and the bodies of if/while/for/try)
 MAX_TYPE_DEPTH = 100  # nested array types [[[int]]]
 
-COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">="})
-SUM_OPS = frozenset({"+", "-"})
-TERM_OPS = frozenset({"*", "/", "%"})
-PREFIX_OPS = frozenset({"-", "!"})
 POSTFIX_STARTS = frozenset({"[", ".", "("})
 
 
@@ -53,6 +50,13 @@ class Parser:
         self.expr_depth = 0
         self.block_depth = 0
         self.type_refs: list[tuple[str, Pos]] = []
+        # The operator symbols of each precedence level, read from the opcode table.
+        self.or_ops = opcodes.binary_symbols(opcodes.OR_LEVEL)
+        self.and_ops = opcodes.binary_symbols(opcodes.AND_LEVEL)
+        self.cmp_ops = opcodes.binary_symbols(opcodes.CMP_LEVEL)
+        self.sum_ops = opcodes.binary_symbols(opcodes.SUM_LEVEL)
+        self.term_ops = opcodes.binary_symbols(opcodes.TERM_LEVEL)
+        self.prefix_ops = opcodes.prefix_symbols()
 
     # -- token helpers --------------------------------------------------------
 
@@ -370,26 +374,26 @@ class Parser:
     # or = and { "||" and }
     def parse_or(self) -> ast.Expr:
         left = self.parse_and()
-        while self.at("||"):
+        while self.at_symbol_in(self.or_ops):
             op = self.advance()
-            left = ast.Binary(op.pos, "||", left, self.parse_and())
+            left = ast.Binary(op.pos, op.text, left, self.parse_and())
         return left
 
     # and = cmp { "&&" cmp }
     def parse_and(self) -> ast.Expr:
         left = self.parse_cmp()
-        while self.at("&&"):
+        while self.at_symbol_in(self.and_ops):
             op = self.advance()
-            left = ast.Binary(op.pos, "&&", left, self.parse_cmp())
+            left = ast.Binary(op.pos, op.text, left, self.parse_cmp())
         return left
 
     # cmp = sum [ ( "==" | "!=" | "<" | "<=" | ">" | ">=" ) sum ]      (no chaining)
     def parse_cmp(self) -> ast.Expr:
         left = self.parse_sum()
-        if self.at_symbol_in(COMPARISONS):
+        if self.at_symbol_in(self.cmp_ops):
             op = self.advance()
             left = ast.Binary(op.pos, op.text, left, self.parse_sum())
-            if self.at_symbol_in(COMPARISONS):
+            if self.at_symbol_in(self.cmp_ops):
                 raise self.error(f"expected ';', found {self.tok.describe()} "
                                  "(comparisons do not chain)")
         return left
@@ -397,7 +401,7 @@ class Parser:
     # sum = term { ( "+" | "-" ) term }
     def parse_sum(self) -> ast.Expr:
         left = self.parse_term()
-        while self.at_symbol_in(SUM_OPS):
+        while self.at_symbol_in(self.sum_ops):
             op = self.advance()
             left = ast.Binary(op.pos, op.text, left, self.parse_term())
         return left
@@ -405,7 +409,7 @@ class Parser:
     # term = unary { ( "*" | "/" | "%" ) unary }
     def parse_term(self) -> ast.Expr:
         left = self.parse_unary()
-        while self.at_symbol_in(TERM_OPS):
+        while self.at_symbol_in(self.term_ops):
             op = self.advance()
             left = ast.Binary(op.pos, op.text, left, self.parse_unary())
         return left
@@ -414,7 +418,7 @@ class Parser:
     def parse_unary(self) -> ast.Expr:
         # A run of prefix operators is collected with a loop, then applied inside out.
         ops: list[Token] = []
-        while self.at_symbol_in(PREFIX_OPS):
+        while self.at_symbol_in(self.prefix_ops):
             ops.append(self.advance())
             if self.expr_depth + len(ops) > MAX_EXPR_DEPTH:
                 raise self.error(f"expression nested too deeply (more than {MAX_EXPR_DEPTH} "

@@ -10,6 +10,7 @@ Both walk with explicit stacks, so a deep tree cannot overflow Python's stack.
 
 from __future__ import annotations
 
+from ssa_course import opcodes
 from ssa_course.tiny import ast
 from ssa_course.tiny.types import VOID
 
@@ -84,10 +85,9 @@ def format_ast(program: ast.Program) -> str:
 
 # ---------------------------------------------------------------- back to source
 
-_PRECEDENCE = {"||": 1, "&&": 2, "==": 3, "!=": 3, "<": 3, "<=": 3, ">": 3, ">=": 3,
-               "+": 4, "-": 4, "*": 5, "/": 5, "%": 5}
-_COMPARISON = 3
-_UNARY = 6
+# Binary operators' precedence levels come from the opcode table.
+_COMPARISON = opcodes.CMP_LEVEL
+_UNARY = opcodes.PREFIX_LEVEL
 _POSTFIX = 7  # primaries and postfix expressions: never need parentheses
 
 # A piece of printed expression: text as is, or a sub-expression with the precedence its
@@ -118,7 +118,7 @@ def format_expr(e: ast.Expr) -> str:
 
 def _prec(e: ast.Expr) -> int:
     if isinstance(e, ast.Binary):
-        return _PRECEDENCE[e.op]
+        return opcodes.precedence(e.op)
     if isinstance(e, ast.Unary) or (isinstance(e, ast.IntLit) and e.value < 0):
         return _UNARY  # a folded INT_MIN literal prints as "-9223372036854775808"
     return _POSTFIX
@@ -144,10 +144,10 @@ def _pieces(e: ast.Expr) -> list[_Piece]:
     if isinstance(e, ast.Unary):
         return [e.op, (e.operand, _UNARY)]
     if isinstance(e, ast.Binary):
-        p = _PRECEDENCE[e.op]
+        p = opcodes.precedence(e.op)
         # Left-associative: the right operand needs a strictly higher precedence;
         # comparisons do not chain, so both sides of one need a higher precedence.
-        left_need = p + 1 if p == _COMPARISON else p
+        left_need = p + 1 if p in opcodes.NON_ASSOCIATIVE else p
         return [(e.left, left_need), f" {e.op} ", (e.right, p + 1)]
     if isinstance(e, ast.Call):
         return [e.name, "(", *_comma_separated(e.args), ")"]

@@ -1,0 +1,264 @@
+"""The one table of value operators: what every stage knows about ``+``, ``div`` or ``not``.
+
+A value operator takes one or two values and gives one value, with no effect on memory,
+control or output; at most it can fail with a runtime error (division by zero). Each
+:class:`Opcode` row says everything a stage asks about it: Bril's name, Tiny's symbol and
+precedence level, arity, operand and result types, algebraic facts (commutative, identity
+elements, ``x op x``), whether and how it can trap, and its meaning on Python values
+(:meth:`Opcode.apply`, Tiny's exact semantics: 64-bit wrapping, truncating division,
+``INT_MIN / -1 == INT_MIN``).
+
+The lexer, parser, checker, printer, lowering, peepholes, every interpreter, the Bril
+readers and type rules, the IRCode builder and verifier and the sea-of-nodes builders all
+read this table, so adding an operator is one :func:`register` call (see
+``docs/adding-an-operator.md``). This is a base module: it imports nothing from the IR
+packages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from ssa_course.errors import Pos, RuntimeTrap
+from ssa_course.runtime import TinyArray, TinyStruct, tiny_div, tiny_rem, wrap
+
+# Operand and result kinds (names of Tiny types; SAME: any two values of one type).
+INT = "int"
+BOOL = "bool"
+SAME = "same"
+
+# Tiny's precedence levels, loosest first (LANGUAGE.md's grammar: or, and, cmp, sum, term).
+OR_LEVEL, AND_LEVEL, CMP_LEVEL, SUM_LEVEL, TERM_LEVEL = 1, 2, 3, 4, 5
+PREFIX_LEVEL = 6  # unary operators bind tighter than every binary one
+LEVELS = (OR_LEVEL, AND_LEVEL, CMP_LEVEL, SUM_LEVEL, TERM_LEVEL)
+# Comparisons do not chain: ``a < b < c`` is a syntax error.
+NON_ASSOCIATIVE = frozenset({CMP_LEVEL})
+
+_NONE = None  # an absent algebraic fact
+
+
+@dataclass(frozen=True, slots=True)
+class Opcode:
+    """One value operator.
+
+    ``name`` is its Bril name (``bril=False``: an operator of Tiny and the sea of nodes
+    that quads spell with other ops, like ``!=`` as ``not (eq a b)``). ``evaluate`` is its
+    meaning on operands that do not trap; ``divisor`` names the operand whose zero value
+    is the trap ``trap``. ``right_identity`` ``e`` means ``x op e == x`` (``left_identity``
+    likewise), ``zero`` is absorbing (``x op z == z``), ``same`` is ``x op x``; each is
+    None when the operator has no such rule (the peepholes then skip it).
+    """
+
+    name: str
+    arity: int
+    operands: str  # INT, BOOL or SAME
+    result: str  # INT or BOOL
+    evaluate: Callable[..., object]
+    symbol: str | None = None  # Tiny's spelling, if Tiny has the operator
+    precedence: int | None = None  # Tiny's level (PREFIX_LEVEL for unary operators)
+    commutative: bool = False
+    pure: bool = True  # no effect besides its value (a trap is not an effect here)
+    trap: str | None = None  # the runtime error it may raise ...
+    divisor: int | None = None  # ... when this operand is zero
+    bril: bool = True  # Bril programs may use it (readers, writer, type rules)
+    # Tiny evaluates the right operand only when the left one is not this value (then the
+    # result is this value): False for &&, True for ||; None: both operands, always.
+    short_circuit: bool | None = None
+    right_identity: object = _NONE
+    left_identity: object = _NONE
+    zero: object = _NONE
+    same: object = _NONE
+    mirror: str | None = None  # the op with the operands swapped: a < b is b > a
+    negation: str | None = None  # the op that gives the opposite answer: a < b, a >= b
+    label: str | None = None  # the sea of nodes' label (default: the symbol, else the name)
+    doc: str = ""
+
+    @property
+    def may_trap(self) -> bool:
+        return self.trap is not None
+
+    @property
+    def node_label(self) -> str:
+        return self.label or self.symbol or self.name
+
+    def traps(self, values: list[object] | tuple[object, ...]) -> bool:
+        """Would these operands make the operator fail?"""
+        d = self.divisor
+        return d is not None and values[d] == 0 and values[d] is not False
+
+    def apply(self, values: list[object] | tuple[object, ...],
+              pos: Pos | tuple[int, int] | None = None) -> object:
+        """The operator's value, or :class:`RuntimeTrap` at ``pos`` when it fails."""
+        d = self.divisor
+        if d is not None and values[d] == 0 and values[d] is not False:
+            raise RuntimeTrap(self.trap or "runtime error", pos)
+        return self.evaluate(*values)
+
+    def fold(self, values: list[object] | tuple[object, ...]) -> object | None:
+        """The constant a compiler may put in place of the operation, or None when it must
+        stay (it would trap: the program must fail at run time, where it says)."""
+        if self.traps(values):
+            return None
+        return self.evaluate(*values)
+
+
+def _eq(a: object, b: object) -> bool:
+    """``==`` on ints and bools by value, on arrays and structs by reference."""
+    return a is b if isinstance(a, TinyArray | TinyStruct) else a == b
+
+
+def _ne(a: object, b: object) -> bool:
+    return a is not b if isinstance(a, TinyArray | TinyStruct) else a != b
+
+
+_BUILTIN = (
+    Opcode("add", 2, INT, INT, lambda a, b: wrap(a + b), "+", SUM_LEVEL, commutative=True,
+           right_identity=0, left_identity=0, doc="64-bit wrapping sum"),
+    Opcode("sub", 2, INT, INT, lambda a, b: wrap(a - b), "-", SUM_LEVEL,
+           right_identity=0, same=0, doc="64-bit wrapping difference"),
+    Opcode("mul", 2, INT, INT, lambda a, b: wrap(a * b), "*", TERM_LEVEL, commutative=True,
+           right_identity=1, left_identity=1, zero=0, doc="64-bit wrapping product"),
+    Opcode("div", 2, INT, INT, tiny_div, "/", TERM_LEVEL, trap="division by zero",
+           divisor=1, right_identity=1,
+           doc="truncates toward zero; INT_MIN / -1 is INT_MIN"),
+    Opcode("rem", 2, INT, INT, tiny_rem, "%", TERM_LEVEL, trap="division by zero",
+           divisor=1, doc="sign of the dividend; INT_MIN % -1 is 0 (a Bril extension)"),
+    Opcode("eq", 2, SAME, BOOL, _eq, "==", CMP_LEVEL, commutative=True, same=True,
+           mirror="eq", negation="ne",
+           doc="ints and bools by value, arrays and structs by reference"),
+    Opcode("ne", 2, SAME, BOOL, _ne, "!=", CMP_LEVEL, commutative=True, same=False,
+           mirror="ne", negation="eq",
+           bril=False, doc="Tiny's !=; quads write it not (eq a b)"),
+    Opcode("lt", 2, INT, BOOL, lambda a, b: a < b, "<", CMP_LEVEL, same=False,
+           mirror="gt", negation="ge"),
+    Opcode("le", 2, INT, BOOL, lambda a, b: a <= b, "<=", CMP_LEVEL, same=True,
+           mirror="ge", negation="gt"),
+    Opcode("gt", 2, INT, BOOL, lambda a, b: a > b, ">", CMP_LEVEL, same=False,
+           mirror="lt", negation="le"),
+    Opcode("ge", 2, INT, BOOL, lambda a, b: a >= b, ">=", CMP_LEVEL, same=True,
+           mirror="le", negation="lt"),
+    Opcode("and", 2, BOOL, BOOL, lambda a, b: bool(a and b), "&&", AND_LEVEL,
+           commutative=True, short_circuit=False, right_identity=True, label="and",
+           doc="Bril's and evaluates both operands; Tiny's && short-circuits"),
+    Opcode("or", 2, BOOL, BOOL, lambda a, b: bool(a or b), "||", OR_LEVEL,
+           commutative=True, short_circuit=True, right_identity=False, label="or",
+           doc="Bril's or evaluates both operands; Tiny's || short-circuits"),
+    Opcode("not", 1, BOOL, BOOL, lambda a: not a, "!", PREFIX_LEVEL),
+    Opcode("neg", 1, INT, INT, lambda a: wrap(-a), "-", PREFIX_LEVEL, bril=False,
+           doc="Tiny's unary minus; quads write it sub 0 x"),
+)
+
+
+class OpcodeTable:
+    """The registry: opcodes by name and by Tiny symbol, and a version that changes on
+    every edit (the lexer caches its regular expression per version)."""
+
+    __slots__ = ("by_name", "binary", "prefix", "version")
+
+    def __init__(self, rows: tuple[Opcode, ...] = ()):
+        self.by_name: dict[str, Opcode] = {}
+        self.binary: dict[str, Opcode] = {}  # Tiny's binary operators by symbol
+        self.prefix: dict[str, Opcode] = {}  # ... and its prefix operators
+        self.version = 0
+        for row in rows:
+            self.add(row)
+
+    def add(self, op: Opcode) -> None:
+        if op.name in self.by_name:
+            raise ValueError(f"opcode '{op.name}' is already in the table")
+        if op.arity not in (1, 2):
+            raise ValueError(f"opcode '{op.name}': arity must be 1 or 2")
+        if op.symbol is not None:
+            if op.precedence is None:
+                raise ValueError(f"opcode '{op.name}' has a symbol but no precedence")
+            if (op.precedence == PREFIX_LEVEL) != (op.arity == 1):
+                raise ValueError(f"opcode '{op.name}': unary operators (only) are prefix")
+            clash = (self.binary if op.arity == 2 else self.prefix).get(op.symbol)
+            if clash is not None:
+                raise ValueError(f"symbol '{op.symbol}' already spells '{clash.name}'")
+        if op.divisor is not None and (op.trap is None or op.divisor >= op.arity):
+            raise ValueError(f"opcode '{op.name}': a divisor needs a trap message and "
+                             "must name an operand")
+        self.by_name[op.name] = op
+        if op.symbol is not None:
+            (self.binary if op.arity == 2 else self.prefix)[op.symbol] = op
+        self.version += 1
+
+    def remove(self, name: str) -> None:
+        op = self.by_name.pop(name)
+        if op.symbol is not None:
+            del (self.binary if op.arity == 2 else self.prefix)[op.symbol]
+        self.version += 1
+
+
+TABLE = OpcodeTable(_BUILTIN)
+BUILTIN_NAMES = frozenset(op.name for op in _BUILTIN)
+
+
+def get(name: str) -> Opcode | None:
+    """The opcode named ``name`` (Bril's spelling), or None."""
+    return TABLE.by_name.get(name)
+
+
+def bril_op(name: str) -> Opcode | None:
+    """The opcode a Bril program may spell ``name``, or None."""
+    op = TABLE.by_name.get(name)
+    return op if op is not None and op.bril else None
+
+
+def all_opcodes() -> list[Opcode]:
+    return list(TABLE.by_name.values())
+
+
+def tiny_operator(symbol: str, arity: int) -> Opcode | None:
+    """The opcode Tiny spells ``symbol`` with ``arity`` operands (``-`` is both)."""
+    return (TABLE.binary if arity == 2 else TABLE.prefix).get(symbol)
+
+
+def binary_symbols(level: int) -> frozenset[str]:
+    """Tiny's binary operator symbols at one precedence level."""
+    return frozenset(op.symbol for op in TABLE.by_name.values()
+                     if op.arity == 2 and op.precedence == level and op.symbol)
+
+
+def prefix_symbols() -> frozenset[str]:
+    return frozenset(op.symbol for op in TABLE.by_name.values()
+                     if op.arity == 1 and op.symbol)
+
+
+def symbols() -> list[str]:
+    """Every operator symbol Tiny knows (for the lexer)."""
+    return sorted({op.symbol for op in TABLE.by_name.values() if op.symbol})
+
+
+def precedence(symbol: str) -> int:
+    """The level of a binary operator symbol (the printer's parenthesisation)."""
+    op = tiny_operator(symbol, 2)
+    if op is None or op.precedence is None:
+        raise KeyError(symbol)
+    return op.precedence
+
+
+def register(op: Opcode) -> Opcode:
+    """Add an operator to the table; every stage knows it from now on."""
+    TABLE.add(op)
+    return op
+
+
+def unregister(name: str) -> None:
+    """Remove an operator added by :func:`register` (the built-in ones stay)."""
+    if name in BUILTIN_NAMES:
+        raise ValueError(f"'{name}' is a built-in opcode")
+    TABLE.remove(name)
+
+
+@contextmanager
+def registered(op: Opcode) -> Iterator[Opcode]:
+    """``with registered(Opcode(...)):`` -- the operator exists inside the block only."""
+    register(op)
+    try:
+        yield op
+    finally:
+        unregister(op.name)
