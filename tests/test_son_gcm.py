@@ -4,8 +4,9 @@ lesson's programs and on every corpus program."""
 from __future__ import annotations
 
 import pytest
-
 from ssa_course.pipeline import compile_source
+from ssa_course.son.stages import optimistic_program
+
 from ssa_course.son.control import If, Loop, Phi, Region
 from ssa_course.son.data import Mul
 from ssa_course.son.gcm import (
@@ -21,7 +22,6 @@ from ssa_course.son.gcm import (
     schedule_late,
 )
 from ssa_course.son.memory import Len, Load, Store
-from ssa_course.son.stages import optimistic_program
 
 LESSON = """
 fn main(n: int) {

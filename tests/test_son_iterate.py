@@ -4,8 +4,9 @@ further rewrites, which run to a fixed point; output is unchanged through every 
 from __future__ import annotations
 
 import pytest
-
 from ssa_course.pipeline import compile_source
+from ssa_course.son.stages import optimistic_program, son_program
+
 from ssa_course.son.build import build_graphs
 from ssa_course.son.control import If, Loop, Phi, Region
 from ssa_course.son.data import Add, Compare, Mul
@@ -14,7 +15,6 @@ from ssa_course.son.iterate import iterate
 from ssa_course.son.memory import Print
 from ssa_course.son.peephole import RewriteError
 from ssa_course.son.printer import format_graphs
-from ssa_course.son.stages import optimistic_program, son_program
 from ssa_course.son.verify import verify_graphs
 from ssa_course.stages import run
 

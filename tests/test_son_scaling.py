@@ -9,12 +9,13 @@ per dead node, and leaving a block rebuilding the whole symbol table.
 from __future__ import annotations
 
 from ssa_course.pipeline import compile_source
+from ssa_course.son.stages import son_program
+
 from ssa_course.son.control import Loop, Phi
 from ssa_course.son.data import Constant
 from ssa_course.son.emit import sweep
 from ssa_course.son.loopvars import mentioned_vars
 from ssa_course.son.scope import Scope
-from ssa_course.son.stages import son_program
 from ssa_course.son.types import INT_BOTTOM, int_const
 from ssa_course.son.verify import verify_graph
 from ssa_course.stages import run
@@ -204,10 +205,11 @@ def test_checks_left_implicit_drop_the_same_nodes_as_repeated_sweeps():
     import sys
     from pathlib import Path
 
+    from ssa_course.son.stages import optimistic_program
+
     from ssa_course.son.control import If
     from ssa_course.son.gcm import schedule
     from ssa_course.son.memory import IsSet
-    from ssa_course.son.stages import optimistic_program
     from ssa_course.son.to_quads import _Writer
 
     sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
