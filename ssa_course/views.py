@@ -63,8 +63,10 @@ def get_view(name: str) -> View:
     return _VIEWS[name]
 
 
-def render(comp: Compilation, name: str, fmt: str = "text") -> str | bytes:
-    """The ``fmt`` face of view ``name`` for ``comp``: text/dot as str, svg as str, png as bytes."""
+def render(comp: Compilation, name: str, fmt: str = "text",
+           options=None) -> str | bytes:  # noqa: ANN001 (a viz DrawOptions)
+    """The ``fmt`` face of view ``name`` for ``comp``: text/dot as str, svg as str, png as
+    bytes; ``options`` (:class:`~ssa_course.viz.options.DrawOptions`) say what to draw."""
     view = get_view(name)
     if fmt not in FORMATS:
         raise UsageError(f"unknown format '{fmt}' (known: {', '.join(FORMATS)})")
@@ -74,12 +76,12 @@ def render(comp: Compilation, name: str, fmt: str = "text") -> str | bytes:
         return view.text(comp)
     if view.dot is None:
         raise UsageError(f"'{name}' has no drawing; use --format text")
-    dot = view.dot(comp)
+    dot = view.dot(comp, options=options)
     if fmt == "dot":
         return dot
     from ssa_course.viz.dot import Drawing
 
-    drawing = Drawing(dot)
+    drawing = Drawing(dot, timeout=options.timeout if options is not None else None)
     return drawing.svg() if fmt == "svg" else drawing.png()
 
 
@@ -92,10 +94,10 @@ def _ast_text(comp: Compilation) -> str:
     return format_ast(comp.ast)
 
 
-def _ast_dot(comp: Compilation) -> str:
+def _ast_dot(comp: Compilation, options=None) -> str:  # noqa: ANN001
     from ssa_course.viz.astdot import ast_to_dot
 
-    return ast_to_dot(comp.ast)
+    return ast_to_dot(comp.ast, options)
 
 
 def _quads_text(comp: Compilation) -> str:
@@ -126,10 +128,11 @@ def _cfg_text(comp: Compilation) -> str:
     return "\n".join(lines)
 
 
-def _cfg_dot(comp: Compilation) -> str:
+def _cfg_dot(comp: Compilation, options=None) -> str:  # noqa: ANN001
     from ssa_course.viz.dot import program_cfg_dot
 
-    return program_cfg_dot(_cfgs(comp), title=os.path.basename(comp.filename))
+    return program_cfg_dot(_cfgs(comp), title=os.path.basename(comp.filename),
+                           options=options)
 
 
 def _bril_json(comp: Compilation) -> str:

@@ -20,6 +20,8 @@ from ssa_course.son.data import Constant
 from ssa_course.son.emit import FunctionGraph, SeaOfNodes
 from ssa_course.son.graph import Node
 from ssa_course.viz.dot import GraphEdge, GraphNode, graph_to_dot
+from ssa_course.viz.options import DrawOptions, options_or_default
+from ssa_course.viz.select import Choice, choose, reduce_graph, with_caption
 
 CONTROL_FILL = "#fff2a8"
 MEMORY_FILL = "#d6e9ff"
@@ -125,55 +127,141 @@ def _label(node: Node) -> str:
     return node.label
 
 
-def graph_parts(fg: FunctionGraph, prefix: str = "",
-                cluster: str | None = None) -> tuple[list[GraphNode], list[GraphEdge]]:
+def _kind(node: Node) -> str:
+    """The node's family for the drawing options (viz.select): what a budget keeps
+    first, what is drawn at its users."""
+    if node.is_control:
+        return "control"
+    if isinstance(node, Constant):
+        return "constant"
+    if isinstance(node, Proj) and isinstance(node.inputs[0], Start) and node.index >= 2 \
+            and not _is_memory(node):
+        return "param"
+    if isinstance(node, Phi):
+        return "memory" if _is_memory(node) else "phi"
+    if node.is_pinned() or _is_memory(node):
+        return "memory"
+    return "data"
+
+
+def graph_parts(fg: FunctionGraph, prefix: str = "", cluster: str | None = None,
+                only: set[str] | None = None) -> tuple[list[GraphNode], list[GraphEdge]]:
+    """The drawing's nodes and edges for ``fg`` (ids ``prefix`` + node id), or for the
+    nodes whose ids are in ``only``."""
     nodes: list[GraphNode] = []
     edges: list[GraphEdge] = []
     for node in fg.nodes():
+        if only is not None and f"{prefix}{node.id}" not in only:
+            continue
         shape, fill, emphasis = _style(node)
         nodes.append(GraphNode(f"{prefix}{node.id}", _label(node), (f"#{node.id}",),
-                               shape, emphasis, fill, cluster))
+                               shape, emphasis, fill, cluster, _kind(node)))
         for i, inp in enumerate(node.inputs):
-            if inp is None:
+            if inp is None or only is not None and f"{prefix}{inp.id}" not in only:
                 continue
             if isinstance(node, Constant) or isinstance(node, Proj) and not node.is_control \
                     and isinstance(inp, Start) and node.type.kind != "mem":
-                style, color = "dotted", "#999999"  # constants and parameters hang off Start
+                style, color, kind = "dotted", "#999999", "leaf"  # hangs off Start
             elif isinstance(node, Phi) and i == 0:
-                style, color = "dotted", CONTROL_COLOR  # a phi belongs to its region
+                style, color, kind = "dotted", CONTROL_COLOR, "region"  # a phi's region
             elif inp.is_control and (i == 0 or isinstance(node, (Region, Stop))):
-                style, color = "bold", CONTROL_COLOR
+                style, color, kind = "bold", CONTROL_COLOR, "control"
             elif _is_memory(inp):
-                style, color = "dashed", MEMORY_COLOR
+                style, color, kind = "dashed", MEMORY_COLOR, "memory"
             else:
-                style, color = "solid", None
+                style, color, kind = "solid", None, "data"
             edges.append(GraphEdge(f"{prefix}{inp.id}", f"{prefix}{node.id}", str(i), style,
                                    color, constraint=not (isinstance(node, Phi) and i > 0
                                                           and isinstance(node.inputs[0], Region)
-                                                          and inp.id > node.id)))
+                                                          and inp.id > node.id), kind=kind))
     return nodes, edges
 
 
-def program_dot(program: SeaOfNodes, parts, title: str | None) -> str:  # noqa: ANN001
-    """One drawing of every function's ``parts(fg, prefix, cluster) -> (nodes, edges)``:
-    a frame per function when there are several (node ids prefixed by its name)."""
-    several = len(program.functions) > 1
+def _block_clusters(fg: FunctionGraph, prefix: str, nodes: list[GraphNode],
+                    fn_label: str) -> tuple[list[GraphNode], dict[str, str]]:
+    """``nodes`` framed by the block global code motion puts them in (a Select of a
+    split Phi goes with its Phi); Stop and never-scheduled nodes stay outside."""
+    from ssa_course.son.gcm import schedule
+
+    sched = schedule(fg)
+    where: dict[int, str] = dict(sched.block_of)
+    for node in fg.nodes():
+        if node.is_control and node.id not in where and not isinstance(node, Stop):
+            head: Node | None = node  # a branch's projection heads a block: walk up to it
+            while head is not None and head.id not in sched.owner:
+                head = head.inputs[0] if head.inputs else None
+            if head is not None:
+                where[node.id] = sched.owner[head.id]
+    out, titles = [], {}
+    for gn in nodes:
+        head = gn.id[len(prefix):].split(".", 1)[0]
+        block = where.get(int(head)) if head.isdigit() else None
+        if block is None:
+            out.append(gn)
+            continue
+        key = f"{prefix}{block}"
+        titles[key] = f"{fn_label}{block}"
+        out.append(replace(gn, cluster=key))
+    return out, titles
+
+
+def _choose_in(fg: FunctionGraph, options: DrawOptions) -> Choice:
+    """viz.select's choice of what to draw, made on ``fg``'s nodes and inputs."""
+    nodes = fg.nodes()
+    ids = [str(n.id) for n in nodes]
+    kinds = {str(n.id): _kind(n) for n in nodes}
+    pairs = [(str(i.id), str(n.id)) for n in nodes for i in n.inputs if i is not None]
+    return choose(ids, kinds, pairs, options)
+
+
+def program_dot(program: SeaOfNodes, parts, title: str | None,  # noqa: ANN001
+                options: DrawOptions | None = None) -> str:
+    """One drawing of the functions ``options`` picks, each drawn by
+    ``parts(fg, prefix, cluster) -> (nodes, edges)``: a frame per function when there are
+    several (node ids prefixed by its name), reduced as ``options`` says (viz.select)."""
+    options = options_or_default(options)
+    names = options.pick_functions(list(program.functions),
+                                   {n: len(fg.nodes()) for n, fg in program.functions.items()})
+    several = len(names) > 1
+    chosen = None
+    if not several:  # choose on the graph itself: cheaper than on a thousand GraphNodes
+        chosen = _choose_in(program.functions[names[0]], options)
     nodes: list[GraphNode] = []
     edges: list[GraphEdge] = []
     clusters: dict[str, str] = {}
-    for name, fg in program.functions.items():
-        part_nodes, part_edges = parts(fg, f"{name}." if several else "",
-                                       name if several else None)
+    for name in names:
+        fg = program.functions[name]
+        prefix = f"{name}." if several else ""
+        part_nodes, part_edges = parts(fg, prefix, name if several else None,
+                                       only=chosen.keep if chosen else None)
+        if options.blocks:
+            part_nodes, titles = _block_clusters(fg, prefix, part_nodes,
+                                                 f"fn {name}: " if several else "")
+            clusters.update(titles)
         nodes += part_nodes
         edges += part_edges
         if several:
             clusters[name] = f"fn {name}"
-    return graph_to_dot(nodes, edges, title=title, clusters=clusters)
+    if chosen is not None and chosen.keep is not None:
+        shown = {n.id for n in nodes}  # a Select's path or value may be left out
+        edges = [e for e in edges if e.src in shown and e.dst in shown]
+        chosen = Choice(None, chosen.center, chosen.caption)
+    reduced = reduce_graph(nodes, edges, options, chosen=chosen)
+    notes = [reduced.caption] if reduced.caption else []
+    others = [n for n in program.functions if n not in names]
+    if others:
+        notes.insert(0, f"function {', '.join(names)} (not drawn: {', '.join(others)}; "
+                        "pick one with function=)")
+    return graph_to_dot(reduced.nodes, reduced.edges,
+                        title=with_caption(title, "; ".join(notes)), clusters=clusters,
+                        graph_attrs=reduced.graph_attrs)
 
 
-def graphs_to_dot(program: SeaOfNodes, title: str | None = None) -> str:
-    """One drawing for the program: a frame per function when there are several."""
-    dot = program_dot(program, graph_parts, title or summary(program))
+def graphs_to_dot(program: SeaOfNodes, title: str | None = None,
+                  options: DrawOptions | None = None) -> str:
+    """One drawing for the program (by default ``main`` alone when the whole program is
+    over the node budget): a frame per function when there are several."""
+    dot = program_dot(program, graph_parts, title or summary(program), options)
     comment = "".join(f"// {line}\n" for line in program.source.rstrip().splitlines())
     return comment + dot
 
@@ -181,19 +269,21 @@ def graphs_to_dot(program: SeaOfNodes, title: str | None = None) -> str:
 # ------------------------------------------------ the stepping stone: Select + Compose
 
 
-def select_compose_parts(fg: FunctionGraph, prefix: str = "", cluster: str | None = None
+def select_compose_parts(fg: FunctionGraph, prefix: str = "", cluster: str | None = None,
+                         only: set[str] | None = None
                          ) -> tuple[list[GraphNode], list[GraphEdge]]:
     """The graph with every Phi split as the paper's first step did: one ``Select`` per
     incoming path (its control and the value on that path: the value, or *no value* when
     that path did not run) and a ``Compose`` passing on whichever Select has a value."""
-    nodes, edges = graph_parts(fg, prefix, cluster)
-    phis = {f"{prefix}{n.id}": n for n in fg.nodes() if isinstance(n, Phi)}
+    nodes, edges = graph_parts(fg, prefix, cluster, only)
+    phis = {f"{prefix}{n.id}": n for n in fg.nodes() if isinstance(n, Phi)
+            and (only is None or f"{prefix}{n.id}" in only)}
     nodes = [n for n in nodes if n.id not in phis]
     edges = [e for e in edges if e.dst not in phis]
     for pid, phi in phis.items():
         name = phi.var_name or ""
         nodes.append(GraphNode(pid, f"Compose {name}".strip(), (f"#{phi.id}",), "ellipse",
-                               False, PHI_FILL, cluster))
+                               False, PHI_FILL, cluster, "phi"))
         region = phi.inputs[0]
         for i, value in enumerate(phi.inputs[1:], start=1):
             path = region.inputs[i] if i < len(region.inputs) else None
@@ -201,18 +291,21 @@ def select_compose_parts(fg: FunctionGraph, prefix: str = "", cluster: str | Non
                 continue
             sid = f"{pid}.sel{i}"
             nodes.append(GraphNode(sid, "Select", (f"#{phi.id}.{i}",), "ellipse", False,
-                                   PHI_FILL, cluster))
-            edges.append(GraphEdge(f"{prefix}{path.id}", sid, "0", "bold", CONTROL_COLOR))
+                                   PHI_FILL, cluster, "phi"))
+            edges.append(GraphEdge(f"{prefix}{path.id}", sid, "0", "bold", CONTROL_COLOR,
+                                   kind="control"))
             edges.append(GraphEdge(f"{prefix}{value.id}", sid, "1",
                                    "dashed" if _is_memory(value) else "solid",
                                    MEMORY_COLOR if _is_memory(value) else None,
-                                   constraint=value.id < phi.id))
-            edges.append(GraphEdge(sid, pid, str(i)))
+                                   constraint=value.id < phi.id,
+                                   kind="memory" if _is_memory(value) else "data"))
+            edges.append(GraphEdge(sid, pid, str(i), kind="data"))
     return nodes, edges
 
 
-def select_compose_dot(program: SeaOfNodes, title: str | None = None) -> str:
-    return program_dot(program, select_compose_parts, title)
+def select_compose_dot(program: SeaOfNodes, title: str | None = None,
+                       options: DrawOptions | None = None) -> str:
+    return program_dot(program, select_compose_parts, title, options)
 
 
 # ------------------------------------------------ pessimistic vs optimistic (lesson 07)
@@ -268,14 +361,14 @@ def compare_text(program: SeaOfNodes, mode: str, table: dict | None = None) -> s
 
 
 def compare_dot(program: SeaOfNodes, mode: str, title: str | None = None,
-                table: dict | None = None) -> str:
+                table: dict | None = None, options: DrawOptions | None = None) -> str:
     """The drawing with types of ``mode`` under each label; nodes the two modes type
     differently are orange, nodes SCCP proves dead grey (in the optimistic picture)."""
     table = table or compare(program)
 
-    def parts(fg, prefix: str, cluster: str | None):  # noqa: ANN001, ANN202
+    def parts(fg, prefix: str, cluster: str | None, only=None):  # noqa: ANN001, ANN202
         result, changed, dead = table[fg.name]
-        part_nodes, part_edges = graph_parts(fg, prefix, cluster)
+        part_nodes, part_edges = graph_parts(fg, prefix, cluster, only)
         by_id = {n.id: n for n in fg.nodes()}
         shown = []
         for gn in part_nodes:
@@ -288,4 +381,5 @@ def compare_dot(program: SeaOfNodes, mode: str, title: str | None = None,
             shown.append(replace(gn, lines=lines, fill=fill))
         return shown, part_edges
 
-    return program_dot(program, parts, title or f"{mode}: {compare_summary(program, table)}")
+    return program_dot(program, parts, title or f"{mode}: {compare_summary(program, table)}",
+                       options)

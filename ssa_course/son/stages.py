@@ -39,16 +39,17 @@ def son_program(comp: Compilation, optimize: bool = True):  # noqa: ANN201
     return comp.cached("son" if optimize else "son-raw", build)
 
 
-def compare_modes(comp: Compilation, mode: str, fmt: str) -> tuple[str, str]:
+def compare_modes(comp: Compilation, mode: str, fmt: str,
+                  options=None) -> tuple[str, str]:  # noqa: ANN001 (a viz DrawOptions)
     """The pessimistic graph drawn (``fmt`` "dot") or printed ("text") with the types of
     ``mode`` ("pessimistic" or "optimistic"); returns (rendering, summary line)."""
     from ssa_course.son.printer import compare, compare_dot, compare_summary, compare_text
 
     program = son_program(comp, True)
-    table = compare(program)  # SCCP once, for the picture and the summary
+    table = comp.cached("son-compare", lambda: compare(program))  # SCCP once for both modes
     summary_line = compare_summary(program, table)
     if fmt == "dot":
-        return compare_dot(program, mode, table=table), summary_line
+        return compare_dot(program, mode, table=table, options=options), summary_line
     return compare_text(program, mode, table), summary_line
 
 
@@ -108,10 +109,11 @@ def _register_views() -> None:
         def text(comp: Compilation, optimize: bool = optimize) -> str:
             return format_graphs(son_program(comp, optimize))
 
-        def dot(comp: Compilation, optimize: bool = optimize, name: str = name) -> str:
+        def dot(comp: Compilation, optimize: bool = optimize, name: str = name,
+                options=None) -> str:  # noqa: ANN001 (a viz DrawOptions)
             program = son_program(comp, optimize)
             title = f"{os.path.basename(comp.filename)} as {name}: {summary(program)}"
-            return graphs_to_dot(program, title)
+            return graphs_to_dot(program, title, options)
 
         def stats(comp: Compilation, optimize: bool = optimize) -> str:
             return summary(son_program(comp, optimize))
@@ -121,10 +123,10 @@ def _register_views() -> None:
     def opt_text(comp: Compilation) -> str:
         return format_graphs(optimistic_program(comp))
 
-    def opt_dot(comp: Compilation) -> str:
+    def opt_dot(comp: Compilation, options=None) -> str:  # noqa: ANN001
         program = optimistic_program(comp)
         title = f"{os.path.basename(comp.filename)} as son-opt: {summary(program)}"
-        return graphs_to_dot(program, title)
+        return graphs_to_dot(program, title, options)
 
     register_view("son-opt", "sea of nodes after SCCP (optimistic constants, dead code "
                   "removed)", opt_text, opt_dot, face="draw",
@@ -133,9 +135,9 @@ def _register_views() -> None:
     def sc_text(comp: Compilation) -> str:
         return format_graphs(son_program(comp, False), select_compose=True)
 
-    def sc_dot(comp: Compilation) -> str:
+    def sc_dot(comp: Compilation, options=None) -> str:  # noqa: ANN001
         title = f"{os.path.basename(comp.filename)}: each Phi as Selects + a Compose"
-        return select_compose_dot(son_program(comp, False), title)
+        return select_compose_dot(son_program(comp, False), title, options)
 
     register_view("son-select", "the raw graph with every Phi split into Select + Compose "
                   "(the paper's stepping stone to Region + Phi)", sc_text, sc_dot, face="draw")
@@ -195,11 +197,11 @@ def _register_schedule_views() -> None:
     def text(comp: Compilation) -> str:
         return "\n".join(format_ir(ir) for ir in scheduled_ircode(comp).values())
 
-    def dot(comp: Compilation) -> str:
+    def dot(comp: Compilation, options=None) -> str:  # noqa: ANN001
         program = scheduled_ssa_quads(comp)
         cfgs = {n: build_cfg(f) for n, f in program.functions.items()}
         return program_cfg_dot(cfgs, title=f"{os.path.basename(comp.filename)}: "
-                               "the graph scheduled into blocks (SSA)")
+                               "the graph scheduled into blocks (SSA)", options=options)
 
     register_view("scheduled", "the optimized graph scheduled back into blocks (GCM), "
                   "as Julia-style IR", text, dot)

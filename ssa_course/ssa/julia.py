@@ -461,9 +461,13 @@ def format_ir(ir: IRCode) -> str:
     return "\n".join(lines) + "\n"
 
 
-def ir_to_dot(ir: IRCode) -> str:
-    """DOT of the IRCode's blocks, each listing its statements as :func:`format_ir` does."""
+def ir_to_dot(ir: IRCode, options=None) -> str:  # noqa: ANN001 (a viz DrawOptions)
+    """DOT of the IRCode's blocks, each listing its statements as :func:`format_ir` does;
+    ``options`` (a :class:`~ssa_course.viz.options.DrawOptions`) may narrow it to the
+    blocks around one (``around="3"`` or ``"#3"``) or to a budget of blocks."""
     from ssa_course.viz.dot import GraphEdge, GraphNode, graph_to_dot
+    from ssa_course.viz.options import options_or_default
+    from ssa_course.viz.select import reduce_graph, with_caption
 
     text = format_ir(ir).split("\n")[1:]
     rail = len(str(len(ir.blocks))) + 3
@@ -473,7 +477,8 @@ def ir_to_dot(ir: IRCode) -> str:
         count = max(1, blk.stop - blk.start + 1)
         lines = tuple(line[rail:] for line in text[pos:pos + count])
         pos += count
-        nodes.append(GraphNode(f"b{k}", header=f"#{k}", lines=lines, emphasis=k == 1))
+        nodes.append(GraphNode(f"b{k}", header=f"#{k}", lines=lines, emphasis=k == 1,
+                               kind="block"))
     edges: list[GraphEdge] = []
     for k, blk in enumerate(ir.blocks, start=1):
         last = ir.stmts[blk.stop - 1] if blk.stop >= blk.start else None
@@ -483,8 +488,24 @@ def ir_to_dot(ir: IRCode) -> str:
                 label = "F" if s == last.dest else "T"
             if isinstance(last, EnterNode) and s == last.catch_dest:
                 label, style = "catch", "dashed"
-            edges.append(GraphEdge(f"b{k}", f"b{s}", label, style))
-    return graph_to_dot(nodes, edges, title=f"{ir.name} (IRCode)", name="ircode")
+            edges.append(GraphEdge(f"b{k}", f"b{s}", label, style, kind="flow"))
+    reduced = reduce_graph(nodes, edges, options_or_default(options), prefix="b")
+    return graph_to_dot(reduced.nodes, reduced.edges,
+                        title=with_caption(f"{ir.name} (IRCode)", reduced.caption),
+                        name="ircode", graph_attrs=reduced.graph_attrs)
+
+
+def program_ir_dot(program: dict, options=None) -> str:  # noqa: ANN001 (a DrawOptions)
+    """DOT of one function's IRCode out of ``program`` (name -> IRCode): the one
+    ``options.function`` names, else ``main`` (else the first)."""
+    from ssa_course.viz.options import options_or_default
+
+    options = options_or_default(options)
+    if options.function is not None:
+        name = options.pick_functions(list(program), {})[0]
+    else:
+        name = "main" if "main" in program else next(iter(program))
+    return ir_to_dot(program[name], options)
 
 
 class TypedCode:
@@ -518,4 +539,5 @@ def code_typed(source: str, fn: str = "main") -> TypedCode:
     return TypedCode(build_ircode(comp.quads.functions[fn]))
 
 
-__all__ = ["BOOL", "build_ircode", "code_typed", "format_ir", "ir_to_dot", "program_ircode"]
+__all__ = ["BOOL", "build_ircode", "code_typed", "format_ir", "ir_to_dot", "program_ir_dot",
+           "program_ircode"]

@@ -105,14 +105,14 @@ def _quads_view(build):  # noqa: ANN001, ANN202
 
         return to_bril_text(build(comp))
 
-    def dot(comp: Compilation) -> str:
+    def dot(comp: Compilation, options=None) -> str:  # noqa: ANN001 (a viz DrawOptions)
         import os
 
         from ssa_course.quads.cfg import build_cfg
         from ssa_course.viz.dot import program_cfg_dot
 
         cfgs = {n: build_cfg(f) for n, f in build(comp).functions.items()}
-        return program_cfg_dot(cfgs, title=os.path.basename(comp.filename))
+        return program_cfg_dot(cfgs, title=os.path.basename(comp.filename), options=options)
 
     return text, dot
 
@@ -123,11 +123,10 @@ def _julia_text(comp: Compilation) -> str:
     return "\n".join(format_ir(ir) for ir in julia_program(comp).values())
 
 
-def _julia_dot(comp: Compilation) -> str:
-    from ssa_course.ssa.julia import ir_to_dot
+def _julia_dot(comp: Compilation, options=None) -> str:  # noqa: ANN001 (a DrawOptions)
+    from ssa_course.ssa.julia import program_ir_dot
 
-    program = julia_program(comp)
-    return ir_to_dot(program.get("main") or next(iter(program.values())))
+    return program_ir_dot(julia_program(comp), options)
 
 
 def _register_views() -> None:
