@@ -214,7 +214,7 @@ def test_an_unexpected_failure_is_one_line_not_a_traceback(monkeypatch):
 
 
 def test_when_graphviz_fails_the_fallback_picture_is_shown(monkeypatch):
-    def failing(dot, fmt):
+    def failing(dot, fmt, timeout=None):
         raise render_mod.RenderError(f"Graphviz failed: out of memory (-T{fmt})")
 
     monkeypatch.setattr(render_mod, "graphviz_render", failing)

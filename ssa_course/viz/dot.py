@@ -102,7 +102,7 @@ def node_label(node: GraphNode, vertical: bool = True) -> str:
             fields.append("".join(_record_text(line) + "\\l" for line in node.lines))
         body = "|".join(fields)
         return '"' + ("{" + body + "}" if vertical else body) + '"'
-    parts = [_plain_text(node.header) + "\\n"] if node.header else []
+    parts = [_plain_text(node.header) + ("\\n" if node.lines else "")] if node.header else []
     parts.extend(_plain_text(line) + "\\l" for line in node.lines)
     return '"' + "".join(parts) + '"'
 

@@ -185,9 +185,8 @@ def _inline_leaves(nodes: list[GraphNode], edges: list[GraphEdge], keep_whole: s
         if e.dst not in shown:
             continue
         copy_id = f"{e.src}>{e.dst}.{e.label or len(copies.get(e.dst, ()))}"
-        label = leaf.header + (f" {leaf.lines[0]}" if leaf.lines else "")
-        copies.setdefault(e.dst, []).append(
-            GraphNode(copy_id, label, (), "box", False, leaf.fill, None, leaf.kind, True))
+        copies.setdefault(e.dst, []).append(  # the value alone: "0", "Parm n"
+            GraphNode(copy_id, leaf.header, (), "box", False, leaf.fill, None, leaf.kind, True))
         out_edges.append(replace(e, src=copy_id, style="solid", color="#999999",
                                  kind="leaf"))
     out_nodes: list[GraphNode] = []
