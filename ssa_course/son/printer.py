@@ -173,7 +173,7 @@ def graph_parts(fg: FunctionGraph, prefix: str = "", cluster: str | None = None,
             edges.append(GraphEdge(f"{prefix}{inp.id}", f"{prefix}{node.id}", str(i), style,
                                    color, constraint=not (isinstance(node, Phi) and i > 0
                                                           and isinstance(node.inputs[0], Region)
-                                                          and inp.id > node.id), kind=kind))
+                                                          and inp.id > node.id), kind=kind, at_head=True))
     return nodes, edges
 
 
@@ -293,13 +293,14 @@ def select_compose_parts(fg: FunctionGraph, prefix: str = "", cluster: str | Non
             nodes.append(GraphNode(sid, "Select", (f"#{phi.id}.{i}",), "ellipse", False,
                                    PHI_FILL, cluster, "phi"))
             edges.append(GraphEdge(f"{prefix}{path.id}", sid, "0", "bold", CONTROL_COLOR,
-                                   kind="control"))
+                                   kind="control", at_head=True))
             edges.append(GraphEdge(f"{prefix}{value.id}", sid, "1",
                                    "dashed" if _is_memory(value) else "solid",
                                    MEMORY_COLOR if _is_memory(value) else None,
                                    constraint=value.id < phi.id,
-                                   kind="memory" if _is_memory(value) else "data"))
-            edges.append(GraphEdge(sid, pid, str(i), kind="data"))
+                                   kind="memory" if _is_memory(value) else "data",
+                                   at_head=True))
+            edges.append(GraphEdge(sid, pid, str(i), kind="data", at_head=True))
     return nodes, edges
 
 

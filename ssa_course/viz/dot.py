@@ -61,6 +61,9 @@ class GraphEdge:
     kind: str = ""  # "control", "memory", "data", ...: viz.select weighs and thins by it
     weight: int = 1  # Graphviz keeps heavy edges short and straight (the control spine)
     penwidth: str | None = None  # line width; None: Graphviz's default
+    # the label at the arrow head (``headlabel``): where a node's input slots are, and
+    # much cheaper to lay out than a mid-edge label, which Graphviz places as a node
+    at_head: bool = False
 
 
 # ---------------------------------------------------------------- generic graphs
@@ -138,7 +141,11 @@ def graph_to_dot(nodes: Iterable[GraphNode], edges: Iterable[GraphEdge], *,
     graph.set("rankdir", rankdir)
     graph.set("fontname", "monospace")
     graph.set_node_defaults(fontname="monospace", fontsize="10")
-    graph.set_edge_defaults(fontname="monospace", fontsize="9")
+    if any(edge.at_head for edge in edges):  # input slots: a little off the arrow head
+        graph.set_edge_defaults(fontname="monospace", fontsize="9", labeldistance="1.6",
+                                labelfontcolor='"#555555"')
+    else:
+        graph.set_edge_defaults(fontname="monospace", fontsize="9")
     if title:
         graph.set("label", _quote(title))
         graph.set("labelloc", "t")
@@ -167,7 +174,7 @@ def graph_to_dot(nodes: Iterable[GraphNode], edges: Iterable[GraphEdge], *,
     for edge in edges:
         attrs = {}
         if edge.label:
-            attrs["label"] = _quote(edge.label)
+            attrs["headlabel" if edge.at_head else "label"] = _quote(edge.label)
         if edge.style != "solid":
             attrs["style"] = edge.style
         if edge.color:
