@@ -170,10 +170,11 @@ def graph_parts(fg: FunctionGraph, prefix: str = "", cluster: str | None = None,
                 style, color, kind = "dashed", MEMORY_COLOR, "memory"
             else:
                 style, color, kind = "solid", None, "data"
+            # a loop phi's back-edge input does not push the phi below the loop body
+            back = isinstance(node, Phi) and i > 0 and isinstance(node.inputs[0], Region) \
+                and inp.id > node.id
             edges.append(GraphEdge(f"{prefix}{inp.id}", f"{prefix}{node.id}", str(i), style,
-                                   color, constraint=not (isinstance(node, Phi) and i > 0
-                                                          and isinstance(node.inputs[0], Region)
-                                                          and inp.id > node.id), kind=kind, at_head=True))
+                                   color, constraint=not back, kind=kind, at_head=True))
     return nodes, edges
 
 
