@@ -21,14 +21,17 @@ from ssa_course.son.emit import FunctionGraph, SeaOfNodes
 from ssa_course.son.graph import Node
 from ssa_course.viz.dot import GraphEdge, GraphNode, graph_to_dot
 from ssa_course.viz.options import DrawOptions, options_or_default
+from ssa_course.viz.palette import (
+    CHANGED_FILL,
+    CONSTANT_FILL,
+    CONTROL_COLOR,
+    CONTROL_FILL,
+    DEAD_FILL,
+    MEMORY_COLOR,
+    MEMORY_FILL,
+    PHI_FILL,
+)
 from ssa_course.viz.select import Choice, choose, reduce_graph, with_caption
-
-CONTROL_FILL = "#fff2a8"
-MEMORY_FILL = "#d6e9ff"
-PHI_FILL = "#e8f5e0"
-CONSTANT_FILL = "#f0f0f0"
-CONTROL_COLOR = "#c00000"
-MEMORY_COLOR = "#1f5fbf"
 
 
 def summary(program: SeaOfNodes) -> str:
@@ -312,8 +315,6 @@ def select_compose_dot(program: SeaOfNodes, title: str | None = None,
 
 # ------------------------------------------------ pessimistic vs optimistic (lesson 07)
 
-CHANGED_FILL = "#ffb347"  # a node whose type the other mode sees differently
-DEAD_FILL = "#dddddd"
 
 
 def compare(program: SeaOfNodes) -> dict:
