@@ -268,3 +268,12 @@ def test_a_new_source_keeps_one_compilation_per_text():
     assert ex.compilation() is comp
     ex.editor.value = LOOP + "\n"
     assert ex.compilation() is not comp
+
+
+def test_the_blocks_switch_frames_sea_of_nodes_by_gcm_block():
+    ex = Explorer(LOOP, view="cfg", face="graph")
+    assert ex.blocks.disabled
+    ex.view.value = "son"
+    assert not ex.blocks.disabled and "cluster" not in ex._svg
+    ex.blocks.value = True
+    assert ex._svg.count('class="cluster"') >= 3

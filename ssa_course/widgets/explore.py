@@ -100,6 +100,8 @@ class Explorer:
         self.zoom = w.SelectionSlider(options=list(ZOOMS), value="fit", description="zoom",
                                       continuous_update=False)
         self.function = w.Dropdown(options=[AUTO], value=AUTO, description="function")
+        # sea-of-nodes drawings: frame the nodes by the block global code motion gives them
+        self.blocks = w.Checkbox(value=False, description="GCM blocks", indent=False)
         self._comp: Compilation | None = comp  # kept while the source text stays the same
         self._shown: dict[tuple, tuple] = {}  # (source, view, face, mode, fn) -> what showed
         self._busy = False
@@ -111,10 +113,11 @@ class Explorer:
         self.body = w.Box(layout=w.Layout(overflow="auto", width="100%"))
         self._svg: str | None = None  # the last drawing, re-scaled without re-rendering
         self.panel = w.VBox([w.HBox([self.view, self.face, self.mode]),
-                             w.HBox([self.function, self.zoom]),
+                             w.HBox([self.function, self.blocks, self.zoom]),
                              self.stats, self.legend, self.body,
                              w.Accordion(children=[self.editor], titles=("source",))])
-        for control in (self.view, self.face, self.mode, self.function, self.editor):
+        for control in (self.view, self.face, self.mode, self.function, self.blocks,
+                        self.editor):
             control.observe(lambda _change: self.refresh(), names="value")
         self.zoom.observe(lambda _change: self._rescale(), names="value")
         self.refresh()
@@ -145,7 +148,7 @@ class Explorer:
     def options(self) -> DrawOptions:
         """The drawing options the panel's controls say."""
         fn = self.function.value
-        return DrawOptions(function=None if fn == AUTO else fn)
+        return DrawOptions(function=None if fn == AUTO else fn, blocks=self.blocks.value)
 
     def refresh(self) -> None:
         """Show the chosen face of the chosen representation (remembered when nothing it
@@ -154,12 +157,14 @@ class Explorer:
             return
         name = self.view.value
         self.mode.disabled = name != COMPARE_VIEW
+        self.blocks.disabled = not name.startswith("son")
         self._svg = None
         self.legend.value = ""
         try:
             comp = self.compilation()
             self._set_functions(comp)
-            key = (comp.source, name, self.face.value, self.mode.value, self.function.value)
+            key = (comp.source, name, self.face.value, self.mode.value, self.function.value,
+                   self.blocks.value)
             if key in self._shown:
                 self._restore(self._shown[key])
             else:
