@@ -224,8 +224,8 @@ def program_dot(program: SeaOfNodes, parts, title: str | None,  # noqa: ANN001
     ``parts(fg, prefix, cluster) -> (nodes, edges)``: a frame per function when there are
     several (node ids prefixed by its name), reduced as ``options`` says (viz.select)."""
     options = options_or_default(options)
-    names = options.pick_functions(list(program.functions),
-                                   {n: len(fg.nodes()) for n, fg in program.functions.items()})
+    names = options.pick_functions(list(program.functions),  # sizes: no need to sort
+                                   {n: len(fg.graph.nodes) for n, fg in program.functions.items()})
     several = len(names) > 1
     chosen = None
     if not several:  # choose on the graph itself: cheaper than on a thousand GraphNodes
