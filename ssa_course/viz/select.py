@@ -6,7 +6,9 @@ applies a :class:`~ssa_course.viz.options.DrawOptions`:
 
 1. ``around``: keep the nodes at most ``radius`` edges (either direction) from one node;
 2. ``budget``: keep the control spine first, then the nodes nearest to it (a breadth-first
-   walk from the control nodes, in drawing order), and say in a caption what was left out;
+   walk from the control nodes, in drawing order) -- or, when the spine alone would take
+   more than half the budget, a prefix of the program: each control node with the data
+   within two edges of it -- and say in a caption what was left out;
 3. leaves (constants, parameters): each is drawn as a small copy next to every user that
    is shown, instead of one node with an edge from Start to it and edges to every user;
 4. edge weights: control edges heavy (the spine stays straight), memory edges thin or
