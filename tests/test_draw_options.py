@@ -20,7 +20,7 @@ import pytest
 import ssa_course
 from ssa_course.errors import UsageError
 from ssa_course.pipeline import compile_source
-from ssa_course.son.printer import _kind
+from ssa_course.son.draw import _kind
 from ssa_course.views import all_views, render
 from ssa_course.viz import render as render_mod
 from ssa_course.viz.options import DrawOptions
