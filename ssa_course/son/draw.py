@@ -100,7 +100,10 @@ def graph_parts(fg: FunctionGraph, prefix: str = "", cluster: str | None = None,
             elif isinstance(node, Phi) and i == 0:
                 style, color, kind = "dotted", CONTROL_COLOR, "region"  # a phi's region
             elif inp.is_control and (i == 0 or isinstance(node, (Region, Stop))):
-                style, color, kind = "bold", CONTROL_COLOR, "control"
+                # control into control is the spine (weighed heavy); into a pinned
+                # node (a store, an allocation) it is not: dozens can fan out of one
+                style, color = "bold", CONTROL_COLOR
+                kind = "control" if node.is_control else "pin"
             elif _is_memory(inp):
                 style, color, kind = "dashed", MEMORY_COLOR, "memory"
             else:
