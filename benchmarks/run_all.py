@@ -8,6 +8,7 @@
    and 100k statements, and the graph interpreter against the quads interpreter.
 5. Bril programs: dynamic instruction counts before and after ``ssa-course opt``, next to
    Bril's example LVN + DCE pipeline.
+6. Drawing: DOT text and Graphviz SVG per view at 30, 100 and 300 lines (``draw.py``).
 """
 
 from __future__ import annotations
@@ -208,6 +209,9 @@ def main() -> None:
     son_table()
     son_interpreter_table()
     bril_table()
+    from draw import draw_table  # per view, at 30, 100 and 300 lines (benchmarks/draw.py)
+
+    draw_table()
 
 
 if __name__ == "__main__":

@@ -92,10 +92,14 @@ def run(source: str | Compilation, *args: object, via: str = "quads",
     return run_stage(comp, argv or None, via=via, limits=limits)
 
 
-def show(source: str | Compilation, view: str = "cfg", fmt: str | None = None):
+def show(source: str | Compilation, view: str = "cfg", fmt: str | None = None, *,
+         function: str | None = None, around: str | int | None = None, radius: int = 2,
+         budget: int | None = 150):
     """A representation's face: ``fmt`` is "text", "dot", or "draw"/"svg"/"png" for a drawing;
     by default the view's own preferred face (the CFG draws, quads print). Text displays as
-    preformatted text in Jupyter, a drawing inline as SVG (or a fallback PNG).
+    preformatted text in Jupyter, a drawing inline as SVG (or a fallback PNG). A drawing
+    shows ``function`` (default: main, or all when small), only the nodes ``radius`` edges
+    ``around`` one node, and at most ``budget`` nodes (None: all), saying what it left out.
 
     A compile error raises :class:`SourceError` (its message has the line and a caret)."""
     from ssa_course import registry
@@ -104,12 +108,15 @@ def show(source: str | Compilation, view: str = "cfg", fmt: str | None = None):
         comp = _compile("show", source)
         params.name_in("show", "view", view, registry.names(), "representation")
         params.fmt("show", fmt)
-        return _show(comp, view, fmt)
+        from ssa_course.viz.options import DrawOptions
+
+        options = DrawOptions(function=function, around=around, radius=radius, budget=budget)
+        return _show(comp, view, fmt, options)
     except SsaCourseError as e:
         raise e.with_traceback(None) from None
 
 
-def _show(comp: Compilation, view: str, fmt: str | None):  # noqa: ANN202
+def _show(comp: Compilation, view: str, fmt: str | None, options=None):  # noqa: ANN001, ANN202
     from ssa_course import registry, views
     from ssa_course.viz.display import Text
 
@@ -118,10 +125,11 @@ def _show(comp: Compilation, view: str, fmt: str | None):  # noqa: ANN202
     if fmt == "text":
         return Text(views.render(comp, view, "text"))
     if fmt == "dot":
-        return Text(views.render(comp, view, "dot"))
+        return Text(views.render(comp, view, "dot", options))
     from ssa_course.viz.dot import Drawing
 
-    return Drawing(views.render(comp, view, "dot"))
+    return Drawing(views.render(comp, view, "dot", options),
+                   timeout=options.timeout if options is not None else None)
 
 
 def explore(source: str | Compilation, view: str = "cfg", face: str = "graph"):

@@ -83,6 +83,15 @@ def build_parser() -> argparse.ArgumentParser:
                       help="text (default), dot, svg or png")
     show.add_argument("-o", "--output", metavar="OUT",
                       help="write to OUT instead of standard output (required for png)")
+    show.add_argument("--function", metavar="F", help="draw function F only (default: "
+                      "main, or every function when they are small)")
+    show.add_argument("--around", metavar="N", help="draw only the nodes near node N "
+                      "(a sea-of-nodes id such as 12, or a block name)")
+    show.add_argument("--radius", type=int, default=2, metavar="R",
+                      help="with --around: how many edges away (default 2)")
+    show.add_argument("--budget", type=int, default=150, metavar="K",
+                      help="draw at most K nodes, saying what was left out (0: no limit; "
+                      "default 150)")
 
     opt = sub.add_parser("opt", help="optimize a program with a pipeline of passes and "
                          "write the result (default: see 'ssa-course passes')")
@@ -134,7 +143,11 @@ def _cmd_show(ns: argparse.Namespace) -> int:
     if ns.format == "png" and not ns.output:  # say so before drawing anything
         raise UsageError("PNG is binary: give an output file with -o OUT.png")
     comp = load_file(ns.file)
-    data = views.render(comp, ns.view, ns.format)
+    from ssa_course.viz.options import DrawOptions
+
+    options = DrawOptions(function=ns.function, around=ns.around, radius=ns.radius,
+                          budget=ns.budget or None)
+    data = views.render(comp, ns.view, ns.format, options)
     if ns.output:
         mode = "wb" if isinstance(data, bytes) else "w"
         try:

@@ -41,7 +41,7 @@ def render(comp: Compilation, name: str, fmt: str = "text", options: object = No
         return dot
     from ssa_course.viz.dot import Drawing
 
-    drawing = Drawing(dot)
+    drawing = Drawing(dot, timeout=options.timeout if options is not None else None)
     return drawing.svg() if fmt == "svg" else drawing.png()
 
 

@@ -214,7 +214,7 @@ def test_an_unexpected_failure_is_one_line_not_a_traceback(monkeypatch):
 
 
 def test_when_graphviz_fails_the_fallback_picture_is_shown(monkeypatch):
-    def failing(dot, fmt):
+    def failing(dot, fmt, timeout=None):
         raise render_mod.RenderError(f"Graphviz failed: out of memory (-T{fmt})")
 
     monkeypatch.setattr(render_mod, "graphviz_render", failing)
@@ -222,3 +222,58 @@ def test_when_graphviz_fails_the_fallback_picture_is_shown(monkeypatch):
     assert ex.body.children[0].__class__.__name__ == "Image"
     assert "Graphviz failed" in ex.stats.value and ex.zoom.disabled
     assert "does not compile" not in ex.stats.value
+
+
+TWO = ("fn twice(x: int) -> int { return x * 2; }\n"
+       "fn main(n: int) { var i = 0; while (i < n) { i = i + twice(i); } print(i); }\n")
+
+
+def test_the_function_selector_draws_one_function():
+    ex = Explorer(TWO, view="cfg", face="graph")
+    assert list(ex.function.options) == ["(auto)", "twice", "main"]
+    both = ex._svg
+    assert "@twice" in both and "@main" in both
+    ex.function.value = "twice"
+    assert "@twice" in ex._svg and "@main" not in ex._svg
+    ex.editor.value = TWO.replace("twice", "thrice")  # a renamed function: back to auto
+    assert list(ex.function.options) == ["(auto)", "thrice", "main"]
+    assert ex.function.value == "(auto)" and "@thrice" in ex._svg
+
+
+def test_switching_back_and_forth_reuses_what_was_drawn(monkeypatch):
+    from ssa_course.son import stages
+
+    ex = Explorer(LOOP, view="son", face="graph")
+    ex.mode.value = "optimistic"
+    pictures = (ex.mode.value, ex._svg)
+    calls = []
+    real_render = render_mod.graphviz_render
+    monkeypatch.setattr(render_mod, "graphviz_render",
+                        lambda *a, **k: calls.append(a[1]) or real_render(*a, **k))
+    real_compare = stages.compare_modes
+    monkeypatch.setattr(stages, "compare_modes",
+                        lambda *a, **k: calls.append("compare") or real_compare(*a, **k))
+    ex.mode.value = "pessimistic"
+    ex.mode.value = "optimistic"
+    assert (ex.mode.value, ex._svg) == pictures
+    assert calls == []  # neither Graphviz nor the comparison ran again
+    ex.editor.value = LOOP.replace("99", "98")  # a new program is drawn anew
+    assert calls == ["compare", "svg"]
+
+
+def test_a_new_source_keeps_one_compilation_per_text():
+    ex = Explorer(LOOP, view="son", face="text")
+    comp = ex.compilation()
+    ex.view.value = "cfg"
+    assert ex.compilation() is comp
+    ex.editor.value = LOOP + "\n"
+    assert ex.compilation() is not comp
+
+
+def test_the_blocks_switch_frames_sea_of_nodes_by_gcm_block():
+    ex = Explorer(LOOP, view="cfg", face="graph")
+    assert ex.blocks.disabled
+    ex.view.value = "son"
+    assert not ex.blocks.disabled and "cluster" not in ex._svg
+    ex.blocks.value = True
+    assert ex._svg.count('class="cluster"') >= 3

@@ -4,9 +4,9 @@ lesson's programs and on every corpus program."""
 from __future__ import annotations
 
 import pytest
-from ssa_course.pipeline import compile_source
-from ssa_course.son.stages import optimistic_program
 
+from ssa_course.compilation import compile_source
+from ssa_course.lessons.l07_optimistic import optimistic_program
 from ssa_course.son.control import If, Loop, Phi, Region
 from ssa_course.son.data import Mul
 from ssa_course.son.gcm import (

@@ -4,9 +4,10 @@ further rewrites, which run to a fixed point; output is unchanged through every 
 from __future__ import annotations
 
 import pytest
-from ssa_course.pipeline import compile_source
-from ssa_course.son.stages import optimistic_program, son_program
 
+from ssa_course.compilation import compile_source
+from ssa_course.lessons.l05_control import son_program
+from ssa_course.lessons.l07_optimistic import optimistic_program
 from ssa_course.son.build import build_graphs
 from ssa_course.son.control import If, Loop, Phi, Region
 from ssa_course.son.data import Add, Compare, Mul

@@ -8,9 +8,8 @@ per dead node, and leaving a block rebuilding the whole symbol table.
 
 from __future__ import annotations
 
-from ssa_course.pipeline import compile_source
-from ssa_course.son.stages import son_program
-
+from ssa_course.compilation import compile_source
+from ssa_course.lessons.l05_control import son_program
 from ssa_course.son.control import Loop, Phi
 from ssa_course.son.data import Constant
 from ssa_course.son.emit import sweep
@@ -205,8 +204,7 @@ def test_checks_left_implicit_drop_the_same_nodes_as_repeated_sweeps():
     import sys
     from pathlib import Path
 
-    from ssa_course.son.stages import optimistic_program
-
+    from ssa_course.lessons.l07_optimistic import optimistic_program
     from ssa_course.son.control import If
     from ssa_course.son.gcm import schedule
     from ssa_course.son.memory import IsSet

@@ -44,7 +44,7 @@ def cfg_dot(program: object, title: str, options: object = None) -> str:
     from ssa_course.viz.dot import program_cfg_dot
 
     cfgs = {n: build_cfg(f) for n, f in program.functions.items()}  # type: ignore[attr-defined]
-    return program_cfg_dot(cfgs, title=title)
+    return program_cfg_dot(cfgs, title=title, options=options)  # type: ignore[arg-type]
 
 
 def add_quads(name: str, description: str, build: Callable[[Compilation], object], *,
@@ -77,7 +77,7 @@ def graphs_text(program: object) -> str:
 def graphs_dot(program: object, title: str, options: object = None) -> str:
     from ssa_course.son.printer import graphs_to_dot, summary
 
-    return graphs_to_dot(program, f"{title}: {summary(program)}")  # type: ignore[arg-type]
+    return graphs_to_dot(program, f"{title}: {summary(program)}", options)  # type: ignore
 
 
 def _titled(name: str) -> Callable[[object, str, object], str]:

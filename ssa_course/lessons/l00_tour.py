@@ -32,7 +32,7 @@ def _text(program: object) -> str:
 def _dot(program: object, title: str, options: object = None) -> str:
     from ssa_course.viz.astdot import ast_to_dot
 
-    return ast_to_dot(program)  # type: ignore[arg-type]
+    return ast_to_dot(program, options)  # type: ignore[arg-type]
 
 
 add_representation("ast", "the checked Tiny syntax tree, run by the tree-walking reference "

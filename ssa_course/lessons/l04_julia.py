@@ -35,9 +35,9 @@ def ir_text(program: object) -> str:
 
 
 def ir_dot(program: object, title: str, options: object = None) -> str:
-    from ssa_course.ssa.julia import program_ir_to_dot
+    from ssa_course.ssa.julia import program_ir_dot
 
-    return program_ir_to_dot(program, title)  # type: ignore[arg-type]
+    return program_ir_dot(program, title, options)  # type: ignore[arg-type]
 
 
 def code_typed(source: str, fn: str = "main") -> object:

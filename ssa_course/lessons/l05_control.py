@@ -34,7 +34,8 @@ def _select_text(program: object) -> str:
 def _select_dot(program: object, title: str, options: object = None) -> str:
     from ssa_course.son.printer import select_compose_dot
 
-    return select_compose_dot(program, f"{title}: each Phi as Selects + a Compose")
+    return select_compose_dot(program, f"{title}: each Phi as Selects + a Compose",  # type: ignore
+                              options)
 
 
 add_graphs("son-raw", "sea of nodes straight from the parser, peepholes off",

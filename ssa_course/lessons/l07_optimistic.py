@@ -22,7 +22,8 @@ def _build(comp: Compilation) -> object:
     return program
 
 
-def compare_modes(comp: Compilation, mode: str, fmt: str) -> tuple[str, str]:
+def compare_modes(comp: Compilation, mode: str, fmt: str,
+                  options: object = None) -> tuple[str, str]:
     """The pessimistic graph drawn (``fmt`` "dot") or printed ("text") with the types of
     ``mode`` ("pessimistic" or "optimistic"); returns (rendering, summary line)."""
     from ssa_course.son.printer import compare, compare_dot, compare_summary, compare_text
@@ -31,7 +32,7 @@ def compare_modes(comp: Compilation, mode: str, fmt: str) -> tuple[str, str]:
     table = comp.cached("sccp-compare", lambda: compare(program))  # SCCP once for both
     summary_line = compare_summary(program, table)
     if fmt == "dot":
-        return compare_dot(program, mode, table=table), summary_line
+        return compare_dot(program, mode, table=table, options=options), summary_line
     return compare_text(program, mode, table), summary_line
 
 

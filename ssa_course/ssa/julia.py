@@ -475,7 +475,7 @@ def ir_graph(ir: IRCode, prefix: str = "", cluster: str | None = None) -> tuple[
         lines = tuple(line[rail:] for line in text[pos:pos + count])
         pos += count
         nodes.append(GraphNode(f"{prefix}b{k}", header=f"#{k}", lines=lines,
-                               emphasis=k == 1, cluster=cluster))
+                               emphasis=k == 1, cluster=cluster, kind="block"))
     edges: list[GraphEdge] = []
     for k, blk in enumerate(ir.blocks, start=1):
         last = ir.stmts[blk.stop - 1] if blk.stop >= blk.start else None
@@ -485,30 +485,46 @@ def ir_graph(ir: IRCode, prefix: str = "", cluster: str | None = None) -> tuple[
                 label = "F" if s == last.dest else "T"
             if isinstance(last, EnterNode) and s == last.catch_dest:
                 label, style = "catch", "dashed"
-            edges.append(GraphEdge(f"{prefix}b{k}", f"{prefix}b{s}", label, style))
+            edges.append(GraphEdge(f"{prefix}b{k}", f"{prefix}b{s}", label, style,
+                                   kind="flow"))
     return nodes, edges
 
 
-def ir_to_dot(ir: IRCode) -> str:
-    """DOT of one function's IRCode blocks."""
+def ir_to_dot(ir: IRCode, options=None) -> str:  # noqa: ANN001 (a viz DrawOptions)
+    """DOT of one function's IRCode blocks; ``options`` (a
+    :class:`~ssa_course.viz.options.DrawOptions`) may narrow it to the blocks around one
+    (``around="3"`` or ``"#3"``) or to a budget of blocks."""
+    return program_ir_dot({ir.name: ir}, f"{ir.name} (IRCode)", options)
+
+
+def program_ir_dot(program: dict, title: str | None = None,
+                   options=None) -> str:  # noqa: ANN001 (a DrawOptions)
+    """DOT of the functions' IRCode (name -> IRCode) that ``options`` picks (by default
+    every function unless they are over the node budget together, then ``main``), one
+    framed cluster per function; ``around`` names a block (``3`` or ``#3``) of the first."""
     from ssa_course.viz.dot import graph_to_dot
+    from ssa_course.viz.options import options_or_default
+    from ssa_course.viz.select import reduce_graph, with_caption
 
-    nodes, edges = ir_graph(ir)
-    return graph_to_dot(nodes, edges, title=f"{ir.name} (IRCode)", name="ircode")
-
-
-def program_ir_to_dot(program: dict[str, IRCode], title: str | None = None) -> str:
-    """DOT of every function's IRCode, one framed cluster per function."""
-    from ssa_course.viz.dot import graph_to_dot
-
+    options = options_or_default(options)
+    names = options.pick_functions(list(program), {n: len(ir.blocks)
+                                                   for n, ir in program.items()})
     nodes: list = []
     edges: list = []
-    for name, ir in program.items():
-        more_nodes, more_edges = ir_graph(ir, prefix=f"{name}/", cluster=name)
+    for name in names:
+        more_nodes, more_edges = ir_graph(program[name], prefix=f"{name}/", cluster=name)
         nodes.extend(more_nodes)
         edges.extend(more_edges)
-    clusters = {name: f"{name} (IRCode)" for name in program}
-    return graph_to_dot(nodes, edges, title=title, clusters=clusters, name="ircode")
+    reduced = reduce_graph(nodes, edges, options, prefix=f"{names[0]}/b")
+    notes = [reduced.caption] if reduced.caption else []
+    others = [n for n in program if n not in names]
+    if others:
+        notes.insert(0, f"function {', '.join(names)} (not drawn: {', '.join(others)}; "
+                        "pick one with function=)")
+    clusters = {name: f"{name} (IRCode)" for name in names}
+    return graph_to_dot(reduced.nodes, reduced.edges,
+                        title=with_caption(title, "; ".join(notes)), clusters=clusters,
+                        name="ircode", graph_attrs=reduced.graph_attrs)
 
 
 class TypedCode:
@@ -533,4 +549,5 @@ class TypedCode:
         return Drawing(ir_to_dot(self.ir))
 
 
-__all__ = ["BOOL", "TypedCode", "build_ircode", "format_ir", "ir_to_dot", "program_ircode"]
+__all__ = ["BOOL", "TypedCode", "build_ircode", "format_ir", "ir_to_dot", "program_ir_dot",
+           "program_ircode"]

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from dataclasses import fields
 
+from ssa_course.errors import UsageError
 from ssa_course.tiny import ast
+from ssa_course.viz.options import DrawOptions, options_or_default
 
 
 def _label(node: object) -> str:
@@ -55,30 +57,71 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def ast_to_dot(program: ast.Program) -> str:
-    """The whole program's syntax tree as deterministic DOT text (one cluster per function)."""
+def _walk(fn: ast.FnDef) -> list[tuple[str, str, str | None, str, int]]:
+    """(id, label, parent id, edge label, depth) of every node under ``fn``, in preorder
+    (ids ``n<k>`` are assigned later, per drawing)."""
+    out = [("", _label(fn), None, "", 0)]
+    stack = [(0, fn, 0)]
+    while stack:
+        parent, node, depth = stack.pop()
+        pending = []
+        for edge_label, child in _children(node):
+            out.append(("", _label(child), str(parent), edge_label, depth + 1))
+            pending.append((len(out) - 1, child, depth + 1))
+        stack.extend(reversed(pending))
+    return out
+
+
+def ast_to_dot(program: ast.Program, options: DrawOptions | None = None) -> str:
+    """The program's syntax tree as deterministic DOT text (one cluster per function).
+    ``options`` picks the functions; past its budget the deepest levels are left out
+    and the caption says how many nodes that was."""
+    options = options_or_default(options)
+    if options.around is not None:
+        raise UsageError("around= names a node of a graph (son, cfg, julia, ...); the "
+                         "syntax tree has none: use function= instead")
+    walks = {name: _walk(fn) for name, fn in program.functions.items()}
+    names = options.pick_functions(list(walks), {n: len(w) for n, w in walks.items()})
+    rows = [(name, k, row) for name in names for k, row in enumerate(walks[name])]
+    total = len(rows)
+    keep = None
+    if options.budget is not None and total > options.budget:
+        # breadth first: a node is kept when every shallower node is (ties: source order)
+        ranked = sorted(range(total), key=lambda i: (rows[i][2][4], i))
+        keep = set(ranked[:options.budget])
     lines = ["digraph ast {", '  node [shape=box, fontname="monospace", fontsize=10];',
              "  edge [fontsize=8];"]
-    next_id = 0
-    for fn in program.functions.values():
-        lines.append(f"  subgraph cluster_{fn.name} {{")
-        lines.append(f"    label={_quote('fn ' + fn.name)};")
-        root = f"n{next_id}"
-        next_id += 1
-        lines.append(f"    {root} [label={_quote(_label(fn))}, style=filled, "
-                     "fillcolor=lightyellow];")
-        stack = [(root, fn)]
-        while stack:
-            parent_id, node = stack.pop()
-            kids = _children(node)
-            pending = []
-            for edge_label, child in kids:
-                cid = f"n{next_id}"
-                next_id += 1
-                lines.append(f"    {cid} [label={_quote(_label(child))}];")
-                lines.append(f"    {parent_id} -> {cid} [label={_quote(edge_label)}];")
-                pending.append((cid, child))
-            stack.extend(reversed(pending))
+    notes = []
+    others = [n for n in program.functions if n not in names]
+    if others:
+        notes.append(f"function {', '.join(names)} (not drawn: {', '.join(others)}; "
+                     "pick one with function=)")
+    if keep is not None:
+        notes.append(f"{len(keep)} of {total} syntax nodes shown; {total - len(keep)} "
+                     "deeper ones left out: use function=, or a larger budget=")
+    if notes:
+        lines.append(f"  label={_quote('; '.join(notes))};")
+        lines.append("  labelloc=t;")
+    ids: dict[tuple[str, int], str] = {}
+    current = None
+    for i, (name, k, (_, label, parent, edge_label, _depth)) in enumerate(rows):
+        if keep is not None and i not in keep:
+            continue
+        if name != current:
+            if current is not None:
+                lines.append("  }")
+            current = name
+            lines.append(f"  subgraph cluster_{name} {{")
+            lines.append(f"    label={_quote('fn ' + name)};")
+        nid = ids[(name, k)] = f"n{len(ids)}"
+        if parent is None:
+            lines.append(f"    {nid} [label={_quote(label)}, style=filled, "
+                         "fillcolor=lightyellow];")
+        else:
+            lines.append(f"    {nid} [label={_quote(label)}];")
+            lines.append(f"    {ids[(name, int(parent))]} -> {nid} "
+                         f"[label={_quote(edge_label)}];")
+    if current is not None:
         lines.append("  }")
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import pydot
 
+from ssa_course.viz.options import DrawOptions, options_or_default
 from ssa_course.viz.render import Drawing, RenderError, dot_available
 
 __all__ = [
@@ -40,6 +41,11 @@ class GraphNode:
     emphasis: bool = False  # a thicker border (the entry block, a start node)
     fill: str | None = None  # background colour
     cluster: str | None = None  # key into graph_to_dot's ``clusters`` (a frame around nodes)
+    # what the node is, for viz.select ("control", "data", "memory", "phi", "constant",
+    # "param", ...): the budget keeps control first, constants and parameters can be
+    # drawn at their users
+    kind: str = ""
+    small: bool = False  # a small label (a constant drawn next to its user)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +58,12 @@ class GraphEdge:
     style: str = "solid"  # "solid", "dashed", "dotted" or "bold"
     color: str | None = None
     constraint: bool = True  # False: the edge does not push dst below src in the layout
+    kind: str = ""  # "control", "memory", "data", ...: viz.select weighs and thins by it
+    weight: int = 1  # Graphviz keeps heavy edges short and straight (the control spine)
+    penwidth: str | None = None  # line width; None: Graphviz's default
+    # the label at the arrow head (``headlabel``): where a node's input slots are, and
+    # much cheaper to lay out than a mid-edge label, which Graphviz places as a node
+    at_head: bool = False
 
 
 # ---------------------------------------------------------------- generic graphs
@@ -93,7 +105,7 @@ def node_label(node: GraphNode, vertical: bool = True) -> str:
             fields.append("".join(_record_text(line) + "\\l" for line in node.lines))
         body = "|".join(fields)
         return '"' + ("{" + body + "}" if vertical else body) + '"'
-    parts = [_plain_text(node.header) + "\\n"] if node.header else []
+    parts = [_plain_text(node.header) + ("\\n" if node.lines else "")] if node.header else []
     parts.extend(_plain_text(line) + "\\l" for line in node.lines)
     return '"' + "".join(parts) + '"'
 
@@ -107,10 +119,13 @@ def _cluster_id(key: str, number: int) -> str:
 
 def graph_to_dot(nodes: Iterable[GraphNode], edges: Iterable[GraphEdge], *,
                  title: str | None = None, clusters: Mapping[str, str] | None = None,
-                 rankdir: str = "TB", name: str = "g") -> str:
+                 rankdir: str = "TB", name: str = "g",
+                 graph_attrs: Mapping[str, str] | None = None) -> str:
     """Deterministic DOT text: nodes in the given order (group them by cluster, in order of
     first appearance), edges stably sorted by their source's position. ``clusters`` maps
-    a node's ``cluster`` key to the frame's title. Unknown edge ends raise ValueError."""
+    a node's ``cluster`` key to the frame's title; ``graph_attrs`` are more graph
+    attributes (e.g. :data:`~ssa_course.viz.options.BOUNDED_LAYOUT`). Unknown edge ends
+    raise ValueError."""
     nodes = list(nodes)
     index = {node.id: i for i, node in enumerate(nodes)}
     if len(index) != len(nodes):
@@ -126,10 +141,16 @@ def graph_to_dot(nodes: Iterable[GraphNode], edges: Iterable[GraphEdge], *,
     graph.set("rankdir", rankdir)
     graph.set("fontname", "monospace")
     graph.set_node_defaults(fontname="monospace", fontsize="10")
-    graph.set_edge_defaults(fontname="monospace", fontsize="9")
+    if any(edge.at_head for edge in edges):  # input slots: a little off the arrow head
+        graph.set_edge_defaults(fontname="monospace", fontsize="9", labeldistance="1.6",
+                                labelfontcolor='"#555555"')
+    else:
+        graph.set_edge_defaults(fontname="monospace", fontsize="9")
     if title:
         graph.set("label", _quote(title))
         graph.set("labelloc", "t")
+    for key, value in (graph_attrs or {}).items():
+        graph.set(key, value)
     vertical = rankdir in ("TB", "BT")
     frames: dict[str, pydot.Subgraph] = {}
     for node in nodes:
@@ -147,17 +168,23 @@ def graph_to_dot(nodes: Iterable[GraphNode], edges: Iterable[GraphEdge], *,
         if node.fill:
             attrs["style"] = "filled"
             attrs["fillcolor"] = _quote(node.fill)
+        if node.small:
+            attrs.update(fontsize="8", height="0.2", width="0.3", margin="0.03")
         parent.add_node(pydot.Node(_quote(node.id), **attrs))
     for edge in edges:
         attrs = {}
         if edge.label:
-            attrs["label"] = _quote(edge.label)
+            attrs["headlabel" if edge.at_head else "label"] = _quote(edge.label)
         if edge.style != "solid":
             attrs["style"] = edge.style
         if edge.color:
             attrs["color"] = _quote(edge.color)
         if not edge.constraint:
             attrs["constraint"] = "false"
+        if edge.weight != 1:
+            attrs["weight"] = str(edge.weight)
+        if edge.penwidth is not None:
+            attrs["penwidth"] = edge.penwidth
         graph.add_edge(pydot.Edge(_quote(edge.src), _quote(edge.dst), **attrs))
     return graph.to_string()
 
@@ -194,14 +221,15 @@ def cfg_graph(cfg, prefix: str = "", cluster: str | None = None
                        lines=tuple(format_instr(instr) for instr in block.instrs),
                        emphasis=block.name == cfg.entry,
                        fill=None if block.name in live else UNREACHABLE_FILL,
-                       cluster=cluster)
+                       cluster=cluster, kind="block")
              for block in cfg.blocks.values()]
     edges: list[GraphEdge] = []
     for block in cfg.blocks.values():
         term = block.terminator
         for succ in block.succs:
             label, style = _edge_label(term, succ)
-            edges.append(GraphEdge(prefix + block.name, prefix + succ, label, style))
+            edges.append(GraphEdge(prefix + block.name, prefix + succ, label, style,
+                                   kind="flow"))
         thrown = getattr(block, "throws_to", None)
         if thrown is not None and thrown not in block.succs:
             edges.append(GraphEdge(prefix + block.name, prefix + thrown, "throws", "dotted"))
@@ -214,13 +242,29 @@ def cfg_to_dot(cfg, title: str | None = None) -> str:
     return graph_to_dot(nodes, edges, title=title or f"@{cfg.function.name}", name="cfg")
 
 
-def program_cfg_dot(cfgs: Mapping[str, object], title: str | None = None) -> str:
-    """DOT text of every function's CFG (name -> CFG), one framed cluster per function."""
+def program_cfg_dot(cfgs: Mapping[str, object], title: str | None = None,
+                    options: DrawOptions | None = None) -> str:
+    """DOT text of the functions' CFGs (name -> CFG) that ``options`` picks (by default
+    all of them unless they are over the node budget together, then ``main``), one
+    framed cluster per function; ``around`` names a block (``L3``) of that function."""
+    from ssa_course.viz.select import reduce_graph, with_caption
+
+    options = options_or_default(options)
+    names = options.pick_functions(list(cfgs), {n: len(c.blocks) for n, c in cfgs.items()})
     nodes: list[GraphNode] = []
     edges: list[GraphEdge] = []
-    for fn_name, cfg in cfgs.items():
-        more_nodes, more_edges = cfg_graph(cfg, prefix=f"@{fn_name}/", cluster=fn_name)
+    for fn_name in names:
+        more_nodes, more_edges = cfg_graph(cfgs[fn_name], prefix=f"@{fn_name}/",
+                                           cluster=fn_name)
         nodes.extend(more_nodes)
         edges.extend(more_edges)
-    clusters = {fn_name: f"@{fn_name}" for fn_name in cfgs}
-    return graph_to_dot(nodes, edges, title=title, clusters=clusters, name="cfg")
+    reduced = reduce_graph(nodes, edges, options, prefix=f"@{names[0]}/")
+    notes = [reduced.caption] if reduced.caption else []
+    others = [n for n in cfgs if n not in names]
+    if others:
+        notes.insert(0, f"function {', '.join(names)} (not drawn: {', '.join(others)}; "
+                        "pick one with function=)")
+    clusters = {fn_name: f"@{fn_name}" for fn_name in names}
+    return graph_to_dot(reduced.nodes, reduced.edges,
+                        title=with_caption(title, "; ".join(notes)), clusters=clusters,
+                        name="cfg", graph_attrs=reduced.graph_attrs)

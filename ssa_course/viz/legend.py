@@ -14,7 +14,8 @@ import html
 import re
 from dataclasses import dataclass
 
-from ssa_course.son.printer import (
+from ssa_course.viz.dot import UNREACHABLE_FILL
+from ssa_course.viz.palette import (
     CHANGED_FILL,
     CONSTANT_FILL,
     CONTROL_COLOR,
@@ -24,7 +25,6 @@ from ssa_course.son.printer import (
     MEMORY_FILL,
     PHI_FILL,
 )
-from ssa_course.viz.dot import UNREACHABLE_FILL
 
 FAMILIES = ("blocks", "son", "ast")
 PLAIN = "#000000"  # an edge drawn without a colour attribute

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import io
+import re
 import shutil
 import subprocess
 import sys
@@ -26,7 +27,9 @@ from pathlib import Path
 
 from ssa_course.errors import SsaCourseError
 
-RENDER_TIMEOUT = 60  # seconds; Graphviz lays out a lesson-size graph in milliseconds
+# seconds; Graphviz lays out a lesson-size graph in milliseconds, and the drawing
+# options (viz.options) keep every view small enough to take well under one
+RENDER_TIMEOUT = 10.0
 
 MISSING_NOTICE = ("note: Graphviz 'dot' is not installed; showing a simpler matplotlib "
                   "drawing (install graphviz for the real layout)")
@@ -50,16 +53,27 @@ def notice_missing_graphviz() -> None:
     print(MISSING_NOTICE, file=sys.stderr)
 
 
-def graphviz_render(dot: str, fmt: str) -> bytes:
-    """Run ``dot -T<fmt>`` on ``dot``; raises :class:`RenderError` when that is impossible."""
+def too_slow_message(dot: str, seconds: float) -> str:
+    """What to say when Graphviz did not finish: how big the graph was and how to draw
+    less of it."""
+    nodes = len(re.findall(r'^\s*("[^"]*"|\w+) \[', dot, re.M))
+    return (f"Graphviz took more than {seconds:g} s to lay out this drawing ({nodes} "
+            "nodes) and was stopped; draw less of it: function=, around= "
+            "or a smaller budget= (ssa-course show --function F --around N --budget K)")
+
+
+def graphviz_render(dot: str, fmt: str, timeout: float | None = None) -> bytes:
+    """Run ``dot -T<fmt>`` on ``dot`` for at most ``timeout`` seconds (default
+    :data:`RENDER_TIMEOUT`); raises :class:`RenderError` when that is impossible."""
+    timeout = RENDER_TIMEOUT if timeout is None else timeout
     exe = shutil.which("dot")
     if exe is None:
         raise RenderError("Graphviz 'dot' is not installed (e.g. apt-get install graphviz)")
     try:
         done = subprocess.run([exe, f"-T{fmt}"], input=dot.encode("utf-8"),
-                              capture_output=True, timeout=RENDER_TIMEOUT, check=False)
+                              capture_output=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
-        raise RenderError(f"Graphviz took more than {RENDER_TIMEOUT} s") from None
+        raise RenderError(too_slow_message(dot, timeout)) from None
     except OSError as e:
         raise RenderError(f"Graphviz could not be started: {e}") from None
     if done.returncode != 0:
@@ -71,10 +85,11 @@ def graphviz_render(dot: str, fmt: str) -> bytes:
 class Drawing:
     """A graph to show: DOT text plus ways to render it (SVG via Graphviz, PNG fallback)."""
 
-    __slots__ = ("dot", "_svg", "_failure")
+    __slots__ = ("dot", "timeout", "_svg", "_failure")
 
-    def __init__(self, dot: str):
+    def __init__(self, dot: str, timeout: float | None = None):
         self.dot = dot
+        self.timeout = timeout  # seconds Graphviz may take (None: RENDER_TIMEOUT)
         self._svg: str | None = None
         self._failure: str | None = None  # why Graphviz could not draw this graph
 
@@ -84,14 +99,14 @@ class Drawing:
     def svg(self) -> str:
         """SVG text rendered by Graphviz; raises :class:`RenderError` when it cannot be."""
         if self._svg is None:
-            self._svg = graphviz_render(self.dot, "svg").decode("utf-8")
+            self._svg = graphviz_render(self.dot, "svg", self.timeout).decode("utf-8")
         return self._svg
 
     def png(self) -> bytes:
         """PNG bytes: by Graphviz when it works, else the matplotlib fallback."""
         if dot_available():
             try:
-                return graphviz_render(self.dot, "png")
+                return graphviz_render(self.dot, "png", self.timeout)
             except RenderError as e:
                 self._report(str(e))
         else:

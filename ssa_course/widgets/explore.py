@@ -9,6 +9,15 @@ source itself (editable), and a stats line.
 Drawings are scaled to the panel's width ("fit": a large graph shrinks to fit, a small one
 keeps its size) or zoomed, and carry a legend of the colours and line styles the current
 drawing uses. Without Graphviz, graphs are shown with the matplotlib fallback picture.
+A function selector draws one function (default: ``main``, or all when they are small);
+drawings follow :class:`~ssa_course.viz.options.DrawOptions` (a node budget, constants at
+their users) so a large program still draws in a fraction of a second.
+
+Nothing is recomputed that did not change: the compilation is kept while the source text
+stays the same (so its representations and SCCP's table are built once), and every
+picture or text shown is remembered by what it depends on (source, view, face, mode,
+function) -- flipping the pessimistic/optimistic switch back and forth, or between views,
+shows the remembered picture at once.
 
 Mistakes are shown in the panel as one located message, never as a traceback: a program
 that does not compile (Tiny or Bril, also after editing it in the panel), and arguments of
@@ -26,12 +35,14 @@ from ssa_course.compilation import Compilation, compile_source
 from ssa_course.errors import SsaCourseError, VerifyError
 from ssa_course.views import all_views, render, stats
 from ssa_course.viz.legend import family_of, legend_entries, legend_html
+from ssa_course.viz.options import DrawOptions
 from ssa_course.viz.zoom import ZOOMS, scaled_svg, zoom_factor
 
 SOURCE = "source"
 COMPARE_VIEW = "son"  # the view the pessimistic/optimistic switch applies to
 FACES = ("text", "graph")
 ERROR_STYLE = "color:#b00;white-space:pre-wrap"
+AUTO = "(auto)"  # the function selector's default: main, or all when they are small
 
 
 def _kind_of_text(text: str) -> str:
@@ -88,31 +99,78 @@ class Explorer:
                                         "types SCCP proves (orange: they differ)"])
         self.zoom = w.SelectionSlider(options=list(ZOOMS), value="fit", description="zoom",
                                       continuous_update=False)
+        self.function = w.Dropdown(options=[AUTO], value=AUTO, description="function")
+        # sea-of-nodes drawings: frame the nodes by the block global code motion gives them
+        self.blocks = w.Checkbox(value=False, description="GCM blocks", indent=False)
+        self._comp: Compilation | None = comp  # kept while the source text stays the same
+        self._shown: dict[tuple, tuple] = {}  # (source, view, face, mode, fn) -> what showed
+        self._busy = False
+        self._set_functions(comp)
         self.editor = w.Textarea(value=comp.source, continuous_update=False,
                                  layout=w.Layout(width="100%", height="12em"))
         self.stats = w.HTML()
         self.legend = w.HTML()
         self.body = w.Box(layout=w.Layout(overflow="auto", width="100%"))
         self._svg: str | None = None  # the last drawing, re-scaled without re-rendering
-        self.panel = w.VBox([w.HBox([self.view, self.face, self.mode]), self.zoom,
+        self.panel = w.VBox([w.HBox([self.view, self.face, self.mode]),
+                             w.HBox([self.function, self.blocks, self.zoom]),
                              self.stats, self.legend, self.body,
                              w.Accordion(children=[self.editor], titles=("source",))])
-        for control in (self.view, self.face, self.mode, self.editor):
+        for control in (self.view, self.face, self.mode, self.function, self.blocks,
+                        self.editor):
             control.observe(lambda _change: self.refresh(), names="value")
         self.zoom.observe(lambda _change: self._rescale(), names="value")
         self.refresh()
 
     def compilation(self) -> Compilation:
-        return compile_source(self.editor.value, self.filename, self.kind)
+        """The program in the editor, compiled once per text (the same object while the
+        text does not change, with every representation it built)."""
+        if self._comp is None or self._comp.source != self.editor.value:
+            self._comp = compile_source(self.editor.value, self.filename, self.kind)
+            self._shown.clear()
+        return self._comp
+
+    def _set_functions(self, comp: Compilation) -> None:
+        """Offer the program's functions (kept as they are when it does not compile)."""
+        try:
+            names = [AUTO] + list(comp.quads.functions)
+        except (SsaCourseError, RecursionError):
+            return
+        if list(self.function.options) != names:
+            keep = self.function.value if self.function.value in names else AUTO
+            self._busy = True  # changing the options fires the observer: no redraw yet
+            try:
+                self.function.options = names
+                self.function.value = keep
+            finally:
+                self._busy = False
+
+    def options(self) -> DrawOptions:
+        """The drawing options the panel's controls say."""
+        fn = self.function.value
+        return DrawOptions(function=None if fn == AUTO else fn, blocks=self.blocks.value)
 
     def refresh(self) -> None:
-        """Re-render the chosen face of the chosen representation."""
+        """Show the chosen face of the chosen representation (remembered when nothing it
+        depends on changed)."""
+        if self._busy:
+            return
         name = self.view.value
         self.mode.disabled = name != COMPARE_VIEW
+        self.blocks.disabled = not name.startswith("son")
         self._svg = None
         self.legend.value = ""
         try:
-            self._show(self.compilation(), name)
+            comp = self.compilation()
+            self._set_functions(comp)
+            key = (comp.source, name, self.face.value, self.mode.value, self.function.value,
+                   self.blocks.value)
+            if key in self._shown:
+                self._restore(self._shown[key])
+            else:
+                self._show(comp, name)
+                self._shown[key] = (self.stats.value, self.legend.value, self._svg,
+                                    self.body.children)
         except VerifyError as e:
             self._show_error("an IR verifier failed", e.render())
         except SsaCourseError as e:
@@ -124,6 +182,13 @@ class Explorer:
                              f"{name}: {type(e).__name__}: {e} (please report this)")
         self.zoom.disabled = self._svg is None
 
+    def _restore(self, shown: tuple) -> None:
+        self.stats.value, self.legend.value, self._svg, children = shown
+        if self._svg is not None:
+            self._rescale()  # at the zoom chosen now
+        else:
+            self.body.children = children
+
     def _show(self, comp: Compilation, name: str) -> None:
         comp.check()
         if name == COMPARE_VIEW:
@@ -134,7 +199,7 @@ class Explorer:
             return
         extra = stats(comp, name) or ""
         if self.face.value == "graph":
-            self._show_graph(render(comp, name, "dot"), extra)
+            self._show_graph(render(comp, name, "dot", self.options()), extra)
         else:
             text = render(comp, name, "text")
             self._show_text(text, extra or f"{text.count(chr(10))} lines")
@@ -149,7 +214,7 @@ class Explorer:
 
         mode = self.mode.value
         if self.face.value == "graph":
-            dot, summary = compare_modes(comp, mode, "dot")
+            dot, summary = compare_modes(comp, mode, "dot", self.options())
             self._show_graph(dot, f"{mode} | {summary}")
         else:
             text, summary = compare_modes(comp, mode, "text")

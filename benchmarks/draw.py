@@ -1,0 +1,133 @@
+"""How long every drawing takes: DOT text and Graphviz SVG per view, at 30, 100 and 300 lines.
+
+Two shapes of generated program: ``straight`` (one long ``main`` from ``gen.py``: ifs and
+loops over a rolling window of variables) and ``fuzz`` (``tests/fuzzgen.py``: several
+functions, arrays, structs, try/catch). For each view with a drawing it times, best of N:
+
+* ``build+dot`` -- a fresh compilation up to that representation, and its DOT text;
+* ``dot`` -- the DOT text again (the representation cached, as the explorer has it);
+* ``svg`` -- Graphviz laying it out (``dot -Tsvg``), with the default drawing options;
+
+and the explorer's pessimistic/optimistic switch on the sea of nodes (both modes drawn,
+then each switch: DOT from the cached SCCP table, SVG from Graphviz). Run it alone with
+``python benchmarks/draw.py [sizes...]``; ``make bench`` runs it through ``run_all.py``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parent / "tests"))
+
+from fuzzgen import generate  # noqa: E402
+from gen import straight_line_program  # noqa: E402
+
+from ssa_course.compilation import compile_source  # noqa: E402
+from ssa_course.views import all_views, render  # noqa: E402
+from ssa_course.viz.render import RenderError, dot_available, graphviz_render  # noqa: E402
+
+SIZES = (30, 100, 300)
+
+
+def lines_of(text: str) -> int:
+    return text.count("\n")
+
+
+def straight(lines: int) -> str:
+    """``straight_line_program`` grown until it has at least ``lines`` lines."""
+    statements = lines
+    while lines_of(src := straight_line_program(statements)) < lines:
+        statements += max(1, statements // 10)
+    return src
+
+
+def fuzz(lines: int, seed: int = 7) -> str:
+    """A fuzz program of about ``lines`` lines (the smallest size parameter that reaches
+    it)."""
+    size = 2
+    while lines_of(src := generate(seed, size)) < lines and size < 400:
+        size += 2
+    return src
+
+
+def best_of(fn, repeat: int) -> float:  # noqa: ANN001
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def svg_time(dot: str, repeat: int) -> str:
+    if not dot_available():
+        return "no dot"
+    try:
+        return f"{best_of(lambda: graphviz_render(dot, 'svg'), repeat):.3f}"
+    except RenderError:
+        return "timeout"
+
+
+NODE_LINE = re.compile(r'^\s*("[^"]*"|\w+) \[', re.M)
+
+
+def node_count(dot: str) -> int:
+    """Nodes Graphviz lays out (constants' small copies included; not the defaults)."""
+    return sum(1 for m in NODE_LINE.finditer(dot) if m[1] not in ("node", "edge", "graph"))
+
+
+def view_rows(shape: str, src: str, repeat: int) -> list[tuple]:
+    rows = []
+    for view in all_views():
+        if view.dot is None:
+            continue
+        build = best_of(lambda v=view.name: render(compile_source(src, kind="tiny"), v, "dot"),
+                        repeat)
+        comp = compile_source(src, kind="tiny")
+        dot = render(comp, view.name, "dot")
+        again = best_of(lambda v=view.name, c=comp: render(c, v, "dot"), repeat)
+        rows.append((shape, lines_of(src), view.name, node_count(dot), build, again,
+                     svg_time(dot, repeat)))
+    return rows
+
+
+def switch_row(shape: str, src: str, repeat: int) -> tuple:
+    from ssa_course.lessons.l07_optimistic import compare_modes
+
+    comp = compile_source(src, kind="tiny")
+    compare_modes(comp, "pessimistic", "dot")  # the first picture builds SCCP's table
+    t_dot = best_of(lambda: compare_modes(comp, "optimistic", "dot"), repeat)
+    dot = compare_modes(comp, "optimistic", "dot")[0]
+    return (shape, lines_of(src), "switch p/o", node_count(dot), float("nan"), t_dot,
+            svg_time(dot, repeat))
+
+
+def draw_table(sizes: tuple[int, ...] = SIZES, repeat: int = 2) -> None:
+    print(f"Drawing: DOT text and Graphviz SVG per view, default options (best of {repeat})")
+    print(f"{'shape':>8} {'lines':>5} {'view':>15} {'nodes':>5} {'build+dot':>9} "
+          f"{'dot':>7} {'svg':>7}")
+    worst = (0.0, "")
+    for lines in sizes:
+        for shape, src in (("straight", straight(lines)), ("fuzz", fuzz(lines))):
+            for row in view_rows(shape, src, repeat) + [switch_row(shape, src, repeat)]:
+                sh, n, name, nodes, build, again, svg = row
+                b = "" if build != build else f"{build:.3f}"
+                print(f"{sh:>8} {n:>5} {name:>15} {nodes:>5} {b:>9} {again:>7.3f} {svg:>7}")
+                try:
+                    total = again + float(svg)
+                except ValueError:
+                    continue
+                if total > worst[0]:
+                    worst = (total, f"{name} at {n} lines ({sh})")
+    print(f"slowest cached dot + svg: {worst[0]:.3f} s, {worst[1]}")
+    print()
+
+
+if __name__ == "__main__":
+    draw_table(tuple(int(a) for a in sys.argv[1:]) or SIZES)
