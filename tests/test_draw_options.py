@@ -230,7 +230,7 @@ def test_around_a_block_of_the_cfg_and_of_julia():
     assert set(nodes_of(cfg)) == {f"@main/{b}" for b in [entry, *graph.blocks[entry].succs,
                                                           *graph.blocks[entry].preds]}
     julia = render(comp, "julia", "dot", DrawOptions(around="1", radius=1))
-    assert "b1" in nodes_of(julia) and len(nodes_of(julia)) >= 2
+    assert "main/b1" in nodes_of(julia) and len(nodes_of(julia)) >= 2
 
 
 def test_blocks_frame_the_nodes_gcm_places_together():

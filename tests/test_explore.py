@@ -241,7 +241,7 @@ def test_the_function_selector_draws_one_function():
 
 
 def test_switching_back_and_forth_reuses_what_was_drawn(monkeypatch):
-    from ssa_course.son import stages
+    from ssa_course.lessons import l07_optimistic as stages
 
     ex = Explorer(LOOP, view="son", face="graph")
     ex.mode.value = "optimistic"
