@@ -96,17 +96,6 @@ class TinyStruct:
         return f"TinyStruct({self.name!r}, {self.fields!r})"
 
 
-def element_zero(elem: object) -> object:
-    """The initial value of a new array's slots: 0, false, or unset (None) for references."""
-    from ssa_course.tiny.types import BoolType, IntType
-
-    if isinstance(elem, IntType):
-        return 0
-    if isinstance(elem, BoolType):
-        return False
-    return None
-
-
 def check_array_length(n: int, pos: Pos | tuple[int, int] | None = None) -> None:
     """The length test of ``new T[n]``: ``0 <= n <= MAX_ARRAY_LENGTH`` or a runtime error."""
     if n < 0:

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import ssa_course
 from ssa_course.quads.bril import parse_bril_text
 from ssa_course.quads.cfg import build_cfg
+from ssa_course.quads.cfg_dot import cfg_to_dot
 from ssa_course.viz import render
 from ssa_course.viz.dot import (
     UNREACHABLE_FILL,
@@ -22,7 +23,6 @@ from ssa_course.viz.dot import (
     GraphEdge,
     GraphNode,
     RenderError,
-    cfg_to_dot,
     graph_drawing,
     graph_to_dot,
     node_label,
@@ -256,8 +256,8 @@ def test_an_exceptional_successor_is_a_dotted_edge():
 
 
 def test_lattice_picture_follows_meet():
+    from ssa_course.son.lattice_dot import LESSON_TYPES, hasse_edges, lattice_dot
     from ssa_course.son.types import BOTTOM, INT_BOTTOM, TOP, int_const
-    from ssa_course.viz.lattice import LESSON_TYPES, hasse_edges, lattice_dot
 
     edges = hasse_edges(LESSON_TYPES)
     for upper, lower in edges:
@@ -289,7 +289,7 @@ def _loop_dominance():
 
 
 def test_frontier_drawing_colours_one_blocks_dominance():
-    from ssa_course.viz.dominance import (
+    from ssa_course.ssa.dominance_dot import (
         CHOSEN_FILL,
         DOMINATED_FILL,
         FRONTIER_COLOR,

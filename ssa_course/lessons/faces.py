@@ -41,7 +41,7 @@ def bril_text(program: object) -> str:
 
 def cfg_dot(program: object, title: str, options: object = None) -> str:
     from ssa_course.quads.cfg import build_cfg
-    from ssa_course.viz.dot import program_cfg_dot
+    from ssa_course.quads.cfg_dot import program_cfg_dot
 
     cfgs = {n: build_cfg(f) for n, f in program.functions.items()}  # type: ignore[attr-defined]
     return program_cfg_dot(cfgs, title=title, options=options)  # type: ignore[arg-type]

@@ -30,7 +30,7 @@ def _text(program: object) -> str:
 
 
 def _dot(program: object, title: str, options: object = None) -> str:
-    from ssa_course.viz.astdot import ast_to_dot
+    from ssa_course.tiny.astdot import ast_to_dot
 
     return ast_to_dot(program, options)  # type: ignore[arg-type]
 

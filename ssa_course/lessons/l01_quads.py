@@ -73,7 +73,7 @@ def cfg_text(a: object) -> str:
 
 
 def _cfg_dot(a: object, title: str, options: object = None) -> str:
-    from ssa_course.viz.dot import program_cfg_dot
+    from ssa_course.quads.cfg_dot import program_cfg_dot
 
     return program_cfg_dot(a.cfgs, title=title, options=options)  # type: ignore
 

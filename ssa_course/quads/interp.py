@@ -21,7 +21,6 @@ from ssa_course.runtime import (
     TinyArray,
     TinyStruct,
     check_index,
-    element_zero,
     format_print,
     load_element,
     stack_overflow,
@@ -31,7 +30,7 @@ from ssa_course.runtime import (
     uncaught,
     wrap,
 )
-from ssa_course.tiny.types import BOOL, INT, ArrayType, Type
+from ssa_course.tiny.types import BOOL, INT, ArrayType, Type, element_zero
 
 # Opcodes of the resolved form (small ints are faster to compare than strings). The
 # value operators Bril and Tiny started with have a fast path each (tests check that they

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from ssa_course import opcodes
 from ssa_course.errors import Pos
-from ssa_course.runtime import ARRAY_LENGTH_TRAP, MAX_ARRAY_LENGTH, element_zero
+from ssa_course.runtime import ARRAY_LENGTH_TRAP, MAX_ARRAY_LENGTH
 from ssa_course.son.control import (
     Call,
     If,
@@ -55,6 +55,7 @@ from ssa_course.son.types import (
     tuple_of,
 )
 from ssa_course.tiny import types as tt
+from ssa_course.tiny.types import element_zero
 
 
 def lattice_type(t: tt.Type | None) -> Type:

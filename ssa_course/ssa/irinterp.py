@@ -17,7 +17,6 @@ from ssa_course.runtime import (
     Output,
     TinyStruct,
     check_index,
-    element_zero,
     format_print,
     load_element,
     stack_overflow,
@@ -40,7 +39,7 @@ from ssa_course.ssa.ircode import (
     SSAValue,
     UpsilonNode,
 )
-from ssa_course.tiny.types import ArrayType
+from ssa_course.tiny.types import ArrayType, element_zero
 
 
 def _elem_zero(ty: object) -> object:

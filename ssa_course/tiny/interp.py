@@ -30,7 +30,6 @@ from ssa_course.runtime import (
     TinyStruct,
     check_index,
     deep_recursion,
-    element_zero,
     format_print,
     load_element,
     stack_overflow,
@@ -38,6 +37,7 @@ from ssa_course.runtime import (
     uncaught,
 )
 from ssa_course.tiny import ast
+from ssa_course.tiny.types import element_zero
 
 # Statement outcomes other than "go on" (None).
 BREAK = "break"

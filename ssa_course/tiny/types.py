@@ -74,3 +74,12 @@ def parse_type_text(text: str) -> Type:
     if text.startswith("[") and text.endswith("]"):
         return ArrayType(parse_type_text(text[1:-1]))
     return StructType(text)
+
+
+def element_zero(elem: object) -> object:
+    """The initial value of a new array's slots: 0, false, or unset (None) for references."""
+    if isinstance(elem, IntType):
+        return 0
+    if isinstance(elem, BoolType):
+        return False
+    return None

@@ -1,15 +1,11 @@
-"""Graphs as DOT text (built with pydot), and the CFG drawings every lesson shows.
+"""Graphs as DOT text (built with pydot): the neutral graph model every drawing uses.
 
 The generic part is two small dataclasses and one function: describe a graph as
 :class:`GraphNode`\\ s and :class:`GraphEdge`\\ s in the order you want them laid out, and
 :func:`graph_to_dot` gives DOT text that is byte-for-byte the same for the same graph;
 :func:`graph_drawing` wraps it in a :class:`~ssa_course.viz.render.Drawing` for notebooks.
-Later representations (SSA, the sea of nodes) describe their graphs the same way.
-
-:func:`cfg_to_dot` draws one quads CFG: a box per basic block with the block name as its
-header and one instruction per left-aligned line, ``T``/``F`` on the two edges of a
-``br``, a dashed edge from an ``enter`` to its handler, and unreachable blocks greyed.
-:func:`program_cfg_dot` draws every function of a program, one cluster each.
+Every representation (CFGs in :mod:`ssa_course.quads.cfg_dot`, IRCode, the sea of nodes)
+describes its graph this way; nothing here knows an IR.
 """
 
 from __future__ import annotations
@@ -19,12 +15,11 @@ from dataclasses import dataclass
 
 import pydot
 
-from ssa_course.viz.options import DrawOptions, options_or_default
 from ssa_course.viz.render import Drawing, RenderError, dot_available
 
 __all__ = [
-    "Drawing", "GraphEdge", "GraphNode", "RenderError", "cfg_graph", "cfg_to_dot",
-    "dot_available", "graph_drawing", "graph_to_dot", "program_cfg_dot",
+    "Drawing", "GraphEdge", "GraphNode", "RenderError", "dot_available", "graph_drawing",
+    "graph_to_dot",
 ]
 
 UNREACHABLE_FILL = "#e8e8e8"
@@ -197,74 +192,3 @@ def graph_drawing(nodes: Iterable[GraphNode], edges: Iterable[GraphEdge], **opti
 # ---------------------------------------------------------------- CFGs
 
 
-def _edge_label(term, succ: str) -> tuple[str, str]:
-    """(label, style) of the edge from a block ending in ``term`` to ``succ``."""
-    if term is None or not term.labels:
-        return "", "solid"
-    if term.op == "br":
-        names = ["T" if succ == term.labels[0] else "", "F" if succ == term.labels[-1] else ""]
-        return "/".join(n for n in names if n), "solid"
-    if term.op == "enter" and len(term.labels) > 1 and succ == term.labels[1] \
-            and succ != term.labels[0]:
-        return "handler", "dashed"
-    return "", "solid"
-
-
-def cfg_graph(cfg, prefix: str = "", cluster: str | None = None
-              ) -> tuple[list[GraphNode], list[GraphEdge]]:
-    """Nodes and edges of one CFG, in layout order (``prefix`` keeps ids unique when
-    several functions share a picture)."""
-    from ssa_course.quads.bril import format_instr
-
-    live = cfg.reachable()
-    nodes = [GraphNode(prefix + block.name, header=f"{block.name}:",
-                       lines=tuple(format_instr(instr) for instr in block.instrs),
-                       emphasis=block.name == cfg.entry,
-                       fill=None if block.name in live else UNREACHABLE_FILL,
-                       cluster=cluster, kind="block")
-             for block in cfg.blocks.values()]
-    edges: list[GraphEdge] = []
-    for block in cfg.blocks.values():
-        term = block.terminator
-        for succ in block.succs:
-            label, style = _edge_label(term, succ)
-            edges.append(GraphEdge(prefix + block.name, prefix + succ, label, style,
-                                   kind="flow"))
-        thrown = getattr(block, "throws_to", None)
-        if thrown is not None and thrown not in block.succs:
-            edges.append(GraphEdge(prefix + block.name, prefix + thrown, "throws", "dotted"))
-    return nodes, edges
-
-
-def cfg_to_dot(cfg, title: str | None = None) -> str:
-    """DOT text of one function's CFG (deterministic: blocks in layout order)."""
-    nodes, edges = cfg_graph(cfg)
-    return graph_to_dot(nodes, edges, title=title or f"@{cfg.function.name}", name="cfg")
-
-
-def program_cfg_dot(cfgs: Mapping[str, object], title: str | None = None,
-                    options: DrawOptions | None = None) -> str:
-    """DOT text of the functions' CFGs (name -> CFG) that ``options`` picks (by default
-    all of them unless they are over the node budget together, then ``main``), one
-    framed cluster per function; ``around`` names a block (``L3``) of that function."""
-    from ssa_course.viz.select import reduce_graph, with_caption
-
-    options = options_or_default(options)
-    names = options.pick_functions(list(cfgs), {n: len(c.blocks) for n, c in cfgs.items()})
-    nodes: list[GraphNode] = []
-    edges: list[GraphEdge] = []
-    for fn_name in names:
-        more_nodes, more_edges = cfg_graph(cfgs[fn_name], prefix=f"@{fn_name}/",
-                                           cluster=fn_name)
-        nodes.extend(more_nodes)
-        edges.extend(more_edges)
-    reduced = reduce_graph(nodes, edges, options, prefix=f"@{names[0]}/")
-    notes = [reduced.caption] if reduced.caption else []
-    others = [n for n in cfgs if n not in names]
-    if others:
-        notes.insert(0, f"function {', '.join(names)} (not drawn: {', '.join(others)}; "
-                        "pick one with function=)")
-    clusters = {fn_name: f"@{fn_name}" for fn_name in names}
-    return graph_to_dot(reduced.nodes, reduced.edges,
-                        title=with_caption(title, "; ".join(notes)), clusters=clusters,
-                        name="cfg", graph_attrs=reduced.graph_attrs)

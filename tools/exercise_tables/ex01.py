@@ -18,7 +18,8 @@ from ssa_course.grading.forbid import guard
 from ssa_course.quads.bril import format_instr
 from ssa_course.quads.cfg import BasicBlock, build_cfg
 from ssa_course.quads.ir import Function, Instr, Label
-from ssa_course.viz.dot import Drawing, GraphEdge, GraphNode, cfg_to_dot, graph_drawing
+from ssa_course.quads.cfg_dot import cfg_to_dot
+from ssa_course.viz.dot import Drawing, GraphEdge, GraphNode, graph_drawing
 
 PROGRAMS = lesson_programs()
 PROGRAMS["dead_loop"] = ("fn f(x: int) -> int {\n    return x;\n    print(1);\n"
