@@ -15,7 +15,6 @@ instruction, so ``ssa-course opt`` can say which pass broke which rule.
 from __future__ import annotations
 
 from ssa_course.errors import VerifyError
-from ssa_course.quads.bril import format_instr
 from ssa_course.quads.bril_check import check_shapes, check_types
 from ssa_course.quads.bril_problem import BrilProblem
 from ssa_course.quads.ir import Instr, Label, Program
@@ -27,6 +26,8 @@ def verify_quads(program: Program) -> None:
         check_shapes(program)
         check_types(program, runtime_errors_allowed=True)
     except BrilProblem as e:
+        from ssa_course.quads.bril import format_instr  # only to name the instruction
+
         where = f"@{e.function}" if e.function else "the program"
         if isinstance(e.item, Instr):
             where += f": {format_instr(e.item)}"
