@@ -221,3 +221,16 @@ def test_checks_left_implicit_drop_the_same_nodes_as_repeated_sweeps():
             w.implied = {b.end.id for b in w.s.order() if isinstance(b.end, If) and (
                 isinstance(b.end.inputs[1], IsSet) or w.check_is_implied(b.end))}
             assert w._only_for_implied_checks() == _unused_by_sweeps(w)
+
+
+def test_removing_a_user_far_from_the_end_does_not_walk_the_list_in_python():
+    from ssa_course.son.graph import _remove_last
+
+    fg = main_graph("fn main(n: int) { print(n); }", False)
+    a, b, c = fg.start, fg.stop, fg.graph.nodes[1]
+    users = CountingList([a, c, *([b] * 2000), a, *([b] * 2000)])
+    CountingList.scans = 0
+    _remove_last(users, a)  # the last occurrence goes, the order of the rest stays
+    assert CountingList.scans <= 10
+    assert list.__getitem__(users, slice(0, 3)) == [a, c, b] and len(users) == 4002
+    assert a not in list.__getitem__(users, slice(2, None))

@@ -174,11 +174,18 @@ def _remove_last(users: list[Node], node: Node) -> None:
     """Remove ``node`` from a user list, searching from the end: the users that come and
     go while parsing are the newest ones, and Start may have a very long list (every
     constant hangs off it), so ``list.remove`` would make parsing quadratic."""
-    for k in range(len(users) - 1, -1, -1):
+    last = len(users) - 1
+    for k in range(last, max(last - 8, -1), -1):  # usually among the newest few
         if users[k] is node:
             del users[k]
             return
-    raise ValueError(f"{node!r} is not a user")
+    # Far from the end (a scope dropped after many newer users of a shared value): search
+    # a reversed copy at C speed (``list.index`` compares nodes by identity).
+    try:
+        k = last - users[::-1].index(node)
+    except ValueError:
+        raise ValueError(f"{node!r} is not a user") from None
+    del users[k]
 
 
 def unlink_dead(dead: list[Node], live: set[int]) -> None:

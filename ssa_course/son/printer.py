@@ -71,12 +71,16 @@ def _select_compose_lines(phi: Phi) -> list[str]:
     return lines
 
 
+def _graph_header(fg: FunctionGraph) -> str:
+    params = ", ".join(f"{n}: {t}" for n, t in fg.params)
+    ret = f" -> {fg.returns}" if fg.returns is not None else ""
+    return f"graph {fg.name}({params}){ret}"
+
+
 def format_graph(fg: FunctionGraph, select_compose: bool = False) -> str:
     """One function, a line per node; with ``select_compose`` every Phi is shown split
     into its Selects and a Compose."""
-    params = ", ".join(f"{n}: {t}" for n, t in fg.params)
-    ret = f" -> {fg.returns}" if fg.returns is not None else ""
-    lines = [f"graph {fg.name}({params}){ret}"]
+    lines = [_graph_header(fg)]
     for node in fg.nodes():
         if select_compose and isinstance(node, Phi):
             lines.extend(_select_compose_lines(node))
@@ -136,7 +140,7 @@ def compare_text(program: SeaOfNodes, mode: str, table: dict | None = None) -> s
     for name, fg in program.functions.items():
         result, changed, dead = table[name]
         lines.append("")
-        lines.append(format_graph(fg).splitlines()[0])
+        lines.append(_graph_header(fg))
         for node in fg.nodes():
             line = _node_line(node)
             if mode == "optimistic":
