@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ssa_course.errors import VerifyError
+from ssa_course.runtime import paused_gc
 from ssa_course.son.control import (
     Call,
     If,
@@ -436,6 +437,11 @@ def local_order(block: Block) -> list[Node]:
 
 def schedule(fg: FunctionGraph) -> Schedule:
     """Place every node of ``fg`` in a block (Click's global code motion)."""
+    with paused_gc():  # the tables below all stay alive: nothing for the collector
+        return _schedule(fg)
+
+
+def _schedule(fg: FunctionGraph) -> Schedule:
     cfg = blocks_from_control(fg)
     dom = dominators_and_loops(cfg)
     fixed = pinned_blocks(fg, cfg)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ssa_course.runtime import paused_gc
 from ssa_course.son.control import If, Loop, Never, Phi, Region, Stop
 from ssa_course.son.data import Constant
 from ssa_course.son.emit import FunctionGraph, SeaOfNodes
@@ -97,6 +98,11 @@ def _live(t: Type) -> bool:
 def sccp(fg: FunctionGraph, trace: bool = False) -> SccpResult:
     """Analyse one graph optimistically. Node types in the graph are left untouched while
     the analysis runs on a side table; :func:`apply_sccp` installs them."""
+    with paused_gc():  # a big graph is a big heap the collector would rescan
+        return _sccp(fg, trace)
+
+
+def _sccp(fg: FunctionGraph, trace: bool) -> SccpResult:
     nodes = fg.nodes()
     saved = {n.id: n.type for n in nodes}
     for n in nodes:
