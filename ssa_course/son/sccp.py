@@ -74,12 +74,13 @@ class SccpResult:
 def users_to_push(n: Node) -> list[Node]:
     """Whom a fallen type concerns: every user (def-use edges), and when ``n`` is control,
     also the phis of the regions it enters (a path that came alive brings its value)."""
-    users = list(dict.fromkeys(n.outputs))
+    users = dict.fromkeys(n.outputs)  # each once, in order (a dict: no list searches)
     if n.is_control:
         for u in list(users):
             if isinstance(u, Region):
-                users.extend(p for p in u.phis() if p not in users)
-    return users
+                for p in u.phis():
+                    users.setdefault(p)
+    return list(users)
 
 
 def replay(result: SccpResult, steps: int) -> dict[int, Type]:
