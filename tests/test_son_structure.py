@@ -113,3 +113,14 @@ def _int(v: int):  # noqa: ANN202
     from ssa_course.son.types import int_const
 
     return int_const(v)
+
+
+def test_live_nodes_come_in_id_order_after_rewrites():
+    from ssa_course.pipeline import compile_source
+    from ssa_course.son.stages import optimistic_program
+
+    src = ("fn main(n: int) { var x = 1; var i = 0; while (i < n) { x = 2 - x; i = i + 1; } "
+           "if (n * x == n) { print(n + (x - 1)); } }")
+    fg = optimistic_program(compile_source(src)).functions["main"]
+    ids = [n.id for n in fg.nodes()]
+    assert ids == sorted(ids) and len(ids) == len(fg.graph.nodes)

@@ -38,8 +38,9 @@ class Graph:
         self.nodes[node.id] = node
 
     def live_nodes(self) -> list[Node]:
-        """The nodes in id order (builder scaffolding excluded)."""
-        return [n for _, n in sorted(self.nodes.items()) if not n.scaffolding]
+        """The nodes in id order (builder scaffolding excluded). ``nodes`` is already in
+        that order: ids only grow, and a node enters the dictionary once, when it is made."""
+        return [n for n in self.nodes.values() if not n.scaffolding]
 
     def edge_count(self) -> int:
         return sum(1 for n in self.live_nodes() for i in n.inputs if i is not None)
@@ -106,10 +107,17 @@ class Node:
 
     def replace_with(self, other: Node) -> None:
         """Every user of ``self`` reads ``other`` instead."""
-        for user in list(self.outputs):
-            for i, n in enumerate(user.inputs):
-                if n is self:
-                    user.set_input(i, other)
+        # Each user once, and its inputs searched by ``list.index`` (identity first, in C):
+        # the parser's scope is a user with one input per variable in scope.
+        for user in dict.fromkeys(self.outputs):
+            inputs = user.inputs
+            i = -1
+            while True:
+                try:
+                    i = inputs.index(self, i + 1)
+                except ValueError:
+                    break
+                user.set_input(i, other)
 
     def remove_input(self, i: int) -> None:
         """Delete input ``i``; the inputs after it move down one place."""

@@ -32,6 +32,7 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ssa_course.runtime import paused_gc
 from ssa_course.son.data import Constant
 from ssa_course.son.emit import sweep
 from ssa_course.son.graph import Graph, Node
@@ -219,4 +220,5 @@ class IterativePeepholes:
 def iterate(graph: Graph) -> IterStats:
     """Run the peepholes on a finished graph to a fixed point; returns what they did.
     Raises :class:`RewriteError` for a rule that keeps rewriting."""
-    return IterativePeepholes(graph).run()
+    with paused_gc():  # a big graph is a big heap the collector would rescan
+        return IterativePeepholes(graph).run()

@@ -9,7 +9,10 @@ For every node the parser makes (in topological order, so its inputs are already
 5. whatever lost its last user is deleted.
 
 The driver knows nothing about any particular opcode. With ``enabled=False`` it only
-computes types: the parser then builds the *raw* graph, for comparison.
+computes types: the parser then builds the *raw* graph, for comparison. Control nodes are
+not idealized here (their paths and phis are still being built); once the graph is
+finished, :mod:`ssa_course.son.iterate` runs the same steps over the whole graph to a fixed
+point, control included.
 
 Step 4 is a loop, not a recursion, and it is bounded: a rewrite must make a node simpler,
 so a chain of more than :attr:`Peephole.max_chain` rewrites of one node, a rewrite back to

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ssa_course.runtime import paused_gc
 from ssa_course.son.control import If, Loop, Never, Phi, Region, Stop
 from ssa_course.son.data import Constant
 from ssa_course.son.emit import FunctionGraph, SeaOfNodes
@@ -73,12 +74,13 @@ class SccpResult:
 def users_to_push(n: Node) -> list[Node]:
     """Whom a fallen type concerns: every user (def-use edges), and when ``n`` is control,
     also the phis of the regions it enters (a path that came alive brings its value)."""
-    users = list(dict.fromkeys(n.outputs))
+    users = dict.fromkeys(n.outputs)  # each once, in order (a dict: no list searches)
     if n.is_control:
         for u in list(users):
             if isinstance(u, Region):
-                users.extend(p for p in u.phis() if p not in users)
-    return users
+                for p in u.phis():
+                    users.setdefault(p)
+    return list(users)
 
 
 def replay(result: SccpResult, steps: int) -> dict[int, Type]:
@@ -97,6 +99,11 @@ def _live(t: Type) -> bool:
 def sccp(fg: FunctionGraph, trace: bool = False) -> SccpResult:
     """Analyse one graph optimistically. Node types in the graph are left untouched while
     the analysis runs on a side table; :func:`apply_sccp` installs them."""
+    with paused_gc():  # a big graph is a big heap the collector would rescan
+        return _sccp(fg, trace)
+
+
+def _sccp(fg: FunctionGraph, trace: bool) -> SccpResult:
     nodes = fg.nodes()
     saved = {n.id: n.type for n in nodes}
     for n in nodes:
