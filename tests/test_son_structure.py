@@ -116,8 +116,8 @@ def _int(v: int):  # noqa: ANN202
 
 
 def test_live_nodes_come_in_id_order_after_rewrites():
-    from ssa_course.pipeline import compile_source
-    from ssa_course.son.stages import optimistic_program
+    from ssa_course.compilation import compile_source
+    from ssa_course.lessons.l07_optimistic import optimistic_program
 
     src = ("fn main(n: int) { var x = 1; var i = 0; while (i < n) { x = 2 - x; i = i + 1; } "
            "if (n * x == n) { print(n + (x - 1)); } }")

@@ -13,8 +13,9 @@ from collections.abc import Callable
 
 from ssa_course.son.control import Phi, Proj, Start
 from ssa_course.son.data import Constant
-from ssa_course.son.emit import BuildOptions, SeaOfNodes
+from ssa_course.son.emit import BuildOptions
 from ssa_course.son.graph import Graph, Node
+from ssa_course.son.program import SeaOfNodes
 from ssa_course.son.types import (
     BOOL_BOTTOM,
     BOOL_TOP,

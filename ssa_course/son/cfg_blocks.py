@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ssa_course.son.control import Call, If, Never, Proj, Region, Return, Stop, Throw, Trap
-from ssa_course.son.emit import FunctionGraph
 from ssa_course.son.graph import Node
+from ssa_course.son.program import FunctionGraph
 from ssa_course.ssa.dom import dominator_tree, immediate_dominators, postorder, predecessors
 
 

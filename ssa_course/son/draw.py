@@ -14,8 +14,8 @@ from dataclasses import replace
 
 from ssa_course.son.control import Never, Phi, Proj, Region, Start, Stop
 from ssa_course.son.data import Constant
-from ssa_course.son.emit import FunctionGraph, SeaOfNodes
 from ssa_course.son.graph import Node
+from ssa_course.son.program import FunctionGraph, SeaOfNodes
 from ssa_course.viz.dot import GraphEdge, GraphNode, graph_to_dot
 from ssa_course.viz.options import DrawOptions, options_or_default
 from ssa_course.viz.palette import (

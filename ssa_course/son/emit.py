@@ -41,110 +41,19 @@ from ssa_course.son.memory import (
     Store,
     StoreField,
 )
-from ssa_course.son.peephole import Peephole, PeepholeStats
+from ssa_course.son.peephole import Peephole
+from ssa_course.son.program import FunctionGraph, SeaOfNodes, lattice_type  # noqa: F401
 from ssa_course.son.types import (
-    BOOL_BOTTOM,
     CTRL,
     FALSE,
-    INT_BOTTOM,
     TRUE,
     XCTRL,
     Type,
     int_const,
-    ref,
     tuple_of,
 )
 from ssa_course.tiny import types as tt
 from ssa_course.tiny.types import element_zero
-
-
-def lattice_type(t: tt.Type | None) -> Type:
-    """The bottom of a Tiny type's lattice (what a value of that type could be)."""
-    if isinstance(t, tt.IntType):
-        return INT_BOTTOM
-    if isinstance(t, tt.BoolType):
-        return BOOL_BOTTOM
-    if t is None or isinstance(t, tt.VoidType):
-        return tuple_of()
-    return ref(str(t))
-
-
-@dataclass
-class FunctionGraph:
-    """One function as a graph: its Start and Stop, and what building it found."""
-
-    name: str
-    graph: Graph
-    start: Start
-    stop: Stop
-    params: list[tuple[str, tt.Type]]
-    returns: tt.Type | None
-    optimized: bool
-    stats: PeepholeStats = field(default_factory=PeepholeStats)
-
-    def nodes(self) -> list[Node]:
-        return self.graph.live_nodes()
-
-
-@dataclass
-class SeaOfNodes:
-    """A whole program: one graph per function (``main`` is the entry)."""
-
-    functions: dict[str, FunctionGraph]
-    source: str = ""
-    optimized: bool = True
-    # set by SCCP (lesson 07): what the optimistic pass added on top of the parser's
-    sccp_counts: dict[str, int] | None = None
-
-    @property
-    def mode(self) -> str:
-        if self.sccp_counts is not None:
-            return "optimistic"
-        return "pessimistic" if self.optimized else "raw"
-
-    def node_count(self) -> int:
-        return sum(len(f.nodes()) for f in self.functions.values())
-
-    def edge_count(self) -> int:
-        return sum(f.graph.edge_count() for f in self.functions.values())
-
-    def constants_found(self) -> int:
-        """Nodes turned into constants: while parsing, plus by SCCP when it ran."""
-        extra = (self.sccp_counts or {}).get("constants", 0)
-        return sum(f.stats.constants_found for f in self.functions.values()) + extra
-
-    # the four faces, for notebooks: print, draw, check, run
-    def text(self) -> str:
-        from ssa_course.son.printer import format_graphs
-
-        return format_graphs(self)
-
-    def dot(self) -> str:
-        from ssa_course.son.printer import graphs_to_dot
-
-        return graphs_to_dot(self)
-
-    def draw(self):  # noqa: ANN201 - a Drawing (SVG in Jupyter)
-        from ssa_course.viz.render import Drawing
-
-        return Drawing(self.dot())
-
-    def verify(self) -> None:
-        from ssa_course.son.verify import verify_graphs
-
-        verify_graphs(self)
-
-    def run(self, *args: object) -> str:
-        """Run ``main`` with Python values as arguments; returns what it printed."""
-        from ssa_course.runtime import Output
-        from ssa_course.son.interp import run_graphs
-
-        out = Output()
-        run_graphs(self, list(args), out)
-        return out.text()
-
-    def __str__(self) -> str:
-        return self.text()
 
 
 @dataclass

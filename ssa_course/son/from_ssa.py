@@ -26,9 +26,10 @@ from ssa_course.quads.ir import Function, Instr, Program
 from ssa_course.runtime import paused_gc
 from ssa_course.son.control import Never, Phi, Region, Return, Throw
 from ssa_course.son.data import Undefined, operator_node
-from ssa_course.son.emit import Dead, Emitter, FunctionGraph, SeaOfNodes, lattice_type
+from ssa_course.son.emit import Dead, Emitter
 from ssa_course.son.graph import Node
 from ssa_course.son.memory import Len, Print
+from ssa_course.son.program import FunctionGraph, SeaOfNodes, lattice_type
 from ssa_course.son.types import INT_BOTTOM, MEM
 from ssa_course.ssa.construct import UNDEFINED, to_ssa_cfg
 from ssa_course.ssa.dom import postorder

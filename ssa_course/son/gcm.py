@@ -43,9 +43,9 @@ from ssa_course.son.cfg_blocks import (  # phases 1 and 2, with what they make
     dominators_and_loops,
 )
 from ssa_course.son.control import Call, Phi, Proj, Start
-from ssa_course.son.emit import FunctionGraph
 from ssa_course.son.graph import Node
 from ssa_course.son.order import anti_dependences, dependency_order
+from ssa_course.son.program import FunctionGraph
 
 
 @dataclass

@@ -43,9 +43,9 @@ from ssa_course.son.control import (
     Trap,
 )
 from ssa_course.son.data import Undefined, UndefinedValue
-from ssa_course.son.emit import FunctionGraph, SeaOfNodes
 from ssa_course.son.graph import Node
 from ssa_course.son.order import anti_dependences, dependency_order
+from ssa_course.son.program import FunctionGraph, SeaOfNodes
 
 _MISSING = object()
 _MAX_RECURSION = 200  # deeper expressions are evaluated with an explicit stack

@@ -29,8 +29,8 @@ from ssa_course.son.draw import (  # the drawing half, importable from here too
     select_compose_dot,
     select_compose_parts,
 )
-from ssa_course.son.emit import FunctionGraph, SeaOfNodes
 from ssa_course.son.graph import Node
+from ssa_course.son.program import FunctionGraph, SeaOfNodes
 
 
 def summary(program: SeaOfNodes) -> str:

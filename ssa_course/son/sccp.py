@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from ssa_course.runtime import paused_gc
 from ssa_course.son.control import If, Loop, Never, Phi, Region, Stop
 from ssa_course.son.data import Constant
-from ssa_course.son.emit import FunctionGraph, SeaOfNodes
 from ssa_course.son.graph import Node
 from ssa_course.son.iterate import iterate
+from ssa_course.son.program import FunctionGraph, SeaOfNodes
 from ssa_course.son.types import CTRL, INT_BOTTOM, TOP, XCTRL, IntType, Type
 
 WIDEN_AFTER = 3  # a loop phi's range that keeps changing is widened to "any int"

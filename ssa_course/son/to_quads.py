@@ -35,7 +35,6 @@ from ssa_course.son.data import (
     Undefined,
     constant_value,
 )
-from ssa_course.son.emit import SeaOfNodes
 from ssa_course.son.gcm import Schedule, schedule
 from ssa_course.son.graph import Node
 from ssa_course.son.memory import (
@@ -50,6 +49,7 @@ from ssa_course.son.memory import (
     Store,
     StoreField,
 )
+from ssa_course.son.program import SeaOfNodes
 from ssa_course.son.types import BoolType, IntType, Type
 from ssa_course.ssa.construct import UNDEFINED
 from ssa_course.tiny import types as tt

@@ -37,9 +37,9 @@ from ssa_course.son.control import (
     Throw,
     Trap,
 )
-from ssa_course.son.emit import FunctionGraph, SeaOfNodes
 from ssa_course.son.graph import Node
 from ssa_course.son.memory import Load, LoadField, Print, Store, StoreField
+from ssa_course.son.program import FunctionGraph, SeaOfNodes
 
 _TAKES_MEMORY = (Load, LoadField, Store, StoreField, Print, Call, Return, Throw, Trap)
 

@@ -13,7 +13,7 @@ import ssa_course.son.types
 from ssa_course.grading import check_against
 from ssa_course.grading.forbid import guard
 from ssa_course.grading.son import sea
-from ssa_course.son.emit import FunctionGraph
+from ssa_course.son.program import FunctionGraph
 from ssa_course.son.control import Call, If, Loop, Never, Phi, Proj, Region, Start, Stop
 
 PROGRAMS = {

@@ -15,7 +15,7 @@ from ssa_course.grading import check_against
 from ssa_course.grading.forbid import guard
 from ssa_course.grading.son import draw_types, sea, sccp_prefixes
 from ssa_course.son.control import If, Phi, Region, Start
-from ssa_course.son.emit import FunctionGraph
+from ssa_course.son.program import FunctionGraph
 from ssa_course.son.types import (BOOL_BOTTOM, BOOL_TOP, BOTTOM, CTRL, FALSE, INT_BOTTOM,
                                   INT_TOP, TOP, TRUE, XCTRL, IntType, int_const, tuple_of)
 
