@@ -4,7 +4,9 @@ The classes live in small modules, one concept each: :mod:`~ssa_course.son.graph
 graph and the base node), :mod:`~ssa_course.son.control` (Start, If, Region, Loop, Phi,
 Call, Return, Throw, Trap, Stop, projections), :mod:`~ssa_course.son.data` (constants,
 arithmetic, comparisons, logic) and :mod:`~ssa_course.son.memory` (allocation, loads,
-stores, print). Import them from here.
+stores, print). The engine imports each class from its own module; this index lists them
+all for tests (``tests/test_son_nodes.py`` checks every kind here) and for a reader looking
+for the whole set.
 """
 
 from ssa_course.son.control import (
