@@ -189,7 +189,7 @@ def scale_shape(shape: str, bril: bool, sizes: tuple[int, ...], limit: int, skip
                 continue
             repeat = 3 if size <= 1_000 else 1
             try:
-                secs = best_of(lambda base=base: cell(fresh(base)), repeat, limit)
+                secs = best_of(lambda base=base, cell=cell: cell(fresh(base)), repeat, limit)
             except CellTimeout:
                 pers.append(None)
                 notes.append(f">{limit}s")

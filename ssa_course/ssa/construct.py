@@ -23,7 +23,7 @@ from ssa_course.quads.ir import Function, Instr, Program
 from ssa_course.ssa.dom import (
     dominance_frontiers,
     dominator_tree,
-    immediate_dominators,
+    fast_immediate_dominators,
     iterated_frontier,
 )
 from ssa_course.ssa.exceptions import add_exception_edges
@@ -39,7 +39,6 @@ class SSAStats:
     variables: int = 0
     versions: int = 0
     exceptional_edges: int = 0
-    dom_passes: int = 0
     per_function: dict[str, int] = field(default_factory=dict)
 
 
@@ -127,8 +126,7 @@ def to_ssa_cfg(fn: Function, *, pruned: bool = True,
     """Build SSA for one function; returns its CFG with phis at the top of blocks."""
     cfg = prepare_cfg(fn)
     succs = {name: list(b.succs) for name, b in cfg.blocks.items()}
-    dom_stats: dict = {}
-    idom = immediate_dominators(succs, cfg.entry, dom_stats)
+    idom = fast_immediate_dominators(succs, cfg.entry)
     df = dominance_frontiers(succs, idom)
     tree = dominator_tree(idom)
 
@@ -218,7 +216,6 @@ def to_ssa_cfg(fn: Function, *, pruned: bool = True,
         stats.per_function[fn.name] = count
         stats.variables += len(defsites)
         stats.exceptional_edges += sum(1 for b in cfg.blocks.values() if b.throws_to)
-        stats.dom_passes = max(stats.dom_passes, dom_stats.get("passes", 0))
     return cfg
 
 

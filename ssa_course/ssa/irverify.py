@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 from ssa_course.errors import VerifyError
-from ssa_course.ssa.dom import dominates, immediate_dominators
+from ssa_course.quads.domtree import Dominance
 from ssa_course.ssa.ircode import (
     Argument,
     EnterNode,
@@ -74,7 +74,7 @@ def verify_ir(ir: IRCode) -> None:
             if k not in ir.blocks[p - 1].succs:
                 raise fail("preds mirror succs", f"#{p} -> #{k}")
     succs = {k: list(b.succs) for k, b in enumerate(ir.blocks, start=1)}
-    idom = immediate_dominators(succs, 1) if ir.blocks else {}
+    dom = Dominance(succs, 1) if ir.blocks else None  # O(1) per query (once per use)
 
     def check_use(v: object, use_block: int, use_index: int | None, where: str) -> None:
         if isinstance(v, OldSSAValue):
@@ -84,10 +84,10 @@ def verify_ir(ir: IRCode) -> None:
         if not 1 <= v.id <= len(ir.stmts):
             raise fail("uses dominated by defs", where, f"{v} does not exist")
         db = block_of[v.id]
-        if use_block not in idom or db not in idom:
+        if dom is None or use_block not in dom or db not in dom:
             return
         ok = (use_index is None or v.id < use_index) if db == use_block else \
-            dominates(idom, db, use_block)
+            dom.dominates(db, use_block)
         if not ok:
             raise fail("uses dominated by defs", where, f"{v} is defined in #{db}")
 

@@ -24,7 +24,7 @@ from ssa_course.ssa.construct import live_in_sets, prepare_cfg
 from ssa_course.ssa.dom import (
     dominance_frontiers,
     dominator_tree,
-    immediate_dominators,
+    fast_immediate_dominators,
     iterated_frontier,
 )
 from ssa_course.ssa.exceptions import handler_stacks
@@ -92,7 +92,7 @@ class _Builder:
     def build(self) -> IRCode:
         cfg = self.cfg
         succs = {n: list(b.succs) for n, b in cfg.blocks.items()}
-        idom = immediate_dominators(succs, cfg.entry)
+        idom = fast_immediate_dominators(succs, cfg.entry)
         df = dominance_frontiers(succs, idom)
         tree = dominator_tree(idom)
         live_in = live_in_sets(cfg)
@@ -305,7 +305,7 @@ def insert_pi_nodes(ir: IRCode) -> int:
     flip = {"lt": "ge", "ge": "lt", "gt": "le", "le": "gt", "eq": "ne"}
     mirror = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le", "eq": "eq"}
     succs = {k: list(b.succs) for k, b in enumerate(ir.blocks, start=1)}
-    idom = immediate_dominators(succs, 1)
+    idom = fast_immediate_dominators(succs, 1)
     at_block: dict[int, list[tuple[object, SSAValue]]] = {}
     for k, blk in enumerate(ir.blocks, start=1):
         last = ir.stmts[blk.stop - 1] if blk.stop >= blk.start else None
