@@ -42,11 +42,15 @@ def _positive(text: str) -> int:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from ssa_course import stages, views
+def build_parser(listing: bool = True) -> argparse.ArgumentParser:
+    """The argument parser; ``listing``: name every stage and view in the help (which
+    imports every lesson's modules, so only when help is asked for)."""
+    stage_names = view_names = "see 'ssa-course stages'"
+    if listing:
+        from ssa_course import stages, views
 
-    stage_names = ", ".join(s.name for s in stages.all_stages())
-    view_names = ", ".join(v.name for v in views.all_views())
+        stage_names = ", ".join(s.name for s in stages.all_stages())
+        view_names = ", ".join(v.name for v in views.all_views())
     parser = _Parser(
         prog="ssa-course",
         description="A teaching compiler: Tiny and Bril programs through quads, CFGs, SSA "
@@ -274,7 +278,7 @@ def _silence_stdout() -> None:
 
 
 def _main(argv: list[str]) -> int:
-    parser = build_parser()
+    parser = build_parser(listing=any(a in ("-h", "--help") for a in argv))
     argv, program_args = split_run_argv(argv)
     ns = parser.parse_args(argv)
     if ns.command == "run":

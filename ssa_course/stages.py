@@ -58,6 +58,12 @@ def all_stages() -> list[Stage]:
 
 
 def get_stage(name: str) -> Stage:
+    # The lessons 00-02 stages first: a plain ``run`` must not import the later lessons'
+    # modules (the sea of nodes, networkx): start-up time is most of a small run.
+    from ssa_course import builtin_stages  # noqa: F401
+
+    if name in _STAGES:
+        return _STAGES[name]
     _load_builtin_stages()
     try:
         return _STAGES[name]
