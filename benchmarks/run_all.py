@@ -8,6 +8,9 @@
    and 100k statements, and the graph interpreter against the quads interpreter.
 5. Bril programs: dynamic instruction counts before and after ``ssa-course opt``, next to
    Bril's example LVN + DCE pipeline.
+6. Scaling (``scaling.py``): every stage, view and ``opt`` on large single-function
+   programs of five shapes at 1k, 10k and 100k statements, and the start-up time
+   (``SCALING_MAX=10000 make bench`` for a quick run).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import scaling  # noqa: E402
 from gen import CALL_PROGRAM, LOOP_PROGRAM, straight_line_program  # noqa: E402
 
 from ssa_course.quads.interp import run_quads  # noqa: E402
@@ -208,6 +212,7 @@ def main() -> None:
     son_table()
     son_interpreter_table()
     bril_table()
+    scaling.main()  # every stage on the big shapes, then the start-up time
 
 
 if __name__ == "__main__":

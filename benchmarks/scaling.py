@@ -7,7 +7,9 @@ For each shape of :mod:`shapes` and each size (1k, 10k, 100k statements) this ti
   argument with a small step limit, so the run itself costs nothing) and its text face
   (``views.render(comp, view, "text")`` where a view of that name exists);
 * every view that has no stage of its own name (``son-select``, ``scheduled-bril``, ...);
-* ``opt`` -- the default ``ssa-course opt`` pipeline and its Bril text.
+* ``opt`` -- the default ``ssa-course opt`` pipeline and its Bril text, and
+  ``opt:quads-half`` -- its passes after the graph (pruned SSA, phi coalescing, out of
+  SSA, copy coalescing, DCE, try merging, layout, landing pads) on the ``ssa`` pass's SSA.
 
 Each cell starts from a fresh :class:`Compilation` that already holds the quads, so a stage
 pays only for what it adds. The table prints microseconds per statement at each size, the
@@ -125,6 +127,18 @@ def _opt_cell(comp: Compilation) -> object:
     return emit(run_pipeline(comp, DEFAULT_PIPELINE), "bril")
 
 
+# ``opt``'s passes after the sea of nodes, on the SSA the ``ssa`` pass builds: the quads
+# half of the default pipeline, timed apart from the graph half
+QUADS_HALF = ("ssa", "coalesce-phis", "out-of-ssa", "coalesce", "dce", "try-merge", "layout",
+              "landing")
+
+
+def _opt_quads_cell(comp: Compilation) -> object:
+    from ssa_course.passes import emit, run_pipeline
+
+    return emit(run_pipeline(comp, QUADS_HALF), "bril")
+
+
 def rows(kind: str) -> list[tuple[str, Callable[[Compilation], object]]]:
     """Every row of the table: the stages, then views without a stage, then ``opt``."""
     from ssa_course.stages import all_stages
@@ -136,6 +150,7 @@ def rows(kind: str) -> list[tuple[str, Callable[[Compilation], object]]]:
     out += [(f"view:{v.name}", _view_cell(v.name)) for v in views.all_views()
             if v.name not in covered and (kind == "tiny" or not v.tiny_only)]
     out.append(("opt", _opt_cell))
+    out.append(("opt:quads-half", _opt_quads_cell))
     if wanted:
         out = [r for r in out if r[0] in wanted or r[0].removeprefix("view:") in wanted]
     return out
@@ -166,9 +181,16 @@ def scale_shape(shape: str, bril: bool, sizes: tuple[int, ...], limit: int, skip
         def build(base: Compilation = base) -> object:
             return fresh_source(base).quads
 
-        t_quads = best_of(build, repeat, limit)
+        try:
+            t_quads = best_of(build, repeat, limit)
+        except CellTimeout:
+            print(f"{label}: building quads at {_k(size)} took over {limit} s; stopping here")
+            break
         _ = base.quads
         comps.append((size, base, t_quads, statements(base)))
+    if not comps:
+        return
+    sizes = tuple(size for size, _, _, _ in comps)
     heads = " ".join(f"{_k(s):>9}" for s in sizes)
     print(f"{label}: quads instructions " +
           ", ".join(f"{_k(s)}: {n:,}" for s, _, _, n in comps) +
@@ -194,6 +216,7 @@ def scale_shape(shape: str, bril: bool, sizes: tuple[int, ...], limit: int, skip
                 pers.append(None)
                 notes.append(f">{limit}s")
                 last = float("inf")
+                xquads = None
                 continue
             last = secs
             pers.append(secs / n * 1e6)
