@@ -69,6 +69,8 @@ def get_pass(name: str) -> Pass:
 def run_pipeline(comp: Compilation, names: list[str] | tuple[str, ...] = DEFAULT_PIPELINE
                  ) -> PassState:
     """Run the passes in order; each is checked against the form the program is in."""
+    from ssa_course.runtime import paused_gc
+
     comp.check()
     state = PassState(comp)
     for name in names:
@@ -77,7 +79,8 @@ def run_pipeline(comp: Compilation, names: list[str] | tuple[str, ...] = DEFAULT
             raise UsageError(f"pass '{name}' works on {' or '.join(p.needs)}, but after "
                              f"{', '.join(state.done) or 'nothing'} the program is "
                              f"{state.form}")
-        p.run(state)
+        with paused_gc():  # as in Compilation.cached: a pass builds a new representation
+            p.run(state)
         state.done.append(name)
     return state
 
