@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ssa_course.quads.cfg import CFG, BasicBlock, build_cfg, remove_unreachable
-from ssa_course.quads.ir import Function, Instr, Program
+from ssa_course.quads.ir import Function, Instr, Program, first_index
 from ssa_course.ssa.dom import (
     dominance_frontiers,
     dominator_tree,
@@ -166,10 +166,17 @@ def to_ssa_cfg(fn: Function, *, pruned: bool = True,
         st = stacks.get(var)
         return st[-1] if st else None
 
+    slots: dict[str, dict[str, int]] = {}  # block -> pred -> its phi argument's index
+
     def fill(pred: str, succ: str) -> None:
         """Give ``succ``'s phis their argument for the edge from ``pred``."""
+        if not phis[succ]:
+            return
+        if succ not in slots:  # once per block: ``labels.index`` per edge is quadratic
+            slots[succ] = first_index(phis[succ][0].labels)
+        at = slots[succ][pred]
         for phi in phis[succ]:
-            phi.args[phi.labels.index(pred)] = top(phi.field) or UNDEFINED
+            phi.args[at] = top(phi.field) or UNDEFINED
 
     # Iterative walk of the dominator tree: ("enter", b) renames b, ("exit", b) pops.
     work: list[tuple[str, str]] = [("enter", cfg.entry)]

@@ -19,7 +19,7 @@ entry point.
 from __future__ import annotations
 
 from ssa_course.quads.cfg import CFG
-from ssa_course.quads.ir import Function, Instr, Program
+from ssa_course.quads.ir import Function, Instr, Program, first_index
 from ssa_course.ssa.construct import live_in_sets, prepare_cfg
 from ssa_course.ssa.dom import (
     dominance_frontiers,
@@ -123,6 +123,7 @@ class _Builder:
                 phis[b].append((var, node, self.emit(b, node, self.types.get(var))))
 
         enters: dict[str, _Ref] = {}
+        slots: dict[str, dict[str, int]] = {}  # block -> pred -> its phi value's index
         pushed: dict[str, list[str]] = {}
         work: list[tuple[str, str]] = [("enter", cfg.entry)]
         while work:
@@ -168,8 +169,10 @@ class _Builder:
                 if instr.dest is not None:
                     define(instr.dest, value, region, name, mine)
             for s in self.cfg.blocks[name].succs:
+                if phis[s] and s not in slots:  # once per block, not once per edge
+                    slots[s] = first_index(phis[s][0][1].edges)
                 for var, node, _ in phis[s]:
-                    node.values[node.edges.index(name)] = self.top(var)
+                    node.values[slots[s][name]] = self.top(var)
             pushed[name] = mine
             work.append(("exit", name))
             for child in reversed(tree.get(name, [])):
@@ -344,8 +347,17 @@ def insert_pi_nodes(ir: IRCode) -> int:
 _REL = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 
 
+def all_indices(items: list) -> dict:
+    """Every position of each item in ``items``."""
+    index: dict = {}
+    for i, item in enumerate(items):
+        index.setdefault(item, []).append(i)
+    return index
+
+
 def _rename_to_pis(ir: IRCode, idom: dict, at_block: dict) -> None:
     tree = dominator_tree(idom)
+    edge_slots: dict[int, dict] = {}  # id(phi) -> edge -> positions
     active: dict[object, list[SSAValue]] = {}
     work: list[tuple[str, int]] = [("enter", 1)]
     while work:
@@ -374,9 +386,15 @@ def _rename_to_pis(ir: IRCode, idom: dict, at_block: dict) -> None:
                 phi = ir.stmts[i - 1]
                 if not isinstance(phi, PhiNode):
                     break
-                phi.values = [active[v][-1] if e == k and isinstance(v, SSAValue | Argument)
-                              and active.get(v) else v
-                              for e, v in zip(phi.edges, phi.values, strict=True)]
+                # only the values on edges from k (rebuilding the whole list per edge is
+                # quadratic on a join of thousands of edges)
+                if id(phi) not in edge_slots:
+                    edge_slots[id(phi)] = all_indices(phi.edges)
+                    phi.values = list(phi.values)  # its own list, as before (no aliasing)
+                for j in edge_slots[id(phi)].get(k, ()):
+                    v = phi.values[j]
+                    if isinstance(v, SSAValue | Argument) and active.get(v):
+                        phi.values[j] = active[v][-1]
         work.append(("exit", k))
         for child in reversed(tree.get(k, [])):
             work.append(("enter", child))
