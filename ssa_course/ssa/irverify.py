@@ -66,12 +66,15 @@ def verify_ir(ir: IRCode) -> None:
         if sorted(b.succs) != sorted(want):
             raise fail("one terminator per block", f"#{k}",
                        f"successors {b.succs}, terminator says {want}")
+    # as sets: a join of thousands of edges would make list membership quadratic
+    pred_sets = [set(b.preds) for b in ir.blocks]
+    succ_sets = [set(b.succs) for b in ir.blocks]
     for k, b in enumerate(ir.blocks, start=1):
         for s in b.succs:
-            if k not in ir.blocks[s - 1].preds:
+            if k not in pred_sets[s - 1]:
                 raise fail("preds mirror succs", f"#{k} -> #{s}")
         for p in b.preds:
-            if k not in ir.blocks[p - 1].succs:
+            if k not in succ_sets[p - 1]:
                 raise fail("preds mirror succs", f"#{p} -> #{k}")
     succs = {k: list(b.succs) for k, b in enumerate(ir.blocks, start=1)}
     dom = Dominance(succs, 1) if ir.blocks else None  # O(1) per query (once per use)
