@@ -1,7 +1,7 @@
 """Dominators in linear time, and O(1) dominance queries, for the stages.
 
 :func:`fast_immediate_dominators` gives exactly the dictionary of
-:func:`~ssa_course.quads.dom.immediate_dominators` (same keys, same values, same order:
+:func:`~ssa_course.ssa.dom.immediate_dominators` (the lesson's) (same keys, same values, same order:
 the entry, then reverse postorder), computed with the Semi-NCA algorithm (Georgiadis;
 the one LLVM and Julia use): semidominators by Lengauer and Tarjan's link/eval with path
 compression, then each idom as the nearest ancestor of the DFS parent whose number is at
@@ -15,16 +15,19 @@ ask it once per use).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 
-from ssa_course.quads.dom import Node, dominance_frontiers, postorder
+Node = Hashable
 
 
-def _dfs_preorder(succs: Mapping[Node, Sequence[Node]], entry: Node
-                  ) -> tuple[list[Node], list[int]]:
-    """Nodes reachable from ``entry`` in DFS preorder, and each one's DFS parent (by number)."""
+def _dfs(succs: Mapping[Node, Sequence[Node]], entry: Node
+         ) -> tuple[list[Node], list[int], list[Node]]:
+    """One depth-first search from ``entry`` (successors in order, as
+    :func:`ssa_course.ssa.dom.postorder` does): the nodes in preorder, each one's DFS parent
+    (by preorder number), and the nodes in postorder."""
     order: list[Node] = [entry]
     parent: list[int] = [0]
+    post: list[Node] = []
     number = {entry: 0}
     stack = [(0, iter(succs.get(entry, ())))]
     while stack:
@@ -38,14 +41,15 @@ def _dfs_preorder(succs: Mapping[Node, Sequence[Node]], entry: Node
                 break
         else:
             stack.pop()
-    return order, parent
+            post.append(order[at])
+    return order, parent, post
 
 
 def fast_immediate_dominators(succs: Mapping[Node, Sequence[Node]], entry: Node
                               ) -> dict[Node, Node]:
     """``idom[n]`` for every node reachable from ``entry`` (``idom[entry] == entry``),
     in O(E log V) (near-linear in practice), in the order of ``immediate_dominators``."""
-    order, parent = _dfs_preorder(succs, entry)
+    order, parent, post = _dfs(succs, entry)
     number = {node: i for i, node in enumerate(order)}
     count = len(order)
     preds: list[list[int]] = [[] for _ in range(count)]
@@ -85,7 +89,7 @@ def fast_immediate_dominators(succs: Mapping[Node, Sequence[Node]], entry: Node
             x = idom[x]
         idom[w] = x
     result = {entry: entry}
-    for node in reversed(postorder(succs, entry)):
+    for node in reversed(post):
         if node != entry:
             result[node] = order[idom[number[node]]]
     return result
@@ -133,10 +137,6 @@ class Dominance:
     def dominates(self, a: Node, b: Node) -> bool:
         """Does ``a`` dominate ``b``? (Both reachable; every node dominates itself.)"""
         return self.pre[a] <= self.pre[b] and self.post[b] <= self.post[a]
-
-    def frontiers(self) -> dict[Node, set[Node]]:
-        """Dominance frontiers of every reachable node."""
-        return dominance_frontiers(self.succs, self.idom)
 
     def preorder(self) -> list[Node]:
         """The reachable nodes in dominator-tree preorder (parents before children)."""

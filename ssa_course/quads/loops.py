@@ -4,7 +4,6 @@ guess which code runs most often)."""
 from __future__ import annotations
 
 from ssa_course.quads.cfg import CFG
-from ssa_course.quads.dom import predecessors
 from ssa_course.quads.domtree import Dominance
 
 
@@ -15,7 +14,10 @@ def loop_depths(cfg: CFG) -> dict[str, int]:
     succs = {n: list(b.succs) for n, b in cfg.blocks.items()}
     dom = Dominance(succs, cfg.entry)
     idom = dom.idom
-    preds = predecessors(succs)
+    preds: dict[str, list[str]] = {}
+    for n, kids in succs.items():
+        for k in kids:
+            preds.setdefault(k, []).append(n)
     depth = {name: 0 for name in cfg.blocks}
     for head in idom:
         tails = [t for t in preds.get(head, []) if t in dom and dom.dominates(head, t)]

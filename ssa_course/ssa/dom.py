@@ -1,28 +1,175 @@
-"""Dominators for lesson 03: the names the lesson and the exercises import.
+"""Dominators, the dominator tree and dominance frontiers (Cooper, Harvey & Kennedy).
 
-The algorithms live in :mod:`ssa_course.quads.dom` (Cooper, Harvey & Kennedy, as the lesson
-explains them) and :mod:`ssa_course.quads.domtree` (the linear-time version the stages use):
-dominance is a property of a control-flow graph, so quads passes (loop depths, Bril checks)
-use it too, and the layers point one way (``quads`` never imports ``ssa``).
+Block ``d`` *dominates* ``n`` when every path from the entry to ``n`` passes through
+``d``. The iterative algorithm keeps, for each block, a guess of its immediate dominator
+and refines it in reverse postorder: a block's idom is the nearest common ancestor
+(``intersect``) of its processed predecessors' idoms. Why it converges: each guess only
+moves *up* the current tree, the tree is finite, and the loop stops when a whole pass
+changes nothing -- with reverse postorder that is usually two or three passes.
+
+Everything works on plain ``succs`` dictionaries (node -> list of successors), so the same
+code serves quads CFGs, IRCode and the sea of nodes. Unreachable nodes have no dominator
+and are left out.
+
+This is the lesson's algorithm. Its ``intersect`` walks up the tree, so a join with
+thousands of predecessors at different depths (a long else-if chain) costs time quadratic
+in the program; the stages use :mod:`ssa_course.quads.domtree` instead (re-exported here),
+which gives the same answers in linear time and answers "does a dominate b" in O(1).
 """
 
 from __future__ import annotations
 
-from ssa_course.quads.dom import (
-    Node,
-    dominance_frontiers,
-    dominates,
-    dominator_tree,
-    immediate_dominators,
-    iterated_frontier,
-    postorder,
-    predecessors,
-    preorder,
-)
-from ssa_course.quads.domtree import Dominance, fast_immediate_dominators
+from collections.abc import Mapping, Sequence
+
+from ssa_course.quads.domtree import Dominance, Node, fast_immediate_dominators
 
 __all__ = [
     "Dominance", "Node", "dominance_frontiers", "dominates", "dominator_tree",
     "fast_immediate_dominators", "immediate_dominators", "iterated_frontier", "postorder",
     "predecessors", "preorder",
 ]
+
+
+def postorder(succs: Mapping[Node, Sequence[Node]], entry: Node) -> list[Node]:
+    """Depth-first postorder of the nodes reachable from ``entry`` (explicit stack)."""
+    order: list[Node] = []
+    seen = {entry}
+    stack: list[tuple[Node, int]] = [(entry, 0)]
+    while stack:
+        node, i = stack[-1]
+        kids = succs.get(node, ())
+        if i < len(kids):
+            stack[-1] = (node, i + 1)
+            kid = kids[i]
+            if kid not in seen:
+                seen.add(kid)
+                stack.append((kid, 0))
+        else:
+            stack.pop()
+            order.append(node)
+    return order
+
+
+def predecessors(succs: Mapping[Node, Sequence[Node]]) -> dict[Node, list[Node]]:
+    preds: dict[Node, list[Node]] = {n: [] for n in succs}
+    for n, kids in succs.items():
+        for k in kids:
+            preds.setdefault(k, []).append(n)
+    return preds
+
+
+def immediate_dominators(succs: Mapping[Node, Sequence[Node]], entry: Node,
+                         stats: dict | None = None) -> dict[Node, Node]:
+    """``idom[n]`` for every node reachable from ``entry`` (``idom[entry] == entry``).
+
+    ``stats``, when given, receives ``passes``: how many sweeps the fixpoint took.
+    """
+    post = postorder(succs, entry)
+    number = {n: i for i, n in enumerate(post)}  # postorder numbers: entry is highest
+    preds = predecessors(succs)
+    idom: dict[Node, Node] = {entry: entry}
+
+    def intersect(a: Node, b: Node) -> Node:
+        while a != b:
+            while number[a] < number[b]:
+                a = idom[a]
+            while number[b] < number[a]:
+                b = idom[b]
+        return a
+
+    passes = 0
+    changed = True
+    while changed:
+        changed = False
+        passes += 1
+        for node in reversed(post):  # reverse postorder
+            if node == entry:
+                continue
+            new = None
+            for p in preds.get(node, ()):
+                if p in idom:  # processed (and reachable)
+                    new = p if new is None else intersect(p, new)
+            if new is not None and idom.get(node) != new:
+                idom[node] = new
+                changed = True
+    if stats is not None:
+        stats["passes"] = passes
+    return idom
+
+
+def dominator_tree(idom: Mapping[Node, Node]) -> dict[Node, list[Node]]:
+    """Children lists of the dominator tree (in the order nodes appear in ``idom``)."""
+    tree: dict[Node, list[Node]] = {n: [] for n in idom}
+    for n, d in idom.items():
+        if n != d:
+            tree[d].append(n)
+    return tree
+
+
+def dominates(idom: Mapping[Node, Node], a: Node, b: Node) -> bool:
+    """Does ``a`` dominate ``b``? (Walks up from ``b``; every node dominates itself.)
+
+    One query costs the depth of ``b``: for many queries build a
+    :class:`~ssa_course.quads.domtree.Dominance`, whose ``dominates`` is O(1)."""
+    while True:
+        if a == b:
+            return True
+        parent = idom[b]
+        if parent == b:
+            return False
+        b = parent
+
+
+def dominance_frontiers(succs: Mapping[Node, Sequence[Node]],
+                        idom: Mapping[Node, Node]) -> dict[Node, set[Node]]:
+    """``DF[n]``: where ``n``'s dominance stops -- join points reached from ``n``'s region.
+
+    For each join point (two or more reachable predecessors, or the entry with any), walk
+    up from each predecessor to the join's idom; every node passed has the join in its
+    frontier.
+    """
+    preds = predecessors(succs)
+    entry = next((n for n, d in idom.items() if n == d), None)
+    df: dict[Node, set[Node]] = {n: set() for n in idom}
+    for node in idom:
+        ps = [p for p in preds.get(node, ()) if p in idom]
+        # The entry is a join too: control also arrives from outside the function.
+        if len(ps) < 2 and node != entry:
+            continue
+        stop = idom[node] if node != entry else None
+        for p in ps:
+            runner = p
+            while runner != stop:
+                if node in df[runner]:
+                    # An earlier predecessor's walk passed here and went on up to ``stop``:
+                    # the rest of this walk is done (what keeps the whole loop linear).
+                    break
+                df[runner].add(node)
+                if runner == entry:
+                    break
+                runner = idom[runner]
+    return df
+
+
+def iterated_frontier(df: Mapping[Node, set[Node]], nodes: set[Node]) -> set[Node]:
+    """DF+ of a set of nodes: the frontier, then the frontier of that, to a fixpoint."""
+    result: set[Node] = set()
+    work = list(nodes)
+    while work:
+        n = work.pop()
+        for f in df.get(n, ()):
+            if f not in result:
+                result.add(f)
+                work.append(f)
+    return result
+
+
+def preorder(tree: Mapping[Node, Sequence[Node]], root: Node) -> list[Node]:
+    """Nodes of a tree in preorder (explicit stack)."""
+    out: list[Node] = []
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        stack.extend(reversed(tree.get(n, ())))
+    return out
