@@ -207,7 +207,8 @@ def scale_shape(shape: str, bril: bool, sizes: tuple[int, ...], limit: int, skip
             if last > skip:
                 pers.append(None)
                 notes.append("skipped")
-                print(f"  ({name} {_k(size)} skipped: {_k(size // 10)} took {last:.0f} s)")
+                took = "timed out" if last == float("inf") else f"took {last:.0f} s"
+                print(f"  ({name} {_k(size)} skipped: {_k(size // 10)} {took})")
                 continue
             repeat = 3 if size <= 1_000 else 1
             try:
