@@ -9,6 +9,9 @@
 5. Bril programs: dynamic instruction counts before and after ``ssa-course opt``, next to
    Bril's example LVN + DCE pipeline.
 6. Drawing: DOT text and Graphviz SVG per view at 30, 100 and 300 lines (``draw.py``).
+7. Scaling (``scaling.py``): every stage, view and ``opt`` on large single-function
+   programs of five shapes at 1k, 10k and 100k statements, and the start-up time
+   (``SCALING_MAX=10000 make bench`` for a quick run).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import scaling  # noqa: E402
 from gen import CALL_PROGRAM, LOOP_PROGRAM, straight_line_program  # noqa: E402
 
 from ssa_course.quads.interp import run_quads  # noqa: E402
@@ -212,6 +216,7 @@ def main() -> None:
     from draw import draw_table  # per view, at 30, 100 and 300 lines (benchmarks/draw.py)
 
     draw_table()
+    scaling.main()  # every stage on the big shapes, then the start-up time
 
 
 if __name__ == "__main__":

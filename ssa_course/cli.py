@@ -42,10 +42,14 @@ def _positive(text: str) -> int:
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from ssa_course import registry
+def build_parser(listing: bool = True) -> argparse.ArgumentParser:
+    """The argument parser; ``listing``: name every representation in the help (only when
+    help is asked for: a plain run needs no list)."""
+    stage_names = view_names = "see 'ssa-course stages'"
+    if listing:
+        from ssa_course import registry
 
-    stage_names = view_names = ", ".join(registry.names())
+        stage_names = view_names = ", ".join(registry.names())
     parser = _Parser(
         prog="ssa-course",
         description="A teaching compiler: Tiny and Bril programs through quads, CFGs, SSA "
@@ -291,7 +295,7 @@ def _silence_stdout() -> None:
 
 
 def _main(argv: list[str]) -> int:
-    parser = build_parser()
+    parser = build_parser(listing=any(a in ("-h", "--help") for a in argv))
     argv, program_args = split_run_argv(argv)
     ns = parser.parse_args(argv)
     if ns.command == "run":

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from ssa_course.errors import UsageError
 from ssa_course.quads import ir
+from ssa_course.runtime import paused_gc
 from ssa_course.tiny import ast
 from ssa_course.tiny.types import Type
 
@@ -48,11 +49,9 @@ class Compilation:
         """The checked Tiny AST (Tiny programs only)."""
         if self.kind != "tiny":
             raise UsageError(f"{self.filename} is a Bril program: it has no Tiny AST")
-        if "ast" not in self._cache:
-            from ssa_course.tiny import compile_tiny
+        from ssa_course.tiny import compile_tiny
 
-            self._cache["ast"] = compile_tiny(self.source, self.filename)
-        return self._cache["ast"]  # type: ignore[return-value]
+        return self.cached("ast", lambda: compile_tiny(self.source, self.filename))
 
     @property
     def quads(self) -> ir.Program:
@@ -62,18 +61,14 @@ class Compilation:
         of it here (:mod:`ssa_course.quads.bril_ssa`), so every stage that builds its own
         SSA starts from plain quads; :attr:`quads_as_written` keeps the original.
         """
-        if "quads" not in self._cache:
-            from ssa_course.quads.bril_ssa import out_of_ssa
+        from ssa_course.quads.bril_ssa import out_of_ssa
 
-            self._cache["quads"] = out_of_ssa(self.quads_as_written)
-        return self._cache["quads"]  # type: ignore[return-value]
+        return self.cached("quads", lambda: out_of_ssa(self.quads_as_written))
 
     @property
     def quads_as_written(self) -> ir.Program:
         """The quads exactly as read (what the ``quads`` stage runs, like Bril's brili)."""
-        if "quads-as-written" not in self._cache:
-            self._cache["quads-as-written"] = self._make_quads()
-        return self._cache["quads-as-written"]  # type: ignore[return-value]
+        return self.cached("quads-as-written", self._make_quads)
 
     def _make_quads(self) -> ir.Program:
         if self.kind == "tiny":
@@ -117,9 +112,15 @@ class Compilation:
         return None
 
     def cached(self, key: str, build):  # noqa: ANN001 - a tiny memo helper
-        """Memoise ``build()`` under ``key`` (stages use it for their artifacts)."""
+        """Memoise ``build()`` under ``key`` (stages use it for their artifacts).
+
+        This is where the cyclic garbage collector is paused while a representation is built
+        (see :class:`~ssa_course.runtime.paused_gc`): every representation a stage, a view or
+        the explorer asks for is built through here.
+        """
         if key not in self._cache:
-            self._cache[key] = build()
+            with paused_gc():
+                self._cache[key] = build()
         return self._cache[key]
 
 

@@ -51,7 +51,10 @@ def run_pass(state: PassState, p: Pass) -> None:
     if state.form not in p.needs:
         raise UsageError(f"pass '{p.name}' works on {' or '.join(p.needs)}, but after "
                          f"{', '.join(state.done) or 'nothing'} the program is {state.form}")
-    p.run(state)
+    from ssa_course.runtime import paused_gc
+
+    with paused_gc():  # as in Compilation.cached: a pass builds a new representation
+        p.run(state)
     state.form = p.makes
     if p.makes == "graph":
         state.quads = None

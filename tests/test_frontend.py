@@ -662,3 +662,20 @@ def test_random_trees_print_and_parse_back(body, params, ret):
     reparsed = parse(printed)
     assert _shape(reparsed) == _shape(prog)
     assert format_source(reparsed) == printed
+
+
+def test_ast_text_of_a_deep_tree_stays_linear_in_size():
+    from ssa_course.tiny import compile_tiny
+    from ssa_course.tiny.printer import MAX_INDENT, format_ast
+
+    arms = 3000
+    lines = ["fn main(n: int) {", "    var y = 0;"]
+    for i in range(arms):
+        lines.append(f"    {'if' if i == 0 else '} else if'} (n == {i}) {{ y = {i}; ")
+    lines += ["    }", "    print(y);", "}"]
+    text = format_ast(compile_tiny("\n".join(lines) + "\n"))
+    widest = max(len(line) for line in text.splitlines())
+    assert widest < 2 * MAX_INDENT + 60  # not 2 * depth: the chain is 3000 Ifs deep
+    assert f"\n{'  ' * MAX_INDENT}{MAX_INDENT + 1}| " in text  # the depth, written out
+    # a shallow tree is indented as before
+    assert "\n  Block" in format_ast(compile_tiny("fn main() { print(1); }"))

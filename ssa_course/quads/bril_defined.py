@@ -7,6 +7,7 @@ A ``get`` reads the shadow its ``set`` writes, so it is checked the same way.
 from __future__ import annotations
 
 from ssa_course.quads.bril_problem import BrilProblem
+from ssa_course.quads.domtree import Dominance
 from ssa_course.quads.ir import Function, Instr, Label
 
 
@@ -75,42 +76,85 @@ def check_defined(fn: Function) -> None:
 
     Functions with ``try`` regions (``enter``) keep brilck's flow-insensitive rule: a
     handler is reached from every throwing point, which the block edges do not show.
+
+    Growing may-be-defined sets to a fixpoint costs blocks x variables (quadratic on a big
+    function), so this asks two cheaper questions instead. First, one walk of the dominator
+    tree keeps the names assigned on the way down: a read of one of them is fine (nearly
+    every read: a Tiny declaration dominates its uses). Only the other reads are
+    *suspects*; for each suspect variable one forward search from the blocks that assign it
+    finds the blocks it may reach, and a suspect read outside them is the error.
     """
     if any(i.op == "enter" for i in fn.instrs()):
         return
     blocks, succs, decided = _blocks(fn)
-    params = frozenset(name for name, _ in fn.params)
-    into: list[set[str] | None] = [None] * len(blocks)
-    into[0] = set(params)
-    work = [0]
-    while work:  # may-be-defined sets, grown to a fixpoint
-        b = work.pop()
-        out = set(into[b] or ())
-        out.update(_defines(i) for i in blocks[b] if _defines(i) is not None)
-        for s in succs[b]:
-            if s == len(blocks):
-                continue
-            if into[s] is None or not out <= into[s]:
-                into[s] = out | (into[s] or set())
-                work.append(s)
-    for b, block in enumerate(blocks):
-        defined = into[b]
-        if defined is None:
-            continue  # unreachable: never runs
-        for item in block:
-            if item.op != "phi":
-                reads = item.args[1:] if item.op == "set" else item.args
-                for var in reads:
-                    if var not in defined:
-                        raise BrilProblem(f"'{var}' is read here but no path from the "
-                                          f"start of @{fn.name} assigns it", fn.name, item,
-                                          "args")
-            if item.op == "get" and _SHADOW + item.dest not in defined:
-                raise BrilProblem(f"'get' of '{item.dest}' but no path from the start of "
-                                  f"@{fn.name} runs a 'set {item.dest}' before it", fn.name,
-                                  item)
-            if _defines(item) is not None:
-                defined.add(_defines(item))
+    end = len(blocks)
+    graph = {b: [s for s in succs[b] if s != end] for b in range(end)}
+    dom = Dominance(graph, 0)
+    suspects = _suspects(blocks, dom, frozenset(name for name, _ in fn.params))
+    reaches: dict[str, set[int]] = {}
+    assigned_in: dict[str, list[int]] = {}
+    if suspects:
+        for b in dom.pre:
+            for item in blocks[b]:
+                name = _defines(item)
+                if name is not None:
+                    assigned_in.setdefault(name, []).append(b)
+    for b, _index, var, item, what in sorted(suspects, key=lambda s: (s[0], s[1], s[4])):
+        if var not in reaches:
+            reaches[var] = _may_reach(assigned_in.get(var, []), graph)
+        if b in reaches[var]:
+            continue
+        if what == 0:
+            raise BrilProblem(f"'{var}' is read here but no path from the start of "
+                              f"@{fn.name} assigns it", fn.name, item, "args")
+        raise BrilProblem(f"'get' of '{item.dest}' but no path from the start of "
+                          f"@{fn.name} runs a 'set {item.dest}' before it", fn.name, item)
     if fn.ret is not None and _reaches_end(decided):
         raise BrilProblem(f"@{fn.name} returns {fn.ret}, but control can reach its end "
                           "without 'ret'", fn.name)
+
+
+def _reads(item: Instr) -> list[str]:
+    if item.op == "phi":
+        return []
+    return item.args[1:] if item.op == "set" else item.args
+
+
+def _suspects(blocks: list[list[Instr]], dom: Dominance, params: frozenset[str]
+              ) -> list[tuple[int, int, str, Instr, int]]:
+    """Reads of names not assigned earlier on the dominator-tree path to them:
+    ``(block, index, name, instr, 0 for a read / 1 for a get)``."""
+    out: list[tuple[int, int, str, Instr, int]] = []
+    scope: set[str] = set(params)
+    stack: list[tuple[int, list[str] | None]] = [(0, None)]
+    while stack:
+        b, added = stack.pop()
+        if added is not None:  # leaving b's subtree: forget what b assigned
+            scope.difference_update(added)
+            continue
+        mine: list[str] = []
+        for index, item in enumerate(blocks[b]):
+            for var in _reads(item):
+                if var not in scope:
+                    out.append((b, index, var, item, 0))
+            if item.op == "get" and _SHADOW + item.dest not in scope:
+                out.append((b, index, _SHADOW + item.dest, item, 1))
+            name = _defines(item)
+            if name is not None and name not in scope:
+                scope.add(name)
+                mine.append(name)
+        stack.append((b, mine))
+        stack.extend((kid, None) for kid in reversed(dom.children[b]))
+    return out
+
+
+def _may_reach(assigned: list[int], graph: dict[int, list[int]]) -> set[int]:
+    """Blocks reached along one or more edges from the (reachable) blocks ``assigned``."""
+    work = list(assigned)
+    seen: set[int] = set()
+    while work:
+        for s in graph[work.pop()]:
+            if s not in seen:
+                seen.add(s)
+                work.append(s)
+    return seen

@@ -26,7 +26,7 @@ same thing with plain copies:
 
 from __future__ import annotations
 
-from ssa_course.quads.ir import Function, Instr, Label, Program
+from ssa_course.quads.ir import Function, Instr, Label, Program, first_index
 from ssa_course.tiny.types import BOOL, INT
 
 SSA_FORM_OPS = frozenset({"phi", "set", "get", "undef"})
@@ -58,6 +58,7 @@ class _Translator:
                                                       if i.dest is not None}
         self.shadows: dict[str, str] = {}
         self.phis_at: dict[str, list[Instr]] = {}
+        self.slots: dict[int, dict[str, int]] = {}  # id(phi) -> label -> arg index
 
     def fresh(self, base: str, taken: set[str]) -> str:
         name, k = base, 0
@@ -76,9 +77,11 @@ class _Translator:
         """Parallel copies for the edge ``pred`` -> ``target``."""
         moves: list[tuple[Instr, str]] = []  # (phi, source)
         for phi in self.phis_at.get(target, []):
-            if pred is None or pred not in phi.labels:
+            if id(phi) not in self.slots:  # once per phi: ``labels.index`` per edge is slow
+                self.slots[id(phi)] = first_index(phi.labels)
+            if pred is None or pred not in self.slots[id(phi)]:
                 continue
-            source = phi.args[phi.labels.index(pred)]
+            source = phi.args[self.slots[id(phi)][pred]]
             if source in self.assigned and source != phi.dest:
                 moves.append((phi, source))
         dests = {phi.dest for phi, _ in moves}

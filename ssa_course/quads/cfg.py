@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, field
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from ssa_course.quads.ir import Function, Instr, Label
+
+if TYPE_CHECKING:  # networkx is imported where it is used: 0.1 s of every start-up
+    import networkx as nx
 
 
 @dataclass(eq=False, slots=True)
@@ -167,6 +169,8 @@ def remove_unreachable(cfg: CFG) -> list[str]:
 
 def to_networkx(cfg: CFG) -> nx.DiGraph:
     """The CFG as a networkx graph (nodes are block names, in layout order)."""
+    import networkx as nx
+
     g = nx.DiGraph()
     g.add_nodes_from(cfg.blocks)
     g.add_edges_from(cfg.edges())

@@ -171,6 +171,16 @@ def _interference(cfg: CFG, live_in: dict[str, set[str]], live_out: dict[str, se
     return adj
 
 
+def _union(a: set[str], b: set[str], own_a: bool, own_b: bool) -> set[str]:
+    """``a | b``, reusing the larger of the two when it is ours to change."""
+    if len(a) < len(b):
+        a, b, own_a = b, a, own_b
+    if not own_a:
+        a = set(a)
+    a |= b
+    return a
+
+
 def merge_classes(pairs: list[tuple[str, str]], adj: dict[str, set[str]],
                   rank: Callable[[str], int]) -> dict[str, str]:
     """Union the two names of each pair ``(d, s)``, in order, when no member of one class
@@ -202,8 +212,12 @@ def merge_classes(pairs: list[tuple[str, str]], adj: dict[str, set[str]],
         if rank(name_d) == 2 and rank(name_s) == 2:
             continue
         parent[rs] = rd
-        members[rd] = md | ms
-        near[rd] = nd | ns
+        # the smaller set poured into the larger (never into ``adj``'s own sets): copying
+        # both on every merge is quadratic when one class keeps growing
+        members[rd] = _union(md, ms, rd in members, rs in members)
+        near[rd] = _union(nd, ns, rd in near, rs in near)
+        members.pop(rs, None)
+        near.pop(rs, None)
         label[rd] = name_s if rank(name_s) > rank(name_d) else name_d
     rename = {}
     for v in adj:

@@ -23,6 +23,7 @@ from ssa_course.runtime import (
     check_index,
     format_print,
     load_element,
+    paused_gc,
     stack_overflow,
     step_limit_exceeded,
     tiny_div,
@@ -227,7 +228,11 @@ def run_quads(program: Program, args: list[object], out: Output, limits: Limits)
             fn = program.functions.get(name)
             if fn is None:
                 raise RuntimeTrap(f"undefined function '@{name}'")
-            res = cache[name] = resolve(fn, program)
+            # Resolving builds the run's own form of the function: with the cyclic GC
+            # paused, like every representation (pipeline.Compilation.cached). The run
+            # itself keeps the collector on: a program's structs may form cycles.
+            with paused_gc():
+                res = cache[name] = resolve(fn, program)
         return res
 
     main = get("main")

@@ -155,3 +155,12 @@ class StructInfo:
 class Program:
     functions: dict[str, Function]
     structs: dict[str, StructInfo] = field(default_factory=dict)
+
+
+def first_index(labels: list[str]) -> dict[str, int]:
+    """Where each label first occurs in a phi's ``labels`` (what ``labels.index`` answers,
+    in O(1): asking ``index`` once per edge is quadratic on a join of many edges)."""
+    index: dict[str, int] = {}
+    for i, label in enumerate(labels):
+        index.setdefault(label, i)
+    return index

@@ -4,7 +4,7 @@ guess which code runs most often)."""
 from __future__ import annotations
 
 from ssa_course.quads.cfg import CFG
-from ssa_course.ssa.dom import dominates, immediate_dominators, predecessors
+from ssa_course.quads.domtree import Dominance
 
 
 def loop_depths(cfg: CFG) -> dict[str, int]:
@@ -12,11 +12,15 @@ def loop_depths(cfg: CFG) -> dict[str, int]:
     ``t`` is a back edge; its loop is ``h`` plus every block that reaches ``t`` without
     passing through ``h``. Blocks in no loop (and unreachable ones) have depth 0."""
     succs = {n: list(b.succs) for n, b in cfg.blocks.items()}
-    idom = immediate_dominators(succs, cfg.entry)
-    preds = predecessors(succs)
+    dom = Dominance(succs, cfg.entry)
+    idom = dom.idom
+    preds: dict[str, list[str]] = {}
+    for n, kids in succs.items():
+        for k in kids:
+            preds.setdefault(k, []).append(n)
     depth = {name: 0 for name in cfg.blocks}
     for head in idom:
-        tails = [t for t in preds.get(head, []) if t in idom and dominates(idom, head, t)]
+        tails = [t for t in preds.get(head, []) if t in dom and dom.dominates(head, t)]
         if not tails:
             continue
         body, work = {head}, list(tails)

@@ -138,13 +138,14 @@ def _phi_uses(cfg: CFG, handlers: set[str]
     at_end: dict[str, set[str]] = {name: set() for name in cfg.blocks}
     at_top: dict[str, set[str]] = {name: set() for name in cfg.blocks}
     for name, block in cfg.blocks.items():
+        preds = set(block.preds)  # a set: a join may have thousands of predecessors
         for instr in block.instrs:
             if instr.op != "phi":
                 continue
             for a, label in zip(instr.args, instr.labels, strict=False):
                 if a == UNDEFINED:
                     continue
-                if name in handlers or label not in block.preds:
+                if name in handlers or label not in preds:
                     at_top[name].add(a)
                 else:
                     at_end[label].add(a)

@@ -19,11 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ssa_course.quads.cfg import CFG, BasicBlock, build_cfg, remove_unreachable
-from ssa_course.quads.ir import Function, Instr, Program
+from ssa_course.quads.ir import Function, Instr, Program, first_index
 from ssa_course.ssa.dom import (
     dominance_frontiers,
     dominator_tree,
-    immediate_dominators,
+    fast_immediate_dominators,
     iterated_frontier,
 )
 from ssa_course.ssa.exceptions import add_exception_edges
@@ -39,7 +39,6 @@ class SSAStats:
     variables: int = 0
     versions: int = 0
     exceptional_edges: int = 0
-    dom_passes: int = 0
     per_function: dict[str, int] = field(default_factory=dict)
 
 
@@ -127,8 +126,7 @@ def to_ssa_cfg(fn: Function, *, pruned: bool = True,
     """Build SSA for one function; returns its CFG with phis at the top of blocks."""
     cfg = prepare_cfg(fn)
     succs = {name: list(b.succs) for name, b in cfg.blocks.items()}
-    dom_stats: dict = {}
-    idom = immediate_dominators(succs, cfg.entry, dom_stats)
+    idom = fast_immediate_dominators(succs, cfg.entry)
     df = dominance_frontiers(succs, idom)
     tree = dominator_tree(idom)
 
@@ -168,10 +166,17 @@ def to_ssa_cfg(fn: Function, *, pruned: bool = True,
         st = stacks.get(var)
         return st[-1] if st else None
 
+    slots: dict[str, dict[str, int]] = {}  # block -> pred -> its phi argument's index
+
     def fill(pred: str, succ: str) -> None:
         """Give ``succ``'s phis their argument for the edge from ``pred``."""
+        if not phis[succ]:
+            return
+        if succ not in slots:  # once per block: ``labels.index`` per edge is quadratic
+            slots[succ] = first_index(phis[succ][0].labels)
+        at = slots[succ][pred]
         for phi in phis[succ]:
-            phi.args[phi.labels.index(pred)] = top(phi.field) or UNDEFINED
+            phi.args[at] = top(phi.field) or UNDEFINED
 
     # Iterative walk of the dominator tree: ("enter", b) renames b, ("exit", b) pops.
     work: list[tuple[str, str]] = [("enter", cfg.entry)]
@@ -218,7 +223,6 @@ def to_ssa_cfg(fn: Function, *, pruned: bool = True,
         stats.per_function[fn.name] = count
         stats.variables += len(defsites)
         stats.exceptional_edges += sum(1 for b in cfg.blocks.values() if b.throws_to)
-        stats.dom_passes = max(stats.dom_passes, dom_stats.get("passes", 0))
     return cfg
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ssa_course import opcodes
 from ssa_course.errors import VerifyError
-from ssa_course.ssa.dom import dominates, immediate_dominators
+from ssa_course.quads.domtree import Dominance
 from ssa_course.ssa.ircode import (
     Argument,
     EnterNode,
@@ -66,15 +66,18 @@ def verify_ir(ir: IRCode) -> None:
         if sorted(b.succs) != sorted(want):
             raise fail("one terminator per block", f"#{k}",
                        f"successors {b.succs}, terminator says {want}")
+    # as sets: a join of thousands of edges would make list membership quadratic
+    pred_sets = [set(b.preds) for b in ir.blocks]
+    succ_sets = [set(b.succs) for b in ir.blocks]
     for k, b in enumerate(ir.blocks, start=1):
         for s in b.succs:
-            if k not in ir.blocks[s - 1].preds:
+            if k not in pred_sets[s - 1]:
                 raise fail("preds mirror succs", f"#{k} -> #{s}")
         for p in b.preds:
-            if k not in ir.blocks[p - 1].succs:
+            if k not in succ_sets[p - 1]:
                 raise fail("preds mirror succs", f"#{p} -> #{k}")
     succs = {k: list(b.succs) for k, b in enumerate(ir.blocks, start=1)}
-    idom = immediate_dominators(succs, 1) if ir.blocks else {}
+    dom = Dominance(succs, 1) if ir.blocks else None  # O(1) per query (once per use)
 
     def check_use(v: object, use_block: int, use_index: int | None, where: str) -> None:
         if isinstance(v, OldSSAValue):
@@ -84,10 +87,10 @@ def verify_ir(ir: IRCode) -> None:
         if not 1 <= v.id <= len(ir.stmts):
             raise fail("uses dominated by defs", where, f"{v} does not exist")
         db = block_of[v.id]
-        if use_block not in idom or db not in idom:
+        if dom is None or use_block not in dom or db not in dom:
             return
         ok = (use_index is None or v.id < use_index) if db == use_block else \
-            dominates(idom, db, use_block)
+            dom.dominates(db, use_block)
         if not ok:
             raise fail("uses dominated by defs", where, f"{v} is defined in #{db}")
 

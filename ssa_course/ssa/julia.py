@@ -20,12 +20,12 @@ from __future__ import annotations
 
 from ssa_course import opcodes
 from ssa_course.quads.cfg import CFG
-from ssa_course.quads.ir import Function, Instr, Program
+from ssa_course.quads.ir import Function, Instr, Program, first_index
 from ssa_course.ssa.construct import live_in_sets, prepare_cfg
 from ssa_course.ssa.dom import (
     dominance_frontiers,
     dominator_tree,
-    immediate_dominators,
+    fast_immediate_dominators,
     iterated_frontier,
 )
 from ssa_course.ssa.exceptions import handler_stacks
@@ -91,7 +91,7 @@ class _Builder:
     def build(self) -> IRCode:
         cfg = self.cfg
         succs = {n: list(b.succs) for n, b in cfg.blocks.items()}
-        idom = immediate_dominators(succs, cfg.entry)
+        idom = fast_immediate_dominators(succs, cfg.entry)
         df = dominance_frontiers(succs, idom)
         tree = dominator_tree(idom)
         live_in = live_in_sets(cfg)
@@ -122,6 +122,7 @@ class _Builder:
                 phis[b].append((var, node, self.emit(b, node, self.types.get(var))))
 
         enters: dict[str, _Ref] = {}
+        slots: dict[str, dict[str, int]] = {}  # block -> pred -> its phi value's index
         pushed: dict[str, list[str]] = {}
         work: list[tuple[str, str]] = [("enter", cfg.entry)]
         while work:
@@ -167,8 +168,10 @@ class _Builder:
                 if instr.dest is not None:
                     define(instr.dest, value, region, name, mine)
             for s in self.cfg.blocks[name].succs:
+                if phis[s] and s not in slots:  # once per block, not once per edge
+                    slots[s] = first_index(phis[s][0][1].edges)
                 for var, node, _ in phis[s]:
-                    node.values[node.edges.index(name)] = self.top(var)
+                    node.values[slots[s][name]] = self.top(var)
             pushed[name] = mine
             work.append(("exit", name))
             for child in reversed(tree.get(name, [])):
@@ -302,7 +305,7 @@ def insert_pi_nodes(ir: IRCode) -> int:
     linear in the size of the IR.
     """
     succs = {k: list(b.succs) for k, b in enumerate(ir.blocks, start=1)}
-    idom = immediate_dominators(succs, 1)
+    idom = fast_immediate_dominators(succs, 1)
     at_block: dict[int, list[tuple[object, SSAValue]]] = {}
     for k, blk in enumerate(ir.blocks, start=1):
         last = ir.stmts[blk.stop - 1] if blk.stop >= blk.start else None
@@ -342,8 +345,17 @@ def insert_pi_nodes(ir: IRCode) -> int:
     return sum(len(v) for v in at_block.values())
 
 
+def all_indices(items: list) -> dict:
+    """Every position of each item in ``items``."""
+    index: dict = {}
+    for i, item in enumerate(items):
+        index.setdefault(item, []).append(i)
+    return index
+
+
 def _rename_to_pis(ir: IRCode, idom: dict, at_block: dict) -> None:
     tree = dominator_tree(idom)
+    edge_slots: dict[int, dict] = {}  # id(phi) -> edge -> positions
     active: dict[object, list[SSAValue]] = {}
     work: list[tuple[str, int]] = [("enter", 1)]
     while work:
@@ -372,9 +384,15 @@ def _rename_to_pis(ir: IRCode, idom: dict, at_block: dict) -> None:
                 phi = ir.stmts[i - 1]
                 if not isinstance(phi, PhiNode):
                     break
-                phi.values = [active[v][-1] if e == k and isinstance(v, SSAValue | Argument)
-                              and active.get(v) else v
-                              for e, v in zip(phi.edges, phi.values, strict=True)]
+                # only the values on edges from k (rebuilding the whole list per edge is
+                # quadratic on a join of thousands of edges)
+                if id(phi) not in edge_slots:
+                    edge_slots[id(phi)] = all_indices(phi.edges)
+                    phi.values = list(phi.values)  # its own list, as before (no aliasing)
+                for j in edge_slots[id(phi)].get(k, ()):
+                    v = phi.values[j]
+                    if isinstance(v, SSAValue | Argument) and active.get(v):
+                        phi.values[j] = active[v][-1]
         work.append(("exit", k))
         for child in reversed(tree.get(k, [])):
             work.append(("enter", child))

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from ssa_course.errors import VerifyError
 from ssa_course.quads.cfg import build_cfg
+from ssa_course.quads.domtree import Dominance
 from ssa_course.quads.ir import Function, Program
 from ssa_course.ssa.construct import UNDEFINED
-from ssa_course.ssa.dom import dominates, immediate_dominators
 from ssa_course.ssa.exceptions import add_exception_edges
 
 
@@ -42,16 +42,16 @@ def verify_ssa(fn: Function) -> None:
                                       f"{instr.dest}", "assigned more than once")
                 where_def[instr.dest] = (bname, i)
     succs = {name: list(b.succs) for name, b in cfg.blocks.items()}
-    idom = immediate_dominators(succs, cfg.entry)
+    dom = Dominance(succs, cfg.entry)  # O(1) per query: the check runs once per use
 
     def check(var: str, use_block: str, use_index: int, what: str) -> None:
         if var == UNDEFINED or var not in where_def:
             return  # an undefined value: allowed (Bril reads it as an error at run time)
         def_block, def_index = where_def[var]
-        if use_block not in idom:
+        if use_block not in dom:
             return  # unreachable code is never run
         ok = (def_index < use_index if def_block == use_block
-              else def_block in idom and dominates(idom, def_block, use_block))
+              else def_block in dom and dom.dominates(def_block, use_block))
         if not ok:
             raise VerifyError("defs dominate uses", f"@{fn.name} .{use_block}: {what}",
                               f"'{var}' is defined in .{def_block}, which does not dominate")

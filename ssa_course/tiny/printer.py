@@ -63,8 +63,21 @@ def _children(node: object) -> list[tuple[str, object]]:
     return out
 
 
+# Indentation stops growing here: a 10,000-arm else-if chain or a 100,000-term sum is a
+# tree that deep, and indenting every line by its depth would make the text quadratic in
+# the program. Deeper lines keep this indentation and start with their depth (``57| ``).
+MAX_INDENT = 40
+
+
+def _indent(depth: int) -> str:
+    if depth <= MAX_INDENT:
+        return "  " * depth
+    return "  " * MAX_INDENT + f"{depth}| "
+
+
 def format_ast(program: ast.Program) -> str:
-    """The syntax tree as indented text (stable: same program, same text)."""
+    """The syntax tree as indented text (stable: same program, same text); past depth
+    :data:`MAX_INDENT` a line shows its depth instead of more indentation."""
     lines: list[str] = []
     for s in program.structs.values():
         fields = ", ".join(f"{n}: {t}" for n, t, _ in s.fields)
@@ -77,7 +90,7 @@ def format_ast(program: ast.Program) -> str:
         while stack:
             depth, role, node = stack.pop()
             prefix = f"{role}: " if role and role not in ("stmts", "args") else ""
-            lines.append("  " * depth + prefix + _describe(node))
+            lines.append(_indent(depth) + prefix + _describe(node))
             kids = _children(node)
             stack.extend((depth + 1, r, k) for r, k in reversed(kids))
     return "\n".join(lines) + "\n"
