@@ -495,8 +495,8 @@ def _i(op: str, dest: str | None = None, args=(), labels=(), bool_=False):  # no
 
 def test_coalescing_phis_keeps_the_copies_where_the_source_swaps():
     from ssa_course.quads.ir import Label
-    from ssa_course.quads.phi_coalesce import coalesce_phis
     from ssa_course.ssa.destruct import from_ssa
+    from ssa_course.ssa.phi_coalesce import coalesce_phis
     from ssa_course.tiny import types as tt
 
     fn = _ssa("f", ["a", "b"], tt.INT, [
@@ -517,7 +517,7 @@ def test_coalescing_phis_keeps_the_copies_where_the_source_swaps():
 
 def test_coalescing_phis_respects_interference():
     from ssa_course.quads.ir import Label
-    from ssa_course.quads.phi_coalesce import coalesce_phis
+    from ssa_course.ssa.phi_coalesce import coalesce_phis
 
     # i.1 is printed after i.2 exists: the two cannot share a name
     fn = _ssa("main", ["n"], None, [

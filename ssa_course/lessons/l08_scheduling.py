@@ -89,7 +89,7 @@ def _gcm(state) -> None:  # noqa: ANN001
           "one name (fewer copies out of SSA)", ("ssa",), "phis")
 def _coalesce_phis(state) -> None:  # noqa: ANN001
     from ssa_course.quads.peephole import on_program
-    from ssa_course.quads.phi_coalesce import coalesce_phis
+    from ssa_course.ssa.phi_coalesce import coalesce_phis
 
     state.quads = on_program(coalesce_phis, state.quads)
 

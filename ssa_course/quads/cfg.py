@@ -30,7 +30,7 @@ class BasicBlock:
     succs: list[str] = field(default_factory=list)
     preds: list[str] = field(default_factory=list)
     labelled: bool = True  # False when the name was made up (no label in the source)
-    # Set by ssa.exceptions: the handler the block's last instruction may throw to (an
+    # Set by quads.exceptions: the handler the block's last instruction may throw to (an
     # extra, *exceptional* successor; values on that edge are those before the instruction).
     throws_to: str | None = None
 

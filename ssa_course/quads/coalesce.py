@@ -29,9 +29,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ssa_course.quads.cfg import CFG, build_cfg
+from ssa_course.quads.exceptions import add_exception_edges
 from ssa_course.quads.ir import Function, Instr
 from ssa_course.quads.loops import loop_depths
-from ssa_course.ssa.exceptions import add_exception_edges
 
 
 def coalesce_copies(fn: Function) -> Function:

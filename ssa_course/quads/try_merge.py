@@ -49,8 +49,8 @@ from dataclasses import dataclass
 
 from ssa_course.quads.cfg import CFG, build_cfg
 from ssa_course.quads.coalesce import _liveness
+from ssa_course.quads.exceptions import add_exception_edges
 from ssa_course.quads.ir import Function, Instr
-from ssa_course.ssa.exceptions import add_exception_edges
 
 # Not allowed between the regions of a chain: anything that may throw or moves the
 # handler stack or control elsewhere.

@@ -11,7 +11,7 @@ The classic two steps (Cytron et al.):
    and each successor's phi takes, for this edge, the version on top when the block ends.
 
 The result is quads with Bril's ``phi`` instructions, run by the same quads interpreter.
-Exception edges come from :mod:`ssa_course.ssa.exceptions`.
+Exception edges come from :mod:`ssa_course.quads.exceptions`.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ssa_course.quads.cfg import CFG, BasicBlock, build_cfg, remove_unreachable
+from ssa_course.quads.exceptions import add_exception_edges
 from ssa_course.quads.ir import Function, Instr, Program, first_index
 from ssa_course.ssa.dom import (
     dominance_frontiers,
@@ -26,7 +27,6 @@ from ssa_course.ssa.dom import (
     fast_immediate_dominators,
     iterated_frontier,
 )
-from ssa_course.ssa.exceptions import add_exception_edges
 
 UNDEFINED = "__undefined"  # a phi argument for an edge where the variable has no value
 

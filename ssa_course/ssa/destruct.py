@@ -71,7 +71,7 @@ def _copy(dst: str, src: str, types: dict[str, object]) -> Instr:
 
 def from_ssa_cfg(fn: Function) -> CFG:
     """The CFG of an SSA function with its phis replaced by copies."""
-    from ssa_course.ssa.exceptions import add_exception_edges
+    from ssa_course.quads.exceptions import add_exception_edges
 
     cfg = build_cfg(fn)
     add_exception_edges(cfg)

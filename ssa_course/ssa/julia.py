@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from ssa_course import opcodes
 from ssa_course.quads.cfg import CFG
+from ssa_course.quads.exceptions import handler_stacks
 from ssa_course.quads.ir import Function, Instr, Program, first_index
 from ssa_course.ssa.construct import live_in_sets, prepare_cfg
 from ssa_course.ssa.dom import (
@@ -28,7 +29,6 @@ from ssa_course.ssa.dom import (
     fast_immediate_dominators,
     iterated_frontier,
 )
-from ssa_course.ssa.exceptions import handler_stacks
 from ssa_course.ssa.ircode import (
     UNDEF,
     Argument,

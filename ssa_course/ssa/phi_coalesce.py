@@ -29,10 +29,10 @@ import re
 
 from ssa_course.quads.cfg import CFG, build_cfg
 from ssa_course.quads.coalesce import apply_renaming, merge_classes
+from ssa_course.quads.exceptions import handler_stacks
 from ssa_course.quads.ir import Function
 from ssa_course.quads.loops import loop_depths
 from ssa_course.ssa.construct import UNDEFINED
-from ssa_course.ssa.exceptions import handler_stacks
 
 _NUMBERED = re.compile(r"^(.+?)(\.\d+)+$")
 
