@@ -63,24 +63,10 @@ def program_cfg_dot(cfgs: Mapping[str, object], title: str | None = None,
     """DOT text of the functions' CFGs (name -> CFG) that ``options`` picks (by default
     all of them unless they are over the node budget together, then ``main``), one
     framed cluster per function; ``around`` names a block (``L3``) of that function."""
-    from ssa_course.viz.select import reduce_graph, with_caption
+    from ssa_course.viz.select import functions_to_dot
 
-    options = options_or_default(options)
-    names = options.pick_functions(list(cfgs), {n: len(c.blocks) for n, c in cfgs.items()})
-    nodes: list[GraphNode] = []
-    edges: list[GraphEdge] = []
-    for fn_name in names:
-        more_nodes, more_edges = cfg_graph(cfgs[fn_name], prefix=f"@{fn_name}/",
-                                           cluster=fn_name)
-        nodes.extend(more_nodes)
-        edges.extend(more_edges)
-    reduced = reduce_graph(nodes, edges, options, prefix=f"@{names[0]}/")
-    notes = [reduced.caption] if reduced.caption else []
-    others = [n for n in cfgs if n not in names]
-    if others:
-        notes.insert(0, f"function {', '.join(names)} (not drawn: {', '.join(others)}; "
-                        "pick one with function=)")
-    clusters = {fn_name: f"@{fn_name}" for fn_name in names}
-    return graph_to_dot(reduced.nodes, reduced.edges,
-                        title=with_caption(title, "; ".join(notes)), clusters=clusters,
-                        name="cfg", graph_attrs=reduced.graph_attrs)
+    graphs = {fn: (lambda prefix, cluster, cfg=cfg: cfg_graph(cfg, prefix, cluster))
+              for fn, cfg in cfgs.items()}
+    return functions_to_dot(graphs, {n: len(c.blocks) for n, c in cfgs.items()}, title,
+                            options_or_default(options), cluster_title=lambda fn: f"@{fn}",
+                            prefix=lambda fn: f"@{fn}/", name="cfg")

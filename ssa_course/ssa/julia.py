@@ -520,29 +520,16 @@ def program_ir_dot(program: dict, title: str | None = None,
     """DOT of the functions' IRCode (name -> IRCode) that ``options`` picks (by default
     every function unless they are over the node budget together, then ``main``), one
     framed cluster per function; ``around`` names a block (``3`` or ``#3``) of the first."""
-    from ssa_course.viz.dot import graph_to_dot
     from ssa_course.viz.options import options_or_default
-    from ssa_course.viz.select import reduce_graph, with_caption
+    from ssa_course.viz.select import functions_to_dot
 
-    options = options_or_default(options)
-    names = options.pick_functions(list(program), {n: len(ir.blocks)
-                                                   for n, ir in program.items()})
-    nodes: list = []
-    edges: list = []
-    for name in names:
-        more_nodes, more_edges = ir_graph(program[name], prefix=f"{name}/", cluster=name)
-        nodes.extend(more_nodes)
-        edges.extend(more_edges)
-    reduced = reduce_graph(nodes, edges, options, prefix=f"{names[0]}/b")
-    notes = [reduced.caption] if reduced.caption else []
-    others = [n for n in program if n not in names]
-    if others:
-        notes.insert(0, f"function {', '.join(names)} (not drawn: {', '.join(others)}; "
-                        "pick one with function=)")
-    clusters = {name: f"{name} (IRCode)" for name in names}
-    return graph_to_dot(reduced.nodes, reduced.edges,
-                        title=with_caption(title, "; ".join(notes)), clusters=clusters,
-                        name="ircode", graph_attrs=reduced.graph_attrs)
+    graphs = {fn: (lambda prefix, cluster, ir=ir: ir_graph(ir, prefix, cluster))
+              for fn, ir in program.items()}
+    return functions_to_dot(graphs, {n: len(ir.blocks) for n, ir in program.items()}, title,
+                            options_or_default(options),
+                            cluster_title=lambda fn: f"{fn} (IRCode)",
+                            prefix=lambda fn: f"{fn}/", name="ircode",
+                            around_prefix=lambda fn: f"{fn}/b")
 
 
 class TypedCode:

@@ -240,3 +240,32 @@ def with_caption(title: str | None, caption: str | None) -> str | None:
     if not caption:
         return title
     return f"{title}\n{caption}" if title else caption
+
+
+def functions_to_dot(graphs: dict, sizes: dict[str, int], title: str | None,
+                     options: DrawOptions, *, cluster_title, prefix, name: str,
+                     around_prefix=None) -> str:
+    """DOT of a program drawn one framed cluster per function: ``graphs`` maps a function
+    name to a ``build(prefix, cluster) -> (nodes, edges)``; ``options`` picks the functions
+    (by ``sizes``: nodes per function) and reduces the picture, whose caption says what
+    was left out. ``cluster_title(fn)`` frames a function, ``prefix(fn)`` keeps ids apart,
+    ``around_prefix(fn)`` (default: ``prefix``) is what ``around=`` names are read after."""
+    from ssa_course.viz.dot import graph_to_dot
+
+    names = options.pick_functions(list(graphs), sizes)
+    nodes: list[GraphNode] = []
+    edges: list[GraphEdge] = []
+    for fn in names:
+        more_nodes, more_edges = graphs[fn](prefix(fn), fn)
+        nodes.extend(more_nodes)
+        edges.extend(more_edges)
+    reduced = reduce_graph(nodes, edges, options, prefix=(around_prefix or prefix)(names[0]))
+    notes = [reduced.caption] if reduced.caption else []
+    others = [n for n in graphs if n not in names]
+    if others:
+        notes.insert(0, f"function {', '.join(names)} (not drawn: {', '.join(others)}; "
+                        "pick one with function=)")
+    return graph_to_dot(reduced.nodes, reduced.edges,
+                        title=with_caption(title, "; ".join(notes)),
+                        clusters={fn: cluster_title(fn) for fn in names}, name=name,
+                        graph_attrs=reduced.graph_attrs)
