@@ -134,6 +134,11 @@ class IterativePeepholes:
         better = guarded_idealize(n)
         if better is None:
             return
+        if better is n and n.inputs == before:
+            # a rule answered the node itself without changing it: ``x + 0`` where x is
+            # the node (a dead cycle, e.g. an unreachable loop's ``i = i + 0``) -- nothing
+            # to do, and requeuing it would loop (a fuzz finding)
+            return
         if better is not n:
             check_result(n, better)
         self.stats.idealized += 1
