@@ -107,9 +107,14 @@ class Node:
     def replace_with(self, other: Node) -> None:
         """Every user of ``self`` reads ``other`` instead."""
         for user in list(self.outputs):
-            for i, n in enumerate(user.inputs):
-                if n is self:
-                    user.set_input(i, other)
+            user.replace_input(self, other)
+
+    def replace_input(self, old: Node, new: Node) -> None:
+        """Every input that is ``old`` becomes ``new`` (a node with very many inputs, the
+        parser's scope, overrides this to find them without scanning)."""
+        for i, n in enumerate(self.inputs):
+            if n is old:
+                self.set_input(i, new)
 
     def remove_input(self, i: int) -> None:
         """Delete input ``i``; the inputs after it move down one place."""
