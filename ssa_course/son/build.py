@@ -6,8 +6,10 @@ the graph is optimized while it is built (Click & Paleczny's point: the inputs o
 node are already final, so ``compute``/``idealize`` see everything they need).
 
 * The :class:`~ssa_course.son.scope.Scope` node maps each variable to its current node.
-* ``if``/``else``, ``&&``/``||`` and ``try``/``catch`` merge scopes at a Region, making a
-  Phi for every variable whose definitions differ.
+  A construct does not copy it: it journals the slots it writes and undoes them to parse
+  its other side, so each side is just the slots it changed.
+* ``if``/``else``, ``&&``/``||`` and ``try``/``catch`` merge their sides at a Region,
+  making a Phi for every changed variable whose definitions differ.
 * A loop head gets a Loop region and a Phi for memory and every variable the loop names
   (:mod:`~ssa_course.son.loopvars`: the others keep their value); after the body is
   parsed the back edge is filled in and the phis that turned out trivial
