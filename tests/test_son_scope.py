@@ -132,3 +132,30 @@ def test_the_journal_undoes_to_the_start_of_a_frame_and_keeps_the_oldest_value()
     assert [u for u in c.outputs if u is side] == [side]
     side.release()
     assert not c.outputs and not b.outputs
+
+
+@pytest.mark.parametrize("source", [
+    "fn main(n: int) { var b = n > 0 && false; print(b); }",
+    "fn main(n: int) { var b = n > 0 || true; print(b, n); }",
+    "fn main(n: int) { var x = 0; try { x = g(n); } catch (e) { x = e; } print(x); }\n"
+    "fn g(n: int) -> int { if (n > 3) { throw 7; } return 7; }",
+])
+def test_a_merged_value_both_sides_share_stays_alive(source):
+    """``n > 0 && false``: both sides give the same constant, which is the result; the
+    dropped side must not delete it while the builder holds it in hand."""
+    from ssa_course.registry import build
+
+    comp = compile_source(source)
+    build(comp, "son")  # verified: no input was deleted
+    assert build(comp, "son-opt") is not None
+
+
+def test_the_caught_value_phi_is_named_after_the_catch_variable():
+    from ssa_course.registry import build, representation
+
+    source = ("fn main(n: int) { var x = 0; try { if (n > 1) { throw 1; } "
+              "if (n > 2) { throw n; } x = 5; } catch (err) { x = err; } print(x); }")
+    comp = compile_source(source)
+    text = representation("son-raw").text(build(comp, "son-raw"))
+    phis = [line for line in text.splitlines() if "= Phi" in line and line.endswith("; err")]
+    assert len(phis) == 1, text

@@ -141,10 +141,11 @@ class GraphBuilder(Emitter):
             if slot < size:
                 sc.write(slot, node)
         if self.optimize:  # the values only the dropped sides held die with them
+            kept = {id(node) for node in result.values()}  # (the extra slot's is in hand)
             dead = [k for k in range(len(sides)) if k not in live and k != keeper]
             for k in [*dead, *live[1:]]:  # the order the copies of the scope were dropped in
                 for node in values[k]:
-                    if node is not None:
+                    if node is not None and id(node) not in kept:
                         self.peep.discard(node)
         return result
 
@@ -282,7 +283,7 @@ class GraphBuilder(Emitter):
         try_end = sc.changes_since(depth, size)
         sc.undo()
         # the thrown value becomes the catch variable's slot
-        exc = self.merge(ctx.caught, size + 1, ("$exc", INT_BOTTOM)).get(size)
+        exc = self.merge(ctx.caught, size + 1, (s.name, INT_BOTTOM)).get(size)
         sc.define(s.var, exc, s.name, INT_BOTTOM)
         if not sc.dead():
             self.block(s.handler)
