@@ -178,12 +178,17 @@ class Node:
 def _remove_last(users: list[Node], node: Node) -> None:
     """Remove ``node`` from a user list, searching from the end: the users that come and
     go while parsing are the newest ones, and Start may have a very long list (every
-    constant hangs off it), so ``list.remove`` would make parsing quadratic."""
-    for k in range(len(users) - 1, -1, -1):
+    constant hangs off it), so ``list.remove`` would make parsing quadratic. Past the
+    newest few, the search runs at C speed on a reversed copy (nodes compare by identity)."""
+    last = len(users) - 1
+    for k in range(last, max(last - 8, -1), -1):
         if users[k] is node:
             del users[k]
             return
-    raise ValueError(f"{node!r} is not a user")
+    try:
+        del users[last - users[::-1].index(node)]
+    except ValueError:
+        raise ValueError(f"{node!r} is not a user") from None
 
 
 def unlink_dead(dead: list[Node], live: set[int]) -> None:
