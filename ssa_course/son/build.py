@@ -6,8 +6,10 @@ the graph is optimized while it is built (Click & Paleczny's point: the inputs o
 node are already final, so ``compute``/``idealize`` see everything they need).
 
 * The :class:`~ssa_course.son.scope.Scope` node maps each variable to its current node.
-* ``if``/``else``, ``&&``/``||`` and ``try``/``catch`` merge scopes at a Region, making a
-  Phi for every variable whose definitions differ.
+  A construct does not copy it: it journals the slots it writes and undoes them to parse
+  its other side, so each side is just the slots it changed.
+* ``if``/``else``, ``&&``/``||`` and ``try``/``catch`` merge their sides at a Region,
+  making a Phi for every changed variable whose definitions differ.
 * A loop head gets a Loop region and a Phi for memory and every variable the loop names
   (:mod:`~ssa_course.son.loopvars`: the others keep their value); after the body is
   parsed the back edge is filled in and the phis that turned out trivial
@@ -23,7 +25,6 @@ node is folded, merged, rewritten or deleted.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Hashable
 from dataclasses import dataclass
 
 from ssa_course import opcodes
@@ -41,17 +42,25 @@ from ssa_course.son.emit import (
 from ssa_course.son.graph import Node
 from ssa_course.son.loopvars import mentioned_vars
 from ssa_course.son.memory import Len, Print
-from ssa_course.son.scope import Scope
-from ssa_course.son.types import BOOL_BOTTOM, INT_BOTTOM
+from ssa_course.son.scope import Delta, Scope
+from ssa_course.son.types import BOOL_BOTTOM, INT_BOTTOM, Type
 from ssa_course.tiny import ast
 from ssa_course.tiny import types as tt
 
 
 @dataclass
 class _LoopContext:
+    depth: int  # the loop's journal frame: breaks and continues are changes since it
     size: int  # scope size at the loop head
-    breaks: list[Scope]
-    continues: list[Scope]
+    breaks: list[Delta]
+    continues: list[Delta]
+
+
+@dataclass
+class _TryContext:
+    depth: int  # the try's journal frame
+    size: int  # scope size at the try; the thrown value goes in this slot
+    caught: list[Delta]
 
 
 class GraphBuilder(Emitter):
@@ -68,7 +77,7 @@ class GraphBuilder(Emitter):
         for param, parm in zip(fn.params, parms, strict=True):
             self.scope.define(param.var, parm, param.name, lattice_type(param.ty))
         self.loops: list[_LoopContext] = []
-        self.handlers: list[list[Scope]] = []
+        self.handlers: list[_TryContext] = []
 
     # control and memory live in the scope
     @property
@@ -94,30 +103,50 @@ class GraphBuilder(Emitter):
             for n in inputs:
                 self.peep.discard(n)
 
-    def merge(self, scopes: list[Scope], size: int) -> Scope:
-        """Join scopes at a Region (Phis where the variables differ); dead ones drop out."""
-        for s in scopes:
-            s.truncate(size)
-        live = [s for s in scopes if not s.dead()]
-        for s in scopes:
-            if s.dead() and s is not (live[0] if live else scopes[0]):
-                self.drop(s)
-        if not live:
-            return scopes[0]
-        if len(live) == 1:
-            return live[0]
-        region = self.p(Region(self.g, None, *(s.ctrl for s in live)))
-        result = live[0]
-        for i in range(1, size):
-            values = [s.inputs[i] for s in live]
-            if all(v is values[0] for v in values):
-                continue
-            phi = self.p(Phi(self.g, region, *values, declared=result.types[i],
-                             name=result.names[i]))
-            result.set_input(i, phi)
-        result.ctrl = region
-        for s in live[1:]:
-            self.drop(s)
+    def burn_id(self) -> None:
+        """Use up the node id a copy of the scope took when constructs copied it: the ids
+        of the nodes built after, and so the printed graphs, stay as they were."""
+        self.g.next_id += 1
+
+    def merge(self, sides: list[Delta], limit: int,
+              extra: tuple[str, Type] | None = None) -> dict[int, Node | None]:
+        """Join sides (changes relative to the current scope) at a Region, with Phis where
+        the values of a slot below ``limit`` differ; dead sides drop out. The merged values
+        are written to the scope, except the slot ``extra`` names (the one past its end,
+        the result of ``&&`` or a caught exception); returns {slot: merged value}."""
+        sc = self.scope
+        union = sorted({slot for d in sides for slot in d.slots if slot < limit})
+        if 0 not in union:
+            union.insert(0, 0)
+        values = [[sc.value(d, slot) for slot in union] for d in sides]
+        live = [k for k, vals in enumerate(values) if vals[0] is not None]
+        keeper = live[0] if live else 0
+        for d in sides:  # their values are in `values` (the ones to discard come last)
+            d.release()
+        if len(live) <= 1:
+            result = dict(zip(union, values[keeper], strict=True))
+        else:
+            region = self.p(Region(self.g, None, *(values[k][0] for k in live)))
+            result = {0: region}
+            for pos in range(1, len(union)):
+                slot = union[pos]
+                vals = [values[k][pos] for k in live]
+                if all(v is vals[0] for v in vals):
+                    result[slot] = vals[0]
+                    continue
+                name, ty = (sc.names[slot], sc.types[slot]) if slot < sc.size() else extra
+                result[slot] = self.p(Phi(self.g, region, *vals, declared=ty, name=name))
+        size = sc.size()
+        for slot, node in result.items():
+            if slot < size:
+                sc.write(slot, node)
+        if self.optimize:  # the values only the dropped sides held die with them
+            kept = {id(node) for node in result.values()}  # (the extra slot's is in hand)
+            dead = [k for k in range(len(sides)) if k not in live and k != keeper]
+            for k in [*dead, *live[1:]]:  # the order the copies of the scope were dropped in
+                for node in values[k]:
+                    if node is not None and id(node) not in kept:
+                        self.peep.discard(node)
         return result
 
     # -- the function ---------------------------------------------------------------
@@ -184,9 +213,12 @@ class GraphBuilder(Emitter):
         value = self.expr(s.value)
         sc = self.scope
         if self.handlers:
-            snapshot = sc.dup()
-            snapshot.define(("$exc", id(s)), value, "$exc", INT_BOTTOM)
-            self.handlers[-1].append(snapshot)
+            self.burn_id()
+            ctx = self.handlers[-1]
+            side = sc.changes_since(ctx.depth, ctx.size)
+            side.put(0, sc.ctrl)  # (dead iff control is None: a side always names it)
+            side.put(ctx.size, value)
+            ctx.caught.append(side)
         else:
             self.exits.append(self.p(Throw(self.g, sc.ctrl, sc.mem, value)))
         sc.ctrl = None
@@ -195,20 +227,25 @@ class GraphBuilder(Emitter):
         pred = self.expr(s.cond)
         t, f = self.branch(pred)
         size = self.scope.size()
-        other = self.scope.dup()
-        self.scope.ctrl = t
-        other.ctrl = f
+        self.burn_id()
+        sc = self.scope
+        depth = sc.push()
+        sc.ctrl = t
         if t is not None:
             self.block(s.then)
-        then_end = self.scope
-        self.scope = other
+        then_side = sc.changes_since(depth, size)
+        sc.undo()
+        sc.ctrl = f
         if f is not None and s.orelse is not None:
             if isinstance(s.orelse, ast.Block):
                 self.block(s.orelse)
             else:
                 with contextlib.suppress(Dead):
                     self.stmt(s.orelse)
-        self.scope = self.merge([then_end, self.scope], size)
+        else_side = sc.changes_since(depth, size)
+        sc.undo()
+        sc.pop()
+        self.merge([then_side, else_side], size)
 
     def stmt_While(self, s: ast.While) -> None:  # noqa: N802
         self.loop(s.cond, s.body, None)
@@ -221,51 +258,64 @@ class GraphBuilder(Emitter):
         self.scope.truncate(size)
 
     def stmt_Break(self, s: ast.Break) -> None:  # noqa: N802
-        self.loops[-1].breaks.append(self.scope.dup())
+        self.burn_id()
+        ctx = self.loops[-1]
+        ctx.breaks.append(self.scope.changes_since(ctx.depth, ctx.size))
         self.scope.ctrl = None
 
     def stmt_Continue(self, s: ast.Continue) -> None:  # noqa: N802
-        self.loops[-1].continues.append(self.scope.dup())
+        self.burn_id()
+        ctx = self.loops[-1]
+        ctx.continues.append(self.scope.changes_since(ctx.depth, ctx.size))
         self.scope.ctrl = None
 
     def stmt_Try(self, s: ast.Try) -> None:  # noqa: N802
-        size = self.scope.size()
-        self.handlers.append([])
+        sc = self.scope
+        size = sc.size()
+        depth = sc.push()
+        ctx = _TryContext(depth, size, [])
+        self.handlers.append(ctx)
         self.block(s.body)
-        caught = self.handlers.pop()
-        try_end = self.scope
-        if not caught:
+        self.handlers.pop()
+        if not ctx.caught:
+            sc.pop()
             return
-        for snapshot in caught:  # the thrown value becomes the catch variable's slot
-            exc = snapshot.inputs[-1]
-            snapshot.truncate(size)
-            snapshot.define(s.var, exc, s.name, INT_BOTTOM)
-        self.scope = self.merge(caught, size + 1)
-        if not self.scope.dead():
+        try_end = sc.changes_since(depth, size)
+        sc.undo()
+        # the thrown value becomes the catch variable's slot
+        exc = self.merge(ctx.caught, size + 1, (s.name, INT_BOTTOM)).get(size)
+        sc.define(s.var, exc, s.name, INT_BOTTOM)
+        if not sc.dead():
             self.block(s.handler)
-        self.scope.truncate(size)
-        self.scope = self.merge([try_end, self.scope], size)
+        sc.truncate(size)
+        handler_end = sc.changes_since(depth, size)
+        sc.undo()
+        sc.pop()
+        self.merge([try_end, handler_end], size)
 
     # -- loops ------------------------------------------------------------------------
 
     def loop(self, cond: ast.Expr | None, body: ast.Block, step: ast.Stmt | None) -> None:
-        size = self.scope.size()
-        entry = self.scope
-        loop = self.p(Loop(self.g, None, entry.ctrl, None))
-        slots = self._loop_slots(entry, size, cond, body, step)
+        sc = self.scope
+        size = sc.size()
+        loop = self.p(Loop(self.g, None, sc.ctrl, None))
+        slots = self._loop_slots(sc, size, cond, body, step)
         # Node ids as if every variable in scope had a phi (the one for slot i is number
         # base + i - 1): the ids, and so the printed graphs, do not depend on which trivial
         # phis were never made.
         base = self.g.next_id
         for i in slots:  # memory and every variable the loop mentions; cleaned up later
             self.g.next_id = base + i - 1
-            phi = Phi(self.g, loop, entry.inputs[i], None, declared=entry.types[i],
-                      name=entry.names[i])
-            entry.set_input(i, self.p(phi))
+            phi = Phi(self.g, loop, sc.inputs[i], None, declared=sc.types[i],
+                      name=sc.names[i])
+            sc.write(i, self.p(phi))
             assert self.g.next_id == base + i, "a loop phi must not make other nodes"
         self.g.next_id = max(self.g.next_id, base + size - 1)
-        entry.ctrl = loop
-        head = entry.dup()  # remembers the phis for the back edge
+        sc.ctrl = loop
+        self.burn_id()
+        head = Delta(self.g)  # remembers the phis for the back edge
+        for i in slots:
+            head.put(i, sc.inputs[i])
         if cond is None:
             t, f = loop, None
         else:
@@ -273,26 +323,35 @@ class GraphBuilder(Emitter):
                 t, f = self.branch(self.expr(cond))
             except Dead:
                 t, f = None, None
-        exit_scope = self.scope.dup()
-        exit_scope.ctrl = f
-        self.scope.ctrl = t
-        context = _LoopContext(size, [exit_scope], [])
+        # from here on every side is a change relative to the scope after the condition
+        self.burn_id()
+        exit_side = Delta(self.g)
+        exit_side.put(0, f)
+        depth = sc.push()
+        sc.ctrl = t
+        context = _LoopContext(depth, size, [exit_side], [])
         self.loops.append(context)
         if t is not None:
             self.block(body)
         self.loops.pop()
-        back = self.merge([self.scope, *context.continues], size)
-        self.scope = back
-        if step is not None and not back.dead():
+        current = sc.changes_since(depth, size)
+        sc.undo()
+        self.merge([current, *context.continues], size)
+        if step is not None and not sc.dead():
             with contextlib.suppress(Dead):
                 self.stmt(step)
-            back = self.scope
-        if all(s.dead() for s in context.breaks) and not back.dead():
+        if all(sc.value(d, 0) is None for d in context.breaks) and not sc.dead():
             # an endless loop: give it an exit edge control never takes, so that Stop
             # still reaches the loop and the memory effects inside it
-            self.exits.append(self.p(Never(self.g, loop, head.inputs[1])))
-        self._close_loop(loop, head, back, slots)
-        self.scope = self.merge(context.breaks, size)
+            self.exits.append(self.p(Never(self.g, loop, head.value(1))))
+        back = sc.changes_since(depth, size)
+        back_values = {i: sc.inputs[i] for i in [0, *slots]}
+        sc.undo()
+        sc.pop()
+        back_dropped = [n for n in back.inputs if n is not None]
+        back.release()
+        self._close_loop(loop, head, back_values, back_dropped, slots)
+        self.merge(context.breaks, size)
 
     @staticmethod
     def _loop_slots(entry: Scope, size: int, cond: ast.Expr | None, body: ast.Block,
@@ -303,14 +362,22 @@ class GraphBuilder(Emitter):
         named = (entry.slot_of(var) for var in mentioned_vars(cond, body, step))
         return [1, *sorted(i for i in named if i is not None and 2 <= i < size)]
 
-    def _close_loop(self, loop: Loop, head: Scope, back: Scope, slots: list[int]) -> None:
-        phis = [(i, head.inputs[i]) for i in slots]
-        loop.set_input(2, back.ctrl)
+    def _close_loop(self, loop: Loop, head: Delta, back: dict[int, Node | None],
+                    back_dropped: list[Node], slots: list[int]) -> None:
+        """Fill in the back edge (``back``: the values at the end of the body) and drop the
+        phis that turned out trivial. ``back_dropped``: the body's own values, which die
+        unless the back edge uses them."""
+        phis = [(i, head.value(i)) for i in slots]
+        back_dead = back[0] is None
+        loop.set_input(2, back[0])
         for i, phi in phis:
             if isinstance(phi, Phi) and phi.inputs[0] is loop:
-                phi.set_input(2, None if back.dead() else back.inputs[i])
-        self.drop(back)
-        self.drop(head)
+                phi.set_input(2, None if back_dead else back[i])
+        head_values = [n for n in head.inputs if n is not None]
+        head.release()
+        if self.optimize:
+            for n in [*back_dropped, *head_values]:
+                self.peep.discard(n)
         if not self.optimize:
             return
         if loop.inputs[2] is None:  # the body never comes back: not a loop after all
@@ -364,43 +431,52 @@ class GraphBuilder(Emitter):
         (false for &&, true for ||)."""
         left = self.expr(e.left)
         t, f = self.branch(left)
-        size = self.scope.size()
-        key: Hashable = ("$sc", id(e))
-        other = self.scope.dup()
+        sc = self.scope
+        size = sc.size()
+        self.burn_id()
         # the side that decides without looking right: false for &&, true for ||
         if done_value is False:
             rhs_ctrl, done_ctrl = t, f
         else:
             rhs_ctrl, done_ctrl = f, t
-        other.ctrl = done_ctrl
+        done = Delta(self.g)
+        done.put(0, done_ctrl)
         if done_ctrl is not None:
-            other.define(key, self.const(done_value), "$" + e.op, BOOL_BOTTOM)
-        self.scope.ctrl = rhs_ctrl
+            done.put(size, self.const(done_value))
+        depth = sc.push()
+        sc.ctrl = rhs_ctrl
+        right: Node | None = None
         if rhs_ctrl is not None:
-            try:
+            with contextlib.suppress(Dead):
                 right = self.expr(e.right)
-                self.scope.define(key, right, "$" + e.op, BOOL_BOTTOM)
-            except Dead:
-                pass
-        if self.scope.dead() and other.dead():
-            self.scope = self.merge([self.scope, other], size)
+        rhs = sc.changes_since(depth, size)
+        if right is not None:
+            rhs.put(size, right)
+        sc.truncate(size)
+        sc.undo()
+        sc.pop()
+        extra = ("$" + e.op, BOOL_BOTTOM)
+        if sc.value(rhs, 0) is None and done_ctrl is None:
+            self.merge([rhs, done], size)
             raise Dead
-        merged = self.merge([self.scope, other], size + 1)
-        self.scope = merged
-        value = merged.inputs[size]
-        merged.truncate(size)
+        value = self.merge([rhs, done], size + 1, extra).get(size)
+        assert value is not None, "a live && or || has a value"
         return value
 
     def expr_Call(self, e: ast.Call) -> Node:  # noqa: N802
         args = [self.expr(a) for a in e.args]
         ret = None if isinstance(e.fn.ret, tt.VoidType) else e.fn.ret
-        before = self.scope.dup() if self.handlers else None
+        before = None
+        if self.handlers:
+            self.burn_id()
+            ctx = self.handlers[-1]
+            before = self.scope.changes_since(ctx.depth, ctx.size)
         result, exc, thrown = self.call(e.name, args, ret, catches=before is not None)
         if before is not None:  # inside try: an exception in the callee goes to the catch
-            before.ctrl = exc
-            before.mem = self.mem
-            before.define(("$exc", id(e)), thrown, "$exc", INT_BOTTOM)
-            self.handlers[-1].append(before)
+            before.set(0, exc)
+            before.set(1, self.mem)
+            before.put(ctx.size, thrown)
+            ctx.caught.append(before)
         return result if result is not None else self.mem
 
     def expr_Index(self, e: ast.Index) -> Node:  # noqa: N802

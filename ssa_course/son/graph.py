@@ -107,17 +107,21 @@ class Node:
 
     def replace_with(self, other: Node) -> None:
         """Every user of ``self`` reads ``other`` instead."""
-        # Each user once, and its inputs searched by ``list.index`` (identity first, in C):
-        # the parser's scope is a user with one input per variable in scope.
-        for user in dict.fromkeys(self.outputs):
-            inputs = user.inputs
-            i = -1
-            while True:
-                try:
-                    i = inputs.index(self, i + 1)
-                except ValueError:
-                    break
-                user.set_input(i, other)
+        for user in dict.fromkeys(self.outputs):  # each user once
+            user.replace_input(self, other)
+
+    def replace_input(self, old: Node, new: Node) -> None:
+        """Every input that is ``old`` becomes ``new``, found by ``list.index`` (identity
+        first, in C); a node with very many inputs (the parser's scope) overrides this to
+        find them without scanning."""
+        inputs = self.inputs
+        i = -1
+        while True:
+            try:
+                i = inputs.index(old, i + 1)
+            except ValueError:
+                return
+            self.set_input(i, new)
 
     def remove_input(self, i: int) -> None:
         """Delete input ``i``; the inputs after it move down one place."""

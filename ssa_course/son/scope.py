@@ -8,6 +8,14 @@ swaps a node for a better one. Slot 0 is control, slot 1 memory, then one slot p
 variable, innermost block last, so leaving a block is a truncation.
 
 Scopes are scaffolding: the builder deletes them when the function is done.
+
+There is one Scope per function. A construct that needs the table as it was at its
+start (``if``/``else``, a loop's breaks, ``&&``, ``try``) pushes a *frame*: an undo
+journal that keeps, for each slot written since, its oldest value (held as the inputs of
+a :class:`Delta`, so the peephole driver keeps them current). A side that waits to be
+merged (the then-branch, a ``break``) is a Delta of the slots it changed. So a construct
+costs the slots it writes, not every variable in scope (copying the table at every
+``if`` made building quadratic).
 """
 
 from __future__ import annotations
@@ -15,21 +23,95 @@ from __future__ import annotations
 from collections.abc import Hashable
 
 from ssa_course.son.graph import Graph, Node
-from ssa_course.son.types import CTRL, MEM, Type
+from ssa_course.son.types import CTRL, MEM, TOP, Type
+
+
+class Delta(Node):
+    """Values for some slots of the scope (slot -> node), held as inputs: a journal
+    frame's old values or a side waiting to be merged. Builder scaffolding that takes no
+    node id (ids, and so printed graphs, do not depend on how the builder keeps them)."""
+
+    __slots__ = ("slots", "index")
+
+    label = "Delta"
+    scaffolding = True
+
+    def __init__(self, graph: Graph):  # no super().__init__: registers no id
+        self.graph = graph
+        self.id = -1
+        self.inputs: list[Node | None] = []
+        self.outputs: list[Node] = []
+        self.type: Type = TOP
+        self.slots: list[int] = []
+        self.index: dict[int, int] = {}  # slot -> input position
+
+    def put(self, slot: int, node: Node | None) -> None:
+        """Record ``node`` for ``slot`` unless the slot already has a value."""
+        if slot not in self.index:
+            self.index[slot] = len(self.inputs)
+            self.slots.append(slot)
+            self.add_input(node)
+
+    def set(self, slot: int, node: Node | None) -> None:
+        pos = self.index.get(slot)
+        if pos is None:
+            self.put(slot, node)
+        else:
+            self.set_input(pos, node)
+
+    def value(self, slot: int) -> Node | None:
+        return self.inputs[self.index[slot]]
+
+    def release(self) -> None:
+        """Let go of every value (the caller decides which ones to discard)."""
+        self.truncate_inputs(0)
+        self.slots.clear()
+        self.index.clear()
+
+    def key(self) -> None:
+        return None
 
 
 class Scope(Node):
-    __slots__ = ("slots", "keys", "names", "types")
+    __slots__ = ("slots", "keys", "names", "types", "frames", "where")
 
     label = "Scope"
     scaffolding = True
 
     def __init__(self, graph: Graph, ctrl: Node | None, mem: Node | None):
+        # node -> the slots holding it: the peephole driver replacing a node must not scan
+        # every variable in scope (a loop's trivial phis are replaced at every loop)
+        self.where: dict[Node, set[int]] = {}
         super().__init__(graph, ctrl, mem)
         self.slots: dict[Hashable, int] = {}
         self.keys: list[Hashable] = ["$ctrl", "$mem"]  # slot -> key (the inverse of slots)
         self.names: list[str] = ["$ctrl", "$mem"]
         self.types: list[Type] = [CTRL, MEM]
+        self.frames: list[tuple[Delta, int]] = []  # (undo journal, scope size at its start)
+
+    # edges, indexed by value ------------------------------------------------------
+
+    def add_input(self, n: Node | None) -> None:
+        if n is not None:
+            self.where.setdefault(n, set()).add(len(self.inputs))
+        super().add_input(n)
+
+    def set_input(self, i: int, n: Node | None) -> None:
+        old = self.inputs[i]
+        if old is n:
+            return
+        if old is not None:
+            held = self.where[old]
+            held.discard(i)
+            if not held:
+                del self.where[old]
+        if n is not None:
+            self.where.setdefault(n, set()).add(i)
+        super().set_input(i, n)
+
+    def replace_input(self, old: Node, new: Node) -> None:
+        for i in sorted(self.where.get(old, ())):
+            self.set_input(i, new)
 
     # control and memory --------------------------------------------------------
 
@@ -39,7 +121,7 @@ class Scope(Node):
 
     @ctrl.setter
     def ctrl(self, node: Node | None) -> None:
-        self.set_input(0, node)
+        self.write(0, node)
 
     @property
     def mem(self) -> Node:
@@ -47,7 +129,7 @@ class Scope(Node):
 
     @mem.setter
     def mem(self, node: Node) -> None:
-        self.set_input(1, node)
+        self.write(1, node)
 
     def dead(self) -> bool:
         return self.inputs[0] is None
@@ -69,7 +151,16 @@ class Scope(Node):
         return self.inputs[self.slots[key]]
 
     def update(self, key: Hashable, node: Node) -> None:
-        self.set_input(self.slots[key], node)
+        self.write(self.slots[key], node)
+
+    def write(self, slot: int, node: Node | None) -> None:
+        """Set a slot, journaling its old value in the innermost frame (slots made after
+        the frame began are truncated before it ends: nothing to undo)."""
+        if self.frames:
+            journal, size = self.frames[-1]
+            if slot < size:
+                journal.put(slot, self.inputs[slot])
+        self.set_input(slot, node)
 
     def size(self) -> int:
         return len(self.inputs)
@@ -84,15 +175,47 @@ class Scope(Node):
         del self.names[n:]
         del self.types[n:]
 
-    def dup(self) -> Scope:
-        twin = Scope(self.graph, self.inputs[0], self.inputs[1])
-        for i in range(2, len(self.inputs)):
-            twin.add_input(self.inputs[i])
-        twin.slots = dict(self.slots)
-        twin.keys = list(self.keys)
-        twin.names = list(self.names)
-        twin.types = list(self.types)
-        return twin
+    # journal frames ------------------------------------------------------------------
+
+    def push(self) -> int:
+        """Start a frame; returns its depth (for :meth:`changes_since`)."""
+        self.frames.append((Delta(self.graph), len(self.inputs)))
+        return len(self.frames) - 1
+
+    def pop(self) -> None:
+        """End the innermost frame: its oldest values move to the enclosing frame, which
+        keeps its own older value for a slot it already journaled."""
+        journal, _ = self.frames.pop()
+        if self.frames:
+            outer, size = self.frames[-1]
+            for slot, node in zip(journal.slots, journal.inputs, strict=True):
+                if slot < size:
+                    outer.put(slot, node)
+        journal.release()
+
+    def changes_since(self, depth: int, limit: int) -> Delta:
+        """The current values of the slots below ``limit`` written since frame ``depth``
+        began (a side to merge later, relative to the table at that frame's start)."""
+        side = Delta(self.graph)
+        for journal, _ in self.frames[depth:]:
+            for slot in journal.slots:
+                if slot < limit:
+                    side.put(slot, self.inputs[slot])
+        return side
+
+    def undo(self) -> None:
+        """Put back the values the innermost frame journaled (it starts over, empty)."""
+        journal, _ = self.frames[-1]
+        for slot, node in zip(journal.slots, journal.inputs, strict=True):
+            self.set_input(slot, node)
+        journal.release()
+
+    def value(self, side: Delta, slot: int) -> Node | None:
+        """A side's value for ``slot``: its own, else the table's (None past its end)."""
+        pos = side.index.get(slot)
+        if pos is not None:
+            return side.inputs[pos]
+        return self.inputs[slot] if slot < len(self.inputs) else None
 
     def discard(self) -> None:
         for i in range(len(self.inputs)):
