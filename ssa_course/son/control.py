@@ -251,7 +251,11 @@ class Phi(Node):
             return None
         values = {id(n): n for n in self.inputs[1:] if n is not None and n is not self}
         if len(values) == 1:  # every path gives the same value (or the phi itself)
-            return next(iter(values.values()))
+            value = next(iter(values.values()))
+            # ...unless that value is computed from the phi: then no path enters with a
+            # value (a loop whose entry died), and answering it would leave a cycle such
+            # as ``i = i + 1`` that algebraic rules rewrite forever; the sweep removes it
+            return None if _reads(value, self) else value
         return None
 
     def key(self) -> tuple | None:
@@ -400,3 +404,21 @@ class Call(Node):
 def _live_path(ctrl: Node | None) -> bool:
     """Control on this edge may flow (a graph fresh from SCCP leaves unreached nodes TOP)."""
     return ctrl is not None and ctrl.type not in (XCTRL, TOP)
+
+
+def _reads(value: Node, phi: Node, limit: int = 64) -> bool:
+    """Does ``value`` read ``phi`` through data nodes (not through other phis)? A bounded
+    search: a cycle longer than ``limit`` nodes is left to the sweep."""
+    seen: set[int] = set()
+    work = [value]
+    while work and len(seen) < limit:
+        n = work.pop()
+        if n.id in seen:
+            continue
+        seen.add(n.id)
+        for x in n.inputs[1:]:
+            if x is phi:
+                return True
+            if x is not None and not x.is_control and not isinstance(x, Phi):
+                work.append(x)
+    return False
