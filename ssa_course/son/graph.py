@@ -200,6 +200,16 @@ def _remove_last(users: list[Node], node: Node) -> None:
     del users[k]
 
 
+def init_unnumbered(node: Node, graph: Graph) -> None:
+    """Give ``node`` empty edge lists without registering it in ``graph`` (no id): builder
+    scaffolding whose existence must not shift the ids every printed graph shows."""
+    node.graph = graph
+    node.id = -1
+    node.inputs = []
+    node.outputs = []
+    node.type = TOP
+
+
 def unlink_dead(dead: list[Node], live: set[int]) -> None:
     """Disconnect ``dead`` nodes (none of them in ``live``, a set of node ids) from each other
     and from the live nodes, and drop them from their graph. Each live producer's user list

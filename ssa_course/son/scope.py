@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from ssa_course.son.graph import Graph, Node
-from ssa_course.son.types import CTRL, MEM, TOP, Type
+from ssa_course.son.graph import Graph, Node, init_unnumbered
+from ssa_course.son.types import CTRL, MEM, Type
 
 
 class Delta(Node):
@@ -37,11 +37,7 @@ class Delta(Node):
     scaffolding = True
 
     def __init__(self, graph: Graph):  # no super().__init__: registers no id
-        self.graph = graph
-        self.id = -1
-        self.inputs: list[Node | None] = []
-        self.outputs: list[Node] = []
-        self.type: Type = TOP
+        init_unnumbered(self, graph)
         self.slots: list[int] = []
         self.index: dict[int, int] = {}  # slot -> input position
 
