@@ -210,3 +210,32 @@ def test_code_typed_entry_point():
     typed = code_typed(BRANCHY)
     assert str(typed).startswith("main(x::int)")
     assert "digraph" in typed.draw().dot
+
+
+def test_phis_are_placed_without_visiting_every_join_below():
+    """An else-if chain: each arm's temporaries are dead at the joins below, so placing
+    their phis must not walk the whole chain of joins for each (it was quadratic)."""
+    from ssa_course.ssa import julia
+
+    arms = 300
+    src = "fn main(n: int) {\n  var y = 0;\n" + "".join(
+        f"  {'if' if k == 0 else '} else if'} (n == {k}) {{ y = y + {k}; \n"
+        for k in range(arms)) + "  }\n  print(y);\n}\n"
+    # the scheduled program out of SSA: every arm's values get names of their own
+    quads = ssa_course.build(src, "scheduled").quads
+    reads = 0
+
+    class Counting(dict):
+        def get(self, key, default=None):  # noqa: ANN001, ANN201
+            nonlocal reads
+            reads += 1
+            return dict.get(self, key, default)
+
+    real = julia.dominance_frontiers
+    julia.dominance_frontiers = lambda *a: Counting(real(*a))
+    try:
+        program = julia.program_ircode(quads)
+    finally:
+        julia.dominance_frontiers = real
+    assert "φ" in julia.format_ir(program["main"])
+    assert reads < 20 * arms  # the whole chain per temporary: about arms * arms

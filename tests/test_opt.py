@@ -588,3 +588,40 @@ def test_coalescing_passes_also_work_on_lesson_03_ssa():
             (want.stdout, want.status, want.error), case.name
         fewer += got.steps < steps_and_result(["ssa", "out-of-ssa"]).steps
     assert fewer > 20  # the copies out of SSA alone leaves behind mostly go (31 of 70)
+
+
+def test_branch_threading_follows_each_jump_chain_once():
+    """A long chain of blocks that only jump on (an else-if chain's joins) is followed once,
+    not once per branch into it: the layout pass stays linear (it was quadratic)."""
+    from ssa_course.quads import layout as layout_mod
+    from ssa_course.quads.ir import Function, Instr, Label
+    from ssa_course.tiny import types as tt
+
+    n = 400
+    body: list = [Label("entry")]
+    for k in range(n):  # every block branches into the chain at a different place
+        body += [Instr("br", args=["c"], labels=[f"j{k}", f"b{k + 1}"]), Label(f"b{k + 1}")]
+    body.append(Instr("jmp", labels=["j0"]))
+    for k in range(n):
+        body += [Label(f"j{k}"), Instr("jmp", labels=[f"j{k + 1}"])]
+    body += [Label(f"j{n}"), Instr("ret")]
+    fn = Function("main", [("c", tt.BOOL)], None, body)
+    reads = 0
+    real_get = dict.get
+
+    class Counting(dict):
+        def get(self, key, default=None):  # noqa: ANN001, ANN201
+            nonlocal reads
+            reads += 1
+            return real_get(self, key, default)
+
+    blocks = layout_mod._blocks(fn.body)
+    original = layout_mod._blocks
+    layout_mod._blocks = lambda body: Counting(blocks)
+    try:
+        out = layout_mod._thread_branches(fn)
+    finally:
+        layout_mod._blocks = original
+    targets = {lb for i in out.body if isinstance(i, Instr) for lb in i.labels}
+    assert f"j{n}" in targets and "j0" not in targets
+    assert reads < 4 * n  # following each chain from scratch reads about n*n/2 blocks

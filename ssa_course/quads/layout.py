@@ -163,14 +163,27 @@ def _thread_branches(fn: Function) -> Function:
     """A branch or jump to a block that only jumps on goes straight to the final target."""
     blocks = _blocks(fn.body)
 
+    resolved: dict[str, str] = {}  # label -> where its chain of jumps ends (no cycle)
+
     def final(label: str) -> str:
-        seen = set()
-        while label not in seen:
-            seen.add(label)
+        # Memoised along the way: an else-if chain makes long chains of join blocks that
+        # only jump on, and following each from scratch made this quadratic.
+        seen: list[str] = []
+        seen_set: set[str] = set()
+        while label not in seen_set:
+            if label in resolved:
+                label = resolved[label]
+                break
+            seen.append(label)
+            seen_set.add(label)
             block = blocks.get(label)
             if not block or len(block) != 1 or block[0].op != "jmp":
-                return label
+                break
             label = block[0].labels[0]
+        else:  # a cycle of jumps: answer as before (where the walk came round), no memo
+            return label
+        for name in seen:
+            resolved[name] = label
         return label
 
     body = []

@@ -27,7 +27,6 @@ from ssa_course.ssa.dom import (
     dominance_frontiers,
     dominator_tree,
     fast_immediate_dominators,
-    iterated_frontier,
 )
 from ssa_course.ssa.ircode import (
     UNDEF,
@@ -114,9 +113,7 @@ class _Builder:
                     defsites.setdefault(instr.dest, set()).add(name)
         phis: dict[str, list[tuple[str, PhiNode, _Ref]]] = {n: [] for n in cfg.blocks}
         for var in sorted(defsites):
-            for b in sorted(iterated_frontier(df, defsites[var])):
-                if var not in live_in[b] or var in catch_vars.get(b, ()):
-                    continue
+            for b in sorted(_phi_blocks(df, defsites[var], var, live_in, catch_vars)):
                 preds = cfg.blocks[b].preds
                 node = PhiNode(list(preds), [UNDEF] * len(preds))
                 phis[b].append((var, node, self.emit(b, node, self.types.get(var))))
@@ -401,6 +398,29 @@ def _rename_to_pis(ir: IRCode, idom: dict, at_block: dict) -> None:
 def build_ircode(fn: Function) -> IRCode:
     """Julia-style IRCode of one quads function (compacted)."""
     return _Builder(fn).build()
+
+
+def _phi_blocks(df: dict, defs: set[str], var: str, live_in: dict,
+                catch_vars: dict) -> set[str]:
+    """Where ``var`` needs a phi: the iterated dominance frontier of its definitions,
+    pruned as it grows (Cytron et al. with liveness): a frontier block where ``var`` is dead
+    gets no phi and, being no definition, is not followed further -- following it would
+    visit every join below it, quadratic on an else-if chain. A catch block whose PhiC
+    defines ``var`` gets no phi but is followed (the PhiC is a definition)."""
+    placed: set[str] = set()
+    seen: set[str] = set()
+    work = list(defs)
+    while work:
+        for f in df.get(work.pop(), ()):
+            if f in seen:
+                continue
+            seen.add(f)
+            if var in catch_vars.get(f, ()):
+                work.append(f)
+            elif var in live_in[f]:
+                placed.add(f)
+                work.append(f)
+    return placed
 
 
 def program_ircode(program: Program) -> IRProgram:
