@@ -234,3 +234,35 @@ def test_removing_a_user_far_from_the_end_does_not_walk_the_list_in_python():
     assert CountingList.scans <= 10
     assert list.__getitem__(users, slice(0, 3)) == [a, c, b] and len(users) == 4002
     assert a not in list.__getitem__(users, slice(2, None))
+
+
+def test_replacing_a_node_with_many_users_does_not_rescan_its_user_list():
+    """replace_with removes every user of the old node; each removal searches the old
+    node's user list from the end, so it must find its user there (oldest-first removal
+    from a list searched from the end was quadratic: a Bril phi with hundreds of users)."""
+    from ssa_course.son import graph as graph_mod
+    from ssa_course.son.data import Add
+
+    src = "fn main(n: int) { var x = n + 1; print(x); }"
+    import ssa_course
+
+    program = ssa_course.sea_of_nodes(src, optimize=False)
+    g = program.functions["main"].graph
+    x = next(node for node in g.live_nodes() if isinstance(node, Add))
+    param = x.inputs[1]
+    users = [Add(g, None, x, param) for _ in range(400)]
+    steps = 0
+    real = graph_mod._remove_last
+
+    def counting(lst, node):  # noqa: ANN001, ANN202
+        nonlocal steps
+        steps += len(lst) - max(i for i, u in enumerate(lst) if u is node)
+        return real(lst, node)
+
+    graph_mod._remove_last = counting
+    try:
+        x.replace_with(param)
+    finally:
+        graph_mod._remove_last = real
+    assert all(u.inputs[1] is param for u in users)
+    assert steps < 4 * len(users)  # searching past every newer user: about 400 * 400 / 2
