@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -27,9 +26,11 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 from fuzzgen import generate  # noqa: E402
 from gen import straight_line_program  # noqa: E402
+from timing import best_of  # noqa: E402
 
+from ssa_course import registry  # noqa: E402
 from ssa_course.compilation import compile_source  # noqa: E402
-from ssa_course.views import all_views, render  # noqa: E402
+from ssa_course.views import render  # noqa: E402
 from ssa_course.viz.render import RenderError, dot_available, graphviz_render  # noqa: E402
 
 SIZES = (30, 100, 300)
@@ -56,13 +57,6 @@ def fuzz(lines: int, seed: int = 7) -> str:
     return src
 
 
-def best_of(fn, repeat: int) -> float:  # noqa: ANN001
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def svg_time(dot: str, repeat: int) -> str:
@@ -84,7 +78,7 @@ def node_count(dot: str) -> int:
 
 def view_rows(shape: str, src: str, repeat: int) -> list[tuple]:
     rows = []
-    for view in all_views():
+    for view in registry.representations():
         if view.dot is None:
             continue
         build = best_of(lambda v=view.name: render(compile_source(src, kind="tiny"), v, "dot"),

@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -25,21 +24,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import scaling  # noqa: E402
 from gen import CALL_PROGRAM, LOOP_PROGRAM, straight_line_program  # noqa: E402
+from timing import best_of  # noqa: E402
 
 from ssa_course.quads.interp import run_quads  # noqa: E402
 from ssa_course.quads.lower import lower_program  # noqa: E402
 from ssa_course.runtime import Limits, Output  # noqa: E402
 from ssa_course.tiny import compile_tiny  # noqa: E402
 from ssa_course.tiny.interp import run_ast  # noqa: E402
-
-
-def best_of(fn, repeat: int = 3) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def front_end_table() -> None:

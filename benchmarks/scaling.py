@@ -3,10 +3,8 @@
 For each shape of :mod:`shapes` and each size (1k, 10k, 100k statements) this times:
 
 * ``quads`` -- building the quads from source (parse, check, lower; Bril: read), the yardstick;
-* every registered stage -- building its representation (by running the stage on a tiny
-  argument with a small step limit, so the run itself costs nothing) and its text face
-  (``views.render(comp, view, "text")`` where a view of that name exists);
-* every view that has no stage of its own name (``son-select``, ``scheduled-bril``, ...);
+* every representation of the registry -- building it (by running it on a tiny argument
+  with a small step limit, so the run itself costs nothing) and its text face;
 * ``opt`` -- the default ``ssa-course opt`` pipeline and its Bril text, and
   ``opt:quads-half`` -- its passes after the graph (pruned SSA, phi coalescing, out of
   SSA, copy coalescing, DCE, try merging, layout, landing pads) on the ``ssa`` pass's SSA.
@@ -43,13 +41,12 @@ sys.path.insert(0, str(ROOT))
 
 from shapes import SHAPES, as_bril  # noqa: E402
 
-from ssa_course import stage_names, views  # noqa: E402
+from ssa_course import registry, views  # noqa: E402
 from ssa_course.compilation import Compilation, compile_source  # noqa: E402
 from ssa_course.runtime import Limits  # noqa: E402
 
 SIZES = (1_000, 10_000, 100_000)
 # stages whose text face is a view under another name
-VIEW_OF_STAGE: dict[str, str] = {}  # one list of names: every stage is its own view
 # the Tiny shapes, and one Bril function (the diamonds shape printed as Bril)
 BRIL_SHAPES = ("diamonds",)
 
@@ -102,23 +99,16 @@ def fresh(base: Compilation) -> Compilation:
 
 
 def _stage_cell(name: str) -> Callable[[Compilation], object]:
+    """Build the representation, run it briefly and print its text face."""
     from ssa_course.stages import run
-
-    view = VIEW_OF_STAGE.get(name, name)
-    has_view = view in {v.name for v in views.all_views()}
 
     def cell(comp: Compilation) -> None:
         result = run(comp, ["3"], via=name, limits=Limits(steps=200))
         if result.status not in (0, 2):  # 2: the step limit, expected on big programs
             raise RuntimeError(f"stage {name}: {result.error}")
-        if has_view:
-            views.render(comp, view, "text")
+        views.render(comp, name, "text")
 
     return cell
-
-
-def _view_cell(view: str) -> Callable[[Compilation], object]:
-    return lambda comp: views.render(comp, view, "text")
 
 
 def _opt_cell(comp: Compilation) -> object:
@@ -140,19 +130,14 @@ def _opt_quads_cell(comp: Compilation) -> object:
 
 
 def rows(kind: str) -> list[tuple[str, Callable[[Compilation], object]]]:
-    """Every row of the table: the stages, then views without a stage, then ``opt``."""
-    from ssa_course.stages import all_stages
-
+    """Every row of the table: each representation (built, run, printed), then ``opt``."""
     wanted = _env_list("SCALING_STAGES")
-    stages = [s for s in all_stages() if kind == "tiny" or not s.tiny_only]
-    out = [(s.name, _stage_cell(s.name)) for s in stages]
-    covered = {VIEW_OF_STAGE.get(s, s) for s in stage_names()}
-    out += [(f"view:{v.name}", _view_cell(v.name)) for v in views.all_views()
-            if v.name not in covered and (kind == "tiny" or not v.tiny_only)]
+    out = [(r.name, _stage_cell(r.name)) for r in registry.representations()
+           if kind == "tiny" or not r.tiny_only]
     out.append(("opt", _opt_cell))
     out.append(("opt:quads-half", _opt_quads_cell))
     if wanted:
-        out = [r for r in out if r[0] in wanted or r[0].removeprefix("view:") in wanted]
+        out = [r for r in out if r[0] in wanted]
     return out
 
 

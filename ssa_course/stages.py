@@ -14,18 +14,7 @@ from collections.abc import Callable
 from ssa_course import registry
 from ssa_course.compilation import Compilation
 from ssa_course.errors import RuntimeTrap, SourceError, SsaCourseError, UsageError
-from ssa_course.registry import Representation
 from ssa_course.runtime import Limits, Output, RunResult
-
-
-def all_stages() -> list[Representation]:
-    """Every representation (each one runs), in the lessons' order."""
-    return registry.representations()
-
-
-def stages_for(comp: Compilation) -> list[Representation]:
-    """The stages that can run ``comp`` (Bril programs skip Tiny-only stages)."""
-    return [s for s in all_stages() if comp.kind == "tiny" or not s.tiny_only]
 
 
 def run(

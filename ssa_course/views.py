@@ -12,18 +12,8 @@ import os
 from ssa_course import registry
 from ssa_course.compilation import Compilation
 from ssa_course.errors import UsageError
-from ssa_course.registry import Representation
 
 FORMATS = ("text", "dot", "svg", "png")
-
-
-def all_views() -> list[Representation]:
-    """Every representation (each one prints and draws), in the lessons' order."""
-    return registry.representations()
-
-
-def get_view(name: str) -> Representation:
-    return registry.representation(name)
 
 
 def render(comp: Compilation, name: str, fmt: str = "text", options: object = None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import signal
 from dataclasses import dataclass
 
-from ssa_course import stages
+from ssa_course import registry, stages
 from ssa_course.compilation import Compilation, compile_source
 from ssa_course.quads.bril import to_bril_text
 from ssa_course.runtime import Limits
@@ -79,7 +79,7 @@ def category(expected: Outcome, actual: Outcome) -> str | None:
 
 def stage_names(bril: bool = True) -> list[str]:
     """Every stage to compare: the Tiny stages, then ``bril:<stage>`` for Bril input."""
-    every = stages.all_stages()
+    every = registry.representations()
     names = [s.name for s in every if s.name != "ast"]
     if bril:
         names += [f"bril:{s.name}" for s in every if not s.tiny_only]

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import ssa_course
-from ssa_course import cli, stages
+from ssa_course import cli, registry, stages
 from ssa_course.compilation import compile_source
 from ssa_course.errors import RuntimeTrap
 from ssa_course.runtime import MAX_ARRAY_LENGTH, Heap, Limits, check_array_length
@@ -293,7 +293,7 @@ fn main() {
 """
 
 
-@pytest.mark.parametrize("stage", [s.name for s in stages.all_stages()])
+@pytest.mark.parametrize("stage", [s.name for s in registry.representations()])
 def test_allocation_total_is_the_same_in_every_stage(stage: str):
     """A run may allocate ``Limits.cells`` elements in all; the ``new`` that would pass
     the total is ``out of memory`` at the ``new``, after the same output everywhere."""

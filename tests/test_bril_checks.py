@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ssa_course import stages
+from ssa_course import registry, stages
 from ssa_course.compilation import compile_source
 from ssa_course.errors import Pos, SourceError, UsageError
 from ssa_course.quads import bril
@@ -20,7 +20,7 @@ from ssa_course.tiny.types import INT
 
 HERE = Path(__file__).parent
 BAD = sorted(p for p in (HERE / "bril_errors").glob("*") if p.suffix in (".bril", ".json"))
-BRIL_STAGES = [s.name for s in stages.all_stages() if not s.tiny_only]
+BRIL_STAGES = [s.name for s in registry.representations() if not s.tiny_only]
 
 
 def _json_error(doc: str) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from ssa_course import stages
+from ssa_course import registry, stages
 from ssa_course.compilation import compile_source
 from ssa_course.errors import RuntimeTrap
 from ssa_course.quads import bril
@@ -22,7 +22,7 @@ from ssa_course.tiny.types import BOOL, INT
 SSA_OPS = {"phi", "set", "get", "undef"}
 # julia and scheduled still read phis one after another at a block's entry (issue 9, the
 # swap problem; fixed on another branch): they are left out of the swap checks here.
-STAGES = [s.name for s in stages.all_stages() if not s.tiny_only]
+STAGES = [s.name for s in registry.representations() if not s.tiny_only]
 
 
 def _run(program: Program, args: list[object] | None = None) -> tuple[str, int]:

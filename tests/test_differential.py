@@ -11,13 +11,13 @@ from __future__ import annotations
 import pytest
 from corpus import load_bril_corpus, load_corpus
 
-from ssa_course import stages
+from ssa_course import registry, stages
 from ssa_course.compilation import compile_source
 
 CASES = load_corpus()
 BRIL_CASES = load_bril_corpus()
-STAGES = [s.name for s in stages.all_stages()]
-BRIL_STAGES = [s.name for s in stages.all_stages() if not s.tiny_only]
+STAGES = [s.name for s in registry.representations()]
+BRIL_STAGES = [s.name for s in registry.representations() if not s.tiny_only]
 
 
 def test_corpus_is_big_enough():

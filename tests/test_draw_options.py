@@ -18,10 +18,11 @@ import pydot
 import pytest
 
 import ssa_course
+from ssa_course import registry
 from ssa_course.compilation import compile_source
 from ssa_course.errors import UsageError
 from ssa_course.son.draw import _kind
-from ssa_course.views import all_views, render
+from ssa_course.views import render
 from ssa_course.viz import render as render_mod
 from ssa_course.viz.options import DrawOptions
 
@@ -295,7 +296,7 @@ def test_a_drawing_that_takes_too_long_is_stopped_with_advice(big):
 
 
 @needs_dot
-@pytest.mark.parametrize("view", [v.name for v in all_views() if v.dot is not None])
+@pytest.mark.parametrize("view", [v.name for v in registry.representations() if v.dot is not None])
 def test_every_view_draws_a_300_line_program(view, many):
     comp = compile_source(many, kind="tiny")
     dot = render(comp, view, "dot")

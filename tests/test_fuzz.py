@@ -16,7 +16,7 @@ from fuzzgen import generate
 from fuzzrun import Outcome, category, compare, guarded, reference, still_fails
 from fuzzshrink import shrink, units
 
-from ssa_course import stages
+from ssa_course import registry
 from ssa_course.compilation import compile_source
 from ssa_course.runtime import RunResult
 
@@ -141,9 +141,9 @@ def test_compare_covers_every_stage_and_bril_variant():
     from fuzzrun import stage_names
 
     names = stage_names()
-    every = [s.name for s in stages.all_stages()]
+    every = [s.name for s in registry.representations()]
     assert set(every) - {"ast"} <= set(names)
-    assert {f"bril:{s.name}" for s in stages.all_stages() if not s.tiny_only} <= set(names)
+    assert {f"bril:{s.name}" for s in registry.representations() if not s.tiny_only} <= set(names)
     ref, found = compare("// ARGS: 2 true\nfn main(n: int, flag: bool) { print(n, flag); }\n",
                          names, 30)
     assert ref == Outcome("2 true\n", 0, "") and found == []

@@ -12,11 +12,11 @@ from fuzzshrink import shrink
 from hypothesis import HealthCheck, Phase, given, settings
 from tiny_gen import programs, shaped_programs
 
-from ssa_course import stages
+from ssa_course import registry, stages
 from ssa_course.compilation import compile_source
 from ssa_course.runtime import Limits
 
-STAGES = [s.name for s in stages.all_stages() if s.name != "ast"]
+STAGES = [s.name for s in registry.representations() if s.name != "ast"]
 
 
 def _every_stage_agrees(source: str) -> None:

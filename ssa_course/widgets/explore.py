@@ -31,9 +31,10 @@ import re
 
 import ipywidgets as w
 
+from ssa_course import registry
 from ssa_course.compilation import Compilation, compile_source
 from ssa_course.errors import SsaCourseError, VerifyError
-from ssa_course.views import all_views, render, stats
+from ssa_course.views import render, stats
 from ssa_course.viz.legend import family_of, legend_entries, legend_html
 from ssa_course.viz.options import DrawOptions
 from ssa_course.viz.zoom import ZOOMS, scaled_svg, zoom_factor
@@ -63,7 +64,7 @@ def argument_problem(source: object, view: object, face: object) -> Exception | 
     if not isinstance(face, str):
         return TypeError(f"explore(): 'face' must be 'text' or 'graph' (a str), not "
                          f"{type(face).__name__}")
-    names = [SOURCE] + [v.name for v in all_views()]
+    names = [SOURCE] + [v.name for v in registry.representations()]
     if view not in names:
         return ValueError(f"explore(): unknown view {view!r}; the views are: "
                           f"{', '.join(names)}")
@@ -87,7 +88,7 @@ class Explorer:
             source, kind=_kind_of_text(source))
         self.kind = comp.kind
         self.filename = comp.filename
-        names = [SOURCE] + [v.name for v in all_views()
+        names = [SOURCE] + [v.name for v in registry.representations()
                             if not (v.tiny_only and comp.kind != "tiny")]
         self.view = w.Dropdown(options=names, value=view if view in names else names[1],
                                description="show")
