@@ -1,0 +1,196 @@
+"""Machine IR: x86-64 instructions over virtual registers, in blocks.
+
+This is the seam between instruction selection (which writes it, over :class:`VReg`
+virtual registers) and register allocation (which reads :attr:`MInstr.defs` /
+:attr:`MInstr.uses`, then rewrites every :class:`VReg` to a physical register or a stack
+:class:`Slot`). Emission prints it as Intel-syntax assembly.
+
+An instruction is an x86-64 mnemonic with its operands in Intel order (destination first),
+plus the registers it writes and reads *including the implicit ones* (``idiv`` reads
+``rax``/``rdx`` and writes both; a ``call`` writes every caller-saved register). Liveness
+and interference only look at ``defs`` and ``uses``; they never parse mnemonics.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# System V AMD64: argument registers in order, the return register, who saves what.
+ARG_REGS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
+RET_REG = "rax"
+CALLER_SAVED = ("rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11")
+CALLEE_SAVED = ("rbx", "r12", "r13", "r14", "r15")  # rbp is the frame pointer, rsp the stack
+# Registers the allocator may hand out, in the order it prefers them.
+ALLOCATABLE = ("rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11",
+               "rbx", "r12", "r13", "r14", "r15")
+
+# 8-bit and 32-bit names, for setcc/movzx and short immediates.
+LOW8 = {"rax": "al", "rbx": "bl", "rcx": "cl", "rdx": "dl", "rsi": "sil", "rdi": "dil",
+        "rbp": "bpl", "rsp": "spl", **{f"r{i}": f"r{i}b" for i in range(8, 16)}}
+LOW32 = {"rax": "eax", "rbx": "ebx", "rcx": "ecx", "rdx": "edx", "rsi": "esi", "rdi": "edi",
+         "rbp": "ebp", "rsp": "esp", **{f"r{i}": f"r{i}d" for i in range(8, 16)}}
+
+# Condition codes of signed comparisons and their negations.
+NEGATE = {"e": "ne", "ne": "e", "l": "ge", "ge": "l", "g": "le", "le": "g"}
+SWAP = {"e": "e", "ne": "ne", "l": "g", "g": "l", "le": "ge", "ge": "le"}
+
+
+@dataclass(eq=False, slots=True)
+class VReg:
+    """A virtual register: one value of the program (``hint`` is the quad's name)."""
+
+    id: int
+    hint: str = ""
+
+    def __str__(self) -> str:
+        return f"%{self.id}" if not self.hint else f"%{self.id}.{self.hint}"
+
+
+@dataclass(frozen=True, slots=True)
+class PReg:
+    """A physical 64-bit register, by name (``rax``, ``r12``)."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+Reg = VReg | PReg
+
+
+@dataclass(frozen=True, slots=True)
+class Imm:
+    """An immediate operand (it fits in 32 bits signed unless the op is ``mov``)."""
+
+    value: int
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """A stack slot of the current frame: ``qword ptr [rbp - 8*(index+1)]`` once laid out."""
+
+    index: int
+
+    def __str__(self) -> str:
+        return f"slot{self.index}"
+
+
+@dataclass(eq=False, slots=True)
+class Mem:
+    """A memory operand ``[base + index*scale + disp]`` or ``[rip + symbol + disp]``."""
+
+    base: Reg | None = None
+    index: Reg | None = None
+    scale: int = 1
+    disp: int = 0
+    symbol: str | None = None
+
+    def regs(self) -> list[Reg]:
+        return [r for r in (self.base, self.index) if r is not None]
+
+    def __str__(self) -> str:
+        parts: list[str] = []
+        if self.symbol is not None:
+            parts.append(f"rip + {self.symbol}")
+        if self.base is not None:
+            parts.append(str(self.base))
+        if self.index is not None:
+            parts.append(f"{self.index}*{self.scale}" if self.scale != 1 else str(self.index))
+        text = " + ".join(parts)
+        if self.disp:
+            text += f" - {-self.disp}" if self.disp < 0 else f" + {self.disp}"
+        return f"qword ptr [{text or '0'}]"
+
+
+@dataclass(frozen=True, slots=True)
+class LabelRef:
+    """A code label (a block of this function, a trap stub, a function symbol)."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+Operand = VReg | PReg | Imm | Slot | Mem | LabelRef
+
+
+@dataclass(eq=False, slots=True)
+class MInstr:
+    """One machine instruction. ``defs``/``uses`` list every register written/read,
+    implicit ones included; ``cond`` is the condition code of ``jcc``/``setcc``/``cmovcc``;
+    ``line`` the Tiny source line it came from (the listing's comment)."""
+
+    op: str
+    operands: list[Operand] = field(default_factory=list)
+    defs: list[Reg] = field(default_factory=list)
+    uses: list[Reg] = field(default_factory=list)
+    cond: str | None = None
+    line: int | None = None
+    comment: str = ""
+
+    def is_copy(self) -> bool:
+        """A register-to-register ``mov``: the allocator may coalesce its two sides."""
+        return (self.op == "mov" and len(self.operands) == 2
+                and isinstance(self.operands[0], VReg | PReg)
+                and isinstance(self.operands[1], VReg | PReg))
+
+    def is_branch(self) -> bool:
+        return self.op in ("jmp", "jcc")
+
+    def replace_reg(self, old: Reg, new: Reg) -> None:
+        """Rename a register everywhere it occurs (operands, addresses, defs, uses)."""
+        def swap(r: object) -> object:
+            return new if r is old else r
+        for k, o in enumerate(self.operands):
+            if o is old:
+                self.operands[k] = new
+            elif isinstance(o, Mem):
+                o.base = swap(o.base)  # type: ignore[assignment]
+                o.index = swap(o.index)  # type: ignore[assignment]
+        self.defs = [new if r is old else r for r in self.defs]
+        self.uses = [new if r is old else r for r in self.uses]
+
+
+@dataclass(eq=False, slots=True)
+class MBlock:
+    """A basic block: a label, straight-line instructions ending in a jump/return, and the
+    labels of its successors (in the order the block's branches name them)."""
+
+    label: str
+    instrs: list[MInstr] = field(default_factory=list)
+    succs: list[str] = field(default_factory=list)
+    handler: bool = False  # entered by a throw: every value live here lives in a stack slot
+
+
+@dataclass(eq=False, slots=True)
+class MFunction:
+    """A function: blocks in layout order (the first is the entry), its parameters as
+    virtual registers, and the number of stack slots used so far."""
+
+    name: str
+    params: list[VReg]
+    blocks: list[MBlock] = field(default_factory=list)
+    slots: int = 0
+    returns_value: bool = False
+    used_callee_saved: list[str] = field(default_factory=list)
+
+    def new_slot(self) -> Slot:
+        self.slots += 1
+        return Slot(self.slots - 1)
+
+    def block_map(self) -> dict[str, MBlock]:
+        return {b.label: b for b in self.blocks}
+
+
+@dataclass(eq=False, slots=True)
+class MProgram:
+    """Every function of a program plus what the runtime needs to know about it."""
+
+    functions: dict[str, MFunction]
+    main_params: list[str]  # "int" / "bool", in order
+    structs: dict[str, list[str]] = field(default_factory=dict)  # name -> field names
