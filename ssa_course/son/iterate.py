@@ -33,11 +33,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ssa_course.runtime import paused_gc
+from ssa_course.son.control import Region
 from ssa_course.son.data import Constant
 from ssa_course.son.emit import sweep
 from ssa_course.son.graph import Graph, Node
 from ssa_course.son.peephole import Peephole, RewriteError, check_result, describe, guarded_idealize
-from ssa_course.son.types import TOP, Type
+from ssa_course.son.types import CTRL, TOP, XCTRL, Type
 
 
 @dataclass(slots=True)
@@ -97,18 +98,50 @@ class IterativePeepholes:
         self.work = _Worklist(nodes)
 
     def run(self) -> IterStats:
-        while (n := self.work.pop()) is not None:
-            if n.id not in self.g.nodes:
-                continue  # deleted while it waited
-            self.stats.visits += 1
-            if self.stats.visits > self.visits_per_node * self.budget:
-                raise RewriteError(f"the iterative peepholes looked at {describe(n)} and "
-                                   f"{self.stats.visits - 1} other nodes without settling")
-            self._visit(n)
+        while True:
+            while (n := self.work.pop()) is not None:
+                if n.id not in self.g.nodes:
+                    continue  # deleted while it waited
+                self.stats.visits += 1
+                if self.stats.visits > self.visits_per_node * self.budget:
+                    raise RewriteError(f"the iterative peepholes looked at {describe(n)} "
+                                       f"and {self.stats.visits - 1} other nodes without "
+                                       "settling")
+                self._visit(n)
+            if not self._unreachable_merges_are_dead():
+                break
         before = len(self.g.nodes)
         sweep(self.g, live_loops_only=True)
         self.stats.killed += before - len(self.g.nodes)
         return self.stats
+
+    def _unreachable_merges_are_dead(self) -> bool:
+        """A merge that control cannot reach from Start is dead, even when its type says
+        live: types only move forward, and a loop whose entry died keeps itself "live"
+        through its own back edge (the loop then reaches Stop through its Never exit, so
+        the sweep keeps it too -- a fuzz finding). Such merges get the dead type and their
+        users are looked at again; True when there were any."""
+        reached: set[int] = set()
+        work: list[Node] = [self.start]
+        while work:
+            n = work.pop()
+            if n.id in reached:
+                continue
+            reached.add(n.id)
+            for u in n.outputs:
+                if u.is_control and u.id not in reached and (
+                        isinstance(u, Region) or (u.inputs and u.inputs[0] is n)):
+                    work.append(u)
+        dead = [n for n in self.g.nodes.values() if isinstance(n, Region)
+                and n.id not in reached and n.type == CTRL]
+        for region in dead:
+            region.type = XCTRL
+            self.work.push(region)
+            self.work.push_all(region.outputs)
+            for u in region.outputs:
+                self.work.push_all(u.outputs)
+                self.work.push_all(u.dependents())
+        return bool(dead)
 
     # -- one look at one node ---------------------------------------------------------
 

@@ -306,6 +306,15 @@ class _Writer:
             hit = isinstance(first, (Load, Store)) and isinstance(pred, InBounds) \
                 and first.inputs[3] is pred.inputs[1] \
                 and _is_length_of(pred.inputs[2], first.inputs[2])
+            if hit and isinstance(first, Load):
+                # One aload reports both of its errors at one position: when the slot
+                # test names another place (the bounds test was shared with an earlier
+                # access by GVN), the bounds test is written out and the aload keeps the
+                # position of its own slot test.
+                unset = _unset_pos(first)
+                if unset is not None and unset != trap.pos:
+                    self.trap_pos[first.id] = unset
+                    hit = False
         elif trap.message == ARRAY_LENGTH_TRAP:
             hit = isinstance(first, NewArray) and isinstance(pred, InBounds) \
                 and first.inputs[1] is pred.inputs[1]
@@ -392,6 +401,19 @@ class _Writer:
             return
         self.emit(Instr("const", d + "_r", tt.INT, value=0))
         self.emit(Instr("throw", args=[d + "_r"]))
+
+
+def _unset_pos(load: Node) -> object | None:
+    """Where the test for an unset slot read by ``load`` reports its error, if it has one."""
+    for use in load.outputs:
+        if isinstance(use, IsSet):
+            for iff in use.outputs:
+                if isinstance(iff, If):
+                    for proj in iff.outputs:
+                        for end in proj.outputs:
+                            if isinstance(end, Trap):
+                                return end.pos
+    return None
 
 
 def _is_length_of(length: Node, array: Node) -> bool:
