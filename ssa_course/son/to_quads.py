@@ -409,10 +409,11 @@ def _unset_pos(load: Node) -> object | None:
         if isinstance(use, IsSet):
             for iff in use.outputs:
                 if isinstance(iff, If):
-                    for proj in iff.outputs:
-                        for end in proj.outputs:
-                            if isinstance(end, Trap):
-                                return end.pos
+                    for proj in iff.outputs:  # the failing side: projection 1
+                        if isinstance(proj, Proj) and proj.index == 1:
+                            for end in proj.outputs:
+                                if isinstance(end, Trap):
+                                    return end.pos
     return None
 
 
