@@ -104,3 +104,33 @@ def test_assembled_by_keystone_runs_the_same():
     r = observe(source("tiny_main:\n    mov rdi, -5\n    call rt_print_int\n"
                        "    call rt_print_newline\n    ret\n"), [])
     assert (r.stdout, r.status) == ("-5\n", 0)
+
+
+def test_backend_differences_is_empty_when_they_agree_and_names_what_differs():
+    if toolchain.gnu_missing() or toolchain.keystone_missing():
+        pytest.skip(toolchain.gnu_missing() or toolchain.keystone_missing() or "")
+    from ssa_course.codegen import assemble as asm
+
+    src = source("tiny_main:\n    mov rdi, 1\n    ret\n")
+    assert asm.backend_differences(src) == []
+    ks = asm.assemble(src, "keystone")
+    start = ks.symbols["tiny_main"] - ks.text_addr
+    broken = ks.text[:start] + b"\x90" + ks.text[start + 1:]
+    asm._CACHE[(asm.source_hash(src), "keystone")] = asm.Image(
+        broken, ks.data, ks.bss_size, ks.symbols, ks.entry, ks.path, "keystone",
+        sizes=ks.sizes)
+    try:
+        assert asm.backend_differences(src) == ["tiny_main"]
+    finally:
+        del asm._CACHE[(asm.source_hash(src), "keystone")]
+
+
+def test_disassembly_names_rip_relative_data():
+    if toolchain.disassembler_missing():
+        pytest.skip(toolchain.disassembler_missing())
+    from ssa_course.codegen.disasm import disassemble
+
+    img = images(source("tiny_main:\n    sub qword ptr [rip + rt_fuel], 2\n"
+                        "    lea rax, [rip + rt_numbuf + 8]\n    ret\n"))[0]
+    lines = disassemble(img, ["tiny_main"]).splitlines()
+    assert lines[1].endswith("# rt_fuel") and lines[2].endswith("# rt_numbuf+0x8")

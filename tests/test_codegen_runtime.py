@@ -421,3 +421,32 @@ def test_missing_tools_are_one_line_reasons(monkeypatch):
     monkeypatch.setattr(platform, "machine", lambda: "aarch64")
     assert "native runs need x86-64 Linux" in (toolchain.native_missing() or "")
     assert "\n" not in (toolchain.native_missing() or "")
+
+
+def test_config_for_limits_and_the_executor_interface():
+    from ssa_course.codegen.runtime_asm import NO_FUEL_LIMIT, config_for
+    from ssa_course.runtime import Limits
+
+    c = config_for([("n", "int")], Limits(steps=50, depth=7, cells=9), [(1, 2)])
+    assert (c.step_limit, c.depth_limit, c.allocation_limit, c.array_sites) == (50, 7, 9,
+                                                                                ((1, 2),))
+    assert config_for([], fuel=False).step_limit is None
+    src = source(_SPIN, step_limit=None)
+    assert f".quad {NO_FUEL_LIMIT}" in src
+    img = images(source(_ECHO_MAIN, (("n", "int"), ("b", "bool"))))[0]
+    runners = []
+    if toolchain.native_missing() is None:
+        from ssa_course.codegen.native import run_values_native
+        runners.append(run_values_native)
+    if toolchain.emulator_missing() is None:
+        from ssa_course.codegen.emulate import run_values_emulated
+        runners.append(run_values_emulated)
+    for run in runners:
+        out = Output()
+        assert run(img, [-3, True], out) == 0 and out.text() == "-3 true\n"
+    img = images(source(_THROW, depth_limit=100))[0]
+    for run in runners:
+        out = Output()
+        with pytest.raises(RuntimeTrap, match="uncaught exception -7"):
+            run(img, [], out)
+        assert out.text() == "43 5\n99\n"

@@ -22,7 +22,8 @@ DATA_ADDR = 0x20000000  # far from the text: a program of any size fits below it
 BSS_ADDR = 0x30000000
 BACKENDS = ("gnu", "keystone", "auto")
 
-__all__ = ["AssemblerError", "Image", "assemble", "TEXT_ADDR", "DATA_ADDR", "BSS_ADDR"]
+__all__ = ["AssemblerError", "Image", "assemble", "backend_differences", "TEXT_ADDR",
+           "DATA_ADDR", "BSS_ADDR"]
 
 
 @dataclass(slots=True)
@@ -124,3 +125,20 @@ def _assemble_keystone(source: str, digest: str) -> Image:
         f.write(write_elf(s))
     os.chmod(path, 0o700)
     return _image(s, path, "keystone")
+
+
+def backend_differences(source: str) -> list[str]:
+    """What differs between the GNU and the keystone assembly of ``source``: the names of
+    functions whose bytes differ, plus ``"data"``/``"bss"``/``"symbols"``; empty when the
+    two agree. Both backends must be installed (else :class:`toolchain.ToolMissing`)."""
+    gnu, ks = assemble(source, "gnu"), assemble(source, "keystone")
+    diffs = [name for name, _, _ in gnu.functions()
+             if gnu.function_bytes(name) != (ks.function_bytes(name) if name in ks.sizes
+                                             else None)]
+    if gnu.text != ks.text and not diffs:
+        diffs.append("text")
+    for name, a, b in (("data", gnu.data, ks.data), ("bss", gnu.bss_size, ks.bss_size),
+                       ("symbols", gnu.symbols, ks.symbols)):
+        if a != b:
+            diffs.append(name)
+    return diffs

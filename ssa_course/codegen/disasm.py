@@ -6,6 +6,9 @@ symbol is annotated with its name, so the listing reads like ``objdump -d`` with
 
 from __future__ import annotations
 
+import bisect
+import re
+
 from ssa_course.codegen import toolchain
 from ssa_course.codegen.assemble import Image
 
@@ -19,6 +22,7 @@ def disassemble(image: Image, only: list[str] | None = None) -> str:
 
     cs = Cs(CS_ARCH_X86, CS_MODE_64)
     names = {addr: name for name, addr in image.symbols.items()}
+    data_names = sorted((addr, name) for name, addr in image.symbols.items())
     width = 3 * BYTES_WIDTH
     lines: list[str] = []
     for name, addr, size in image.functions():
@@ -34,12 +38,28 @@ def disassemble(image: Image, only: list[str] | None = None) -> str:
             target = _target(ins.op_str)
             if target is not None and target in names:
                 text += f"  <{names[target]}>"
+            rip = _RIP.search(ins.op_str)
+            if rip is not None:  # a data (or handler) address: name it like objdump
+                where = ins.address + ins.size + int(rip.group(1).replace(" ", ""), 16)
+                text += f"  # {_name(where, data_names)}"
             raw = ins.bytes.hex(" ")
             lines.append(f"  {ins.address:x}: {raw:<{width}} {text}")
             done = ins.address + ins.size - addr
         if done < size:  # capstone stops at bytes it cannot decode: show them as data
             lines.append(f"  {addr + done:x}: {code[done:].hex(' ')}  (not decoded)")
     return "\n".join(lines) + "\n"
+
+
+_RIP = re.compile(r"\[rip ([+-] 0x[0-9a-f]+)\]")
+
+
+def _name(addr: int, symbols: list[tuple[int, str]]) -> str:
+    """``symbol+offset`` of the nearest symbol at or below ``addr``."""
+    k = bisect.bisect_right(symbols, (addr, "\uffff")) - 1
+    if k < 0:
+        return f"{addr:#x}"
+    base, name = symbols[k]
+    return name if base == addr else f"{name}+{addr - base:#x}"
 
 
 def _target(op_str: str) -> int | None:

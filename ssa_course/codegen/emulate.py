@@ -12,7 +12,15 @@ from __future__ import annotations
 
 from ssa_course.codegen import toolchain
 from ssa_course.codegen.assemble import Image
-from ssa_course.codegen.native import CRASH_STATUS, TIMEOUT_STATUS, ChildResult, crash_line
+from ssa_course.codegen.native import (
+    CRASH_STATUS,
+    TIMEOUT_STATUS,
+    ChildResult,
+    crash_line,
+    deliver,
+    format_args,
+)
+from ssa_course.runtime import Output
 
 PAGE = 0x1000
 STACK_TOP = 0x7FFF_F000_0000
@@ -139,3 +147,10 @@ def run_emulated(image: Image, args: list[str], timeout_s: float = DEFAULT_TIMEO
         return ChildResult(out, err + f"error: emulated run stopped after {limit}\n",
                            TIMEOUT_STATUS)
     return ChildResult(out, err, m.status)
+
+
+def run_values_emulated(image: Image, values: list[object], out: Output,
+                        timeout_s: float = DEFAULT_TIMEOUT_S) -> int:
+    """The executor interface over an emulated run: typed ``main`` arguments in, status
+    out, errors raised as the interpreters raise them (see :func:`native.deliver`)."""
+    return deliver(run_emulated(image, format_args(values), timeout_s), out)

@@ -21,6 +21,7 @@ from ssa_course.runtime import (
     DEFAULT_DEPTH_LIMIT,
     DEFAULT_STEP_LIMIT,
     MAX_ARRAY_LENGTH,
+    Limits,
 )
 
 # rt_trap's message codes (rdi), in index order; 6 and 7 have no position.
@@ -55,6 +56,18 @@ class RuntimeConfig:
     depth_limit: int = DEFAULT_DEPTH_LIMIT
     allocation_limit: int = DEFAULT_ALLOCATION_LIMIT
     array_sites: tuple[tuple[int, int], ...] = ()
+
+
+def config_for(main_params: list[tuple[str, str]], limits: Limits | None = None,
+               array_sites: list[tuple[int, int]] | None = None,
+               fuel: bool = True) -> RuntimeConfig:
+    """The runtime configuration of a run under ``limits`` (the defaults when None).
+
+    ``fuel=False`` builds without a step limit (``ssa-course compile`` without
+    ``--step-limit``); the depth and allocation limits always hold."""
+    limits = limits or Limits()
+    return RuntimeConfig(tuple(main_params), limits.steps if fuel else None, limits.depth,
+                         limits.cells, tuple(array_sites or ()))
 
 
 def program_source(program_asm: str, config: RuntimeConfig) -> str:
