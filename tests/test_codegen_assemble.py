@@ -134,3 +134,13 @@ def test_disassembly_names_rip_relative_data():
                         "    lea rax, [rip + rt_numbuf + 8]\n    ret\n"))[0]
     lines = disassemble(img, ["tiny_main"]).splitlines()
     assert lines[1].endswith("# rt_fuel") and lines[2].endswith("# rt_numbuf+0x8")
+
+
+def test_a_label_defined_twice_is_refused():
+    if toolchain.keystone_missing():
+        pytest.skip(toolchain.keystone_missing())
+    from ssa_course.codegen.keystone_asm import assemble_keystone
+
+    with pytest.raises(AssemblerError, match="'.La' is already defined"):
+        assemble_keystone("f:\n.La:\n    ret\ng:\n.La:\n    ret\n", 0x401000, 0x20000000,
+                          0x30000000)

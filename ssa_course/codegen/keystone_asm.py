@@ -249,6 +249,12 @@ def assemble_keystone(source: str, text_addr: int, data_addr: int, bss_addr: int
             probe = (_RIP.sub(f"[rip + {_MARKER:#x}]", ins.text, count=1)
                      if ins.kind == "rip" else ins.text)
             ins.size = len(enc.encode(probe))
+    seen: set[str] = set()
+    for ins in items:
+        if isinstance(ins, str):
+            if ins in seen or ins in symbols:
+                raise AssemblerError(f"symbol '{ins}' is already defined")
+            seen.add(ins)
     labels: dict[str, int] = {}
     changed = True
     while changed:  # relaxation: only ever grows, so it ends
@@ -268,9 +274,6 @@ def assemble_keystone(source: str, text_addr: int, data_addr: int, bss_addr: int
                 if not -128 <= rel <= 127:
                     ins.short = False
                     changed = True
-    for name in labels:
-        if name in symbols:
-            raise AssemblerError(f"symbol '{name}' defined twice")
     symbols.update(labels)
     out = bytearray()
     for ins in items:
