@@ -450,3 +450,47 @@ def test_config_for_limits_and_the_executor_interface():
         with pytest.raises(RuntimeTrap, match="uncaught exception -7"):
             run(img, [], out)
         assert out.text() == "43 5\n99\n"
+
+
+_CALLEE_SAVED = ("rbx", "r12", "r13", "r14", "r15")
+
+
+def test_a_throw_restores_callee_saved_registers_as_at_the_try():
+    # main holds 11..15 in rbx, r12-r15 across the try; the thrower (a call deeper, which
+    # "saved" them in a prologue whose epilogue never runs) overwrites all five.
+    sets = "".join(f"    mov {r}, {11 + k}\n" for k, r in enumerate(_CALLEE_SAVED))
+    prints = "".join(f"    mov rdi, {r}\n    call rt_print_int\n    call rt_print_space\n"
+                     for r in _CALLEE_SAVED)
+    clobber = "".join(f"    mov {r}, -1\n" for r in _CALLEE_SAVED)
+    main = f"""tiny_main:
+{prologue()}    push rbx
+    push r12
+    push r13
+    push r14
+    push r15
+    sub rsp, 8
+{sets}    lea rdi, [rip + .Lcs_handler]
+    call rt_enter
+    call tiny_thrower
+    call rt_leave
+.Lcs_handler:
+{prints}    call rt_print_newline
+    add rsp, 8
+    pop r15
+    pop r14
+    pop r13
+    pop r12
+    pop rbx
+{EPILOGUE}
+tiny_thrower:
+{prologue()}    push rbx
+    push r12
+    push r13
+    push r14
+    push r15
+    sub rsp, 8
+{clobber}    mov rdi, 3
+    call rt_throw
+"""
+    r = observe(source(main), [])
+    assert (r.stdout, r.status) == ("11 12 13 14 15 \n", 0)

@@ -33,7 +33,8 @@ _MSG_RECORD = 32  # bytes per message: a length byte, then the text
 
 NO_FUEL_LIMIT = 1 << 62  # the fuel of a build without a step limit: never runs out
 STACK_BYTES = 1 << 30  # the private stack: 100,000 nested calls of big frames fit
-HANDLER_BYTES = 1 << 30  # try/catch records (32 bytes each), reserved, touched on use
+HANDLER_BYTES = 1 << 30  # try/catch records, reserved, touched on use
+_RECORD = 72  # bytes per handler record: handler, rsp, rbp, depth, five callee-saved
 HEAP_CHUNK = 1 << 26  # arrays and structs are bump-allocated from chunks this big
 OUT_BUFFER = 65536
 
@@ -497,7 +498,9 @@ rt_stack_overflow:
     xor edx, edx
     jmp rt_trap
 
-# ---- exceptions: records {{handler, rsp, rbp, depth}} on a stack of their own
+# ---- exceptions: records {{handler, rsp, rbp, depth, rbx, r12, r13, r14, r15}} on a
+# stack of their own. A throw skips the epilogues that would restore the callee-saved
+# registers, so the record keeps them as they were at rt_enter and the throw puts them back.
 # rt_enter(rdi = handler address); clobbers rax, rcx
 .globl rt_enter
 rt_enter:
@@ -510,14 +513,19 @@ rt_enter:
     mov qword ptr [rcx + 16], rbp
     mov rax, qword ptr [rip + rt_depth]
     mov qword ptr [rcx + 24], rax
-    add rcx, 32
+    mov qword ptr [rcx + 32], rbx
+    mov qword ptr [rcx + 40], r12
+    mov qword ptr [rcx + 48], r13
+    mov qword ptr [rcx + 56], r14
+    mov qword ptr [rcx + 64], r15
+    add rcx, {_RECORD}
     mov qword ptr [rip + rt_hstack_top], rcx
     ret
 
 # rt_leave(): pop the innermost record; clobbers nothing
 .globl rt_leave
 rt_leave:
-    sub qword ptr [rip + rt_hstack_top], 32
+    sub qword ptr [rip + rt_hstack_top], {_RECORD}
     ret
 
 # rt_throw(rdi = value): to the innermost handler with rax = value, or uncaught
@@ -526,13 +534,18 @@ rt_throw:
     mov rcx, qword ptr [rip + rt_hstack_top]
     cmp rcx, qword ptr [rip + rt_hstack_base]
     je .Lthrow_uncaught
-    sub rcx, 32
+    sub rcx, {_RECORD}
     mov qword ptr [rip + rt_hstack_top], rcx
     mov rax, rdi
     mov rsp, qword ptr [rcx + 8]
     mov rbp, qword ptr [rcx + 16]
     mov rdx, qword ptr [rcx + 24]
     mov qword ptr [rip + rt_depth], rdx
+    mov rbx, qword ptr [rcx + 32]
+    mov r12, qword ptr [rcx + 40]
+    mov r13, qword ptr [rcx + 48]
+    mov r14, qword ptr [rcx + 56]
+    mov r15, qword ptr [rcx + 64]
     jmp qword ptr [rcx]
 .Lthrow_uncaught:
     mov rbx, rdi
