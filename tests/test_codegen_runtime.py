@@ -494,3 +494,16 @@ tiny_thrower:
 """
     r = observe(source(main), [])
     assert (r.stdout, r.status) == ("11 12 13 14 15 \n", 0)
+
+
+def test_cross_binutils_are_found_on_other_machines(monkeypatch):
+    import platform
+    import shutil
+
+    monkeypatch.setattr(platform, "machine", lambda: "aarch64")
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    assert "binutils-x86-64-linux-gnu" in (toolchain.gnu_missing() or "")
+    monkeypatch.setattr(shutil, "which", lambda name: f"/usr/bin/{name}")
+    assert toolchain.gnu_tools() == ("/usr/bin/x86_64-linux-gnu-as",
+                                     "/usr/bin/x86_64-linux-gnu-ld")
+    assert toolchain.gnu_missing() is None

@@ -100,12 +100,15 @@ def _image(s: Sections, path: str, backend: str) -> Image:
 
 
 def _assemble_gnu(source: str, digest: str) -> Image:
+    tools = toolchain.gnu_tools()
+    assert tools is not None  # checked by the caller
+    gas, gld = tools
     base = os.path.join(toolchain.work_dir(), f"gnu-{digest}")
     with open(base + ".s", "w") as f:
         f.write(source)
     steps = [
-        ["as", "--64", "-o", base + ".o", base + ".s"],
-        ["ld", "-static", "-nostdlib", "-z", "noexecstack", "-e", "_start",
+        [gas, "--64", "-o", base + ".o", base + ".s"],
+        [gld, "-m", "elf_x86_64", "-static", "-nostdlib", "-z", "noexecstack", "-e", "_start",
          f"-Ttext={TEXT_ADDR:#x}", f"-Tdata={DATA_ADDR:#x}", f"-Tbss={BSS_ADDR:#x}",
          "-o", base, base + ".o"],
     ]
@@ -113,7 +116,8 @@ def _assemble_gnu(source: str, digest: str) -> Image:
         done = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             lines = (done.stderr or done.stdout).strip().splitlines()[:8]
-            raise AssemblerError(f"{cmd[0]} failed on {base}.s:\n" + "\n".join(lines))
+            tool = os.path.basename(cmd[0])
+            raise AssemblerError(f"{tool} failed on {base}.s:\n" + "\n".join(lines))
     with open(base, "rb") as f:
         return _image(read_elf(f.read()), base, "gnu")
 
