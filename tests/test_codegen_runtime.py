@@ -14,7 +14,9 @@ from ssa_course.errors import Pos, RuntimeTrap, UsageError
 from ssa_course.runtime import INT_MAX, INT_MIN, Output, format_print
 from ssa_course.tiny.types import BOOL, INT, ArrayType
 
-PRINT_VALUES = [0, -1, 1, 42, -42, 10, 999, INT_MIN, INT_MAX, INT_MIN + 1]
+PRINT_VALUES = [0, -1, 1, 42, -42, 10, 999, INT_MIN, INT_MAX, INT_MIN + 1,
+                *(s * (10 ** k + d) for k in range(1, 19) for d in (-1, 0) for s in (1, -1)),
+                1 << 32, -(1 << 32), 1234567890123456789]
 
 
 def _print_main() -> str:

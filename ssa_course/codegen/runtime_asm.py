@@ -266,8 +266,20 @@ rt_flush:
     mov edi, 1
     jmp rt_exit
 
-# rt_out_bytes(rsi = bytes, rdx = count): append to the output buffer
+# rt_out_bytes(rsi = bytes, rdx = count): append to the output buffer (one copy when it
+# fits, else byte by byte with flushes)
 rt_out_bytes:
+    mov rcx, qword ptr [rip + rt_outlen]
+    lea rax, [rcx + rdx]
+    cmp rax, {OUT_BUFFER}
+    ja .Lout_slow
+    mov qword ptr [rip + rt_outlen], rax
+    lea rdi, [rip + rt_outbuf]
+    add rdi, rcx
+    mov rcx, rdx
+    rep movsb
+    ret
+.Lout_slow:
     test rdx, rdx
     jz .Lout_done
 .Lout_loop:
@@ -312,7 +324,8 @@ rt_exit:
     mov eax, {SYS_EXIT_GROUP}
     syscall
 
-# rt_format_int(rdi = value) -> rsi = digits, rdx = count (in rt_numbuf)
+# rt_format_int(rdi = value) -> rsi = digits, rdx = count (in rt_numbuf); the digits come
+# from an unsigned divide by 10 done as a multiply (|INT_MIN| = 2^63 is fine unsigned)
 rt_format_int:
     lea rsi, [rip + rt_numbuf + 32]
     mov rax, rdi
@@ -320,13 +333,18 @@ rt_format_int:
     jns .Lfmt_digits
     neg rax
 .Lfmt_digits:
-    mov ecx, 10
+    mov r8, 0xcccccccccccccccd
 .Lfmt_loop:
-    xor edx, edx
-    div rcx
-    add dl, 48
+    mov rcx, rax
+    mul r8
+    shr rdx, 3
+    lea rax, [rdx + 4*rdx]
+    add rax, rax
+    sub rcx, rax
+    add cl, 48
     dec rsi
-    mov byte ptr [rsi], dl
+    mov byte ptr [rsi], cl
+    mov rax, rdx
     test rax, rax
     jnz .Lfmt_loop
     test rdi, rdi
