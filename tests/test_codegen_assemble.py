@@ -144,3 +144,21 @@ def test_a_label_defined_twice_is_refused():
     with pytest.raises(AssemblerError, match="'.La' is already defined"):
         assemble_keystone("f:\n.La:\n    ret\ng:\n.La:\n    ret\n", 0x401000, 0x20000000,
                           0x30000000)
+
+
+def test_saved_executable_runs_with_arguments(tmp_path):
+    if toolchain.native_missing():
+        pytest.skip(toolchain.native_missing())
+    import subprocess
+
+    from ssa_course.codegen.assemble import save_executable
+    from ssa_course.codegen.native import run_native
+
+    main = "tiny_main:\n    call rt_print_int\n    call rt_print_newline\n    ret\n"
+    src = source(main, (("n", "int"),))
+    r = run_native(src, ["-12"])  # assembly source in, assembled on the way
+    assert (r.stdout, r.status) == ("-12\n", 0)
+    target = tmp_path / "prog"
+    save_executable(images(src)[0], str(target))
+    done = subprocess.run([str(target), "7"], capture_output=True, text=True, check=False)
+    assert (done.stdout, done.returncode) == ("7\n", 0)

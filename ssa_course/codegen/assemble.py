@@ -22,7 +22,8 @@ DATA_ADDR = 0x20000000  # far from the text: a program of any size fits below it
 BSS_ADDR = 0x30000000
 BACKENDS = ("gnu", "keystone", "auto")
 
-__all__ = ["AssemblerError", "Image", "assemble", "backend_differences", "TEXT_ADDR",
+__all__ = ["AssemblerError", "Image", "assemble", "backend_differences", "save_executable",
+           "TEXT_ADDR",
            "DATA_ADDR", "BSS_ADDR"]
 
 
@@ -146,3 +147,13 @@ def backend_differences(source: str) -> list[str]:
         if a != b:
             diffs.append(name)
     return diffs
+
+
+def save_executable(image: Image, path: str) -> None:
+    """Copy the image's executable to ``path`` (mode 0755): ``ssa-course compile -o``.
+
+    The image's own file lives in the process's private directory, removed at exit."""
+    import shutil
+
+    shutil.copyfile(image.path, path)
+    os.chmod(path, 0o755)

@@ -6,6 +6,7 @@ stage's error, a test's skip reason). Nothing here raises on a missing tool.
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import os
 import platform
@@ -108,4 +109,6 @@ def work_dir() -> str:
     base = os.environ.get("SSA_COURSE_NATIVE_DIR") or None
     if base is not None:
         os.makedirs(base, exist_ok=True)
-    return tempfile.mkdtemp(prefix="ssa-course-native-", dir=base)
+    path = tempfile.mkdtemp(prefix="ssa-course-native-", dir=base)
+    atexit.register(shutil.rmtree, path, True)  # executables live as long as the process
+    return path
