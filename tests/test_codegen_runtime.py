@@ -294,6 +294,7 @@ _ECHO_MAIN = f"""tiny_main:
     ["99999999999999999999", "true"], ["00000000000000000000001", "maybe"],
     ["x", "true"], ["", "true"], ["-", "true"], ["+1", "true"], ["1 ", "true"],
     ["--5", "true"], ["1", "True"], ["1", "truex"], ["1", "fals"], ["1", ""],
+    ["5\n", "true"], ["\uff11", "true"], ["1", "true\n"], ["1", "caf\u00e9"],
     [], ["1"], ["1", "true", "3"],
 ])
 def test_command_line_like_the_cli(argv):

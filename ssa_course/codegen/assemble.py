@@ -59,6 +59,7 @@ class Image:
 
 
 _CACHE: dict[tuple[str, str], Image] = {}
+_CACHE_SIZE = 256
 
 
 def source_hash(source: str) -> str:
@@ -85,6 +86,8 @@ def assemble(source: str, backend: str = "auto") -> Image:
         else:
             toolchain.require(toolchain.keystone_missing())
             image = _assemble_keystone(source, key[0])
+        if len(_CACHE) >= _CACHE_SIZE:  # a long notebook session: forget the oldest
+            del _CACHE[next(iter(_CACHE))]
         _CACHE[key] = image
     return image
 
