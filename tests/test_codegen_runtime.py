@@ -342,31 +342,32 @@ def test_seven_parameters_pass_the_seventh_on_the_stack():
     assert r.stdout == format_print([10 * k - 3 for k in range(7)])
 
 
-_CRASH = f"""tiny_main:
-{prologue()}    mov rdi, 5
-    call rt_print_int
-    xor eax, eax
-    mov rax, qword ptr [rax]
-{EPILOGUE}"""
+_CRASHES = [
+    ("    xor eax, eax\n    mov rax, qword ptr [rax]\n", "SIGSEGV", 139),
+    ("    xor ecx, ecx\n    cqo\n    idiv rcx\n", "SIGFPE", 136),
+    ("    ud2\n", "SIGILL", 132),
+]
 
 
-def test_a_crash_is_one_line_and_the_caller_lives():
-    imgs = images(source(_CRASH))
+@pytest.mark.parametrize(("body", "signame", "status"), _CRASHES)
+def test_a_crash_is_one_line_and_the_caller_lives(body, signame, status):
+    main = f"tiny_main:\n{prologue()}    mov rdi, 5\n    call rt_print_int\n{body}{EPILOGUE}"
+    imgs = images(source(main))
     if toolchain.native_missing() is None:
         from ssa_course.codegen.native import run_native
 
         r = run_native(imgs[0], [])
-        assert (r.stdout, r.stderr, r.status) == ("", "error: native code crashed (SIGSEGV)\n",
-                                                  139)
+        assert (r.stdout, r.stderr, r.status) == (
+            "", f"error: native code crashed ({signame})\n", status)
         with pytest.raises(RuntimeTrap) as e:
             deliver(r, Output())
-        assert e.value.message == "native code crashed (SIGSEGV)"
+        assert e.value.message == f"native code crashed ({signame})"
     if toolchain.emulator_missing() is None:
         from ssa_course.codegen.emulate import run_emulated
 
         r = run_emulated(imgs[0], [])
-        assert r.status == 139 and r.stdout == ""
-        assert r.stderr.startswith("error: emulated code crashed (SIGSEGV")
+        assert r.status == status and r.stdout == ""
+        assert r.stderr.startswith(f"error: emulated code crashed ({signame}")
         assert r.stderr.count("\n") == 1
 
 

@@ -30,6 +30,8 @@ SYS_WRITE, SYS_MMAP, SYS_EXIT_GROUP = 1, 9, 231
 ENOSYS, EBADF, ENOMEM = 38, 9, 12
 DEFAULT_TIMEOUT_S = 60.0
 SIGSEGV, SIGILL = 11, 4
+# x86 exception vectors -> the signal Linux sends: divide error, breakpoint, invalid opcode
+_FAULT_SIGNALS = {0: 8, 3: 5, 6: SIGILL}
 
 
 def _up(n: int) -> int:
@@ -40,7 +42,7 @@ class _Machine:
     """One emulated process: memory, the system-call hook, what was written."""
 
     def __init__(self, image: Image, argv: list[bytes]):
-        from unicorn import UC_ARCH_X86, UC_HOOK_INSN, UC_MODE_64, UC_PROT_ALL, Uc
+        from unicorn import UC_ARCH_X86, UC_HOOK_INSN, UC_HOOK_INTR, UC_MODE_64, UC_PROT_ALL, Uc
         from unicorn.unicorn_const import UC_PROT_EXEC, UC_PROT_READ, UC_PROT_WRITE
         from unicorn.x86_const import UC_X86_INS_SYSCALL, UC_X86_REG_RSP
 
@@ -61,6 +63,13 @@ class _Machine:
         uc.mem_map(STACK_TOP - STACK_BYTES, STACK_BYTES, UC_PROT_ALL & ~UC_PROT_EXEC)
         uc.reg_write(UC_X86_REG_RSP, self._lay_out_stack(argv))
         uc.hook_add(UC_HOOK_INSN, self._syscall, None, 1, 0, UC_X86_INS_SYSCALL)
+        uc.hook_add(UC_HOOK_INTR, self._interrupt)
+        self.fault: int | None = None  # the CPU exception that stopped the run
+
+    def _interrupt(self, uc, intno: int, _data: object) -> None:  # noqa: ANN001
+        """A CPU exception (divide error, breakpoint, ...): the process would die here."""
+        self.fault = intno
+        uc.emu_stop()
 
     def _lay_out_stack(self, argv: list[bytes]) -> int:
         """Strings at the top; below them argc, argv[], NULL, envp NULL, auxv AT_NULL."""
@@ -137,6 +146,10 @@ def run_emulated(image: Image, args: list[str], timeout_s: float = DEFAULT_TIMEO
         rip = m.uc.reg_read(UC_X86_REG_RIP)
         signum = SIGILL if e.errno == UC_ERR_INSN_INVALID else SIGSEGV
         crash = crash_line(signum, f"{e} at rip {rip:#x}", "emulated")
+    if m.fault is not None and not crash:
+        signum = _FAULT_SIGNALS.get(m.fault, SIGSEGV)
+        rip = m.uc.reg_read(UC_X86_REG_RIP)
+        crash = crash_line(signum, f"CPU exception {m.fault} at rip {rip:#x}", "emulated")
     out = m.out.decode("utf-8", "replace")
     err = m.err.decode("utf-8", "replace")
     if crash:
