@@ -511,3 +511,41 @@ def test_cross_binutils_are_found_on_other_machines(monkeypatch):
     assert toolchain.gnu_tools() == ("/usr/bin/x86_64-linux-gnu-as",
                                      "/usr/bin/x86_64-linux-gnu-ld")
     assert toolchain.gnu_missing() is None
+
+
+def test_too_many_open_trys_is_a_stack_overflow(monkeypatch):
+    from ssa_course.codegen import runtime_asm
+
+    monkeypatch.setattr(runtime_asm, "MIN_HANDLERS", 1000)
+    main = f"""tiny_main:
+{prologue(16)}    mov qword ptr [rbp - 8], 0
+.Lagain:
+    lea rdi, [rip + .Lagain]
+    call rt_enter
+    add qword ptr [rbp - 8], 1
+    cmp qword ptr [rbp - 8], 5000
+    jl .Lagain
+    mov rdi, 1
+    call rt_print_int
+{EPILOGUE}"""
+    src = source(main, depth_limit=10)
+    assert runtime_asm.handler_bytes(runtime_asm.RuntimeConfig(depth_limit=10)) == 73728
+    r = observe(src, [])
+    assert (r.stdout, r.stderr, r.status) == ("", "error: stack overflow\n", 2)
+
+
+def test_a_smaller_stack_when_the_address_space_is_limited():
+    # ulimit -v 400 MB: the 1 GiB stack cannot be had, a quarter of it can (and suffices)
+    if toolchain.native_missing():
+        pytest.skip(toolchain.native_missing())
+    import resource
+    import subprocess
+
+    img = images(source(_RECURSE, (("n", "int"),)))[0]
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (400 << 20, 400 << 20))
+
+    done = subprocess.run([img.path, "50000"], capture_output=True, text=True,
+                          preexec_fn=limit, check=False)
+    assert (done.stdout, done.stderr, done.returncode) == ("50000\n", "", 0)

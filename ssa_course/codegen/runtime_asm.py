@@ -33,8 +33,12 @@ _MSG_RECORD = 32  # bytes per message: a length byte, then the text
 
 NO_FUEL_LIMIT = 1 << 62  # the fuel of a build without a step limit: never runs out
 STACK_BYTES = 1 << 30  # the private stack: 100,000 nested calls of big frames fit
-HANDLER_BYTES = 1 << 30  # try/catch records, reserved, touched on use
+MIN_STACK_BYTES = 1 << 24
 _RECORD = 72  # bytes per handler record: handler, rsp, rbp, depth, five callee-saved
+# try/catch records, reserved and touched on use: 16 nested trys in every frame at the
+# deepest recursion (at least a million records); more is "stack overflow".
+HANDLERS_PER_FRAME = 16
+MIN_HANDLERS = 1 << 20
 HEAP_CHUNK = 1 << 26  # arrays and structs are bump-allocated from chunks this big
 OUT_BUFFER = 65536
 
@@ -116,16 +120,43 @@ def _syscall_mmap(size: int, fail: str) -> str:
 """
 
 
+def handler_bytes(config: RuntimeConfig) -> int:
+    """Bytes reserved for try/catch records (a multiple of the page size)."""
+    records = max(MIN_HANDLERS, config.depth_limit * HANDLERS_PER_FRAME)
+    return (records * _RECORD + 4095) // 4096 * 4096
+
+
 def _start(config: RuntimeConfig) -> str:
     """``_start``: stacks, arguments, ``tiny_main``, flush, exit 0."""
     n = len(config.main_params)
+    handlers = handler_bytes(config)
+    # The stack: 1 GiB if the address space allows it (ulimit -v), else a quarter, down to
+    # 16 MiB; if even that fails the OS stack is kept.
     parts = [f"""_start:
     mov r12, rsp
-{_syscall_mmap(STACK_BYTES, '.Lstart_stack_kept')}    lea rsp, [rax + {STACK_BYTES}]
+    mov r13, {STACK_BYTES}
+.Lstart_stack_try:
+    xor edi, edi
+    mov rsi, r13
+    mov edx, {PROT_RW}
+    mov r10, {MAP_PRIVATE_ANON_NORESERVE}
+    mov r8, -1
+    xor r9d, r9d
+    mov eax, {SYS_MMAP}
+    syscall
+    cmp rax, -4096
+    jbe .Lstart_stack_got
+    shr r13, 2
+    cmp r13, {MIN_STACK_BYTES}
+    jae .Lstart_stack_try
+    jmp .Lstart_stack_kept
+.Lstart_stack_got:
+    lea rsp, [rax + r13]
 .Lstart_stack_kept:
-{_syscall_mmap(HANDLER_BYTES, 'rt_out_of_memory')}    mov qword ptr [rip + rt_hstack_base], rax
+{_syscall_mmap(handlers, 'rt_out_of_memory')}    mov qword ptr [rip + rt_hstack_base], rax
     mov qword ptr [rip + rt_hstack_top], rax
-    lea rcx, [rax + {HANDLER_BYTES}]
+    mov rcx, {handlers - _RECORD}
+    add rcx, rax
     mov qword ptr [rip + rt_hstack_end], rcx
     mov rdi, qword ptr [r12]
     dec rdi
