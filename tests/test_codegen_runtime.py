@@ -514,9 +514,9 @@ def test_cross_binutils_are_found_on_other_machines(monkeypatch):
 
 
 def test_too_many_open_trys_is_a_stack_overflow(monkeypatch):
-    from ssa_course.codegen import runtime_asm
+    from ssa_course.codegen import runtime_abi, runtime_asm
 
-    monkeypatch.setattr(runtime_asm, "MIN_HANDLERS", 1000)
+    monkeypatch.setattr(runtime_abi, "MIN_HANDLERS", 1000)
     main = f"""tiny_main:
 {prologue(16)}    mov qword ptr [rbp - 8], 0
 .Lagain:
