@@ -318,7 +318,10 @@ def test_interrupt_is_one_line(files):
     spin.write_text("fn main() { print(1); while (true) { } }\n")
     proc = subprocess.Popen([sys.executable, "-u", "-m", "ssa_course", "run", "--steps",
                              "1000000000", str(spin)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # a suite started in the background (``make test &``) ignores
+                            # SIGINT, and children inherit that: give the child the default
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert proc.stdout.readline() == "1\n"  # it is running the loop now
     time.sleep(0.2)
     proc.send_signal(signal.SIGINT)
