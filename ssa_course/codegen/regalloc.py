@@ -40,6 +40,7 @@ from ssa_course.codegen.mir import ALLOCATABLE, CALLEE_SAVED, MFunction, PReg, R
 from ssa_course.codegen.spill import Spiller, SpillError, vregs_of
 
 INFINITE = float("inf")
+COALESCE_PASSES = 4  # passes over the copies; each pass after the first retries refusals
 
 
 class AllocationError(ValueError):
@@ -52,6 +53,17 @@ def spill_cost(weight: float, degree: int) -> float:
     return weight / max(degree, 1)
 
 
+@dataclass(frozen=True, slots=True)
+class SpillChoice:
+    """A potential spill as the lesson shows it: ``cost = weight / degree``, ``weight``
+    the (uses + defs) of its values counted ``10**loop_depth`` each, ``degree`` its
+    neighbours still in the graph when it was chosen."""
+
+    weight: float
+    degree: int
+    cost: float
+
+
 @dataclass(slots=True)
 class Round:
     """What one build-coalesce-simplify-select round did (the lesson shows each)."""
@@ -59,7 +71,7 @@ class Round:
     graph: InterferenceGraph
     colouring: dict[VReg, str]  # every vreg that got a register this round
     coalesced: list[tuple[Reg, Reg]]  # (kept, merged into it), in the order merged
-    potential_spills: dict[VReg, float]  # node (class representative) -> cost when pushed
+    potential_spills: dict[VReg, SpillChoice]  # node (class representative) -> its cost
     spilled: dict[VReg, float]  # actual spills of this round: vreg -> its class's cost
 
 
@@ -110,45 +122,83 @@ class _Colourer:
             self.alias[r], r = root, self.alias[r]
         return root
 
-    def degree(self, n: Reg) -> float:
-        return INFINITE if isinstance(n, PReg) else len(self.adj[n])
-
     # -- coalescing
-    def _george(self, p: Reg, v: Reg) -> bool:
-        for t in self.adj[v]:
+    # The tests only look at *significant* neighbours (degree >= K, or precoloured), so
+    # each node keeps the set of those (``sig``), updated when a degree crosses K: a test
+    # then costs O(K) instead of O(degree), and a long-lived value that interferes with
+    # thousands of short temporaries is not rescanned for every copy.
+    def _init_significant(self) -> None:
+        k = self.k
+        self.deg = {n: len(s) for n, s in self.adj.items() if isinstance(n, VReg)}
+        self.sig = {n: {t for t in s if isinstance(t, PReg) or self.deg[t] >= k}
+                    for n, s in self.adj.items() if isinstance(n, VReg)}
+
+    def _set_degree(self, x: VReg, new: int) -> None:
+        old = self.deg[x]
+        self.deg[x] = new
+        if (old >= self.k) != (new >= self.k):
+            for y in self.adj[x]:
+                self.work += 1
+                if isinstance(y, VReg):
+                    if new >= self.k:
+                        self.sig[y].add(x)
+                    else:
+                        self.sig[y].discard(x)
+
+    def _george(self, p: Reg, v: VReg) -> bool:
+        """Every significant neighbour of ``v`` already interferes with ``p``."""
+        for t in self.sig[v]:
             self.work += 1
-            if not (isinstance(t, PReg) or len(self.adj[t]) < self.k or p in self.adj[t]):
+            if isinstance(t, VReg) and p not in self.adj[t]:
                 return False
         return True
 
-    def _briggs(self, a: Reg, b: Reg) -> bool:
+    def _briggs(self, a: VReg, b: VReg) -> bool:
+        """The merged node would have fewer than K significant neighbours."""
         significant = 0
-        adj_a, adj_b = self.adj[a], self.adj[b]
-        for t in adj_a | adj_b:
+        adj_a, adj_b, sig_a = self.adj[a], self.adj[b], self.sig[a]
+        for t in (*sig_a, *(t for t in self.sig[b] if t not in sig_a)):
             self.work += 1
-            degree = self.degree(t) - (1 if t in adj_a and t in adj_b else 0)
-            if degree >= self.k:
-                significant += 1
-                if significant >= self.k:
-                    return False
+            if isinstance(t, VReg) and t in adj_a and t in adj_b \
+                    and self.deg[t] - 1 < self.k:
+                continue  # it loses one neighbour in the merge and stops being significant
+            significant += 1
+            if significant >= self.k:
+                return False
         return True
 
-    def _merge(self, keep: Reg, gone: Reg) -> None:
+    def _merge(self, keep: Reg, gone: VReg) -> None:
         self.alias[gone] = keep
         self.members[keep].extend(self.members.pop(gone))
+        keep_adj = self.adj[keep]
+        keep_is_vreg = isinstance(keep, VReg)
+        del self.deg[gone], self.sig[gone]
         for t in self.adj.pop(gone):
             self.work += 1
             self.adj[t].discard(gone)
-            if not (isinstance(keep, PReg) and isinstance(t, PReg)):
+            t_is_vreg = isinstance(t, VReg)
+            if t_is_vreg:
+                self.sig[t].discard(gone)
+            if t in keep_adj:
+                if t_is_vreg:
+                    self._set_degree(t, self.deg[t] - 1)
+            elif keep_is_vreg or t_is_vreg:
                 self.adj[t].add(keep)
-                self.adj[keep].add(t)
+                keep_adj.add(t)
+                if t_is_vreg and (not keep_is_vreg or self.deg[keep] >= self.k):
+                    self.sig[t].add(keep)
+                if keep_is_vreg and (not t_is_vreg or self.deg[t] >= self.k):
+                    self.sig[keep].add(t)
+        if keep_is_vreg:
+            self._set_degree(keep, len(keep_adj))  # it only grew
 
     def coalesce(self) -> list[tuple[Reg, Reg]]:
         pairs: list[tuple[Reg, Reg]] = []
         if not self.do_coalesce:
             return pairs
+        self._init_significant()
         pending = sorted(self.graph.moves, key=lambda m: -m.weight)
-        while pending:
+        for _ in range(COALESCE_PASSES):
             rest = []
             for m in pending:
                 self.work += 1
@@ -161,7 +211,7 @@ class _Colourer:
                     ok = self._george(a, b)
                 else:
                     ok = self._briggs(a, b)
-                    if ok and len(self.adj[a]) < len(self.adj[b]):
+                    if ok and self.deg[a] < self.deg[b]:
                         a, b = b, a  # keep the bigger node: fewer neighbours to move
                 if ok:
                     self._merge(a, b)
@@ -170,7 +220,7 @@ class _Colourer:
                     rest.append(m)
             if len(rest) == len(pending):
                 break  # a pass without merges: nothing more will merge
-            pending = rest
+            pending = rest  # a copy refused early may pass now that its neighbours merged
         return pairs
 
     # -- simplify and select
@@ -179,7 +229,7 @@ class _Colourer:
             return INFINITE
         return spill_cost(weight, degree)
 
-    def simplify(self) -> tuple[list[VReg], dict[VReg, float]]:
+    def simplify(self) -> tuple[list[VReg], dict[VReg, SpillChoice]]:
         reps = sorted((n for n in self.adj if isinstance(n, VReg)), key=node_key)
         weight = {n: sum(self.graph.weights.get(v, 0) for v in self.members[n]) for n in reps}
         degree = {n: len(self.adj[n]) for n in reps}
@@ -190,7 +240,7 @@ class _Colourer:
         order = {n: i for i, n in enumerate(reps)}
         removed: set[VReg] = set()
         stack: list[VReg] = []
-        potential: dict[VReg, float] = {}
+        potential: dict[VReg, SpillChoice] = {}
         while len(stack) < len(reps):
             self.work += 1
             if low:
@@ -205,7 +255,7 @@ class _Colourer:
                     heapq.heappush(heap, (self._cost(n, weight[n], degree[n]), order[n], n,
                                           degree[n]))
                     continue
-                potential[n] = cost
+                potential[n] = SpillChoice(weight[n], degree[n], cost)
             removed.add(n)
             stack.append(n)
             for t in self.adj[n]:
@@ -292,7 +342,7 @@ def colour(fn: MFunction, registers: Iterable[str] = ALLOCATABLE) -> Allocation:
         work += colourer.work
         round_colouring = {v: colours[rep] for rep in colours
                            for v in colourer.members.get(rep, ()) if isinstance(v, VReg)}
-        round_spilled = {v: potential.get(n, INFINITE) for n in failed
+        round_spilled = {v: _cost_of(potential, n) for n in failed
                          for v in colourer.members[n]}
         history.append(Round(graph, round_colouring, pairs, potential, round_spilled))
         if not failed:
@@ -309,13 +359,18 @@ def colour(fn: MFunction, registers: Iterable[str] = ALLOCATABLE) -> Allocation:
                 coalesce = False  # a spill temporary was merged too eagerly: retry plainly
             if plain:
                 groups.append(plain)
-                spilled.update((v, potential.get(n, INFINITE)) for v in plain)
+                spilled.update((v, _cost_of(potential, n)) for v in plain)
         _spill(spiller, groups, fn)
         liveness = Liveness(fn)
         work += liveness.steps
     last = history[-1]
     return Allocation(last.colouring, last.coalesced, spilled, dict(spiller.slots), rounds,
                       history, set(spiller.temps), spiller.deleted, work)
+
+
+def _cost_of(potential: dict[VReg, SpillChoice], n: VReg) -> float:
+    choice = potential.get(n)
+    return INFINITE if choice is None else choice.cost
 
 
 def _spill(spiller: Spiller, groups: list[list[VReg]], fn: MFunction) -> None:

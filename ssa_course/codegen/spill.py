@@ -3,9 +3,9 @@
 Every definition of a spilled value is followed by a store to its slot and every use is
 preceded by a load from it, each through a *fresh* virtual register that lives for one
 instruction only (so the next colouring round finds it easy to place). Copies are
-cheaper: ``mov d, s`` with ``d`` spilled becomes the store ``mov slot, s`` and with ``s``
-spilled the load ``mov d, slot``; a copy between two values that share one slot (they were
-coalesced, so they never interfere) is deleted.
+cheaper: ``mov d, s`` with ``d`` spilled becomes the store ``mov slot, s`` (``mov slot, 5``
+for a 32-bit immediate) and with ``s`` spilled the load ``mov d, slot``; a copy between
+two values that share one slot (they were coalesced, so they never interfere) is deleted.
 
 Values that were coalesced before spilling share one slot (they do not interfere, exactly
 as two values may share a register).
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ssa_course.codegen.mir import Mem, MFunction, MInstr, Slot, VReg
+from ssa_course.codegen.mir import Imm, Mem, MFunction, MInstr, Slot, VReg
 
 
 class SpillError(ValueError):
@@ -102,6 +102,14 @@ class Spiller:
                 out.append(MInstr("mov", [dst, ss], [dst], [], line=instr.line,
                                   comment=instr.comment or f"reload {src}"))
                 return
+        if (instr.op == "mov" and len(instr.operands) == 2 and isinstance(instr.operands[1], Imm)
+                and -2**31 <= instr.operands[1].value < 2**31
+                and isinstance(instr.operands[0], VReg) and instr.operands[0] in given):
+            # x86 stores a 32-bit immediate straight into memory: no temporary needed
+            out.append(MInstr("mov", [given[instr.operands[0]], instr.operands[1]], [], [],
+                              line=instr.line, comment=instr.comment
+                              or f"spill {instr.operands[0]}"))
+            return
         after: list[MInstr] = []
         for v in vregs_of(instr):
             slot = given.get(v)
