@@ -507,3 +507,42 @@ def test_allocation_work_grows_linearly():
     work_small, work_big = allocate(small).work, allocate(big).work
     assert work_big <= 6 * work_small  # 5x the code, not 25x the work
     assert work_big <= 400 * size
+
+
+def _tiny_graph(edges, moves, registers=("rax", "rcx")):
+    from ssa_course.codegen.interference import InterferenceGraph, Move
+
+    g = InterferenceGraph("t", registers)
+    for a, b in edges:
+        g.add_node(a)
+        g.add_node(b)
+        g.add_edge(a, b)
+    for dst, src in moves:
+        g.add_node(dst)
+        g.add_node(src)
+        g.moves.append(Move(dst, src, 1, "B0"))
+    return g
+
+
+def test_george_refuses_a_significant_neighbour_that_does_not_interfere():
+    from ssa_course.codegen.regalloc import _Colourer
+
+    v, t, u, w = (VReg(k, n) for k, n in enumerate("vtuw"))
+    rax = PReg("rax")
+    g = _tiny_graph([(v, t), (t, u), (t, w)], [(rax, v)])
+    assert _Colourer(g, ("rax", "rcx"), set(), True).coalesce() == []
+    g = _tiny_graph([(v, t), (t, u), (t, w), (t, rax)], [(rax, v)])
+    assert _Colourer(g, ("rax", "rcx"), set(), True).coalesce() == [(rax, v)]
+
+
+def test_briggs_refuses_a_merge_with_k_significant_neighbours():
+    from ssa_course.codegen.regalloc import _Colourer
+
+    a, b, x, y, x1, x2, y1, y2 = (VReg(k, n) for k, n in enumerate(
+        ["a", "b", "x", "y", "x1", "x2", "y1", "y2"]))
+    base = [(x, x1), (x, x2), (y, y1), (y, y2)]  # x and y have degree >= 2 = K
+    g = _tiny_graph([*base, (a, x), (b, y)], [(a, b)])
+    assert _Colourer(g, ("rax", "rcx"), set(), True).coalesce() == []
+    z = VReg(9, "z")
+    g = _tiny_graph([*base, (a, x), (b, z)], [(a, b)])  # z has degree 1: one significant
+    assert _Colourer(g, ("rax", "rcx"), set(), True).coalesce() == [(a, b)]
