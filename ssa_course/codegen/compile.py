@@ -1,0 +1,78 @@
+"""The whole back end: scheduled SSA quads -> allocated machine IR -> assembly text.
+
+``compile_program`` selects instructions for every function, lowers the phis, allocates
+registers (graph colouring from :mod:`ssa_course.codegen.regalloc`, or every value in a
+slot with ``allocator="spill-all"``), lays out the frames and prints the assembly, with the
+runtime (:mod:`ssa_course.codegen.runtime_asm`) appended when it is available.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+from ssa_course.codegen import emit, frame, spill_all
+from ssa_course.codegen.isel import select_program_functions
+from ssa_course.codegen.mir import MFunction, MProgram
+from ssa_course.codegen.patterns import CodegenError
+from ssa_course.quads.ir import Program
+from ssa_course.tiny.types import BOOL
+
+ALLOCATORS = ("color", "spill-all")
+
+
+def allocator(name: str) -> Callable[[MFunction], object]:
+    """The allocation function for ``name``; "color" falls back to spill-all while the
+    colouring allocator is not part of the package."""
+    if name not in ALLOCATORS:
+        raise CodegenError(f"unknown register allocator {name!r} (expected one of "
+                           f"{', '.join(ALLOCATORS)})")
+    if name == "color":
+        try:
+            module = importlib.import_module("ssa_course.codegen.regalloc")
+        except ModuleNotFoundError:
+            return spill_all.allocate
+        return module.allocate
+    return spill_all.allocate
+
+
+def select_program(program: Program, step_limit: int | None = None) -> MProgram:
+    """Machine IR over virtual registers for every function (phis lowered)."""
+    functions, sites = select_program_functions(program, fuel=step_limit is not None)
+    main = program.functions.get("main")
+    params = ["bool" if t == BOOL else "int" for _, t in main.params] if main else []
+    structs = {name: [f for f, _ in info.fields] for name, info in program.structs.items()}
+    return MProgram(functions, params, structs, sites)
+
+
+def allocate_program(mprog: MProgram, allocator_name: str = "color") -> None:
+    """Allocate registers and lay out the frame of every function, in place."""
+    alloc = allocator(allocator_name)
+    for fn in mprog.functions.values():
+        alloc(fn)
+        frame.layout(fn)
+
+
+def runtime_text(mprog: MProgram, step_limit: int | None, depth_limit: int) -> str:
+    """The runtime's assembly for this program, or "" while runtime_asm is missing."""
+    try:
+        runtime = importlib.import_module("ssa_course.codegen.runtime_asm")
+    except ModuleNotFoundError:
+        return ""
+    return runtime.runtime_source(mprog, step_limit=step_limit, depth_limit=depth_limit)
+
+
+def compile_program(program: Program, structs: object = None,
+                    source_lines: list[str] | None = None, step_limit: int | None = None,
+                    depth_limit: int = 100_000, allocator: str = "color"
+                    ) -> tuple[MProgram, str]:
+    """Scheduled SSA quads -> (allocated machine IR, the program's assembly text).
+
+    ``structs`` is accepted for symmetry with the other back ends; the field layout is
+    read from ``program.structs``. Without a ``step_limit`` no fuel checks are emitted.
+    """
+    mprog = select_program(program, step_limit)
+    allocate_program(mprog, allocator)
+    text = emit.program_text(mprog, source_lines)
+    rt = runtime_text(mprog, step_limit, depth_limit)
+    return mprog, text + ("\n" + rt if rt else "")
