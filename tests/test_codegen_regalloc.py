@@ -546,3 +546,31 @@ def test_briggs_refuses_a_merge_with_k_significant_neighbours():
     z = VReg(9, "z")
     g = _tiny_graph([*base, (a, x), (b, z)], [(a, b)])  # z has degree 1: one significant
     assert _Colourer(g, ("rax", "rcx"), set(), True).coalesce() == [(a, b)]
+
+
+# ---------------------------------------------------------------- the corpus, selected
+
+
+def test_corpus_functions_allocate_with_proper_colourings():
+    """Every function of every corpus program, as instruction selection makes it: the
+    colouring is proper on recomputed liveness, nothing virtual is left, every slot is
+    stored before it is loaded, and most copies vanish."""
+    from pathlib import Path
+
+    import ssa_course
+    from ssa_course.codegen.compile import select_program
+
+    moves = removed = functions = 0
+    for path in sorted((Path(__file__).parent / "programs").glob("*.tiny")):
+        ssa = ssa_course.build(path.read_text(encoding="utf-8"), "scheduled").ssa
+        for fn in select_program(ssa).functions.values():
+            allocation = colour(fn)
+            check_proper(fn, allocation.colouring, ALLOCATABLE)
+            assign(fn, allocation)
+            check_allocated(fn)
+            check_slots_stored_first(fn)
+            functions += 1
+            moves += len(allocation.graph.moves)
+            removed += allocation.copies_removed
+    assert functions > 100
+    assert removed > moves // 3
