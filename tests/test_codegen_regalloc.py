@@ -525,27 +525,27 @@ def _tiny_graph(edges, moves, registers=("rax", "rcx")):
 
 
 def test_george_refuses_a_significant_neighbour_that_does_not_interfere():
-    from ssa_course.codegen.regalloc import _Colourer
+    from ssa_course.codegen.colouring import Colourer
 
     v, t, u, w = (VReg(k, n) for k, n in enumerate("vtuw"))
     rax = PReg("rax")
     g = _tiny_graph([(v, t), (t, u), (t, w)], [(rax, v)])
-    assert _Colourer(g, ("rax", "rcx"), set(), True).coalesce() == []
+    assert Colourer(g, ("rax", "rcx"), set(), True).coalesce() == []
     g = _tiny_graph([(v, t), (t, u), (t, w), (t, rax)], [(rax, v)])
-    assert _Colourer(g, ("rax", "rcx"), set(), True).coalesce() == [(rax, v)]
+    assert Colourer(g, ("rax", "rcx"), set(), True).coalesce() == [(rax, v)]
 
 
 def test_briggs_refuses_a_merge_with_k_significant_neighbours():
-    from ssa_course.codegen.regalloc import _Colourer
+    from ssa_course.codegen.colouring import Colourer
 
     a, b, x, y, x1, x2, y1, y2 = (VReg(k, n) for k, n in enumerate(
         ["a", "b", "x", "y", "x1", "x2", "y1", "y2"]))
     base = [(x, x1), (x, x2), (y, y1), (y, y2)]  # x and y have degree >= 2 = K
     g = _tiny_graph([*base, (a, x), (b, y)], [(a, b)])
-    assert _Colourer(g, ("rax", "rcx"), set(), True).coalesce() == []
+    assert Colourer(g, ("rax", "rcx"), set(), True).coalesce() == []
     z = VReg(9, "z")
     g = _tiny_graph([*base, (a, x), (b, z)], [(a, b)])  # z has degree 1: one significant
-    assert _Colourer(g, ("rax", "rcx"), set(), True).coalesce() == [(a, b)]
+    assert Colourer(g, ("rax", "rcx"), set(), True).coalesce() == [(a, b)]
 
 
 # ---------------------------------------------------------------- the corpus, selected
@@ -574,3 +574,19 @@ def test_corpus_functions_allocate_with_proper_colourings():
             removed += allocation.copies_removed
     assert functions > 100
     assert removed > moves // 3
+
+
+def test_allocation_report_and_round_drawings():
+    fn = fib()
+    allocation = allocate(fn, registers=("rax", "rcx"))
+    text = allocation.text()
+    assert text.startswith(f"allocation @fib: {allocation.rounds} round(s), "
+                           f"{len(allocation.spilled)} spilled")
+    assert "potential spill %1.n: weight 11 / degree 4 = 2.75" in text
+    assert text.count("\nround ") == allocation.rounds
+    assert text == allocate(fib(), registers=("rax", "rcx")).text()
+    first = allocation.dot(1)
+    assert "round 1 of" in first and "spill" in first
+    assert "spill" not in allocation.dot(allocation.rounds).split("label=")[1]
+    with pytest.raises(ValueError, match="round 9 does not exist"):
+        allocation.dot(9)
