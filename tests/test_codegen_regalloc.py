@@ -362,12 +362,21 @@ def test_drawing():
         assert out.returncode == 0 and "<svg" in out.stdout, out.stderr
 
 
+def test_a_value_defined_on_some_paths_only_is_zeroed_at_the_entry():
+    b = Builder("partial")
+    x, c = b.v("x"), b.v("c")
+    b.block("entry", [mov(c, RDI), cmp(c, Imm(0)), jcc("e", "use"), jmp("def")],
+            ["use", "def"])
+    b.block("def", [imm(x, 42), jmp("use")], ["use"])
+    b.block("use", [mov(RAX, x), ret()])
+    allocation = allocate_and_check(b.fn, args=(1,))
+    assert x in allocation.colouring
+    assert simulate(b.fn, [1]).value == 42
+    assert simulate(b.fn, [0]).value == 0
+    assert "undefined on some path" in b.fn.blocks[0].instrs[0].comment
+
+
 def test_user_mistakes_are_clear_errors():
-    b = Builder("bad")
-    x = b.v("x")
-    b.block("entry", [mov(RAX, x), ret()])
-    with pytest.raises(AllocationError, match="used before any definition"):
-        allocate(b.fn)
     with pytest.raises(AllocationError, match="at least one register"):
         allocate(fib(), registers=())
     with pytest.raises(AllocationError, match="not an allocatable register: rsp"):

@@ -19,8 +19,9 @@ One *round* is:
    vanish); a potential spill that still finds no register is an *actual spill*.
 
 Actual spills live in stack slots (:mod:`spill`) and the round starts again, until none is
-left. Values live into a ``handler`` block are spilled before the first round: a throw
-arrives there with every register clobbered. Calls list the caller-saved registers in
+left. A value the code may read before any definition (non-strict Bril code) is given
+``mov v, 0`` at the entry. Values live into a ``handler`` block are spilled before the
+first round: a throw arrives there with every register clobbered. Calls list the caller-saved registers in
 their defs, so a value live across a call ends up in a callee-saved register or a slot.
 
 :func:`allocate` then renames every virtual register to its physical one, deletes copies
@@ -40,7 +41,17 @@ from ssa_course.codegen.interference import (
     node_key,
 )
 from ssa_course.codegen.liveness import Liveness, loop_depths
-from ssa_course.codegen.mir import ALLOCATABLE, CALLEE_SAVED, MFunction, PReg, Reg, Slot, VReg
+from ssa_course.codegen.mir import (
+    ALLOCATABLE,
+    CALLEE_SAVED,
+    Imm,
+    MFunction,
+    MInstr,
+    PReg,
+    Reg,
+    Slot,
+    VReg,
+)
 from ssa_course.codegen.spill import Spiller, SpillError, vregs_of
 
 __all__ = ["Allocation", "AllocationError", "Round", "SpillChoice", "allocate", "assign",
@@ -151,12 +162,17 @@ def colour(fn: MFunction, registers: Iterable[str] = ALLOCATABLE) -> Allocation:
     limit = spiller.next_id + 3  # every round with spills retires a value for good
     liveness = Liveness(fn)
     work += liveness.steps
-    if fn.blocks:
-        early = [r for r in liveness.live_in[fn.blocks[0].label] if isinstance(r, VReg)]
-        if early:
-            names = ", ".join(str(r) for r in sorted(early, key=node_key))
-            raise AllocationError(f"{fn.name}: {names} used before any definition "
-                                  "(live into the entry block)")
+    early = sorted((r for r in liveness.live_in[fn.blocks[0].label] if isinstance(r, VReg)),
+                   key=node_key) if fn.blocks else []
+    if early:
+        # Defined on some paths only (Bril allows it; a phi may name ``__undefined``):
+        # interference assumes a definition on every path, so give one where nothing runs
+        # yet. Reading the value where the program never set it yields 0.
+        fn.blocks[0].instrs[:0] = [MInstr("mov", [v, Imm(0)], [v], [],
+                                          comment=f"{v} is undefined on some path")
+                                   for v in early]
+        liveness = Liveness(fn)
+        work += liveness.steps
     caught = sorted({r for b in fn.blocks if b.handler for r in liveness.live_in[b.label]
                      if isinstance(r, VReg)}, key=node_key)
     if caught:  # a throw clobbers every register: these live in slots from the start
