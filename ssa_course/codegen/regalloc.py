@@ -21,8 +21,9 @@ One *round* is:
 Actual spills live in stack slots (:mod:`spill`) and the round starts again, until none is
 left. A value the code may read before any definition (non-strict Bril code) is given
 ``mov v, 0`` at the entry. Values live into a ``handler`` block are spilled before the
-first round: a throw arrives there with every register clobbered. Calls list the caller-saved registers in
-their defs, so a value live across a call ends up in a callee-saved register or a slot.
+first round: a throw arrives there with every register clobbered. Calls list the
+caller-saved registers in their defs, so a value live across a call ends up in a
+callee-saved register or a slot.
 
 :func:`allocate` then renames every virtual register to its physical one, deletes copies
 whose two sides got the same register and records ``fn.used_callee_saved``.
