@@ -21,7 +21,9 @@ One *round* is:
 Actual spills live in stack slots (:mod:`spill`) and the round starts again, until none is
 left. A value the code may read before any definition (non-strict Bril code) is given
 ``mov v, 0`` at the entry. Values live into a ``handler`` block are spilled before the
-first round: a throw arrives there with every register clobbered. Calls list the
+first round: a throw arrives there with every register clobbered (a block is a handler
+when marked so or when its address is taken for ``rt_enter``), and such a function saves
+every callee-saved register (the throwing callee's epilogue never ran). Calls list the
 caller-saved registers in their defs, so a value live across a call ends up in a
 callee-saved register or a slot.
 
@@ -46,6 +48,7 @@ from ssa_course.codegen.mir import (
     ALLOCATABLE,
     CALLEE_SAVED,
     Imm,
+    Mem,
     MFunction,
     MInstr,
     PReg,
@@ -137,6 +140,20 @@ class Allocation:
         return "\n".join(lines) + "\n"
 
 
+def throw_targets(fn: MFunction) -> set[str]:
+    """Labels of the blocks a throw may jump to: those marked ``handler`` and any whose
+    address the code takes (``lea rdi, [rip + label]`` before ``rt_enter``) -- the
+    second catches a handler whose ``catch`` was optimised away."""
+    labels = {b.label for b in fn.blocks}
+    found = {b.label for b in fn.blocks if b.handler}
+    for block in fn.blocks:
+        for instr in block.instrs:
+            for o in instr.operands:
+                if isinstance(o, Mem) and o.symbol in labels:
+                    found.add(o.symbol)
+    return found
+
+
 def _check_registers(registers: Iterable[str]) -> tuple[str, ...]:
     regs = tuple(registers)
     if not regs:
@@ -174,8 +191,9 @@ def colour(fn: MFunction, registers: Iterable[str] = ALLOCATABLE) -> Allocation:
                                    for v in early]
         liveness = Liveness(fn)
         work += liveness.steps
-    caught = sorted({r for b in fn.blocks if b.handler for r in liveness.live_in[b.label]
-                     if isinstance(r, VReg)}, key=node_key)
+    landing = throw_targets(fn)
+    caught = sorted({r for b in fn.blocks if b.label in landing
+                     for r in liveness.live_in[b.label] if isinstance(r, VReg)}, key=node_key)
     if caught:  # a throw clobbers every register: these live in slots from the start
         _spill(spiller, [[v] for v in caught], fn)
         spilled.update((v, INFINITE) for v in caught)
@@ -252,6 +270,11 @@ def assign(fn: MFunction, allocation: Allocation) -> None:
             touched.update(r.name for r in (*instr.defs, *instr.uses) if isinstance(r, PReg))
             kept.append(instr)
         block.instrs = kept
+    if throw_targets(fn):
+        # A throw from a callee lands here without the callee's epilogue having restored
+        # the callee-saved registers it used: save them all, so this function still
+        # hands its caller back what it was given.
+        touched.update(CALLEE_SAVED)
     fn.used_callee_saved = [r for r in CALLEE_SAVED if r in touched]
 
 
