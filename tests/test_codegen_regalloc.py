@@ -713,3 +713,12 @@ def test_generated_programs_compute_the_same_before_and_after_allocation():
                               check_abi=True)
         assert (r1.status, r1.text) == (r0.status, r0.text), seed
         assert r1.text == reference.stdout, seed
+
+
+def test_choose_register_prefers_a_copy_partner_then_the_palette_order():
+    from ssa_course.codegen.colouring import choose_register
+
+    assert choose_register({"rax"}, ALLOCATABLE) == "rcx"
+    assert choose_register({"rax"}, ALLOCATABLE, ["rax", "r12"]) == "r12"
+    assert choose_register(set(ALLOCATABLE), ALLOCATABLE) is None
+    assert choose_register(set(), ("rbx",), ["rdi"]) == "rbx"  # outside the palette

@@ -217,10 +217,8 @@ class Colourer:
             n = stack.pop()
             used = {colour[t] for t in self.adj[n] if t in colour}
             self.work += len(self.adj[n]) + 1
-            choice = next((colour[p] for p in partners.get(n, ()) if p in colour
-                           and colour[p] not in used and colour[p] in self.registers), None)
-            if choice is None:
-                choice = next((r for r in self.registers if r not in used), None)
+            preferred = [colour[p] for p in partners.get(n, ()) if p in colour]
+            choice = choose_register(used, self.registers, preferred)
             if choice is None:
                 failed.append(n)
             else:
@@ -228,3 +226,13 @@ class Colourer:
         return colour, failed
 
 
+def choose_register(taken: set[str], registers: tuple[str, ...],
+                    preferred: list[str] | tuple[str, ...] = ()) -> str | None:
+    """Select's rule for one node: the first ``preferred`` register (a copy partner's)
+    that no coloured neighbour has (``taken``), else the first free one in ``registers``
+    order (caller-saved first, so callee-saved ones are used only when needed), else None
+    -- an actual spill."""
+    for r in preferred:
+        if r not in taken and r in registers:
+            return r
+    return next((r for r in registers if r not in taken), None)
