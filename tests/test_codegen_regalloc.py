@@ -390,6 +390,9 @@ def test_user_mistakes_are_clear_errors():
         allocate(fib(), registers=())
     with pytest.raises(AllocationError, match="not an allocatable register: rsp"):
         allocate(fib(), registers=("rax", "rsp"))
+    with pytest.raises(AllocationError, match="needs more registers at once than the 1"):
+        allocate(fib(), registers=("rax",))  # `add t, b` reads two values at once
+    assert allocate(MFunction("empty", [])).rounds == 1
 
 
 def test_simulator_reports_what_it_cannot_run():
