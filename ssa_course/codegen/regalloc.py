@@ -20,8 +20,9 @@ One *round* is:
 
 Actual spills live in stack slots (:mod:`spill`) and the round starts again, until none is
 left. A value the code may read before any definition (non-strict Bril code) is given
-``mov v, 0`` at the entry. Values live into a ``handler`` block are spilled before the
-first round: a throw arrives there with every register clobbered (a block is a handler
+``mov v, 0`` at the entry. Values live into a ``handler`` block are mirrored in a slot before
+the first round (a store after each definition, a reload at the top of the handler): a
+throw arrives there with every register clobbered (a block is a handler
 when marked so or when its address is taken for ``rt_enter``), and such a function saves
 every callee-saved register (the throwing callee's epilogue never ran). Calls list the
 caller-saved registers in their defs, so a value live across a call ends up in a
@@ -81,8 +82,9 @@ class Round:
 class Allocation:
     """The result of :func:`allocate` (or :func:`colour`): the final colouring (vreg ->
     register name, spill temporaries included), the last round's coalesced pairs, every
-    spilled vreg with its spill cost (``inf``: live into a handler) and its slot, the
-    number of rounds, the copies removed, and ``work`` (basic steps, for scaling tests)."""
+    spilled vreg with its spill cost, the slot of every spilled or ``saved`` value (a
+    value live into a handler keeps its register and is mirrored in a slot), the number
+    of rounds, the copies removed, and ``work`` (basic steps, for scaling tests)."""
 
     colouring: dict[VReg, str]
     coalesced: list[tuple[Reg, Reg]]
@@ -93,6 +95,7 @@ class Allocation:
     temps: set[VReg] = field(default_factory=set)
     copies_removed: int = 0
     work: int = 0
+    saved: dict[VReg, Slot] = field(default_factory=dict)  # mirrored for handlers
 
     @property
     def graph(self) -> InterferenceGraph:
@@ -134,9 +137,10 @@ class Allocation:
                      if v not in self.temps)
         if self.slots:
             lines.append("slots:")
-            lines.extend(f"  {v}: {slot} (cost {self.spilled.get(v, INFINITE):.3g})"
-                         for v, slot in sorted(self.slots.items(),
-                                               key=lambda kv: node_key(kv[0])))
+            lines.extend(f"  {v}: {slot} " + (
+                "(mirrored for a handler)" if v in self.saved
+                else f"(cost {self.spilled.get(v, INFINITE):.3g})")
+                for v, slot in sorted(self.slots.items(), key=lambda kv: node_key(kv[0])))
         return "\n".join(lines) + "\n"
 
 
@@ -194,9 +198,14 @@ def colour(fn: MFunction, registers: Iterable[str] = ALLOCATABLE) -> Allocation:
     landing = throw_targets(fn)
     caught = sorted({r for b in fn.blocks if b.label in landing
                      for r in liveness.live_in[b.label] if isinstance(r, VReg)}, key=node_key)
-    if caught:  # a throw clobbers every register: these live in slots from the start
-        _spill(spiller, [[v] for v in caught], fn)
-        spilled.update((v, INFINITE) for v in caught)
+    saved: dict[VReg, Slot] = {}
+    if caught:  # a throw clobbers every register: these are mirrored in slots
+        into = {b.label: sorted((r for r in liveness.live_in[b.label] if isinstance(r, VReg)),
+                                key=node_key) for b in fn.blocks if b.label in landing}
+        try:
+            saved = spiller.save_for_handlers(caught, into)
+        except SpillError as e:
+            raise AllocationError(str(e)) from None
         liveness = Liveness(fn)
         work += liveness.steps
     while True:
@@ -235,7 +244,7 @@ def colour(fn: MFunction, registers: Iterable[str] = ALLOCATABLE) -> Allocation:
         work += liveness.steps
     last = history[-1]
     return Allocation(last.colouring, last.coalesced, spilled, dict(spiller.slots), rounds,
-                      history, set(spiller.temps), spiller.deleted, work)
+                      history, set(spiller.temps), spiller.deleted, work, saved)
 
 
 def _cost_of(potential: dict[VReg, SpillChoice], n: VReg) -> float:

@@ -131,3 +131,24 @@ class Spiller:
         out.append(instr)
         out.extend(after)
 
+    def save_for_handlers(self, values: list[VReg], landing: dict[str, list[VReg]]
+                          ) -> dict[VReg, Slot]:
+        """Keep each of ``values`` in its register but mirror it in a slot: a store
+        follows every definition, and each handler block in ``landing`` (label -> the
+        values live into it) starts by reloading them -- a throw arrives with every
+        register clobbered, but never between a definition and its store."""
+        given = {v: self.fn.new_slot() for v in values}
+        self.slots.update(given)
+        for block in self.fn.blocks:
+            out: list[MInstr] = [MInstr("mov", [v, given[v]], [v], [], comment=f"{v} after a throw")
+                                 for v in landing.get(block.label, ())]
+            for instr in block.instrs:
+                out.append(instr)
+                for r in dict.fromkeys(r for r in instr.defs if isinstance(r, VReg) and r in given):
+                    if instr.is_branch() or instr.op == "ret":
+                        raise SpillError(f"{self.fn.name}: `{instr.op}` defines {r}; "
+                                         "no store can follow it")
+                    out.append(MInstr("mov", [given[r], r], [], [r], line=instr.line,
+                                      comment=f"{r} for a handler"))
+            block.instrs = out
+        return given
