@@ -143,6 +143,14 @@ class Selector:
         self.mfn.params = [self.vreg(name) for name, _ in self.fn.params]
         if self.fuel:
             frame.fuel_check(self, max(1, len(blocks[0].body)))
+        defined = {n for n, _ in self.fn.params} | {
+            i.dest for qb in blocks for i in (*qb.phis, *qb.body) if i.dest is not None}
+        for qb in blocks:  # Bril: a variable no path assigns reads as 0 here (an
+            for i in (*qb.phis, *qb.body):  # interpreter reports it; see the docs)
+                for a in i.args:
+                    if a not in defined and a not in self.consts and a != "__undefined":
+                        defined.add(a)
+                        self.emit("mov", self.vreg(a), Imm(0))
         for k, p in enumerate(self.mfn.params):
             if k < len(ARG_REGS):
                 self.emit("mov", p, PReg(ARG_REGS[k]))
@@ -168,9 +176,8 @@ class Selector:
         for phi in qb.phis:
             dest = self.vreg(phi.dest)
             for arg, pred in zip(phi.args, phi.labels, strict=False):
-                if pred == "__undefined" or arg == "__undefined":
-                    continue
-                src = self.consts.get(arg)
+                # no value on this edge (Bril): 0 keeps every use defined for the allocator
+                src = 0 if arg == "__undefined" else self.consts.get(arg)
                 copies.setdefault((pred, qb.label), []).append(
                     (dest, Imm(src) if src is not None else self.vreg(arg)))
         self.fused = select_ops.fusible_compares(qb, self.uses)
