@@ -26,6 +26,7 @@ from ssa_course.codegen.quadcfg import (
 )
 from ssa_course.quads.ir import Function, Instr, Program
 
+TRAP_UNDEFINED = 6  # runtime message 6: undefined variable (Bril only)
 COMPARES = {"eq": "e", "ne": "ne", "lt": "l", "le": "le", "gt": "g", "ge": "ge"}
 
 
@@ -49,7 +50,9 @@ class Selector:
         self.exit_of: dict[str, MBlock] = {}  # quads block -> its last machine block
         self.stubs: dict[tuple[int, int, int], str] = {}
         self.uses: dict[str, int] = {}
-        self.fused: set[str] = set()  # compares emitted by the branch that uses them
+        self.fused: dict[str, Instr] = {}  # compares emitted by the branch that uses them
+        self.zero_tested: set[str] = set()  # values only ever compared with 0
+        self.undefined: set[str] = set()  # Bril variables no path assigns
 
     # -- values ------------------------------------------------------------------------
 
@@ -132,13 +135,14 @@ class Selector:
     def run(self) -> MFunction:
         blocks = function_blocks(self.fn)
         self.uses = use_counts(blocks)
+        headers = loop_headers(blocks)
         for qb in blocks:  # constants first: a phi may read one defined further down
             for i in qb.body:
                 if i.op == "const" and i.dest is not None:
                     self.consts[i.dest] = int(i.value)  # type: ignore[arg-type]
                 elif i.op == "id" and i.args[0] in self.consts and i.dest is not None:
                     self.consts[i.dest] = self.consts[i.args[0]]
-        headers = loop_headers(blocks)
+        self.zero_tested = select_ops.zero_tested(blocks, self.uses, self.consts)
         entry = self.start_block(block_label(self.fn.name, "entry"))
         self.mfn.params = [self.vreg(name) for name, _ in self.fn.params]
         if self.fuel:
@@ -150,6 +154,7 @@ class Selector:
                 for a in i.args:
                     if a not in defined and a not in self.consts and a != "__undefined":
                         defined.add(a)
+                        self.undefined.add(a)
                         self.emit("mov", self.vreg(a), Imm(0))
         for k, p in enumerate(self.mfn.params):
             if k < len(ARG_REGS):
@@ -184,6 +189,10 @@ class Selector:
         for instr in qb.body:
             if instr.pos is not None:
                 self.line = instr.pos.line
+            if self.undefined.intersection(instr.args):  # what an interpreter reports
+                for r, v in zip(ARG_REGS, (TRAP_UNDEFINED, 0, 0), strict=False):
+                    self.emit("mov", PReg(r), Imm(v))
+                self.call("rt_trap", 3)
             select_ops.select(self, instr)
         self.exit_of[qb.label] = self.cur
 

@@ -48,6 +48,21 @@ def fusible_compares(qb: QBlock, uses: dict[str, int]) -> dict[str, Instr]:
     return fused
 
 
+def zero_tested(blocks: list[QBlock], uses: dict[str, int], consts: dict[str, int]
+                ) -> set[str]:
+    """Values whose every use is ``== 0`` or ``!= 0``: only their zero-ness matters."""
+    tests: dict[str, int] = {}
+    for qb in blocks:
+        for i in qb.body:
+            if i.op in ("eq", "ne") and len(i.args) == 2:
+                a, b = i.args
+                if consts.get(b) == 0 and a not in consts:
+                    tests[a] = tests.get(a, 0) + 1
+                elif consts.get(a) == 0 and b not in consts:
+                    tests[b] = tests.get(b, 0) + 1
+    return {name for name, n in tests.items() if n == uses.get(name)}
+
+
 def compare(sel: Selector, instr: Instr) -> str | bool:
     """Set the flags for a comparison; its condition code (a bool if both are constants)."""
     a, b = instr.args
@@ -225,6 +240,10 @@ def _divide_by_power(sel: Selector, a: str, c: int, d, rem: bool) -> None:  # no
     """Division by +-2^k without idiv: add the bias (2^k - 1 for a negative dividend),
     then shift; the remainder is the dividend minus the rounded-down multiple."""
     k = abs(c).bit_length() - 1
+    if rem and k and d.hint in sel.zero_tested and fits32((1 << k) - 1):
+        sel.emit("mov", d, sel.val(a))  # pattern: x % 2^k == 0 -> and with 2^k - 1
+        sel.emit("and", d, Imm((1 << k) - 1))
+        return
     if k == 0:
         if rem:
             sel.emit("mov", d, Imm(0))

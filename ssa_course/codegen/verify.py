@@ -175,22 +175,46 @@ def check_defined(fn: MFunction) -> None:
 
 
 def check_calls(fn: MFunction, arity: dict[str, int]) -> None:
+    """Each argument register a call reads was written since the last call on every path
+    (a forward must-analysis: after allocation the copy into it may sit in another block,
+    or have vanished because the value was computed right there)."""
+    preds: dict[str, list[str]] = {b.label: [] for b in fn.blocks}
     for b in fn.blocks:
-        written: set[str] = set()
+        for t in b.succs:
+            preds[t].append(b.label)
+    out: dict[str, frozenset[str] | None] = {b.label: None for b in fn.blocks}
+
+    def flow(n: int, report: bool) -> frozenset[str]:
+        b = fn.blocks[n]
+        known = [out[p] for p in preds[b.label] if out[p] is not None]
+        written = set(ARG_REGS) if n == 0 else (
+            set(frozenset.intersection(*known)) if known else set())  # type: ignore[arg-type]
         for k, i in enumerate(b.instrs):
             if i.op == "call":
                 sym = _target(i) or ""
                 want = [r.name for r in i.uses if isinstance(r, PReg) and r.name in ARG_REGS]
-                if sym in arity and len(want) != min(arity[sym], len(ARG_REGS)):
+                if report and sym in arity and len(want) != min(arity[sym], len(ARG_REGS)):
                     raise VerifyError("calling convention respected", _where(fn, b.label, k, i),
                                       f"{sym} takes {arity[sym]} arguments")
                 missing = [r for r in want if r not in written]
-                if missing:
+                if report and missing:
                     raise VerifyError("calling convention respected", _where(fn, b.label, k, i),
                                       f"argument register {missing[0]} not set before the call")
                 written = set()
                 continue
             written |= {r.name for r in i.defs if isinstance(r, PReg)}
+        return frozenset(written)
+
+    changed = True
+    while changed:
+        changed = False
+        for n, b in enumerate(fn.blocks):
+            new = flow(n, False)
+            if out[b.label] != new:
+                out[b.label] = new
+                changed = True
+    for n in range(len(fn.blocks)):
+        flow(n, True)
 
 
 def check_alignment(fn: MFunction) -> None:

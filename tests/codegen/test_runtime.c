@@ -13,7 +13,7 @@ long rt_nhandlers;
 extern long rt_sites[];  /* (line, col) pairs, from the test */
 extern void tiny_main(long, long, long, long, long, long);
 static const char *messages[] = {"division by zero", "index out of bounds",
-    "negative array length", "array too large", "unset element", "out of memory"};
+    "negative array length", "array too large", "unset element", "out of memory", "undefined variable"};
 
 static void fail(const char *msg) { fflush(stdout); fprintf(stderr, "error: %s\n", msg); exit(2); }
 void rt_print_int(long v) { printf("%ld", v); }
