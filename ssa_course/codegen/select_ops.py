@@ -2,7 +2,8 @@
 
 Every function here takes the :class:`~ssa_course.codegen.isel.Selector` of the function
 being compiled and one quad, and appends machine instructions to its current block. The
-row of the pattern table each branch implements is named in a comment (``# pattern: ...``).
+row of the pattern table each branch implements is named in a comment after the word
+``pattern:``.
 """
 
 from __future__ import annotations
@@ -241,7 +242,7 @@ def _divide_by_power(sel: Selector, a: str, c: int, d, rem: bool) -> None:  # no
     then shift; the remainder is the dividend minus the rounded-down multiple."""
     k = abs(c).bit_length() - 1
     if rem and k and d.hint in sel.zero_tested and fits32((1 << k) - 1):
-        sel.emit("mov", d, sel.val(a))  # pattern: x % 2^k == 0 -> and with 2^k - 1
+        sel.emit("mov", d, sel.val(a))  # pattern: x % 2^k == 0 -> and
         sel.emit("and", d, Imm((1 << k) - 1))
         return
     if k == 0:
@@ -254,11 +255,11 @@ def _divide_by_power(sel: Selector, a: str, c: int, d, rem: bool) -> None:  # no
         return
     ra = sel.reg(a)
     t = sel.new_vreg("bias")
-    sel.emit("mov", t, ra)  # pattern: signed divide by 2^k -> shifts with the bias fix-up
+    sel.emit("mov", t, ra)  # pattern: signed divide by 2^k
     sel.emit("sar", t, Imm(63))
     sel.emit("shr", t, Imm(64 - k))
     sel.emit("add", t, ra)
-    if rem:
+    if rem:  # pattern: remainder by 2^k
         mask = -(1 << k)
         sel.emit("and", t, Imm(mask) if fits32(mask) else sel.materialise(mask))
         sel.emit("mov", d, ra)
