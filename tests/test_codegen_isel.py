@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from codegen_standin import run_native, skip_reason
+from codegen_native import run_native, skip_reason
 
 from ssa_course.codegen import patterns, select_ops
 from ssa_course.codegen.compile import allocate_program, compile_program, select_program
@@ -218,9 +218,10 @@ def test_no_step_limit_means_no_fuel_checks():
     src = "fn main(n: int) { while (n > 0) { n = n - 1; } }"
     _, with_fuel = compile_program(ssa_of(src), None, [], step_limit=10, allocator="color")
     _, without = compile_program(ssa_of(src), None, [], step_limit=None, allocator="color")
-    assert with_fuel.count("rt_fuel") == 2  # function entry and the loop header
-    assert "rt_fuel" not in without
-    assert "rt_depth" in without  # the depth check stays
+    burn = "sub qword ptr [rip + rt_fuel]"
+    assert with_fuel.count(burn) == 2  # function entry and the loop header
+    assert burn not in without
+    assert "sub qword ptr [rip + rt_depth], 1" in without  # the depth check stays
 
 
 def test_mir_dot_has_a_box_per_block_and_dashed_handler_edges():

@@ -3,7 +3,7 @@
 ``compile_program`` selects instructions for every function, lowers the phis, allocates
 registers (graph colouring from :mod:`ssa_course.codegen.regalloc`, or every value in a
 slot with ``allocator="spill-all"``), lays out the frames and prints the assembly, with the
-runtime (:mod:`ssa_course.codegen.runtime_asm`) appended when it is available.
+runtime (:mod:`ssa_course.codegen.runtime_asm`) in front: one assembly file per program.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from ssa_course.codegen import emit, frame, spill_all
 from ssa_course.codegen.isel import select_program_functions
 from ssa_course.codegen.mir import MFunction, MProgram
 from ssa_course.codegen.patterns import CodegenError
+from ssa_course.codegen.runtime_asm import RuntimeConfig, program_source
 from ssa_course.quads.ir import Program
 from ssa_course.tiny.types import BOOL
 
@@ -53,13 +54,13 @@ def allocate_program(mprog: MProgram, allocator_name: str = "color") -> None:
         frame.layout(fn)
 
 
-def runtime_text(mprog: MProgram, step_limit: int | None, depth_limit: int) -> str:
-    """The runtime's assembly for this program, or "" while runtime_asm is missing."""
-    try:
-        runtime = importlib.import_module("ssa_course.codegen.runtime_asm")
-    except ModuleNotFoundError:
-        return ""
-    return runtime.runtime_source(mprog, step_limit=step_limit, depth_limit=depth_limit)
+def runtime_config(program: Program, mprog: MProgram, step_limit: int | None,
+                   depth_limit: int) -> RuntimeConfig:
+    """What the generated runtime needs to know about this program and run."""
+    main = program.functions.get("main")
+    params = tuple((name, str(t)) for name, t in main.params) if main else ()
+    return RuntimeConfig(main_params=params, step_limit=step_limit, depth_limit=depth_limit,
+                         array_sites=tuple(mprog.trap_sites))
 
 
 def compile_program(program: Program, structs: object = None,
@@ -74,5 +75,5 @@ def compile_program(program: Program, structs: object = None,
     mprog = select_program(program, step_limit)
     allocate_program(mprog, allocator)
     text = emit.program_text(mprog, source_lines)
-    rt = runtime_text(mprog, step_limit, depth_limit)
-    return mprog, text + ("\n" + rt if rt else "")
+    config = runtime_config(program, mprog, step_limit, depth_limit)
+    return mprog, program_source(text, config)

@@ -24,9 +24,12 @@ from ssa_course.codegen.quadcfg import (
     use_counts,
     variable_types,
 )
+from ssa_course.codegen.runtime_asm import CODE
 from ssa_course.quads.ir import Function, Instr, Program
 
-TRAP_UNDEFINED = 6  # runtime message 6: undefined variable (Bril only)
+# A Bril variable no path assigns: the runtime's "undefined variable" message when it has
+# one, else the nearest one it has (a value read before anything was stored).
+TRAP_UNDEFINED = CODE.get("undefined variable", CODE["unset element"])
 COMPARES = {"eq": "e", "ne": "ne", "lt": "l", "le": "le", "gt": "g", "ge": "ge"}
 
 
