@@ -387,3 +387,15 @@ def test_native_run_matches_the_interpreter(name, allocator):
 def test_standin_skip_reason_is_one_line():
     reason = skip_reason()
     assert reason is None or "\n" not in reason
+
+
+def test_gnu_and_keystone_give_the_same_bytes():
+    from ssa_course.codegen.assemble import assemble
+    from ssa_course.codegen.toolchain import gnu_missing, keystone_missing
+
+    if gnu_missing() or keystone_missing():
+        pytest.skip(gnu_missing() or keystone_missing() or "")
+    for name in ("division", "exceptions_across_calls", "many_arguments"):
+        source, _ = PROGRAMS[name]
+        _, text = compile_program(ssa_of(source), None, source.splitlines(), step_limit=100)
+        assert assemble(text, "gnu").text == assemble(text, "keystone").text, name

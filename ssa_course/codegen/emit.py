@@ -89,7 +89,7 @@ def function_text(fn: MFunction, lines: list[str] | None = None) -> list[str]:
     """The assembly lines of one function (after allocation and frame layout)."""
     lines = lines or []
     sym = function_symbol(fn.name)
-    out = ["", f"    .globl {sym}", "    .p2align 4", f"{sym}:"]
+    out = ["", f"    .globl {sym}", f"{sym}:"]
     last: list[int | None] = [None]
     for k, block in enumerate(fn.blocks):
         nxt = fn.blocks[k + 1].label if k + 1 < len(fn.blocks) else None
