@@ -27,8 +27,9 @@ TRAP_DIV, TRAP_BOUNDS, TRAP_UNSET = 0, 1, 4  # runtime_asm.MESSAGES indices
 
 
 def fusible_compares(qb: QBlock, uses: dict[str, int]) -> dict[str, Instr]:
-    """Compares (and ``not`` of them) whose only use is this block's ``br``: the branch
-    emits them as ``cmp`` + ``jcc`` and they get no register."""
+    """Compares and ``not``s whose only use is this block's ``br`` (directly or through
+    other such ``not``s): the branch emits them as ``cmp``/``test`` + ``jcc`` and they get
+    no register."""
     term = qb.body[-1]
     if term.op != "br":
         return {}
@@ -37,15 +38,12 @@ def fusible_compares(qb: QBlock, uses: dict[str, int]) -> dict[str, Instr]:
     name = term.args[0]
     while uses.get(name) == 1 and name in defs:
         d = defs[name]
-        if d.op in COMPARES:
-            fused[name] = d
-            break
-        if d.op != "not":
+        if d.op not in COMPARES and d.op != "not":
             break
         fused[name] = d
+        if d.op in COMPARES:
+            break
         name = d.args[0]
-    if fused and not any(d.op in COMPARES for d in fused.values()):
-        return {}
     return fused
 
 
@@ -85,9 +83,16 @@ def compare(sel: Selector, instr: Instr) -> str | bool:
 
 
 def branch_condition(sel: Selector, name: str, negate: bool = False) -> str | bool:
-    d = sel.fused[name]
-    if d.op == "not":
+    d = sel.fused.get(name)
+    if d is not None and d.op == "not":  # pattern: compare + branch fused
         return branch_condition(sel, d.args[0], not negate)
+    if d is None:  # the bool under the nots: test it
+        c = sel.const(name)
+        if c is not None:
+            return bool(c) != negate
+        r = sel.reg(name)
+        sel.emit("test", r, r)
+        return "e" if negate else "ne"
     cc = compare(sel, d)
     if isinstance(cc, bool):
         return cc != negate
