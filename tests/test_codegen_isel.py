@@ -366,6 +366,29 @@ fn main(x: int) { print(f(x, 2, 3, 4, 5, 6, 7, false), f(1, 2, 3, 4, 5, 6, x, tr
     "deep_recursion": ("""
 fn down(n: int) -> int { if (n == 0) { return 0; } return down(n - 1) + 1; }
 fn main(n: int) { print(down(n)); print(down(n * 3)); }""", ["50000"]),
+    "callee_saved_across_throw": ("""
+fn c(x: int) -> int { if (x > 2) { throw x; } return x; }
+fn b(x: int) -> int { var k = x * 7; var r = c(x); return k + r + c(x + 1); }
+fn a(x: int) -> int {
+  var r = 0;
+  try { r = b(x); } catch (e) { r = -e; }
+  return r;
+}
+fn main(n: int) {
+  var keep1 = n * 3; var keep2 = n + 11; var s = 0; var i = 0;
+  while (i < n) { s = s + a(i) * keep1 + keep2; i = i + 1; }
+  print(s, keep1, keep2);
+}""", ["6"]),
+    "handler_without_catch_value": ("""
+fn f(x: int) -> int { if (x % 2 == 1) { throw 1; } return x; }
+fn main(n: int) {
+  var t = n * 5; var u = n - 1; var i = 0;
+  while (i < n) {
+    try { t = t + f(i) + u; } catch (e) { print(t, u); }
+    i = i + 1;
+  }
+  print(t);
+}""", ["5"]),
     "endless": ("fn main() { var i = 0; while (true) { i = i + 1; } }", []),
 }
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ssa_course.codegen.minstr import ins
-from ssa_course.codegen.mir import Imm, LabelRef, Mem, MFunction, MInstr, PReg, Slot
+from ssa_course.codegen.mir import CALLEE_SAVED, Imm, LabelRef, Mem, MFunction, MInstr, PReg, Slot
 
 if TYPE_CHECKING:
     from ssa_course.codegen.isel import Selector
@@ -68,7 +68,14 @@ def epilogue(fn: MFunction, ret: MInstr) -> list[MInstr]:
 
 
 def layout(fn: MFunction) -> None:
-    """Give ``fn`` (allocated: no VRegs left) its prologue, epilogues and slot addresses."""
+    """Give ``fn`` (allocated: no VRegs left) its prologue, epilogues and slot addresses.
+
+    A function with a handler saves every callee-saved register: a throw that lands there
+    skips the epilogues of the callees in between, which would have restored the registers
+    they used, so this function's epilogue restores them all for its own caller.
+    """
+    if any(b.handler for b in fn.blocks):
+        fn.used_callee_saved = list(CALLEE_SAVED)
     for block in fn.blocks:
         new: list[MInstr] = []
         for instr in block.instrs:
