@@ -219,9 +219,19 @@ def test_no_step_limit_means_no_fuel_checks():
     _, with_fuel = compile_program(ssa_of(src), None, [], step_limit=10, allocator="color")
     _, without = compile_program(ssa_of(src), None, [], step_limit=None, allocator="color")
     burn = "sub qword ptr [rip + rt_fuel]"
-    assert with_fuel.count(burn) == 2  # function entry and the loop header
+    # function entry, and the loop header's test (copied to the loop's entry and latch)
+    assert with_fuel.count(burn) == 3
     assert burn not in without
     assert "sub qword ptr [rip + rt_depth], 1" in without  # the depth check stays
+
+
+def test_while_loop_is_rotated():
+    src = "fn main(n: int) { var i = 0; while (i < n) { print(i); i = i + 1; } }"
+    _, text = compile_program(ssa_of(src), None, [], step_limit=None, allocator="color")
+    body = text[text.index("tiny_main:"):]
+    back = re.search(r"    jl (\S+)", body)
+    assert back and body.index(back.group(1) + ":") < back.start(), body  # backward jl
+    assert "jmp" not in body, body  # one conditional jump per iteration, no other
 
 
 def test_mir_dot_has_a_box_per_block_and_dashed_handler_edges():

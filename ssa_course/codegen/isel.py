@@ -12,6 +12,7 @@ keeps them out of the register allocator's way. Phis become parallel copies on t
 from __future__ import annotations
 
 from ssa_course.codegen import frame, select_ops
+from ssa_course.codegen.jumps import duplicate_tests
 from ssa_course.codegen.minstr import call, fits32, imm, ins
 from ssa_course.codegen.mir import ARG_REGS, Imm, LabelRef, MBlock, Mem, MFunction, PReg, VReg
 from ssa_course.codegen.names import block_label
@@ -173,6 +174,7 @@ class Selector:
         edges: EdgeCopies = {(self.exit_of[p].label, self.label(s)): c
                              for (p, s), c in copies.items() if p in self.exit_of}
         lower_phis(self.mfn, edges, self.new_vreg)
+        duplicate_tests(self.mfn)
         return self.mfn
 
     def select_block(self, qb: QBlock, header: bool, copies: EdgeCopies) -> None:
