@@ -99,6 +99,28 @@ def test_multiply_and_divide_by_powers_of_two_use_shifts():
     assert "idiv" not in ops(lines) and "imul" not in ops(lines)
 
 
+def test_magic_division_matches_tiny_division():
+    from ssa_course.codegen.magic import quotient
+    from ssa_course.runtime import tiny_div
+
+    rnd = random.Random(5)
+    lo, hi = -(1 << 63), (1 << 63) - 1
+    xs = [0, 1, -1, lo, hi, lo + 1, hi - 1] + [rnd.randint(lo, hi) for _ in range(400)]
+    divisors = [3, 7, -7, 10, 641, 1000003, -(1 << 31) + 1, hi, -hi] + [
+        rnd.choice((-1, 1)) * rnd.randint(3, 1 << 62) for _ in range(40)]
+    for d in divisors:
+        if abs(d) & (abs(d) - 1) == 0:
+            continue
+        for x in xs:
+            assert quotient(x, d) == tiny_div(x, d, None), (x, d)
+
+
+def test_division_by_a_constant_multiplies():
+    lines = mir_text("fn main(x: int) { print(x / 7, x % 10); }")
+    assert "idiv" not in ops(lines)
+    assert ops(lines).count("imul") == 3  # two high products, one multiple for the %
+
+
 def test_general_division_checks_zero_and_minus_one():
     lines = mir_text("fn main(x: int, y: int) { print(x / y); }")
     joined = "\n".join(lines)
@@ -338,6 +360,8 @@ fn main(a: int, b: int) {
   var m = -9223372036854775807 - 1;
   print(a / b, a % b, -a / b, -a % b, m / -1, m % -1, m / 2, m % 2);
   print(a / 4, a % 4, -a / 4, -a % 4, a / -8, -a % -8, a / 1, a % -1);
+  print(a / 7, a % 7, -a / 7, -a % -7, m / 7, m % 7, m / -3, m % -3, m / 1000003,
+        m % 1000003, (m + 1) / 6, (m + 1) % 6, a / 9223372036854775807, m % 641);
   var x = 0; var i = -9;
   while (i < 10) { x = x + i / 4 + i % 8 + i / -2 + i % -16;
     if (i % 2 == 0) { x = x * 3; }

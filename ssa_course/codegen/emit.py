@@ -70,7 +70,7 @@ def instr_text(fn: MFunction, i: MInstr) -> str:
             else f"set{i.cond} byte ptr {address(ops[0]) if isinstance(ops[0], Mem) else ''}"
     if i.op == "movzx":
         return f"movzx {_reg32(ops[0])}, {_reg8(ops[1])}"
-    name = "imul" if i.op == "imul3" else i.op
+    name = "imul" if i.op in ("imul3", "imul1") else i.op
     if not ops:
         return name
     sized = name != "lea"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ssa_course.codegen.magic import magic
 from ssa_course.codegen.minstr import fits32
 from ssa_course.codegen.mir import NEGATE, SWAP, Imm, LabelRef, Mem, PReg
 from ssa_course.codegen.patterns import CodegenError
@@ -216,6 +217,9 @@ def s_divide(sel: Selector, i: Instr) -> None:
     if c is not None and c not in (0, INT_MIN) and (abs(c) & (abs(c) - 1)) == 0:
         _divide_by_power(sel, a, c, d, rem)  # 1, -1 and +-2^k: no idiv
         return
+    if c is not None and c not in (0, INT_MIN):
+        _divide_by_constant(sel, a, c, d, rem)
+        return
     rb = sel.reg(b)
     rest = None
     if c is None or c == 0:
@@ -240,6 +244,38 @@ def s_divide(sel: Selector, i: Instr) -> None:
     if rest is not None:
         sel.end_jump(rest)
         sel.start_block(rest)
+
+
+def _divide_by_constant(sel: Selector, a: str, c: int, d, rem: bool) -> None:  # noqa: ANN001
+    """Division by another constant: the high half of a product with its magic reciprocal
+    (:mod:`ssa_course.codegen.magic`), corrected, shifted, rounded toward zero."""
+    m, shift = magic(c)
+    ra = sel.reg(a)
+    sel.emit("mov", RAX, Imm(m))  # pattern: divide by a constant -> multiply by its reciprocal
+    sel.emit("imul1", ra, defs=(RAX, RDX), uses=(RAX,))
+    if c > 0 and m < 0:
+        sel.emit("add", RDX, ra)
+    elif c < 0 and m > 0:
+        sel.emit("sub", RDX, ra)
+    q = sel.new_vreg("q")
+    sel.emit("mov", q, RDX)
+    if shift:
+        sel.emit("sar", q, Imm(shift))
+    t = sel.new_vreg("sign")
+    sel.emit("mov", t, q)
+    sel.emit("shr", t, Imm(63))
+    sel.emit("add", q, t)
+    if not rem:
+        sel.emit("mov", d, q)
+        return
+    p = sel.new_vreg("prod")
+    if fits32(c):
+        sel.emit("imul3", p, q, Imm(c))
+    else:
+        sel.emit("mov", p, q)
+        sel.emit("imul", p, sel.materialise(c))
+    sel.emit("mov", d, ra)
+    sel.emit("sub", d, p)
 
 
 def _divide_by_power(sel: Selector, a: str, c: int, d, rem: bool) -> None:  # noqa: ANN001

@@ -51,6 +51,7 @@ FORMS: dict[str, frozenset[str]] = {
     "shr": frozenset({"ri", "mi"}),
     "neg": frozenset({"r", "m"}), "not": frozenset({"r", "m"}),
     "setcc": frozenset({"r", "m"}), "idiv": frozenset({"r", "m"}),
+    "imul1": frozenset({"r", "m"}),
     "push": frozenset({"r", "m", "i"}), "pop": frozenset({"r", "m"}),
     "xchg": frozenset({"rr", "rm"}), "cqo": frozenset({""}), "ret": frozenset({""}),
     "call": frozenset({"l"}), "jmp": frozenset({"l"}), "jcc": frozenset({"l"}),
