@@ -55,4 +55,5 @@ def quotient(x: int, d: int) -> int:
     elif d < 0 and m > 0:
         hi = _signed(hi - x)
     q = hi >> s
-    return _signed(q + ((q & MASK) >> 63))
+    negative = x < 0 if d > 0 else q < 0  # the sign bit the code adds
+    return _signed(q + negative)

@@ -261,9 +261,9 @@ def _divide_by_constant(sel: Selector, a: str, c: int, d, rem: bool) -> None:  #
     sel.emit("mov", q, RDX)
     if shift:
         sel.emit("sar", q, Imm(shift))
-    t = sel.new_vreg("sign")
-    sel.emit("mov", t, q)
-    sel.emit("shr", t, Imm(63))
+    t = sel.new_vreg("sign")  # +1 when the quotient is negative: rounds toward zero; for
+    sel.emit("mov", t, ra if c > 0 else q)  # c > 0 that is the dividend's sign, which is
+    sel.emit("shr", t, Imm(63))  # ready early (off the multiply's critical path)
     sel.emit("add", q, t)
     if not rem:
         sel.emit("mov", d, q)

@@ -25,6 +25,7 @@ from ssa_course.codegen.mir import (
     ARG_REGS,
     Imm,
     LabelRef,
+    MBlock,
     Mem,
     MFunction,
     MInstr,
@@ -101,14 +102,15 @@ def check_operands(fn: MFunction) -> None:
                                   f"{i.op} with operands {kinds or 'none'}")
 
 
-def _is_stub(fn: MFunction, label: str) -> bool:
-    block = fn.block_map().get(label)
+def _is_stub(fn: MFunction, label: str, blocks: dict[str, MBlock]) -> bool:
+    block = blocks.get(label)
     return block is not None and not block.succs and bool(block.instrs) and \
         block.instrs[-1].op == "call" and _target(block.instrs[-1]) in NO_RETURN
 
 
 def check_blocks(fn: MFunction) -> None:
     labels = {b.label for b in fn.blocks}
+    blocks = fn.block_map()
     targets = {s for b in fn.blocks for s in b.succs}  # a trap stub is no block's successor
     for b in fn.blocks:
         if not b.instrs:
@@ -129,7 +131,7 @@ def check_blocks(fn: MFunction) -> None:
             if i.op == "jcc" and t not in NO_RETURN:
                 if k == len(b.instrs) - 2 and last.op == "jmp" and t in b.succs:
                     named.insert(0, t)
-                elif not _is_stub(fn, t) or t in targets:
+                elif not _is_stub(fn, t, blocks) or t in targets:
                     raise VerifyError("block ends in a jump", _where(fn, b.label, k, i),
                                       "a conditional jump in the middle of the block goes "
                                       "to a block that returns")
