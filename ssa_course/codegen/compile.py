@@ -17,6 +17,7 @@ from ssa_course.codegen.mir import MFunction, MProgram
 from ssa_course.codegen.patterns import CodegenError
 from ssa_course.codegen.runtime_asm import RuntimeConfig, program_source
 from ssa_course.quads.ir import Program
+from ssa_course.runtime import paused_gc
 from ssa_course.tiny.types import BOOL
 
 ALLOCATORS = ("color", "spill-all")
@@ -72,8 +73,9 @@ def compile_program(program: Program, structs: object = None,
     ``structs`` is accepted for symmetry with the other back ends; the field layout is
     read from ``program.structs``. Without a ``step_limit`` no fuel checks are emitted.
     """
-    mprog = select_program(program, step_limit)
-    allocate_program(mprog, allocator)
-    text = emit.program_text(mprog, source_lines)
+    with paused_gc():  # a compiler's objects all stay alive: nothing for the collector
+        mprog = select_program(program, step_limit)
+        allocate_program(mprog, allocator)
+        text = emit.program_text(mprog, source_lines)
     config = runtime_config(program, mprog, step_limit, depth_limit)
     return mprog, program_source(text, config)
