@@ -146,35 +146,60 @@ def check_blocks(fn: MFunction) -> None:
 
 
 def check_defined(fn: MFunction) -> None:
-    """Forward must-analysis: the VRegs written on every path into each block."""
-    preds: dict[str, list[str]] = {b.label: [] for b in fn.blocks}
+    """A register read before any write on some path is live at the entry: liveness (live
+    sets stay small, so this is linear in practice), then a walk from the entry to the
+    first such read to name it."""
+    preds: dict[str, list[MBlock]] = {b.label: [] for b in fn.blocks}
     for b in fn.blocks:
-        for s in b.succs:
-            preds[s].append(b.label)
-    defined_out: dict[str, set[int] | None] = {b.label: None for b in fn.blocks}  # None: top
-    changed = True
-    while changed:
-        changed = False
-        for n, b in enumerate(fn.blocks):
-            ins_sets = [defined_out[p] for p in preds[b.label]]
-            known = [s for s in ins_sets if s is not None]
-            cur: set[int] = set() if n == 0 or not known else set.intersection(*known)
-            for i in b.instrs:
-                cur |= {id(r) for r in i.defs if isinstance(r, VReg)}
-            if defined_out[b.label] != cur:
-                defined_out[b.label] = cur
-                changed = True
-    for n, b in enumerate(fn.blocks):
-        if n and not preds[b.label]:
-            continue  # trap stubs and blocks no branch names
-        known = [defined_out[p] for p in preds[b.label] if defined_out[p] is not None]
-        cur = set() if n == 0 or not known else set.intersection(*known)  # type: ignore[arg-type]
-        for k, i in enumerate(b.instrs):
+        for t in b.succs:
+            preds[t].append(b)
+    gen: dict[str, set[int]] = {}
+    kill: dict[str, set[int]] = {}
+    regs: dict[int, VReg] = {}
+    for b in fn.blocks:
+        g: set[int] = set()
+        k: set[int] = set()
+        for i in b.instrs:
             for r in i.uses:
-                if isinstance(r, VReg) and id(r) not in cur:
-                    raise VerifyError("every use defined on every path",
-                                      _where(fn, b.label, k, i), f"{r} may be undefined here")
-            cur |= {id(r) for r in i.defs if isinstance(r, VReg)}
+                if isinstance(r, VReg) and id(r) not in k:
+                    g.add(id(r))
+                    regs[id(r)] = r
+            k.update(id(r) for r in i.defs if isinstance(r, VReg))
+        gen[b.label], kill[b.label] = g, k
+    live_in: dict[str, set[int]] = {b.label: set(gen[b.label]) for b in fn.blocks}
+    todo = list(fn.blocks)
+    while todo:
+        b = todo.pop()
+        out: set[int] = set()
+        for t in b.succs:
+            out |= live_in[t]
+        new = gen[b.label] | (out - kill[b.label])
+        if new != live_in[b.label]:
+            live_in[b.label] = new
+            todo.extend(preds[b.label])
+    entry = fn.blocks[0]
+    if live_in[entry.label]:
+        _report_undefined(fn, regs[min(live_in[entry.label])])
+
+
+def _report_undefined(fn: MFunction, v: VReg) -> None:
+    """Walk from the entry along paths that have not written ``v`` to its first read."""
+    blocks = fn.block_map()
+    seen = {fn.blocks[0].label}
+    todo = [fn.blocks[0]]
+    while todo:
+        b = todo.pop()
+        for k, i in enumerate(b.instrs):
+            if any(r is v for r in i.uses):
+                raise VerifyError("every use defined on every path", _where(fn, b.label, k, i),
+                                  f"{v} may be undefined here")
+            if any(r is v for r in i.defs):
+                break
+        else:
+            for t in b.succs:
+                if t not in seen:
+                    seen.add(t)
+                    todo.append(blocks[t])
 
 
 def check_calls(fn: MFunction, arity: dict[str, int]) -> None:
