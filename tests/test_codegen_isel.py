@@ -456,3 +456,25 @@ def test_gnu_and_keystone_give_the_same_bytes():
         source, _ = PROGRAMS[name]
         _, text = compile_program(ssa_of(source), None, source.splitlines(), step_limit=100)
         assert assemble(text, "gnu").text == assemble(text, "keystone").text, name
+
+
+def test_compiled_program_takes_its_limits_per_run():
+    from ssa_course.codegen.compile import compile_parts
+
+    src = "fn main(n: int) { while (n > 0) { n = n - 1; } print(n); }"
+    cp = compile_parts(ssa_of(src), src.splitlines())
+    assert "sub qword ptr [rip + rt_fuel]" in cp.program_asm
+    assert "_start" not in cp.program_asm and "_start" in cp.source(1000)
+    assert cp.source(1000) != cp.source(2000)  # the limit is the runtime's data
+    plain = compile_parts(ssa_of(src), src.splitlines(), fuel=False)
+    assert "rt_fuel]" not in plain.program_asm
+    if skip_reason() is None:
+        from ssa_course.codegen.assemble import assemble
+
+        for steps, status in ((100, 2), (10_000_000, 0)):
+            image = assemble(cp.source(steps))
+            r = subprocess.run([image.path, "5000"], capture_output=True, text=True,
+                               timeout=60)
+            assert r.returncode == status, r.stderr
+            if status:
+                assert r.stderr == "error: step limit exceeded\n"

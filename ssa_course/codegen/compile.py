@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from ssa_course.codegen import emit, frame, spill_all
 from ssa_course.codegen.isel import select_program_functions
@@ -79,3 +80,43 @@ def compile_program(program: Program, structs: object = None,
         text = emit.program_text(mprog, source_lines)
     config = runtime_config(program, mprog, step_limit, depth_limit)
     return mprog, program_source(text, config)
+
+
+@dataclass(eq=False, slots=True)
+class CompiledProgram:
+    """A program compiled once, runnable under any limits: the allocated machine IR, the
+    assembly of its functions (the ``asm`` listing), and what the runtime needs.
+
+    ``fuel`` says whether loop headers and function entries burn fuel; with fuel, the step
+    limit is the runtime's data, chosen per run by :meth:`source`.
+    """
+
+    mprog: MProgram
+    program_asm: str
+    main_params: tuple[tuple[str, str], ...]
+    fuel: bool
+
+    def source(self, step_limit: int | None = None, depth_limit: int = 100_000,
+               allocation_limit: int | None = None) -> str:
+        """The whole assembly file (runtime first) for one run's limits. Without fuel
+        checks compiled in, ``step_limit`` cannot be enforced and is ignored."""
+        config = RuntimeConfig(
+            main_params=self.main_params,
+            step_limit=step_limit if self.fuel else None, depth_limit=depth_limit,
+            array_sites=tuple(self.mprog.trap_sites),
+            **({"allocation_limit": allocation_limit} if allocation_limit is not None
+               else {}))
+        return program_source(self.program_asm, config)
+
+
+def compile_parts(program: Program, source_lines: list[str] | None = None, *,
+                  allocator: str = "color", fuel: bool = True) -> CompiledProgram:
+    """Compile scheduled SSA quads once (the artifact of the ``asm``/``native``/``emulated``
+    representations); :meth:`CompiledProgram.source` adds the runtime per run."""
+    with paused_gc():
+        mprog = select_program(program, 1 if fuel else None)
+        allocate_program(mprog, allocator)
+        text = emit.program_text(mprog, source_lines)
+    main = program.functions.get("main")
+    params = tuple((name, str(t)) for name, t in main.params) if main else ()
+    return CompiledProgram(mprog, text, params, fuel)
