@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from codegen_native import run_native, skip_reason
 
-from ssa_course.codegen import patterns, select_ops
+from ssa_course.codegen import patterns, select_effects, select_ops
 from ssa_course.codegen.compile import allocate_program, compile_program, select_program
 from ssa_course.codegen.emit import instr_text
 from ssa_course.codegen.minstr import call, ins
@@ -148,7 +148,7 @@ def test_bool_value_uses_setcc():
 
 def test_pattern_table_names_every_marker_in_select_ops():
     names = {p.name for p in patterns.PATTERNS}
-    source = Path(select_ops.__file__).read_text()
+    source = Path(select_ops.__file__).read_text() + Path(select_effects.__file__).read_text()
     markers = set(re.findall(r"  # pattern: ([^\n]+)$", source, re.MULTILINE))
     assert markers and markers <= names, markers - names
     text = patterns.table_text()

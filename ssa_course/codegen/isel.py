@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from ssa_course.codegen import frame, select_ops
 from ssa_course.codegen.jumps import duplicate_tests
-from ssa_course.codegen.minstr import call, fits32, imm, ins
+from ssa_course.codegen.minstr import call, fits32, ins
 from ssa_course.codegen.mir import ARG_REGS, Imm, LabelRef, MBlock, Mem, MFunction, PReg, VReg
 from ssa_course.codegen.names import block_label
-from ssa_course.codegen.patterns import CodegenError
 from ssa_course.codegen.phis import EdgeCopies, lower_phis
 from ssa_course.codegen.quadcfg import (
     QBlock,
@@ -31,7 +30,6 @@ from ssa_course.quads.ir import Function, Instr, Program
 # A Bril variable no path assigns: the runtime's "undefined variable" message when it has
 # one, else the nearest one it has (a value read before anything was stored).
 TRAP_UNDEFINED = CODE.get("undefined variable", CODE["unset element"])
-COMPARES = {"eq": "e", "ne": "ne", "lt": "l", "le": "le", "gt": "g", "ge": "ge"}
 
 
 class Selector:
@@ -219,6 +217,3 @@ def select_program_functions(program: Program, fuel: bool = True
         out[name] = select_function(fn, program, sites, fuel)[0]
     return out, sites
 
-
-__all__ = ["COMPARES", "CodegenError", "Selector", "select_function",
-           "select_program_functions", "call", "imm", "fits32"]
