@@ -478,3 +478,15 @@ def test_compiled_program_takes_its_limits_per_run():
             assert r.returncode == status, r.stderr
             if status:
                 assert r.stderr == "error: step limit exceeded\n"
+
+
+def test_selection_table_pairs_quads_with_instructions():
+    from ssa_course.codegen.isel import selection_table
+
+    ssa = ssa_of("fn main(a: int, b: int) { if (a < b) { print(a * 9); } }")
+    rows = selection_table(ssa.functions["main"], ssa)
+    by_op = {q.split("=")[-1].split()[0] if "=" in q else q.split()[0]: out for q, out in rows}
+    assert by_op["lt"] == []  # fused into the branch
+    assert any(s.startswith("cmp ") for s in by_op["br"]) and any(
+        s.startswith("jl ") or s.startswith("jge ") for s in by_op["br"])
+    assert any(s.startswith("lea ") and "*8" in s for s in by_op["mul"])

@@ -14,7 +14,17 @@ from __future__ import annotations
 from ssa_course.codegen import frame, select_ops
 from ssa_course.codegen.jumps import duplicate_tests
 from ssa_course.codegen.minstr import call, fits32, ins
-from ssa_course.codegen.mir import ARG_REGS, Imm, LabelRef, MBlock, Mem, MFunction, PReg, VReg
+from ssa_course.codegen.mir import (
+    ARG_REGS,
+    Imm,
+    LabelRef,
+    MBlock,
+    Mem,
+    MFunction,
+    MInstr,
+    PReg,
+    VReg,
+)
 from ssa_course.codegen.names import block_label
 from ssa_course.codegen.phis import EdgeCopies, lower_phis
 from ssa_course.codegen.quadcfg import (
@@ -55,6 +65,8 @@ class Selector:
         self.fused: dict[str, Instr] = {}  # compares emitted by the branch that uses them
         self.zero_tested: set[str] = set()  # values only ever compared with 0
         self.undefined: set[str] = set()  # Bril variables no path assigns
+        # (quad, the instructions selected for it), when a lesson asks for the table
+        self.trace: list[tuple[Instr | None, list[MInstr]]] | None = None
 
     # -- values ------------------------------------------------------------------------
 
@@ -94,10 +106,16 @@ class Selector:
 
     def emit(self, op: str, *operands, **kw) -> None:  # noqa: ANN002, ANN003
         kw.setdefault("line", self.line)
-        self.cur.instrs.append(ins(op, *operands, **kw))
+        instr = ins(op, *operands, **kw)
+        self.cur.instrs.append(instr)
+        if self.trace is not None:
+            self.trace[-1][1].append(instr)
 
     def call(self, symbol: str, nargs: int = 0) -> None:
-        self.cur.instrs.append(call(symbol, nargs, self.line))
+        instr = call(symbol, nargs, self.line)
+        self.cur.instrs.append(instr)
+        if self.trace is not None:
+            self.trace[-1][1].append(instr)
 
     def start_block(self, label: str, *, cold: bool = False) -> MBlock:
         block = MBlock(label)
@@ -196,6 +214,8 @@ class Selector:
                 for r, v in zip(ARG_REGS, (TRAP_UNDEFINED, 0, 0), strict=False):
                     self.emit("mov", PReg(r), Imm(v))
                 self.call("rt_trap", 3)
+            if self.trace is not None:
+                self.trace.append((instr, []))
             select_ops.select(self, instr)
         self.exit_of[qb.label] = self.cur
 
@@ -217,3 +237,17 @@ def select_program_functions(program: Program, fuel: bool = True
         out[name] = select_function(fn, program, sites, fuel)[0]
     return out, sites
 
+
+
+def selection_table(fn: Function, program: Program) -> list[tuple[str, list[str]]]:
+    """Each quad of ``fn`` (Bril text) next to the instructions selected for it, over
+    virtual registers (what the lesson shows beside the graph). Phi copies are not listed:
+    they are placed on the edges afterwards."""
+    from ssa_course.codegen.emit import instr_text
+    from ssa_course.quads.bril_write import format_instr
+
+    sel = Selector(fn, program, [], fuel=False)
+    sel.trace = [(None, [])]
+    sel.run()
+    return [(format_instr(q), [instr_text(sel.mfn, i) for i in out])
+            for q, out in sel.trace if q is not None]
