@@ -353,6 +353,10 @@ def test_every_corpus_function_verifies_before_and_after():
 
 native = pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")
 
+DEPTH = """
+fn down(n: int) -> int { if (n == 0) { return 0; } return down(n - 1) + 1; }
+fn main(n: int) { print(down(n)); }"""
+
 PROGRAMS = {
     "swap_loop": (SWAP_LOOP, ["5"]),
     "division": ("""
@@ -423,6 +427,10 @@ fn main(n: int) {
   }
   print(t);
 }""", ["5"]),
+    "depth_limit_last_frame_fits": (DEPTH, ["99998"]),  # main + 99,999 frames of down
+    "depth_limit_one_frame_more": (DEPTH, ["99999"]),
+    "runaway_recursion": ("fn f(n: int) -> int { return f(n + 1) + 1; }\n"
+                          "fn main() { print(f(0)); }", []),
     "endless": ("fn main() { var i = 0; while (true) { i = i + 1; } }", []),
 }
 
