@@ -60,8 +60,12 @@ def prologue(fn: MFunction) -> list[MInstr]:
 def epilogue(fn: MFunction, ret: MInstr) -> list[MInstr]:
     saved = len(fn.used_callee_saved)
     out = [ins("add", Mem(symbol="rt_depth"), Imm(1))]
-    # rsp from rbp, not by popping the frame: a throw may land here with rsp anywhere
-    out.append(ins("lea", RSP, Mem(RBP, disp=-8 * saved)) if saved else ins("mov", RSP, RBP))
+    # At a ret rsp is where the prologue left it (stack arguments are popped right after
+    # their call; a throw lands with the rsp rt_enter saw), so only the slots are freed.
+    size = frame_size(fn)
+    if size:
+        out.append(ins("lea", RSP, Mem(RBP, disp=-8 * saved)) if saved
+                   else ins("mov", RSP, RBP))
     out += [ins("pop", PReg(r)) for r in reversed(fn.used_callee_saved)]
     out += [ins("pop", RBP), ret]
     return out
