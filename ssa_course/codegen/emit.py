@@ -70,7 +70,7 @@ def instr_text(fn: MFunction, i: MInstr) -> str:
             else f"set{i.cond} byte ptr {address(ops[0]) if isinstance(ops[0], Mem) else ''}"
     if i.op == "movzx":
         return f"movzx {_reg32(ops[0])}, {_reg8(ops[1])}"
-    name = "imul" if i.op == "imul3" else i.op
+    name = "imul" if i.op in ("imul3", "imul1") else i.op
     if not ops:
         return name
     sized = name != "lea"
@@ -88,9 +88,12 @@ def _comment(i: MInstr, lines: list[str], last: list[int | None]) -> list[str]:
 def function_text(fn: MFunction, lines: list[str] | None = None) -> list[str]:
     """The assembly lines of one function (after allocation and frame layout)."""
     lines = lines or []
-    out = ["", "    .p2align 4", f"{function_symbol(fn.name)}:"]
+    sym = function_symbol(fn.name)
+    out = ["", f"    .globl {sym}", f"{sym}:"]
     last: list[int | None] = [None]
+    before: set[str] = set()  # labels laid out up to here
     for k, block in enumerate(fn.blocks):
+        before.add(block.label)
         nxt = fn.blocks[k + 1].label if k + 1 < len(fn.blocks) else None
         out.append(f"{block.label}:" + ("  # handler" if block.handler else ""))
         instrs = block.instrs
@@ -99,9 +102,15 @@ def function_text(fn: MFunction, lines: list[str] | None = None) -> list[str]:
             if i.op == "jmp" and j == n - 1 and _target(i) == nxt:
                 continue  # falls through
             if (i.op == "jcc" and j == n - 2 and instrs[-1].op == "jmp"
-                    and _target(i) == nxt and i.cond in NEGATE_ALL):
-                out.append(f"    j{NEGATE_ALL[i.cond]} {_target(instrs[-1])}")
-                break
+                    and i.cond in NEGATE_ALL):
+                t, f = _target(i), _target(instrs[-1])
+                if t == nxt:
+                    out.append(f"    j{NEGATE_ALL[i.cond]} {f}")
+                    break
+                if f != nxt and f in before and t not in before:  # a loop's back edge:
+                    out.append(f"    j{NEGATE_ALL[i.cond]} {f}")  # the taken jcc,
+                    out.append(f"    jmp {t}")  # the way out once
+                    break
             out.extend(_comment(i, lines, last))
             text = instr_text(fn, i)
             out.append(f"    {text}" + (f"  # {i.comment}" if i.comment else ""))

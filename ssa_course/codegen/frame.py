@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ssa_course.codegen.minstr import ins
-from ssa_course.codegen.mir import Imm, LabelRef, Mem, MFunction, MInstr, PReg, Slot
+from ssa_course.codegen.mir import CALLEE_SAVED, Imm, LabelRef, Mem, MFunction, MInstr, PReg, Slot
 
 if TYPE_CHECKING:
     from ssa_course.codegen.isel import Selector
@@ -60,15 +60,26 @@ def prologue(fn: MFunction) -> list[MInstr]:
 def epilogue(fn: MFunction, ret: MInstr) -> list[MInstr]:
     saved = len(fn.used_callee_saved)
     out = [ins("add", Mem(symbol="rt_depth"), Imm(1))]
-    # rsp from rbp, not by popping the frame: a throw may land here with rsp anywhere
-    out.append(ins("lea", RSP, Mem(RBP, disp=-8 * saved)) if saved else ins("mov", RSP, RBP))
+    # At a ret rsp is where the prologue left it (stack arguments are popped right after
+    # their call; a throw lands with the rsp rt_enter saw), so only the slots are freed.
+    size = frame_size(fn)
+    if size:
+        out.append(ins("lea", RSP, Mem(RBP, disp=-8 * saved)) if saved
+                   else ins("mov", RSP, RBP))
     out += [ins("pop", PReg(r)) for r in reversed(fn.used_callee_saved)]
     out += [ins("pop", RBP), ret]
     return out
 
 
 def layout(fn: MFunction) -> None:
-    """Give ``fn`` (allocated: no VRegs left) its prologue, epilogues and slot addresses."""
+    """Give ``fn`` (allocated: no VRegs left) its prologue, epilogues and slot addresses.
+
+    A function with a handler saves every callee-saved register: a throw that lands there
+    skips the epilogues of the callees in between, which would have restored the registers
+    they used, so this function's epilogue restores them all for its own caller.
+    """
+    if any(b.handler for b in fn.blocks):
+        fn.used_callee_saved = list(CALLEE_SAVED)
     for block in fn.blocks:
         new: list[MInstr] = []
         for instr in block.instrs:

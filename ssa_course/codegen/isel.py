@@ -12,10 +12,20 @@ keeps them out of the register allocator's way. Phis become parallel copies on t
 from __future__ import annotations
 
 from ssa_course.codegen import frame, select_ops
-from ssa_course.codegen.minstr import call, fits32, imm, ins
-from ssa_course.codegen.mir import ARG_REGS, Imm, LabelRef, MBlock, Mem, MFunction, PReg, VReg
+from ssa_course.codegen.jumps import duplicate_tests
+from ssa_course.codegen.minstr import call, fits32, ins
+from ssa_course.codegen.mir import (
+    ARG_REGS,
+    Imm,
+    LabelRef,
+    MBlock,
+    Mem,
+    MFunction,
+    MInstr,
+    PReg,
+    VReg,
+)
 from ssa_course.codegen.names import block_label
-from ssa_course.codegen.patterns import CodegenError
 from ssa_course.codegen.phis import EdgeCopies, lower_phis
 from ssa_course.codegen.quadcfg import (
     QBlock,
@@ -24,9 +34,12 @@ from ssa_course.codegen.quadcfg import (
     use_counts,
     variable_types,
 )
+from ssa_course.codegen.runtime_asm import CODE
 from ssa_course.quads.ir import Function, Instr, Program
 
-COMPARES = {"eq": "e", "ne": "ne", "lt": "l", "le": "le", "gt": "g", "ge": "ge"}
+# A Bril variable no path assigns: the runtime's "undefined variable" message when it has
+# one, else the nearest one it has (a value read before anything was stored).
+TRAP_UNDEFINED = CODE.get("undefined variable", CODE["unset element"])
 
 
 class Selector:
@@ -49,7 +62,11 @@ class Selector:
         self.exit_of: dict[str, MBlock] = {}  # quads block -> its last machine block
         self.stubs: dict[tuple[int, int, int], str] = {}
         self.uses: dict[str, int] = {}
-        self.fused: set[str] = set()  # compares emitted by the branch that uses them
+        self.fused: dict[str, Instr] = {}  # compares emitted by the branch that uses them
+        self.zero_tested: set[str] = set()  # values only ever compared with 0
+        self.undefined: set[str] = set()  # Bril variables no path assigns
+        # (quad, the instructions selected for it), when a lesson asks for the table
+        self.trace: list[tuple[Instr | None, list[MInstr]]] | None = None
 
     # -- values ------------------------------------------------------------------------
 
@@ -89,10 +106,16 @@ class Selector:
 
     def emit(self, op: str, *operands, **kw) -> None:  # noqa: ANN002, ANN003
         kw.setdefault("line", self.line)
-        self.cur.instrs.append(ins(op, *operands, **kw))
+        instr = ins(op, *operands, **kw)
+        self.cur.instrs.append(instr)
+        if self.trace is not None:
+            self.trace[-1][1].append(instr)
 
     def call(self, symbol: str, nargs: int = 0) -> None:
-        self.cur.instrs.append(call(symbol, nargs, self.line))
+        instr = call(symbol, nargs, self.line)
+        self.cur.instrs.append(instr)
+        if self.trace is not None:
+            self.trace[-1][1].append(instr)
 
     def start_block(self, label: str, *, cold: bool = False) -> MBlock:
         block = MBlock(label)
@@ -132,17 +155,27 @@ class Selector:
     def run(self) -> MFunction:
         blocks = function_blocks(self.fn)
         self.uses = use_counts(blocks)
+        headers = loop_headers(blocks)
         for qb in blocks:  # constants first: a phi may read one defined further down
             for i in qb.body:
                 if i.op == "const" and i.dest is not None:
                     self.consts[i.dest] = int(i.value)  # type: ignore[arg-type]
                 elif i.op == "id" and i.args[0] in self.consts and i.dest is not None:
                     self.consts[i.dest] = self.consts[i.args[0]]
-        headers = loop_headers(blocks)
+        self.zero_tested = select_ops.zero_tested(blocks, self.uses, self.consts)
         entry = self.start_block(block_label(self.fn.name, "entry"))
         self.mfn.params = [self.vreg(name) for name, _ in self.fn.params]
         if self.fuel:
             frame.fuel_check(self, max(1, len(blocks[0].body)))
+        defined = {n for n, _ in self.fn.params} | {
+            i.dest for qb in blocks for i in (*qb.phis, *qb.body) if i.dest is not None}
+        for qb in blocks:  # Bril: a variable no path assigns reads as 0 here (an
+            for i in (*qb.phis, *qb.body):  # interpreter reports it; see the docs)
+                for a in i.args:
+                    if a not in defined and a not in self.consts and a != "__undefined":
+                        defined.add(a)
+                        self.undefined.add(a)
+                        self.emit("mov", self.vreg(a), Imm(0))
         for k, p in enumerate(self.mfn.params):
             if k < len(ARG_REGS):
                 self.emit("mov", p, PReg(ARG_REGS[k]))
@@ -157,6 +190,7 @@ class Selector:
         edges: EdgeCopies = {(self.exit_of[p].label, self.label(s)): c
                              for (p, s), c in copies.items() if p in self.exit_of}
         lower_phis(self.mfn, edges, self.new_vreg)
+        duplicate_tests(self.mfn)
         return self.mfn
 
     def select_block(self, qb: QBlock, header: bool, copies: EdgeCopies) -> None:
@@ -168,15 +202,20 @@ class Selector:
         for phi in qb.phis:
             dest = self.vreg(phi.dest)
             for arg, pred in zip(phi.args, phi.labels, strict=False):
-                if pred == "__undefined" or arg == "__undefined":
-                    continue
-                src = self.consts.get(arg)
+                # no value on this edge (Bril): 0 keeps every use defined for the allocator
+                src = 0 if arg == "__undefined" else self.consts.get(arg)
                 copies.setdefault((pred, qb.label), []).append(
                     (dest, Imm(src) if src is not None else self.vreg(arg)))
         self.fused = select_ops.fusible_compares(qb, self.uses)
         for instr in qb.body:
             if instr.pos is not None:
                 self.line = instr.pos.line
+            if self.undefined.intersection(instr.args):  # what an interpreter reports
+                for r, v in zip(ARG_REGS, (TRAP_UNDEFINED, 0, 0), strict=False):
+                    self.emit("mov", PReg(r), Imm(v))
+                self.call("rt_trap", 3)
+            if self.trace is not None:
+                self.trace.append((instr, []))
             select_ops.select(self, instr)
         self.exit_of[qb.label] = self.cur
 
@@ -199,5 +238,16 @@ def select_program_functions(program: Program, fuel: bool = True
     return out, sites
 
 
-__all__ = ["COMPARES", "CodegenError", "Selector", "select_function",
-           "select_program_functions", "call", "imm", "fits32"]
+
+def selection_table(fn: Function, program: Program) -> list[tuple[str, list[str]]]:
+    """Each quad of ``fn`` (Bril text) next to the instructions selected for it, over
+    virtual registers (what the lesson shows beside the graph). Phi copies are not listed:
+    they are placed on the edges afterwards."""
+    from ssa_course.codegen.emit import instr_text
+    from ssa_course.quads.bril_write import format_instr
+
+    sel = Selector(fn, program, [], fuel=False)
+    sel.trace = [(None, [])]
+    sel.run()
+    return [(format_instr(q), [instr_text(sel.mfn, i) for i in out])
+            for q, out in sel.trace if q is not None]

@@ -43,6 +43,11 @@ PATTERNS: tuple[Pattern, ...] = (
             "add t, x; sar t, k", "the bias rounds toward zero as idiv does"),
     Pattern("remainder by 2^k", "d = rem x 2^k", "bias as above; and t, -2^k; mov d, x; "
             "sub d, t", "x minus the multiple of 2^k truncation keeps"),
+    Pattern("x % 2^k == 0 -> and", "c = eq (rem x 2^k) 0", "mov t, x; and t, 2^k-1; test t, t",
+            "only the remainder's zero-ness is used, and it is the low k bits'"),
+    Pattern("divide by a constant -> multiply by its reciprocal", "d = div|rem x c",
+            "mov rax, M; imul x; [add|sub rdx, x]; sar rdx, s; + sign bit",
+            "idiv takes 40+ cycles; the high half of x*M is x/c (Granlund-Montgomery)"),
     Pattern("division checks the divisor", "d = div|rem x y",
             "test y, y; je trap; cmp y, -1; je neg-path; mov rax, x; cqo; idiv y",
             "zero traps at the operator; -1 would fault on INT_MIN, so it negates"),

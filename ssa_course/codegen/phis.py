@@ -59,6 +59,7 @@ def _retarget(block: MBlock, old: str, new: str) -> None:
 def lower_phis(fn: MFunction, edges: EdgeCopies, new_vreg: Callable[[str], VReg]) -> None:
     """Insert every edge's copies (splitting critical edges) into ``fn``'s blocks."""
     blocks = fn.block_map()
+    after: dict[str, list[MBlock]] = {}  # edge blocks to lay out after each predecessor
     for (pred_label, succ_label), copies in edges.items():
         pred = blocks[pred_label]
         if blocks[succ_label].handler:
@@ -70,11 +71,13 @@ def lower_phis(fn: MFunction, edges: EdgeCopies, new_vreg: Callable[[str], VReg]
             edge = MBlock(f"{pred_label}.to.{succ_label.rsplit('.', 1)[-1]}",
                           moves + [ins("jmp", LabelRef(succ_label))], [succ_label])
             _retarget(pred, succ_label, edge.label)
-            fn.blocks.insert(fn.blocks.index(pred) + 1, edge)
+            after.setdefault(pred_label, []).append(edge)
             blocks[edge.label] = edge
             continue
         at = _jump_index(pred)
         pred.instrs[at:at] = moves
+    if after:  # one pass: inserting one by one would be quadratic in the blocks
+        fn.blocks = [x for b in fn.blocks for x in (b, *after.get(b.label, ()))]
 
 
 def _jump_index(block: MBlock) -> int:

@@ -24,7 +24,7 @@ class QBlock:
     body: list[Instr] = field(default_factory=list)
     succs: list[str] = field(default_factory=list)
     preds: list[str] = field(default_factory=list)
-    handler: bool = False  # starts with ``catch``: entered by a throw
+    handler: bool = False  # named second by an ``enter``: entered by a throw
 
 
 def successors(last: Instr | None) -> list[str] | None:
@@ -67,7 +67,11 @@ def function_blocks(fn: Function) -> list[QBlock]:
                 block.body.append(Instr("ret"))
                 succs = []
         block.succs = succs
-        block.handler = bool(block.body) and block.body[0].op == "catch"
+    # a handler is whatever an ``enter`` names second (its ``catch`` may have been deleted
+    # as dead code when the catch variable is unused)
+    handlers = {b.body[-1].labels[1] for b in blocks if b.body and b.body[-1].op == "enter"}
+    for block in blocks:
+        block.handler = block.label in handlers
     if not blocks:
         blocks.append(QBlock(f"{fn.name}.start", body=[Instr("ret")]))
     by_label = {b.label: b for b in blocks}

@@ -1,0 +1,126 @@
+"""Assembly source -> an executable image, by GNU ``as`` + ``ld`` or by keystone.
+
+Both backends place the program at the same fixed addresses (text at ``TEXT_ADDR``, data
+at ``DATA_ADDR``, bss at ``BSS_ADDR``), so they give the same bytes; the test suite checks
+it. The :class:`Image` keeps those bytes, the symbols and the executable's path, which is
+everything the native runner, the emulator and the disassembler need.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from dataclasses import dataclass, field
+
+from ssa_course.codegen import toolchain
+from ssa_course.codegen.elf import Sections, read_elf, write_elf
+from ssa_course.codegen.keystone_asm import AssemblerError, assemble_keystone
+
+TEXT_ADDR = 0x401000
+DATA_ADDR = 0x20000000  # far from the text: a program of any size fits below it
+BSS_ADDR = 0x30000000
+BACKENDS = ("gnu", "keystone", "auto")
+
+__all__ = ["AssemblerError", "Image", "assemble", "TEXT_ADDR", "DATA_ADDR", "BSS_ADDR"]
+
+
+@dataclass(slots=True)
+class Image:
+    """An assembled and linked program.
+
+    ``symbols`` maps every label that is not ``.L``-local (functions, runtime entries, data)
+    to its address; ``sizes`` gives each text symbol's size in bytes (up to the next one).
+    ``path`` is the executable file, ``backend`` the assembler that made it.
+    """
+
+    text: bytes
+    data: bytes
+    bss_size: int
+    symbols: dict[str, int]
+    entry: int
+    path: str
+    backend: str
+    text_addr: int = TEXT_ADDR
+    data_addr: int = DATA_ADDR
+    bss_addr: int = BSS_ADDR
+    sizes: dict[str, int] = field(default_factory=dict)
+
+    def functions(self) -> list[tuple[str, int, int]]:
+        """``(name, address, size)`` of every text symbol, in address order."""
+        return sorted(((n, self.symbols[n], s) for n, s in self.sizes.items()),
+                      key=lambda t: (t[1], t[0]))
+
+    def function_bytes(self, name: str) -> bytes:
+        start = self.symbols[name] - self.text_addr
+        return self.text[start:start + self.sizes[name]]
+
+
+_CACHE: dict[tuple[str, str], Image] = {}
+
+
+def source_hash(source: str) -> str:
+    return hashlib.sha256(source.encode()).hexdigest()[:24]
+
+
+def assemble(source: str, backend: str = "auto") -> Image:
+    """Assemble and link ``source`` (cached by its hash): ``backend`` is ``"gnu"``,
+    ``"keystone"``, or ``"auto"`` (GNU when installed, else keystone).
+
+    A missing backend raises :class:`toolchain.ToolMissing` with a one-line reason; source
+    the assembler rejects raises :class:`AssemblerError` (a code generator bug)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+    if backend == "auto":
+        toolchain.require(toolchain.assembler_missing())
+        backend = "gnu" if toolchain.gnu_missing() is None else "keystone"
+    key = (source_hash(source), backend)
+    image = _CACHE.get(key)
+    if image is None or not os.path.exists(image.path):
+        if backend == "gnu":
+            toolchain.require(toolchain.gnu_missing())
+            image = _assemble_gnu(source, key[0])
+        else:
+            toolchain.require(toolchain.keystone_missing())
+            image = _assemble_keystone(source, key[0])
+        _CACHE[key] = image
+    return image
+
+
+def _image(s: Sections, path: str, backend: str) -> Image:
+    text_end = s.text_addr + len(s.text)
+    starts = sorted((a, n) for n, a in s.symbols.items() if s.text_addr <= a < text_end)
+    sizes = {}
+    for k, (addr, name) in enumerate(starts):
+        nxt = starts[k + 1][0] if k + 1 < len(starts) else text_end
+        sizes[name] = nxt - addr
+    return Image(s.text, s.data, s.bss_size, dict(s.symbols), s.entry, path, backend,
+                 s.text_addr, s.data_addr, s.bss_addr, sizes)
+
+
+def _assemble_gnu(source: str, digest: str) -> Image:
+    base = os.path.join(toolchain.work_dir(), f"gnu-{digest}")
+    with open(base + ".s", "w") as f:
+        f.write(source)
+    steps = [
+        ["as", "--64", "-o", base + ".o", base + ".s"],
+        ["ld", "-static", "-nostdlib", "-z", "noexecstack", "-e", "_start",
+         f"-Ttext={TEXT_ADDR:#x}", f"-Tdata={DATA_ADDR:#x}", f"-Tbss={BSS_ADDR:#x}",
+         "-o", base, base + ".o"],
+    ]
+    for cmd in steps:
+        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            lines = (done.stderr or done.stdout).strip().splitlines()[:8]
+            raise AssemblerError(f"{cmd[0]} failed on {base}.s:\n" + "\n".join(lines))
+    with open(base, "rb") as f:
+        return _image(read_elf(f.read()), base, "gnu")
+
+
+def _assemble_keystone(source: str, digest: str) -> Image:
+    s = assemble_keystone(source, TEXT_ADDR, DATA_ADDR, BSS_ADDR)
+    path = os.path.join(toolchain.work_dir(), f"ks-{digest}")
+    with open(path, "wb") as f:
+        f.write(write_elf(s))
+    os.chmod(path, 0o700)
+    return _image(s, path, "keystone")
