@@ -43,10 +43,9 @@ from ssa_course.codegen.mir import (
     Slot,
     VReg,
 )
+from ssa_course.codegen.sim_runtime import RUNTIME
 
 MASK = (1 << 64) - 1
-MESSAGES = ("division by zero", "index out of bounds", "negative array length",
-            "array too large", "unset element", "out of memory")
 RAX, RDX, RDI, RSI, RBP, RSP = (PReg(n) for n in ("rax", "rdx", "rdi", "rsi", "rbp", "rsp"))
 
 
@@ -322,7 +321,7 @@ class Machine:
         if self.functions is not None and callee in self.functions:
             self.enter(self.functions[callee])
             return
-        runtime = _RUNTIME.get(callee)
+        runtime = RUNTIME.get(callee)
         if runtime is not None:
             runtime(self, succs)
             return
@@ -352,56 +351,6 @@ class Machine:
         self.regs[RAX] = value
         self.goto(label)
 
-
-def _print_int(m: Machine, succs: list[str]) -> None:
-    value = m.read(RDI)
-    m.result.output.append(value)
-    m.print_text(str(value))
-
-
-def _new_array(m: Machine, succs: list[str]) -> None:
-    length, site = m.read(RDI), m.read(RSI)
-    line, col = m.trap_sites[site] if 0 <= site < len(m.trap_sites) else (0, 0)
-    if length < 0:
-        m.stop(f"error: negative array length at {line}:{col}")
-    if length > 100_000_000:
-        m.stop(f"error: array too large at {line}:{col}")
-    address = m.allocate(length + 1)
-    m.heap[address] = length
-    m.clobber(CALLER_SAVED)
-    m.regs[RAX] = address
-
-
-def _new_struct(m: Machine, succs: list[str]) -> None:
-    address = m.allocate(m.read(RDI))
-    m.clobber(CALLER_SAVED)
-    m.regs[RAX] = address
-
-
-def _trap(m: Machine, succs: list[str]) -> None:
-    code, line, col = m.read(RDI), m.read(RSI), m.read(PReg("rdx"))
-    message = MESSAGES[code] if 0 <= code < len(MESSAGES) else f"trap {code}"
-    m.stop(f"error: {message} at {line}:{col}")
-
-
-def _enter(m: Machine, succs: list[str]) -> None:
-    m.handlers.append((len(m.frames) - 1, m.labels[m.read(RDI)]))
-    m.clobber(CALLER_SAVED)
-
-
-def _leave(m: Machine, succs: list[str]) -> None:
-    m.handlers.pop()
-    m.clobber(CALLER_SAVED)
-
-
-_RUNTIME = {
-    "rt_print_int": _print_int,
-    "rt_print_bool": lambda m, s: m.print_text("true" if m.read(RDI) else "false"),
-    "rt_print_space": lambda m, s: m.print_text(" "),
-    "rt_print_newline": lambda m, s: m.print_text("\n"),
-    "rt_new_array": _new_array, "rt_new_struct": _new_struct, "rt_trap": _trap,
-    "rt_enter": _enter, "rt_leave": _leave, "rt_throw": lambda m, s: m.throw(s),
-}
 
 
 def _label(o: object) -> str:
