@@ -6,8 +6,9 @@ ones -- stack slots and a heap, so the same function or program can be run befor
 allocation and after it:
 
 - ``mov`` (registers, immediates, slots, memory), ``lea``, ``add sub imul and or xor``,
-  ``shl sar shr``, ``neg not``, ``imul3``, ``xchg``, ``movzx``, ``setcc``, ``cmp``/``test``
-  then ``jcc`` (signed, unsigned and sign conditions), ``jmp``, ``ret``, ``cqo``/``idiv``
+  ``shl sar shr``, ``neg not``, ``imul3``, ``imul1`` (rdx:rax), ``xchg``, ``movzx``,
+  ``setcc``, ``cmp``/``test`` then ``jcc`` (signed, unsigned and sign conditions),
+  ``jmp``, ``ret``, ``cqo``/``idiv``
   (a zero divisor ends the run: ``error: division by zero``), ``push`` and ``add/sub rsp``
   for stack arguments; a block that ends without a jump falls through to the next;
 - calls: the runtime's ``rt_print_*``, ``rt_new_array``, ``rt_new_struct``, ``rt_trap``,
@@ -250,6 +251,10 @@ class Machine:
             value = wrap(_ARITH[op](self.read(ops[0]), self.read(ops[1])))
             self.write(ops[0], value)
             self.flags = (value, 0)
+        elif op == "imul1":  # rdx:rax = rax * operand, signed 128-bit
+            product = self.read(RAX) * self.read(ops[0])
+            self.regs[RAX] = wrap(product)
+            self.regs[RDX] = wrap(product >> 64)
         elif op == "imul3":
             self.write(ops[0], self.read(ops[1]) * self.read(ops[2]))
         elif op in ("neg", "not"):
