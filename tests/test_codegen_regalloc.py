@@ -725,3 +725,22 @@ def test_choose_register_prefers_a_copy_partner_then_the_palette_order():
     assert choose_register({"rax"}, ALLOCATABLE, ["rax", "r12"]) == "r12"
     assert choose_register(set(ALLOCATABLE), ALLOCATABLE) is None
     assert choose_register(set(), ("rbx",), ["rdi"]) == "rbx"  # outside the palette
+
+
+def test_a_value_mirrored_for_a_handler_spills_into_its_mirror():
+    b = Builder("hm")
+    xs = [b.v(f"x{k}") for k in range(5)]
+    e = b.v("e")
+    b.block("entry", [mov(xs[0], RDI), *(imm(v, k) for k, v in enumerate(xs[1:], 1)),
+                      cmp(xs[0], Imm(0)), jcc("l", "throw"), jmp("ok")], ["throw", "ok"])
+    b.block("ok", [*(arith("add", xs[0], v) for v in xs[1:]), mov(RAX, xs[0]), ret()])
+    b.block("throw", [mov(RDI, xs[1]), call("rt_throw", 1)], ["catch"])
+    b.block("catch", [mov(e, RAX), *(arith("imul", e, v) for v in xs), mov(RAX, e), ret()],
+            handler=True)
+    for args in ((-2,), (3,)):
+        fn = copy.deepcopy(b.fn)
+        allocation = allocate_and_check(fn, ("rax", "rcx"), args=args)
+        both = set(allocation.saved) & set(allocation.spilled)
+        assert both
+        assert all(allocation.slots[v] == allocation.saved[v] for v in both)
+    assert simulate(fn, [-2]).value == 1 * (-2) * 1 * 2 * 3 * 4
