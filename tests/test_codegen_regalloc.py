@@ -580,6 +580,7 @@ def test_corpus_functions_allocate_with_proper_colourings():
 
     import ssa_course
     from ssa_course.codegen.compile import select_program
+    from ssa_course.codegen.verify import verify_function
 
     moves = removed = functions = 0
     for path in sorted((Path(__file__).parent / "programs").glob("*.tiny")):
@@ -590,6 +591,7 @@ def test_corpus_functions_allocate_with_proper_colourings():
             assign(fn, allocation)
             check_allocated(fn)
             check_slots_stored_first(fn)
+            verify_function(fn, allocated=True)  # instruction selection's own verifier
             functions += 1
             moves += len(allocation.graph.moves)
             removed += allocation.copies_removed
@@ -698,6 +700,7 @@ def test_generated_programs_compute_the_same_before_and_after_allocation():
     from ssa_course.codegen.compile import select_program
     from ssa_course.codegen.names import function_symbol
     from ssa_course.codegen.simulate import simulate_program
+    from ssa_course.codegen.verify import verify_function
 
     for seed in range(20):
         source = generate(seed)
@@ -709,6 +712,7 @@ def test_generated_programs_compute_the_same_before_and_after_allocation():
         after = {}
         for name, fn in mprog.functions.items():
             allocate(fn)
+            verify_function(fn, allocated=True)
             after[function_symbol(name)] = fn
         args = [_argument(w) for w in words]
         r0 = simulate_program(before, "tiny_main", args, mprog.trap_sites, 200_000, 100_000)
