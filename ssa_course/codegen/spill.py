@@ -120,6 +120,14 @@ class Spiller:
                               or f"spill {instr.operands[0]}"))
             return
         after: list[MInstr] = []
+        if not any(v in given for v in vregs_of(instr)):
+            out.append(instr)
+            return
+        if any(isinstance(o, Mem) for o in instr.operands):
+            # each instruction gets its own temporaries: never rename inside an address
+            # object another instruction might share
+            instr.operands = [Mem(o.base, o.index, o.scale, o.disp, o.symbol)
+                              if isinstance(o, Mem) else o for o in instr.operands]
         for v in vregs_of(instr):
             slot = given.get(v)
             if slot is None:
