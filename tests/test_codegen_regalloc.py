@@ -748,3 +748,26 @@ def test_a_value_mirrored_for_a_handler_spills_into_its_mirror():
         assert both
         assert all(allocation.slots[v] == allocation.saved[v] for v in both)
     assert simulate(fn, [-2]).value == 1 * (-2) * 1 * 2 * 3 * 4
+
+
+def test_spilling_inside_an_address_shared_by_two_instructions():
+    """Two loads through one Mem object whose base is spilled: each gets its own reload."""
+    from ssa_course.codegen.mir import Mem
+    from ssa_course.codegen.simulate import simulate_program
+
+    b = Builder("shared")
+    p, q, r, s = b.v("p"), b.v("q"), b.v("r"), b.v("s")
+    address = Mem(p, disp=8)
+    b.block("entry", [
+        imm(RDI, 2), call("rt_new_struct", 1), mov(p, RAX),
+        MInstr("mov", [Mem(p, disp=8), Imm(21)], [], [p]),
+        imm(s, 1), imm(r, 2),
+        MInstr("mov", [q, address], [q], [p]), arith("add", q, r), arith("add", q, s),
+        MInstr("mov", [r, address], [r], [p]), arith("add", q, r), arith("add", q, s),
+        mov(RAX, q), ret()])
+    original = copy.deepcopy(b.fn)
+    allocation = allocate(b.fn, registers=("rax", "rcx"))
+    assert p in allocation.spilled
+    r0 = simulate_program({"tiny_main": original}, "tiny_main")
+    r1 = simulate_program({"tiny_main": b.fn}, "tiny_main", check_abi=True)
+    assert r0.value == r1.value == 21 + 2 + 1 + 21 + 1
