@@ -194,3 +194,5 @@ class MProgram:
     functions: dict[str, MFunction]
     main_params: list[str]  # "int" / "bool", in order
     structs: dict[str, list[str]] = field(default_factory=dict)  # name -> field names
+    # (line, col) of each ``newarr``, indexed by the trap-site id given to rt_new_array
+    trap_sites: list[tuple[int, int]] = field(default_factory=list)

@@ -1,0 +1,122 @@
+"""The whole back end: scheduled SSA quads -> allocated machine IR -> assembly text.
+
+``compile_program`` selects instructions for every function, lowers the phis, allocates
+registers (graph colouring from :mod:`ssa_course.codegen.regalloc`, or every value in a
+slot with ``allocator="spill-all"``), lays out the frames and prints the assembly, with the
+runtime (:mod:`ssa_course.codegen.runtime_asm`) in front: one assembly file per program.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ssa_course.codegen import emit, frame, spill_all
+from ssa_course.codegen.isel import select_program_functions
+from ssa_course.codegen.mir import MFunction, MProgram
+from ssa_course.codegen.patterns import CodegenError
+from ssa_course.codegen.runtime_asm import RuntimeConfig, program_source
+from ssa_course.quads.ir import Program
+from ssa_course.runtime import paused_gc
+from ssa_course.tiny.types import BOOL
+
+ALLOCATORS = ("color", "spill-all")
+
+
+def allocator(name: str) -> Callable[[MFunction], object]:
+    """The allocation function for ``name``; "color" falls back to spill-all while the
+    colouring allocator is not part of the package."""
+    if name not in ALLOCATORS:
+        raise CodegenError(f"unknown register allocator {name!r} (expected one of "
+                           f"{', '.join(ALLOCATORS)})")
+    if name == "color":
+        try:
+            module = importlib.import_module("ssa_course.codegen.regalloc")
+        except ModuleNotFoundError:
+            return spill_all.allocate
+        return module.allocate
+    return spill_all.allocate
+
+
+def select_program(program: Program, step_limit: int | None = None) -> MProgram:
+    """Machine IR over virtual registers for every function (phis lowered)."""
+    functions, sites = select_program_functions(program, fuel=step_limit is not None)
+    main = program.functions.get("main")
+    params = ["bool" if t == BOOL else "int" for _, t in main.params] if main else []
+    structs = {name: [f for f, _ in info.fields] for name, info in program.structs.items()}
+    return MProgram(functions, params, structs, sites)
+
+
+def allocate_program(mprog: MProgram, allocator_name: str = "color") -> None:
+    """Allocate registers and lay out the frame of every function, in place."""
+    alloc = allocator(allocator_name)
+    for fn in mprog.functions.values():
+        alloc(fn)
+        frame.layout(fn)
+
+
+def runtime_config(program: Program, mprog: MProgram, step_limit: int | None,
+                   depth_limit: int) -> RuntimeConfig:
+    """What the generated runtime needs to know about this program and run."""
+    main = program.functions.get("main")
+    params = tuple((name, str(t)) for name, t in main.params) if main else ()
+    return RuntimeConfig(main_params=params, step_limit=step_limit, depth_limit=depth_limit,
+                         array_sites=tuple(mprog.trap_sites))
+
+
+def compile_program(program: Program, structs: object = None,
+                    source_lines: list[str] | None = None, step_limit: int | None = None,
+                    depth_limit: int = 100_000, allocator: str = "color"
+                    ) -> tuple[MProgram, str]:
+    """Scheduled SSA quads -> (allocated machine IR, the program's assembly text).
+
+    ``structs`` is accepted for symmetry with the other back ends; the field layout is
+    read from ``program.structs``. Without a ``step_limit`` no fuel checks are emitted.
+    """
+    with paused_gc():  # a compiler's objects all stay alive: nothing for the collector
+        mprog = select_program(program, step_limit)
+        allocate_program(mprog, allocator)
+        text = emit.program_text(mprog, source_lines)
+    config = runtime_config(program, mprog, step_limit, depth_limit)
+    return mprog, program_source(text, config)
+
+
+@dataclass(eq=False, slots=True)
+class CompiledProgram:
+    """A program compiled once, runnable under any limits: the allocated machine IR, the
+    assembly of its functions (the ``asm`` listing), and what the runtime needs.
+
+    ``fuel`` says whether loop headers and function entries burn fuel; with fuel, the step
+    limit is the runtime's data, chosen per run by :meth:`source`.
+    """
+
+    mprog: MProgram
+    program_asm: str
+    main_params: tuple[tuple[str, str], ...]
+    fuel: bool
+
+    def source(self, step_limit: int | None = None, depth_limit: int = 100_000,
+               allocation_limit: int | None = None) -> str:
+        """The whole assembly file (runtime first) for one run's limits. Without fuel
+        checks compiled in, ``step_limit`` cannot be enforced and is ignored."""
+        config = RuntimeConfig(
+            main_params=self.main_params,
+            step_limit=step_limit if self.fuel else None, depth_limit=depth_limit,
+            array_sites=tuple(self.mprog.trap_sites),
+            **({"allocation_limit": allocation_limit} if allocation_limit is not None
+               else {}))
+        return program_source(self.program_asm, config)
+
+
+def compile_parts(program: Program, source_lines: list[str] | None = None, *,
+                  allocator: str = "color", fuel: bool = True) -> CompiledProgram:
+    """Compile scheduled SSA quads once (the artifact of the ``asm``/``native``/``emulated``
+    representations); :meth:`CompiledProgram.source` adds the runtime per run."""
+    with paused_gc():
+        mprog = select_program(program, 1 if fuel else None)
+        allocate_program(mprog, allocator)
+        text = emit.program_text(mprog, source_lines)
+    main = program.functions.get("main")
+    params = tuple((name, str(t)) for name, t in main.params) if main else ()
+    return CompiledProgram(mprog, text, params, fuel)

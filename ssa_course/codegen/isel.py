@@ -1,0 +1,253 @@
+"""Instruction selection: scheduled SSA quads -> machine IR over virtual registers.
+
+Each quads block becomes one machine block (more when a division needs its ``-1`` path);
+each quad is matched by a row of the pattern table (:mod:`ssa_course.codegen.patterns`,
+which names what :mod:`ssa_course.codegen.select_ops` emits). Every SSA value gets one
+:class:`VReg`; constants get none: they are folded into the instructions that use them as
+immediates, or put in a fresh register right where they are needed (rematerialised), which
+keeps them out of the register allocator's way. Phis become parallel copies on the edges
+(:mod:`ssa_course.codegen.phis`).
+"""
+
+from __future__ import annotations
+
+from ssa_course.codegen import frame, select_ops
+from ssa_course.codegen.jumps import duplicate_tests
+from ssa_course.codegen.minstr import call, fits32, ins
+from ssa_course.codegen.mir import (
+    ARG_REGS,
+    Imm,
+    LabelRef,
+    MBlock,
+    Mem,
+    MFunction,
+    MInstr,
+    PReg,
+    VReg,
+)
+from ssa_course.codegen.names import block_label
+from ssa_course.codegen.phis import EdgeCopies, lower_phis
+from ssa_course.codegen.quadcfg import (
+    QBlock,
+    function_blocks,
+    loop_headers,
+    use_counts,
+    variable_types,
+)
+from ssa_course.codegen.runtime_asm import CODE
+from ssa_course.quads.ir import Function, Instr, Program
+
+# A Bril variable no path assigns: the runtime's "undefined variable" message when it has
+# one, else the nearest one it has (a value read before anything was stored).
+TRAP_UNDEFINED = CODE.get("undefined variable", CODE["unset element"])
+
+
+class Selector:
+    """Selection state for one function (see :func:`select_function`)."""
+
+    def __init__(self, fn: Function, program: Program, sites: list[tuple[int, int]],
+                 fuel: bool):
+        self.fn = fn
+        self.program = program
+        self.sites = sites  # the program's new-array trap sites, shared by every function
+        self.fuel = fuel
+        self.types = variable_types(fn)
+        self.vregs: dict[str, VReg] = {}
+        self.consts: dict[str, int] = {}
+        self.next_id = 0
+        self.mfn = MFunction(fn.name, [], returns_value=fn.ret is not None)
+        self.cold: list[MBlock] = []  # trap stubs and rare paths, laid out last
+        self.cur: MBlock = MBlock("")
+        self.line: int | None = None
+        self.exit_of: dict[str, MBlock] = {}  # quads block -> its last machine block
+        self.stubs: dict[tuple[int, int, int], str] = {}
+        self.uses: dict[str, int] = {}
+        self.fused: dict[str, Instr] = {}  # compares emitted by the branch that uses them
+        self.zero_tested: set[str] = set()  # values only ever compared with 0
+        self.undefined: set[str] = set()  # Bril variables no path assigns
+        # (quad, the instructions selected for it), when a lesson asks for the table
+        self.trace: list[tuple[Instr | None, list[MInstr]]] | None = None
+
+    # -- values ------------------------------------------------------------------------
+
+    def new_vreg(self, hint: str = "") -> VReg:
+        self.next_id += 1
+        return VReg(self.next_id, hint)
+
+    def vreg(self, name: str) -> VReg:
+        v = self.vregs.get(name)
+        if v is None:
+            v = self.vregs[name] = self.new_vreg(name)
+        return v
+
+    def const(self, name: str) -> int | None:
+        return self.consts.get(name)
+
+    def val(self, name: str) -> VReg | Imm:
+        """An operand for ``name``: an immediate when it is a constant that fits."""
+        c = self.consts.get(name)
+        if c is None:
+            return self.vreg(name)
+        if fits32(c):
+            return Imm(c)
+        return self.materialise(c)
+
+    def reg(self, name: str) -> VReg:
+        """``name`` in a register (a constant is loaded into a fresh one here)."""
+        c = self.consts.get(name)
+        return self.vreg(name) if c is None else self.materialise(c)
+
+    def materialise(self, value: int) -> VReg:
+        t = self.new_vreg("k")
+        self.emit("mov", t, Imm(value))
+        return t
+
+    # -- emission ----------------------------------------------------------------------
+
+    def emit(self, op: str, *operands, **kw) -> None:  # noqa: ANN002, ANN003
+        kw.setdefault("line", self.line)
+        instr = ins(op, *operands, **kw)
+        self.cur.instrs.append(instr)
+        if self.trace is not None:
+            self.trace[-1][1].append(instr)
+
+    def call(self, symbol: str, nargs: int = 0) -> None:
+        instr = call(symbol, nargs, self.line)
+        self.cur.instrs.append(instr)
+        if self.trace is not None:
+            self.trace[-1][1].append(instr)
+
+    def start_block(self, label: str, *, cold: bool = False) -> MBlock:
+        block = MBlock(label)
+        (self.cold if cold else self.mfn.blocks).append(block)
+        self.cur = block
+        return block
+
+    def end_jump(self, target: str) -> None:
+        self.emit("jmp", LabelRef(target))
+        self.cur.succs = [target]
+
+    def new_label(self, what: str) -> str:
+        self.next_id += 1  # block labels are escaped: theirs never end in .<what><n>
+        return f"{block_label(self.fn.name, '')}{what}{self.next_id}"
+
+    def label(self, qlabel: str) -> str:
+        return block_label(self.fn.name, qlabel)
+
+    def trap_stub(self, code: int, instr: Instr) -> str:
+        """The label of an out-of-line block calling ``rt_trap(code, line, col)``."""
+        line, col = (instr.pos.line, instr.pos.col) if instr.pos else (0, 0)
+        key = (code, line, col)
+        label = self.stubs.get(key)
+        if label is None:
+            label = self.stubs[key] = self.new_label("trap")
+            keep = self.cur
+            stub = self.start_block(label, cold=True)
+            for r, v in zip(ARG_REGS, (code, line, col), strict=False):
+                self.emit("mov", PReg(r), Imm(v))
+            self.call("rt_trap", 3)
+            stub.succs = []
+            self.cur = keep
+        return label
+
+    # -- the function --------------------------------------------------------------------
+
+    def run(self) -> MFunction:
+        blocks = function_blocks(self.fn)
+        self.uses = use_counts(blocks)
+        headers = loop_headers(blocks)
+        for qb in blocks:  # constants first: a phi may read one defined further down
+            for i in qb.body:
+                if i.op == "const" and i.dest is not None:
+                    self.consts[i.dest] = int(i.value)  # type: ignore[arg-type]
+                elif i.op == "id" and i.args[0] in self.consts and i.dest is not None:
+                    self.consts[i.dest] = self.consts[i.args[0]]
+        self.zero_tested = select_ops.zero_tested(blocks, self.uses, self.consts)
+        entry = self.start_block(block_label(self.fn.name, "entry"))
+        self.mfn.params = [self.vreg(name) for name, _ in self.fn.params]
+        if self.fuel:
+            frame.fuel_check(self, max(1, len(blocks[0].body)))
+        defined = {n for n, _ in self.fn.params} | {
+            i.dest for qb in blocks for i in (*qb.phis, *qb.body) if i.dest is not None}
+        for qb in blocks:  # Bril: a variable no path assigns reads as 0 here (an
+            for i in (*qb.phis, *qb.body):  # interpreter reports it; see the docs)
+                for a in i.args:
+                    if a not in defined and a not in self.consts and a != "__undefined":
+                        defined.add(a)
+                        self.undefined.add(a)
+                        self.emit("mov", self.vreg(a), Imm(0))
+        for k, p in enumerate(self.mfn.params):
+            if k < len(ARG_REGS):
+                self.emit("mov", p, PReg(ARG_REGS[k]))
+            else:  # above the return address and the saved rbp
+                self.emit("mov", p, Mem(PReg("rbp"), disp=16 + 8 * (k - len(ARG_REGS))))
+        self.end_jump(self.label(blocks[0].label))
+        entry.succs = [self.label(blocks[0].label)]
+        copies: EdgeCopies = {}
+        for qb in blocks:
+            self.select_block(qb, qb.label in headers, copies)
+        self.mfn.blocks.extend(self.cold)
+        edges: EdgeCopies = {(self.exit_of[p].label, self.label(s)): c
+                             for (p, s), c in copies.items() if p in self.exit_of}
+        lower_phis(self.mfn, edges, self.new_vreg)
+        duplicate_tests(self.mfn)
+        return self.mfn
+
+    def select_block(self, qb: QBlock, header: bool, copies: EdgeCopies) -> None:
+        block = self.start_block(self.label(qb.label))
+        block.handler = qb.handler
+        self.line = None
+        if header and self.fuel:
+            frame.fuel_check(self, max(1, len(qb.phis) + len(qb.body)))
+        for phi in qb.phis:
+            dest = self.vreg(phi.dest)
+            for arg, pred in zip(phi.args, phi.labels, strict=False):
+                # no value on this edge (Bril): 0 keeps every use defined for the allocator
+                src = 0 if arg == "__undefined" else self.consts.get(arg)
+                copies.setdefault((pred, qb.label), []).append(
+                    (dest, Imm(src) if src is not None else self.vreg(arg)))
+        self.fused = select_ops.fusible_compares(qb, self.uses)
+        for instr in qb.body:
+            if instr.pos is not None:
+                self.line = instr.pos.line
+            if self.undefined.intersection(instr.args):  # what an interpreter reports
+                for r, v in zip(ARG_REGS, (TRAP_UNDEFINED, 0, 0), strict=False):
+                    self.emit("mov", PReg(r), Imm(v))
+                self.call("rt_trap", 3)
+            if self.trace is not None:
+                self.trace.append((instr, []))
+            select_ops.select(self, instr)
+        self.exit_of[qb.label] = self.cur
+
+
+def select_function(fn: Function, program: Program, sites: list[tuple[int, int]],
+                    fuel: bool = True) -> tuple[MFunction, dict[str, MBlock]]:
+    """Machine IR for ``fn`` (phis lowered; not yet allocated) and, for each quads block,
+    the machine block its edges leave from."""
+    sel = Selector(fn, program, sites, fuel)
+    return sel.run(), sel.exit_of
+
+
+def select_program_functions(program: Program, fuel: bool = True
+                             ) -> tuple[dict[str, MFunction], list[tuple[int, int]]]:
+    """Every function of ``program`` selected; the new-array trap sites they use."""
+    sites: list[tuple[int, int]] = []
+    out: dict[str, MFunction] = {}
+    for name, fn in program.functions.items():
+        out[name] = select_function(fn, program, sites, fuel)[0]
+    return out, sites
+
+
+
+def selection_table(fn: Function, program: Program) -> list[tuple[str, list[str]]]:
+    """Each quad of ``fn`` (Bril text) next to the instructions selected for it, over
+    virtual registers (what the lesson shows beside the graph). Phi copies are not listed:
+    they are placed on the edges afterwards."""
+    from ssa_course.codegen.emit import instr_text
+    from ssa_course.quads.bril_write import format_instr
+
+    sel = Selector(fn, program, [], fuel=False)
+    sel.trace = [(None, [])]
+    sel.run()
+    return [(format_instr(q), [instr_text(sel.mfn, i) for i in out])
+            for q, out in sel.trace if q is not None]

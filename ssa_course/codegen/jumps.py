@@ -1,0 +1,69 @@
+"""Loop inversion by tail duplication: a jump to a block that only tests and branches
+takes a copy of the test instead.
+
+A ``while`` loop comes out of the scheduler as a header ``cmp i, n; jge exit`` that the
+body jumps back to: two jumps per iteration. When the header writes no register (only
+flags, and the fuel counter), each block that ends with ``jmp header`` can end with the
+header's own instructions instead; emission then turns the copy into one backward
+conditional jump (``jl body``), as a compiler's loop rotation does. The header stays for
+the first entry. Phis were lowered before this, so the copies on the header's outgoing
+edges sit in blocks of their own and are reached the same way from either place.
+"""
+
+from __future__ import annotations
+
+from ssa_course.codegen.mir import LabelRef, MBlock, MFunction, MInstr
+
+MAX_COPY = 5  # instructions: fuel check (2) + compare (1) + jcc + jmp
+
+
+def _only_tests(block: MBlock) -> bool:
+    """Does the block only set flags (and burn fuel) and then branch two ways?"""
+    if len(block.instrs) > MAX_COPY or block.handler or len(block.succs) != 2:
+        return False
+    return all(i.op in ("cmp", "test", "sub", "jcc", "jmp") and not i.defs
+               for i in block.instrs)
+
+
+def _copy(i: MInstr) -> MInstr:
+    return MInstr(i.op, list(i.operands), list(i.defs), list(i.uses), i.cond, i.line,
+                  i.comment)
+
+
+def duplicate_tests(fn: MFunction) -> int:
+    """Replace each ``jmp H`` ending a block by H's instructions when H only tests and
+    branches; the number of jumps replaced."""
+    blocks = fn.block_map()
+    done = 0
+    for b in fn.blocks:
+        last = b.instrs[-1] if b.instrs else None
+        if last is None or last.op != "jmp" or not isinstance(last.operands[0], LabelRef):
+            continue
+        if any(i.op == "jcc" for i in b.instrs[-2:-1]):
+            continue  # already ends in a two-way branch
+        target = blocks.get(last.operands[0].name)
+        if target is None or target is b or not _only_tests(target):
+            continue
+        b.instrs[-1:] = [_copy(i) for i in target.instrs]
+        b.succs = list(target.succs)
+        done += 1
+    if done:
+        _drop_unreachable(fn)
+    return done
+
+
+def _drop_unreachable(fn: MFunction) -> None:
+    """Remove blocks no path reaches any more (a header every jump now bypasses); a
+    trap stub is reached by a conditional jump in the middle of a block."""
+    blocks = fn.block_map()
+    seen = {fn.blocks[0].label}
+    todo = [fn.blocks[0]]
+    while todo:
+        b = todo.pop()
+        targets = list(b.succs) + [i.operands[0].name for i in b.instrs
+                                   if i.op == "jcc" and isinstance(i.operands[0], LabelRef)]
+        for t in targets:
+            if t in blocks and t not in seen:
+                seen.add(t)
+                todo.append(blocks[t])
+    fn.blocks = [b for b in fn.blocks if b.label in seen]

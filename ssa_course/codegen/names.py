@@ -1,0 +1,32 @@
+"""Assembler names for functions and blocks.
+
+Bril names may hold characters an assembler symbol cannot (``.``, ``-``), so names are
+escaped one-to-one: letters and digits stay, ``_`` becomes ``__``, any other character
+``_xx`` (its code in hex; ``_u{hex}_`` above 255). Two different names never collide.
+"""
+
+from __future__ import annotations
+
+
+def asm_name(text: str) -> str:
+    out: list[str] = []
+    for ch in text:
+        if ch.isascii() and ch.isalnum():
+            out.append(ch)
+        elif ch == "_":
+            out.append("__")
+        elif ord(ch) < 256:
+            out.append(f"_{ord(ch):02x}")
+        else:
+            out.append(f"_u{ord(ch):x}_")
+    return "".join(out)
+
+
+def function_symbol(name: str) -> str:
+    """The symbol of Tiny function ``name`` (``main`` is ``tiny_main``)."""
+    return "tiny_" + asm_name(name)
+
+
+def block_label(function: str, label: str) -> str:
+    """A local label for block ``label`` of ``function`` (unique in the program)."""
+    return f".L{asm_name(function)}.{asm_name(label)}"

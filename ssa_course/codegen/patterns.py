@@ -1,0 +1,82 @@
+"""The pattern table of instruction selection: what each quad shape becomes, and why.
+
+One row per pattern; :mod:`ssa_course.codegen.select_ops` implements them (each branch
+there is marked ``# pattern: <name>``) and the lesson prints :func:`table_text`. The
+first row that matches a quad wins; rows are listed from the most specific.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ssa_course.errors import UsageError
+
+
+class CodegenError(UsageError):
+    """A program the code generator cannot translate (an operator with no pattern)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    name: str
+    matches: str
+    emits: str
+    why: str
+
+
+PATTERNS: tuple[Pattern, ...] = (
+    Pattern("constant", "x = const c", "(nothing)",
+            "folded into its users as an immediate, or loaded where a register is needed"),
+    Pattern("immediate operand", "op x c, c fits 32 bits", "op r, c",
+            "x86 takes a sign-extended 32-bit immediate: no register for c"),
+    Pattern("add of a constant -> lea", "d = add x c", "lea d, [x + c]",
+            "three-address: x stays live without a copy"),
+    Pattern("three-address add -> lea", "d = add x y", "lea d, [x + y]",
+            "no copy of x needed before the add"),
+    Pattern("0 - x -> neg", "d = sub 0 x", "mov d, x; neg d", "Tiny's -x"),
+    Pattern("multiply by 2^k -> shl", "d = mul x 2^k", "mov d, x; shl d, k",
+            "a shift is one cycle; wraps exactly like the product"),
+    Pattern("x*3/5/9 -> lea", "d = mul x 3|5|9", "lea d, [x + x*2|4|8]",
+            "the address unit multiplies by 2, 4, 8 and adds"),
+    Pattern("imul with an immediate", "d = mul x c", "imul d, x, c", "three-operand imul"),
+    Pattern("signed divide by 2^k", "d = div x 2^k", "mov t, x; sar t, 63; shr t, 64-k; "
+            "add t, x; sar t, k", "the bias rounds toward zero as idiv does"),
+    Pattern("remainder by 2^k", "d = rem x 2^k", "bias as above; and t, -2^k; mov d, x; "
+            "sub d, t", "x minus the multiple of 2^k truncation keeps"),
+    Pattern("x % 2^k == 0 -> and", "c = eq (rem x 2^k) 0", "mov t, x; and t, 2^k-1; test t, t",
+            "only the remainder's zero-ness is used, and it is the low k bits'"),
+    Pattern("divide by a constant -> multiply by its reciprocal", "d = div|rem x c",
+            "mov rax, M; imul x; [add|sub rdx, x]; sar rdx, s; + sign bit",
+            "idiv takes 40+ cycles; the high half of x*M is x/c (Granlund-Montgomery)"),
+    Pattern("division checks the divisor", "d = div|rem x y",
+            "test y, y; je trap; cmp y, -1; je neg-path; mov rax, x; cqo; idiv y",
+            "zero traps at the operator; -1 would fault on INT_MIN, so it negates"),
+    Pattern("compare + branch fused", "c = lt x y; br c L1 L2 (c used once)",
+            "cmp x, y; jl L1; jmp L2", "the flags feed the jump: no bool is made"),
+    Pattern("compare with zero -> test", "c = lt x 0", "test x, x; jl ...",
+            "shorter than cmp x, 0 and sets the same flags"),
+    Pattern("constant on the left -> swap the operands", "c = lt 5 x", "cmp x, 5; jg ...",
+            "cmp takes its immediate on the right"),
+    Pattern("setcc + movzx when a bool is a value", "c = lt x y (c stored or passed)",
+            "cmp x, y; setl c8; movzx c, c8", "a bool is 0/1 in a full register"),
+    Pattern("branch on a bool value", "br c L1 L2", "test c, c; jne L1; jmp L2",
+            "c was computed elsewhere"),
+    Pattern("bounds check", "x = aload a i", "cmp i, [a]; jae trap; mov x, [a + i*8 + 8]",
+            "one unsigned compare catches i < 0 and i >= len"),
+    Pattern("constant index", "x = aload a c", "cmp qword ptr [a], c; jbe trap; "
+            "mov x, [a + 8c + 8]", "the address is a constant offset"),
+    Pattern("unset check", "x = aload a i, a of references", "test x, x; je trap",
+            "0 marks an unset slot"),
+    Pattern("stack arguments right to left", "call f a1 .. a8",
+            "push a8; push a7; mov rdi, a1 ...; call tiny_f; add rsp, 16",
+            "System V: six in registers, the rest on the stack, rsp 16-aligned"),
+)
+
+
+def table_text() -> str:
+    """The table as aligned text (what the lesson prints)."""
+    rows = [("pattern", "matches", "emits", "why")]
+    rows += [(p.name, p.matches, p.emits, p.why) for p in PATTERNS]
+    widths = [min(40, max(len(r[k]) for r in rows)) for k in range(3)]
+    return "\n".join("  ".join(r[k].ljust(widths[k]) for k in range(3)) + "  " + r[3]
+                     for r in rows)

@@ -1,0 +1,133 @@
+"""The blocks of one SSA quads function as instruction selection sees them.
+
+A function's flat body (labels and instructions) is cut into blocks; a block that does not
+end in a terminator falls into the next one (an explicit ``jmp`` is added) or, at the end
+of the body, returns nothing. Blocks that no path from the entry reaches are dropped (GCM
+leaves some behind). Loop headers are the targets of retreating edges of a depth-first
+walk: every cycle has one, so a fuel check there stops every endless loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ssa_course.quads.ir import Function, Instr, Label
+from ssa_course.tiny.types import Type
+
+
+@dataclass(eq=False, slots=True)
+class QBlock:
+    """A block of quads: its label, phis (at its top), the other instructions, successors."""
+
+    label: str
+    phis: list[Instr] = field(default_factory=list)
+    body: list[Instr] = field(default_factory=list)
+    succs: list[str] = field(default_factory=list)
+    preds: list[str] = field(default_factory=list)
+    handler: bool = False  # named second by an ``enter``: entered by a throw
+
+
+def successors(last: Instr | None) -> list[str] | None:
+    """Labels a terminator goes to (``enter``: body then handler); None if not one."""
+    if last is None:
+        return None
+    if last.op in ("jmp", "br", "enter"):
+        return list(last.labels)
+    if last.op in ("ret", "throw"):
+        return []
+    return None
+
+
+def function_blocks(fn: Function) -> list[QBlock]:
+    """The reachable blocks of ``fn`` in body order, each ending in a terminator."""
+    blocks: list[QBlock] = []
+    current: QBlock | None = None
+    for item in fn.body:
+        if isinstance(item, Label):
+            current = QBlock(item.name)
+            blocks.append(current)
+            continue
+        if current is None:
+            current = QBlock(f"{fn.name}.start")
+            blocks.append(current)
+        if item.op == "nop":
+            continue
+        if item.op == "phi" and not current.body:
+            current.phis.append(item)
+        else:
+            current.body.append(item)
+    for k, block in enumerate(blocks):
+        last = block.body[-1] if block.body else None
+        succs = successors(last)
+        if succs is None:  # falls through into the next label, or off the end: returns
+            if k + 1 < len(blocks):
+                block.body.append(Instr("jmp", labels=[blocks[k + 1].label]))
+                succs = [blocks[k + 1].label]
+            else:
+                block.body.append(Instr("ret"))
+                succs = []
+        block.succs = succs
+    # a handler is whatever an ``enter`` names second (its ``catch`` may have been deleted
+    # as dead code when the catch variable is unused)
+    handlers = {b.body[-1].labels[1] for b in blocks if b.body and b.body[-1].op == "enter"}
+    for block in blocks:
+        block.handler = block.label in handlers
+    if not blocks:
+        blocks.append(QBlock(f"{fn.name}.start", body=[Instr("ret")]))
+    by_label = {b.label: b for b in blocks}
+    seen = {blocks[0].label}
+    todo = [blocks[0].label]
+    while todo:  # reachability, with an explicit stack
+        for s in by_label[todo.pop()].succs:
+            if s not in seen:
+                seen.add(s)
+                todo.append(s)
+    live = [b for b in blocks if b.label in seen]
+    for b in live:
+        for s in b.succs:
+            by_label[s].preds.append(b.label)
+    return live
+
+
+def loop_headers(blocks: list[QBlock]) -> set[str]:
+    """Targets of retreating edges of a depth-first walk from the entry (iterative)."""
+    by_label = {b.label: b for b in blocks}
+    state: dict[str, int] = {}  # 1: on the walk's stack, 2: finished
+    headers: set[str] = set()
+    start = blocks[0].label
+    state[start] = 1
+    stack: list[tuple[str, int]] = [(start, 0)]
+    while stack:
+        label, k = stack[-1]
+        succs = by_label[label].succs
+        if k == len(succs):
+            stack.pop()
+            state[label] = 2
+            continue
+        stack[-1] = (label, k + 1)
+        s = succs[k]
+        if state.get(s) == 1:
+            headers.add(s)
+        elif s not in state:
+            state[s] = 1
+            stack.append((s, 0))
+    return headers
+
+
+def variable_types(fn: Function) -> dict[str, Type]:
+    """The type of every variable of ``fn`` (parameters and destinations)."""
+    types: dict[str, Type] = dict(fn.params)
+    for item in fn.body:
+        if isinstance(item, Instr) and item.dest is not None and item.type is not None:
+            types[item.dest] = item.type
+    return types
+
+
+def use_counts(blocks: list[QBlock]) -> dict[str, int]:
+    """How many times each variable is read (phis included)."""
+    counts: dict[str, int] = {}
+    for b in blocks:
+        for i in (*b.phis, *b.body):
+            for a in i.args:
+                counts[a] = counts.get(a, 0) + 1
+    return counts

@@ -1,0 +1,335 @@
+"""What each quad becomes: the emitting half of the pattern table (:mod:`.patterns`).
+
+Every function here takes the :class:`~ssa_course.codegen.isel.Selector` of the function
+being compiled and one quad, and appends machine instructions to its current block. The
+row of the pattern table each branch implements is named in a comment after the word
+``pattern:``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ssa_course.codegen import select_effects
+from ssa_course.codegen.magic import magic
+from ssa_course.codegen.minstr import fits32
+from ssa_course.codegen.mir import NEGATE, SWAP, Imm, LabelRef, Mem, PReg
+from ssa_course.codegen.patterns import CodegenError
+from ssa_course.codegen.quadcfg import QBlock
+from ssa_course.quads.ir import Instr
+
+if TYPE_CHECKING:
+    from ssa_course.codegen.isel import Selector
+
+COMPARES = {"eq": "e", "ne": "ne", "lt": "l", "le": "le", "gt": "g", "ge": "ge"}
+INT_MIN = -(1 << 63)
+RAX, RDX, RDI, RSI, RSP = PReg("rax"), PReg("rdx"), PReg("rdi"), PReg("rsi"), PReg("rsp")
+TRAP_DIV, TRAP_BOUNDS, TRAP_UNSET = 0, 1, 4  # runtime_asm.MESSAGES indices
+
+
+def fusible_compares(qb: QBlock, uses: dict[str, int]) -> dict[str, Instr]:
+    """Compares and ``not``s whose only use is this block's ``br`` (directly or through
+    other such ``not``s): the branch emits them as ``cmp``/``test`` + ``jcc`` and they get
+    no register."""
+    term = qb.body[-1]
+    if term.op != "br":
+        return {}
+    defs = {i.dest: i for i in qb.body if i.dest is not None}
+    fused: dict[str, Instr] = {}
+    name = term.args[0]
+    while uses.get(name) == 1 and name in defs:
+        d = defs[name]
+        if d.op not in COMPARES and d.op != "not":
+            break
+        fused[name] = d
+        if d.op in COMPARES:
+            break
+        name = d.args[0]
+    return fused
+
+
+def zero_tested(blocks: list[QBlock], uses: dict[str, int], consts: dict[str, int]
+                ) -> set[str]:
+    """Values whose every use is ``== 0`` or ``!= 0``: only their zero-ness matters."""
+    tests: dict[str, int] = {}
+    for qb in blocks:
+        for i in qb.body:
+            if i.op in ("eq", "ne") and len(i.args) == 2:
+                a, b = i.args
+                if consts.get(b) == 0 and a not in consts:
+                    tests[a] = tests.get(a, 0) + 1
+                elif consts.get(a) == 0 and b not in consts:
+                    tests[b] = tests.get(b, 0) + 1
+    return {name for name, n in tests.items() if n == uses.get(name)}
+
+
+def compare(sel: Selector, instr: Instr) -> str | bool:
+    """Set the flags for a comparison; its condition code (a bool if both are constants)."""
+    a, b = instr.args
+    cc = COMPARES[instr.op]
+    ca, cb = sel.const(a), sel.const(b)
+    if ca is not None and cb is not None:
+        return {"e": ca == cb, "ne": ca != cb, "l": ca < cb, "le": ca <= cb,
+                "g": ca > cb, "ge": ca >= cb}[cc]
+    if ca is not None:  # pattern: constant on the left -> swap the operands
+        a, b, ca, cb, cc = b, a, cb, ca, SWAP[cc]
+    ra = sel.reg(a)
+    if cb == 0:  # pattern: compare with zero -> test
+        sel.emit("test", ra, ra)
+    elif cb is not None and fits32(cb):  # pattern: immediate operand
+        sel.emit("cmp", ra, Imm(cb))
+    else:
+        sel.emit("cmp", ra, sel.reg(b))
+    return cc
+
+
+def branch_condition(sel: Selector, name: str, negate: bool = False) -> str | bool:
+    d = sel.fused.get(name)
+    if d is not None and d.op == "not":  # pattern: compare + branch fused
+        return branch_condition(sel, d.args[0], not negate)
+    if d is None:  # the bool under the nots: test it
+        c = sel.const(name)
+        if c is not None:
+            return bool(c) != negate
+        r = sel.reg(name)
+        sel.emit("test", r, r)
+        return "e" if negate else "ne"
+    cc = compare(sel, d)
+    if isinstance(cc, bool):
+        return cc != negate
+    return NEGATE[cc] if negate else cc
+
+
+def s_br(sel: Selector, i: Instr) -> None:
+    c = i.args[0]
+    t, f = sel.label(i.labels[0]), sel.label(i.labels[1])
+    cc: str | bool
+    if sel.const(c) is not None:
+        cc = bool(sel.const(c))
+    elif c in sel.fused:  # pattern: compare + branch fused
+        cc = branch_condition(sel, c)
+    else:  # pattern: branch on a bool value
+        r = sel.reg(c)
+        sel.emit("test", r, r)
+        cc = "ne"
+    if isinstance(cc, bool) or t == f:
+        sel.end_jump(t if cc is True or t == f else f)
+        return
+    sel.emit("jcc", LabelRef(t), cond=cc)
+    sel.emit("jmp", LabelRef(f))
+    sel.cur.succs = [t, f]
+
+
+def s_compare_value(sel: Selector, i: Instr) -> None:
+    if i.dest in sel.fused:
+        return  # the branch emits it
+    d = sel.vreg(i.dest)
+    cc = compare(sel, i)
+    if isinstance(cc, bool):
+        sel.emit("mov", d, Imm(int(cc)))
+        return
+    sel.emit("setcc", d, cond=cc)  # pattern: setcc + movzx when a bool is a value
+    sel.emit("movzx", d, d)
+
+
+def s_not(sel: Selector, i: Instr) -> None:
+    if i.dest in sel.fused:
+        return
+    d = sel.vreg(i.dest)
+    sel.emit("mov", d, sel.val(i.args[0]))
+    sel.emit("xor", d, Imm(1))
+
+
+def s_id(sel: Selector, i: Instr) -> None:
+    sel.emit("mov", sel.vreg(i.dest), sel.val(i.args[0]))
+
+
+def s_binary(sel: Selector, i: Instr) -> None:
+    """and / or / add / sub on registers and immediates (two-address form)."""
+    a, b = i.args
+    d = sel.vreg(i.dest)
+    op = {"and": "and", "or": "or", "add": "add", "sub": "sub"}[i.op]
+    if i.op != "sub" and sel.const(a) is not None and sel.const(b) is None:
+        a, b = b, a  # commutative: the constant goes right
+    if i.op in ("add", "sub") and sel.const(b) is not None:
+        c = sel.const(b) if i.op == "add" else -sel.const(b)  # type: ignore[operator]
+        if c == 0:
+            sel.emit("mov", d, sel.val(a))
+            return
+        if fits32(c):  # pattern: add of a constant -> lea
+            sel.emit("lea", d, Mem(sel.reg(a), disp=c))
+            return
+    if i.op == "sub" and sel.const(a) == 0:  # pattern: 0 - x -> neg
+        sel.emit("mov", d, sel.val(b))
+        sel.emit("neg", d)
+        return
+    if i.op == "add" and sel.const(b) is None:  # pattern: three-address add -> lea
+        sel.emit("lea", d, Mem(sel.reg(a), sel.reg(b)))
+        return
+    sel.emit("mov", d, sel.val(a))
+    sel.emit(op, d, sel.val(b))
+
+
+def s_neg(sel: Selector, i: Instr) -> None:
+    d = sel.vreg(i.dest)
+    sel.emit("mov", d, sel.val(i.args[0]))
+    sel.emit("neg", d)
+
+
+def s_mul(sel: Selector, i: Instr) -> None:
+    a, b = i.args
+    if sel.const(a) is not None and sel.const(b) is None:
+        a, b = b, a
+    d = sel.vreg(i.dest)
+    c = sel.const(b)
+    if c is None:
+        sel.emit("mov", d, sel.val(a))
+        sel.emit("imul", d, sel.reg(b))
+        return
+    u = c & ((1 << 64) - 1)  # the multiplier modulo 2^64
+    if u == 0:
+        sel.emit("mov", d, Imm(0))
+    elif u == 1:
+        sel.emit("mov", d, sel.val(a))
+    elif c == -1:
+        sel.emit("mov", d, sel.val(a))
+        sel.emit("neg", d)
+    elif u & (u - 1) == 0:  # pattern: multiply by 2^k -> shl
+        sel.emit("mov", d, sel.val(a))
+        sel.emit("shl", d, Imm(u.bit_length() - 1))
+    elif c in (3, 5, 9):  # pattern: x*3/5/9 -> lea
+        r = sel.reg(a)
+        sel.emit("lea", d, Mem(r, r, scale=c - 1))
+    elif fits32(c):  # pattern: imul with an immediate
+        sel.emit("imul3", d, sel.reg(a), Imm(c))
+    else:
+        sel.emit("mov", d, sel.val(a))
+        sel.emit("imul", d, sel.reg(b))
+
+
+def s_divide(sel: Selector, i: Instr) -> None:
+    """``div``/``rem`` with Tiny's rules: by zero traps, ``INT_MIN / -1`` is ``INT_MIN``
+    and ``INT_MIN % -1`` is 0 (``idiv`` would fault: the ``-1`` divisor is done by ``neg``)."""
+    a, b = i.args
+    rem = i.op == "rem"
+    d = sel.vreg(i.dest)
+    c = sel.const(b)
+    if c is not None and c not in (0, INT_MIN) and (abs(c) & (abs(c) - 1)) == 0:
+        _divide_by_power(sel, a, c, d, rem)  # 1, -1 and +-2^k: no idiv
+        return
+    if c is not None and c not in (0, INT_MIN):
+        _divide_by_constant(sel, a, c, d, rem)
+        return
+    rb = sel.reg(b)
+    rest = None
+    if c is None or c == 0:
+        stub = sel.trap_stub(TRAP_DIV, i)
+        sel.emit("test", rb, rb)  # pattern: division checks the divisor
+        sel.emit("jcc", LabelRef(stub), cond="e")
+        minus, plain, rest = (sel.new_label(w) for w in ("divm1", "div", "divend"))
+        sel.emit("cmp", rb, Imm(-1))
+        sel.emit("jcc", LabelRef(minus), cond="e")
+        sel.emit("jmp", LabelRef(plain))
+        sel.cur.succs = [minus, plain]
+        sel.start_block(minus, cold=True)
+        sel.emit("mov", d, Imm(0) if rem else sel.val(a))
+        if not rem:
+            sel.emit("neg", d)
+        sel.end_jump(rest)
+        sel.start_block(plain)
+    sel.emit("mov", RAX, sel.val(a))
+    sel.emit("cqo", defs=(RDX,), uses=(RAX,))
+    sel.emit("idiv", rb, defs=(RAX, RDX), uses=(RAX, RDX))
+    sel.emit("mov", d, RDX if rem else RAX)
+    if rest is not None:
+        sel.end_jump(rest)
+        sel.start_block(rest)
+
+
+def _divide_by_constant(sel: Selector, a: str, c: int, d, rem: bool) -> None:  # noqa: ANN001
+    """Division by another constant: the high half of a product with its magic reciprocal
+    (:mod:`ssa_course.codegen.magic`), corrected, shifted, rounded toward zero."""
+    m, shift = magic(c)
+    ra = sel.reg(a)
+    sel.emit("mov", RAX, Imm(m))  # pattern: divide by a constant -> multiply by its reciprocal
+    sel.emit("imul1", ra, defs=(RAX, RDX), uses=(RAX,))
+    if c > 0 and m < 0:
+        sel.emit("add", RDX, ra)
+    elif c < 0 and m > 0:
+        sel.emit("sub", RDX, ra)
+    q = sel.new_vreg("q")
+    sel.emit("mov", q, RDX)
+    if shift:
+        sel.emit("sar", q, Imm(shift))
+    t = sel.new_vreg("sign")  # +1 when the quotient is negative: rounds toward zero; for
+    sel.emit("mov", t, ra if c > 0 else q)  # c > 0 that is the dividend's sign, which is
+    sel.emit("shr", t, Imm(63))  # ready early (off the multiply's critical path)
+    sel.emit("add", q, t)
+    if not rem:
+        sel.emit("mov", d, q)
+        return
+    p = sel.new_vreg("prod")
+    if fits32(c):
+        sel.emit("imul3", p, q, Imm(c))
+    else:
+        sel.emit("mov", p, q)
+        sel.emit("imul", p, sel.materialise(c))
+    sel.emit("mov", d, ra)
+    sel.emit("sub", d, p)
+
+
+def _divide_by_power(sel: Selector, a: str, c: int, d, rem: bool) -> None:  # noqa: ANN001
+    """Division by +-2^k without idiv: add the bias (2^k - 1 for a negative dividend),
+    then shift; the remainder is the dividend minus the rounded-down multiple."""
+    k = abs(c).bit_length() - 1
+    if rem and k and d.hint in sel.zero_tested and fits32((1 << k) - 1):
+        sel.emit("mov", d, sel.val(a))  # pattern: x % 2^k == 0 -> and
+        sel.emit("and", d, Imm((1 << k) - 1))
+        return
+    if k == 0:
+        if rem:
+            sel.emit("mov", d, Imm(0))
+        else:
+            sel.emit("mov", d, sel.val(a))
+            if c == -1:
+                sel.emit("neg", d)
+        return
+    ra = sel.reg(a)
+    t = sel.new_vreg("bias")
+    sel.emit("mov", t, ra)  # pattern: signed divide by 2^k
+    sel.emit("sar", t, Imm(63))
+    sel.emit("shr", t, Imm(64 - k))
+    sel.emit("add", t, ra)
+    if rem:  # pattern: remainder by 2^k
+        mask = -(1 << k)
+        sel.emit("and", t, Imm(mask) if fits32(mask) else sel.materialise(mask))
+        sel.emit("mov", d, ra)
+        sel.emit("sub", d, t)
+        return
+    sel.emit("sar", t, Imm(k))
+    if c < 0:
+        sel.emit("neg", t)
+    sel.emit("mov", d, t)
+
+
+def s_const(sel: Selector, i: Instr) -> None:
+    """Constants were collected before selection: they become immediates where used."""
+
+
+SELECT = {
+    **{name: getattr(select_effects, f"s_{name}") for name in (
+        "aload", "astore", "alen", "newarr", "newstruct", "getf", "setf", "print", "call",
+        "ret", "jmp", "enter", "leave", "throw", "catch")},
+    "const": s_const, "id": s_id, "add": s_binary, "sub": s_binary, "and": s_binary,
+    "or": s_binary, "mul": s_mul, "div": s_divide, "rem": s_divide, "not": s_not,
+    "neg": s_neg, "br": s_br,
+    **{op: s_compare_value for op in COMPARES},
+}
+
+
+def select(sel: Selector, instr: Instr) -> None:
+    """Append the machine instructions for one quad to the selector's current block."""
+    fn = SELECT.get(instr.op)
+    if fn is None:
+        raise CodegenError(f"@{sel.fn.name}: no machine pattern for '{instr.op}'")
+    fn(sel, instr)
