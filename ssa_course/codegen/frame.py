@@ -11,8 +11,8 @@ callee-saved registers it writes. Its frame, from the caller's return address do
     rsp              16-byte aligned (the call pushed 8, ``push rbp`` 8 more, the rest
                      is rounded to 16), so every ``call`` in the body is aligned
 
-The prologue also counts the call depth down (``rt_depth``; the epilogue counts it back
-up) and every function entry and loop header burns fuel (``rt_fuel``).
+The prologue also counts the call depth down (in r15, see :data:`DEPTH_REG`; the epilogue
+counts it back up) and every function entry and loop header burns fuel (``rt_fuel``).
 """
 
 from __future__ import annotations
@@ -26,6 +26,11 @@ if TYPE_CHECKING:
     from ssa_course.codegen.isel import Selector
 
 RBP, RSP = PReg("rbp"), PReg("rsp")
+# The call depth left lives in r15 (never allocated): a counter in memory would cost a
+# store-to-load round trip on every call and return. rt_enter records it from rt_depth,
+# so the code stores r15 there before each rt_enter and reloads it in each handler.
+DEPTH_REG = PReg("r15")
+SAVED_BY_HANDLERS = tuple(r for r in CALLEE_SAVED if r != DEPTH_REG.name)
 
 
 def fuel_check(sel: Selector, steps: int) -> None:
@@ -52,14 +57,14 @@ def prologue(fn: MFunction) -> list[MInstr]:
     size = frame_size(fn)
     if size:
         out.append(ins("sub", RSP, Imm(size)))
-    out.append(ins("sub", Mem(symbol="rt_depth"), Imm(1), comment="depth"))
+    out.append(ins("sub", DEPTH_REG, Imm(1), comment="depth"))
     out.append(ins("jcc", LabelRef("rt_stack_overflow"), cond="s"))
     return out
 
 
 def epilogue(fn: MFunction, ret: MInstr) -> list[MInstr]:
     saved = len(fn.used_callee_saved)
-    out = [ins("add", Mem(symbol="rt_depth"), Imm(1))]
+    out = [ins("add", DEPTH_REG, Imm(1))]
     # At a ret rsp is where the prologue left it (stack arguments are popped right after
     # their call; a throw lands with the rsp rt_enter saw), so only the slots are freed.
     size = frame_size(fn)
@@ -79,7 +84,7 @@ def layout(fn: MFunction) -> None:
     they used, so this function's epilogue restores them all for its own caller.
     """
     if any(b.handler for b in fn.blocks):
-        fn.used_callee_saved = list(CALLEE_SAVED)
+        fn.used_callee_saved = list(SAVED_BY_HANDLERS)
     for block in fn.blocks:
         new: list[MInstr] = []
         for instr in block.instrs:

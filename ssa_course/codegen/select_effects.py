@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ssa_course.codegen.frame import DEPTH_REG
 from ssa_course.codegen.minstr import fits32
 from ssa_course.codegen.mir import ARG_REGS, Imm, LabelRef, Mem, PReg
-from ssa_course.codegen.names import function_symbol
+from ssa_course.codegen.names import call_symbol
 from ssa_course.codegen.patterns import CodegenError
 from ssa_course.quads.ir import Instr
 from ssa_course.tiny.types import BOOL, ArrayType
@@ -113,7 +114,7 @@ def s_call(sel: Selector, i: Instr) -> None:
         sel.emit("push", sel.val(arg))
     for k, arg in enumerate(i.args[:len(ARG_REGS)]):
         sel.emit("mov", PReg(ARG_REGS[k]), sel.val(arg))
-    sel.call(function_symbol(i.funcs[0]), min(n, len(ARG_REGS)))
+    sel.call(call_symbol(i.funcs[0]), min(n, len(ARG_REGS)))
     if extra + pad:
         sel.emit("add", RSP, Imm(8 * (extra + pad)))
     if i.dest is not None:
@@ -135,6 +136,7 @@ def s_jmp(sel: Selector, i: Instr) -> None:
 
 def s_enter(sel: Selector, i: Instr) -> None:
     body, handler = sel.label(i.labels[0]), sel.label(i.labels[1])
+    sel.emit("mov", Mem(symbol="rt_depth"), DEPTH_REG)  # what rt_enter records
     sel.emit("lea", RDI, Mem(symbol=handler))
     sel.call("rt_enter", 1)
     sel.emit("jmp", LabelRef(body))
