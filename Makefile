@@ -19,7 +19,7 @@ ROOT_FLAG := $(if $(filter 0,$(USER_ID)),--allow-root,)
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: browser-test lab test venv graphviz exercises course bench clean distclean lint fuzz \
+.PHONY: browser-test lab test venv graphviz binutils exercises course bench clean distclean lint fuzz \
 	bril-conformance
 
 # Re-install only when pyproject.toml is newer than the stamp (or there is no venv yet).
@@ -43,10 +43,22 @@ graphviz:
 	  echo "note: Graphviz 'dot' not found; install it (e.g. 'sudo apt-get install graphviz' or 'brew install graphviz') for the best drawings"; \
 	fi
 
-lab: venv graphviz
+# GNU as + ld assemble and link the native code of lesson 11 (keystone, a Python package,
+# stands in when they are missing).
+binutils:
+	@if command -v as >/dev/null 2>&1 && command -v ld >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing GNU binutils (apt-get install binutils)"; \
+	  (apt-get update -qq && apt-get install -y -qq --no-install-recommends binutils >/dev/null) \
+	  || echo "note: could not install binutils; native code is assembled by keystone instead"; \
+	else \
+	  echo "note: GNU 'as'/'ld' not found; install binutils (e.g. 'sudo apt-get install binutils') for the primary assembler (keystone is used meanwhile)"; \
+	fi
+
+lab: venv graphviz binutils
 	$(VENV)/bin/jupyter lab notebooks/00-tour.ipynb --ServerApp.root_dir="$(CURDIR)" $(ROOT_FLAG) $(LAB_ARGS)
 
-test: venv graphviz
+test: venv graphviz binutils
 	$(VENV)/bin/ruff check ssa_course tests benchmarks tools
 	$(PY) -m pytest
 
@@ -62,7 +74,7 @@ course: venv
 
 # Drive the tour's explore() panel in headless Chromium (Debian's chromium + playwright,
 # no browser download). Not part of `make test`: it needs a browser on the machine.
-browser-test: venv graphviz
+browser-test: venv graphviz binutils
 	@if ! command -v chromium >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
 	    apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null; \

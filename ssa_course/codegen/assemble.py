@@ -22,7 +22,9 @@ DATA_ADDR = 0x20000000  # far from the text: a program of any size fits below it
 BSS_ADDR = 0x30000000
 BACKENDS = ("gnu", "keystone", "auto")
 
-__all__ = ["AssemblerError", "Image", "assemble", "TEXT_ADDR", "DATA_ADDR", "BSS_ADDR"]
+__all__ = ["AssemblerError", "Image", "assemble", "backend_differences", "save_executable",
+           "TEXT_ADDR",
+           "DATA_ADDR", "BSS_ADDR"]
 
 
 @dataclass(slots=True)
@@ -57,6 +59,7 @@ class Image:
 
 
 _CACHE: dict[tuple[str, str], Image] = {}
+_CACHE_SIZE = 256
 
 
 def source_hash(source: str) -> str:
@@ -83,6 +86,8 @@ def assemble(source: str, backend: str = "auto") -> Image:
         else:
             toolchain.require(toolchain.keystone_missing())
             image = _assemble_keystone(source, key[0])
+        if len(_CACHE) >= _CACHE_SIZE:  # a long notebook session: forget the oldest
+            del _CACHE[next(iter(_CACHE))]
         _CACHE[key] = image
     return image
 
@@ -99,12 +104,15 @@ def _image(s: Sections, path: str, backend: str) -> Image:
 
 
 def _assemble_gnu(source: str, digest: str) -> Image:
+    tools = toolchain.gnu_tools()
+    assert tools is not None  # checked by the caller
+    gas, gld = tools
     base = os.path.join(toolchain.work_dir(), f"gnu-{digest}")
     with open(base + ".s", "w") as f:
         f.write(source)
     steps = [
-        ["as", "--64", "-o", base + ".o", base + ".s"],
-        ["ld", "-static", "-nostdlib", "-z", "noexecstack", "-e", "_start",
+        [gas, "--64", "-o", base + ".o", base + ".s"],
+        [gld, "-m", "elf_x86_64", "-static", "-nostdlib", "-z", "noexecstack", "-e", "_start",
          f"-Ttext={TEXT_ADDR:#x}", f"-Tdata={DATA_ADDR:#x}", f"-Tbss={BSS_ADDR:#x}",
          "-o", base, base + ".o"],
     ]
@@ -112,7 +120,8 @@ def _assemble_gnu(source: str, digest: str) -> Image:
         done = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             lines = (done.stderr or done.stdout).strip().splitlines()[:8]
-            raise AssemblerError(f"{cmd[0]} failed on {base}.s:\n" + "\n".join(lines))
+            tool = os.path.basename(cmd[0])
+            raise AssemblerError(f"{tool} failed on {base}.s:\n" + "\n".join(lines))
     with open(base, "rb") as f:
         return _image(read_elf(f.read()), base, "gnu")
 
@@ -124,3 +133,30 @@ def _assemble_keystone(source: str, digest: str) -> Image:
         f.write(write_elf(s))
     os.chmod(path, 0o700)
     return _image(s, path, "keystone")
+
+
+def backend_differences(source: str) -> list[str]:
+    """What differs between the GNU and the keystone assembly of ``source``: the names of
+    functions whose bytes differ, plus ``"data"``/``"bss"``/``"symbols"``; empty when the
+    two agree. Both backends must be installed (else :class:`toolchain.ToolMissing`)."""
+    gnu, ks = assemble(source, "gnu"), assemble(source, "keystone")
+    diffs = [name for name, _, _ in gnu.functions()
+             if gnu.function_bytes(name) != (ks.function_bytes(name) if name in ks.sizes
+                                             else None)]
+    if gnu.text != ks.text and not diffs:
+        diffs.append("text")
+    for name, a, b in (("data", gnu.data, ks.data), ("bss", gnu.bss_size, ks.bss_size),
+                       ("symbols", gnu.symbols, ks.symbols)):
+        if a != b:
+            diffs.append(name)
+    return diffs
+
+
+def save_executable(image: Image, path: str) -> None:
+    """Copy the image's executable to ``path`` (mode 0755): ``ssa-course compile -o``.
+
+    The image's own file lives in the process's private directory, removed at exit."""
+    import shutil
+
+    shutil.copyfile(image.path, path)
+    os.chmod(path, 0o755)

@@ -195,9 +195,11 @@ class _Encoder:
         return got
 
 
-def _with_disp(text: str, symbols: dict[str, int], end: int) -> str:
-    """``[rip + sym + k]`` -> ``[rip + disp]`` for an instruction ending at ``end``."""
-    def repl(m: re.Match[str]) -> str:
+    def encode_rip(self, text: str, symbols: dict[str, int], end: int) -> bytes:
+        """``text`` with its ``[rip + sym + k]`` operand resolved, for an instruction ending
+        at ``end``: encoded once with a marker displacement, then the marker is patched."""
+        m = _RIP.search(text)
+        assert m is not None
         name = m.group(1)
         if name not in symbols:
             raise AssemblerError(f"undefined symbol '{name}' in '{text}'")
@@ -205,8 +207,15 @@ def _with_disp(text: str, symbols: dict[str, int], end: int) -> str:
         disp = symbols[name] + (-k if m.group(2) == "-" else k) - end
         if not -(1 << 31) <= disp < 1 << 31:
             raise AssemblerError(f"'{name}' is out of rip-relative reach in '{text}'")
-        return f"[rip - {-disp:#x}]" if disp < 0 else f"[rip + {disp:#x}]"
-    return _RIP.sub(repl, text)
+        shape = _RIP.sub(f"[rip + {_MARKER:#x}]", text, count=1)
+        code = self.encode(shape)
+        at = code.find(_MARKER.to_bytes(4, "little"))
+        if at < 0 or code.find(_MARKER.to_bytes(4, "little"), at + 1) >= 0:
+            raise AssemblerError(f"cannot place the displacement of '{text}'")
+        return code[:at] + disp.to_bytes(4, "little", signed=True) + code[at + 4:]
+
+
+_MARKER = 0x5A3C_E1F7  # a displacement no immediate of ours looks like
 
 
 def _branch_bytes(ins: _Instr, rel: int) -> bytes:
@@ -237,8 +246,15 @@ def assemble_keystone(source: str, text_addr: int, data_addr: int, bss_addr: int
     items = p.text
     for ins in items:
         if isinstance(ins, _Instr) and ins.kind != "branch":
-            probe = _RIP.sub("[rip + 0]", ins.text) if ins.kind == "rip" else ins.text
+            probe = (_RIP.sub(f"[rip + {_MARKER:#x}]", ins.text, count=1)
+                     if ins.kind == "rip" else ins.text)
             ins.size = len(enc.encode(probe))
+    seen: set[str] = set()
+    for ins in items:
+        if isinstance(ins, str):
+            if ins in seen or ins in symbols:
+                raise AssemblerError(f"symbol '{ins}' is already defined")
+            seen.add(ins)
     labels: dict[str, int] = {}
     changed = True
     while changed:  # relaxation: only ever grows, so it ends
@@ -258,9 +274,6 @@ def assemble_keystone(source: str, text_addr: int, data_addr: int, bss_addr: int
                 if not -128 <= rel <= 127:
                     ins.short = False
                     changed = True
-    for name in labels:
-        if name in symbols:
-            raise AssemblerError(f"symbol '{name}' defined twice")
     symbols.update(labels)
     out = bytearray()
     for ins in items:
@@ -270,10 +283,7 @@ def assemble_keystone(source: str, text_addr: int, data_addr: int, bss_addr: int
             size = _branch_size(ins)
             out += _branch_bytes(ins, labels[ins.target] - (ins.addr + size))
         elif ins.kind == "rip":
-            code = enc.encode(_with_disp(ins.text, symbols, ins.addr + ins.size))
-            if len(code) != ins.size:
-                raise AssemblerError(f"'{ins.text}' changed length with its displacement")
-            out += code
+            out += enc.encode_rip(ins.text, symbols, ins.addr + ins.size)
         else:
             out += enc.encode(ins.text)
     public = {n: a for n, a in symbols.items() if not n.startswith(".L")}

@@ -6,6 +6,7 @@ stage's error, a test's skip reason). Nothing here raises on a missing tool.
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import os
 import platform
@@ -29,17 +30,31 @@ def _module(name: str) -> bool:
     return importlib.util.find_spec(name) is not None
 
 
-def gnu_missing() -> str | None:
-    """Why ``as`` + ``ld`` cannot be used, or None."""
-    for tool in ("as", "ld"):
-        if shutil.which(tool) is None:
-            name = "assembler" if tool == "as" else "linker"
-            return (f"no GNU {name} ('{tool}'): install binutils "
-                    "(apt-get install binutils)")
-    if not is_x86_64():
-        return (f"the GNU tools here target {platform.machine()}, not x86-64 "
-                "(install binutils-x86-64-linux-gnu)")
+# Cross binutils that target x86-64 ELF from another machine (Debian's
+# binutils-x86-64-linux-gnu, Homebrew's x86_64-elf-binutils), tried after the plain names.
+CROSS_PREFIXES = ("x86_64-linux-gnu-", "x86_64-elf-")
+
+
+def gnu_tools() -> tuple[str, str] | None:
+    """The GNU assembler and linker for x86-64 (``as``, ``ld`` or a cross pair), or None."""
+    prefixes = ("", *CROSS_PREFIXES) if is_x86_64() else CROSS_PREFIXES
+    for prefix in prefixes:
+        tools = (shutil.which(prefix + "as"), shutil.which(prefix + "ld"))
+        if tools[0] and tools[1]:
+            return tools[0], tools[1]
     return None
+
+
+def gnu_missing() -> str | None:
+    """Why GNU ``as`` + ``ld`` (for x86-64) cannot be used, or None."""
+    if gnu_tools() is not None:
+        return None
+    if not is_x86_64():
+        return (f"no GNU assembler for x86-64 on this {platform.machine()} machine: install "
+                "binutils-x86-64-linux-gnu (or x86_64-elf-binutils)")
+    if shutil.which("as") is None:
+        return "no GNU assembler ('as'): install binutils (apt-get install binutils)"
+    return "no GNU linker ('ld'): install binutils (apt-get install binutils)"
 
 
 def keystone_missing() -> str | None:
@@ -94,4 +109,6 @@ def work_dir() -> str:
     base = os.environ.get("SSA_COURSE_NATIVE_DIR") or None
     if base is not None:
         os.makedirs(base, exist_ok=True)
-    return tempfile.mkdtemp(prefix="ssa-course-native-", dir=base)
+    path = tempfile.mkdtemp(prefix="ssa-course-native-", dir=base)
+    atexit.register(shutil.rmtree, path, True)  # executables live as long as the process
+    return path

@@ -1,0 +1,169 @@
+"""Run an assembled program's bytes under unicorn (x86-64 emulated, any host).
+
+The image's text, data and bss go to their addresses; a stack holds ``argc``, ``argv`` and
+the argument strings as Linux lays them out; the runtime's three system calls are served
+by a hook: ``write`` to fd 1/2 collects the bytes, ``mmap`` maps fresh zeroed memory at an
+address chosen here, ``exit_group`` stops. A wall-clock limit (and optionally a count of
+instructions) bounds every run; a bad memory access becomes one ``error:`` line. The
+result has the same shape and the same text as :func:`ssa_course.codegen.native.run_native`.
+"""
+
+from __future__ import annotations
+
+from ssa_course.codegen import toolchain
+from ssa_course.codegen.assemble import Image
+from ssa_course.codegen.native import (
+    CRASH_STATUS,
+    TIMEOUT_STATUS,
+    ChildResult,
+    crash_line,
+    deliver,
+    format_args,
+)
+from ssa_course.runtime import Output
+
+PAGE = 0x1000
+STACK_TOP = 0x7FFF_F000_0000
+STACK_BYTES = 1 << 20  # the loader's stack: only the arguments live there (_start moves)
+MMAP_BASE = 0x1000_0000_0000
+SYS_WRITE, SYS_MMAP, SYS_EXIT_GROUP = 1, 9, 231
+ENOSYS, EBADF, ENOMEM = 38, 9, 12
+DEFAULT_TIMEOUT_S = 60.0
+SIGSEGV, SIGILL = 11, 4
+# x86 exception vectors -> the signal Linux sends: divide error, breakpoint, invalid opcode
+_FAULT_SIGNALS = {0: 8, 3: 5, 6: SIGILL}
+
+
+def _up(n: int) -> int:
+    return (n + PAGE - 1) // PAGE * PAGE
+
+
+class _Machine:
+    """One emulated process: memory, the system-call hook, what was written."""
+
+    def __init__(self, image: Image, argv: list[bytes]):
+        from unicorn import UC_ARCH_X86, UC_HOOK_INSN, UC_HOOK_INTR, UC_MODE_64, UC_PROT_ALL, Uc
+        from unicorn.unicorn_const import UC_PROT_EXEC, UC_PROT_READ, UC_PROT_WRITE
+        from unicorn.x86_const import UC_X86_INS_SYSCALL, UC_X86_REG_RSP
+
+        self.uc = uc = Uc(UC_ARCH_X86, UC_MODE_64)
+        self.out = bytearray()
+        self.err = bytearray()
+        self.status: int | None = None
+        self.next_map = MMAP_BASE
+        rw = UC_PROT_READ | UC_PROT_WRITE
+        for addr, size, body, prot in (
+                (image.text_addr, len(image.text), image.text, UC_PROT_READ | UC_PROT_EXEC),
+                (image.data_addr, len(image.data), image.data, rw),
+                (image.bss_addr, image.bss_size, b"", rw)):
+            base = addr // PAGE * PAGE
+            uc.mem_map(base, _up(addr + max(size, 1)) - base, prot)
+            if body:
+                uc.mem_write(addr, bytes(body))
+        uc.mem_map(STACK_TOP - STACK_BYTES, STACK_BYTES, UC_PROT_ALL & ~UC_PROT_EXEC)
+        uc.reg_write(UC_X86_REG_RSP, self._lay_out_stack(argv))
+        uc.hook_add(UC_HOOK_INSN, self._syscall, None, 1, 0, UC_X86_INS_SYSCALL)
+        uc.hook_add(UC_HOOK_INTR, self._interrupt)
+        self.fault: int | None = None  # the CPU exception that stopped the run
+
+    def _interrupt(self, uc, intno: int, _data: object) -> None:  # noqa: ANN001
+        """A CPU exception (divide error, breakpoint, ...): the process would die here."""
+        self.fault = intno
+        uc.emu_stop()
+
+    def _lay_out_stack(self, argv: list[bytes]) -> int:
+        """Strings at the top; below them argc, argv[], NULL, envp NULL, auxv AT_NULL."""
+        sp = STACK_TOP - 16
+        pointers = []
+        for arg in argv:
+            sp -= len(arg) + 1
+            self.uc.mem_write(sp, arg + b"\0")
+            pointers.append(sp)
+        words = [len(argv), *pointers, 0, 0, 0, 0]
+        sp = (sp - 8 * len(words)) // 16 * 16
+        self.uc.mem_write(sp, b"".join(w.to_bytes(8, "little") for w in words))
+        return sp
+
+    def _syscall(self, uc, _data: object) -> None:  # noqa: ANN001 - unicorn's callback
+        from unicorn.x86_const import (
+            UC_X86_REG_RAX,
+            UC_X86_REG_RDI,
+            UC_X86_REG_RDX,
+            UC_X86_REG_RSI,
+        )
+
+        number = uc.reg_read(UC_X86_REG_RAX)
+        a0, a1, a2 = (uc.reg_read(r) for r in (UC_X86_REG_RDI, UC_X86_REG_RSI, UC_X86_REG_RDX))
+        if number == SYS_WRITE:
+            if a0 not in (1, 2):
+                result = -EBADF
+            else:
+                (self.out if a0 == 1 else self.err).extend(uc.mem_read(a1, a2))
+                result = a2
+        elif number == SYS_MMAP:
+            result = self._mmap(a1)
+        elif number == SYS_EXIT_GROUP:
+            self.status = a0 & 0xFF
+            uc.emu_stop()
+            return
+        else:
+            result = -ENOSYS
+        uc.reg_write(UC_X86_REG_RAX, result & (1 << 64) - 1)
+
+    def _mmap(self, size: int) -> int:
+        """Fresh zeroed read-write memory (unicorn maps lazily: untouched pages are free)."""
+        from unicorn import UcError
+        from unicorn.unicorn_const import UC_PROT_READ, UC_PROT_WRITE
+
+        size = _up(size)
+        if size == 0 or size > 1 << 40:
+            return -ENOMEM
+        try:
+            self.uc.mem_map(self.next_map, size, UC_PROT_READ | UC_PROT_WRITE)
+        except UcError:
+            return -ENOMEM
+        addr = self.next_map
+        self.next_map += size + PAGE  # a gap: running off the end faults, as natively
+        return addr
+
+
+def run_emulated(image: Image, args: list[str], timeout_s: float = DEFAULT_TIMEOUT_S,
+                 max_instructions: int = 0) -> ChildResult:
+    """Run ``image`` under unicorn with ``args`` (after ``argv[0]``); ``max_instructions``
+    0 means no count limit (counting slows unicorn down), the time limit always holds."""
+    toolchain.require(toolchain.emulator_missing())
+    from unicorn import UcError
+    from unicorn.unicorn_const import UC_ERR_INSN_INVALID
+    from unicorn.x86_const import UC_X86_REG_RIP
+
+    argv = [b"prog", *(a.encode("utf-8", "surrogateescape") for a in args)]
+    m = _Machine(image, argv)
+    crash, signum = "", 0
+    try:
+        m.uc.emu_start(image.entry, 0, timeout=int(timeout_s * 1_000_000),
+                       count=max_instructions)
+    except UcError as e:
+        rip = m.uc.reg_read(UC_X86_REG_RIP)
+        signum = SIGILL if e.errno == UC_ERR_INSN_INVALID else SIGSEGV
+        crash = crash_line(signum, f"{e} at rip {rip:#x}", "emulated")
+    if m.fault is not None and not crash:
+        signum = _FAULT_SIGNALS.get(m.fault, SIGSEGV)
+        rip = m.uc.reg_read(UC_X86_REG_RIP)
+        crash = crash_line(signum, f"CPU exception {m.fault} at rip {rip:#x}", "emulated")
+    out = m.out.decode("utf-8", "replace")
+    err = m.err.decode("utf-8", "replace")
+    if crash:
+        return ChildResult(out, err + crash, CRASH_STATUS + signum)
+    if m.status is None:
+        limit = (f"{max_instructions} instructions" if max_instructions
+                 else f"{timeout_s:g} s")
+        return ChildResult(out, err + f"error: emulated run stopped after {limit}\n",
+                           TIMEOUT_STATUS)
+    return ChildResult(out, err, m.status)
+
+
+def run_values_emulated(image: Image, values: list[object], out: Output,
+                        timeout_s: float = DEFAULT_TIMEOUT_S) -> int:
+    """The executor interface over an emulated run: typed ``main`` arguments in, status
+    out, errors raised as the interpreters raise them (see :func:`native.deliver`)."""
+    return deliver(run_emulated(image, format_args(values), timeout_s), out)

@@ -1,0 +1,109 @@
+"""Run an assembled program as a child process, and read its result like any executor's.
+
+:func:`run_native` runs the executable with a wall-clock limit and returns what it wrote
+and its exit status; a death by signal or a timeout becomes one ``error:`` line on its
+standard error (never a traceback, never the caller's death). :func:`deliver` maps such a
+result onto the executors' interface (:data:`ssa_course.registry.Runner`): output into an
+:class:`~ssa_course.runtime.Output`, ``error: M at L:C`` back into the same
+:class:`~ssa_course.errors.RuntimeTrap` the interpreters raise, the status returned.
+"""
+
+from __future__ import annotations
+
+import errno
+import re
+import signal
+import subprocess
+from dataclasses import dataclass
+
+from ssa_course.codegen import toolchain
+from ssa_course.codegen.assemble import Image, assemble
+from ssa_course.errors import RuntimeTrap, UsageError
+from ssa_course.runtime import Output
+
+DEFAULT_TIMEOUT_S = 60.0
+CRASH_STATUS = 128  # + the signal number, as a shell reports it
+TIMEOUT_STATUS = 124  # what timeout(1) uses
+_ERROR = re.compile(r"error: (.*?)(?: at (\d+):(\d+))?\Z")
+
+
+@dataclass(slots=True)
+class ChildResult:
+    """What a run of machine code showed: its two streams and its exit status."""
+
+    stdout: str
+    stderr: str
+    status: int
+
+
+def format_args(values: list[object]) -> list[str]:
+    """``main``'s argument values as command-line text (``10``, ``-3``, ``true``)."""
+    return [("true" if v else "false") if isinstance(v, bool) else str(v) for v in values]
+
+
+def crash_line(signum: int, detail: str = "", who: str = "native") -> str:
+    """The one line a death by signal becomes."""
+    try:
+        name = signal.Signals(signum).name
+    except ValueError:
+        name = f"signal {signum}"
+    extra = f": {detail}" if detail else ""
+    return f"error: {who} code crashed ({name}{extra})\n"
+
+
+def run_native(program: Image | str, args: list[str], timeout_s: float = DEFAULT_TIMEOUT_S,
+               backend: str = "auto") -> ChildResult:
+    """Run ``program`` (an image, or assembly source to assemble first) with ``args``."""
+    toolchain.require(toolchain.native_missing())
+    image = assemble(program, backend) if isinstance(program, str) else program
+    try:
+        done = subprocess.run([image.path, *args], capture_output=True, timeout=timeout_s,
+                              stdin=subprocess.DEVNULL, check=False)
+    except subprocess.TimeoutExpired as e:
+        out = (e.stdout or b"").decode("utf-8", "replace")
+        err = (e.stderr or b"").decode("utf-8", "replace")
+        return ChildResult(out, err + f"error: native run timed out after {timeout_s:g} s\n",
+                           TIMEOUT_STATUS)
+    except PermissionError:
+        raise toolchain.ToolMissing(
+            f"cannot run programs from {toolchain.work_dir()} (mounted noexec?): set "
+            "SSA_COURSE_NATIVE_DIR to a directory that allows it") from None
+    except OSError as e:
+        if e.errno == errno.ENOEXEC:
+            raise toolchain.ToolMissing("this machine cannot run x86-64 Linux executables: "
+                                        "use --via emulated") from None
+        raise
+    out = done.stdout.decode("utf-8", "replace")
+    err = done.stderr.decode("utf-8", "replace")
+    if done.returncode < 0:
+        return ChildResult(out, err + crash_line(-done.returncode),
+                           CRASH_STATUS - done.returncode)
+    return ChildResult(out, err, done.returncode)
+
+
+def deliver(result: ChildResult, out: Output) -> int:
+    """Write the child's output into ``out``; raise its error as the interpreters do.
+
+    Status 2 with ``error: M at L:C`` is a :class:`RuntimeTrap` at that position (none for
+    an uncaught exception or a limit); status 1 is a :class:`UsageError`; a crash or a
+    timeout is a :class:`RuntimeTrap` with its one-line message. Returns 0 otherwise.
+    """
+    if result.stdout:
+        out.write(result.stdout)
+    if result.status == 0:
+        return 0
+    lines = result.stderr.strip().splitlines()
+    message = lines[-1] if lines else f"error: native code ended with status {result.status}"
+    m = _ERROR.match(message)
+    text = m.group(1) if m else message
+    if result.status == 1:
+        raise UsageError(text)
+    if m and m.group(2):
+        raise RuntimeTrap(text, (int(m.group(2)), int(m.group(3))))
+    raise RuntimeTrap(text)
+
+
+def run_values_native(image: Image, values: list[object], out: Output,
+                      timeout_s: float = DEFAULT_TIMEOUT_S) -> int:
+    """The executor interface over a native run: typed ``main`` arguments in, status out."""
+    return deliver(run_native(image, format_args(values), timeout_s), out)

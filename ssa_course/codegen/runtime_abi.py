@@ -1,0 +1,97 @@
+"""The runtime's interface and constants: message codes, sizes, system calls, strings.
+
+Shared by the modules that generate the runtime's assembly (:mod:`runtime_io`,
+:mod:`runtime_heap`, :mod:`runtime_entry`, :mod:`runtime_asm`), so a number such as the
+size of a handler record is written once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ssa_course.runtime import (
+    DEFAULT_ALLOCATION_LIMIT,
+    DEFAULT_DEPTH_LIMIT,
+    DEFAULT_STEP_LIMIT,
+)
+
+# rt_trap's message codes (rdi), in index order; 6 and 7 have no position.
+MESSAGES = ("division by zero", "index out of bounds", "negative array length",
+            "array too large", "unset element", "out of memory", "step limit exceeded",
+            "stack overflow")
+CODE = {m: k for k, m in enumerate(MESSAGES)}
+MESSAGE_RECORD = 32  # bytes per message: a length byte, then the text
+
+NO_FUEL_LIMIT = 1 << 62  # the fuel of a build without a step limit: never runs out
+STACK_BYTES = 1 << 30  # the private stack: 100,000 nested calls of big frames fit
+MIN_STACK_BYTES = 1 << 24
+HANDLER_RECORD = 72  # bytes per handler record: handler, rsp, rbp, depth, five callee-saved
+# try/catch records, reserved and touched on use: 16 nested trys in every frame at the
+# deepest recursion (at least a million records); more is "stack overflow".
+HANDLERS_PER_FRAME = 16
+MIN_HANDLERS = 1 << 20
+HEAP_CHUNK = 1 << 26  # arrays and structs are bump-allocated from chunks this big
+OUT_BUFFER = 65536
+
+SYS_WRITE, SYS_MMAP, SYS_EXIT_GROUP = 1, 9, 231
+PROT_RW = 3
+MAP_PRIVATE_ANON_NORESERVE = 0x02 | 0x20 | 0x4000
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeConfig:
+    """What the runtime needs to know about one program and one run.
+
+    ``main_params`` are ``(name, type)`` pairs (``"int"``/``"bool"``; any other type is
+    reported as the CLI does); ``step_limit`` None means no fuel limit (a standalone
+    executable); ``array_sites`` is the ``(line, col)`` of trap-site id k of ``rt_new_array``.
+    """
+
+    main_params: tuple[tuple[str, str], ...] = ()
+    step_limit: int | None = DEFAULT_STEP_LIMIT
+    depth_limit: int = DEFAULT_DEPTH_LIMIT
+    allocation_limit: int = DEFAULT_ALLOCATION_LIMIT
+    array_sites: tuple[tuple[int, int], ...] = ()
+
+
+def ascii_directive(text: str) -> str:
+    """A ``.ascii`` directive for ``text`` (bytes as octal escapes where needed)."""
+    out = []
+    for b in text.encode("utf-8"):
+        ch = chr(b)
+        out.append(ch if 32 <= b < 127 and ch not in '"\\' else f"\\{b:03o}")
+    return f'.ascii "{"".join(out)}"'
+
+
+def string_data(label: str, text: str) -> list[str]:
+    return [f"{label}:", f"    {ascii_directive(text)}"] if text else [f"{label}:"]
+
+
+def strlen(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def handler_bytes(config: RuntimeConfig) -> int:
+    """Bytes reserved for try/catch records (a multiple of the page size)."""
+    records = max(MIN_HANDLERS, config.depth_limit * HANDLERS_PER_FRAME)
+    return (records * HANDLER_RECORD + 4095) // 4096 * 4096
+
+
+# Fixed strings of the data section; the code writes their lengths in with length_of().
+STRINGS = (
+    ("rt_str_true", "true"), ("rt_str_false", "false"), ("rt_str_space", " "),
+    ("rt_str_newline", "\n"), ("rt_str_error", "error: "), ("rt_str_at", " at "),
+    ("rt_str_colon", ":"), ("rt_str_uncaught", "error: uncaught exception "),
+    ("rt_str_was", " was given\n"), ("rt_str_were", " were given\n"),
+    ("rt_str_argument", "error: argument '"), ("rt_str_quote_nl", "'\n"),
+    ("rt_str_not_int", "' must be an int, not '"),
+    ("rt_str_range", "' is out of the 64-bit int range: '"),
+    ("rt_str_not_bool", "' must be true or false, not '"),
+    ("rt_str_lit_true", "true\0"), ("rt_str_lit_false", "false\0"),
+    ("rt_str_wfail", "error: cannot write standard output\n"),
+)
+_LENGTHS = {label: strlen(text) for label, text in STRINGS}
+
+
+def length_of(label: str) -> int:
+    return _LENGTHS[label]
