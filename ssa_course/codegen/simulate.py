@@ -1,44 +1,52 @@
-"""A small machine-IR simulator: run a function before and after register allocation.
+"""A machine-IR simulator: run code before and after register allocation and compare.
 
-It executes a subset of x86-64 over *any* registers -- virtual ones (one value each, never
-clobbered) or physical ones -- and stack slots, so the same function can be run before
-allocation and after it and the two runs compared:
+It executes the x86-64 subset that instruction selection and the allocator produce, over
+*any* registers -- virtual ones (one value each per call, never clobbered) or physical
+ones -- stack slots and a heap, so the same function or program can be run before
+allocation and after it:
 
-- ``mov`` between registers, immediates and slots; ``add sub imul and or xor`` (two
-  operands, the first is read and written), ``neg``, ``xchg``;
-- ``cmp``/``test`` then ``jcc`` (signed conditions ``e ne l le g ge``), ``jmp``, ``ret``
-  (the result is ``rax``); a block that ends without a jump falls through to the next;
-- ``cqo`` and ``idiv`` (rax, rdx) with truncating division; a zero divisor ends the run
-  with ``trap: division by zero``;
-- ``call``: ``rt_print_int`` appends ``rdi`` to the output; ``rt_throw`` clobbers every
-  allocatable register, puts ``rdi`` in ``rax`` and jumps to the block's ``handler``
-  successor; any other symbol is an opaque function of the registers the call reads
-  (its ``uses``), returned in ``rax``. Every call clobbers the caller-saved registers with
-  recognisable garbage, so a value wrongly kept in one of them changes the result.
+- ``mov`` (registers, immediates, slots, memory), ``lea``, ``add sub imul and or xor``,
+  ``shl sar shr``, ``neg not``, ``imul3``, ``xchg``, ``movzx``, ``setcc``, ``cmp``/``test``
+  then ``jcc`` (signed, unsigned and sign conditions), ``jmp``, ``ret``, ``cqo``/``idiv``
+  (a zero divisor ends the run: ``error: division by zero``), ``push`` and ``add/sub rsp``
+  for stack arguments; a block that ends without a jump falls through to the next;
+- calls: the runtime's ``rt_print_*``, ``rt_new_array``, ``rt_new_struct``, ``rt_trap``,
+  ``rt_enter``/``rt_leave``/``rt_throw`` behave as docs/codegen.md says; a function of the
+  program (``functions``: symbol -> MFunction) runs as a new activation whose prologue
+  saves only its ``used_callee_saved`` registers; any other symbol is an opaque function
+  of the registers the call reads, returned in ``rax``. Every call clobbers the
+  caller-saved registers with recognisable garbage and a throw clobbers every register,
+  so a value wrongly kept in one changes the result.
 
-``fuel`` bounds the number of blocks entered, so an endless loop ends (``fuel``) at the same
-point before and after allocation (spill code adds instructions, never blocks).
+Without ``rt_enter`` records (hand-written functions), ``rt_throw`` jumps to the block's
+``handler`` successor. ``fuel`` bounds the blocks entered plus calls made, so an endless
+loop ends (``fuel``) at the same point before and after allocation (spill code adds
+instructions, never blocks).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ssa_course.codegen.mir import (
     ALLOCATABLE,
     ARG_REGS,
+    CALLEE_SAVED,
     CALLER_SAVED,
     Imm,
     LabelRef,
+    Mem,
     MFunction,
     MInstr,
     PReg,
     Slot,
     VReg,
 )
+from ssa_course.codegen.sim_runtime import RUNTIME
 
 MASK = (1 << 64) - 1
+RAX, RDX, RDI, RSI, RBP, RSP = (PReg(n) for n in ("rax", "rdx", "rdi", "rsi", "rbp", "rsp"))
 
 
 def wrap(value: int) -> int:
@@ -48,164 +56,333 @@ def wrap(value: int) -> int:
 
 
 class SimulationError(ValueError):
-    """The function does something the simulator cannot run (the message says what)."""
+    """The code does something the simulator cannot run (the message says what)."""
 
 
 @dataclass(slots=True)
 class SimResult:
-    """How a run ended (``return``, ``fuel``, ``trap: ...``, ``uncaught``), the printed
-    values and the returned value."""
+    """How a run ended (``return``, ``fuel``, ``error: ...``), the printed text, the
+    values printed by ``rt_print_int`` and the returned value."""
 
     status: str
     output: list[int] = field(default_factory=list)
     value: int | None = None
+    text: str = ""
 
 
 _TESTS = {"e": lambda a, b: a == b, "ne": lambda a, b: a != b, "l": lambda a, b: a < b,
-          "le": lambda a, b: a <= b, "g": lambda a, b: a > b, "ge": lambda a, b: a >= b}
+          "le": lambda a, b: a <= b, "g": lambda a, b: a > b, "ge": lambda a, b: a >= b,
+          "b": lambda a, b: a & MASK < b & MASK, "ae": lambda a, b: a & MASK >= b & MASK,
+          "a": lambda a, b: a & MASK > b & MASK, "be": lambda a, b: a & MASK <= b & MASK,
+          "s": lambda a, b: wrap(a - b) < 0, "ns": lambda a, b: wrap(a - b) >= 0}
 _ARITH = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "imul": lambda a, b: a * b,
-          "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b}
+          "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b,
+          "shl": lambda a, b: a << (b & 63), "sar": lambda a, b: a >> (b & 63),
+          "shr": lambda a, b: (a & MASK) >> (b & 63)}
 
 
-class _Machine:
-    def __init__(self, fn: MFunction):
-        self.fn = fn
-        self.regs: dict[object, int] = {}
-        self.slots: dict[int, int] = {}
-        self.flags: tuple[int, int] = (0, 0)
+@dataclass(slots=True)
+class _Frame:
+    """One activation: where it is, its virtual registers, slots and stack arguments."""
+
+    fn: MFunction
+    blocks: dict
+    label: str
+    index: int = 0
+    vregs: dict = field(default_factory=dict)
+    slots: dict = field(default_factory=dict)
+    stack_args: list = field(default_factory=list)
+    pushed: list = field(default_factory=list)
+    saved: dict = field(default_factory=dict)  # callee-saved registers its prologue saved
+    entry_regs: dict = field(default_factory=dict)  # every callee-saved one, for check_abi
+
+
+class _Stop(Exception):  # noqa: N818 -- control flow: the run is over
+    pass
+
+
+class Machine:
+    """The state of one run; :func:`simulate` and :func:`simulate_program` drive it."""
+
+    def __init__(self, functions: Mapping[str, MFunction] | None = None,
+                 trap_sites: Sequence[tuple[int, int]] = (), fuel: int = 1000,
+                 depth_limit: int = 1000, check_abi: bool = False):
+        self.functions = functions
+        self.check_abi = check_abi
+        self.trap_sites = list(trap_sites)
+        self.fuel = fuel
+        self.depth_limit = depth_limit
+        self.regs: dict[PReg, int] = {}
+        self.heap: dict[int, int] = {}
+        self.next_address = 1 << 20
+        self.labels: list[str] = []
+        self.flags = (0, 0)
         self.calls = 0
+        self.frames: list[_Frame] = []
+        self.handlers: list[tuple[int, str]] = []  # (frame depth, handler label)
+        self.result = SimResult("running")
 
+    # -- operands
     def read(self, o: object) -> int:
         if isinstance(o, Imm):
             return o.value
-        if isinstance(o, Slot):
-            if o.index not in self.slots:
+        if isinstance(o, VReg):
+            vregs = self.frames[-1].vregs
+            if o not in vregs:
                 raise SimulationError(f"{o} read before it was written")
-            return self.slots[o.index]
-        if isinstance(o, VReg | PReg):
+            return vregs[o]
+        if isinstance(o, PReg):
             if o not in self.regs:
                 raise SimulationError(f"{o} read before it was written")
             return self.regs[o]
+        if isinstance(o, Slot):
+            slots = self.frames[-1].slots
+            if o.index not in slots:
+                raise SimulationError(f"{o} read before it was written")
+            return slots[o.index]
+        if isinstance(o, Mem):
+            if o.base == RBP and o.index is None and o.disp >= 16:  # a stack argument
+                return self.frames[-1].stack_args[(o.disp - 16) // 8]
+            address = self.address(o)
+            if address not in self.heap:
+                raise SimulationError(f"no memory at {address:#x} ({o})")
+            return self.heap[address]
         raise SimulationError(f"cannot read operand {o}")
 
     def write(self, o: object, value: int) -> None:
-        if isinstance(o, Slot):
-            self.slots[o.index] = wrap(value)
-        elif isinstance(o, VReg | PReg):
-            self.regs[o] = wrap(value)
+        value = wrap(value)
+        if isinstance(o, VReg):
+            self.frames[-1].vregs[o] = value
+        elif isinstance(o, PReg):
+            self.regs[o] = value
+        elif isinstance(o, Slot):
+            self.frames[-1].slots[o.index] = value
+        elif isinstance(o, Mem):
+            address = self.address(o)
+            if address not in self.heap:
+                raise SimulationError(f"no memory at {address:#x} ({o})")
+            self.heap[address] = value
         else:
             raise SimulationError(f"cannot write operand {o}")
+
+    def address(self, m: Mem) -> int:
+        if m.symbol is not None:
+            self.labels.append(m.symbol)
+            return len(self.labels) - 1
+        base = self.read(m.base) if m.base is not None else 0
+        index = self.read(m.index) if m.index is not None else 0
+        return wrap(base + index * m.scale + m.disp)
 
     def clobber(self, names: Sequence[str]) -> None:
         self.calls += 1
         for k, name in enumerate(names):
             self.regs[PReg(name)] = -(7919 * self.calls + k)  # garbage, recognisably
 
+    def allocate(self, words: int) -> int:
+        address = self.next_address
+        for k in range(words):
+            self.heap[address + 8 * k] = 0
+        self.next_address += 8 * max(words, 1) + 64
+        return address
 
-def simulate(fn: MFunction, args: Sequence[int] = (), fuel: int = 1000) -> SimResult:
-    """Run ``fn`` with ``args`` in the argument registers (see the module docstring)."""
-    m = _Machine(fn)
-    for name, value in zip(ARG_REGS, args, strict=False):
-        m.regs[PReg(name)] = wrap(value)
-    if not fn.blocks:
-        raise SimulationError(f"{fn.name} has no blocks")
-    blocks = fn.block_map()
-    order = [b.label for b in fn.blocks]
-    result = SimResult("running")
-    label = fn.blocks[0].label
-    while True:
-        if fuel <= 0:
-            result.status = "fuel"
-            return result
-        fuel -= 1
-        block = blocks[label]
-        for instr in block.instrs:
-            jump = _step(m, instr, block.succs, blocks, result)
-            if result.status != "running":
-                return result
-            if jump is not None:
-                label = jump
-                break
-        else:
-            at = order.index(block.label)
+    def stop(self, status: str) -> None:
+        self.result.status = status
+        raise _Stop
+
+    # -- running
+    def enter(self, fn: MFunction) -> None:
+        if not fn.blocks:
+            raise SimulationError(f"{fn.name} has no blocks")
+        if len(self.frames) >= self.depth_limit:
+            self.stop("error: stack overflow")
+        frame = _Frame(fn, fn.block_map(), fn.blocks[0].label)
+        if self.frames:
+            caller = self.frames[-1]
+            frame.stack_args = list(reversed(caller.pushed))
+        frame.saved = {r: self.regs[PReg(r)] for r in fn.used_callee_saved
+                       if PReg(r) in self.regs}
+        frame.entry_regs = {r: self.regs.get(PReg(r)) for r in CALLEE_SAVED}
+        self.frames.append(frame)
+
+    def run(self) -> SimResult:
+        try:
+            while True:
+                self.step()
+        except _Stop:
+            return self.result
+
+    def step(self) -> None:
+        frame = self.frames[-1]
+        block = frame.blocks[frame.label]
+        if frame.index == 0:
+            self.fuel -= 1
+            if self.fuel < 0:
+                self.stop("fuel")
+        if frame.index >= len(block.instrs):  # fall through
+            order = [b.label for b in frame.fn.blocks]
+            at = order.index(frame.label)
             if at + 1 == len(order):
-                raise SimulationError(f"block {block.label} falls off the end of {fn.name}")
-            label = order[at + 1]
+                raise SimulationError(f"block {frame.label} falls off the end of "
+                                      f"{frame.fn.name}")
+            self.goto(order[at + 1])
+            return
+        instr = block.instrs[frame.index]
+        frame.index += 1
+        self.execute(instr, block.succs)
 
+    def goto(self, label: str) -> None:
+        frame = self.frames[-1]
+        if label not in frame.blocks:
+            raise SimulationError(f"{frame.fn.name} has no block {label}")
+        frame.label, frame.index = label, 0
 
-def _step(m: _Machine, instr: MInstr, succs: list[str], blocks: dict, result: SimResult
-          ) -> str | None:
-    """Execute one instruction; return the label to jump to, if it jumps."""
-    op, ops = instr.op, instr.operands
-    if op == "mov":
-        m.write(ops[0], m.read(ops[1]))
-    elif op in _ARITH:
-        m.write(ops[0], _ARITH[op](m.read(ops[0]), m.read(ops[1])))
-    elif op == "neg":
-        m.write(ops[0], -m.read(ops[0]))
-    elif op == "xchg":
-        a, b = m.read(ops[0]), m.read(ops[1])
-        m.write(ops[0], b)
-        m.write(ops[1], a)
-    elif op == "cmp":
-        m.flags = (m.read(ops[0]), m.read(ops[1]))
-    elif op == "test":
-        m.flags = (m.read(ops[0]) & m.read(ops[1]), 0)
-    elif op == "jcc":
-        if instr.cond not in _TESTS:
-            raise SimulationError(f"unknown condition {instr.cond}")
-        if _TESTS[instr.cond](*m.flags):
-            return _target(ops[0])
-    elif op == "jmp":
-        return _target(ops[0])
-    elif op == "ret":
-        result.value = m.read(PReg("rax"))
-        result.status = "return"
-    elif op == "cqo":
-        m.regs[PReg("rdx")] = -1 if m.read(PReg("rax")) < 0 else 0
-    elif op == "idiv":
-        divisor = m.read(ops[0])
+    def execute(self, instr: MInstr, succs: list[str]) -> None:
+        op, ops = instr.op, instr.operands
+        if op in ("mov", "movzx"):
+            value = self.read(ops[1])
+            self.write(ops[0], value & 0xFF if op == "movzx" else value)
+        elif op == "lea":
+            self.write(ops[0], self.address(ops[1]))  # type: ignore[arg-type]
+        elif op in ("add", "sub") and ops[0] == RSP:
+            if op == "add":
+                self.frames[-1].pushed.clear()  # the caller pops its stack arguments
+        elif op in _ARITH:
+            value = wrap(_ARITH[op](self.read(ops[0]), self.read(ops[1])))
+            self.write(ops[0], value)
+            self.flags = (value, 0)
+        elif op == "imul3":
+            self.write(ops[0], self.read(ops[1]) * self.read(ops[2]))
+        elif op in ("neg", "not"):
+            value = self.read(ops[0])
+            self.write(ops[0], -value if op == "neg" else ~value)
+        elif op == "xchg":
+            a, b = self.read(ops[0]), self.read(ops[1])
+            self.write(ops[0], b)
+            self.write(ops[1], a)
+        elif op == "cmp":
+            self.flags = (self.read(ops[0]), self.read(ops[1]))
+        elif op == "test":
+            self.flags = (self.read(ops[0]) & self.read(ops[1]), 0)
+        elif op in ("jcc", "setcc"):
+            if instr.cond not in _TESTS:
+                raise SimulationError(f"unknown condition {instr.cond}")
+            taken = _TESTS[instr.cond](*self.flags)
+            if op == "setcc":
+                self.write(ops[0], int(taken))
+            elif taken:
+                self.goto(_label(ops[0]))
+        elif op == "jmp":
+            self.goto(_label(ops[0]))
+        elif op == "ret":
+            self.leave()
+        elif op == "push":
+            self.frames[-1].pushed.append(self.read(ops[0]))
+        elif op == "cqo":
+            self.regs[RDX] = -1 if self.read(RAX) < 0 else 0
+        elif op == "idiv":
+            self.divide(self.read(ops[0]))
+        elif op == "call":
+            self.call(instr, succs)
+        else:
+            raise SimulationError(f"the simulator cannot run `{op}`")
+
+    def divide(self, divisor: int) -> None:
         if divisor == 0:
-            result.status = "trap: division by zero"
-            return None
-        dividend = m.read(PReg("rax"))
-        quotient = abs(dividend) // abs(divisor) * (1 if (dividend < 0) == (divisor < 0) else -1)
-        m.regs[PReg("rax")] = wrap(quotient)
-        m.regs[PReg("rdx")] = wrap(dividend - quotient * divisor)
-    elif op == "call":
-        return _call(m, instr, succs, blocks, result)
-    else:
-        raise SimulationError(f"the simulator cannot run `{op}`")
-    return None
+            self.stop("error: division by zero")
+        dividend = self.read(RAX)
+        quotient = abs(dividend) // abs(divisor)
+        if (dividend < 0) != (divisor < 0):
+            quotient = -quotient
+        self.regs[RAX] = wrap(quotient)
+        self.regs[RDX] = wrap(dividend - quotient * divisor)
+
+    def leave(self) -> None:
+        frame = self.frames.pop()
+        for r, value in frame.saved.items():  # the epilogue restores what it saved
+            self.regs[PReg(r)] = value
+        if self.check_abi:
+            for r, value in frame.entry_regs.items():
+                if self.regs.get(PReg(r)) != value:
+                    raise SimulationError(f"{frame.fn.name} returns with callee-saved {r} "
+                                          "changed")
+        if not self.frames:
+            self.result.value = self.regs.get(RAX)
+            self.stop("return")
+        rax = self.regs.get(RAX)
+        self.clobber(CALLER_SAVED)  # what the callee did to them is not the caller's
+        if rax is not None:
+            self.regs[RAX] = rax
+
+    def call(self, instr: MInstr, succs: list[str]) -> None:
+        callee = _label(instr.operands[0]) if instr.operands else "?"
+        self.fuel -= 1
+        if self.fuel < 0:
+            self.stop("fuel")
+        if self.functions is not None and callee in self.functions:
+            self.enter(self.functions[callee])
+            return
+        runtime = RUNTIME.get(callee)
+        if runtime is not None:
+            runtime(self, succs)
+            return
+        args = [self.read(r) for r in instr.uses]
+        mixed = len(callee)
+        for a in args:
+            mixed = wrap(mixed * 1_000_003 + a)
+        self.clobber(CALLER_SAVED)
+        self.regs[RAX] = mixed
+
+    def print_text(self, text: str) -> None:
+        self.result.text += text
+        self.clobber(CALLER_SAVED)
+
+    def throw(self, succs: list[str]) -> None:
+        value = self.read(RDI)
+        if self.handlers:
+            depth, label = self.handlers.pop()
+            del self.frames[depth + 1:]
+        else:
+            handler = next((s for s in succs if self.frames[-1].blocks[s].handler), None)
+            if handler is None or self.functions is not None:
+                self.result.value = value
+                self.stop(f"error: uncaught exception {value}")
+            label = handler
+        self.clobber(ALLOCATABLE)
+        self.regs[RAX] = value
+        self.goto(label)
 
 
-def _target(o: object) -> str:
+
+def _label(o: object) -> str:
     if not isinstance(o, LabelRef):
-        raise SimulationError(f"a jump needs a label, not {o}")
+        raise SimulationError(f"a jump or call needs a label, not {o}")
     return o.name
 
 
-def _call(m: _Machine, instr: MInstr, succs: list[str], blocks: dict, result: SimResult
-          ) -> str | None:
-    callee = instr.operands[0].name if instr.operands and isinstance(
-        instr.operands[0], LabelRef) else "?"
-    if callee == "rt_throw":
-        value = m.read(PReg("rdi"))
-        m.clobber(ALLOCATABLE)
-        m.regs[PReg("rax")] = value
-        handler = next((s for s in succs if blocks[s].handler), None)
-        if handler is None:
-            result.status = "uncaught"
-            result.value = value
-        return handler
-    args = [m.read(r) for r in instr.uses]
-    if callee == "rt_print_int":
-        result.output.append(args[0] if args else 0)
-        m.clobber(CALLER_SAVED)
-        return None
-    mixed = len(callee)
-    for a in args:
-        mixed = wrap(mixed * 1_000_003 + a)
-    m.clobber(CALLER_SAVED)
-    m.regs[PReg("rax")] = mixed
-    return None
+def simulate(fn: MFunction, args: Sequence[int] = (), fuel: int = 1000,
+             check_abi: bool = False) -> SimResult:
+    """Run one function with ``args`` in the argument registers; calls to anything but
+    the runtime are opaque (see the module docstring). ``check_abi``: returning with a
+    callee-saved register changed is an error (allocated code only)."""
+    m = Machine(fuel=fuel, check_abi=check_abi)
+    for name, value in zip(ARG_REGS, args, strict=False):
+        m.regs[PReg(name)] = wrap(value)
+    for name in CALLEE_SAVED:  # the caller's values: the prologue may save them
+        m.regs[PReg(name)] = 0
+    m.enter(fn)
+    return m.run()
+
+
+def simulate_program(functions: Mapping[str, MFunction], entry: str,
+                     args: Sequence[int] = (), trap_sites: Sequence[tuple[int, int]] = (),
+                     fuel: int = 100_000, depth_limit: int = 1000,
+                     check_abi: bool = False) -> SimResult:
+    """Run a whole program: ``functions`` maps call symbols (``tiny_main``) to functions,
+    ``entry`` is the symbol to start at."""
+    m = Machine(functions, trap_sites, fuel, depth_limit, check_abi)
+    for name, value in zip(ARG_REGS, args, strict=False):
+        m.regs[PReg(name)] = wrap(value)
+    for name in CALLEE_SAVED:
+        m.regs[PReg(name)] = 0
+    m.enter(functions[entry])
+    return m.run()

@@ -53,7 +53,7 @@ class Spiller:
     """Rewrites spilled values of one function; ``temps`` collects the fresh registers it
     made (the allocator never spills those again)."""
 
-    __slots__ = ("fn", "next_id", "temps", "slots", "deleted")
+    __slots__ = ("fn", "next_id", "temps", "slots", "deleted", "mirror")
 
     def __init__(self, fn: MFunction):
         self.fn = fn
@@ -61,6 +61,7 @@ class Spiller:
         self.temps: set[VReg] = set()
         self.slots: dict[VReg, Slot] = {}
         self.deleted = 0  # copies that vanished because both sides share a slot
+        self.mirror: dict[VReg, Slot] = {}  # values kept for handlers (save_for_handlers)
 
     def fresh(self, like: VReg) -> VReg:
         t = VReg(self.next_id, like.hint)
@@ -73,7 +74,10 @@ class Spiller:
         returns the slots given now."""
         given: dict[VReg, Slot] = {}
         for group in groups:
-            slot = self.fn.new_slot()
+            # a value already mirrored for a handler spills into its mirror: the mirror's
+            # stores and reloads become the spill code's own
+            slot = next((self.mirror[v] for v in group if v in self.mirror), None) \
+                or self.fn.new_slot()
             for v in group:
                 given[v] = slot
         if not given:
@@ -87,6 +91,11 @@ class Spiller:
         return given
 
     def _rewrite(self, instr: MInstr, given: dict[VReg, Slot], out: list[MInstr]) -> None:
+        if instr.op == "mov" and len(instr.operands) == 2:
+            a, b = instr.operands
+            if isinstance(a, Slot) and isinstance(b, VReg) and given.get(b) == a \
+                    or isinstance(b, Slot) and isinstance(a, VReg) and given.get(a) == b:
+                return  # a mirror store or reload of a value now living in that slot
         if instr.is_copy():
             dst, src = instr.operands[0], instr.operands[1]
             sd = given.get(dst) if isinstance(dst, VReg) else None
@@ -131,3 +140,25 @@ class Spiller:
         out.append(instr)
         out.extend(after)
 
+    def save_for_handlers(self, values: list[VReg], landing: dict[str, list[VReg]]
+                          ) -> dict[VReg, Slot]:
+        """Keep each of ``values`` in its register but mirror it in a slot: a store
+        follows every definition, and each handler block in ``landing`` (label -> the
+        values live into it) starts by reloading them -- a throw arrives with every
+        register clobbered, but never between a definition and its store."""
+        given = {v: self.fn.new_slot() for v in values}
+        self.slots.update(given)
+        self.mirror.update(given)
+        for block in self.fn.blocks:
+            out: list[MInstr] = [MInstr("mov", [v, given[v]], [v], [], comment=f"{v} after a throw")
+                                 for v in landing.get(block.label, ())]
+            for instr in block.instrs:
+                out.append(instr)
+                for r in dict.fromkeys(r for r in instr.defs if isinstance(r, VReg) and r in given):
+                    if instr.is_branch() or instr.op == "ret":
+                        raise SpillError(f"{self.fn.name}: `{instr.op}` defines {r}; "
+                                         "no store can follow it")
+                    out.append(MInstr("mov", [given[r], r], [], [r], line=instr.line,
+                                      comment=f"{r} for a handler"))
+            block.instrs = out
+        return given
