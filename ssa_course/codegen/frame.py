@@ -20,17 +20,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ssa_course.codegen.minstr import ins
-from ssa_course.codegen.mir import CALLEE_SAVED, Imm, LabelRef, Mem, MFunction, MInstr, PReg, Slot
+from ssa_course.codegen.mir import Imm, LabelRef, Mem, MFunction, MInstr, PReg, Slot
 
 if TYPE_CHECKING:
     from ssa_course.codegen.isel import Selector
 
 RBP, RSP = PReg("rbp"), PReg("rsp")
 # The call depth left lives in r15 (never allocated): a counter in memory would cost a
-# store-to-load round trip on every call and return. rt_enter records it from rt_depth,
-# so the code stores r15 there before each rt_enter and reloads it in each handler.
+# store-to-load round trip on every call and return. A throw lands in a handler with
+# r15 as it was at that try's rt_enter (the runtime's record keeps rbx, r12-r15).
 DEPTH_REG = PReg("r15")
-SAVED_BY_HANDLERS = tuple(r for r in CALLEE_SAVED if r != DEPTH_REG.name)
 
 
 def fuel_check(sel: Selector, steps: int) -> None:
@@ -79,12 +78,10 @@ def epilogue(fn: MFunction, ret: MInstr) -> list[MInstr]:
 def layout(fn: MFunction) -> None:
     """Give ``fn`` (allocated: no VRegs left) its prologue, epilogues and slot addresses.
 
-    A function with a handler saves every callee-saved register: a throw that lands there
-    skips the epilogues of the callees in between, which would have restored the registers
-    they used, so this function's epilogue restores them all for its own caller.
+    A function with a handler needs nothing more: the runtime gives a handler back the
+    callee-saved registers as they were at its ``rt_enter`` (the epilogues a throw skips
+    would have restored them).
     """
-    if any(b.handler for b in fn.blocks):
-        fn.used_callee_saved = list(SAVED_BY_HANDLERS)
     for block in fn.blocks:
         new: list[MInstr] = []
         for instr in block.instrs:

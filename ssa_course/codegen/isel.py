@@ -197,8 +197,6 @@ class Selector:
         block = self.start_block(self.label(qb.label))
         block.handler = qb.handler
         self.line = None
-        if qb.handler:  # a throw lands here: the depth counter comes back from rt_depth
-            self.emit("mov", frame.DEPTH_REG, Mem(symbol="rt_depth"))
         if header and self.fuel:
             frame.fuel_check(self, max(1, len(qb.phis) + len(qb.body)))
         for phi in qb.phis:

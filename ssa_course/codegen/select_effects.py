@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ssa_course.codegen.frame import DEPTH_REG
 from ssa_course.codegen.minstr import fits32
 from ssa_course.codegen.mir import ARG_REGS, Imm, LabelRef, Mem, PReg
 from ssa_course.codegen.names import call_symbol
@@ -136,7 +135,6 @@ def s_jmp(sel: Selector, i: Instr) -> None:
 
 def s_enter(sel: Selector, i: Instr) -> None:
     body, handler = sel.label(i.labels[0]), sel.label(i.labels[1])
-    sel.emit("mov", Mem(symbol="rt_depth"), DEPTH_REG)  # what rt_enter records
     sel.emit("lea", RDI, Mem(symbol=handler))
     sel.call("rt_enter", 1)
     sel.emit("jmp", LabelRef(body))
