@@ -135,6 +135,13 @@ def test_compare_used_by_branch_is_fused():
     assert any(s.startswith("jl ") or s.startswith("jge ") for s in lines), lines
 
 
+def test_branch_on_negations_flips_the_condition():
+    lines = mir_text("fn main(a: bool, b: int) { if (!a) { print(1); } if (!(b < 4)) "
+                     "{ print(2); } }")
+    assert "xor" not in ops(lines) and not any(o.startswith("set") for o in ops(lines))
+    assert any(s.startswith("je ") for s in lines) and any(s.startswith("jge ") for s in lines)
+
+
 def test_compare_with_zero_is_test():
     lines = mir_text("fn main(a: int) { if (a > 0) { print(1); } }")
     assert any(re.fullmatch(r"test (%\S+), \1", s) for s in lines), lines

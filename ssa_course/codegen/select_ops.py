@@ -85,8 +85,9 @@ def compare(sel: Selector, instr: Instr) -> str | bool:
 
 def branch_condition(sel: Selector, name: str, negate: bool = False) -> str | bool:
     d = sel.fused.get(name)
-    if d is not None and d.op == "not":  # pattern: compare + branch fused
-        return branch_condition(sel, d.args[0], not negate)
+    while d is not None and d.op == "not":  # pattern: compare + branch fused
+        name, negate = d.args[0], not negate
+        d = sel.fused.get(name)
     if d is None:  # the bool under the nots: test it
         c = sel.const(name)
         if c is not None:
