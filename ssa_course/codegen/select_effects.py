@@ -11,6 +11,7 @@ from ssa_course.codegen.minstr import fits32
 from ssa_course.codegen.mir import ARG_REGS, Imm, LabelRef, Mem, PReg
 from ssa_course.codegen.names import call_symbol
 from ssa_course.codegen.patterns import CodegenError
+from ssa_course.codegen.runtime_abi import CODE
 from ssa_course.quads.ir import Instr
 from ssa_course.tiny.types import BOOL, ArrayType
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from ssa_course.codegen.isel import Selector
 
 RAX, RDI, RSI, RSP = PReg("rax"), PReg("rdi"), PReg("rsi"), PReg("rsp")
-TRAP_BOUNDS, TRAP_UNSET = 1, 4  # runtime_asm.MESSAGES indices
+TRAP_BOUNDS, TRAP_UNSET = CODE["index out of bounds"], CODE["unset element"]
 
 
 def _bounds(sel: Selector, i: Instr, ra, index: str) -> Mem:  # noqa: ANN001

@@ -16,6 +16,7 @@ from ssa_course.codegen.minstr import fits32
 from ssa_course.codegen.mir import NEGATE, SWAP, Imm, LabelRef, Mem, PReg
 from ssa_course.codegen.patterns import CodegenError
 from ssa_course.codegen.quadcfg import QBlock
+from ssa_course.codegen.runtime_abi import CODE
 from ssa_course.quads.ir import Instr
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 COMPARES = {"eq": "e", "ne": "ne", "lt": "l", "le": "le", "gt": "g", "ge": "ge"}
 INT_MIN = -(1 << 63)
 RAX, RDX, RDI, RSI, RSP = PReg("rax"), PReg("rdx"), PReg("rdi"), PReg("rsi"), PReg("rsp")
-TRAP_DIV, TRAP_BOUNDS, TRAP_UNSET = 0, 1, 4  # runtime_asm.MESSAGES indices
+TRAP_DIV = CODE["division by zero"]  # the runtime's message codes
 
 
 def fusible_compares(qb: QBlock, uses: dict[str, int]) -> dict[str, Instr]:
