@@ -31,12 +31,19 @@ class NativeRun:
 
 def run_native(source: str, args: list[str], *, filename: str = "prog.tiny",
                allocator: str = "color", steps: int | None = 10_000_000,
-               backend: str = "auto", timeout: float = 60) -> NativeRun:
-    """Compile ``source`` through the scheduled SSA quads and run it natively."""
+               backend: str = "auto", timeout: float = 60,
+               emulated: bool = False) -> NativeRun:
+    """Compile ``source`` through the scheduled SSA quads and run it natively (or under
+    the unicorn emulator)."""
     comp = compile_source(source, filename)
     ssa = build(comp, "scheduled").ssa  # type: ignore[attr-defined]
     _, text = compile_program(ssa, None, source.splitlines(), step_limit=steps,
                               allocator=allocator)
     image = assemble(text, backend)
+    if emulated:
+        from ssa_course.codegen.emulate import run_emulated
+
+        e = run_emulated(image, args, timeout)
+        return NativeRun(e.stdout, e.stderr, e.status, text)
     r = subprocess.run([image.path, *args], capture_output=True, text=True, timeout=timeout)
     return NativeRun(r.stdout, r.stderr, r.returncode, text)

@@ -135,6 +135,13 @@ def test_compare_used_by_branch_is_fused():
     assert any(s.startswith("jl ") or s.startswith("jge ") for s in lines), lines
 
 
+def test_branch_on_negations_flips_the_condition():
+    lines = mir_text("fn main(a: bool, b: int) { if (!a) { print(1); } if (!(b < 4)) "
+                     "{ print(2); } }")
+    assert "xor" not in ops(lines) and not any(o.startswith("set") for o in ops(lines))
+    assert any(s.startswith("je ") for s in lines) and any(s.startswith("jge ") for s in lines)
+
+
 def test_compare_with_zero_is_test():
     lines = mir_text("fn main(a: int) { if (a > 0) { print(1); } }")
     assert any(re.fullmatch(r"test (%\S+), \1", s) for s in lines), lines
@@ -244,7 +251,7 @@ def test_no_step_limit_means_no_fuel_checks():
     # function entry, and the loop header's test (copied to the loop's entry and latch)
     assert with_fuel.count(burn) == 3
     assert burn not in without
-    assert "sub qword ptr [rip + rt_depth], 1" in without  # the depth check stays
+    assert "sub r15, 1" in without  # the depth check stays
 
 
 def test_while_loop_is_rotated():
@@ -431,6 +438,14 @@ fn main(n: int) {
     "depth_limit_one_frame_more": (DEPTH, ["99999"]),
     "runaway_recursion": ("fn f(n: int) -> int { return f(n + 1) + 1; }\n"
                           "fn main() { print(f(0)); }", []),
+    "throws_do_not_leak_depth": ("""
+fn g(d: int) -> int { if (d == 0) { throw 1; } return g(d - 1); }
+fn main(n: int) {
+  var caught = 0; var i = 0;
+  while (i < n) { try { caught = caught + g(2); } catch (e) { caught = caught + e; } i = i + 1; }
+  print(caught);
+}""", ["110000"]),
+    "main_calls_itself": ("fn main(n: int) { if (n > 0) { main(n - 1); } print(n); }", ["4"]),
     "endless": ("fn main() { var i = 0; while (true) { i = i + 1; } }", []),
 }
 

@@ -13,8 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ssa_course.codegen import emit, frame, spill_all
+from ssa_course.codegen.frame import DEPTH_REG
 from ssa_course.codegen.isel import select_program_functions
-from ssa_course.codegen.mir import MFunction, MProgram
+from ssa_course.codegen.mir import ALLOCATABLE, MFunction, MProgram
 from ssa_course.codegen.patterns import CodegenError
 from ssa_course.codegen.runtime_asm import RuntimeConfig, program_source
 from ssa_course.quads.ir import Program
@@ -35,7 +36,8 @@ def allocator(name: str) -> Callable[[MFunction], object]:
             module = importlib.import_module("ssa_course.codegen.regalloc")
         except ModuleNotFoundError:
             return spill_all.allocate
-        return module.allocate
+        registers = tuple(r for r in ALLOCATABLE if r != DEPTH_REG.name)
+        return lambda fn: module.allocate(fn, registers)
     return spill_all.allocate
 
 

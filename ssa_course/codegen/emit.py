@@ -23,7 +23,7 @@ from ssa_course.codegen.mir import (
     Slot,
     VReg,
 )
-from ssa_course.codegen.names import function_symbol
+from ssa_course.codegen.names import MAIN_BODY, function_symbol
 
 # NEGATE covers signed conditions; these are the unsigned and sign-flag ones.
 NEGATE_ALL = {**NEGATE, "b": "ae", "ae": "b", "a": "be", "be": "a", "s": "ns", "ns": "s"}
@@ -90,6 +90,8 @@ def function_text(fn: MFunction, lines: list[str] | None = None) -> list[str]:
     lines = lines or []
     sym = function_symbol(fn.name)
     out = ["", f"    .globl {sym}", f"{sym}:"]
+    if fn.name == "main":  # the runtime's entry: the depth counter starts from rt_depth
+        out += ["    mov r15, qword ptr [rip + rt_depth]", f"{MAIN_BODY}:"]
     last: list[int | None] = [None]
     before: set[str] = set()  # labels laid out up to here
     for k, block in enumerate(fn.blocks):

@@ -11,8 +11,8 @@ callee-saved registers it writes. Its frame, from the caller's return address do
     rsp              16-byte aligned (the call pushed 8, ``push rbp`` 8 more, the rest
                      is rounded to 16), so every ``call`` in the body is aligned
 
-The prologue also counts the call depth down (``rt_depth``; the epilogue counts it back
-up) and every function entry and loop header burns fuel (``rt_fuel``).
+The prologue also counts the call depth down (in r15, see :data:`DEPTH_REG`; the epilogue
+counts it back up) and every function entry and loop header burns fuel (``rt_fuel``).
 """
 
 from __future__ import annotations
@@ -20,12 +20,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ssa_course.codegen.minstr import ins
-from ssa_course.codegen.mir import CALLEE_SAVED, Imm, LabelRef, Mem, MFunction, MInstr, PReg, Slot
+from ssa_course.codegen.mir import Imm, LabelRef, Mem, MFunction, MInstr, PReg, Slot
 
 if TYPE_CHECKING:
     from ssa_course.codegen.isel import Selector
 
 RBP, RSP = PReg("rbp"), PReg("rsp")
+# The call depth left lives in r15 (never allocated): a counter in memory would cost a
+# store-to-load round trip on every call and return. A throw lands in a handler with
+# r15 as it was at that try's rt_enter (the runtime's record keeps rbx, r12-r15).
+DEPTH_REG = PReg("r15")
 
 
 def fuel_check(sel: Selector, steps: int) -> None:
@@ -52,14 +56,14 @@ def prologue(fn: MFunction) -> list[MInstr]:
     size = frame_size(fn)
     if size:
         out.append(ins("sub", RSP, Imm(size)))
-    out.append(ins("sub", Mem(symbol="rt_depth"), Imm(1), comment="depth"))
+    out.append(ins("sub", DEPTH_REG, Imm(1), comment="depth"))
     out.append(ins("jcc", LabelRef("rt_stack_overflow"), cond="s"))
     return out
 
 
 def epilogue(fn: MFunction, ret: MInstr) -> list[MInstr]:
     saved = len(fn.used_callee_saved)
-    out = [ins("add", Mem(symbol="rt_depth"), Imm(1))]
+    out = [ins("add", DEPTH_REG, Imm(1))]
     # At a ret rsp is where the prologue left it (stack arguments are popped right after
     # their call; a throw lands with the rsp rt_enter saw), so only the slots are freed.
     size = frame_size(fn)
@@ -74,12 +78,10 @@ def epilogue(fn: MFunction, ret: MInstr) -> list[MInstr]:
 def layout(fn: MFunction) -> None:
     """Give ``fn`` (allocated: no VRegs left) its prologue, epilogues and slot addresses.
 
-    A function with a handler saves every callee-saved register: a throw that lands there
-    skips the epilogues of the callees in between, which would have restored the registers
-    they used, so this function's epilogue restores them all for its own caller.
+    A function with a handler needs nothing more: the runtime gives a handler back the
+    callee-saved registers as they were at its ``rt_enter`` (the epilogues a throw skips
+    would have restored them).
     """
-    if any(b.handler for b in fn.blocks):
-        fn.used_callee_saved = list(CALLEE_SAVED)
     for block in fn.blocks:
         new: list[MInstr] = []
         for instr in block.instrs:

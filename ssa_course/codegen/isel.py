@@ -34,7 +34,7 @@ from ssa_course.codegen.quadcfg import (
     use_counts,
     variable_types,
 )
-from ssa_course.codegen.runtime_asm import CODE
+from ssa_course.codegen.runtime_abi import CODE
 from ssa_course.quads.ir import Function, Instr, Program
 
 # A Bril variable no path assigns: the runtime's "undefined variable" message when it has

@@ -30,3 +30,12 @@ def function_symbol(name: str) -> str:
 def block_label(function: str, label: str) -> str:
     """A local label for block ``label`` of ``function`` (unique in the program)."""
     return f".L{asm_name(function)}.{asm_name(label)}"
+
+
+MAIN_BODY = "tiny_main_body"  # never a function_symbol: those double every underscore
+
+
+def call_symbol(name: str) -> str:
+    """What a call of Tiny function ``name`` targets: ``main`` called from the program
+    skips the entry that loads the depth counter (only the runtime enters there)."""
+    return MAIN_BODY if name == "main" else function_symbol(name)

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING
 
 from ssa_course.codegen.minstr import fits32
 from ssa_course.codegen.mir import ARG_REGS, Imm, LabelRef, Mem, PReg
-from ssa_course.codegen.names import function_symbol
+from ssa_course.codegen.names import call_symbol
 from ssa_course.codegen.patterns import CodegenError
+from ssa_course.codegen.runtime_abi import CODE
 from ssa_course.quads.ir import Instr
 from ssa_course.tiny.types import BOOL, ArrayType
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from ssa_course.codegen.isel import Selector
 
 RAX, RDI, RSI, RSP = PReg("rax"), PReg("rdi"), PReg("rsi"), PReg("rsp")
-TRAP_BOUNDS, TRAP_UNSET = 1, 4  # runtime_asm.MESSAGES indices
+TRAP_BOUNDS, TRAP_UNSET = CODE["index out of bounds"], CODE["unset element"]
 
 
 def _bounds(sel: Selector, i: Instr, ra, index: str) -> Mem:  # noqa: ANN001
@@ -113,7 +114,7 @@ def s_call(sel: Selector, i: Instr) -> None:
         sel.emit("push", sel.val(arg))
     for k, arg in enumerate(i.args[:len(ARG_REGS)]):
         sel.emit("mov", PReg(ARG_REGS[k]), sel.val(arg))
-    sel.call(function_symbol(i.funcs[0]), min(n, len(ARG_REGS)))
+    sel.call(call_symbol(i.funcs[0]), min(n, len(ARG_REGS)))
     if extra + pad:
         sel.emit("add", RSP, Imm(8 * (extra + pad)))
     if i.dest is not None:

@@ -16,6 +16,7 @@ from ssa_course.codegen.minstr import fits32
 from ssa_course.codegen.mir import NEGATE, SWAP, Imm, LabelRef, Mem, PReg
 from ssa_course.codegen.patterns import CodegenError
 from ssa_course.codegen.quadcfg import QBlock
+from ssa_course.codegen.runtime_abi import CODE
 from ssa_course.quads.ir import Instr
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 COMPARES = {"eq": "e", "ne": "ne", "lt": "l", "le": "le", "gt": "g", "ge": "ge"}
 INT_MIN = -(1 << 63)
 RAX, RDX, RDI, RSI, RSP = PReg("rax"), PReg("rdx"), PReg("rdi"), PReg("rsi"), PReg("rsp")
-TRAP_DIV, TRAP_BOUNDS, TRAP_UNSET = 0, 1, 4  # runtime_asm.MESSAGES indices
+TRAP_DIV = CODE["division by zero"]  # the runtime's message codes
 
 
 def fusible_compares(qb: QBlock, uses: dict[str, int]) -> dict[str, Instr]:
@@ -85,8 +86,9 @@ def compare(sel: Selector, instr: Instr) -> str | bool:
 
 def branch_condition(sel: Selector, name: str, negate: bool = False) -> str | bool:
     d = sel.fused.get(name)
-    if d is not None and d.op == "not":  # pattern: compare + branch fused
-        return branch_condition(sel, d.args[0], not negate)
+    while d is not None and d.op == "not":  # pattern: compare + branch fused
+        name, negate = d.args[0], not negate
+        d = sel.fused.get(name)
     if d is None:  # the bool under the nots: test it
         c = sel.const(name)
         if c is not None:

@@ -281,8 +281,8 @@ def verify_function(fn: MFunction, *, allocated: bool = False, laid_out: bool = 
 
 def verify_program(program: MProgram, *, allocated: bool = False,
                    laid_out: bool = False) -> None:
-    from ssa_course.codegen.names import function_symbol
+    from ssa_course.codegen.names import call_symbol
 
-    arity = {function_symbol(n): len(f.params) for n, f in program.functions.items()}
+    arity = {call_symbol(n): len(f.params) for n, f in program.functions.items()}
     for fn in program.functions.values():
         verify_function(fn, allocated=allocated, laid_out=laid_out, arity=arity)
