@@ -113,6 +113,21 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", help="compile a program and report errors; run nothing")
     check.add_argument("file", metavar="FILE")
+
+    native = sub.add_parser("compile", help="compile a program to a standalone x86-64 "
+                            "executable (lesson 11); it takes main's arguments on its "
+                            "command line")
+    native.add_argument("file", metavar="FILE")
+    native.add_argument("-o", "--output", required=True, metavar="OUT",
+                        help="the executable to write")
+    native.add_argument("--step-limit", type=_positive, default=None, metavar="N",
+                        help="stop after about N steps with 'step limit exceeded' (default: "
+                        "no step limit)")
+    native.add_argument("--depth", type=_positive, default=DEFAULT_DEPTH_LIMIT, metavar="N",
+                        help=f"call depth limit (default {DEFAULT_DEPTH_LIMIT:,})")
+    native.add_argument("--allocator", default="color", choices=("color", "spill-all"),
+                        help="register allocation: graph colouring (default) or every "
+                        "value in a stack slot")
     return parser
 
 
@@ -195,6 +210,23 @@ def _cmd_passes() -> int:
         _write_out(f"{p.name:<{width}}  {p.description}  [{'/'.join(p.needs)} -> {p.makes}]"
                    + "\n")
     _write_out(f"\ndefault pipeline: {','.join(passes.DEFAULT_PIPELINE)}" + "\n")
+    return 0
+
+
+def _cmd_compile(ns: argparse.Namespace) -> int:
+    from ssa_course.codegen import toolchain
+    from ssa_course.codegen.assemble import assemble, save_executable
+    from ssa_course.lessons.l11_codegen import compile_machine
+
+    toolchain.require(toolchain.assembler_missing())
+    comp = load_file(ns.file)
+    comp.check()
+    compiled = compile_machine(comp, allocator=ns.allocator, fuel=ns.step_limit is not None)
+    image = assemble(compiled.source(ns.step_limit, ns.depth))  # type: ignore[attr-defined]
+    try:
+        save_executable(image, ns.output)
+    except OSError as e:
+        raise UsageError(f"cannot write {ns.output}: {e.strerror or e}") from None
     return 0
 
 
@@ -309,6 +341,8 @@ def _main(argv: list[str]) -> int:
             return _cmd_show(ns)
         if ns.command == "check":
             return _cmd_check(ns)
+        if ns.command == "compile":
+            return _cmd_compile(ns)
         if ns.command == "opt":
             return _cmd_opt(ns)
         if ns.command == "passes":

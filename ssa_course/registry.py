@@ -38,6 +38,10 @@ class Representation:
     ``build(comp)`` returns the artifact the other faces take. ``stats(artifact)`` is an
     optional one-line summary (the explorer shows it). ``face`` is what ``show`` gives by
     default: ``"text"`` or ``"draw"``. ``tiny_only`` representations need Tiny source.
+    ``missing()`` says in one line why the representation cannot run on this machine (no
+    assembler, not x86-64), or None; the differential tests skip with that reason.
+    ``runs_as`` names another representation whose executor this one shares (the machine
+    code views run natively): the differential tests run that one only.
     """
 
     name: str
@@ -51,6 +55,12 @@ class Representation:
     stats: Callable[[object], str] | None = None
     face: str = "text"
     tiny_only: bool = False
+    missing: Callable[[], str | None] | None = None
+    runs_as: str | None = None
+
+    def unavailable(self) -> str | None:
+        """Why this representation cannot run here (one line), or None."""
+        return self.missing() if self.missing is not None else None
 
 
 # The forms a program takes in ``ssa-course opt``: source text, a sea of nodes, strict SSA
@@ -99,20 +109,28 @@ def add_representation(name: str, description: str, *, build: Callable[[Compilat
                        run: Runner, verify: Callable[[object], None],
                        text: Callable[[object], str], dot: Drawer,
                        stats: Callable[[object], str] | None = None, face: str = "text",
-                       tiny_only: bool = False) -> None:
+                       tiny_only: bool = False, missing: Callable[[], str | None] | None = None,
+                       runs_as: str | None = None) -> None:
     """Declare a representation with its four faces (all required)."""
     if name in _REPRESENTATIONS:
         raise ValueError(f"representation {name!r} registered twice")
     if face not in ("text", "draw"):
         raise ValueError(f"face must be 'text' or 'draw', not {face!r}")
     _REPRESENTATIONS[name] = Representation(name, description, _current_lesson, build, run,
-                                            verify, text, dot, stats, face, tiny_only)
+                                            verify, text, dot, stats, face, tiny_only,
+                                            missing, runs_as)
 
 
 def representations() -> list[Representation]:
     """Every representation, in the order of the lessons that add them."""
     _load()
     return list(_REPRESENTATIONS.values())
+
+
+def executors() -> list[Representation]:
+    """The representations that run on their own (not ``runs_as`` another): what the
+    differential tests and ``make fuzz`` run every program through."""
+    return [r for r in representations() if r.runs_as is None]
 
 
 def names() -> list[str]:

@@ -79,7 +79,8 @@ def category(expected: Outcome, actual: Outcome) -> str | None:
 
 def stage_names(bril: bool = True) -> list[str]:
     """Every stage to compare: the Tiny stages, then ``bril:<stage>`` for Bril input."""
-    every = registry.representations()
+    # the representations that run on their own, where this machine can run them
+    every = [r for r in registry.executors() if r.unavailable() is None]
     names = [s.name for s in every if s.name != "ast"]
     if bril:
         names += [f"bril:{s.name}" for s in every if not s.tiny_only]

@@ -64,7 +64,7 @@ def test_every_representation_has_four_faces(name):
 def test_opt_emits_every_representation(name):
     state = passes.run_pipeline(compile_source(PROGRAM))
     assert passes.emit(state, name, "text").strip()
-    assert "digraph" in passes.emit(state, name, "dot")
+    assert passes.emit(state, name, "dot").lstrip().startswith(("digraph", "graph"))
 
 
 def test_opt_emits_a_graph_as_it_stands():

@@ -50,12 +50,15 @@ def select_program(program: Program, step_limit: int | None = None) -> MProgram:
     return MProgram(functions, params, structs, sites)
 
 
-def allocate_program(mprog: MProgram, allocator_name: str = "color") -> None:
-    """Allocate registers and lay out the frame of every function, in place."""
+def allocate_program(mprog: MProgram, allocator_name: str = "color") -> dict[str, object]:
+    """Allocate registers and lay out the frame of every function, in place; returns what
+    the allocator says about each function (the ``interference`` view shows it)."""
     alloc = allocator(allocator_name)
-    for fn in mprog.functions.values():
-        alloc(fn)
+    done: dict[str, object] = {}
+    for name, fn in mprog.functions.items():
+        done[name] = alloc(fn)
         frame.layout(fn)
+    return done
 
 
 def runtime_config(program: Program, mprog: MProgram, step_limit: int | None,
@@ -97,6 +100,7 @@ class CompiledProgram:
     program_asm: str
     main_params: tuple[tuple[str, str], ...]
     fuel: bool
+    allocations: dict[str, object]
 
     def source(self, step_limit: int | None = None, depth_limit: int = 100_000,
                allocation_limit: int | None = None) -> str:
@@ -117,8 +121,8 @@ def compile_parts(program: Program, source_lines: list[str] | None = None, *,
     representations); :meth:`CompiledProgram.source` adds the runtime per run."""
     with paused_gc():
         mprog = select_program(program, 1 if fuel else None)
-        allocate_program(mprog, allocator)
+        allocations = allocate_program(mprog, allocator)
         text = emit.program_text(mprog, source_lines)
     main = program.functions.get("main")
     params = tuple((name, str(t)) for name, t in main.params) if main else ()
-    return CompiledProgram(mprog, text, params, fuel)
+    return CompiledProgram(mprog, text, params, fuel, allocations)

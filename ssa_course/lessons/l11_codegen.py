@@ -1,0 +1,154 @@
+"""Lesson 11 brings the scheduled graph to x86-64: instruction selection, register
+allocation, a generated runtime, a real assembler, and runs on the machine itself.
+
+Representations (all built from one compiled program, cached):
+
+* ``asm`` -- the allocated machine code as an Intel-syntax listing (dot: the machine CFG);
+* ``interference`` -- each function's interference graph, coloured by register (text: the
+  allocator's report: coalesced copies, spill costs, registers and slots);
+* ``disasm`` -- the assembled bytes disassembled by capstone, address by address;
+* ``native`` -- the executable run as a child process (text: the listing);
+* ``emulated`` -- the same machine code run under unicorn (works where x86-64 cannot run).
+
+``asm``, ``interference`` and ``disasm`` run natively (``runs_as="native"``), so the
+differential tests run the machine code twice (native, emulated), not five times.
+"""
+
+from __future__ import annotations
+
+from ssa_course.compilation import Compilation
+from ssa_course.registry import add_representation, build
+from ssa_course.runtime import Limits, Output
+
+
+def compile_machine(comp: Compilation, allocator: str = "color", fuel: bool = True) -> object:
+    """Compile ``comp``'s scheduled program to allocated machine code (not cached)."""
+    from ssa_course.codegen.compile import compile_parts
+
+    ssa = build(comp, "scheduled").ssa  # type: ignore[attr-defined]
+    lines = comp.source.splitlines() if comp.kind == "tiny" else None
+    return compile_parts(ssa, lines, allocator=allocator, fuel=fuel)
+
+
+def _build(comp: Compilation) -> object:
+    return compile_machine(comp)
+
+
+def image_of(compiled: object, limits: Limits | None = None) -> object:
+    """The assembled program (runtime included) for one run's limits (cached by source)."""
+    from ssa_course.codegen.assemble import assemble
+
+    limits = limits or Limits()
+    return assemble(compiled.source(limits.steps, limits.depth, limits.cells))  # type: ignore
+
+
+def _run_native(compiled: object, args: list[object], out: Output, limits: Limits) -> int:
+    from ssa_course.codegen import toolchain
+    from ssa_course.codegen.native import run_values_native
+
+    toolchain.require(toolchain.native_missing())
+    return run_values_native(image_of(compiled, limits), args, out)
+
+
+def _run_emulated(compiled: object, args: list[object], out: Output, limits: Limits) -> int:
+    from ssa_course.codegen import toolchain
+    from ssa_course.codegen.emulate import run_values_emulated
+
+    toolchain.require(toolchain.emulator_missing())
+    return run_values_emulated(image_of(compiled, limits), args, out)
+
+
+def _verify(compiled: object) -> None:
+    from ssa_course.codegen.verify import verify_program
+
+    verify_program(compiled.mprog, allocated=True, laid_out=True)  # type: ignore[attr-defined]
+
+
+def _text(compiled: object) -> str:
+    return compiled.program_asm  # type: ignore[attr-defined]
+
+
+def _dot(compiled: object, title: str, options: object = None) -> str:
+    from ssa_course.codegen.mir_dot import mprogram_dot
+
+    return mprogram_dot(compiled.mprog)  # type: ignore[attr-defined]
+
+
+def _stats(compiled: object) -> str:
+    from ssa_course.codegen.stats import program_stats
+
+    s = program_stats(compiled)
+    return (f"{s['instructions']} instructions, {s['spills']} spilled values, "
+            f"{s['copies_removed']} copies coalesced")
+
+
+def _interference_text(compiled: object) -> str:
+    parts = []
+    for name, alloc in compiled.allocations.items():  # type: ignore[attr-defined]
+        text = alloc.text() if hasattr(alloc, "text") else f"{name}: every value in a slot\n"
+        parts.append(text.rstrip("\n"))
+    return "\n\n".join(parts) + "\n"
+
+
+def _interference_dot(compiled: object, title: str, options: object = None) -> str:
+    """The interference graph of one function: the options' ``function`` or ``main``."""
+    allocations = compiled.allocations  # type: ignore[attr-defined]
+    wanted = getattr(options, "function", None) or ("main" if "main" in allocations
+                                                   else next(iter(allocations), None))
+    if wanted not in allocations:
+        from ssa_course.errors import UsageError
+
+        raise UsageError(f"no function '{wanted}' (functions: {', '.join(allocations)})")
+    return allocations[wanted].dot()
+
+
+def _disasm_text(compiled: object) -> str:
+    from ssa_course.codegen import toolchain
+    from ssa_course.codegen.disasm import disassemble
+
+    toolchain.require(toolchain.disassembler_missing())
+    toolchain.require(toolchain.assembler_missing())
+    image = image_of(compiled)
+    names = [f"tiny_{n}" for n in compiled.mprog.functions]  # type: ignore[attr-defined]
+    return disassemble(image, only=[n for n in names if n in image.symbols])  # type: ignore
+
+
+def _native_missing() -> str | None:
+    from ssa_course.codegen import toolchain
+
+    return toolchain.native_missing()
+
+
+def _emulator_missing() -> str | None:
+    from ssa_course.codegen import toolchain
+
+    return toolchain.emulator_missing()
+
+
+def _disasm_missing() -> str | None:
+    from ssa_course.codegen import toolchain
+
+    return toolchain.disassembler_missing() or toolchain.assembler_missing()
+
+
+add_representation("native", "x86-64 machine code from the scheduled graph, assembled and "
+                   "run as a child process (text: the listing)", build=_build,
+                   run=_run_native, verify=_verify, text=_text, dot=_dot, stats=_stats,
+                   missing=_native_missing)
+add_representation("emulated", "the same machine code run under the unicorn emulator "
+                   "(works where x86-64 cannot run natively)", build=_build,
+                   run=_run_emulated, verify=_verify, text=_text, dot=_dot, stats=_stats,
+                   missing=_emulator_missing)
+add_representation("asm", "the allocated machine code as an Intel-syntax listing with the "
+                   "source lines (dot: the machine CFG); runs natively", build=_build,
+                   run=_run_native, verify=_verify, text=_text, dot=_dot, stats=_stats,
+                   missing=_native_missing, runs_as="native")
+add_representation("interference", "register allocation: each function's interference "
+                   "graph coloured by register (text: coalescing, spill costs, registers)",
+                   build=_build, run=_run_native, verify=_verify, text=_interference_text,
+                   dot=_interference_dot, stats=_stats, face="draw",
+                   missing=_native_missing, runs_as="native")
+add_representation("disasm", "the assembled bytes disassembled by capstone, address by "
+                   "address; runs natively", build=_build, run=_run_native, verify=_verify,
+                   text=_disasm_text, dot=_dot, stats=_stats, missing=_disasm_missing,
+                   runs_as="native")
