@@ -2,6 +2,7 @@
 #   make lab   -- set everything up, then open JupyterLab on the tour
 #   make test  -- set everything up, then run the whole test suite
 # Others: make exercises (regenerate exercises/ from solutions/), make bench, make lint,
+#         make bench-native (our native code vs gcc on the kernels of benchmarks/native/),
 #         make course (an nbgrader course directory in out/course, see docs/instructors.md),
 #         make fuzz N=10000 [SEED=0] [JOBS=2] (generated programs through every stage;
 #         shrunk mismatches go to out/fuzz/), make bril-conformance BRIL=<bril checkout>,
@@ -19,8 +20,8 @@ ROOT_FLAG := $(if $(filter 0,$(USER_ID)),--allow-root,)
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: browser-test lab test venv graphviz exercises course bench clean distclean lint fuzz \
-	bril-conformance
+.PHONY: browser-test lab test venv graphviz exercises course bench bench-native clean \
+	distclean lint fuzz bril-conformance
 
 # Re-install only when pyproject.toml is newer than the stamp (or there is no venv yet).
 $(STAMP): pyproject.toml
@@ -79,6 +80,13 @@ fuzz: venv
 
 bench: venv
 	$(PY) benchmarks/run_all.py
+	$(PY) benchmarks/native/bench.py
+
+# Our native code against gcc -O0/-O1 on C twins of the kernels (benchmarks/native/);
+# gcc is needed only here. NATIVE_ARGS=--kernels fib,sieve --repeat 1 for a quick look.
+NATIVE_ARGS ?=
+bench-native: venv
+	$(PY) benchmarks/native/bench.py $(NATIVE_ARGS)
 
 clean:
 	rm -rf .pytest_cache .ruff_cache .hypothesis build *.egg-info

@@ -1,0 +1,129 @@
+"""The native benchmark's kernels (benchmarks/native/): each Tiny kernel prints exactly what
+its C twin prints, so the benchmark compares like with like; and the benchmark's own
+bookkeeping (ratios, geometric means, loud mismatches) works.
+
+Speed itself is measured by ``make bench-native``, not here. gcc is a benchmark/test tool
+only: without it the comparisons skip.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+NATIVE = Path(__file__).resolve().parent.parent / "benchmarks" / "native"
+sys.path.insert(0, str(NATIVE))
+
+from native_kernels import (  # noqa: E402
+    KERNEL_DIR,
+    KERNELS,
+    Run,
+    compile_c,
+    gcc,
+    interpret,
+    kernel,
+)
+
+# bench.py under a name of its own ("bench" alone is too likely to collide).
+_spec = importlib.util.spec_from_file_location("native_bench", NATIVE / "bench.py")
+bench = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench)
+
+NO_GCC = "gcc not found (needed only to compile the kernels' C twins)"
+NAMES = [k.name for k in KERNELS]
+
+
+@pytest.fixture(scope="module")
+def c_outputs(tmp_path_factory) -> dict[str, str]:
+    """What each C twin (gcc -O0) prints at the kernel's test size."""
+    if gcc() is None:
+        pytest.skip(NO_GCC)
+    out_dir = tmp_path_factory.mktemp("c-twins")
+    outputs = {}
+    for k in KERNELS:
+        exe = compile_c(k, "O0", out_dir)
+        p = subprocess.run([str(exe), *k.test], capture_output=True, text=True, timeout=30)
+        assert p.returncode == 0, f"{k.name}: the C twin failed: {p.stderr}"
+        outputs[k.name] = p.stdout
+    return outputs
+
+
+def test_every_kernel_file_is_registered_with_a_c_twin():
+    on_disk = sorted(p.stem for p in KERNEL_DIR.glob("*.tiny"))
+    assert on_disk == sorted(NAMES)
+    for k in KERNELS:
+        assert k.c.is_file(), f"{k.name} has no C twin"
+        assert k.test and k.interp and k.bench
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_interpreter_prints_what_the_c_twin_prints(name, c_outputs):
+    k = kernel(name)
+    r = interpret(k, k.test)
+    assert (r.status, r.stderr) == (0, "")
+    assert r.stdout == c_outputs[name]
+    assert r.stdout.strip(), "a kernel must print its result"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_native_stage_prints_what_the_c_twin_prints(name, c_outputs):
+    """Our native code at the test size, when the code generator is there."""
+    from ssa_course import registry
+    from ssa_course.compilation import load_file
+    from ssa_course.stages import run
+
+    if "native" not in registry.names():
+        pytest.skip("no 'native' representation yet (the code generator has not landed)")
+    k = kernel(name)
+    r = run(load_file(str(k.tiny)), list(k.test), via="native")
+    if r.status != 0 and "cannot" in r.error:  # the stage's one-line reason on this machine
+        pytest.skip(r.error)
+    assert (r.status, r.error, r.stdout) == (0, "", c_outputs[name])
+
+
+def test_kernel_lookup_names_the_known_ones():
+    with pytest.raises(KeyError, match="fib"):
+        kernel("no_such_kernel")
+
+
+def test_geomean_and_ratio():
+    assert bench.geomean([]) is None
+    assert bench.geomean([2.0, 8.0]) == pytest.approx(4.0)
+    fast, slow, failed = Run("1\n", 0, "", 0.5), Run("1\n", 0, "", 2.0), Run("", 2, "x", 0.1)
+    assert bench.ratio(fast, slow) == pytest.approx(0.25)
+    assert bench.ratio(None, slow) is None
+    assert bench.ratio(failed, slow) is None
+    assert bench.fmt_ratio(None) == "-" and bench.secs(None) == "-"
+    assert bench.secs(failed) == "FAIL"
+
+
+def test_mismatches_are_loud():
+    same, other = Run("42\n", 0, "", 1.0), Run("43\n", 0, "", 1.0)
+    assert bench.mismatches("k", {"gcc -O0": same, "ours": None, "gcc -O1": same}) == []
+    lines = bench.mismatches("k", {"gcc -O0": same, "ours": other})
+    assert len(lines) == 1 and "MISMATCH" in lines[0] and "'43'" in lines[0]
+    crashed = Run("", -11, "killed by SIGSEGV", 0.1)
+    lines = bench.mismatches("k", {"gcc -O0": same, "ours": crashed})
+    assert len(lines) == 1 and "FAILED" in lines[0] and "SIGSEGV" in lines[0]
+
+
+def test_bench_runs_end_to_end_at_the_test_size(capsys):
+    if gcc() is None:
+        pytest.skip(NO_GCC)
+    status = bench.main(["--kernels", "fib,sieve", "--size", "test", "--interp-size", "test",
+                         "--repeat", "1", "--shapes", "none"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "MISMATCH" not in out and "FAILED" not in out
+    rows = [line.split() for line in out.splitlines()]
+    assert sum(1 for row in rows if row and row[0] == "fib") == 2  # both tables
+    assert any(row[:1] == ["geometric"] for row in rows)
+
+
+def test_bench_rejects_an_unknown_kernel(capsys):
+    assert bench.main(["--kernels", "nope"]) == 2
+    assert "no kernel 'nope'" in capsys.readouterr().err
