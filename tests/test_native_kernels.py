@@ -22,6 +22,7 @@ from native_kernels import (  # noqa: E402
     KERNEL_DIR,
     KERNELS,
     Run,
+    best_run,
     compile_c,
     gcc,
     interpret,
@@ -130,3 +131,15 @@ def test_bench_runs_end_to_end_at_the_test_size(capsys):
 def test_bench_rejects_an_unknown_kernel(capsys):
     assert bench.main(["--kernels", "nope"]) == 2
     assert "no kernel 'nope'" in capsys.readouterr().err
+
+
+def test_a_run_that_changes_its_output_is_a_failure(tmp_path):
+    """best_run compares every repeated run with the first, not just the fastest."""
+    counter = tmp_path / "n"
+    counter.write_text("0")
+    exe = tmp_path / "flaky"
+    exe.write_text(f"#!/bin/sh\nn=$(cat {counter}); echo $((n + 1)) > {counter}; echo $n\n")
+    exe.chmod(0o755)
+    r = best_run(exe, (), 3)
+    assert r.status != 0 and "earlier run" in r.stderr
+    assert "FAILED" in bench.mismatches("flaky", {"ours": r})[0]

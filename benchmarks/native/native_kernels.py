@@ -77,6 +77,8 @@ def gcc() -> str | None:
 def compile_c(k: Kernel, opt: str, out_dir: Path) -> Path:
     """Compile ``k``'s C twin with ``gcc -<opt>`` into ``out_dir``; the executable."""
     exe = out_dir / f"{k.name}-c{opt}"
+    if exe.exists():  # built earlier in this directory (the tables share one)
+        return exe
     subprocess.run([gcc() or "gcc", f"-{opt}", "-o", str(exe), str(k.c)], check=True,
                    capture_output=True, text=True)
     return exe
@@ -103,12 +105,16 @@ def run_exe(exe: Path, args: tuple[str, ...], timeout: float = 300.0) -> Run:
 
 
 def best_run(exe: Path, args: tuple[str, ...], repeat: int = 3) -> Run:
-    """The fastest of ``repeat`` runs; stops early when a run fails (its output is kept)."""
+    """The fastest of ``repeat`` runs; stops at the first failed run and returns it, and
+    a run printing something else than the first one did is a failure too."""
     best: Run | None = None
     for _ in range(repeat):
         r = run_exe(exe, args)
         if r.status != 0:
             return r
+        if best is not None and r.stdout != best.stdout:
+            return Run(r.stdout, -2, f"printed {r.stdout.strip()!r} after "
+                       f"{best.stdout.strip()!r} in an earlier run", r.seconds)
         if best is None or r.seconds < best.seconds:
             best = r
     assert best is not None
