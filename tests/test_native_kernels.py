@@ -143,3 +143,60 @@ def test_a_run_that_changes_its_output_is_a_failure(tmp_path):
     r = best_run(exe, (), 3)
     assert r.status != 0 and "earlier run" in r.stderr
     assert "FAILED" in bench.mismatches("flaky", {"ours": r})[0]
+
+
+def fake_compiler(tmp_path: Path, body: str) -> str:
+    """A stand-in for ``ssa-course compile SRC -o EXE`` writing a shell script whose body
+    is ``body`` (``{src}`` is the Tiny file): lets the benchmark's "ours" columns and the
+    compile-time table be tested before and independently of the code generator."""
+    script = tmp_path / "fake_compile.py"
+    script.write_text(
+        "import os, sys\n"
+        "if sys.argv[1:] == ['--help']:\n    sys.exit(0)\n"
+        "src, exe = sys.argv[1], sys.argv[3]\n"
+        f"body = {body!r}.format(src=src, python=sys.executable)\n"
+        "open(exe, 'w').write('#!/bin/sh\\n' + body + '\\n')\n"
+        "os.chmod(exe, 0o755)\n")
+    return f"{sys.executable} {script}"
+
+
+def test_bench_ours_columns_and_compile_time_with_a_stand_in_compiler(tmp_path, capsys):
+    """'Ours' = the quads interpreter behind a shell script: right answers, slow."""
+    if gcc() is None:
+        pytest.skip(NO_GCC)
+    compiler = fake_compiler(tmp_path, 'exec {python} -m ssa_course run {src} "$@"')
+    status = bench.main(["--kernels", "fib", "--size", "test", "--interp-size", "test",
+                         "--repeat", "1", "--compiler", compiler, "--shapes", "straight",
+                         "--compile-sizes", "10,20"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    fib = [line.split() for line in out.splitlines() if line.split()[:1] == ["fib"]]
+    assert len(fib) == 2 and float(fib[0][2]) > 0 and float(fib[0][5]) > 0  # ours, ours/O0
+    assert "targets: faster than gcc -O0 on every kernel: MISSED on fib" in out
+    rows = [line.split() for line in out.splitlines() if line.split()[:1] == ["straight"]]
+    assert [row[1] for row in rows] == ["10", "20"]
+
+
+def test_bench_is_loud_when_our_executable_prints_something_else(tmp_path, capsys):
+    if gcc() is None:
+        pytest.skip(NO_GCC)
+    compiler = fake_compiler(tmp_path, "echo 0")
+    status = bench.main(["--kernels", "sieve", "--size", "test", "--no-interp",
+                         "--repeat", "1", "--compiler", compiler, "--shapes", "none"])
+    out = capsys.readouterr().out
+    assert status == 1
+    assert "!!! MISMATCH sieve: gcc -O0 printed '303 909' but ours printed '0'" in out
+
+
+def test_bench_without_a_compiler_says_so_in_one_line(capsys):
+    status = bench.main(["--kernels", "fib", "--size", "test", "--no-interp", "--repeat",
+                         "1", "--compiler", "/nonexistent/ssa-compile", "--shapes", "none"])
+    out = capsys.readouterr().out
+    assert status == 0
+    notes = [line for line in out.splitlines() if "native columns are '-'" in line]
+    assert len(notes) == 1 and "/nonexistent/ssa-compile" in notes[0]
+
+
+def test_bench_rejects_an_unknown_shape(capsys):
+    assert bench.main(["--shapes", "nope"]) == 2
+    assert "no shape 'nope'" in capsys.readouterr().err

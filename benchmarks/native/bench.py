@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -39,6 +40,10 @@ from native_kernels import KERNELS, Kernel, Run, best_run, cli, compile_c, gcc, 
 DASH = "-"
 TARGET_O1 = 1.5  # issue #11: geometric mean of ours/gcc -O1 at most this
 COMPILE_SIZES = (1_000, 100_000)
+# How our compiler is called: COMPILER + [SRC, "-o", EXE]; main() sets it from
+# ``--compiler`` (default: ``ssa-course compile`` of this Python).
+DEFAULT_COMPILER = (*cli(), "compile")
+COMPILER: list[str] = list(DEFAULT_COMPILER)
 
 
 def geomean(values: list[float]) -> float | None:
@@ -87,16 +92,19 @@ def mismatches(kernel: str, runs: dict[str, Run | None]) -> list[str]:
 
 def codegen_missing() -> str | None:
     """None when ``ssa-course compile`` exists, else the one-line reason it cannot be used."""
-    p = subprocess.run([*cli(), "compile", "--help"], capture_output=True, text=True)
+    try:
+        p = subprocess.run([*COMPILER, "--help"], capture_output=True, text=True)
+    except OSError as e:  # no such program
+        return f"our native columns are '-': cannot run {COMPILER[0]!r}: {e.strerror}"
     if p.returncode != 0:
-        return ("our native columns are '-': 'ssa-course compile' does not exist yet "
+        return (f"our native columns are '-': '{shlex.join(COMPILER)}' does not work yet "
                 "(the code generator of issue #11 has not landed)")
     return None
 
 
 def build_native(source: Path, exe: Path) -> str | None:
     """``ssa-course compile source -o exe``; None on success, else the error text."""
-    p = subprocess.run([*cli(), "compile", str(source), "-o", str(exe)],
+    p = subprocess.run([*COMPILER, str(source), "-o", str(exe)],
                        capture_output=True, text=True)
     if p.returncode != 0:
         return (p.stderr.strip() or p.stdout.strip() or f"status {p.returncode}")
@@ -215,7 +223,7 @@ def timed_compile(source: str, path: Path, repeat: int) -> tuple[float, str | No
     return best, None
 
 
-def compile_time_table(shape_names: list[str], tmp: Path) -> None:
+def compile_time_table(shape_names: list[str], sizes: tuple[int, ...], tmp: Path) -> None:
     """Table 3: ``ssa-course compile`` time per statement at 1k and 100k statements."""
     from shapes import SHAPES
 
@@ -228,7 +236,7 @@ def compile_time_table(shape_names: list[str], tmp: Path) -> None:
     print(f"{'shape':>12} {'statements':>10} {'seconds':>8} {'us/stmt':>8} {'ratio':>6}")
     for name in shape_names:
         first = None
-        for n in COMPILE_SIZES:
+        for n in sizes:
             t, error = timed_compile(SHAPES[name](n), tmp / f"{name}-{n}.tiny",
                                      3 if n <= 10_000 else 1)
             if error is not None:
@@ -237,7 +245,7 @@ def compile_time_table(shape_names: list[str], tmp: Path) -> None:
             per = max(t - base, 0.0) / n * 1e6
             first = first or per
             print(f"{name:>12} {n:>10,} {t:>8.3f} {per:>8.1f} {per / first:>6.2f}")
-    print("(target: the ratio at 100k statements within 2)")
+    print(f"(target: the ratio at {sizes[-1]:,} statements within 2)")
     print()
 
 
@@ -250,20 +258,31 @@ def main(argv: list[str] | None = None) -> int:
                     help="the size of the interpreter table (default: interp)")
     ap.add_argument("--repeat", type=int, default=3, help="runs per measurement (best of)")
     ap.add_argument("--no-interp", action="store_true", help="skip the interpreter table")
+    ap.add_argument("--compiler", default=shlex.join(DEFAULT_COMPILER),
+                    help="our compiler, called as COMPILER SRC -o EXE (default: %(default)s)")
+    ap.add_argument("--compile-sizes", default=",".join(map(str, COMPILE_SIZES)),
+                    help="statements of the compile-time programs (default: %(default)s)")
     ap.add_argument("--shapes", default="diamonds",
                     help="shapes for the compile-time table, comma-separated, or 'none'")
     opts = ap.parse_args(argv)
     from native_kernels import kernel
+    from shapes import SHAPES
 
     try:
         kernels = [kernel(n) for n in opts.kernels.split(",")] if opts.kernels else \
             list(KERNELS)
-    except KeyError as e:
+        shapes = [] if opts.shapes == "none" else opts.shapes.split(",")
+        for name in shapes:
+            if name not in SHAPES:
+                raise KeyError(f"no shape {name!r}; known: {', '.join(SHAPES)}")
+        sizes = tuple(int(n) for n in opts.compile_sizes.split(","))
+    except (KeyError, ValueError) as e:
         print(f"error: {e.args[0]}", file=sys.stderr)
         return 2
     have_gcc = gcc() is not None
     if not have_gcc:
         print("note: gcc not found: the gcc columns are '-' (gcc is a benchmark tool only)")
+    COMPILER[:] = shlex.split(opts.compiler)
     missing = codegen_missing()
     if missing:
         print(f"note: {missing}")
@@ -277,14 +296,13 @@ def main(argv: list[str] | None = None) -> int:
                 if error is None:
                     native[k.name] = tmp / f"{k.name}-ours"
                 else:
-                    loud.append(f"!!! FAILED {k.name} [ssa-course compile]: {error}")
+                    loud.append(f"!!! FAILED {k.name} [{shlex.join(COMPILER)}]: {error}")
         loud += native_table(kernels, opts.size, opts.repeat, tmp, have_gcc, native)
         if not opts.no_interp:
             loud += interpreter_table(kernels, opts.interp_size, opts.repeat, tmp, have_gcc,
                                       native)
-        shapes = [] if opts.shapes == "none" else opts.shapes.split(",")
         if shapes and not missing:
-            compile_time_table(shapes, tmp)
+            compile_time_table(shapes, sizes, tmp)
     for line in loud:
         print(line)
     return 1 if loud else 0
