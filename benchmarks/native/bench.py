@@ -186,7 +186,7 @@ def interpreter_table(kernels: list[Kernel], size: str, repeat: int, tmp: Path,
     startup = empty_process_seconds(tmp) if have_gcc else None
     print(f"Our quads interpreter at a reduced ({size}) size, next to our executable and "
           f"gcc -O0 at that same size (best of {repeat}; the interpreter is timed in "
-          "process, the executables as whole processes")
+          "process, the executables as whole processes)")
     if startup is not None:
         print(f"(starting an empty C program takes {startup * 1000:.1f} ms here: at this "
               "size the ratios understate the interpreter's slowdown)")
