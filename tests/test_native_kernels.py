@@ -23,6 +23,7 @@ from native_kernels import (  # noqa: E402
     KERNELS,
     Run,
     best_run,
+    best_runs,
     compile_c,
     gcc,
     interpret,
@@ -200,3 +201,16 @@ def test_bench_without_a_compiler_says_so_in_one_line(capsys):
 def test_bench_rejects_an_unknown_shape(capsys):
     assert bench.main(["--shapes", "nope"]) == 2
     assert "no shape 'nope'" in capsys.readouterr().err
+
+
+def test_runs_are_taken_in_turns_and_a_failure_is_not_repeated(tmp_path):
+    log = tmp_path / "log"
+    exes = {}
+    for name, status in (("a", 0), ("b", 3), ("c", 0)):
+        exe = tmp_path / name
+        exe.write_text(f"#!/bin/sh\necho {name} >> {log}\necho {name}\nexit {status}\n")
+        exe.chmod(0o755)
+        exes[name] = exe
+    runs = best_runs(exes, (), 3)
+    assert log.read_text().split() == ["a", "b", "c", "a", "c", "a", "c"]
+    assert runs["b"].status == 3 and runs["a"].stdout == "a\n" and runs["c"].status == 0

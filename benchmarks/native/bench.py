@@ -35,7 +35,17 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent.parent))
 
-from native_kernels import KERNELS, Kernel, Run, best_run, cli, compile_c, gcc, interpret  # noqa: E402
+from native_kernels import (  # noqa: E402
+    KERNELS,
+    Kernel,
+    Run,
+    best_run,
+    best_runs,
+    cli,
+    compile_c,
+    gcc,
+    interpret,
+)
 
 DASH = "-"
 TARGET_O1 = 1.5  # issue #11: geometric mean of ours/gcc -O1 at most this
@@ -135,8 +145,8 @@ def spills(k: Kernel) -> str:
 def native_table(kernels: list[Kernel], size: str, repeat: int, tmp: Path,
                  have_gcc: bool, native: dict[str, Path]) -> list[str]:
     """Table 1; returns the loud lines (mismatches and failures)."""
-    print(f"Native code vs gcc on the C twins ({size} size, best of {repeat}; seconds, "
-          "wall clock of the whole process)")
+    print(f"Native code vs gcc on the C twins ({size} size, best of {repeat} taken in turns; "
+          "seconds, wall clock of the whole process)")
     print(f"{'kernel':>15} {'args':>12} {'ours':>7} {'gcc-O0':>7} {'gcc-O1':>7} "
           f"{'ours/O0':>8} {'ours/O1':>8} {'spills':>7}")
     loud: list[str] = []
@@ -145,9 +155,12 @@ def native_table(kernels: list[Kernel], size: str, repeat: int, tmp: Path,
     slower_than_o0: list[str] = []
     for k in kernels:
         args = k.args(size)
-        o0 = best_run(compile_c(k, "O0", tmp), args, repeat) if have_gcc else None
-        o1 = best_run(compile_c(k, "O1", tmp), args, repeat) if have_gcc else None
-        ours = best_run(native[k.name], args, repeat) if k.name in native else None
+        exes = {"O0": compile_c(k, "O0", tmp), "O1": compile_c(k, "O1", tmp)} \
+            if have_gcc else {}
+        if k.name in native:
+            exes["ours"] = native[k.name]
+        runs = best_runs(exes, args, repeat)
+        o0, o1, ours = runs.get("O0"), runs.get("O1"), runs.get("ours")
         r0, r1 = ratio(ours, o0), ratio(ours, o1)
         if r0 is not None:
             to_o0.append(r0)
@@ -198,8 +211,11 @@ def interpreter_table(kernels: list[Kernel], size: str, repeat: int, tmp: Path,
         runs = [interpret(k, args) for _ in range(repeat)]
         interp = min(runs, key=lambda r: r.seconds) if all(r.status == 0 for r in runs) \
             else next(r for r in runs if r.status != 0)
-        o0 = best_run(compile_c(k, "O0", tmp), args, repeat) if have_gcc else None
-        ours = best_run(native[k.name], args, repeat) if k.name in native else None
+        exes = {"O0": compile_c(k, "O0", tmp)} if have_gcc else {}
+        if k.name in native:
+            exes["ours"] = native[k.name]
+        runs = best_runs(exes, args, repeat)
+        o0, ours = runs.get("O0"), runs.get("ours")
         print(f"{k.name:>15} {' '.join(args):>12} {secs(interp):>8} {secs(ours):>7} "
               f"{secs(o0):>7} {fmt_ratio(ratio(interp, ours)):>11} "
               f"{fmt_ratio(ratio(interp, o0)):>9}")
