@@ -247,7 +247,7 @@ def compile_time_table(shape_names: list[str], sizes: tuple[int, ...], tmp: Path
     if error is not None:
         print(f"Compile time: 'ssa-course compile' failed on an empty program: {error}")
         return
-    print("Compile time per statement: 'ssa-course compile' on generated programs, less "
+    print(f"Compile time per statement: '{shlex.join(COMPILER)}' on generated programs, less "
           f"{base:.3f} s for an empty program (start-up, runtime, assembler, linker)")
     print(f"{'shape':>12} {'statements':>10} {'seconds':>8} {'us/stmt':>8} {'ratio':>6}")
     for name in shape_names:
@@ -259,8 +259,10 @@ def compile_time_table(shape_names: list[str], sizes: tuple[int, ...], tmp: Path
                 print(f"{name:>12} {n:>10,}  FAILED: {error.splitlines()[0]}")
                 break
             per = max(t - base, 0.0) / n * 1e6
-            first = first or per
-            print(f"{name:>12} {n:>10,} {t:>8.3f} {per:>8.1f} {per / first:>6.2f}")
+            first = per if first is None else first
+            # Below the empty program's time there is nothing to compare: no ratio.
+            rel = fmt_ratio(per / first if first > 0 else None)
+            print(f"{name:>12} {n:>10,} {t:>8.3f} {per:>8.1f} {rel:>6}")
     print(f"(target: the ratio at {sizes[-1]:,} statements within 2)")
     print()
 
