@@ -100,6 +100,11 @@ def mismatches(kernel: str, runs: dict[str, Run | None]) -> list[str]:
 
 # -- our code generator, looked up tolerantly (it may not be merged yet) -----------------
 
+def compiler_name() -> str:
+    """How the table names our compiler: ``ssa-course compile`` unless replaced."""
+    return "ssa-course compile" if tuple(COMPILER) == DEFAULT_COMPILER else shlex.join(COMPILER)
+
+
 def codegen_missing() -> str | None:
     """None when ``ssa-course compile`` exists, else the one-line reason it cannot be used."""
     try:
@@ -107,7 +112,7 @@ def codegen_missing() -> str | None:
     except OSError as e:  # no such program
         return f"our native columns are '-': cannot run {COMPILER[0]!r}: {e.strerror}"
     if p.returncode != 0:
-        return (f"our native columns are '-': '{shlex.join(COMPILER)}' does not work yet "
+        return (f"our native columns are '-': '{compiler_name()}' does not work yet "
                 "(the code generator of issue #11 has not landed)")
     return None
 
@@ -247,7 +252,7 @@ def compile_time_table(shape_names: list[str], sizes: tuple[int, ...], tmp: Path
     if error is not None:
         print(f"Compile time: 'ssa-course compile' failed on an empty program: {error}")
         return
-    print(f"Compile time per statement: '{shlex.join(COMPILER)}' on generated programs, less "
+    print(f"Compile time per statement: '{compiler_name()}' on generated programs, less "
           f"{base:.3f} s for an empty program (start-up, runtime, assembler, linker)")
     print(f"{'shape':>12} {'statements':>10} {'seconds':>8} {'us/stmt':>8} {'ratio':>6}")
     for name in shape_names:
@@ -314,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
                 if error is None:
                     native[k.name] = tmp / f"{k.name}-ours"
                 else:
-                    loud.append(f"!!! FAILED {k.name} [{shlex.join(COMPILER)}]: {error}")
+                    loud.append(f"!!! FAILED {k.name} [{compiler_name()}]: {error}")
         loud += native_table(kernels, opts.size, opts.repeat, tmp, have_gcc, native)
         if not opts.no_interp:
             loud += interpreter_table(kernels, opts.interp_size, opts.repeat, tmp, have_gcc,
