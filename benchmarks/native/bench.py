@@ -27,7 +27,6 @@ import shlex
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -41,19 +40,23 @@ from native_kernels import (  # noqa: E402
     Run,
     best_run,
     best_runs,
-    cli,
     compile_c,
     gcc,
     interpret,
 )
+from ours import (  # noqa: E402
+    COMPILE_SIZES,
+    COMPILER,
+    DASH,
+    DEFAULT_COMPILER,
+    build_native,
+    codegen_missing,
+    compile_time_table,
+    compiler_name,
+    spills,
+)
 
-DASH = "-"
 TARGET_O1 = 1.5  # issue #11: geometric mean of ours/gcc -O1 at most this
-COMPILE_SIZES = (1_000, 100_000)
-# How our compiler is called: COMPILER + [SRC, "-o", EXE]; main() sets it from
-# ``--compiler`` (default: ``ssa-course compile`` of this Python).
-DEFAULT_COMPILER = (*cli(), "compile")
-COMPILER: list[str] = list(DEFAULT_COMPILER)
 
 
 def geomean(values: list[float]) -> float | None:
@@ -96,53 +99,6 @@ def mismatches(kernel: str, runs: dict[str, Run | None]) -> list[str]:
             lines.append(f"!!! MISMATCH {kernel}: {ref_name} printed {ref.stdout.strip()!r} "
                          f"but {name} printed {r.stdout.strip()!r}")
     return lines
-
-
-# -- our code generator, looked up tolerantly (it may not be merged yet) -----------------
-
-def compiler_name() -> str:
-    """How the table names our compiler: ``ssa-course compile`` unless replaced."""
-    return "ssa-course compile" if tuple(COMPILER) == DEFAULT_COMPILER else shlex.join(COMPILER)
-
-
-def codegen_missing() -> str | None:
-    """None when ``ssa-course compile`` exists, else the one-line reason it cannot be used."""
-    try:
-        p = subprocess.run([*COMPILER, "--help"], capture_output=True, text=True)
-    except OSError as e:  # no such program
-        return f"our native columns are '-': cannot run {COMPILER[0]!r}: {e.strerror}"
-    if p.returncode != 0:
-        return (f"our native columns are '-': '{compiler_name()}' does not work yet "
-                "(the code generator of issue #11 has not landed)")
-    return None
-
-
-def build_native(source: Path, exe: Path) -> str | None:
-    """``ssa-course compile source -o exe``; None on success, else the error text."""
-    p = subprocess.run([*COMPILER, str(source), "-o", str(exe)],
-                       capture_output=True, text=True)
-    if p.returncode != 0:
-        return (p.stderr.strip() or p.stdout.strip() or f"status {p.returncode}")
-    return None
-
-
-def spills(k: Kernel) -> str:
-    """The spill count the code generator reports for ``k``; ``-`` when it offers none.
-
-    Expected API: ``ssa_course.codegen.stats.program_stats(comp) -> dict`` with a
-    ``"spills"`` entry (total spilled values over the program's functions).
-    """
-    try:
-        from ssa_course.codegen.stats import program_stats
-    except ImportError:
-        return DASH
-    from ssa_course.compilation import load_file
-
-    try:
-        stats = program_stats(load_file(str(k.tiny)))
-    except Exception as e:  # noqa: BLE001 - a benchmark reports, it does not stop
-        return f"error: {type(e).__name__}"
-    return str(stats.get("spills", DASH)) if isinstance(stats, dict) else DASH
 
 
 # -- the tables ----------------------------------------------------------------------------
@@ -227,49 +183,6 @@ def interpreter_table(kernels: list[Kernel], size: str, repeat: int, tmp: Path,
         loud += mismatches(k.name, {"gcc -O0": o0, "interpreter": interp, "ours": ours})
     print()
     return loud
-
-
-def timed_compile(source: str, path: Path, repeat: int) -> tuple[float, str | None]:
-    """The best of ``repeat`` timed ``ssa-course compile`` runs of ``source`` (written to
-    ``path``); each run gets a different trailing comment, so no cache keyed by the source
-    can answer for the compiler. Returns (seconds, the first error or None)."""
-    best = float("inf")
-    for i in range(repeat):
-        path.write_text(f"{source}// timing run {i}\n")
-        t0 = time.perf_counter()
-        error = build_native(path, path.with_suffix(""))
-        best = min(best, time.perf_counter() - t0)
-        if error is not None:
-            return best, error
-    return best, None
-
-
-def compile_time_table(shape_names: list[str], sizes: tuple[int, ...], tmp: Path) -> None:
-    """Table 3: ``ssa-course compile`` time per statement at 1k and 100k statements."""
-    from shapes import SHAPES
-
-    base, error = timed_compile("fn main() {\n}\n", tmp / "empty.tiny", 3)
-    if error is not None:
-        print(f"Compile time: 'ssa-course compile' failed on an empty program: {error}")
-        return
-    print(f"Compile time per statement: '{compiler_name()}' on generated programs, less "
-          f"{base:.3f} s for an empty program (start-up, runtime, assembler, linker)")
-    print(f"{'shape':>12} {'statements':>10} {'seconds':>8} {'us/stmt':>8} {'ratio':>6}")
-    for name in shape_names:
-        first = None
-        for n in sizes:
-            t, error = timed_compile(SHAPES[name](n), tmp / f"{name}-{n}.tiny",
-                                     3 if n <= 10_000 else 1)
-            if error is not None:
-                print(f"{name:>12} {n:>10,}  FAILED: {error.splitlines()[0]}")
-                break
-            per = max(t - base, 0.0) / n * 1e6
-            first = per if first is None else first
-            # Below the empty program's time there is nothing to compare: no ratio.
-            rel = fmt_ratio(per / first if first > 0 else None)
-            print(f"{name:>12} {n:>10,} {t:>8.3f} {per:>8.1f} {rel:>6}")
-    print(f"(target: the ratio at {sizes[-1]:,} statements within 2)")
-    print()
 
 
 def main(argv: list[str] | None = None) -> int:
