@@ -103,6 +103,15 @@ def mismatches(kernel: str, runs: dict[str, Run | None]) -> list[str]:
 
 # -- the tables ----------------------------------------------------------------------------
 
+def targets_line(slower_than_o0: list[str], g1: float) -> str:
+    """Issue #11's verdict: faster than gcc -O0 on every kernel, geometric mean of
+    ours/O1 at most TARGET_O1."""
+    ok0 = "met" if not slower_than_o0 else "MISSED on " + ", ".join(slower_than_o0)
+    ok1 = "met" if g1 <= TARGET_O1 else "MISSED"
+    return (f"targets: faster than gcc -O0 on every kernel: {ok0}; "
+            f"geometric mean ours/O1 <= {TARGET_O1}: {ok1} ({g1:.2f})")
+
+
 def native_table(kernels: list[Kernel], size: str, repeat: int, tmp: Path,
                  have_gcc: bool, native: dict[str, Path]) -> list[str]:
     """Table 1; returns the loud lines (mismatches and failures)."""
@@ -136,11 +145,10 @@ def native_table(kernels: list[Kernel], size: str, repeat: int, tmp: Path,
     g0, g1 = geomean(to_o0), geomean(to_o1)
     print(f"{'geometric mean':>15} {'':>12} {'':>7} {'':>7} {'':>7} {fmt_ratio(g0):>8} "
           f"{fmt_ratio(g1):>8}")
-    if g0 is not None and g1 is not None:
-        ok0 = "met" if not slower_than_o0 else "MISSED on " + ", ".join(slower_than_o0)
-        ok1 = "met" if g1 <= TARGET_O1 else "MISSED"
-        print(f"targets: faster than gcc -O0 on every kernel: {ok0}; "
-              f"geometric mean ours/O1 <= {TARGET_O1}: {ok1} ({g1:.2f})")
+    if g0 is not None and g1 is not None and size != "bench":
+        print("(the targets are judged at the bench size, where process start-up is noise)")
+    elif g0 is not None and g1 is not None:
+        print(targets_line(slower_than_o0, g1))
     print()
     return loud
 
