@@ -20,8 +20,8 @@ ROOT_FLAG := $(if $(filter 0,$(USER_ID)),--allow-root,)
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: browser-test lab test venv graphviz exercises course bench bench-native clean \
-	distclean lint fuzz bril-conformance
+.PHONY: browser-test lab test venv graphviz exercises course bench clean distclean lint fuzz \
+	bril-conformance
 
 # Re-install only when pyproject.toml is newer than the stamp (or there is no venv yet).
 $(STAMP): pyproject.toml
@@ -85,6 +85,7 @@ bench: venv
 # Our native code against gcc -O0/-O1 on C twins of the kernels (benchmarks/native/);
 # gcc is needed only here. NATIVE_ARGS=--kernels fib,sieve --repeat 1 for a quick look.
 NATIVE_ARGS ?=
+.PHONY: bench-native
 bench-native: venv
 	$(PY) benchmarks/native/bench.py $(NATIVE_ARGS)
 
