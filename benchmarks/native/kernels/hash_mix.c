@@ -15,10 +15,7 @@ int main(int argc, char **argv) {
     for (int64_t i = 0; i < n; i = i + 1) {
         h = WADD(WMUL(h, 6364136223846793005LL), 1442695040888963407LL);
         int64_t x = h / 65536 % 1000003;
-        if (x < 0) {
-            x = -x;
-        }
-        acc = WADD(WADD(WMUL(acc, 31), x), i % 8);
+        acc = WADD(WADD(WMUL(acc, 31), x * x), i % 8);
     }
     printf("%lld %lld\n", (long long)h, (long long)acc);
     return 0;
