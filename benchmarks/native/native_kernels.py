@@ -55,7 +55,7 @@ KERNELS: tuple[Kernel, ...] = (
     Kernel("matmul", "matrix multiply, arrays of rows", ("12",), ("50",), ("500",)),
     Kernel("collatz", "collatz trajectory lengths", ("300",), ("3000",), ("1000000",)),
     Kernel("hash_mix", "wrapping LCG, div/mod mixing", ("3000",), ("100000",),
-           ("25000000",)),
+           ("40000000",)),
     Kernel("insertion_sort", "insertion sort", ("150",), ("800",), ("20000",)),
     Kernel("nqueens", "backtracking recursion over bool arrays", ("6",), ("9",), ("13",)),
 )
