@@ -2,6 +2,7 @@
 #   make lab   -- set everything up, then open JupyterLab on the tour
 #   make test  -- set everything up, then run the whole test suite
 # Others: make exercises (regenerate exercises/ from solutions/), make bench, make lint,
+#         make bench-native (our native code vs gcc on the kernels of benchmarks/native/),
 #         make course (an nbgrader course directory in out/course, see docs/instructors.md),
 #         make fuzz N=10000 [SEED=0] [JOBS=2] (generated programs through every stage;
 #         shrunk mismatches go to out/fuzz/), make bril-conformance BRIL=<bril checkout>,
@@ -91,6 +92,14 @@ fuzz: venv
 
 bench: venv
 	$(PY) benchmarks/run_all.py
+	$(PY) benchmarks/native/bench.py
+
+# Our native code against gcc -O0/-O1 on C twins of the kernels (benchmarks/native/);
+# gcc is needed only here. NATIVE_ARGS=--kernels fib,sieve --repeat 1 for a quick look.
+NATIVE_ARGS ?=
+.PHONY: bench-native
+bench-native: venv
+	$(PY) benchmarks/native/bench.py $(NATIVE_ARGS)
 
 clean:
 	rm -rf .pytest_cache .ruff_cache .hypothesis build *.egg-info
