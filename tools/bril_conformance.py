@@ -10,6 +10,8 @@ For every ``BRIL_CHECKOUT/benchmarks/core/NAME.bril``, with the arguments of its
     ``NAME.prof`` (the reference interpreter's numbers, stored in the checkout);
 (b) ``ssa-course opt NAME.bril --emit bril-json`` is accepted by brili, prints the same
     output, and executes no more instructions (``brili -p``) than the input does;
+(d) ``ssa-course run --via native`` prints ``NAME.out`` (x86-64 machine code, lesson 11),
+    when this machine can run it;
 (c) for comparison, the count after Bril's own local value numbering and dead code
     elimination (``lvn.py -p -c -f | tdce.py tdce+``, as Bril's brench example runs them),
     when the checkout has ``examples/lvn.py`` and ``examples/tdce.py``.
@@ -55,6 +57,7 @@ class Tools:
     checkout: Path
     python: str
     deno: str
+    native: bool = False  # can this machine run the machine code (lesson 11)?
 
     def brili(self, profile: bool, args: list[str]) -> list[str]:
         return [self.deno, "run", "--quiet", "--no-config", str(self.checkout / "brili.ts"),
@@ -83,6 +86,7 @@ class Row:
     input_count: int | None = None
     opt_count: int | None = None
     lvn_count: int | None = None
+    native: bool | None = None  # (d): None when native runs are impossible here
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -164,6 +168,13 @@ def check_benchmark(path: Path, tools: Tools) -> Row:
         row.problems.append("run: output differs from .out")
     if row.ref_count is not None and ours.status == 0 and row.our_count != row.ref_count:
         row.problems.append(f"run: total_dyn_inst {row.our_count} != {row.ref_count}")
+
+    # (d) the machine code (lesson 11), when this machine can run it
+    if tools.native:
+        native = run(tools.ours("run", "--via", "native", str(path), *args))
+        row.native = native.status == 0 and (expected is None or native.stdout == expected)
+        if not row.native:
+            row.problems.append(f"native: {native.first_error_line() or 'output differs'}")
 
     # the input as brili sees it (Bril's own text-to-JSON), and its dynamic count
     as_json = run(tools.bril2json(), source)
@@ -289,6 +300,8 @@ def report(rows: list[Row]) -> str:
         f"(a) output and total_dyn_inst equal to .out/.prof: {equal}/{n}",
         f"(b) opt output accepted by brili: {accepted}/{n}; opt <= input: {no_worse}/{n}",
         f"opt < LVN+DCE: {beats}/{len(with_lvn)} (equal: {ties})",
+        f"(d) --via native prints .out: {sum(1 for r in rows if r.native)}/{n}"
+        if any(r.native is not None for r in rows) else "(d) native runs: not on this machine",
         f"geometric mean opt/input: {_fmt(gm)}; LVN+DCE/input: {_fmt(gm_lvn)}",
     ]
     failures = [r for r in rows if r.problems]
@@ -319,7 +332,9 @@ def find_tools(checkout: Path) -> Tools:
     except ImportError:
         raise SetupError("lark not found (Bril's text parser needs it): "
                          "install it with 'pip install lark'") from None
-    return Tools(checkout, sys.executable, deno)
+    from ssa_course.codegen.toolchain import native_missing
+
+    return Tools(checkout, sys.executable, deno, native_missing() is None)
 
 
 def main(argv: list[str] | None = None) -> int:
