@@ -208,7 +208,9 @@ class Selector:
                     (dest, Imm(src) if src is not None else self.vreg(arg)))
         self.fused = select_ops.fusible_compares(qb, self.uses)
         for instr in qb.body:
-            if instr.pos is not None:
+            if instr.line is not None:
+                self.line = instr.line
+            elif instr.pos is not None:
                 self.line = instr.pos.line
             if self.undefined.intersection(instr.args):  # what an interpreter reports
                 for r, v in zip(ARG_REGS, (TRAP_UNDEFINED, 0, 0), strict=False):

@@ -115,13 +115,14 @@ class Instr:
     value: int | bool | None = None
     field: str | None = None
     pos: Pos | None = None
+    line: int | None = None  # the source line it was made for, when known (listings)
 
     def is_terminator(self) -> bool:
         return self.op in TERMINATORS
 
     def copy(self) -> Instr:
         return Instr(self.op, self.dest, self.type, list(self.args), list(self.funcs),
-                     list(self.labels), self.value, self.field, self.pos)
+                     list(self.labels), self.value, self.field, self.pos, self.line)
 
 
 @dataclass(eq=False, slots=True)

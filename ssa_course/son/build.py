@@ -158,7 +158,9 @@ class GraphBuilder(Emitter):
         self.drop(self.scope)
         params = [(p.name, p.ty) for p in self.fn.params]
         ret = None if isinstance(self.fn.ret, tt.VoidType) else self.fn.ret
-        return self.finish(self.fn.name, params, ret)
+        fg = self.finish(self.fn.name, params, ret)
+        self.g.line = 0  # nodes later passes make belong to no statement
+        return fg
 
     # -- statements -----------------------------------------------------------------
 
@@ -172,6 +174,9 @@ class GraphBuilder(Emitter):
         self.scope.truncate(size)
 
     def stmt(self, s: ast.Stmt) -> None:
+        pos = getattr(s, "pos", None)
+        if pos is not None:
+            self.g.line = pos.line
         method = getattr(self, "stmt_" + type(s).__name__)
         method(s)
 

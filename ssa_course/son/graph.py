@@ -31,11 +31,17 @@ class Graph:
         self.nodes: dict[int, Node] = {}
         self.start: Node | None = None
         self.stop: Node | None = None
+        # The source line each node was made for (the builder sets ``line`` statement by
+        # statement; 0: none): the machine-code listing quotes it (lesson 11).
+        self.line = 0
+        self.lines: dict[int, int] = {}
 
     def register(self, node: Node) -> None:
         node.id = self.next_id
         self.next_id += 1
         self.nodes[node.id] = node
+        if self.line:
+            self.lines[node.id] = self.line
 
     def live_nodes(self) -> list[Node]:
         """The nodes in id order (builder scaffolding excluded). ``nodes`` is already in

@@ -95,6 +95,8 @@ class _Writer:
         self.s = sched
         self.returns = returns  # function name -> what it returns (None: nothing)
         self.fg = sched.fg
+        self.lines = sched.fg.graph.lines  # the source line of each node (listings)
+        self.line = 0
         self.body: list[Item] = []
         self.names: dict[int, str] = {}
         self.trap_pos: dict[int, object] = {}  # guarded op -> where its check reports
@@ -136,6 +138,8 @@ class _Writer:
         return self.s.block_of_control(control)
 
     def emit(self, instr: Instr) -> None:
+        if instr.line is None and self.line:
+            instr.line = self.line
         self.body.append(instr)
 
     def write(self) -> Function:
@@ -188,6 +192,7 @@ class _Writer:
     # -- nodes ----------------------------------------------------------------------
 
     def node(self, n: Node) -> None:
+        self.line = self.lines.get(n.id, 0)
         d = self.name(n)
         t = tiny_type(n.type)
         a = [self.name(x) for x in n.inputs[1:] if x is not None]
@@ -243,6 +248,7 @@ class _Writer:
 
     def end(self, block, ret: tt.Type | None) -> None:  # noqa: ANN001
         end = block.end
+        self.line = self.lines.get(end.id, 0) if end is not None else 0
         if end is None:
             if block.falls_into is not None:
                 self.emit(Instr("jmp", labels=[self.label(block.falls_into)]))

@@ -1,0 +1,110 @@
+"""Lesson 11 from the command line and the registry: ``ssa-course compile``, ``run --via
+native/emulated``, the machine-code views, and how a machine without the tools is told."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ssa_course import registry
+from ssa_course.codegen import toolchain
+
+NATIVE = toolchain.native_missing()
+needs_native = pytest.mark.skipif(NATIVE is not None, reason=NATIVE or "")
+
+SUM = """fn main(n: int, loud: bool) {
+    var s = 0;
+    for (var i = 0; i < n; i = i + 1) { s = s + i; }
+    if (loud) { print(s); }
+    print(100 / (n - 3));
+}
+"""
+SPIN = "fn main() { print(7); while (true) { } }\n"
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ssa_course", *args], capture_output=True,
+                          text=True, timeout=300)
+
+
+@pytest.fixture
+def prog(tmp_path: Path) -> Path:
+    p = tmp_path / "sum.tiny"
+    p.write_text(SUM)
+    (tmp_path / "spin.tiny").write_text(SPIN)
+    return p
+
+
+def test_machine_views_share_one_executor():
+    execs = {r.name for r in registry.executors()}
+    assert {"native", "emulated"} <= execs
+    for name in ("asm", "interference", "disasm"):
+        rep = registry.representation(name)
+        assert rep.runs_as == "native" and name not in execs
+
+
+def test_unavailable_names_what_to_install(monkeypatch):
+    monkeypatch.setattr(toolchain, "gnu_tools", lambda: None)
+    monkeypatch.setattr(toolchain, "_module", lambda name: False)
+    reason = registry.representation("native").unavailable()
+    assert reason is not None and "\n" not in reason
+    assert "binutils" in reason or "x86-64" in reason
+    assert "unicorn" in registry.representation("emulated").unavailable()
+
+
+@needs_native
+def test_compile_writes_a_standalone_executable(prog, tmp_path):
+    exe = tmp_path / "sum"
+    r = cli("compile", str(prog), "-o", str(exe))
+    assert r.returncode == 0, r.stderr
+    done = subprocess.run([str(exe), "5", "true"], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "10\n50\n", "")
+    trap = subprocess.run([str(exe), "3", "false"], capture_output=True, text=True, timeout=60)
+    assert (trap.returncode, trap.stdout, trap.stderr) == \
+        (2, "", "error: division by zero at 5:15\n")
+    bad = subprocess.run([str(exe), "5"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "argument" in bad.stderr
+
+
+@needs_native
+def test_compiled_step_limit_only_when_asked(prog, tmp_path):
+    limited = tmp_path / "spin_limited"
+    r = cli("compile", str(prog.parent / "spin.tiny"), "-o", str(limited), "--step-limit",
+            "100000")
+    assert r.returncode == 0, r.stderr
+    done = subprocess.run([str(limited)], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == \
+        (2, "7\n", "error: step limit exceeded\n")
+    free = tmp_path / "spin_free"
+    assert cli("compile", str(prog.parent / "spin.tiny"), "-o", str(free)).returncode == 0
+    with pytest.raises(subprocess.TimeoutExpired):  # no step limit: it really spins
+        subprocess.run([str(free)], capture_output=True, timeout=1)
+
+
+@needs_native
+@pytest.mark.parametrize("via", ["native", "emulated"])
+def test_run_via_machine_code(prog, via):
+    r = cli("run", "--via", via, str(prog), "5", "true")
+    assert (r.returncode, r.stdout, r.stderr) == (0, "10\n50\n", "")
+    r = cli("run", "--via", via, "--steps", "1000", str(prog.parent / "spin.tiny"))
+    assert (r.returncode, r.stdout, r.stderr) == (2, "7\n", "error: step limit exceeded\n")
+
+
+@needs_native
+@pytest.mark.parametrize("view,needle", [("asm", "# line 3:"), ("interference", "main"),
+                                         ("disasm", "tiny_main")])
+def test_machine_views_print(prog, view, needle):
+    r = cli("show", str(prog), "--as", view)
+    assert r.returncode == 0 and needle in r.stdout, r.stderr
+    d = cli("show", str(prog), "--as", view, "--format", "dot")
+    assert d.returncode == 0 and "graph" in d.stdout.split("{")[0], d.stderr
+
+
+def test_compile_to_an_unwritable_place_is_one_line(prog):
+    if NATIVE is not None:
+        pytest.skip(NATIVE)
+    r = cli("compile", str(prog), "-o", "/nonexistent-dir/x")
+    assert r.returncode == 1 and r.stderr.startswith("error:") and r.stderr.count("\n") == 1
