@@ -47,6 +47,7 @@ class _Machine:
         from unicorn.x86_const import UC_X86_INS_SYSCALL, UC_X86_REG_RSP
 
         self.uc = uc = Uc(UC_ARCH_X86, UC_MODE_64)
+        self.hooks: list[int] = []
         self.out = bytearray()
         self.err = bytearray()
         self.status: int | None = None
@@ -62,8 +63,9 @@ class _Machine:
                 uc.mem_write(addr, bytes(body))
         uc.mem_map(STACK_TOP - STACK_BYTES, STACK_BYTES, UC_PROT_ALL & ~UC_PROT_EXEC)
         uc.reg_write(UC_X86_REG_RSP, self._lay_out_stack(argv))
-        uc.hook_add(UC_HOOK_INSN, self._syscall, None, 1, 0, UC_X86_INS_SYSCALL)
-        uc.hook_add(UC_HOOK_INTR, self._interrupt)
+        self.hooks.append(uc.hook_add(UC_HOOK_INSN, self._syscall, None, 1, 0,
+                                      UC_X86_INS_SYSCALL))
+        self.hooks.append(uc.hook_add(UC_HOOK_INTR, self._interrupt))
         self.fault: int | None = None  # the CPU exception that stopped the run
 
     def _interrupt(self, uc, intno: int, _data: object) -> None:  # noqa: ANN001
@@ -83,6 +85,20 @@ class _Machine:
         sp = (sp - 8 * len(words)) // 16 * 16
         self.uc.mem_write(sp, b"".join(w.to_bytes(8, "little") for w in words))
         return sp
+
+    def close(self) -> None:
+        """Free the engine now (its hooks first: they point back at this machine)."""
+        uc, self.uc = self.uc, None
+        if uc is None:
+            return
+        for h in self.hooks:
+            uc.hook_del(h)
+        self.hooks.clear()
+        # The binding's own hook wrappers keep the engine in a reference cycle; its
+        # finalizer (run at most once) closes the native engine and frees its memory now.
+        finalize = getattr(uc, "_Uc__finalizer", None)
+        if finalize is not None:
+            finalize()
 
     def _syscall(self, uc, _data: object) -> None:  # noqa: ANN001 - unicorn's callback
         from unicorn.x86_const import (
@@ -132,12 +148,23 @@ def run_emulated(image: Image, args: list[str], timeout_s: float = DEFAULT_TIMEO
     """Run ``image`` under unicorn with ``args`` (after ``argv[0]``); ``max_instructions``
     0 means no count limit (counting slows unicorn down), the time limit always holds."""
     toolchain.require(toolchain.emulator_missing())
+    argv = [b"prog", *(a.encode("utf-8", "surrogateescape") for a in args)]
+    m = _Machine(image, argv)
+    try:
+        return _run(m, image, timeout_s, max_instructions)
+    finally:
+        # Each engine holds a large translation buffer, and its hooks make a reference
+        # cycle only the cyclic collector would break (paused while representations are
+        # built): without this, a few hundred runs in one process exhaust memory ("Could
+        # not allocate dynamic translator buffer", a make fuzz finding).
+        m.close()
+
+
+def _run(m: _Machine, image: Image, timeout_s: float, max_instructions: int) -> ChildResult:
     from unicorn import UcError
     from unicorn.unicorn_const import UC_ERR_INSN_INVALID
     from unicorn.x86_const import UC_X86_REG_RIP
 
-    argv = [b"prog", *(a.encode("utf-8", "surrogateescape") for a in args)]
-    m = _Machine(image, argv)
     crash, signum = "", 0
     try:
         m.uc.emu_start(image.entry, 0, timeout=int(timeout_s * 1_000_000),
