@@ -17,6 +17,7 @@ from ssa_course.codegen.frame import DEPTH_REG
 from ssa_course.codegen.isel import select_program_functions
 from ssa_course.codegen.mir import ALLOCATABLE, MFunction, MProgram
 from ssa_course.codegen.patterns import CodegenError
+from ssa_course.codegen.reloads import remove_redundant_reloads
 from ssa_course.codegen.runtime_asm import RuntimeConfig, program_source
 from ssa_course.quads.ir import Program
 from ssa_course.runtime import paused_gc
@@ -57,6 +58,7 @@ def allocate_program(mprog: MProgram, allocator_name: str = "color") -> dict[str
     done: dict[str, object] = {}
     for name, fn in mprog.functions.items():
         done[name] = alloc(fn)
+        remove_redundant_reloads(fn)
         frame.layout(fn)
     return done
 
