@@ -169,7 +169,7 @@ def interference_dot(graph: InterferenceGraph, colouring: Mapping[VReg, str] | N
     nodes = graph.nodes()
     ids = {n: f"n{k}" for k, n in enumerate(nodes)}
     lines = [f"graph {_q('interference_' + graph.name)} {{",
-             "  layout=neato; overlap=false; splines=true; fontname=monospace;",
+             "  layout=neato; overlap=false; fontname=monospace;",
              "  node [fontname=monospace, fontsize=10, style=filled, fillcolor=white];",
              "  edge [color=\"#555555\"];"]
     if title is not None or graph.name:
