@@ -37,9 +37,9 @@ from ssa_course.codegen.quadcfg import (
 from ssa_course.codegen.runtime_abi import CODE
 from ssa_course.quads.ir import Function, Instr, Program
 
-# A Bril variable no path assigns: the runtime's "undefined variable" message when it has
-# one, else the nearest one it has (a value read before anything was stored).
-TRAP_UNDEFINED = CODE.get("undefined variable", CODE["unset element"])
+# A Bril variable read where no assignment reached it: the runtime's "undefined variable"
+# (the interpreters also name the variable).
+TRAP_UNDEFINED = CODE["undefined variable"]
 
 
 class Selector:
@@ -163,6 +163,8 @@ class Selector:
                 elif i.op == "id" and i.args[0] in self.consts and i.dest is not None:
                     self.consts[i.dest] = self.consts[i.args[0]]
         self.zero_tested = select_ops.zero_tested(blocks, self.uses, self.consts)
+        self.maybe_undefined = _maybe_undefined(blocks)
+        self.flags = {name: self.new_vreg(f"def.{name}") for name in self.maybe_undefined}
         entry = self.start_block(block_label(self.fn.name, "entry"))
         self.mfn.params = [self.vreg(name) for name, _ in self.fn.params]
         if self.fuel:
@@ -201,11 +203,15 @@ class Selector:
             frame.fuel_check(self, max(1, len(qb.phis) + len(qb.body)))
         for phi in qb.phis:
             dest = self.vreg(phi.dest)
+            flag = self.flags.get(phi.dest)
             for arg, pred in zip(phi.args, phi.labels, strict=False):
                 # no value on this edge (Bril): 0 keeps every use defined for the allocator
                 src = 0 if arg == "__undefined" else self.consts.get(arg)
-                copies.setdefault((pred, qb.label), []).append(
-                    (dest, Imm(src) if src is not None else self.vreg(arg)))
+                edge = copies.setdefault((pred, qb.label), [])
+                edge.append((dest, Imm(src) if src is not None else self.vreg(arg)))
+                if flag is not None:  # did a value come along this edge?
+                    edge.append((flag, Imm(0) if arg == "__undefined"
+                                 else self.flags.get(arg, Imm(1))))
         self.fused = select_ops.fusible_compares(qb, self.uses)
         for instr in qb.body:
             if instr.line is not None:
@@ -216,10 +222,33 @@ class Selector:
                 for r, v in zip(ARG_REGS, (TRAP_UNDEFINED, 0, 0), strict=False):
                     self.emit("mov", PReg(r), Imm(v))
                 self.call("rt_trap", 3)
+            for a in dict.fromkeys(instr.args):  # read where no assignment may have reached
+                if a in self.flags:
+                    self.emit("cmp", self.flags[a], Imm(0))
+                    self.emit("jcc", LabelRef(self.trap_stub(TRAP_UNDEFINED, _NO_POS)),
+                              cond="e")
             if self.trace is not None:
                 self.trace.append((instr, []))
             select_ops.select(self, instr)
         self.exit_of[qb.label] = self.cur
+
+
+_NO_POS = Instr("nop")  # a trap stub without a position ("undefined variable")
+
+
+def _maybe_undefined(blocks: list[QBlock]) -> set[str]:
+    """The phis (non-strict Bril) that may hold no value: one of their arguments is
+    undefined on its edge, or is such a phi itself. Each gets a flag the uses test."""
+    phis = [p for qb in blocks for p in qb.phis if p.dest is not None]
+    found: set[str] = set()
+    changed = True
+    while changed:  # a fixed point: few phis are involved, and chains are short
+        changed = False
+        for p in phis:
+            if p.dest not in found and any(a == "__undefined" or a in found for a in p.args):
+                found.add(p.dest)
+                changed = True
+    return found
 
 
 def select_function(fn: Function, program: Program, sites: list[tuple[int, int]],

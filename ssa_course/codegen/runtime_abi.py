@@ -18,7 +18,7 @@ from ssa_course.runtime import (
 # rt_trap's message codes (rdi), in index order; 6 and 7 have no position.
 MESSAGES = ("division by zero", "index out of bounds", "negative array length",
             "array too large", "unset element", "out of memory", "step limit exceeded",
-            "stack overflow")
+            "stack overflow", "undefined variable")
 CODE = {m: k for k, m in enumerate(MESSAGES)}
 MESSAGE_RECORD = 32  # bytes per message: a length byte, then the text
 

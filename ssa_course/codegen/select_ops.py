@@ -333,5 +333,6 @@ def select(sel: Selector, instr: Instr) -> None:
     """Append the machine instructions for one quad to the selector's current block."""
     fn = SELECT.get(instr.op)
     if fn is None:
-        raise CodegenError(f"@{sel.fn.name}: no machine pattern for '{instr.op}'")
+        raise CodegenError(f"@{sel.fn.name}: no machine pattern for '{instr.op}' (native "
+                           "code needs one in ssa_course/codegen/select_ops.py)")
     fn(sel, instr)
