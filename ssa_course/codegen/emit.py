@@ -38,17 +38,7 @@ def _reg32(r: Operand) -> str:
 
 
 def address(m: Mem) -> str:
-    parts: list[str] = []
-    if m.symbol is not None:
-        parts.append(f"rip + {m.symbol}")
-    if m.base is not None:
-        parts.append(str(m.base))
-    if m.index is not None:
-        parts.append(f"{m.index}*{m.scale}" if m.scale != 1 else str(m.index))
-    text = " + ".join(parts) or "0"
-    if m.disp:
-        text += f" - {-m.disp}" if m.disp < 0 else f" + {m.disp}"
-    return f"[{text}]"
+    return m.address()
 
 
 def operand(fn: MFunction, o: Operand, sized: bool = True) -> str:

@@ -92,7 +92,8 @@ class Mem:
     def regs(self) -> list[Reg]:
         return [r for r in (self.base, self.index) if r is not None]
 
-    def __str__(self) -> str:
+    def address(self) -> str:
+        """The bracketed address, Intel syntax: ``[rbp - 8]``, ``[rip + rt_fuel]``."""
         parts: list[str] = []
         if self.symbol is not None:
             parts.append(f"rip + {self.symbol}")
@@ -100,10 +101,13 @@ class Mem:
             parts.append(str(self.base))
         if self.index is not None:
             parts.append(f"{self.index}*{self.scale}" if self.scale != 1 else str(self.index))
-        text = " + ".join(parts)
+        text = " + ".join(parts) or "0"
         if self.disp:
             text += f" - {-self.disp}" if self.disp < 0 else f" + {self.disp}"
-        return f"qword ptr [{text or '0'}]"
+        return f"[{text}]"
+
+    def __str__(self) -> str:
+        return f"qword ptr {self.address()}"
 
 
 @dataclass(frozen=True, slots=True)
