@@ -30,6 +30,15 @@ def compile_machine(comp: Compilation, allocator: str = "color", fuel: bool = Tr
     return compile_parts(ssa, lines, allocator=allocator, fuel=fuel)
 
 
+def machine_ir(comp: Compilation) -> dict[str, object]:
+    """Each function of ``comp`` as machine IR over virtual registers, before register
+    allocation (phis lowered to copies, no fuel checks): what the allocator starts from.
+    A fresh copy on every call, so it may be changed freely."""
+    from ssa_course.codegen.compile import select_program
+
+    return dict(select_program(build(comp, "scheduled").ssa, None).functions)  # type: ignore
+
+
 def _build(comp: Compilation) -> object:
     return compile_machine(comp)
 

@@ -24,7 +24,7 @@ HERE = Path(__file__).resolve().parent
 
 def main(argv: list[str]) -> int:
     sys.path.insert(0, str(HERE))
-    chosen = argv or sorted(p.stem[2:] for p in HERE.glob("ex0*.py"))
+    chosen = argv or sorted(p.stem[2:] for p in HERE.glob("ex[0-9]*.py"))
     for number in chosen:
         runpy.run_path(str(HERE / f"ex{number}.py"), run_name="__main__")
     return 0
