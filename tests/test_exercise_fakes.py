@@ -130,7 +130,7 @@ def test_solution_passes_each_graded_cell_on_its_own(name, graded):
 
 
 def test_every_exercise_has_three_tasks():
-    assert len(NOTEBOOKS) == 8
+    assert len(NOTEBOOKS) == 9
     for name in NOTEBOOKS:
         assert len(tasks(name)) == 3, name
 
@@ -371,6 +371,67 @@ def loop_depths(succs, entry):
     ("08-scheduling.ipynb", "loop_depths", "grading.son (gone)", """
 from ssa_course.grading.son import loop_depths
 """, "gone"),
+    ("11-codegen.ipynb", "liveness", "codegen.liveness.Liveness", """
+from ssa_course.codegen.liveness import Liveness
+from ssa_course.codegen.mir_data import FunctionData, function_of_data
+def liveness(blocks, succs):
+    live = Liveness(function_of_data(FunctionData("f", next(iter(blocks)), blocks, succs)))
+    return ({b: {str(r) for r in s} for b, s in live.live_in.items()},
+            {b: {str(r) for r in s} for b, s in live.live_out.items()})
+""", "engine!"),
+    ("11-codegen.ipynb", "liveness", "lookup", """
+_labels = {frozenset(function(p, f).blocks): (p, f)
+           for p in [*HAND, *PROGRAMS] for f in ([HAND[p].name] if p in HAND else _machine(p))}
+def liveness(blocks, succs):
+    return EXPECTED_LIVE[_labels[frozenset(blocks)]]
+""", "lookup"),
+    ("11-codegen.ipynb", "interference", "build_interference", """
+from ssa_course.codegen.interference import build_interference
+from ssa_course.codegen.liveness import Liveness
+from ssa_course.codegen.mir_data import FunctionData, function_of_data
+def interference(blocks, live_out):
+    fn = function_of_data(FunctionData("f", next(iter(blocks)), blocks, {b: [] for b in blocks}))
+    live = Liveness(fn)
+    regs = {str(r): r for b in fn.blocks for i in b.instrs for r in (*i.defs, *i.uses)}
+    live.live_out = {b: {regs[n] for n in s if n in regs} for b, s in live_out.items()}
+    return {frozenset((str(a), str(b))) for a, b in build_interference(fn, liveness=live).edges()}
+""", "engine!"),
+    ("11-codegen.ipynb", "interference", "lookup", """
+_labels = {frozenset(function(p, f).blocks): (p, f)
+           for p in [*HAND, *PROGRAMS] for f in ([HAND[p].name] if p in HAND else _machine(p))}
+def interference(blocks, live_out):
+    return EXPECTED_EDGES[_labels[frozenset(blocks)]]
+""", "lookup"),
+    ("11-codegen.ipynb", "select", "colouring.choose_register", """
+from ssa_course.codegen.colouring import choose_register
+def select(stack, adj, registers, partners):
+    colour, spilled = {}, []
+    def of(n):
+        return colour.get(n) if n.startswith("%") else n
+    for n in reversed(stack):
+        taken = {of(t) for t in adj[n]} - {None}
+        preferred = [of(p) for p in partners.get(n, []) if of(p)]
+        r = choose_register(taken, tuple(registers), preferred)
+        if r is None:
+            spilled.append(n)
+        else:
+            colour[n] = r
+    return colour, spilled
+""", "engine!"),
+    ("11-codegen.ipynb", "select", "networkx greedy_color", """
+def select(stack, adj, registers, partners):
+    g = networkx.Graph([(a, b) for a, bs in adj.items() for b in bs])
+    g.add_nodes_from(adj)
+    order = list(reversed(stack))
+    colours = networkx.greedy_color(g.subgraph(order), strategy=lambda g, c: order)
+    spilled = [n for n in order if colours[n] >= len(registers)]
+    return {n: registers[c] for n, c in colours.items() if c < len(registers)}, spilled
+""", "engine"),
+    ("11-codegen.ipynb", "select", "lookup", """
+def select(stack, adj, registers, partners):
+    return next(v[1] for k, v in SELECT_CASES.items()
+                if v[0] == stack and PALETTES[k[2]] == tuple(registers))
+""", "lookup"),
 ]
 
 
@@ -513,6 +574,136 @@ def lca(a, b, idom, depth):
         a = idom[a]
     return a
 """, "LCA"),
+    ("11-codegen.ipynb", "liveness", "a def does not kill", """
+def liveness(blocks, succs):
+    live_in = {b: set() for b in blocks}
+    live_out = {b: set() for b in blocks}
+    changed = True
+    while changed:
+        changed = False
+        for b in reversed(list(blocks)):
+            out = set().union(*(live_in[s] for s in succs[b]))
+            live = out | {u for i in blocks[b] for u in i.uses}
+            if (out, live) != (live_out[b], live_in[b]):
+                live_out[b], live_in[b], changed = out, live, True
+    return live_in, live_out
+""", "live sets"),
+    ("11-codegen.ipynb", "liveness", "one backward pass", """
+def liveness(blocks, succs):
+    live_in = {b: set() for b in blocks}
+    live_out = {b: set() for b in blocks}
+    for b in reversed(list(blocks)):
+        live_out[b] = set().union(*(live_in[s] for s in succs[b]))
+        live = set(live_out[b])
+        for i in reversed(blocks[b]):
+            live = (live - set(i.defs)) | set(i.uses)
+        live_in[b] = live
+    return live_in, live_out
+""", "live sets"),
+    ("11-codegen.ipynb", "liveness", "uses before kills", """
+def liveness(blocks, succs):
+    live_in = {b: set() for b in blocks}
+    live_out = {b: set() for b in blocks}
+    changed = True
+    while changed:
+        changed = False
+        for b in reversed(list(blocks)):
+            out = set().union(*(live_in[s] for s in succs[b]))
+            live = set(out)
+            for i in reversed(blocks[b]):
+                live = (live | set(i.uses)) - set(i.defs)
+            if (out, live) != (live_out[b], live_in[b]):
+                live_out[b], live_in[b], changed = out, live, True
+    return live_in, live_out
+""", "live sets"),
+    ("11-codegen.ipynb", "interference", "a copy's two sides interfere", """
+def interference(blocks, live_out):
+    edges = set()
+    for b, instrs in blocks.items():
+        live = set(live_out[b])
+        for i in reversed(instrs):
+            for d in i.defs:
+                for r in live:
+                    if r != d and (is_virtual(d) or is_virtual(r)):
+                        edges.add(frozenset({d, r}))
+            live = (live - set(i.defs)) | set(i.uses)
+    return edges
+""", "interference edges"),
+    ("11-codegen.ipynb", "interference", "physical registers interfere", """
+def interference(blocks, live_out):
+    edges = set()
+    for b, instrs in blocks.items():
+        live = set(live_out[b])
+        for i in reversed(instrs):
+            source = i.copy[1] if i.copy else None
+            for d in i.defs:
+                for r in live:
+                    if r != d and r != source:
+                        edges.add(frozenset({d, r}))
+            live = (live - set(i.defs)) | set(i.uses)
+    return edges
+""", "interference edges"),
+    ("11-codegen.ipynb", "interference", "live before, not after", """
+def interference(blocks, live_out):
+    edges = set()
+    for b, instrs in blocks.items():
+        live = set(live_out[b])
+        for i in reversed(instrs):
+            source = i.copy[1] if i.copy else None
+            live = (live - set(i.defs)) | set(i.uses)
+            for d in i.defs:
+                for r in live:
+                    if r != d and r != source and (is_virtual(d) or is_virtual(r)):
+                        edges.add(frozenset({d, r}))
+    return edges
+""", "interference edges"),
+    ("11-codegen.ipynb", "select", "ignores copy partners", """
+def select(stack, adj, registers, partners):
+    colour, spilled = {}, []
+    for n in reversed(stack):
+        taken = {colour.get(t) if is_virtual(t) else t for t in adj[n]}
+        free = [r for r in registers if r not in taken]
+        if free:
+            colour[n] = free[0]
+        else:
+            spilled.append(n)
+    return colour, spilled
+""", "colouring and spills"),
+    ("11-codegen.ipynb", "select", "pops from the bottom", """
+def select_from(stack, adj, registers, partners):
+    colour, spilled = {}, []
+    def of(n):
+        return colour.get(n) if is_virtual(n) else n
+    for n in reversed(stack):
+        taken = {of(t) for t in adj[n]}
+        preferred = [of(p) for p in partners.get(n, []) if of(p) not in taken | {None}]
+        free = preferred + [r for r in registers if r not in taken]
+        if free:
+            colour[n] = free[0]
+        else:
+            spilled.append(n)
+    return colour, spilled
+def select(stack, adj, registers, partners):
+    return select_from(list(reversed(stack)), adj, registers, partners)
+""", "colouring and spills"),
+    ("11-codegen.ipynb", "select", "ignores physical neighbours", """
+def select_from(stack, adj, registers, partners):
+    colour, spilled = {}, []
+    def of(n):
+        return colour.get(n) if is_virtual(n) else n
+    for n in reversed(stack):
+        taken = {of(t) for t in adj[n]}
+        preferred = [of(p) for p in partners.get(n, []) if of(p) not in taken | {None}]
+        free = preferred + [r for r in registers if r not in taken]
+        if free:
+            colour[n] = free[0]
+        else:
+            spilled.append(n)
+    return colour, spilled
+def select(stack, adj, registers, partners):
+    virtual = {n: {t for t in ts if is_virtual(t)} for n, ts in adj.items()}
+    return select_from(stack, virtual, registers, partners)
+""", "colouring and spills"),
 ]
 
 
@@ -602,6 +793,14 @@ def phi_type(phi, types):
     print(phi, {k: str(t) for k, t in types.items()})
     return _solution(phi, types)
 """),
+    ("11-codegen.ipynb", "liveness", """
+_solution = liveness
+def liveness(blocks, succs):
+    print(blocks, succs)
+    for label, instrs in blocks.items():
+        print(label, [(i.text, i.defs, i.uses, i._asdict()) for i in instrs])
+    return _solution(blocks, succs)
+"""),
 ]
 
 
@@ -648,6 +847,28 @@ def loop_depths(succs, entry):
         for b in body if tails else ():
             depth[b] += 1
     return depth
+"""),
+    ("11-codegen.ipynb", "liveness", """
+def liveness(blocks, succs):  # gen/kill per block, then a worklist of predecessors
+    gen, kill, preds = {}, {}, {b: [] for b in blocks}
+    for b, instrs in blocks.items():
+        gen[b], kill[b] = set(), set()
+        for i in instrs:
+            gen[b] |= {u for u in i.uses if u not in kill[b]}
+            kill[b] |= set(i.defs)
+        for s in succs[b]:
+            preds[s].append(b)
+    live_in = {b: set(gen[b]) for b in blocks}
+    live_out = {b: set() for b in blocks}
+    work = list(blocks)
+    while work:
+        b = work.pop()
+        live_out[b] = set().union(*(live_in[s] for s in succs[b]))
+        new = gen[b] | (live_out[b] - kill[b])
+        if new != live_in[b]:
+            live_in[b] = new
+            work.extend(preds[b])
+    return live_in, live_out
 """),
     ("07-optimistic.ipynb", "phi_type", """
 def phi_type(phi, types):

@@ -82,6 +82,10 @@ def show(data):
     """Print a function's blocks: each instruction with the registers it writes and reads."""
     print(listing(data))
 
+def names_shown(regs):
+    """A set of register names as Python writes it, sorted."""
+    return "{" + ", ".join(repr(n) for n in sorted(regs)) + "}" if regs else "set()"
+
 def source_text(program):
     if program in HAND:
         return f"{program} (written by hand)"
@@ -186,7 +190,7 @@ def _run_interference(case):
 def _describe_edges(case):
     live = given_live_out(*case)
     return describe(case) + "\nlive_out: {" + ", ".join(
-        f"{b!r}: {{{', '.join(sorted(live[b]))}}}" for b in live) + "}"
+        f"{b!r}: {names_shown(live[b])}" for b in live) + "}"
 
 check_against(_run_interference, EXPECTED_EDGES.__getitem__, list(EXPECTED_EDGES),
               describe=_describe_edges, size=size, normalise=_as_edges,
@@ -228,7 +232,7 @@ def _describe_select(case, stack):
     stack, adj, registers, partners = select_input(*case, stack=stack)
     return "\n".join([f"{source_text(case[0])}\nfunction {case[1]}, registers {registers}",
                       f"stack (popped from the end): {stack}",
-                      "adj: {" + ", ".join(f"{n!r}: {{{', '.join(sorted(ts))}}}"
+                      "adj: {" + ", ".join(f"{n!r}: {names_shown(ts)}"
                                            for n, ts in adj.items()) + "}",
                       f"partners: {partners}"])
 
@@ -276,7 +280,6 @@ run(ns, SETUP)
 from ssa_course.codegen.colouring import Colourer
 from ssa_course.codegen.interference import build_interference
 from ssa_course.codegen.liveness import Liveness
-from ssa_course.codegen.mir import ALLOCATABLE
 from ssa_course.codegen.mir_data import function_of_data
 
 machine, hand, names = ns["_machine"], ns["HAND"], ns["names"]
