@@ -1,6 +1,7 @@
 """A class through the whole nbgrader loop: make_course, generate, release, autograde.
 
-``tools/make_course.py`` writes a course (two exercises) into a temporary directory; its
+``tools/make_course.py`` writes a course into a temporary directory (one class takes
+exercises 01 and 06, another exercise 11, so ``-k 11`` runs lesson 11's alone); its
 own ``nbgrader_config.py`` drives nbgrader's Python API (with a short cell timeout). Six
 students' notebooks go straight into ``submitted/<student>/<assignment>/`` (``collect``
 would name every submission after the one Unix user running the tests):
@@ -33,6 +34,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSIGNMENTS = ["01-quads", "06-types-and-peepholes"]
+CLASSES = {"01-06": ASSIGNMENTS, "11": ["11-codegen"]}  # test id -> the class's exercises
 CELL_TIMEOUT = 20  # seconds: the looper's top-level loop costs this much
 LOOP_FIRST = "while True:\n    pass\n"
 
@@ -40,6 +42,17 @@ LOOP_FIRST = "while True:\n    pass\n"
 WRONG = {
     "06-types-and-peepholes": {
         "idealize_add": "def idealize_add(node):\n    return None  # forgot every rule\n",
+    },
+    "11-codegen": {  # a copy's two sides made to interfere
+        "interference": "def interference(blocks, live_out):\n"
+                        "    edges = set()\n"
+                        "    for b, instrs in blocks.items():\n"
+                        "        live = set(live_out[b])\n"
+                        "        for i in reversed(instrs):\n"
+                        "            edges |= {frozenset({d, r}) for d in i.defs for r in live\n"
+                        "                      if r != d and (is_virtual(d) or is_virtual(r))}\n"
+                        "            live = (live - set(i.defs)) | set(i.uses)\n"
+                        "    return edges\n",
     },
 }
 FAKES = {
@@ -71,6 +84,32 @@ FAKES = {
                         "    return Add.idealize(node)\n",
         "gvn_key": "def gvn_key(node):\n    return node.key()\n",
     },
+    "11-codegen": {
+        "liveness": "from ssa_course.codegen.liveness import Liveness\n"
+                    "from ssa_course.codegen.mir_data import FunctionData, function_of_data\n"
+                    "def liveness(blocks, succs):\n"
+                    "    fn = function_of_data(FunctionData('f', next(iter(blocks)), blocks,"
+                    " succs))\n"
+                    "    live = Liveness(fn)\n"
+                    "    return ({b: {str(r) for r in s} for b, s in live.live_in.items()},\n"
+                    "            {b: {str(r) for r in s} for b, s in live.live_out.items()})\n",
+        "interference": "from ssa_course.codegen.interference import build_interference\n"
+                        "from ssa_course.codegen.mir_data import FunctionData, "
+                        "function_of_data\n"
+                        "def interference(blocks, live_out):\n"
+                        "    fn = function_of_data(FunctionData('f', next(iter(blocks)), "
+                        "blocks, {b: [] for b in blocks}))\n"
+                        "    return {frozenset((str(a), str(b))) for a, b in "
+                        "build_interference(fn).edges()}\n",
+        "select": "from ssa_course.codegen.colouring import choose_register\n"
+                  "def select(stack, adj, registers, partners):\n"
+                  "    colour, spilled = {}, []\n"
+                  "    for n in reversed(stack):\n"
+                  "        taken = {colour.get(t, t) for t in adj[n]}\n"
+                  "        r = choose_register(taken, tuple(registers))\n"
+                  "        (spilled.append(n) if r is None else colour.__setitem__(n, r))\n"
+                  "    return colour, spilled\n",
+    },
 }
 CRASHES = {
     "01-quads": {
@@ -84,11 +123,21 @@ CRASHES = {
                         "    return type(node)(node.graph, None, node.inputs[2],"
                         " node.inputs[1])\n",
     },
+    "11-codegen": {
+        "liveness": "def liveness(blocks, succs):\n    return liveness(blocks, succs)\n",
+        "select": "def select(stack, adj, registers, partners):\n"
+                  "    return adj[stack.pop()] + 1  # a set plus a number\n",
+    },
 }
 LOOPS = {
     "01-quads": {"leaders": LOOP_FIRST},  # before the definition: the cell never ends
     "06-types-and-peepholes": {
         "idealize_add": "def idealize_add(node):\n    while True:\n        pass\n",
+    },
+    "11-codegen": {
+        "interference": LOOP_FIRST,
+        "select": "def select(stack, adj, registers, partners):\n"
+                  "    while stack:\n        stack.append(stack.pop())\n",
     },
 }
 
@@ -113,11 +162,11 @@ def jupyter_env(tmp_path_factory):
         yield root
 
 
-def _make_course(tmp: Path) -> Path:
+def _make_course(tmp: Path, assignments: list[str]) -> Path:
     course = tmp / "course"
     done = subprocess.run(
         [sys.executable, str(ROOT / "tools" / "make_course.py"), "--out", str(course),
-         "--exchange", str(tmp / "exchange"), "--assignments", ",".join(ASSIGNMENTS),
+         "--exchange", str(tmp / "exchange"), "--assignments", ",".join(assignments),
          "--timeout", str(CELL_TIMEOUT)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     return course
@@ -189,16 +238,17 @@ def _mentions(source: str, names: set[str]) -> bool:
     return any(re.search(rf"\b{re.escape(n)}\b", source) for n in names)
 
 
-def test_a_class_through_generate_release_and_autograde(tmp_path, jupyter_env):
+@pytest.mark.parametrize("assignments", list(CLASSES.values()), ids=list(CLASSES))
+def test_a_class_through_generate_release_and_autograde(tmp_path, jupyter_env, assignments):
     from nbgrader.api import Gradebook
 
-    course = _make_course(tmp_path)
+    course = _make_course(tmp_path, assignments)
     config = (course / "nbgrader_config.py").read_text()
     assert "c.CourseDirectory.course_id = 'ssa_course'" in config
     assert str((tmp_path / "exchange").resolve()) in config
     assert oct((tmp_path / "exchange").stat().st_mode & 0o7777) == "0o1777"
     api = _api(course)
-    for assignment in ASSIGNMENTS:
+    for assignment in assignments:
         assert (course / "source" / assignment / f"{assignment}.ipynb").exists()
         generated = api.generate_assignment(assignment)
         assert generated["success"], generated["log"] + str(generated["error"])
@@ -210,7 +260,7 @@ def test_a_class_through_generate_release_and_autograde(tmp_path, jupyter_env):
     students = {"correct": None, "blank": None, "wrong": WRONG, "faker": FAKES,
                 "looper": LOOPS, "crasher": CRASHES}
     for student, table in students.items():
-        for assignment in ASSIGNMENTS:
+        for assignment in assignments:
             source = course / "source" / assignment / f"{assignment}.ipynb"
             released = course / "release" / assignment / f"{assignment}.ipynb"
             target = course / "submitted" / student / assignment
@@ -228,7 +278,7 @@ def test_a_class_through_generate_release_and_autograde(tmp_path, jupyter_env):
 
     failures = []
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
-        for assignment in ASSIGNMENTS:
+        for assignment in assignments:
             source = course / "source" / assignment / f"{assignment}.ipynb"
             test_cells = [c for c in nbformat.read(source, as_version=4).cells
                           if c.metadata.get("nbgrader", {}).get("grade")
@@ -243,11 +293,16 @@ def test_a_class_through_generate_release_and_autograde(tmp_path, jupyter_env):
                         failures.append(f"{student} {assignment} {meta['grade_id']}: "
                                         f"{grade.score} points, expected {want}")
     # The looper's endless function was stopped by check_against itself, with a message.
-    looped = course / "autograded" / "looper" / ASSIGNMENTS[1] / f"{ASSIGNMENTS[1]}.ipynb"
+    last = assignments[-1]
+    looped = course / "autograded" / "looper" / last / f"{last}.ipynb"
     assert "did not finish in 10 s on this input" in looped.read_text()
-    crashed = course / "autograded" / "crasher" / ASSIGNMENTS[1] / f"{ASSIGNMENTS[1]}.ipynb"
+    crashed = course / "autograded" / "crasher" / last / f"{last}.ipynb"
     text = crashed.read_text()
-    assert "idealize() keeps rewriting" in text and "Traceback" not in text
+    assert "Traceback" not in text
+    if last == "06-types-and-peepholes":
+        assert "idealize() keeps rewriting" in text
+    else:
+        assert "called itself too deeply" in text
     assert not failures, "\n".join(failures)
 
 

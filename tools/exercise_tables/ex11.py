@@ -222,7 +222,7 @@ _hidden()
 '''
 
 T3 = r'''
-# Checks select() on the interference graphs of the programs' functions, with all
+# Checks select() on the graphs of the programs' functions, with all
 # registers and with only a few (then some values must be spilled).
 _select = guard(select, **NO_ENGINE)
 # (program, function, registers of PALETTES) -> (the stack simplify left, (colouring, spilled))
