@@ -870,6 +870,36 @@ def liveness(blocks, succs):  # gen/kill per block, then a worklist of predecess
             work.extend(preds[b])
     return live_in, live_out
 """),
+    ("11-codegen.ipynb", "interference", """
+def interference(blocks, live_out):  # live after each instruction first, then the edges
+    edges = []
+    for b, instrs in blocks.items():
+        after, live = [], set(live_out[b])
+        for i in reversed(instrs):
+            after.append(set(live))
+            live = (live - set(i.defs)) | set(i.uses)
+        for i, live in zip(instrs, reversed(after)):
+            keep = live - {i.copy[1]} if i.copy is not None else live
+            edges += [tuple(sorted((d, r))) for d in i.defs for r in keep
+                      if d != r and not (d[0] != "%" and r[0] != "%")]
+    return set(edges)  # pairs as tuples: the check reads them as frozensets
+"""),
+    ("11-codegen.ipynb", "select", """
+def select(stack, adj, registers, partners):
+    colouring, spilled = {}, []
+    for n in stack[::-1]:
+        def reg(m):
+            return m if not m.startswith("%") else colouring.get(m)
+        taken = {reg(m) for m in adj[n] if reg(m) is not None}
+        choices = [reg(p) for p in partners.get(n, ()) if reg(p) is not None]
+        choices += list(registers)
+        free = [r for r in choices if r not in taken and r in registers]
+        if free:
+            colouring[n] = free[0]
+        else:
+            spilled.append(n)
+    return colouring, spilled
+"""),
     ("07-optimistic.ipynb", "phi_type", """
 def phi_type(phi, types):
     region = phi.inputs[0]

@@ -119,27 +119,19 @@ def named_graph(name: str, nodes: Iterable[str], edges: Iterable[tuple[str, str]
                 copies: Iterable[tuple[str, str]] = (),
                 registers: Iterable[str] = ALLOCATABLE
                 ) -> tuple[InterferenceGraph, dict[str, Reg]]:
-    """An interference graph over named registers: ``nodes`` (plus any name an edge
-    mentions), ``edges`` as name pairs, ``copies`` as (dst, src) move edges; with the map
-    name -> register node, to key a colouring for the drawing. Edges between two physical
-    registers and self-loops are dropped, as the engine never stores them."""
-    regs: dict[str, Reg] = {}
+    """An interference graph over named registers: ``nodes`` (plus any name an edge or a
+    copy mentions), ``edges`` as name pairs, ``copies`` as (dst, src) move edges; with the
+    map name -> register node, to key a colouring for the drawing. Edges between two
+    physical registers and self-loops are dropped, as the engine never stores them."""
+    edges, copies = list(edges), [c for c in copies if c[0] != c[1]]
+    names = dict.fromkeys([*nodes, *(n for pair in (*edges, *copies) for n in pair)])
+    regs = {n: reg_of_name(n) for n in names}
     palette = tuple(registers)
-    graph = InterferenceGraph(name, palette + tuple(
-        n for n in nodes if not is_virtual(n) and n not in palette))
-
-    def node(n: str) -> Reg:
-        if n not in regs:
-            regs[n] = reg_of_name(n)
-            graph.registers += () if is_virtual(n) or n in graph.registers else (n,)
-            graph.add_node(regs[n])
-        return regs[n]
-
-    for n in nodes:
-        node(n)
+    extra = tuple(n for n in names if not is_virtual(n) and n not in palette)
+    graph = InterferenceGraph(name, palette + extra)  # every named register is a node
+    for r in regs.values():
+        graph.add_node(r)
     for a, b in edges:
-        graph.add_edge(node(a), node(b))
-    for dst, src in copies:
-        if dst != src:
-            graph.moves.append(Move(node(dst), node(src), 1, ""))
+        graph.add_edge(regs[a], regs[b])
+    graph.moves.extend(Move(regs[d], regs[s], 1, "") for d, s in copies)
     return graph, regs

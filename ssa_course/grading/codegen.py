@@ -115,7 +115,8 @@ def draw_colouring(data: FunctionData, adj: Mapping[str, Iterable[str]], answer:
                               tuple(registers))
     shown: dict = {}
     if isinstance(colouring, Mapping):
-        shown = {regs[n]: str(r) for n, r in colouring.items() if n in regs}
-    gone = [regs[n] for n in spilled if n in regs] if isinstance(spilled, (list, tuple, set)) \
-        else []
+        shown = {regs[n]: str(r) for n, r in colouring.items()
+                 if isinstance(n, str) and n in regs}
+    gone = [regs[n] for n in spilled if isinstance(n, str) and n in regs] \
+        if isinstance(spilled, (list, tuple, set)) else []
     return interference_drawing(graph, shown, gone, title=title or f"@{data.name}")

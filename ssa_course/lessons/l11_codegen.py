@@ -16,9 +16,14 @@ differential tests run the machine code twice (native, emulated), not five times
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ssa_course.compilation import Compilation
 from ssa_course.registry import add_representation, build
 from ssa_course.runtime import Limits, Output
+
+if TYPE_CHECKING:
+    from ssa_course.codegen.mir import MFunction
 
 
 def compile_machine(comp: Compilation, allocator: str = "color", fuel: bool = True) -> object:
@@ -30,13 +35,13 @@ def compile_machine(comp: Compilation, allocator: str = "color", fuel: bool = Tr
     return compile_parts(ssa, lines, allocator=allocator, fuel=fuel)
 
 
-def machine_ir(comp: Compilation) -> dict[str, object]:
+def machine_ir(comp: Compilation) -> dict[str, MFunction]:
     """Each function of ``comp`` as machine IR over virtual registers, before register
     allocation (phis lowered to copies, no fuel checks): what the allocator starts from.
     A fresh copy on every call, so it may be changed freely."""
     from ssa_course.codegen.compile import select_program
 
-    return dict(select_program(build(comp, "scheduled").ssa, None).functions)  # type: ignore
+    return dict(select_program(build(comp, "scheduled").ssa, None).functions)  # type: ignore[attr-defined]
 
 
 def _build(comp: Compilation) -> object:
