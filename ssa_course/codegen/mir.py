@@ -42,6 +42,12 @@ class VReg:
     id: int
     hint: str = ""
 
+    def __hash__(self) -> int:
+        # Equality is identity, but the hash is the number: sets of vregs then iterate in
+        # the same order in every process (an address-based hash made the allocator's
+        # simplify order, and so the listing, depend on the allocation history).
+        return self.id
+
     def __str__(self) -> str:
         return f"%{self.id}" if not self.hint else f"%{self.id}.{self.hint}"
 
@@ -51,6 +57,11 @@ class PReg:
     """A physical 64-bit register, by name (``rax``, ``r12``)."""
 
     name: str
+
+    def __hash__(self) -> int:
+        # Not hash(name): string hashes change with PYTHONHASHSEED, and sets that mix
+        # physical and virtual registers must iterate in the same order in every process.
+        return -1 - int.from_bytes(self.name.encode(), "little")
 
     def __str__(self) -> str:
         return self.name
