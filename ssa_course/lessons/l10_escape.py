@@ -1,10 +1,13 @@
 """Lesson 10 adds escape analysis after Julia's ``EscapeAnalysis``: the ``escapes``
-representation is IRCode with every value's escape glyph (``code_escapes``)."""
+representation is IRCode with every value's escape glyph (``code_escapes``), and its first
+use, scalar replacement of structs that never escape: the ``sroa`` pass of ``opt`` and the
+``sroa`` representation (the quads after it, so every corpus program runs through it)."""
 
 from __future__ import annotations
 
 from ssa_course.compilation import Compilation, compile_source
-from ssa_course.registry import add_representation
+from ssa_course.lessons.faces import add_quads
+from ssa_course.registry import add_pass, add_representation
 from ssa_course.runtime import Limits, Output
 
 
@@ -90,3 +93,22 @@ class EscapesView:
 add_representation("escapes", "IRCode with Julia-style escape analysis: a glyph per value "
                    "(◌ ✓ ↑ * X, ′ for field/element aliases)", build=_build, run=_run,
                    verify=_verify, text=_text, dot=_dot, stats=_stats)
+
+
+def scalar_replaced(comp: Compilation) -> object:
+    """The compilation's quads with non-escaping structs replaced by their fields."""
+    from ssa_course.analysis.sroa import scalar_replace
+
+    return scalar_replace(comp.quads)[0]
+
+
+add_quads("sroa", "quads after scalar replacement: structs that never escape (escape "
+          "analysis) become one variable per field", scalar_replaced)
+
+
+@add_pass("sroa", "scalar replacement: structs that never escape become one variable per "
+          "field (escape analysis on IRCode)", ("quads", "source"), "quads")
+def _sroa_pass(state) -> None:  # noqa: ANN001
+    from ssa_course.analysis.sroa import scalar_replace
+
+    state.quads = scalar_replace(state.quads or state.comp.quads)[0]
