@@ -38,6 +38,7 @@ class FunctionEscapes:
         self.solver = solver
         self.summary = summary
         self.infos: dict[object, EscapeInfo] = {}
+        self._aliases: dict[int, AliasInfo] = {}  # per class root: made once, shared
         ir = solver.ir
         for k, name in enumerate(ir.argnames, start=1):
             self.infos[Argument(k, name)] = self._info(Argument(k, name))
@@ -48,9 +49,13 @@ class FunctionEscapes:
         s = self.solver
         if not s.is_ref(v):
             return NOT_ANALYZED
-        root = s.classes.root(s.n(v))
+        r = s.classes.find(s.n(v))
+        root = s.classes.roots[r]
+        alias = self._aliases.get(r)
+        if alias is None:
+            alias = self._aliases[r] = self._alias(root)
         return EscapeInfo(True, root.info.returns, root.info.thrown, root.info.args,
-                          root.info.everywhere, self._alias(root))
+                          root.info.everywhere, alias)
 
     def _alias(self, root: object) -> AliasInfo:
         cls = self.solver.classes

@@ -29,7 +29,7 @@ from ssa_course.analysis.escape import analyze_program
 from ssa_course.errors import Pos
 from ssa_course.quads.cfg import build_cfg
 from ssa_course.quads.ir import Function, Instr, Label, Program
-from ssa_course.ssa.ircode import Expr, IRProgram
+from ssa_course.ssa.ircode import Expr, IRProgram, SSAValue
 from ssa_course.ssa.julia import build_ircode
 
 
@@ -65,15 +65,9 @@ def _no_escape_allocations(program: Program) -> set[int]:
         for pc, s in enumerate(fe.ir.stmts, start=1):
             mark = fe.ir.lines[pc - 1]
             if isinstance(s, Expr) and s.head == "newstruct" and id(mark) in marks \
-                    and fe.infos[_ssa(pc)].has_no_escape():
+                    and fe[SSAValue(pc)].has_no_escape():
                 local.add(id(marks[id(mark)][0]))
     return local
-
-
-def _ssa(pc: int) -> object:
-    from ssa_course.ssa.ircode import SSAValue
-
-    return SSAValue(pc)
 
 
 def _defined_everywhere(fn: Function, names: set[str]) -> set[str]:

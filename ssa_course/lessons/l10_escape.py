@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ssa_course.compilation import Compilation, compile_source
 from ssa_course.lessons.faces import add_quads
-from ssa_course.registry import add_pass, add_representation
+from ssa_course.registry import add_pass, add_representation, build
 from ssa_course.runtime import Limits, Output
 
 
@@ -19,9 +19,7 @@ def escapes_of(ircode: object) -> object:
 
 
 def _build(comp: Compilation) -> object:
-    from ssa_course.lessons.l04_julia import ircode_of
-
-    return escapes_of(ircode_of(comp.quads))
+    return escapes_of(build(comp, "julia"))  # the analysis reads the IRCode, never changes it
 
 
 def _run(result: object, args: list[object], out: Output, limits: Limits) -> int:
