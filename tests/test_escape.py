@@ -166,3 +166,17 @@ def test_the_representation_runs_and_draws():
     res = registry.build(comp, "escapes")
     dot = registry.representation("escapes").dot(res, "t", None)
     assert "fillcolor" in dot and "↑′" in dot
+
+
+def test_a_write_inside_a_nested_callee_reaches_the_caller():
+    """swap moves h.a into h.b; outer only calls swap. f returns h.b after outer(h), so
+    x (stored in h.a) escapes by that return -- only if outer's summary says h is written."""
+    src = (BOX + "struct H { a: B; b: B; }\n"
+           "fn swap(h: H) { var t = h.a; h.a = h.b; h.b = t; }\n"
+           "fn outer(h: H) { swap(h); }\n"
+           "fn f(x: B) -> B { var h = new H { a: x, b: new B { n: 0 } }; outer(h); "
+           "return h.b; }\n"
+           "fn main() { print(f(new B { n: 3 }).n); }")
+    _, res = analysed(src)
+    assert res["outer"].summary.written == frozenset({1})
+    assert res["f"][Argument(1, "x")].has_return_escape()

@@ -179,16 +179,18 @@ class FunctionSolver:
                 cls.raise_info(self.n(v), EVERYWHERE)
             return
         for j, v in ports.items():
-            if j in summary.written:
+            if j in summary.written:  # written there: written here, for our callers too
                 cls.collapse(self.n(v))
+                self.stored_into.add(self.n(v))
             if j in summary.everywhere:
                 cls.raise_info(self.n(v), EVERYWHERE)
             if j in summary.thrown:
                 cls.raise_info(self.n(v), EscapeInfo(True, thrown=frozenset({pc})))
         for group in summary.groups:
             present = [ports[j] for j in sorted(group) if j in ports]
-            for v in present:
+            for v in present:  # one may now be stored inside another: a write
                 cls.collapse(self.n(v))
+                self.stored_into.add(self.n(v))
             for v in present[1:]:
                 cls.union(self.n(present[0]), self.n(v))
 
