@@ -23,7 +23,7 @@ from ssa_course.tiny.types import StructType
 
 HERE = Path(__file__).parent
 EXAMPLES = sorted((HERE / "escape_golden").glob("*.tiny"))
-ALLOC = re.compile(r"^(\S+)\s.*= new(?:struct|arr)\(.*# line (\d+)$")
+ALLOC = re.compile(r"^(\S+)\s.*= new(?:struct|arr)\(.*# at (\d+):(\d+)$")
 
 
 def expected_glyphs(path: Path) -> list[str]:
@@ -33,9 +33,9 @@ def expected_glyphs(path: Path) -> list[str]:
 
 def listed_glyphs(text: str) -> list[str]:
     """Allocation glyphs as a reader finds them: lines of ``new...`` statements, ordered
-    by their source line (within one line, in listing order)."""
-    found = [(int(m.group(2)), k, m.group(1)) for k, line in enumerate(text.splitlines())
-             if (m := ALLOC.match(line))]
+    by the source position they end with."""
+    found = [(int(m.group(2)), int(m.group(3)), m.group(1))
+             for line in text.splitlines() if (m := ALLOC.match(line))]
     return [g for _, _, g in sorted(found)]
 
 

@@ -2,10 +2,11 @@
 
 Each line starts with the glyph of the value it defines (see
 :meth:`~ssa_course.analysis.escape_lattice.EscapeInfo.glyph`); the header gives every
-argument its glyph; allocation lines (``newstruct``/``newarr``) end with their source
-line (``# line 6``) so they are easy to match with the program; a last comment line
-states the function's summary for its callers. The drawing is the IRCode block graph with
-the same lines, each block filled by the worst escape among the values it defines.
+argument its glyph; allocation lines (``newstruct``/``newarr``) end with the source
+position of their ``new`` (``# at 6:13``) so they are easy to match with the program; a
+last comment line states the function's summary for its callers. The drawing is the
+IRCode block graph with the same lines, each block filled by the worst escape among the
+values it defines.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ SEVERITY = ("◌", "✓", "↑", "*", "X")
 
 
 def _pos(line: object) -> str:
-    return "" if line is None else f"  # line {line.line}"
+    return "" if line is None else f"  # at {line.line}:{line.col}"
 
 
 def function_lines(fe: FunctionEscapes) -> list[str]:

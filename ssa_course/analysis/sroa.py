@@ -17,8 +17,8 @@ disappears, the later passes (SSA, copy propagation) dissolve the copies. Readin
 never fails in Tiny (every field is given at ``new``; only array slots can be unset), and
 structs do not count against the allocation budget, so outputs, errors and positions stay
 the same. The IRCode is matched to the quads through the allocation's source position: the
-pass gives each ``newstruct`` a position object of its own for the time of the analysis
-(the IRCode carries it through unchanged) and takes it away afterwards.
+pass gives each ``newstruct`` a position object (``at``) of its own for the time of the
+analysis (the IRCode carries it through unchanged) and puts the old one back afterwards.
 """
 
 from __future__ import annotations
@@ -46,20 +46,24 @@ class SroaReport:
 
 def _no_escape_allocations(program: Program) -> set[int]:
     """``id()`` of every ``newstruct`` instruction that the escape analysis finds NoEscape."""
-    marks: dict[int, tuple[Instr, Pos | None]] = {}
+    marks: dict[int, tuple[Instr, Pos | None, Pos | None]] = {}
     for fn in program.functions.values():
         for instr in fn.instrs():
             if instr.op == "newstruct":
-                mark = Pos(instr.line or 0, 0)  # a position object of its own
-                marks[id(mark)] = (instr, instr.pos)
-                instr.pos = mark
+                old = instr.pos or instr.at or Pos(0, 0)
+                mark = Pos(old.line, old.col)  # a position object of its own
+                marks[id(mark)] = (instr, instr.pos, instr.at)
+                if instr.pos is not None:  # (the IRCode keeps pos first, else at)
+                    instr.pos = mark
+                else:
+                    instr.at = mark
     try:
         ir = IRProgram({name: build_ircode(fn) for name, fn in program.functions.items()},
                        program.structs)
         result = analyze_program(ir)
     finally:
-        for instr, pos in marks.values():
-            instr.pos = pos
+        for instr, pos, at in marks.values():
+            instr.pos, instr.at = pos, at
     local: set[int] = set()
     for fe in result.functions.values():
         for pc, s in enumerate(fe.ir.stmts, start=1):

@@ -246,8 +246,8 @@ class FunctionLowerer:
             values = {name: self.expr(fexpr) for name, fexpr, _ in e.fields}
             struct = self.program.structs[e.name]
             made = self.op("newstruct", dest, ty, [values[f] for f, _, _ in struct.fields])
-            # It cannot fail, so no ``pos``; its line lets listings (lesson 10) find it.
-            self.body[-1].line = e.pos.line
+            # It cannot fail, so no ``pos``; ``at`` lets listings (lesson 10) find it.
+            self.body[-1].at = e.pos
             return made
         raise TypeError(f"cannot lower {kind.__name__}")
 

@@ -19,7 +19,6 @@ entry point.
 from __future__ import annotations
 
 from ssa_course import opcodes
-from ssa_course.errors import Pos
 from ssa_course.quads.cfg import CFG
 from ssa_course.quads.exceptions import handler_stacks
 from ssa_course.quads.ir import Function, Instr, Program, first_index
@@ -194,9 +193,9 @@ class _Builder:
             return None
         func = instr.funcs[0] if instr.funcs else None
         ty = instr.type if instr.dest is not None else VOID
-        where = instr.pos
-        if where is None and instr.line is not None:  # a line without a column (a struct
-            where = Pos(instr.line, 0)  # literal): listings show it, no error reports it
+        # ``at``: where an instruction that cannot fail (a struct literal) was written;
+        # listings show it, no error ever reports it
+        where = instr.pos if instr.pos is not None else instr.at
         return self.emit(block, Expr(op, args, func, instr.field), ty, where)
 
     # -- layout: block numbers, statement numbers, gotos --------------------------
