@@ -180,3 +180,15 @@ def test_a_write_inside_a_nested_callee_reaches_the_caller():
     _, res = analysed(src)
     assert res["outer"].summary.written == frozenset({1})
     assert res["f"][Argument(1, "x")].has_return_escape()
+
+
+def test_code_escapes_for_notebooks():
+    import ssa_course
+
+    view = ssa_course.code_escapes((HERE / "escape_golden" / "ref_returned.tiny").read_text())
+    text = str(view)
+    assert text.startswith("wrap(↑ s::Box) => Ref\n") and "# summary" in text
+    assert view["wrap"][Argument(1, "s")].has_return_escape()
+    assert [info.glyph() for _, info in view["wrap"].allocations()] == ["↑′"]
+    assert "<pre>" in view._repr_html_()
+    assert "digraph" in view.draw().dot

@@ -54,12 +54,11 @@ def _stats(result: object) -> str:
             f"{result.rounds} round(s)")  # type: ignore[attr-defined]
 
 
-def code_escapes(source: str) -> object:
-    """The escape analysis of a Tiny (or Bril) program: ``print`` it for the glyph
-    listing, index it by function name for the per-value ``EscapeInfo``."""
-    from ssa_course.lessons.l04_julia import ircode_of
-
-    return EscapesView(escapes_of(ircode_of(compile_source(source).quads)))
+def code_escapes(source: str | Compilation) -> EscapesView:
+    """The escape analysis of a Tiny (or Bril) program (text or Compilation): ``print`` it
+    for the glyph listing, index it by function name for the per-value ``EscapeInfo``."""
+    comp = source if isinstance(source, Compilation) else compile_source(source)
+    return EscapesView(build(comp, "escapes"))
 
 
 class EscapesView:
