@@ -192,3 +192,12 @@ def test_code_escapes_for_notebooks():
     assert [info.glyph() for _, info in view["wrap"].allocations()] == ["↑′"]
     assert "<pre>" in view._repr_html_()
     assert "digraph" in view.draw().dot
+
+
+def test_a_struct_the_program_does_not_declare_escapes_everywhere():
+    from ssa_course.analysis.escape import analyze_function
+
+    program = ircode_of(compile_source(BOX + "fn main() { var b = new B { n: 1 }; "
+                                       "print(b.n); }").quads)
+    fe = analyze_function(program["main"])  # no struct declarations given
+    assert fe[SSAValue(1)].has_all_escape()

@@ -132,8 +132,12 @@ class FunctionSolver:
         me = SSAValue(pc)
         head = s.head
         if head == "newstruct":
-            names = [f for f, _ in self.structs[str(self.ir.types[pc - 1])].fields]
-            for f, a in zip(names, s.args, strict=True):
+            struct = self.structs.get(str(self.ir.types[pc - 1]))
+            if struct is None or len(struct.fields) != len(s.args):  # shape unknown
+                for v in refs + [me]:
+                    cls.raise_info(self.n(v), EVERYWHERE)
+                return
+            for (f, _), a in zip(struct.fields, s.args, strict=True):
                 c = cls.content(self.n(me), f)
                 if self.is_ref(a):
                     cls.union(c, self.n(a))
