@@ -97,3 +97,20 @@ def test_frame_arrays_count_against_the_same_budget(stage):
     assert r.stdout == "0\n1\n2\n3\n"
     assert (r.status, r.error) == (2, "error: out of memory at 4:17")
     assert stages.run(comp, [], via=stage, limits=Limits(cells=1000)).status == 0
+
+
+def test_recursive_functions_keep_their_arrays_on_the_heap():
+    """Frames of a recursion 50,000 deep must not grow; a function outside every cycle has
+    one frame at a time, so its arrays may go there."""
+    from ssa_course.analysis.stack_arrays import recursive_functions
+
+    src = """fn even(n: int) -> bool { var a = new int[2]; a[0] = n;
+                                    if (n == 0) { return true; } return odd(a[0] - 1); }
+fn odd(n: int) -> bool { if (n == 0) { return false; } return even(n - 1); }
+fn self(n: int) -> int { var a = new int[2]; if (n > 0) { return self(n - 1); } return len(a); }
+fn leaf(n: int) -> int { var a = new int[2]; a[1] = n; return a[1]; }
+fn main(n: int) { print(even(n), self(n), leaf(n)); }
+"""
+    program = registry.build(compile_source(src), "scheduled").ssa
+    assert recursive_functions(program) == {"even", "odd", "self"}
+    assert chosen(src) == {"even": [], "odd": [], "self": [], "leaf": [2], "main": []}

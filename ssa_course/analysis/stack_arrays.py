@@ -12,8 +12,9 @@ frame instead of the heap when
   comparison, call or store names it. Then when the ``newarr`` runs again (a loop), no
   value can still refer to the previous array, and the same frame bytes may hold the new
   one;
-* the function's arrays in the frame stay within :data:`MAX_FRAME_WORDS` qwords (deep
-  recursion must still fit the stack).
+* the function is not recursive (in no cycle of the call graph), and its arrays in the
+  frame stay within :data:`MAX_FRAME_WORDS` qwords: recursion 50,000 deep must fit the
+  stack as before, and a function outside every cycle has at most one frame live at a time.
 
 Length checks, the allocation budget and its message are unchanged: the code still
 charges the elements to the run's budget (``rt_charge_array``) at the same site.
@@ -69,12 +70,59 @@ def _constants(fn: Function) -> dict[str, int]:
             and isinstance(ds[0].value, int) and not isinstance(ds[0].value, bool)}
 
 
+def recursive_functions(program: Program) -> set[str]:
+    """Functions in a cycle of the call graph (Tarjan's strongly connected components, on
+    an explicit stack)."""
+    calls = {name: [f for i in fn.instrs() if i.op == "call" for f in i.funcs
+                    if f in program.functions] for name, fn in program.functions.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found: set[str] = set()
+    for start in calls:
+        if start in index:
+            continue
+        work = [(start, 0)]
+        while work:
+            v, k = work.pop()
+            if k == 0:
+                index[v] = low[v] = len(index)
+                stack.append(v)
+                on_stack.add(v)
+            if k < len(calls[v]):
+                work.append((v, k + 1))
+                w = calls[v][k]
+                if w not in index:
+                    work.append((w, 0))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            for w in calls[v]:  # children done: take their low links
+                if w in on_stack:
+                    low[v] = min(low[v], low[w])
+            if low[v] == index[v]:
+                component = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    component.append(w)
+                    if w == v:
+                        break
+                if len(component) > 1 or v in calls[v]:
+                    found.update(component)
+    return found
+
+
 def stack_arrays(program: Program) -> dict[int, int]:
     """``id()`` of each ``newarr`` of ``program`` (SSA quads) that may live in its frame
     -> its length."""
     local = _no_escape_arrays(program)
+    recursive = recursive_functions(program)
     chosen: dict[int, int] = {}
-    for fn in program.functions.values():
+    for name, fn in program.functions.items():
+        if name in recursive:
+            continue
         consts = _constants(fn)
         defs: dict[str, int] = {}
         for i in fn.instrs():
