@@ -24,7 +24,8 @@ from ssa_course.runtime import Limits, RunResult
 
 __all__ = [
     "Compilation", "Limits", "RunResult", "RuntimeTrap", "SourceError", "SsaCourseError",
-    "UsageError", "VerifyError", "build", "code_typed", "compile", "explore", "load_file",
+    "UsageError", "VerifyError", "build", "code_escapes", "code_typed", "compile", "explore",
+    "load_file",
     "run", "sea_of_nodes", "show", "stage_names",
 ]
 
@@ -184,6 +185,14 @@ def code_typed(source: str, fn: str = "main"):  # noqa: ANN201
     from ssa_course.lessons.l04_julia import code_typed as typed
 
     return typed(source, fn)
+
+
+def code_escapes(source: str | Compilation):  # noqa: ANN201
+    """Escape analysis of a program, like Julia's ``code_escapes`` (lesson 10): prints as
+    IRCode with a glyph per value, ``["f"]`` gives function ``f``'s result."""
+    from ssa_course.lessons.l10_escape import code_escapes as escapes
+
+    return escapes(source)
 
 
 def sea_of_nodes(source: str | Compilation, optimize: bool = True, options=None):  # noqa: ANN001, ANN201

@@ -116,13 +116,14 @@ class Instr:
     field: str | None = None
     pos: Pos | None = None
     line: int | None = None  # the source line it was made for, when known (listings)
+    at: Pos | None = None  # where an instruction that cannot fail was written (listings)
 
     def is_terminator(self) -> bool:
         return self.op in TERMINATORS
 
     def copy(self) -> Instr:
         return Instr(self.op, self.dest, self.type, list(self.args), list(self.funcs),
-                     list(self.labels), self.value, self.field, self.pos, self.line)
+                     list(self.labels), self.value, self.field, self.pos, self.line, self.at)
 
 
 @dataclass(eq=False, slots=True)

@@ -193,7 +193,10 @@ class _Builder:
             return None
         func = instr.funcs[0] if instr.funcs else None
         ty = instr.type if instr.dest is not None else VOID
-        return self.emit(block, Expr(op, args, func, instr.field), ty, instr.pos)
+        # ``at``: where an instruction that cannot fail (a struct literal) was written;
+        # listings show it, no error ever reports it
+        where = instr.pos if instr.pos is not None else instr.at
+        return self.emit(block, Expr(op, args, func, instr.field), ty, where)
 
     # -- layout: block numbers, statement numbers, gotos --------------------------
 

@@ -1,0 +1,146 @@
+"""Which arrays may live in their function's stack frame (the native backend's use of
+escape analysis).
+
+An array ``a = newarr n`` of the SSA quads the code generator reads may be kept in the
+frame instead of the heap when
+
+* the escape analysis finds it NoEscape (nothing outside this call can see it, so it may
+  die with the frame);
+* ``n`` is a constant between 0 and :data:`MAX_STACK_LENGTH` (the frame's size is fixed,
+  and the length checks of ``new`` cannot fail);
+* ``a`` is used only as the array of ``aload``/``astore``/``alen`` -- no phi, copy,
+  comparison, call or store names it. Then when the ``newarr`` runs again (a loop), no
+  value can still refer to the previous array, and the same frame bytes may hold the new
+  one;
+* the function is not recursive (in no cycle of the call graph), and its arrays in the
+  frame stay within :data:`MAX_FRAME_WORDS` qwords: recursion 50,000 deep must fit the
+  stack as before, and a function outside every cycle has at most one frame live at a time.
+
+Length checks, the allocation budget and its message are unchanged: the code still
+charges the elements to the run's budget (``rt_charge_array``) at the same site.
+The IRCode the analysis runs on is built from the same instructions (out of SSA); each
+``newarr`` is recognised by a position object of its own for the time of the analysis.
+"""
+
+from __future__ import annotations
+
+from ssa_course.analysis.escape import analyze_program
+from ssa_course.errors import Pos
+from ssa_course.quads.ir import Function, Instr, Program
+from ssa_course.ssa.destruct import program_from_ssa
+from ssa_course.ssa.ircode import Expr, IRProgram, SSAValue
+from ssa_course.ssa.julia import build_ircode
+
+MAX_STACK_LENGTH = 16
+MAX_FRAME_WORDS = 64
+
+
+def _no_escape_arrays(program: Program) -> set[int]:
+    """``id()`` of the ``newarr`` instructions the escape analysis finds NoEscape."""
+    marks: dict[int, tuple[Instr, Pos | None]] = {}
+    for fn in program.functions.values():
+        for instr in fn.instrs():
+            if instr.op == "newarr":
+                mark = Pos(instr.pos.line if instr.pos else 0, instr.pos.col if instr.pos else 0)
+                marks[id(mark)] = (instr, instr.pos)
+                instr.pos = mark
+    try:
+        plain = program_from_ssa(program)
+        result = analyze_program(IRProgram(
+            {name: build_ircode(fn) for name, fn in plain.functions.items()}, plain.structs))
+    finally:
+        for instr, pos in marks.values():
+            instr.pos = pos
+    found: set[int] = set()
+    for fe in result.functions.values():
+        for pc, s in enumerate(fe.ir.stmts, start=1):
+            mark = fe.ir.lines[pc - 1]
+            if isinstance(s, Expr) and s.head == "newarr" and id(mark) in marks \
+                    and fe[SSAValue(pc)].has_no_escape():
+                found.add(id(marks[id(mark)][0]))
+    return found
+
+
+def _constants(fn: Function) -> dict[str, int]:
+    defs: dict[str, list[Instr]] = {}
+    for i in fn.instrs():
+        if i.dest is not None:
+            defs.setdefault(i.dest, []).append(i)
+    return {d: ds[0].value for d, ds in defs.items() if len(ds) == 1 and ds[0].op == "const"
+            and isinstance(ds[0].value, int) and not isinstance(ds[0].value, bool)}
+
+
+def recursive_functions(program: Program) -> set[str]:
+    """Functions in a cycle of the call graph (Tarjan's strongly connected components, on
+    an explicit stack)."""
+    calls = {name: [f for i in fn.instrs() if i.op == "call" for f in i.funcs
+                    if f in program.functions] for name, fn in program.functions.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found: set[str] = set()
+    for start in calls:
+        if start in index:
+            continue
+        work = [(start, 0)]
+        while work:
+            v, k = work.pop()
+            if k == 0:
+                index[v] = low[v] = len(index)
+                stack.append(v)
+                on_stack.add(v)
+            if k < len(calls[v]):
+                work.append((v, k + 1))
+                w = calls[v][k]
+                if w not in index:
+                    work.append((w, 0))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            for w in calls[v]:  # children done: take their low links
+                if w in on_stack:
+                    low[v] = min(low[v], low[w])
+            if low[v] == index[v]:
+                component = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    component.append(w)
+                    if w == v:
+                        break
+                if len(component) > 1 or v in calls[v]:
+                    found.update(component)
+    return found
+
+
+def stack_arrays(program: Program) -> dict[int, int]:
+    """``id()`` of each ``newarr`` of ``program`` (SSA quads) that may live in its frame
+    -> its length."""
+    local = _no_escape_arrays(program)
+    recursive = recursive_functions(program)
+    chosen: dict[int, int] = {}
+    for name, fn in program.functions.items():
+        if name in recursive:
+            continue
+        consts = _constants(fn)
+        defs: dict[str, int] = {}
+        for i in fn.instrs():
+            if i.dest is not None:
+                defs[i.dest] = defs.get(i.dest, 0) + 1
+        named_elsewhere: set[str] = set()
+        for i in fn.instrs():
+            for k, a in enumerate(i.args):
+                if not (i.op in ("aload", "astore", "alen") and k == 0):
+                    named_elsewhere.add(a)
+        words = 0
+        for i in fn.instrs():
+            if i.op != "newarr" or id(i) not in local or defs.get(i.dest) != 1 \
+                    or i.dest in named_elsewhere:
+                continue
+            n = consts.get(i.args[0])
+            if n is None or not 0 <= n <= MAX_STACK_LENGTH or words + n + 1 > MAX_FRAME_WORDS:
+                continue
+            words += n + 1
+            chosen[id(i)] = n
+    return chosen
