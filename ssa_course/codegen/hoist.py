@@ -13,9 +13,13 @@ point*: the header's immediate dominator, which every path into the loop passes 
 Loops are natural loops (a back edge ``u -> h`` where ``h`` dominates ``u``; the body is
 ``h`` and every block reaching ``u`` without passing ``h``); a block's loop is the innermost
 one holding it. A cycle with no dominating header (irreducible, possible in Bril) is no
-natural loop: its constants stay rematerialised. Nor are loops that hold a handler block
-hoisted into (a throw arrives with every register clobbered), nor loops whose preheader
-point ends in ``enter``.
+natural loop: its constants stay rematerialised. Nor are loops that call anything (a
+call, ``print``, an allocation, ``throw``, ``enter``) hoisted into: a register held across
+a call is a callee-saved one (saved and restored by the prologue) or a stack slot (a load
+per use instead of an immediate), and a call costs more than the ``mov`` saved anyway. That
+also keeps handlers out (a handler is reached through the ``enter`` of its ``try``, which
+is in the loop when the handler is). Nor, last, loops whose preheader point ends in
+``enter``.
 """
 
 from __future__ import annotations
@@ -32,6 +36,9 @@ from ssa_course.quads.domtree import Dominance
 # test feeding them): the loads go just before these, keeping cmp + jcc adjacent (fused).
 _TAIL = ("jmp", "jcc")
 _FLAGS = ("cmp", "test")
+# Quads that become calls (the runtime's or a function's): a loop with one keeps its
+# constants rematerialised.
+CALLS = frozenset(("call", "print", "newarr", "newstruct", "throw", "enter"))
 ENTRY = ""  # the preheader point of a loop headed by the first block: the machine entry
 
 
@@ -89,7 +96,7 @@ def plan(blocks: list[QBlock]) -> LoopConstants:
     # different headers are nested or disjoint)
     for header, body in sorted(loops.items(), key=lambda kv: len(kv[1])):
         point = _preheader_point(header, by_label, dom, loops)
-        if point is None or any(by_label[x].handler for x in body):
+        if point is None or any(i.op in CALLS for x in body for i in by_label[x].body):
             for x in body:  # a block of this loop stays out of any enclosing loop's plan
                 plan.loop_of.setdefault(x, "")
             continue

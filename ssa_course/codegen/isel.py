@@ -100,7 +100,7 @@ class Selector:
         return self.vreg(name) if c is None else self.materialise(c)
 
     def materialise(self, value: int) -> VReg:
-        if not fits32(value):  # in a loop: the register loaded before it (hoist.py)
+        if not fits32(value):  # pattern: wide constant in a loop -> hoisted
             held = self.hoisted.register(self.qlabel, value, self.new_vreg)
             if held is not None:
                 return held
