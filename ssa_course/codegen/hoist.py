@@ -5,7 +5,7 @@ x86-64 instructions take at most a sign-extended 32-bit immediate (only ``mov r,
 holds more), so instruction selection puts a wider constant in a fresh register right where
 an instruction needs it (:meth:`~ssa_course.codegen.isel.Selector.materialise`). Outside
 loops that keeps constants out of the register allocator's way; inside a loop it costs a
-10-byte instruction per use per iteration (hash_mix's LCG multiply and add: 7.0 -> 6.4
+10-byte instruction per use per iteration (hash_mix's LCG multiply and add: about 7.0 -> 6.5
 cycles an iteration once both constants live in registers). So a use inside a natural loop
 gets one register per (loop, constant), loaded once at the end of the loop's *preheader
 point*: the header's immediate dominator, which every path into the loop passes through.
@@ -90,7 +90,7 @@ def plan(blocks: list[QBlock]) -> LoopConstants:
     """Which loop each block's wide constants belong to, and where each loop loads them."""
     by_label = {b.label: b for b in blocks}
     dom = Dominance({b.label: b.succs for b in blocks}, blocks[0].label)
-    plan = LoopConstants()
+    out = LoopConstants()
     loops = natural_loops(blocks, dom)
     # innermost first: a block keeps the smallest loop holding it (natural loops with
     # different headers are nested or disjoint)
@@ -98,13 +98,13 @@ def plan(blocks: list[QBlock]) -> LoopConstants:
         point = _preheader_point(header, by_label, dom, loops)
         if point is None or any(i.op in CALLS for x in body for i in by_label[x].body):
             for x in body:  # a block of this loop stays out of any enclosing loop's plan
-                plan.loop_of.setdefault(x, "")
+                out.loop_of.setdefault(x, "")
             continue
-        plan.preheader[header] = point
+        out.preheader[header] = point
         for x in body:
-            plan.loop_of.setdefault(x, header)
-    plan.loop_of = {x: h for x, h in plan.loop_of.items() if h}
-    return plan
+            out.loop_of.setdefault(x, header)
+    out.loop_of = {x: h for x, h in out.loop_of.items() if h}
+    return out
 
 
 def _preheader_point(header: str, by_label: dict[str, QBlock], dom: Dominance,
