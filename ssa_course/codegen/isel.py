@@ -162,13 +162,14 @@ class Selector:
         blocks = function_blocks(self.fn)
         self.uses = use_counts(blocks)
         headers = loop_headers(blocks)
-        self.hoisted = hoist.plan(blocks)
         for qb in blocks:  # constants first: a phi may read one defined further down
             for i in qb.body:
                 if i.op == "const" and i.dest is not None:
                     self.consts[i.dest] = int(i.value)  # type: ignore[arg-type]
                 elif i.op == "id" and i.args[0] in self.consts and i.dest is not None:
                     self.consts[i.dest] = self.consts[i.args[0]]
+        if any(not fits32(c) for c in self.consts.values()):  # else nothing to hoist
+            self.hoisted = hoist.plan(blocks, headers)
         self.zero_tested = select_ops.zero_tested(blocks, self.uses, self.consts)
         self.maybe_undefined = _maybe_undefined(blocks)
         self.flags = {name: self.new_vreg(f"def.{name}") for name in self.maybe_undefined}
