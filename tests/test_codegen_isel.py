@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from codegen_native import run_native, skip_reason
 
-from ssa_course.codegen import patterns, select_effects, select_ops
+from ssa_course.codegen import isel, patterns, select_effects, select_ops
 from ssa_course.codegen.compile import allocate_program, compile_program, select_program
 from ssa_course.codegen.emit import instr_text
 from ssa_course.codegen.minstr import call, ins
@@ -155,7 +155,7 @@ def test_bool_value_uses_setcc():
 
 def test_pattern_table_names_every_marker_in_select_ops():
     names = {p.name for p in patterns.PATTERNS}
-    source = Path(select_ops.__file__).read_text() + Path(select_effects.__file__).read_text()
+    source = "".join(Path(m.__file__).read_text() for m in (select_ops, select_effects, isel))
     markers = set(re.findall(r"  # pattern: ([^\n]+)$", source, re.MULTILINE))
     assert markers and markers <= names, markers - names
     text = patterns.table_text()
@@ -513,3 +513,168 @@ def test_selection_table_pairs_quads_with_instructions():
     assert any(s.startswith("cmp ") for s in by_op["br"]) and any(
         s.startswith("jl ") or s.startswith("jge ") for s in by_op["br"])
     assert any(s.startswith("lea ") and "*8" in s for s in by_op["mul"])
+
+
+# -- wide constants hoisted out of loops (hoist.py) ----------------------------------------
+
+LCG = """
+fn main(n: int) {
+  var h = 88172645463325252; var i = 0;
+  while (i < n) { h = h * 6364136223846793005 + 1442695040888963407; i = i + 1; }
+  print(h, n * 6364136223846793005);
+}
+"""
+
+
+def test_wide_constant_in_a_loop_is_loaded_once_before_it():
+    _, text = compile_program(ssa_of(LCG), None, [], step_limit=None, allocator="color")
+    body = text[text.index("tiny_main:"):]
+    back = re.search(r"    jl (\S+)", body)
+    assert back, body
+    top = body.index(back.group(1) + ":")
+    loop, before = body[top:back.start()], body[:top]
+    assert re.search(r"imul (\w+), (\w+)\n    add \1, \w+\n", loop), loop  # registers only
+    for c in ("6364136223846793005", "1442695040888963407"):
+        assert c not in loop, loop
+        assert re.search(rf"mov \w+, {c}\n", before), before
+    # outside any loop the constant is still loaded right where it is used
+    assert re.search(r"mov (\w+), 6364136223846793005\n    imul \w+, \1\n",
+                     body[back.end():]), body
+
+
+def test_wide_constant_outside_loops_is_rematerialised_at_each_use():
+    lines = mir_text("fn main(x: int) { print(x * 5000000000, x + 5000000000); }")
+    loads = [k for k, s in enumerate(lines) if s.endswith(", 5000000000")]
+    assert len(loads) == 2, lines
+    assert lines[loads[0] + 1].startswith("imul ") and lines[loads[1] + 1].startswith("add ")
+
+
+def _qfn(*blocks: tuple[str, list]):  # noqa: ANN202 - (label, [quads]) -> function_blocks
+    from ssa_course.codegen.quadcfg import function_blocks
+    from ssa_course.quads.ir import Function, Instr, Label
+
+    body: list = []
+    for label, quads in blocks:
+        body.append(Label(label))
+        for q in quads:
+            op, *labels = q.split()
+            body.append(Instr(op, args=["c"] if op == "br" else [], labels=labels))
+    return function_blocks(Function("f", [], None, body))
+
+
+def test_hoist_plan_innermost_loop_and_its_preheader_point():
+    from ssa_course.codegen import hoist
+
+    # entry; outer loop {oh, ob, ih, ib}: its body ob jumps to an inner loop {ih, ib}
+    plan = hoist.plan(_qfn(("entry", ["jmp oh"]), ("oh", ["br ob x"]), ("ob", ["jmp ih"]),
+                           ("ih", ["br ib oh"]), ("ib", ["jmp ih"]), ("x", ["ret"])))
+    assert plan.loop_of == {"oh": "oh", "ob": "oh", "ih": "ih", "ib": "ih"}
+    assert plan.preheader == {"oh": "entry", "ih": "ob"}  # each idom: ob is in the outer loop
+    # an outer header that only branches is passed over (its test stays copyable)
+    plan = hoist.plan(_qfn(("entry", ["jmp oh"]), ("oh", ["br ih x"]), ("ih", ["br ib oh"]),
+                           ("ib", ["jmp ih"]), ("x", ["ret"])))
+    assert plan.preheader == {"oh": "entry", "ih": "entry"}
+    # a loop headed by the first block loads in the machine entry block
+    plan = hoist.plan(_qfn(("h", ["br h x"]), ("x", ["ret"])))
+    assert plan.preheader == {"h": hoist.ENTRY} and plan.loop_of == {"h": "h"}
+
+
+def test_hoist_plan_skips_irreducible_cycles_and_loops_that_call():
+    from ssa_course.codegen import hoist
+
+    # a cycle entered at both a and b: no block dominates the other, no natural loop
+    plan = hoist.plan(_qfn(("entry", ["br a b"]), ("a", ["jmp b"]), ("b", ["br a x"]),
+                           ("x", ["ret"])))
+    assert plan.loop_of == {} and plan.preheader == {}
+    # a loop holding a try (and so its handler) is not hoisted into, nor one that calls;
+    # a call-free loop inside one that calls still is
+    for op in ("enter b c", "call", "print", "newarr", "newstruct"):
+        plan = hoist.plan(_qfn(("entry", ["jmp h"]), ("h", ["br t x"]), ("t", [op, "jmp b"]),
+                               ("b", ["br c h"]), ("c", ["br c h"]), ("x", ["ret"])))
+        assert plan.loop_of == {"c": "c"} and plan.preheader == {"c": "b"}, op
+
+
+# Every way a wide constant reaches an instruction inside a loop (an operand of mul, add,
+# sub, compare, rem; a stored value and field; the left of a sub), a call-free loop nested
+# in one that calls (and prints across calls, and catches what a callee throws: not
+# hoisted into), and the same constants outside loops.
+WIDE_LOOPS = """
+struct P { v: int; }
+fn g(a: int, b: int) -> int { if (a < b) { throw a - b; } return a - b; }
+fn main(x: int, n: int) {
+  var h = x; var acc = 0; var i = 0;
+  var a = new int[4]; var p = new P { v: 0 };
+  while (i < n) {
+    h = h * 6364136223846793005 + 1442695040888963407;
+    acc = acc + (h - 5000000000) % 7000000001 + h / 10000000000;
+    if (h < 4000000000) { acc = acc - 1; }
+    if (x > -3000000000) { acc = acc + 1; }
+    a[i % 4] = 5000000000; p.v = -6000000000;
+    acc = acc + a[(i + 1) % 4] * -6000000000 + p.v;
+    var j = 0;
+    while (j < 3) { acc = acc * 3000000019 + j; j = j + 1; }
+    try { acc = acc + g(acc, 7000000000); } catch (e) { acc = acc + e * 9000000000; }
+    if (i == 1) { print(8000000000); }
+    i = i + 1;
+  }
+  var k = 0; var s = x;
+  while (k < n) {
+    s = s * 6364136223846793005 - 5000000000;
+    if (s < 4000000000) { s = s + 7000000000 + 2147483648; }
+    a[k % 4] = 5000000000 + a[k % 4]; p.v = -6000000000 - p.v;
+    k = k + 1;
+  }
+  print(h, acc, s, a[0], a[1], p.v, x * 3000000019, x + 5000000000, x < 4000000000);
+}
+"""
+
+CORNERS = [0, 1, -1, -(1 << 63), (1 << 63) - 1]
+
+
+def _corner_args() -> list[list[str]]:
+    rnd = random.Random(11)
+    xs = CORNERS + [rnd.randint(-(1 << 63), (1 << 63) - 1) for _ in range(4)]
+    return [[str(x), n] for x in xs for n in ("0", "3")]
+
+
+def test_wide_constants_in_loops_keep_their_meaning_in_the_simulator():
+    """Machine IR before and after allocation (the simulator) against the interpreter."""
+    import copy
+
+    from ssa_course.codegen.names import function_symbol
+    from ssa_course.codegen.regalloc import allocate
+    from ssa_course.codegen.simulate import simulate_program
+
+    comp = compile_source(WIDE_LOOPS, "wide.tiny")
+    mprog = select_program(build(comp, "scheduled").ssa, step_limit=None)
+    main = mprog.functions["main"]
+    def loads(value: int) -> int:
+        return sum(1 for b in main.blocks for i in b.instrs if i.op == "mov"
+                   and isinstance(i.operands[1], Imm) and i.operands[1].value == value)
+
+    assert loads(3000000019) == 2  # before the inner loop, and where it is used after
+    assert loads(5000000000) == 4  # 2 in the loop that calls, 1 after, 1 for the 2nd loop
+    assert loads(6364136223846793005) == 2  # at its use in the first loop, before the 2nd
+    before = {function_symbol(n): f for n, f in copy.deepcopy(mprog.functions).items()}
+    after = {}
+    for name, fn in mprog.functions.items():
+        allocate(fn)
+        after[function_symbol(name)] = fn
+    for args in _corner_args():
+        expected = run_stage(comp, args, via="quads")
+        values = [int(a) for a in args]
+        r0 = simulate_program(before, "tiny_main", values, mprog.trap_sites, 10**6, 1000)
+        r1 = simulate_program(after, "tiny_main", values, mprog.trap_sites, 10**6, 1000,
+                              check_abi=True)
+        assert r0.text == r1.text == expected.stdout, args
+        assert (r1.status == "return") == (expected.status == 0), args
+
+
+@native
+def test_wide_constants_in_loops_keep_their_meaning_natively():
+    comp = compile_source(WIDE_LOOPS, "wide.tiny")
+    for args in _corner_args():
+        expected = run_stage(comp, args, via="quads")
+        got = run_stage(comp, args, via="native")
+        assert (got.status, got.stdout, got.error) == (
+            expected.status, expected.stdout, expected.error), args

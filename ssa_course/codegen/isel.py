@@ -11,7 +11,7 @@ keeps them out of the register allocator's way. Phis become parallel copies on t
 
 from __future__ import annotations
 
-from ssa_course.codegen import frame, select_ops
+from ssa_course.codegen import frame, hoist, select_ops
 from ssa_course.codegen.jumps import duplicate_tests
 from ssa_course.codegen.minstr import call, fits32, ins
 from ssa_course.codegen.mir import (
@@ -67,6 +67,8 @@ class Selector:
         self.fused: dict[str, Instr] = {}  # compares emitted by the branch that uses them
         self.zero_tested: set[str] = set()  # values only ever compared with 0
         self.undefined: set[str] = set()  # Bril variables no path assigns
+        self.hoisted = hoist.LoopConstants()  # wide constants loaded before their loops
+        self.qlabel = ""  # the quads block being selected
         # (quad, the instructions selected for it), when a lesson asks for the table
         self.trace: list[tuple[Instr | None, list[MInstr]]] | None = None
 
@@ -100,6 +102,10 @@ class Selector:
         return self.vreg(name) if c is None else self.materialise(c)
 
     def materialise(self, value: int) -> VReg:
+        if not fits32(value):  # pattern: wide constant in a loop -> hoisted
+            held = self.hoisted.register(self.qlabel, value, self.new_vreg)
+            if held is not None:
+                return held
         t = self.new_vreg("k")
         self.emit("mov", t, Imm(value))
         return t
@@ -164,6 +170,8 @@ class Selector:
                     self.consts[i.dest] = int(i.value)  # type: ignore[arg-type]
                 elif i.op == "id" and i.args[0] in self.consts and i.dest is not None:
                     self.consts[i.dest] = self.consts[i.args[0]]
+        if any(not fits32(c) for c in self.consts.values()):  # else nothing to hoist
+            self.hoisted = hoist.plan(blocks, headers)
         self.zero_tested = select_ops.zero_tested(blocks, self.uses, self.consts)
         self.maybe_undefined = _maybe_undefined(blocks)
         self.flags = {name: self.new_vreg(f"def.{name}") for name in self.maybe_undefined}
@@ -190,6 +198,7 @@ class Selector:
         copies: EdgeCopies = {}
         for qb in blocks:
             self.select_block(qb, qb.label in headers, copies)
+        hoist.place(self.hoisted, self.exit_of, entry)
         self.mfn.blocks.extend(self.cold)
         edges: EdgeCopies = {(self.exit_of[p].label, self.label(s)): c
                              for (p, s), c in copies.items() if p in self.exit_of}
@@ -200,6 +209,7 @@ class Selector:
     def select_block(self, qb: QBlock, header: bool, copies: EdgeCopies) -> None:
         block = self.start_block(self.label(qb.label))
         block.handler = qb.handler
+        self.qlabel = qb.label
         self.line = None
         if header and self.fuel:
             frame.fuel_check(self, max(1, len(qb.phis) + len(qb.body)))

@@ -27,6 +27,9 @@ class Pattern:
 PATTERNS: tuple[Pattern, ...] = (
     Pattern("constant", "x = const c", "(nothing)",
             "folded into its users as an immediate, or loaded where a register is needed"),
+    Pattern("wide constant in a loop -> hoisted", "c needs > 32 bits, used in a loop",
+            "mov k, c before the loop; uses read k", "one 10-byte mov per loop entry, not one "
+            "per use per iteration (hoist.py)"),
     Pattern("immediate operand", "op x c, c fits 32 bits", "op r, c",
             "x86 takes a sign-extended 32-bit immediate: no register for c"),
     Pattern("add of a constant -> lea", "d = add x c", "lea d, [x + c]",
