@@ -6,6 +6,7 @@ Layers, lowest first::
     tiny   the Tiny front end and its AST
     quads  three-address code, CFGs, dominators, the quads passes
     ssa    SSA forms and Julia-style IRCode
+    analysis  analyses over IRCode (escape analysis, lesson 10)
     son    the sea of nodes
     codegen  machine code (lesson 11)
     top    compilation, registry, lessons, stages/views/passes, CLI, widgets, magic,
@@ -24,9 +25,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "ssa_course"
 
-ORDER = ("base", "tiny", "quads", "ssa", "son", "codegen", "top")
+ORDER = ("base", "tiny", "quads", "ssa", "analysis", "son", "codegen", "top")
 BASE_MODULES = {"errors", "runtime", "params", "files", "opcodes", "viz"}
-IR_PACKAGES = {"tiny", "quads", "ssa", "son", "codegen"}
+IR_PACKAGES = {"tiny", "quads", "ssa", "analysis", "son", "codegen"}
 
 
 def layer_of(module: str) -> str:

@@ -46,8 +46,10 @@ class Selector:
     """Selection state for one function (see :func:`select_function`)."""
 
     def __init__(self, fn: Function, program: Program, sites: list[tuple[int, int]],
-                 fuel: bool):
+                 fuel: bool, stack: dict[int, int] | None = None):
         self.fn = fn
+        # newarr instructions kept in the frame (id -> length), from escape analysis
+        self.stack = stack or {}
         self.program = program
         self.sites = sites  # the program's new-array trap sites, shared by every function
         self.fuel = fuel
@@ -252,20 +254,27 @@ def _maybe_undefined(blocks: list[QBlock]) -> set[str]:
 
 
 def select_function(fn: Function, program: Program, sites: list[tuple[int, int]],
-                    fuel: bool = True) -> tuple[MFunction, dict[str, MBlock]]:
+                    fuel: bool = True, stack: dict[int, int] | None = None
+                    ) -> tuple[MFunction, dict[str, MBlock]]:
     """Machine IR for ``fn`` (phis lowered; not yet allocated) and, for each quads block,
-    the machine block its edges leave from."""
-    sel = Selector(fn, program, sites, fuel)
+    the machine block its edges leave from. ``stack``: the ``newarr`` instructions (by
+    ``id``) to keep in the frame, with their lengths."""
+    sel = Selector(fn, program, sites, fuel, stack)
     return sel.run(), sel.exit_of
 
 
 def select_program_functions(program: Program, fuel: bool = True
                              ) -> tuple[dict[str, MFunction], list[tuple[int, int]]]:
-    """Every function of ``program`` selected; the new-array trap sites they use."""
+    """Every function of ``program`` selected; the new-array trap sites they use. Arrays
+    that never escape, of a small constant length, live in their function's frame
+    (:mod:`ssa_course.analysis.stack_arrays`)."""
+    from ssa_course.analysis.stack_arrays import stack_arrays
+
+    stack = stack_arrays(program)
     sites: list[tuple[int, int]] = []
     out: dict[str, MFunction] = {}
     for name, fn in program.functions.items():
-        out[name] = select_function(fn, program, sites, fuel)[0]
+        out[name] = select_function(fn, program, sites, fuel, stack)[0]
     return out, sites
 
 

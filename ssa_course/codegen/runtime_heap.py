@@ -84,6 +84,14 @@ rt_new_array:
     mov rsi, qword ptr [rax + rsi]
     jmp rt_trap
 
+# rt_charge_array(rdi = length, rsi = trap-site id): an array the code keeps in its frame
+# (escape analysis) still counts against the run's budget, with the same message and site
+.globl rt_charge_array
+rt_charge_array:
+    sub qword ptr [rip + rt_alloc_left], rdi
+    js .Lnew_budget
+    ret
+
 # rt_new_struct(rdi = fields) -> rax, zeroed (at least one qword: distinct addresses)
 .globl rt_new_struct
 rt_new_struct:

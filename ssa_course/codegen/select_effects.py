@@ -63,8 +63,25 @@ def s_newarr(sel: Selector, i: Instr) -> None:
     sel.sites.append((i.pos.line, i.pos.col) if i.pos else (0, 0))
     sel.emit("mov", RDI, sel.val(i.args[0]))
     sel.emit("mov", RSI, Imm(site))
+    length = sel.stack.get(id(i))
+    if length is not None:  # pattern: an array that never escapes, in the frame
+        _stack_array(sel, i, length)
+        return
     sel.call("rt_new_array", 2)
     sel.emit("mov", sel.vreg(i.dest), RAX)
+
+
+def _stack_array(sel: Selector, i: Instr, length: int) -> None:
+    """``length + 1`` frame slots hold ``[length][elements...]``: the budget is charged as
+    for the heap (same site, same message), then the block is filled afresh each time the
+    ``newarr`` runs. Slot ``k`` lies below slot ``k - 1``, so the array starts at the last."""
+    sel.call("rt_charge_array", 2)
+    first = [sel.mfn.new_slot() for _ in range(length + 1)][-1]
+    d = sel.vreg(i.dest)
+    sel.emit("lea", d, first)
+    sel.emit("mov", Mem(d), Imm(length))
+    for k in range(1, length + 1):
+        sel.emit("mov", Mem(d, disp=8 * k), Imm(0))
 
 
 def _field_offset(sel: Selector, ref: str, field: str | None) -> int:

@@ -36,6 +36,10 @@ def _new_array(m: Any, succs: list[str]) -> None:
     m.regs[RAX] = address
 
 
+def _charge_array(m: Any, succs: list[str]) -> None:
+    m.clobber(CALLER_SAVED)  # the simulator keeps no budget (as for rt_new_array)
+
+
 def _new_struct(m: Any, succs: list[str]) -> None:
     address = m.allocate(m.read(RDI))
     m.clobber(CALLER_SAVED)
@@ -63,6 +67,7 @@ RUNTIME = {
     "rt_print_bool": lambda m, s: m.print_text("true" if m.read(RDI) else "false"),
     "rt_print_space": lambda m, s: m.print_text(" "),
     "rt_print_newline": lambda m, s: m.print_text("\n"),
-    "rt_new_array": _new_array, "rt_new_struct": _new_struct, "rt_trap": _trap,
+    "rt_new_array": _new_array, "rt_charge_array": _charge_array,
+    "rt_new_struct": _new_struct, "rt_trap": _trap,
     "rt_enter": _enter, "rt_leave": _leave, "rt_throw": lambda m, s: m.throw(s),
 }

@@ -96,6 +96,7 @@ class _Frame:
     pushed: list = field(default_factory=list)
     saved: dict = field(default_factory=dict)  # callee-saved registers its prologue saved
     entry_regs: dict = field(default_factory=dict)  # every callee-saved one, for check_abi
+    arrays: dict = field(default_factory=dict)  # slot index -> address of an array in the frame
 
 
 class _Stop(Exception):  # noqa: N818 -- control flow: the run is over
@@ -242,6 +243,11 @@ class Machine:
         if op in ("mov", "movzx"):
             value = self.read(ops[1])
             self.write(ops[0], value & 0xFF if op == "movzx" else value)
+        elif op == "lea" and isinstance(ops[1], Slot):  # an array kept in the frame
+            frame = self.frames[-1]
+            if ops[1].index not in frame.arrays:  # the same bytes each time, as on a stack
+                frame.arrays[ops[1].index] = self.allocate(ops[1].index + 1)
+            self.write(ops[0], frame.arrays[ops[1].index])
         elif op == "lea":
             self.write(ops[0], self.address(ops[1]))  # type: ignore[arg-type]
         elif op in ("add", "sub") and ops[0] == RSP:

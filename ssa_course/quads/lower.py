@@ -245,7 +245,10 @@ class FunctionLowerer:
             # Evaluate in source order, pass in declaration order.
             values = {name: self.expr(fexpr) for name, fexpr, _ in e.fields}
             struct = self.program.structs[e.name]
-            return self.op("newstruct", dest, ty, [values[f] for f, _, _ in struct.fields])
+            made = self.op("newstruct", dest, ty, [values[f] for f, _, _ in struct.fields])
+            # It cannot fail, so no ``pos``; its line lets listings (lesson 10) find it.
+            self.body[-1].line = e.pos.line
+            return made
         raise TypeError(f"cannot lower {kind.__name__}")
 
     def op(self, opcode: str, dest: str | None, ty: Type, args: list[str], *,

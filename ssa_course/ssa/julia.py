@@ -19,6 +19,7 @@ entry point.
 from __future__ import annotations
 
 from ssa_course import opcodes
+from ssa_course.errors import Pos
 from ssa_course.quads.cfg import CFG
 from ssa_course.quads.exceptions import handler_stacks
 from ssa_course.quads.ir import Function, Instr, Program, first_index
@@ -193,7 +194,10 @@ class _Builder:
             return None
         func = instr.funcs[0] if instr.funcs else None
         ty = instr.type if instr.dest is not None else VOID
-        return self.emit(block, Expr(op, args, func, instr.field), ty, instr.pos)
+        where = instr.pos
+        if where is None and instr.line is not None:  # a line without a column (a struct
+            where = Pos(instr.line, 0)  # literal): listings show it, no error reports it
+        return self.emit(block, Expr(op, args, func, instr.field), ty, where)
 
     # -- layout: block numbers, statement numbers, gotos --------------------------
 

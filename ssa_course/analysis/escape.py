@@ -1,0 +1,146 @@
+"""Escape analysis of a whole program: summaries bottom-up over the call graph, results.
+
+:func:`analyze_program` solves every function of an IRProgram. Callees are solved before
+their callers (a post-order of the call graph), each giving its callers a
+:class:`~ssa_course.analysis.escape_summary.Summary`; recursion starts from the empty
+summary and the whole order is repeated until no summary changes (summaries only grow --
+each new one is joined with the old -- and are finite, so this ends). The result maps
+every argument and statement to its :class:`~ssa_course.analysis.escape_lattice.EscapeInfo`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ssa_course.analysis.escape_classes import ELEMENTS
+from ssa_course.analysis.escape_lattice import (
+    ALIAS_NONE,
+    ALIAS_UNKNOWN,
+    FIELDS,
+    NOT_ANALYZED,
+    AliasInfo,
+    EscapeInfo,
+)
+from ssa_course.analysis.escape_lattice import (
+    ELEMENTS as ALIAS_ELEMENTS,
+)
+from ssa_course.analysis.escape_solve import FunctionSolver
+from ssa_course.analysis.escape_summary import Summary, join_summaries
+from ssa_course.ssa.ircode import Argument, Expr, IRCode, SSAValue, fmt
+
+
+class FunctionEscapes:
+    """The solved escape state of one function: ``result[value]`` is an EscapeInfo for an
+    :class:`Argument` or :class:`SSAValue` (``NotAnalyzed`` for ints, bools, no value)."""
+
+    def __init__(self, solver: FunctionSolver, summary: Summary):
+        self.ir: IRCode = solver.ir
+        self.solver = solver
+        self.summary = summary
+        self.infos: dict[object, EscapeInfo] = {}
+        self._aliases: dict[int, AliasInfo] = {}  # per class root: made once, shared
+        ir = solver.ir
+        for k, name in enumerate(ir.argnames, start=1):
+            self.infos[Argument(k, name)] = self._info(Argument(k, name))
+        for pc in range(1, len(ir.stmts) + 1):
+            self.infos[SSAValue(pc)] = self._info(SSAValue(pc))
+
+    def _info(self, v: object) -> EscapeInfo:
+        s = self.solver
+        if not s.is_ref(v):
+            return NOT_ANALYZED
+        r = s.classes.find(s.n(v))
+        root = s.classes.roots[r]
+        alias = self._aliases.get(r)
+        if alias is None:
+            alias = self._aliases[r] = self._alias(root)
+        return EscapeInfo(True, root.info.returns, root.info.thrown, root.info.args,
+                          root.info.everywhere, alias)
+
+    def _alias(self, root: object) -> AliasInfo:
+        cls = self.solver.classes
+        if root.collapsed:
+            return ALIAS_UNKNOWN
+        if not root.shape:
+            return ALIAS_NONE
+
+        def names(node: int) -> frozenset[str]:
+            return frozenset(fmt(m) for m in cls.root(node).members if m is not None)
+
+        if ELEMENTS in root.shape:
+            return AliasInfo(ALIAS_ELEMENTS, elements=names(root.shape[ELEMENTS]))
+        return AliasInfo(FIELDS, fields=frozenset((f, names(c)) for f, c in root.shape.items()))
+
+    def __getitem__(self, v: object) -> EscapeInfo:
+        return self.infos.get(v, NOT_ANALYZED)
+
+    def allocations(self) -> list[tuple[int, EscapeInfo]]:
+        """``(statement, info)`` of every ``newstruct``/``newarr``, in statement order."""
+        return [(pc, self.infos[SSAValue(pc)]) for pc, s in enumerate(self.ir.stmts, 1)
+                if isinstance(s, Expr) and s.head in ("newstruct", "newarr")]
+
+
+@dataclass
+class ProgramEscapes:
+    """Every function's :class:`FunctionEscapes` (by name) and the IRProgram analysed."""
+
+    program: dict
+    functions: dict[str, FunctionEscapes]
+    rounds: int  # how many times the call graph was walked before summaries settled
+
+    def __getitem__(self, name: str) -> FunctionEscapes:
+        return self.functions[name]
+
+
+def call_graph_postorder(program: dict) -> list[str]:
+    """Function names, callees before callers where the call graph allows (an explicit
+    depth-first search; a cycle is cut where it is found)."""
+    callees = {name: [s.func for s in ir.stmts if isinstance(s, Expr) and s.head == "call"
+                      and s.func in program] for name, ir in program.items()}
+    order: list[str] = []
+    seen: set[str] = set()
+    for start in program:
+        if start in seen:
+            continue
+        seen.add(start)
+        stack = [(start, iter(callees[start]))]
+        while stack:
+            name, it = stack[-1]
+            nxt = next((c for c in it if c not in seen), None)
+            if nxt is None:
+                stack.pop()
+                order.append(name)
+            else:
+                seen.add(nxt)
+                stack.append((nxt, iter(callees[nxt])))
+    return order
+
+
+def analyze_program(program: dict) -> ProgramEscapes:
+    """Solve every function of ``program`` (an IRProgram: name -> IRCode, ``.structs``)."""
+    structs = getattr(program, "structs", {})
+    order = call_graph_postorder(program)
+    summaries: dict[str, Summary] = {name: Summary() for name in program}
+    solvers: dict[str, FunctionSolver] = {}
+    rounds = 0
+    changed = True
+    while changed:
+        changed = False
+        rounds += 1
+        for name in order:
+            solver = FunctionSolver(program[name], structs, summaries).solve()
+            solvers[name] = solver
+            new = join_summaries(summaries[name], solver.summary())
+            if new != summaries[name]:
+                summaries[name] = new
+                changed = True
+    return ProgramEscapes(program, {name: FunctionEscapes(solvers[name], summaries[name])
+                                    for name in program}, rounds)
+
+
+def analyze_function(ir: IRCode, structs: dict | None = None,
+                     summaries: dict[str, Summary] | None = None) -> FunctionEscapes:
+    """Solve one function alone; calls use ``summaries`` (a callee without one is
+    unknown: its reference operands escape everywhere)."""
+    solver = FunctionSolver(ir, structs or {}, summaries or {}).solve()
+    return FunctionEscapes(solver, solver.summary())

@@ -1,0 +1,226 @@
+"""Escape analysis of one function: transfer functions, then a worklist to a fixed point.
+
+Information flows from uses to definitions (backward): the statements are visited last to
+first, each one joining escape facts into the alias classes of its operands or merging
+classes; then a worklist of classes whose state grew passes each class's escape on to its
+contents until nothing changes. The rules, one per kind of statement:
+
+* ``return v`` -- ``v`` gets ReturnEscape at that statement;
+* ``throw v`` -- ``v`` gets ThrownEscape there; every ``the_exception`` that is a
+  reference joins the class of every thrown value (flow-insensitively: a value thrown
+  anywhere in the frame may be the one caught). Tiny throws only ints, so in Tiny
+  programs this rule never fires on a reference; it is kept for the design's sake;
+* ``print(...)`` of a reference, and any operation the analysis does not know -- AllEscape;
+* φ, φᶜ, ϒ and π -- the statement and its reference operands are one class;
+* ``newstruct``/``setf``/``getf`` -- the stored value, the loaded value and the field's
+  content class are one class; ``newarr``/``astore``/``aload`` the same with the array's
+  one element class;
+* a container's escape passes to its contents (what is inside a returned object is
+  returned too); contents of argument ``n`` get ArgEscape ``{n}``;
+* ``invoke f(...)`` -- by ``f``'s :class:`~ssa_course.analysis.escape_summary.Summary`
+  (a function with none -- not in the program -- makes every reference operand and the
+  result escape everywhere);
+* ``alen``, comparisons, arithmetic, control flow -- nothing.
+"""
+
+from __future__ import annotations
+
+from ssa_course.analysis.escape_classes import ELEMENTS, AliasClasses
+from ssa_course.analysis.escape_lattice import EscapeInfo
+from ssa_course.analysis.escape_summary import RETURN, Summary, make_summary
+from ssa_course.ssa.ircode import (
+    Argument,
+    Expr,
+    IRCode,
+    PhiCNode,
+    PhiNode,
+    PiNode,
+    ReturnNode,
+    SSAValue,
+    UpsilonNode,
+)
+
+EVERYWHERE = EscapeInfo(analyzed=True, everywhere=True)
+# operations that never let a reference operand escape
+_HARMLESS = frozenset({"alen", "eq", "ne", "the_exception"})
+
+
+def is_ref_type(ty: object) -> bool:
+    return ty is not None and getattr(ty, "is_ref", lambda: False)()
+
+
+class FunctionSolver:
+    """The escape state of one function while it is being solved (and once solved)."""
+
+    def __init__(self, ir: IRCode, structs: dict, summaries: dict[str, Summary]):
+        self.ir = ir
+        self.structs = structs
+        self.summaries = summaries
+        self.classes = AliasClasses()
+        self.stored_into: set[int] = set()  # nodes of classes a reference was stored in
+        self.thrown_values: list[int] = []
+        self.catches: list[int] = []
+        self.visits = 0  # worklist items processed (for the lesson's statistics)
+
+    # -- what is analysed --------------------------------------------------------
+
+    def is_ref(self, v: object) -> bool:
+        if isinstance(v, Argument):
+            return is_ref_type(self.ir.argtypes[v.n - 1])
+        if isinstance(v, SSAValue) and 1 <= v.id <= len(self.ir.stmts):
+            s = self.ir.stmts[v.id - 1]
+            if isinstance(s, UpsilonNode):
+                return self.is_ref(s.val)
+            return is_ref_type(self.ir.types[v.id - 1])
+        return False
+
+    def n(self, v: object) -> int:
+        return self.classes.node(v)
+
+    # -- the solver ----------------------------------------------------------------
+
+    def solve(self) -> FunctionSolver:
+        for k, ty in enumerate(self.ir.argtypes, start=1):
+            if is_ref_type(ty):
+                self.classes.mark_param(self.n(Argument(k, self.ir.argnames[k - 1])), k)
+        for pc in range(len(self.ir.stmts), 0, -1):  # backward: uses before definitions
+            self.transfer(pc)
+        self.propagate()
+        return self
+
+    def propagate(self) -> bool:
+        """Pass escape from containers to contents until nothing grows; True if it did."""
+        cls = self.classes
+        grew = False
+        while cls.changed:
+            r = cls.find(cls.changed.pop())
+            self.visits += 1
+            reach = self.reach(r)
+            for c in cls.contents(r):
+                grew |= cls.raise_info(c, reach)
+        return grew
+
+    def reach(self, node: int) -> EscapeInfo:
+        """What a class's escape means for its contents: the same escape, plus ArgEscape
+        through every argument in the class."""
+        root = self.classes.root(node)
+        info = root.info.escape_only()
+        if root.params:
+            info = info.join(EscapeInfo(True, args=frozenset(root.params)))
+        return info
+
+    # -- transfer functions --------------------------------------------------------
+
+    def transfer(self, pc: int) -> None:
+        s = self.ir.stmts[pc - 1]
+        me = SSAValue(pc)
+        cls = self.classes
+        refs = [v for v in (s.operands() if hasattr(s, "operands") else [])
+                if self.is_ref(v)]
+        if isinstance(s, ReturnNode):
+            for v in refs:
+                cls.raise_info(self.n(v), EscapeInfo(True, returns=frozenset({pc})))
+        elif isinstance(s, PhiNode | PhiCNode | PiNode | UpsilonNode):
+            if self.is_ref(me):
+                for v in refs:
+                    cls.union(self.n(me), self.n(v))
+        elif isinstance(s, Expr):
+            self.transfer_expr(pc, s, refs)
+
+    def transfer_expr(self, pc: int, s: Expr, refs: list) -> None:
+        cls = self.classes
+        me = SSAValue(pc)
+        head = s.head
+        if head == "newstruct":
+            names = [f for f, _ in self.structs[str(self.ir.types[pc - 1])].fields]
+            for f, a in zip(names, s.args, strict=True):
+                c = cls.content(self.n(me), f)
+                if self.is_ref(a):
+                    cls.union(c, self.n(a))
+        elif head == "newarr":
+            cls.content(self.n(me), ELEMENTS)
+        elif head in ("getf", "aload"):
+            c = cls.content(self.n(s.args[0]), s.field if head == "getf" else ELEMENTS)
+            if self.is_ref(me):
+                cls.union(c, self.n(me))
+        elif head in ("setf", "astore"):
+            obj, val = s.args[0], s.args[-1]
+            c = cls.content(self.n(obj), s.field if head == "setf" else ELEMENTS)
+            if self.is_ref(val):
+                cls.union(c, self.n(val))
+                self.stored_into.add(self.n(obj))
+        elif head == "throw":
+            for v in refs:
+                cls.raise_info(self.n(v), EscapeInfo(True, thrown=frozenset({pc})))
+                self.thrown_values.append(self.n(v))
+            for e in self.catches:
+                for t in self.thrown_values:
+                    cls.union(e, t)
+        elif head == "the_exception":
+            if self.is_ref(me):
+                self.catches.append(self.n(me))
+                for t in self.thrown_values:
+                    cls.union(self.n(me), t)
+        elif head == "call":
+            self.transfer_call(pc, s)
+        elif head not in _HARMLESS:  # print, and anything unknown
+            for v in refs:
+                cls.raise_info(self.n(v), EVERYWHERE)
+
+    def transfer_call(self, pc: int, s: Expr) -> None:
+        cls = self.classes
+        summary = self.summaries.get(s.func or "")
+        ports: dict[int, object] = {j: a for j, a in enumerate(s.args, start=1)
+                                    if self.is_ref(a)}
+        if self.is_ref(SSAValue(pc)):
+            ports[RETURN] = SSAValue(pc)
+        if summary is None:
+            for v in ports.values():
+                cls.raise_info(self.n(v), EVERYWHERE)
+            return
+        for j, v in ports.items():
+            if j in summary.written:  # written there: written here, for our callers too
+                cls.collapse(self.n(v))
+                self.stored_into.add(self.n(v))
+            if j in summary.everywhere:
+                cls.raise_info(self.n(v), EVERYWHERE)
+            if j in summary.thrown:
+                cls.raise_info(self.n(v), EscapeInfo(True, thrown=frozenset({pc})))
+        for group in summary.groups:
+            present = [ports[j] for j in sorted(group) if j in ports]
+            for v in present:  # one may now be stored inside another: a write
+                cls.collapse(self.n(v))
+                self.stored_into.add(self.n(v))
+            for v in present[1:]:
+                cls.union(self.n(present[0]), self.n(v))
+
+    # -- the summary this function gives its callers ------------------------------
+
+    def reachable(self, node: int) -> set[int]:
+        cls = self.classes
+        seen = {cls.find(node)}
+        work = [cls.find(node)]
+        while work:
+            for c in cls.contents(work.pop()):
+                if c not in seen:
+                    seen.add(c)
+                    work.append(c)
+        return seen
+
+    def summary(self) -> Summary:
+        cls = self.classes
+        reach: dict[int, set[int]] = {}
+        for k, ty in enumerate(self.ir.argtypes, start=1):
+            if is_ref_type(ty):
+                reach[k] = self.reachable(self.n(Argument(k, self.ir.argnames[k - 1])))
+        returned: set[int] = set()
+        for s in self.ir.stmts:
+            if isinstance(s, ReturnNode) and s.val is not None and self.is_ref(s.val):
+                returned |= self.reachable(self.n(s.val))
+        if returned:
+            reach[RETURN] = returned
+        roots = set(cls.roots)
+        written = {cls.find(x) for x in self.stored_into}
+        everywhere = {r for r in roots if cls.roots[r].info.everywhere}
+        thrown = {r for r in roots if cls.roots[r].info.thrown}
+        return make_summary(reach, written, everywhere, thrown)
