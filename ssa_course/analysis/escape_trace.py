@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from ssa_course.analysis.escape import FunctionEscapes, ProgramEscapes
-from ssa_course.analysis.escape_solve import FunctionSolver
+from ssa_course.analysis.escape_solve import FunctionSolver, is_ref_type
 from ssa_course.analysis.escape_summary import EMPTY
 from ssa_course.ssa.ircode import Argument
 from ssa_course.ssa.julia import format_ir
@@ -43,12 +43,13 @@ def _glyphs(fe: FunctionEscapes) -> dict[str, str]:
 
 
 class _Tracer(FunctionSolver):
-    """A solver that records a snapshot after each statement and after the worklist."""
+    """A solver that records a snapshot after each statement and after the worklist (the
+    steps of :meth:`FunctionSolver.solve`, taken one at a time)."""
 
     def run(self) -> list[TraceStep]:
         ir = self.ir
         for k, ty in enumerate(ir.argtypes, start=1):
-            if ty is not None and getattr(ty, "is_ref", lambda: False)():
+            if is_ref_type(ty):
                 self.classes.mark_param(self.n(Argument(k, ir.argnames[k - 1])), k)
         text = format_ir(ir).rstrip("\n").split("\n")
         listing = {pc: line for pc, line in zip(_pcs(ir), text[1:], strict=False) if pc}
