@@ -130,7 +130,7 @@ def test_solution_passes_each_graded_cell_on_its_own(name, graded):
 
 
 def test_every_exercise_has_three_tasks():
-    assert len(NOTEBOOKS) == 9
+    assert len(NOTEBOOKS) == 10
     for name in NOTEBOOKS:
         assert len(tasks(name)) == 3, name
 
@@ -432,6 +432,40 @@ def select(stack, adj, registers, partners):
     return next(v[1] for k, v in SELECT_CASES.items()
                 if v[0] == stack and PALETTES[k[2]] == tuple(registers))
 """, "lookup"),
+    ("10-escape.ipynb", "join", "EscapeInfo.join", """
+def join(a, b):
+    return state_of(info_of(a).join(info_of(b)))
+""", "engine!"),
+    ("10-escape.ipynb", "join", "lookup", """
+def join(a, b):
+    names = {repr(v): k for k, v in STATES.items()}
+    return EXPECTED_JOIN[(names[repr(a)], names[repr(b)])]
+""", "lookup"),
+    ("10-escape.ipynb", "store", "FunctionSolver's reach", """
+from ssa_course.analysis.escape_lattice import EscapeInfo
+def store(obj, value, obj_args):
+    v = info_of(value)
+    if not v.analyzed:
+        return value
+    reach = info_of(obj).escape_only().join(EscapeInfo(True, args=frozenset(obj_args)))
+    return state_of(v.join(reach))
+""", "engine!"),
+    ("10-escape.ipynb", "store", "lookup", """
+def store(obj, value, obj_args):
+    names = {repr(v): k for k, v in STATES.items()}
+    return EXPECTED_STORE[(names[repr(obj)], names[repr(value)], tuple(sorted(obj_args)))]
+""", "lookup"),
+    ("10-escape.ipynb", "glyphs", "code_escapes", """
+def glyphs(fn):
+    for program in PROGRAMS:
+        result = code_escapes(PROGRAMS[program]).result
+        if fn.name in result.functions:
+            return expected_glyphs(result[fn.name])
+""", "engine!"),
+    ("10-escape.ipynb", "glyphs", "lookup", """
+def glyphs(fn):
+    return next(v for (p, f), v in EXPECTED_GLYPHS.items() if f == fn.name)
+""", "lookup"),
 ]
 
 
@@ -704,6 +738,128 @@ def select(stack, adj, registers, partners):
     virtual = {n: {t for t in ts if is_virtual(t)} for n, ts in adj.items()}
     return select_from(stack, virtual, registers, partners)
 """, "colouring and spills"),
+    ("10-escape.ipynb", "join", "the more severe state wins", """
+def join(a, b):
+    order = ["◌", "✓", "↑", "*", "X"]
+    return dict(a) if order.index(glyph(a)) >= order.index(glyph(b)) else dict(b)
+""", "joined state"),
+    ("10-escape.ipynb", "join", "sets joined, flags taken from a", """
+def join(a, b):
+    return {"analyzed": a["analyzed"], "returns": a["returns"] | b["returns"],
+            "thrown": a["thrown"] | b["thrown"], "args": a["args"] | b["args"],
+            "everywhere": a["everywhere"]}
+""", "joined state"),
+    ("10-escape.ipynb", "store", "the store changes nothing", """
+def store(obj, value, obj_args):
+    return dict(value)
+""", "state of the stored value"),
+    ("10-escape.ipynb", "store", "forgets the object's arguments", """
+def store(obj, value, obj_args):
+    if not value["analyzed"]:
+        return value
+    return {k: (value[k] | obj[k]) if isinstance(value[k], set) else value[k] or obj[k]
+            for k in value}
+""", "state of the stored value"),
+    ("10-escape.ipynb", "store", "an int escapes too", """
+def store(obj, value, obj_args):
+    out = {k: (value[k] | obj[k]) if isinstance(value[k], set) else value[k] or obj[k]
+           for k in value}
+    out["args"] = out["args"] | set(obj_args)
+    return out
+""", "state of the stored value"),
+    ("10-escape.ipynb", "glyphs", "a phi's operands kept apart", """
+def glyphs(fn):
+    parent = {}     # union-find over value names and content nodes
+    contents = {}   # class root -> {key: the node of that key's content class}
+    def find(x):
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+    def union(a, b):
+        pending = [(a, b)]
+        while pending:
+            x, y = pending.pop()
+            x, y = find(x), find(y)
+            if x == y:
+                continue
+            parent[y] = x
+            mine = contents.setdefault(x, {})
+            for key, node in contents.pop(y, {}).items():
+                if key in mine:
+                    pending.append((mine[key], node))
+                else:
+                    mine[key] = node
+    def content(x, key):
+        r = find(x)
+        slots = contents.setdefault(r, {})
+        if key not in slots:
+            slots[key] = ("content of", r, key)  # a node of its own: r is a root once
+        return slots[key]
+    returned = set()
+    for s in fn.stmts:
+        if s[0] == "new":
+            find(s[1])
+            for field, v in s[2].items():
+                union(content(s[1], field), v)
+        elif s[0] == "phi":
+            pass  # each operand keeps a class of its own
+        elif s[0] == "load":
+            union(content(s[2], s[3]), s[1])
+        elif s[0] == "store":
+            union(content(s[1], s[2]), s[3])
+        elif s[0] == "return":
+            returned.add(s[1])
+    kind = {}   # class root -> set of "return" / "arg"
+    for v in returned:
+        kind.setdefault(find(v), set()).add("return")
+    for a in fn.args:
+        for node in contents.get(find(a), {}).values():
+            kind.setdefault(find(node), set()).add("arg")
+    work = list(kind)
+    while work:
+        r = find(work.pop())
+        for node in contents.get(r, {}).values():
+            c = find(node)
+            before = set(kind.get(c, set()))
+            kind.setdefault(c, set()).update(kind.get(r, set()))
+            if kind[c] != before:
+                work.append(c)
+    out = {}
+    for v in fn.allocations:
+        k = kind.get(find(v), set())
+        out[v] = "*" if "arg" in k else "↑" if "return" in k else "✓"
+    return out
+""", "allocation glyphs"),
+    ("10-escape.ipynb", "glyphs", "no worklist: contents keep their own state", """
+def glyphs(fn):
+    parent = {}
+    def find(x):
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            x = parent[x]
+        return x
+    def union(a, b):
+        parent[find(a)] = find(b)
+    slot = {}
+    for s in fn.stmts:
+        if s[0] == "phi":
+            for v in s[2]:
+                union(s[1], v)
+    for s in fn.stmts:
+        if s[0] == "new":
+            for f, v in s[2].items():
+                union(slot.setdefault((find(s[1]), f), v), v)
+        elif s[0] == "load":
+            union(slot.setdefault((find(s[2]), s[3]), s[1]), s[1])
+        elif s[0] == "store":
+            union(slot.setdefault((find(s[1]), s[2]), s[3]), s[3])
+    returned = {find(s[1]) for s in fn.stmts if s[0] == "return"}
+    through_arg = {find(v) for (c, f), v in slot.items() if c in {find(a) for a in fn.args}}
+    return {v: "*" if find(v) in through_arg else "↑" if find(v) in returned else "✓"
+            for v in fn.allocations}
+""", "allocation glyphs"),
 ]
 
 
@@ -800,6 +956,13 @@ def liveness(blocks, succs):
     for label, instrs in blocks.items():
         print(label, [(i.text, i.defs, i.uses, i._asdict()) for i in instrs])
     return _solution(blocks, succs)
+"""),
+    ("10-escape.ipynb", "glyphs", """
+_solution = glyphs
+def glyphs(fn):
+    show(fn)
+    print(listing(fn, {v: "?" for v in fn.allocations}))
+    return _solution(fn)
 """),
 ]
 
@@ -910,6 +1073,13 @@ def phi_type(phi, types):
             continue
         t = t.meet(types.get(phi.inputs[i].id, TOP))
     return t
+"""),
+    ("10-escape.ipynb", "store", """
+def store(obj, value, obj_args):  # through the learner's own join
+    if not value["analyzed"]:
+        return value
+    through = dict(obj, analyzed=True, args=set(obj["args"]) | set(obj_args))
+    return join(value, through)
 """),
 ]
 

@@ -148,3 +148,26 @@ def test_a_forbidden_library_is_named_as_such():
 
     with pytest.raises(Forbidden, match="calls the library networkx, which does the task"):
         guard(fake, forbid=[networkx], task="unreachable")({"a": ["b"], "b": []}, "a")
+
+
+def test_exercise_10_refuses_the_escape_engine_but_lets_the_listing_print():
+    from ssa_course.analysis.escape_lattice import EscapeInfo
+    from ssa_course.grading.escape import EscapeFunction, info_of, listing, state_of
+
+    fn = EscapeFunction("f", {"h": 1}, [("new", "%1", {}), ("store", "h", "b", "%1")], ["%1"])
+
+    def fake(a, b):  # states built by hand, the join borrowed
+        x, y = (EscapeInfo(s["analyzed"], frozenset(s["returns"])) for s in (a, b))
+        return x.join(y)
+
+    def printing(fn):
+        return listing(fn, {"%1": "*"})
+
+    a = {"analyzed": True, "returns": {6}, "thrown": set(), "args": set(), "everywhere": False}
+    rules = dict(forbid=[ssa_course], allow=[listing])
+    with pytest.raises(Forbidden, match=r"own EscapeInfo\.join \(ssa_course\.analysis"):
+        guard(fake, **rules)(a, a)
+    with pytest.raises(Forbidden, match=r"own info_of"):
+        guard(lambda a, b: state_of(info_of(a)), **rules)(a, a)
+    assert "*  ('new', '%1', {})" in guard(printing, **rules)(fn)
+    assert EscapeInfo(True, returns=frozenset({6})) == info_of(a)

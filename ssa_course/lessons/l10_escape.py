@@ -109,3 +109,94 @@ def _sroa_pass(state) -> None:  # noqa: ANN001
     from ssa_course.analysis.sroa import scalar_replace
 
     state.quads = scalar_replace(state.quads or state.comp.quads)[0]
+
+
+# -- what the lesson's notebook shows (appended for notebooks/10-escape.ipynb) ------------
+
+
+def lattice_dot() -> str:
+    """DOT of the escape lattice drawn with glyphs: ``◌`` below ``✓``, the three ways out of
+    a frame (returned, thrown, stored into an argument) and their joins above it, AllEscape
+    on top. Each edge adds one property; each node is the engine's own join of the ones
+    below it (``EscapeInfo.join``), labelled by its glyph and its ``str``."""
+    from ssa_course.analysis.escape_lattice import ALL_ESCAPE, NO_ESCAPE, NOT_ANALYZED, EscapeInfo
+
+    ways = {"R": EscapeInfo(True, returns=frozenset({5})),
+            "T": EscapeInfo(True, thrown=frozenset({3})),
+            "A": EscapeInfo(True, args=frozenset({1}))}
+    elements: dict[str, EscapeInfo] = {"◌": NOT_ANALYZED, "": NO_ESCAPE}
+    for key in ("R", "T", "A", "RT", "RA", "TA", "RTA"):
+        info = NO_ESCAPE
+        for k in key:
+            info = info.join(ways[k])
+        elements[key] = info
+    elements["X"] = elements["RTA"].join(ALL_ESCAPE)
+    edges = [("◌", "")] + [(a, b) for a in elements for b in elements
+                           if a not in ("◌", "X") and b not in ("◌", "X")
+                           and len(b) == len(a) + 1 and set(a) <= set(b)] + [("RTA", "X")]
+    fills = {"◌": "#ffffff", "✓": "#d8f0d0", "↑": "#d6e9ff", "*": "#ffe08a", "X": "#ffb0a8"}
+    lines = ["digraph lattice {", "  rankdir=BT; node [shape=box, style=filled, "
+             "fontname=\"DejaVu Sans\"];"]
+    for key, info in elements.items():
+        glyph = info.glyph()
+        label = f"{glyph}  {info}".replace('"', '\\"')
+        lines.append(f'  "n{key}" [label="{label}", fillcolor="{fills[glyph[0]]}"];')
+    for a, b in edges:
+        assert elements[a].leq(elements[b])  # the picture is the engine's order
+        lines.append(f'  "n{a}" -> "n{b}";')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def dynamic_counts(source: str, *args: object) -> dict[str, object]:
+    """Instructions executed (the quads interpreter's ``steps``) by ``source`` after the
+    default ``opt`` pipeline, without and with ``sroa`` in front of it, and the outputs."""
+    from ssa_course import passes
+    from ssa_course.stages import run as run_stage
+
+    counts: dict[str, object] = {}
+    for label, first in (("without sroa", ()), ("with sroa", ("sroa",))):
+        comp = compile_source(source)
+        if first:
+            comp = passes.result(passes.run_pipeline(comp, first))
+        optimized = passes.result(passes.run_pipeline(comp, passes.DEFAULT_PIPELINE))
+        result = run_stage(optimized, [str(a) for a in args] or None, via="quads")
+        counts[label] = (result.steps, result.stdout.strip())
+    return counts
+
+
+def native_seconds(source: str, *args: object, repeat: int = 5
+                   ) -> dict[str, tuple[float, str]] | str:
+    """The best of ``repeat`` native runs of ``source`` (seconds, and what it printed) with
+    its small arrays that never escape in the heap and in the frame (assembling and linking
+    not counted; the step and allocation limits lifted); or the one line saying why native
+    code cannot run here."""
+    import time
+
+    from ssa_course.analysis import stack_arrays as chooser
+    from ssa_course.codegen import toolchain
+    from ssa_course.codegen.native import run_values_native
+    from ssa_course.lessons.l11_codegen import compile_machine, image_of
+
+    missing = toolchain.native_missing()
+    if missing:
+        return missing
+    values = list(args)
+    seconds: dict[str, tuple[float, str]] = {}
+    for label, frame in (("heap", False), ("frame", True)):
+        original = chooser.stack_arrays
+        if not frame:  # the backend asks this module which arrays to keep: answer "none"
+            chooser.stack_arrays = lambda program: {}  # type: ignore[assignment]
+        try:
+            image = image_of(compile_machine(compile_source(source)),
+                             Limits(steps=10**15, cells=10**12))  # timing, not limits
+        finally:
+            chooser.stack_arrays = original
+        best, out = float("inf"), Output()
+        for _ in range(repeat):
+            out = Output()
+            start = time.perf_counter()
+            run_values_native(image, values, out)
+            best = min(best, time.perf_counter() - start)
+        seconds[label] = (best, out.text().strip())
+    return seconds
