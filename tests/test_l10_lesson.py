@@ -42,3 +42,13 @@ def test_native_timings_print_the_same_in_heap_and_frame():
         return
     assert timed["heap"][1] == timed["frame"][1] == str(sum(2 * i for i in range(1000)))
     assert timed["heap"][0] > 0 and timed["frame"][0] > 0
+
+
+def test_the_backend_keeps_arrays_in_the_heap_when_asked():
+    from ssa_course.compilation import compile_source
+    from ssa_course.lessons.l11_codegen import compile_machine
+
+    source = ("fn main(n: int) { var a = new int[4]; a[1] = n; print(a[1]); }")
+    framed = compile_machine(compile_source(source)).program_asm
+    heaped = compile_machine(compile_source(source), frame_arrays=False).program_asm
+    assert "rt_charge_array" in framed and "rt_charge_array" not in heaped

@@ -42,9 +42,12 @@ def allocator(name: str) -> Callable[[MFunction], object]:
     return spill_all.allocate
 
 
-def select_program(program: Program, step_limit: int | None = None) -> MProgram:
-    """Machine IR over virtual registers for every function (phis lowered)."""
-    functions, sites = select_program_functions(program, fuel=step_limit is not None)
+def select_program(program: Program, step_limit: int | None = None,
+                   frame_arrays: bool = True) -> MProgram:
+    """Machine IR over virtual registers for every function (phis lowered); small arrays
+    that never escape live in the frame unless ``frame_arrays`` is false."""
+    functions, sites = select_program_functions(program, fuel=step_limit is not None,
+                                                frame_arrays=frame_arrays)
     main = program.functions.get("main")
     params = ["bool" if t == BOOL else "int" for _, t in main.params] if main else []
     structs = {name: [f for f, _ in info.fields] for name, info in program.structs.items()}
@@ -118,11 +121,12 @@ class CompiledProgram:
 
 
 def compile_parts(program: Program, source_lines: list[str] | None = None, *,
-                  allocator: str = "color", fuel: bool = True) -> CompiledProgram:
+                  allocator: str = "color", fuel: bool = True,
+                  frame_arrays: bool = True) -> CompiledProgram:
     """Compile scheduled SSA quads once (the artifact of the ``asm``/``native``/``emulated``
     representations); :meth:`CompiledProgram.source` adds the runtime per run."""
     with paused_gc():
-        mprog = select_program(program, 1 if fuel else None)
+        mprog = select_program(program, 1 if fuel else None, frame_arrays)
         allocations = allocate_program(mprog, allocator)
         text = emit.program_text(mprog, source_lines)
     main = program.functions.get("main")

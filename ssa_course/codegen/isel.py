@@ -273,14 +273,14 @@ def select_function(fn: Function, program: Program, sites: list[tuple[int, int]]
     return sel.run(), sel.exit_of
 
 
-def select_program_functions(program: Program, fuel: bool = True
+def select_program_functions(program: Program, fuel: bool = True, frame_arrays: bool = True
                              ) -> tuple[dict[str, MFunction], list[tuple[int, int]]]:
     """Every function of ``program`` selected; the new-array trap sites they use. Arrays
     that never escape, of a small constant length, live in their function's frame
-    (:mod:`ssa_course.analysis.stack_arrays`)."""
+    (:mod:`ssa_course.analysis.stack_arrays`) unless ``frame_arrays`` is false."""
     from ssa_course.analysis.stack_arrays import stack_arrays
 
-    stack = stack_arrays(program)
+    stack = stack_arrays(program) if frame_arrays else {}
     sites: list[tuple[int, int]] = []
     out: dict[str, MFunction] = {}
     for name, fn in program.functions.items():

@@ -173,7 +173,6 @@ def native_seconds(source: str, *args: object, repeat: int = 5
     code cannot run here."""
     import time
 
-    from ssa_course.analysis import stack_arrays as chooser
     from ssa_course.codegen import toolchain
     from ssa_course.codegen.native import run_values_native
     from ssa_course.lessons.l11_codegen import compile_machine, image_of
@@ -184,14 +183,8 @@ def native_seconds(source: str, *args: object, repeat: int = 5
     values = list(args)
     seconds: dict[str, tuple[float, str]] = {}
     for label, frame in (("heap", False), ("frame", True)):
-        original = chooser.stack_arrays
-        if not frame:  # the backend asks this module which arrays to keep: answer "none"
-            chooser.stack_arrays = lambda program: {}  # type: ignore[assignment]
-        try:
-            image = image_of(compile_machine(compile_source(source)),
-                             Limits(steps=10**15, cells=10**12))  # timing, not limits
-        finally:
-            chooser.stack_arrays = original
+        image = image_of(compile_machine(compile_source(source), frame_arrays=frame),
+                         Limits(steps=10**15, cells=10**12))  # timing, not limits
         best, out = float("inf"), Output()
         for _ in range(repeat):
             out = Output()

@@ -26,13 +26,16 @@ if TYPE_CHECKING:
     from ssa_course.codegen.mir import MFunction
 
 
-def compile_machine(comp: Compilation, allocator: str = "color", fuel: bool = True) -> object:
-    """Compile ``comp``'s scheduled program to allocated machine code (not cached)."""
+def compile_machine(comp: Compilation, allocator: str = "color", fuel: bool = True,
+                    frame_arrays: bool = True) -> object:
+    """Compile ``comp``'s scheduled program to allocated machine code (not cached);
+    ``frame_arrays=False`` keeps every array in the heap (lesson 10 compares the two)."""
     from ssa_course.codegen.compile import compile_parts
 
     ssa = build(comp, "scheduled").ssa  # type: ignore[attr-defined]
     lines = comp.source.splitlines() if comp.kind == "tiny" else None
-    return compile_parts(ssa, lines, allocator=allocator, fuel=fuel)
+    return compile_parts(ssa, lines, allocator=allocator, fuel=fuel,
+                         frame_arrays=frame_arrays)
 
 
 def machine_ir(comp: Compilation) -> dict[str, MFunction]:
