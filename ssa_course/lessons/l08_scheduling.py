@@ -106,3 +106,16 @@ add_quads_pass("layout", "block layout: blocks chained so that jumps fall throug
 add_quads_pass("landing", "landing pads: what only a loop (or a branch's fall-through side) "
                "needs sinks onto that edge, so a loop that runs zero times does not pay",
                "ssa_course.quads.landing", "landing_pads")
+
+
+@add_pass("inline", "inlining: calls of small leaf functions replaced by a renamed copy of "
+          "the callee (where the call depth limit cannot tell), before parsing",
+          ("source",), "source")
+def _inline(state) -> None:  # noqa: ANN001
+    from ssa_course.compilation import from_quads
+    from ssa_course.quads.inline import inline_calls
+
+    program, count = inline_calls(state.comp.quads)
+    state.quads = program  # what the quads verifier checks
+    if count:  # untouched programs keep their own front end (Tiny: straight from the AST)
+        state.comp = from_quads(program, state.comp.filename)
