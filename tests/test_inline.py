@@ -1,0 +1,179 @@
+"""The ``inline`` pass (``ssa_course.quads.inline``): small leaf callees copied into their
+callers, only where the call depth limit, undefined reads and handlers cannot tell."""
+
+from __future__ import annotations
+
+import pytest
+from corpus import load_bril_corpus, load_corpus
+
+from ssa_course import passes
+from ssa_course.compilation import compile_source
+from ssa_course.quads import bril
+from ssa_course.quads.inline import deep_functions, inline_calls
+from ssa_course.runtime import Limits
+from ssa_course.stages import run
+
+
+def _inlined(text: str) -> tuple[str, int]:
+    program, count = inline_calls(bril.parse_bril_text(text, "t.bril"))
+    return bril.to_bril_text(program), count
+
+
+SQUARE = """@main(n: int) {
+  a: int = call @sq n;
+  print a;
+}
+@sq(x: int): int {
+  y: int = mul x x;
+  ret y;
+}
+"""
+
+SQUARE_INLINED = """@main(n: int) {
+  x.i1: int = id n;
+  y.i1: int = mul x.i1 x.i1;
+  a: int = id y.i1;
+  jmp .sq.done.i1;
+.sq.done.i1:
+  print a;
+}
+@sq(x: int): int {
+  y: int = mul x x;
+  ret y;
+}
+"""
+
+
+def test_golden_a_leaf_call_becomes_its_renamed_body():
+    text, count = _inlined(SQUARE)
+    assert (text, count) == (SQUARE_INLINED, 1)
+
+
+def test_leaves_of_leaves_go_bottom_up_and_names_never_clash():
+    text, count = _inlined("""@main(n: int) {
+  a: int = call @quad n;
+  b: int = call @quad a;
+  print a b;
+}
+@quad(x: int): int {
+  y: int = call @sq x;
+  z: int = call @sq y;
+  ret z;
+}
+@sq(x: int): int {
+  y: int = mul x x;
+  ret y;
+}
+""")
+    main = text.split("@quad")[0]
+    assert "call" not in main and count == 4  # sq twice into quad, quad twice into main
+    again = compile_source(text, "t.bril")
+    assert run(again, ["3"]).stdout == "81 43046721\n"
+
+
+def test_deep_functions_are_cycles_and_what_they_call():
+    program = bril.parse_bril_text("""@main { call @a; call @leaf; }
+@a { call @b; }
+@b { call @a; call @c; }
+@c { call @leaf; }
+@leaf { }
+""", "t.bril")
+    assert deep_functions(program) == {"a", "b", "c", "leaf"}
+
+
+DEPTH = """
+fn leaf(x: int) -> int { return x + 1; }
+fn down(n: int) -> int {
+    if (n == 0) { return leaf(n); }
+    return down(n - 1) + 1;
+}
+fn main(n: int) { print(7); print(down(n)); }
+"""
+
+
+@pytest.mark.parametrize("depth", [3, 4, 5, 100])
+def test_a_call_that_overflows_the_stack_still_does(depth):
+    # main is depth 1, down(0) depth 4, leaf depth 5: a limit of 3 stops entering down(0),
+    # a limit of 4 when entering leaf -- so leaf must not be inlined into down
+    comp = compile_source(DEPTH, "d.tiny")
+    want = run(comp, ["2"], via="quads", limits=Limits(depth=depth))
+    got = run(comp, ["2"], via="optimized", limits=Limits(depth=depth))
+    assert (got.stdout, got.status, got.error) == (want.stdout, want.status, want.error)
+    assert want.status == (2 if depth <= 4 else 0)
+
+
+def test_in_a_recursive_function_only_a_call_followed_by_a_call_is_inlined():
+    text, count = _inlined("""@main(n: int) { call @rec n; }
+@rec(n: int) {
+  z: int = const 0;
+  stop: bool = eq n z;
+  br stop .end .more;
+.more:
+  two: int = const 2;
+  a: int = call @half n two;
+  b: int = div n two;
+  call @rec b;
+  c: int = call @half n two;
+  print a c;
+.end:
+}
+@half(x: int, y: int): int {
+  q: int = div x y;
+  ret q;
+}
+""")
+    rec = text.split("\n@rec(")[1].split("\n@half(")[0]
+    assert count == 1 and rec.count("call @half") == 1  # the second one is followed by print
+    assert rec.index("call @rec") < rec.index("call @half")
+
+
+@pytest.mark.parametrize("callee", [
+    # reads a variable that one path leaves unassigned: a fresh frame each time
+    "@f(c: bool): int {\n  br c .set .use;\n.set:\n  v: int = const 5;\n.use:\n"
+    "  w: int = id v;\n  ret w;\n}\n",
+    # its own handler belongs to its frame
+    "@f(c: bool): int {\n  enter .body .h;\n.body:\n  v: int = const 5;\n  leave;\n"
+    "  ret v;\n.h:\n  e: int = catch;\n  ret e;\n}\n",
+])
+def test_callees_that_a_copy_could_change_stay_calls(callee):
+    text, count = _inlined("@main(c: bool) {\n  x: int = call @f c;\n  print x;\n}\n"
+                           + callee)
+    assert count == 0 and "call @f" in text
+
+
+def test_a_throw_in_an_inlined_callee_reaches_the_callers_handler():
+    source = """
+fn check(x: int) -> int { if (x > 3) { throw x * 10; } return x; }
+fn main(n: int) {
+    var s = 0;
+    try { for (var i = 0; i < n; i = i + 1) { s = s + check(i); } } catch (e) { print(e); }
+    print(s);
+    print(check(n));
+}
+"""
+    comp = compile_source(source, "t.tiny")
+    state = passes.run_pipeline(comp, ["inline"])
+    assert "call" not in bril.to_bril_text(state.quads).split("@check")[0]
+    for n in ("2", "6"):
+        want = run(comp, [n], via="quads")
+        got = run(passes.result(passes.run_pipeline(comp, ["inline"])), [n], via="quads")
+        assert (got.stdout, got.status, got.error) == (want.stdout, want.status, want.error)
+
+
+CASES = [(c.name, c.source, c.path.name, c.args) for c in load_corpus() + load_bril_corpus()]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c[0])
+def test_every_corpus_program_through_the_pass_alone(case):
+    """The pass alone (run as quads): same output, status and error. (Alone it may run
+    more instructions -- an ``id`` per argument; ``tests/test_opt.py`` checks that the
+    whole pipeline never does.)"""
+    name, source, filename, args = case
+    comp = compile_source(source, filename)
+    want = run(comp, args, via="quads")
+    if want.status == 1:
+        return  # a compile error: nothing to inline
+    got = run(passes.result(passes.run_pipeline(comp, ["inline"])), args, via="quads")
+    assert (got.stdout, got.status) == (want.stdout, want.status), name
+    if filename.endswith(".tiny"):  # Bril's messages name variables, which inlining renames
+        assert got.error == want.error, name
