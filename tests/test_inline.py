@@ -177,3 +177,42 @@ def test_every_corpus_program_through_the_pass_alone(case):
     assert (got.stdout, got.status) == (want.stdout, want.status), name
     if filename.endswith(".tiny"):  # Bril's messages name variables, which inlining renames
         assert got.error == want.error, name
+
+
+def _rec_with(tail: str) -> str:
+    return f"""@main(n: int) {{ call @rec n; }}
+@rec(n: int) {{
+  z: int = const 0;
+  two: int = const 2;
+  stop: bool = eq n z;
+  br stop .end .more;
+.more:
+  e: bool = call @even n two;
+{tail}
+.end:
+}}
+@even(x: int, y: int): bool {{
+  q: int = div x y;
+  b: int = mul q y;
+  r: bool = eq b x;
+  ret r;
+}}
+"""
+
+
+@pytest.mark.parametrize(("tail", "inlined"), [
+    # both ways reach a call, through a division by a constant: inlined
+    ("  h: int = div n two;\n  br e .a .b;\n.a:\n  call @rec h;\n  jmp .end;\n"
+     ".b:\n  k: int = sub n z;\n  call @rec k;\n  jmp .end;", True),
+    # one way prints first
+    ("  br e .a .b;\n.a:\n  call @rec z;\n  jmp .end;\n.b:\n  print n;\n"
+     "  call @rec z;\n  jmp .end;", False),
+    # a division by a variable may trap first
+    ("  h: int = div two n;\n  call @rec h;", False),
+    # a loop without a call may never end (the step limit instead of the depth limit)
+    ("  jmp .spin;\n.spin:\n  br e .spin .go;\n.go:\n  call @rec z;", False),
+])
+def test_a_recursive_caller_needs_a_call_on_every_path_after_the_inlined_one(tail, inlined):
+    text, count = _inlined(_rec_with(tail))
+    assert count == int(inlined)
+    assert ("call @even" not in text.split("\n@even(")[0]) == inlined

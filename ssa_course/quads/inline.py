@@ -48,6 +48,7 @@ from ssa_course.quads.ir import Function, Instr, Label, Program, may_trap
 MAX_CALLEE = 40  # instructions in a callee worth copying into its callers
 MAX_CALLER = 4000  # a caller stops growing here
 MAX_ROUNDS = 8  # leaves of leaves of ... inlined bottom-up, at most this deep
+MAX_WALK = 32  # labels looked at for the call that must follow a call (recursive callers)
 _NEVER = frozenset({"enter", "leave", "catch", "phi", "set", "get", "undef", "call"})
 
 
@@ -125,33 +126,74 @@ def _names(fn: Function) -> set[str]:
     return taken
 
 
-def _followed_by_call(body: list, k: int) -> bool:
-    """Does the call at ``body[k]`` reach another call in its block, with nothing
-    observable (output, a possible trap, a jump) between them?"""
-    consts: dict[str, object] = {}  # constants assigned in the block so far
-    start = k
-    while start > 0 and not isinstance(body[start - 1], Label) \
-            and not body[start - 1].is_terminator():
-        start -= 1
-    for item in body[start:k + 1]:
-        if item.dest:
-            consts.pop(item.dest, None)
-            if item.op == "const":
-                consts[item.dest] = item.value
-    for item in body[k + 1:]:
-        if isinstance(item, Label) or item.is_terminator() or item.op == "print":
+def nonzero_constants(fn: Function) -> set[str]:
+    """Variables assigned once in ``fn``, by a non-zero constant: wherever one is read,
+    that is its value (a divisor that cannot trap)."""
+    defs: dict[str, list[Instr]] = {p: [] for p, _ in fn.params}
+    for instr in fn.instrs():
+        if instr.dest:
+            defs.setdefault(instr.dest, []).append(instr)
+    return {name for name, ds in defs.items() if len(ds) == 1 and ds[0].op == "const"
+            and ds[0].value not in (0, False) and name not in dict(fn.params)}
+
+
+def _quiet(instr: Instr, safe_divisors: set[str]) -> bool:
+    """Can ``instr`` neither print nor stop the program (nor leave the frame)?"""
+    if instr.op in ("div", "rem"):
+        return instr.args[1] in safe_divisors
+    return instr.op not in ("print", "ret", "throw", "enter", "leave") and not may_trap(instr.op)
+
+
+def _next_step(body: list, i: int, labels: dict[str, int], safe: set[str]
+               ) -> list[int] | None:
+    """From ``body[i]`` on: ``[]`` when a call comes before anything observable, the
+    positions of the labels a jump goes to, or None (something observable, the end)."""
+    while i < len(body):
+        item = body[i]
+        if isinstance(item, Label):
+            i += 1
+        elif item.op == "call":
+            return []
+        elif item.op in ("jmp", "br"):
+            return [labels[lb] for lb in item.labels]
+        elif not _quiet(item, safe):
+            return None
+        else:
+            i += 1
+    return None
+
+
+def followed_by_call(body: list, k: int, safe: set[str]) -> bool:
+    """Does every path from the call at ``body[k]`` reach another call, with nothing
+    observable (output, a possible trap, a return, a handler) and no loop before it?
+    ``safe`` are the divisors known not to be zero."""
+    labels = {item.name: i for i, item in enumerate(body) if isinstance(item, Label)}
+    done: set[int] = set()
+    on_path: set[int] = set()
+    stack: list[tuple[int, list[int]]] = []
+    first = _next_step(body, k + 1, labels, safe)
+    if first is None:
+        return False
+    stack.append((k + 1, list(first)))
+    on_path.add(k + 1)
+    while stack:  # depth-first over the jumps, explicit stack; a loop fails
+        node, todo = stack[-1]
+        if not todo:
+            stack.pop()
+            on_path.discard(node)
+            done.add(node)
+            continue
+        nxt = todo.pop()
+        if nxt in on_path or len(done) + len(on_path) > MAX_WALK:
             return False
-        if item.op == "call":
-            return True
-        if item.op in ("div", "rem") and consts.get(item.args[1]) in (0, None):
-            return False  # a division by a variable may trap before the next call
-        if item.op not in ("div", "rem", "mod") and may_trap(item.op):
+        if nxt in done:
+            continue
+        step = _next_step(body, nxt, labels, safe)
+        if step is None:
             return False
-        if item.dest:
-            consts.pop(item.dest, None)
-            if item.op == "const":
-                consts[item.dest] = item.value
-    return False
+        stack.append((nxt, list(step)))
+        on_path.add(nxt)
+    return True
 
 
 def _copy_body(site: Instr, callee: Function, taken: set[str], tag: str) -> list:
@@ -198,13 +240,14 @@ def inline_into(fn: Function, program: Program, leaves: set[str], deep: set[str]
     by a copy of its body (see the module docstring)."""
     size = len(fn.instrs())
     taken = _names(fn)
+    safe = nonzero_constants(fn)
     body: list = []
     for k, item in enumerate(fn.body):
         callee = (program.functions.get(item.funcs[0]) if isinstance(item, Instr)
                   and item.op == "call" and item.funcs else None)
         if (callee is None or callee.name not in leaves or callee.name == fn.name
                 or size + len(callee.body) > MAX_CALLER
-                or (fn.name in deep and not _followed_by_call(fn.body, k))):
+                or (fn.name in deep and not followed_by_call(fn.body, k, safe))):
             body.append(item)
             continue
         counter[0] += 1
