@@ -163,11 +163,10 @@ def _next_step(body: list, i: int, labels: dict[str, int], safe: set[str]
     return None
 
 
-def followed_by_call(body: list, k: int, safe: set[str]) -> bool:
+def followed_by_call(body: list, k: int, safe: set[str], labels: dict[str, int]) -> bool:
     """Does every path from the call at ``body[k]`` reach another call, with nothing
     observable (output, a possible trap, a return, a handler) and no loop before it?
-    ``safe`` are the divisors known not to be zero."""
-    labels = {item.name: i for i, item in enumerate(body) if isinstance(item, Label)}
+    ``safe`` are the divisors known not to be zero, ``labels`` where each label is."""
     done: set[int] = set()
     on_path: set[int] = set()
     stack: list[tuple[int, list[int]]] = []
@@ -241,13 +240,14 @@ def inline_into(fn: Function, program: Program, leaves: set[str], deep: set[str]
     size = len(fn.instrs())
     taken = _names(fn)
     safe = nonzero_constants(fn)
+    labels = {item.name: i for i, item in enumerate(fn.body) if isinstance(item, Label)}
     body: list = []
     for k, item in enumerate(fn.body):
         callee = (program.functions.get(item.funcs[0]) if isinstance(item, Instr)
                   and item.op == "call" and item.funcs else None)
         if (callee is None or callee.name not in leaves or callee.name == fn.name
                 or size + len(callee.body) > MAX_CALLER
-                or (fn.name in deep and not followed_by_call(fn.body, k, safe))):
+                or (fn.name in deep and not followed_by_call(fn.body, k, safe, labels))):
             body.append(item)
             continue
         counter[0] += 1
