@@ -102,7 +102,7 @@ def test_a_call_that_overflows_the_stack_still_does(depth):
     assert want.status == (2 if depth <= 4 else 0)
 
 
-def test_in_a_recursive_function_only_a_call_followed_by_a_call_is_inlined():
+def test_in_a_recursive_function_a_leaf_call_next_to_a_recursive_call_is_inlined():
     text, count = _inlined("""@main(n: int) { call @rec n; }
 @rec(n: int) {
   z: int = const 0;
@@ -115,7 +115,13 @@ def test_in_a_recursive_function_only_a_call_followed_by_a_call_is_inlined():
   call @rec b;
   c: int = call @half n two;
   print a c;
+  br stop .end .last;
+.last:
+  d: int = call @half n b;
+  print d;
 .end:
+  e: int = call @half n two;
+  print e;
 }
 @half(x: int, y: int): int {
   q: int = div x y;
@@ -123,8 +129,30 @@ def test_in_a_recursive_function_only_a_call_followed_by_a_call_is_inlined():
 }
 """)
     rec = text.split("\n@rec(")[1].split("\n@half(")[0]
-    assert count == 1 and rec.count("call @half") == 1  # the second one is followed by print
-    assert rec.index("call @rec") < rec.index("call @half")
+    # a: the recursive call follows with nothing observable between (the division is by
+    # a constant); c and d: the recursive call came first, at the same depth; e: neither
+    assert count == 3 and rec.count("call @half") == 1
+    assert rec.index("call @half") > rec.index(".end:")
+
+
+CHAIN = """
+fn a(x: int) -> int { return x + 1; }
+fn b(x: int) { print(x); }
+fn f(n: int) { if (n == 0) { return; } var t = a(n); b(t); f(n - 1); }
+fn main(n: int) { f(n); }
+"""
+
+
+@pytest.mark.parametrize("depth", [2, 3, 4, 5, 6])
+def test_a_call_that_only_an_inlined_call_follows_stays(depth):
+    # a is followed by b, which prints: if a overflowed, nothing was printed; with both
+    # inlined, b would print before f overflowed. Only calls of recursive functions vouch.
+    comp = compile_source(CHAIN, "c.tiny")
+    want = run(comp, ["3"], via="quads", limits=Limits(depth=depth))
+    got = run(comp, ["3"], via="optimized", limits=Limits(depth=depth))
+    assert (got.stdout, got.status, got.error) == (want.stdout, want.status, want.error)
+    text, _ = inline_calls(comp.quads)
+    assert "call @a" in bril.to_bril_text(text).split("\n@f(")[1].split("\n@")[0]
 
 
 @pytest.mark.parametrize("callee", [
