@@ -54,7 +54,7 @@ from __future__ import annotations
 from ssa_course.quads.cfg import build_cfg
 from ssa_course.quads.ir import Function, Instr, Label, Program, may_trap
 
-MAX_CALLEE = 40  # instructions in a callee worth copying into its callers
+MAX_CALLEE = 60  # instructions in a callee worth copying into its callers
 MAX_SINGLE = 400  # ... and in a callee called from one place (nothing is duplicated)
 MAX_CALLER = 4000  # a caller stops growing here
 MAX_ROUNDS = 8  # leaves of leaves of ... inlined bottom-up, at most this deep
