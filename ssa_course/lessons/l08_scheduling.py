@@ -144,3 +144,16 @@ def _unroll(state) -> None:  # noqa: ANN001
     state.quads = program
     if any(program.functions[n] is not f for n, f in before.functions.items()):
         state.comp = from_quads(program, state.comp.filename)
+
+
+@add_pass("const-params", "the constants of a self-recursive function become parameters "
+          "its recursive calls pass along (a call's arguments cost nothing), before parsing",
+          ("source",), "source")
+def _const_params(state) -> None:  # noqa: ANN001
+    from ssa_course.compilation import from_quads
+    from ssa_course.quads.const_params import thread_constants
+
+    program, count = thread_constants(state.comp.quads)
+    state.quads = program
+    if count:
+        state.comp = from_quads(program, state.comp.filename)
