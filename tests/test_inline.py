@@ -9,7 +9,8 @@ from corpus import load_bril_corpus, load_corpus
 from ssa_course import passes
 from ssa_course.compilation import compile_source
 from ssa_course.quads import bril
-from ssa_course.quads.inline import deep_functions, inline_calls
+from ssa_course.quads.call_depth import deep_functions
+from ssa_course.quads.inline import inline_calls
 from ssa_course.runtime import Limits
 from ssa_course.stages import run
 
