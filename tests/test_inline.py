@@ -245,3 +245,22 @@ def test_a_recursive_caller_needs_a_call_on_every_path_after_the_inlined_one(tai
     text, count = _inlined(_rec_with(tail))
     assert count == int(inlined)
     assert ("call @even" not in text.split("\n@even(")[0]) == inlined
+
+
+DEPTH_CASES = [c for c in load_corpus() + load_bril_corpus() if "call" in c.source
+               or ("fn " in c.source and c.source.count("fn ") > 1)]
+
+
+@pytest.mark.parametrize("case", DEPTH_CASES, ids=lambda c: c.name)
+def test_small_depth_limits_stop_the_optimized_program_where_they_stop_the_input(case):
+    """Limits from 3 up (above every non-recursive chain of calls in the corpus: the
+    documented assumption of ``quads.call_depth``): the same output, status and error."""
+    comp = compile_source(case.source, case.path.name)
+    for depth in (3, 5, 8):
+        want = run(comp, case.args, via="quads", limits=Limits(depth=depth))
+        if want.status == 1:
+            return
+        got = run(comp, case.args, via="optimized", limits=Limits(depth=depth))
+        assert (got.stdout, got.status) == (want.stdout, want.status), (case.name, depth)
+        if case.path.name.endswith(".tiny"):
+            assert got.error == want.error, (case.name, depth)

@@ -6,7 +6,11 @@ when entering the callee (LANGUAGE.md, "Limits") would go on. This module answer
 a call of a leaf in a caller, whether that can happen differently:
 
 * a caller that no recursive function reaches runs at a depth of at most the number of
-  functions (:func:`deep_functions` are the others): its callee's frame never overflows;
+  functions (:func:`deep_functions` are the others): its callee's frame never overflows
+  -- as long as the depth limit is above that chain of calls. The default limit is
+  100,000; ``run --depth N`` with ``N`` below the program's longest chain of
+  non-recursive calls (``--depth 2`` for ``main`` -> ``f`` -> ``g``) is the one case
+  where an input stops with ``stack overflow`` and its optimized form does not;
 * a call that every path follows with a call that stays, with nothing observable between
   (:func:`followed_by_call`): if entering the callee overflowed, entering that call does
   too, at the same depth, before anything is seen;
