@@ -451,7 +451,10 @@ def test_shapes_read_back_from_json_too(name):
 
 
 def test_value_returning_calls_keep_a_destination():
-    text = _optimized(SHAPES["unused_results"][0], "u.bril")
+    # without inlining, which would leave no call to look at
+    no_inline = [name for name in passes.DEFAULT_PIPELINE if name != "inline"]
+    text = passes.emit(passes.run_pipeline(compile_source(SHAPES["unused_results"][0], "u.bril"),
+                                           no_inline))
     calls = [line.strip() for line in text.splitlines() if "call @" in line]
     assert len(calls) == 3
     assert [c.split(":")[0].split()[0] != "call" for c in calls] == [True, True, False]
@@ -625,3 +628,38 @@ def test_branch_threading_follows_each_jump_chain_once():
     targets = {lb for i in out.body if isinstance(i, Instr) for lb in i.labels}
     assert f"j{n}" in targets and "j0" not in targets
     assert reads < 4 * n  # following each chain from scratch reads about n*n/2 blocks
+
+
+def test_layout_copies_a_block_that_falls_into_the_rotated_test():
+    """A jump to ``.step`` (which, once the loop is rotated, falls into the copied test)
+    is replaced by the whole small run: no jump is left in the loop."""
+    from ssa_course.quads import bril
+    from ssa_course.quads.layout import layout
+
+    src = """@main(n: int, c: bool) {
+  i: int = const 0;
+  one: int = const 1;
+.head:
+  t: bool = lt i n;
+  br t .body .exit;
+.body:
+  br c .a .b;
+.a:
+  print i;
+  jmp .step;
+.b:
+  print one;
+.step:
+  i: int = add i one;
+  jmp .head;
+.exit:
+}
+"""
+    fn = layout(bril.parse_bril_text(src, "t.bril").functions["main"])
+    text = bril.to_bril_text(bril.Program({"main": fn}, {}))
+    assert "jmp" not in text and text.count("i: int = add i one;") == 2
+    for args in (["3", "true"], ["3", "false"], ["0", "true"]):
+        want = run(compile_source(src, "t.bril"), args)
+        got = run(compile_source(text, "o.bril"), args)
+        assert got.stdout == want.stdout
+        assert got.steps < want.steps or args[0] == "0"  # no iteration: nothing to save

@@ -183,7 +183,9 @@ def test_the_default_pipeline_gives_each_straight_try_one_enter():
     path = Path(__file__).parent / "programs" / "try_plain_calls.tiny"
     comp = compile_source(path.read_text(), str(path))
     assert "try-merge" in passes.DEFAULT_PIPELINE
-    text = passes.emit(passes.run_pipeline(comp), "bril")
+    # without inlining, which copies these small callees in and leaves no call to guard
+    calls_stay = [name for name in passes.DEFAULT_PIPELINE if name != "inline"]
+    text = passes.emit(passes.run_pipeline(comp, calls_stay), "bril")
     # two try statements, each with two calls: one enter and one leave each
     assert text.count("enter ") == 2 and text.count("leave;") == 2
 

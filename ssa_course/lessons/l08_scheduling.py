@@ -106,3 +106,54 @@ add_quads_pass("layout", "block layout: blocks chained so that jumps fall throug
 add_quads_pass("landing", "landing pads: what only a loop (or a branch's fall-through side) "
                "needs sinks onto that edge, so a loop that runs zero times does not pay",
                "ssa_course.quads.landing", "landing_pads")
+
+
+@add_pass("inline", "inlining: calls of small leaf functions replaced by a renamed copy of "
+          "the callee (where the call depth limit cannot tell), before parsing",
+          ("source",), "source")
+def _inline(state) -> None:  # noqa: ANN001
+    from ssa_course.compilation import from_quads
+    from ssa_course.quads.inline import inline_calls
+
+    program, count = inline_calls(state.comp.quads)
+    state.quads = program  # what the quads verifier checks
+    if count:  # untouched programs keep their own front end (Tiny: straight from the AST)
+        state.comp = from_quads(program, state.comp.filename)
+
+
+@add_pass("dom-cse", "dominator-tree value numbering on SSA quads: an operation a "
+          "dominating block already computed (a division GVN kept pinned) is reused",
+          ("ssa",), "ssa")
+def _dom_cse(state) -> None:  # noqa: ANN001
+    from ssa_course.quads.peephole import on_program
+    from ssa_course.ssa.dom_cse import dom_cse
+
+    state.quads = on_program(dom_cse, state.quads)
+
+
+@add_pass("unroll", "loop unrolling: small innermost loops that rotate their variables "
+          "(a, b = b, r) run twice per trip, so coalescing leaves no copy, before parsing",
+          ("source",), "source")
+def _unroll(state) -> None:  # noqa: ANN001
+    from ssa_course.compilation import from_quads
+    from ssa_course.quads.peephole import on_program
+    from ssa_course.quads.unroll import unroll_loops
+
+    before = state.comp.quads
+    program = on_program(unroll_loops, before)
+    state.quads = program
+    if any(program.functions[n] is not f for n, f in before.functions.items()):
+        state.comp = from_quads(program, state.comp.filename)
+
+
+@add_pass("const-params", "the constants of a self-recursive function become parameters "
+          "its recursive calls pass along (a call's arguments cost nothing), before parsing",
+          ("source",), "source")
+def _const_params(state) -> None:  # noqa: ANN001
+    from ssa_course.compilation import from_quads
+    from ssa_course.quads.const_params import thread_constants
+
+    program, count = thread_constants(state.comp.quads)
+    state.quads = program
+    if count:
+        state.comp = from_quads(program, state.comp.filename)

@@ -11,10 +11,10 @@ Quads execute top to bottom, so the order of blocks decides how many ``jmp``s ru
   the edge into the loop), and the block that falls off the end of the function stays
   last;
 * a ``jmp`` to the label right after it does nothing and goes;
-* a ``jmp`` to a *small* block that ends in a branch or return is replaced by a copy of
-  that block -- for a loop whose test sits at its head this is *loop rotation*: the end
-  of the body tests the condition itself instead of jumping back to the test, saving one
-  jump per iteration;
+* a ``jmp`` to a *small* block that ends in a branch or return (or falls into one, the
+  two small together) is replaced by a copy of it -- for a loop whose test sits at its
+  head this is *loop rotation*: the end of the body tests the condition itself instead of
+  jumping back to the test, saving one jump per iteration;
 * a ``ret`` with no value at the very end of a function is what falling off the end does.
 
 Blocks that take part in exception handling (``enter``, ``leave``, ``catch``) are never
@@ -50,25 +50,49 @@ def layout(fn: Function) -> Function:
     cfg = build_cfg(_thread_branches(fn))
     remove_unreachable(cfg)  # threading may orphan jump-only blocks
     _merge_straight_runs(cfg)
-    fn = _chain_blocks(cfg).to_function()
-    blocks = _blocks(fn.body)
-    body: list = []
-    for k, item in enumerate(fn.body):
-        if not (isinstance(item, Instr) and item.op == "jmp"):
-            body.append(item)
-            continue
-        target = item.labels[0]
-        if target in _labels_after(fn.body, k):
-            continue  # falls through anyway
-        copy = blocks.get(target)
-        if copy and _copyable(copy) and _label_before(body) != target:
-            body.extend(i.copy() for i in copy)
-            continue
-        body.append(item)
+    body = _chain_blocks(cfg).to_function().body
+    for _ in range(2):  # a copy may end a block a jump earlier in the body goes to
+        body = _copy_small_targets(body)
     if body and isinstance(body[-1], Instr) and body[-1].op == "ret" and not body[-1].args \
             and fn.ret is None:
         body.pop()  # falling off the end returns too
     return Function(fn.name, fn.params, fn.ret, _drop_unused_labels(body))
+
+
+def _copy_small_targets(body: list) -> list:
+    """Each ``jmp`` to the next label goes; one to a small run ending in a branch or
+    return is replaced by a copy of that run."""
+    where = {item.name: k for k, item in enumerate(body) if isinstance(item, Label)}
+    out: list = []
+    for k, item in enumerate(body):
+        if not (isinstance(item, Instr) and item.op == "jmp"):
+            out.append(item)
+            continue
+        target = item.labels[0]
+        if target in _labels_after(body, k):
+            continue  # falls through anyway
+        copy = _straight_run(body, where[target]) if target in where else None
+        if copy and _copyable(copy) and _label_before(out) != target:
+            out.extend(i.copy() for i in copy)
+            continue
+        out.append(item)
+    return out
+
+
+def _straight_run(body: list, k: int) -> list[Instr] | None:
+    """What runs from the label at ``body[k]`` up to the first terminator, falling through
+    the labels on the way (a block that falls into a small test is copied with it); None
+    when that is longer than :data:`MAX_COPY` or runs off the end."""
+    run: list[Instr] = []
+    for item in body[k + 1:]:
+        if isinstance(item, Label):
+            continue
+        run.append(item)
+        if item.is_terminator():
+            return run
+        if len(run) > MAX_COPY:
+            return None
+    return None
 
 
 def _copyable(instrs: list[Instr]) -> bool:

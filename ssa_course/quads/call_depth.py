@@ -1,0 +1,192 @@
+"""Where inlining a call cannot change what the call depth limit does (for the
+``inline`` pass, :mod:`ssa_course.quads.inline`).
+
+An inlined call no longer enters a frame, so a run that stopped with ``stack overflow``
+when entering the callee (LANGUAGE.md, "Limits") would go on. This module answers, for
+a call of a leaf in a caller, whether that can happen differently:
+
+* a caller that no recursive function reaches runs at a depth of at most the number of
+  functions (:func:`deep_functions` are the others): its callee's frame never overflows
+  -- as long as the depth limit is above that chain of calls. The default limit is
+  100,000; ``run --depth N`` with ``N`` below the program's longest chain of
+  non-recursive calls (``--depth 2`` for ``main`` -> ``f`` -> ``g``) is the one case
+  where an input stops with ``stack overflow`` and its optimized form does not;
+* a call that every path follows with a call that stays, with nothing observable between
+  (:func:`followed_by_call`): if entering the callee overflowed, entering that call does
+  too, at the same depth, before anything is seen;
+* a call that every path reaches after a call that stays, in the same frame
+  (:func:`calls_after_a_call`): that call entered a frame one deeper, so the limit allows
+  the callee's frame too.
+
+A call *stays* when its callee is recursive (:func:`recursive_functions`): such a callee
+always calls the next function of its cycle, so it is never a leaf and never inlined. A
+leaf call cannot vouch for another: it may be inlined as well, and print first.
+"""
+
+from __future__ import annotations
+
+from ssa_course.quads.ir import Function, Instr, Label, Program, may_trap
+
+MAX_WALK = 32  # labels looked at for the call that must follow a call (recursive callers)
+
+
+def calls_of(fn: Function) -> set[str]:
+    return {i.funcs[0] for i in fn.instrs() if i.op == "call" and i.funcs}
+
+
+def call_graph_reach(program: Program) -> dict[str, set[str]]:
+    """For each function, the functions its calls can reach (transitively)."""
+    graph = {name: calls_of(fn) & program.functions.keys()
+             for name, fn in program.functions.items()}
+    reach: dict[str, set[str]] = {}
+    for start in graph:  # explicit stack: no recursion on a long call chain
+        seen: set[str] = set()
+        stack = list(graph[start])
+        while stack:
+            name = stack.pop()
+            if name not in seen:
+                seen.add(name)
+                stack.extend(graph[name])
+        reach[start] = seen
+    return reach
+
+
+def recursive_functions(program: Program) -> set[str]:
+    """Functions on a call-graph cycle. A call of one is never inlined (the callee always
+    calls the next function of its cycle, so it is never a leaf): such calls stay, and can
+    vouch for the depth of the calls around them."""
+    reach = call_graph_reach(program)
+    return {name for name in reach if name in reach[name]}
+
+
+def deep_functions(program: Program) -> set[str]:
+    """Functions on a call-graph cycle, or called (transitively) from one: only these can
+    run at an unbounded call depth."""
+    reach = call_graph_reach(program)
+    deep = {name for name in reach if name in reach[name]}
+    for name in list(deep):
+        deep |= reach[name]
+    return deep
+
+
+def nonzero_constants(fn: Function) -> set[str]:
+    """Variables assigned once in ``fn``, by a non-zero constant: wherever one is read,
+    that is its value (a divisor that cannot trap)."""
+    defs: dict[str, list[Instr]] = {p: [] for p, _ in fn.params}
+    for instr in fn.instrs():
+        if instr.dest:
+            defs.setdefault(instr.dest, []).append(instr)
+    return {name for name, ds in defs.items() if len(ds) == 1 and ds[0].op == "const"
+            and ds[0].value not in (0, False) and name not in dict(fn.params)}
+
+
+def _quiet(instr: Instr, safe_divisors: set[str]) -> bool:
+    """Can ``instr`` neither print nor stop the program (nor leave the frame)?"""
+    if instr.op in ("div", "rem"):
+        return instr.args[1] in safe_divisors
+    return instr.op not in ("print", "ret", "throw", "enter", "leave") and not may_trap(instr.op)
+
+
+def _next_step(body: list, i: int, labels: dict[str, int], safe: set[str],
+               staying: set[str]) -> list[int] | None:
+    """From ``body[i]`` on: ``[]`` when a call of a function in ``staying`` comes before
+    anything observable, the positions of the labels a jump goes to, or None (something
+    observable, the end, or another call: it may be inlined, and print)."""
+    while i < len(body):
+        item = body[i]
+        if isinstance(item, Label):
+            i += 1
+        elif item.op == "call":
+            return [] if item.funcs and item.funcs[0] in staying else None
+        elif item.op in ("jmp", "br"):
+            return [labels[lb] for lb in item.labels]
+        elif not _quiet(item, safe):
+            return None
+        else:
+            i += 1
+    return None
+
+
+def followed_by_call(body: list, k: int, safe: set[str], labels: dict[str, int],
+                     staying: set[str]) -> bool:
+    """Does every path from the call at ``body[k]`` reach a call that stays (of a function
+    in ``staying``), with nothing observable (output, a possible trap, a return, a
+    handler) and no loop before it? ``safe`` are the divisors known not to be zero,
+    ``labels`` where each label is."""
+    done: set[int] = set()
+    on_path: set[int] = set()
+    stack: list[tuple[int, list[int]]] = []
+    first = _next_step(body, k + 1, labels, safe, staying)
+    if first is None:
+        return False
+    stack.append((k + 1, list(first)))
+    on_path.add(k + 1)
+    while stack:  # depth-first over the jumps, explicit stack; a loop fails
+        node, todo = stack[-1]
+        if not todo:
+            stack.pop()
+            on_path.discard(node)
+            done.add(node)
+            continue
+        nxt = todo.pop()
+        if nxt in on_path or len(done) + len(on_path) > MAX_WALK:
+            return False
+        if nxt in done:
+            continue
+        step = _next_step(body, nxt, labels, safe, staying)
+        if step is None:
+            return False
+        stack.append((nxt, list(step)))
+        on_path.add(nxt)
+    return True
+
+
+def calls_after_a_call(body: list, staying: set[str]) -> set[int]:
+    """Positions of the calls in ``body`` that every path reaches only after a call that
+    stays (of a function in ``staying``) in the same frame (a must problem over the
+    blocks). That earlier call entered a frame one deeper: the depth limit allowed it, so
+    a leaf called at that same depth cannot overflow."""
+    blocks: list[list[int]] = [[]]
+    label_block: dict[str, int] = {}
+    for k, item in enumerate(body):
+        if isinstance(item, Label):
+            if blocks[-1]:
+                blocks.append([])
+            label_block[item.name] = len(blocks) - 1
+        else:
+            blocks[-1].append(k)
+            if item.is_terminator():
+                blocks.append([])
+    succs: list[list[int]] = []
+    for b, ks in enumerate(blocks):
+        last = body[ks[-1]] if ks else None
+        if last is not None and last.op in ("jmp", "br", "enter"):
+            succs.append([label_block[lb] for lb in last.labels])
+        elif last is not None and last.op in ("ret", "throw"):
+            succs.append([])
+        else:
+            succs.append([b + 1] if b + 1 < len(blocks) else [])
+    preds: list[list[int]] = [[] for _ in blocks]
+    for b, ss in enumerate(succs):
+        for t in ss:
+            preds[t].append(b)
+    def stays(k: int) -> bool:
+        return body[k].op == "call" and bool(body[k].funcs) and body[k].funcs[0] in staying
+
+    has_call = [any(stays(k) for k in ks) for ks in blocks]
+    called_in = [b != 0 for b in range(len(blocks))]  # optimistic start, entry: no call yet
+    changed = True
+    while changed:
+        changed = False
+        for b in range(1, len(blocks)):
+            new = all(called_in[p] or has_call[p] for p in preds[b]) if preds[b] else False
+            if new != called_in[b]:
+                called_in[b], changed = new, True
+    found: set[int] = set()
+    for b, ks in enumerate(blocks):
+        seen = called_in[b]
+        for k in ks:
+            if body[k].op == "call" and seen:
+                found.add(k)
+            seen = seen or stays(k)
+    return found

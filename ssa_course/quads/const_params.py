@@ -1,0 +1,144 @@
+"""Constants of a recursive function passed along by its recursive calls (the
+``const-params`` pass of ``ssa-course opt``).
+
+Bril has no immediate operands: ``n - 1`` is ``one: int = const 1; m: int = sub n one``,
+and the ``const`` is an executed instruction. Every frame makes its own constants, so a
+recursive function pays for them once per call: Ackermann's function spends a quarter of
+its instructions on ``const 0`` and ``const 1``. Arguments, on the other hand, are free:
+a ``call`` costs one instruction whatever it passes.
+
+So for a function that calls itself (not ``main``, whose parameters come from the command
+line), every distinct constant it makes becomes an extra parameter:
+
+* each ``x: T = const c`` in its body becomes ``x: T = id p`` (a copy of the parameter,
+  which the sea of nodes sees through: it costs nothing after ``sccp``);
+* each recursive call passes the parameters along -- they hold the constants already;
+* every other call site makes the constants just before the call (``p': T = const c``)
+  and passes them. Global code motion then places those ``const``s like any other: out of
+  the caller's loops, on the paths that need them. Only constants the function makes on
+  every path to its end that does not recurse are threaded, so an outside call never
+  makes more than the frames it starts did (``const 2`` made only where the callee
+  neither recurses nor returns stays there).
+
+Why it is safe: by induction on the calls, the new parameter holds ``c`` in every frame
+(the outside callers pass ``c``, the recursive calls pass the parameter on), so every
+``id`` reads exactly what the ``const`` made. Nothing else changes: the same calls are
+made in the same order at the same depth, with the same runtime errors. What it costs: an
+outside call site runs the ``const``s instead of the callee -- the same count -- and
+the callee's constants are no longer visible to SCCP in the callee (parameters are not
+constants to it), which matters little in recursive code. At most :data:`MAX_CONSTANTS`
+constants per function are threaded.
+"""
+
+from __future__ import annotations
+
+from ssa_course.quads.cfg import build_cfg
+from ssa_course.quads.ir import Function, Instr, Label, Program
+
+MAX_CONSTANTS = 6
+Key = tuple
+
+
+def _key(instr: Instr) -> Key:
+    return (str(instr.type), type(instr.value).__name__, instr.value)
+
+
+def _taken(fn: Function) -> set[str]:
+    names = {p for p, _ in fn.params}
+    for item in fn.body:
+        if isinstance(item, Label):
+            names.add(item.name)
+        else:
+            names.update(item.args)
+            if item.dest:
+                names.add(item.dest)
+    return names
+
+
+def _fresh(base: str, taken: set[str]) -> str:
+    name, n = base, 0
+    while name in taken:
+        n += 1
+        name = f"{base}.{n}"
+    taken.add(name)
+    return name
+
+
+def _constants(fn: Function) -> dict[Key, Instr]:
+    """The distinct constants that ``fn`` makes on every path from its entry to its end
+    that makes no recursive call (first occurrence of each, at most
+    :data:`MAX_CONSTANTS`). Then an outside call never makes more constants than before:
+    the frames it starts form a tree whose leaves end without recursing, so at least one
+    of them made each constant the caller now makes once, and no other frame makes any."""
+    cfg = build_cfg(fn)
+    made = {name: {_key(i) for i in b.instrs if i.op == "const" and i.value is not None}
+            for name, b in cfg.blocks.items()}
+    every = set().union(*made.values())
+    for name, block in cfg.blocks.items():  # a path through a recursive call is exempt
+        if any(i.op == "call" and i.funcs == [fn.name] for i in block.instrs):
+            made[name] = set(every)
+    made_in = {name: set(every) for name in cfg.blocks}  # must problem: start from all
+    made_in[cfg.entry] = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, block in cfg.blocks.items():
+            if name == cfg.entry:
+                continue
+            new = set.intersection(*(made_in[p] | made[p] for p in block.preds)) \
+                if block.preds else set()
+            if new != made_in[name]:
+                made_in[name], changed = new, True
+    live = cfg.reachable()
+    exits = [name for name in live if not cfg.blocks[name].succs]
+    always = set.intersection(*(made_in[n] | made[n] for n in exits)) if exits else set()
+    found: dict[Key, Instr] = {}
+    for instr in fn.instrs():
+        key = _key(instr) if instr.op == "const" and instr.value is not None else None
+        if key in always and key not in found and len(found) < MAX_CONSTANTS:
+            found[key] = instr
+    return found
+
+
+def thread_constants(program: Program) -> tuple[Program, int]:
+    """The program with the constants of every self-recursive function (but ``main``)
+    turned into parameters; returns it and how many functions changed."""
+    threaded: dict[str, list[tuple[Key, str, Instr]]] = {}
+    for name, fn in program.functions.items():
+        recursive = any(i.op == "call" and i.funcs == [name] for i in fn.instrs())
+        consts = _constants(fn) if recursive and name != "main" else {}
+        if consts:
+            taken = _taken(fn)
+            threaded[name] = [(key, _fresh(f"const.{k}", taken), instr)
+                              for k, (key, instr) in enumerate(consts.items())]
+    if not threaded:
+        return program, 0
+    functions = {name: _rewrite(fn, threaded) for name, fn in program.functions.items()}
+    return Program(functions, program.structs), len(threaded)
+
+
+def _rewrite(fn: Function, threaded: dict[str, list[tuple[Key, str, Instr]]]) -> Function:
+    mine = {key: param for key, param, _ in threaded.get(fn.name, [])}
+    params = list(fn.params) + [(param, instr.type) for _, param, instr in
+                                threaded.get(fn.name, [])]  # type: ignore[misc]
+    taken = _taken(fn) | set(mine.values())
+    body: list = []
+    for item in fn.body:
+        if isinstance(item, Instr) and item.op == "const" and _key(item) in mine:
+            body.append(Instr("id", item.dest, item.type, [mine[_key(item)]], pos=item.pos,
+                              line=item.line))
+            continue
+        if not (isinstance(item, Instr) and item.op == "call" and item.funcs
+                and item.funcs[0] in threaded):
+            body.append(item)
+            continue
+        call = item.copy()
+        for key, _, instr in threaded[call.funcs[0]]:
+            if key in mine:  # this frame holds the constant already (a recursive call)
+                call.args.append(mine[key])
+                continue
+            name = _fresh("const.arg", taken)
+            body.append(Instr("const", name, instr.type, value=instr.value, line=item.line))
+            call.args.append(name)
+        body.append(call)
+    return Function(fn.name, params, fn.ret, body)

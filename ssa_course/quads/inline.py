@@ -1,0 +1,199 @@
+"""Inlining small leaf functions (the ``inline`` pass of ``ssa-course opt``).
+
+A ``call`` costs the caller more than the work it asks for: the ``call`` and the callee's
+``ret`` are executed instructions (Bril's ``brili -p`` counts both), and everything the
+optimizer knows stops at the call -- a constant argument is not folded into the callee,
+an expression the callee recomputes is not shared, a loop around the call cannot hoist the
+callee's invariant work. Inlining replaces the call by a renamed copy of the callee's body:
+
+* each parameter becomes a fresh variable, assigned from its argument by an ``id`` (the
+  sea of nodes built next sees through copies, so they cost nothing after ``sccp``);
+* every other variable and label of the callee gets a fresh name, so the copy cannot
+  clash with the caller or with another copy;
+* ``ret v`` becomes ``dest = id v`` and a ``jmp`` to a new label right after the copy
+  (running off the end of the callee falls through to it), ``ret`` without a value (or a
+  value nobody receives) just the ``jmp``; layout removes the jumps that go nowhere.
+
+What is inlined, and why that is safe:
+
+* only *leaf* callees (they call nobody), small (:data:`MAX_CALLEE` instructions, or
+  :data:`MAX_SINGLE` when the program calls them from one place: the copy duplicates
+  nothing) and free of exception regions (``enter``/``leave``/``catch``: a handler
+  belongs to its frame). A ``throw`` may stay: with no handler of its own, the callee's
+  exception unwinds into the caller's innermost handler, which is exactly where the
+  inlined ``throw`` goes. Leaves of leaves become leaves, so the pass repeats until
+  nothing changes (bottom-up);
+* only callees whose every read is of a variable assigned on *every* path before it (a
+  must-be-defined data-flow problem): Bril may read a variable that one path leaves
+  unassigned -- an error in the callee's fresh frame, but in an inlined copy it would read
+  what the previous call left behind;
+* runtime errors keep their message and position (the copied instructions keep ``pos``),
+  output happens in the same order, and no instruction is executed more often;
+* the **call depth** (LANGUAGE.md, "Limits"): an inlined call no longer counts, so a run
+  that stopped with ``stack overflow`` when entering the callee must still stop. A call
+  is inlined only where :mod:`ssa_course.quads.call_depth` shows that this cannot happen
+  differently: the caller runs at a bounded depth (no recursive function reaches it), or
+  a call of a recursive function -- which always stays -- comes right after (nothing
+  observable between) or came before in the same frame.
+
+The pass works on ordinary quads (no phis: ``Compilation.quads`` is out of SSA) and is run
+before ``parse``, so everything after it optimizes across the former call boundary.
+"""
+
+from __future__ import annotations
+
+from ssa_course.quads.call_depth import (
+    calls_after_a_call,
+    calls_of,
+    deep_functions,
+    followed_by_call,
+    nonzero_constants,
+    recursive_functions,
+)
+from ssa_course.quads.cfg import build_cfg
+from ssa_course.quads.ir import Function, Instr, Label, Program
+
+MAX_CALLEE = 60  # instructions in a callee worth copying into its callers
+MAX_SINGLE = 400  # ... and in a callee called from one place (nothing is duplicated)
+MAX_CALLER = 4000  # a caller stops growing here
+MAX_ROUNDS = 8  # leaves of leaves of ... inlined bottom-up, at most this deep
+_NEVER = frozenset({"enter", "leave", "catch", "phi", "set", "get", "undef", "call"})
+
+
+def all_reads_defined(fn: Function) -> bool:
+    """Is every variable read by ``fn`` assigned on every path that reaches the read?"""
+    cfg = build_cfg(fn)
+    every = {p for p, _ in fn.params} | {i.dest for i in fn.instrs() if i.dest}
+    defined_in: dict[str, set[str]] = {name: set(every) for name in cfg.blocks}
+    defined_in[cfg.entry] = {p for p, _ in fn.params}
+    changed = True
+    while changed:  # a must-be-defined problem: intersect over predecessors
+        changed = False
+        for name, block in cfg.blocks.items():
+            if name != cfg.entry:
+                preds = [defined_out(cfg.blocks[p].instrs, defined_in[p])
+                         for p in block.preds]
+                new = set.intersection(*preds) if preds else set(every)
+                if new != defined_in[name]:
+                    defined_in[name], changed = new, True
+    for name in cfg.reachable():
+        known = set(defined_in[name])
+        for instr in cfg.blocks[name].instrs:
+            if any(a not in known for a in instr.args):
+                return False
+            if instr.dest:
+                known.add(instr.dest)
+    return True
+
+
+def defined_out(instrs: list[Instr], defined: set[str]) -> set[str]:
+    return defined | {i.dest for i in instrs if i.dest}
+
+
+def inlinable(fn: Function, sites: int) -> bool:
+    """May ``fn`` be copied into its callers (``sites`` calls of it in the program)? Small
+    enough -- or called from one place only, where the copy duplicates nothing -- a leaf,
+    without handlers, and every read defined on every path."""
+    instrs = fn.instrs()
+    limit = MAX_SINGLE if sites == 1 else MAX_CALLEE
+    return (len(instrs) <= limit and not any(i.op in _NEVER for i in instrs)
+            and all_reads_defined(fn))
+
+
+def _names(fn: Function) -> set[str]:
+    taken = {p for p, _ in fn.params}
+    for item in fn.body:
+        if isinstance(item, Label):
+            taken.add(item.name)
+        else:
+            taken.update(item.args)
+            if item.dest:
+                taken.add(item.dest)
+    return taken
+
+
+def _copy_body(site: Instr, callee: Function, taken: set[str], tag: str) -> list:
+    """The callee's body renamed for one call site, ending at a fresh label."""
+    rename: dict[str, str] = {}
+
+    def fresh(name: str) -> str:
+        if name not in rename:
+            base, n = f"{name}.{tag}", 0
+            new = base
+            while new in taken:
+                n += 1
+                new = f"{base}.{n}"
+            taken.add(new)
+            rename[name] = new
+        return rename[name]
+
+    done = fresh(f"{callee.name}.done")
+    out: list = []
+    for (param, ty), arg in zip(callee.params, site.args, strict=True):
+        out.append(Instr("id", fresh(param), ty, [arg], pos=site.pos, line=site.line))
+    for item in callee.body:
+        if isinstance(item, Label):
+            out.append(Label(fresh(item.name)))
+            continue
+        new = item.copy()
+        new.args = [fresh(a) for a in new.args]
+        new.dest = fresh(new.dest) if new.dest else None
+        new.labels = [fresh(lb) for lb in new.labels]
+        if new.op == "ret":
+            if site.dest and new.args:
+                out.append(Instr("id", site.dest, site.type, [new.args[0]], pos=item.pos,
+                                 line=item.line))
+            out.append(Instr("jmp", labels=[done], line=item.line))
+        else:
+            out.append(new)
+    out.append(Label(done))
+    return out
+
+
+def inline_into(fn: Function, program: Program, leaves: set[str], deep: set[str],
+                staying: set[str], counter: list[int]) -> Function:
+    """``fn`` with every call of a function in ``leaves`` that is safe to inline replaced
+    by a copy of its body (see the module docstring)."""
+    size = len(fn.instrs())
+    taken = _names(fn)
+    safe = nonzero_constants(fn)
+    labels = {item.name: i for i, item in enumerate(fn.body) if isinstance(item, Label)}
+    after_call = calls_after_a_call(fn.body, staying) if fn.name in deep else set()
+    body: list = []
+    for k, item in enumerate(fn.body):
+        callee = (program.functions.get(item.funcs[0]) if isinstance(item, Instr)
+                  and item.op == "call" and item.funcs else None)
+        if (callee is None or callee.name not in leaves or callee.name == fn.name
+                or size + len(callee.body) > MAX_CALLER
+                or (fn.name in deep and k not in after_call
+                    and not followed_by_call(fn.body, k, safe, labels, staying))):
+            body.append(item)
+            continue
+        counter[0] += 1
+        size += len(callee.body)
+        body.extend(_copy_body(item, callee, taken, f"i{counter[0]}"))
+    return Function(fn.name, list(fn.params), fn.ret, body)
+
+
+def inline_calls(program: Program) -> tuple[Program, int]:
+    """Inline small leaf functions into their callers, bottom-up; returns the new program
+    and how many calls were replaced."""
+    deep = deep_functions(program)
+    staying = recursive_functions(program)
+    counter = [0]
+    for _ in range(MAX_ROUNDS):
+        sites: dict[str, int] = {}
+        for fn in program.functions.values():
+            for i in fn.instrs():
+                if i.op == "call" and i.funcs:
+                    sites[i.funcs[0]] = sites.get(i.funcs[0], 0) + 1
+        leaves = {name for name, fn in program.functions.items()
+                  if inlinable(fn, sites.get(name, 0))}
+        before = counter[0]
+        functions = {name: inline_into(fn, program, leaves, deep, staying, counter)
+                     if calls_of(fn) & leaves else fn
+                     for name, fn in program.functions.items()}
+        program = Program(functions, program.structs)
+        if counter[0] == before:
+            break
+    return program, counter[0]
