@@ -19,11 +19,12 @@ from ssa_course.compilation import Compilation, from_quads
 from ssa_course.errors import UsageError
 from ssa_course.registry import Pass
 
-DEFAULT_PIPELINE = ("parse", "sccp", "gcm", "coalesce-phis", "out-of-ssa", "coalesce", "dce",
-                    "try-merge", "layout", "landing")
+DEFAULT_PIPELINE = ("sroa", "parse", "sccp", "gcm", "coalesce-phis", "out-of-ssa", "coalesce",
+                    "dce", "try-merge", "layout", "landing")
 
 # The representation whose verifier checks a program in each form.
-FORM_REPRESENTATION = {"graph": "son", "ssa": "ssa-pruned", "phis": "quads", "quads": "quads"}
+FORM_REPRESENTATION = {"graph": "son", "ssa": "ssa-pruned", "phis": "quads", "quads": "quads",
+                       "source": "quads"}
 
 # Representations whose artifact is the graph itself: emitted straight from a graph state.
 GRAPH_REPRESENTATIONS = ("son-raw", "son-select", "son", "son-opt")

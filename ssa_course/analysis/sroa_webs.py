@@ -1,0 +1,174 @@
+"""Which struct variables of one quads function scalar replacement may dissolve: *webs*.
+
+A web is a set of struct variables connected by copies (``q = id p``): in quads a variable
+assigned on several paths is one name, so merges (what SSA would make phis of) are
+already inside a web, and ``var q = p;`` joins ``q`` to ``p``'s web. A web is replaced by
+one variable per field, shared by all its members, when
+
+* every definition of a member is a ``newstruct`` of one struct type that the escape
+  analysis finds NoEscape, or a copy of another member (so the objects a member can hold
+  are exactly the web's own allocations, and no other name anywhere refers to them);
+* every use of a member reads or writes a field (``getf``/``setf`` as the object), copies
+  it to another member, or compares it (``eq``) -- never a stored value, a call argument
+  or a return (then another name could see the object);
+* each member is defined on every path to each of its reads (true of Tiny; a Bril program
+  may read an unset variable, and its error must stay its own);
+* no two objects of the web are alive at once: right after a member ``v`` gets a new
+  object, no *other* member is live (backward liveness, exceptional edges included, so a
+  handler's reads count inside its try region).
+
+The last condition is what makes one set of field variables enough. It gives an
+invariant: at every point, every live member holds the web's *current* object (the one
+made last). A ``newstruct`` makes a new current object and no other member still needs
+the old one; a copy hands on the current object; nothing else assigns a member. So a field
+read or write through any live member reaches the current object's fields -- exactly the
+shared field variables -- and aliasing is respected: after ``q = p; q.x = 5``, ``p.x`` is
+5 because both name the same variable. For the same reason a comparison of two members is
+``true`` (both live, both the current object) and a comparison of a member with anything
+else is ``false`` (nothing outside the web can name a web object).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ssa_course.quads.cfg import build_cfg
+from ssa_course.quads.ir import Function, Instr
+from ssa_course.ssa.construct import live_in_sets, prepare_cfg
+
+# What a use means for a kept web (the report's reason), by instruction.
+USE_REASONS = {"call": "passed to a call", "ret": "returned", "setf": "stored in a field",
+               "astore": "stored in an array", "newstruct": "stored in a new struct",
+               "throw": "thrown", "print": "printed"}
+
+
+@dataclass(slots=True)
+class Web:
+    """One web: its members, its struct, and why it is kept (``None``: replaced)."""
+
+    members: set[str]
+    struct: str
+    reason: str | None = None
+
+
+def _find(parent: dict[str, str], v: str) -> str:
+    root = v
+    while parent[root] != root:
+        root = parent[root]
+    while parent[v] != root:  # path compression, iteratively
+        parent[v], v = root, parent[v]
+    return root
+
+
+def struct_webs(fn: Function, structs: dict, local: set[int]) -> list[Web]:
+    """Every web of struct variables in ``fn``, each with ``reason`` set when it must stay
+    (``local``: ``id()`` of the ``newstruct`` instructions found NoEscape)."""
+    types: dict[str, str] = {}
+    params = {n for n, _ in fn.params}
+    for n, t in fn.params:
+        if str(t) in structs:
+            types[n] = str(t)
+    instrs = list(fn.instrs())
+    for i in instrs:
+        if i.dest is not None and str(i.type) in structs:
+            types[i.dest] = str(i.type)
+    parent = {v: v for v in types}
+    for i in instrs:
+        if i.op == "id" and i.dest in types and i.args and i.args[0] in types:
+            parent[_find(parent, i.dest)] = _find(parent, i.args[0])
+    webs: dict[str, Web] = {}
+    for v, t in types.items():
+        web = webs.setdefault(_find(parent, v), Web(set(), t))
+        web.members.add(v)
+        if t != web.struct:
+            web.reason = "mixes struct types"
+    member_of = {v: webs[_find(parent, v)] for v in types}
+    for v in params & set(types):
+        _keep(member_of[v], "holds a parameter")
+    for i in instrs:
+        w = member_of.get(i.dest) if i.dest is not None else None
+        if w is not None:
+            if i.op == "newstruct" and id(i) not in local:
+                _keep(w, "shares a variable with an escaping allocation")
+            elif i.op not in ("newstruct", "id"):
+                _keep(w, f"merged with a reference from '{i.op}'")
+        for k, a in enumerate(i.args):
+            u = member_of.get(a)
+            if u is None or (i.op in ("getf", "setf") and k == 0) or i.op in ("id", "eq"):
+                continue
+            what = USE_REASONS.get(i.op, f"used by '{i.op}'")
+            _keep(u, f"{what} @{i.funcs[0]}" if i.op == "call" and i.funcs else what)
+    live = [w for w in webs.values() if w.reason is None]
+    if live:
+        names = set().union(*(w.members for w in live))
+        defined = _defined_everywhere(fn, names)
+        for w in live:
+            if not w.members <= defined:
+                _keep(w, "not defined on every path to a use")
+        for dest, after in _live_after_allocations(fn):
+            w = member_of.get(dest)
+            if w is not None and w.reason is None and (after & w.members) - {dest}:
+                _keep(w, "two of its objects are alive at once")
+    return list(webs.values())
+
+
+def _keep(web: Web, reason: str) -> None:
+    if web.reason is None:
+        web.reason = reason
+
+
+def _live_after_allocations(fn: Function) -> list[tuple[str, set[str]]]:
+    """``(dest, variables live right after)`` for every ``newstruct`` of ``fn``."""
+    cfg = prepare_cfg(fn)
+    live_in = live_in_sets(cfg)
+    found: list[tuple[str, set[str]]] = []
+    for block in cfg.blocks.values():
+        live: set[str] = set()
+        for s in block.succs:
+            if s != block.throws_to:
+                live |= live_in[s]
+        for k in range(len(block.instrs) - 1, -1, -1):
+            instr: Instr = block.instrs[k]
+            if instr.op == "newstruct" and instr.dest is not None:
+                found.append((instr.dest, set(live)))
+            if instr.dest is not None:
+                live.discard(instr.dest)
+            live.update(instr.args)
+            if k == len(block.instrs) - 1 and block.throws_to is not None:
+                live |= live_in[block.throws_to]  # the handler sees what was before it
+    return found
+
+
+def _defined_everywhere(fn: Function, names: set[str]) -> set[str]:
+    """The names among ``names`` that are assigned on every path to each of their reads
+    (a must-be-defined problem over the blocks; a handler sees what was defined at its
+    ``enter``, which is all every throw inside the region is sure of)."""
+    cfg = build_cfg(fn)
+    blocks = list(cfg.blocks.values())
+    full = frozenset(names)
+    out = {b.name: full for b in blocks}  # optimistic start, lowered to a fixed point
+    out[cfg.entry] = frozenset()
+    entry_in: dict[str, frozenset[str]] = {}
+    changed = True
+    while changed:
+        changed = False
+        for b in blocks:
+            ins = frozenset() if b.name == cfg.entry else (
+                frozenset.intersection(*(out[p] for p in b.preds)) if b.preds else frozenset())
+            entry_in[b.name] = ins
+            cur = set(ins)
+            for instr in b.instrs:
+                if instr.dest in names:
+                    cur.add(instr.dest)
+            new = frozenset(cur)
+            if new != out[b.name]:
+                out[b.name] = new
+                changed = True
+    bad: set[str] = set()
+    for b in blocks:
+        cur = set(entry_in[b.name])
+        for instr in b.instrs:
+            bad.update(a for a in instr.args if a in names and a not in cur)
+            if instr.dest in names:
+                cur.add(instr.dest)
+    return names - bad
