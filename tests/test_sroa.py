@@ -33,9 +33,14 @@ def test_counts_on_the_corpus_example():
 
 @pytest.mark.parametrize("body, count", [
     ("var p = new P { x: 1, y: 2 }; p.x = p.y; print(p.x);", 1),
-    ("var p = new P { x: 1, y: 2 }; var h = new H { p: p }; print(h.p.x);", 1),  # h only
-    ("var p = new P { x: 1, y: 2 }; var q = p; print(q.x);", 0),  # a copy names it twice
-    ("var p = new P { x: 1, y: 2 }; var q = new P { x: 1, y: 2 }; print(p == q);", 0),
+    ("var p = new P { x: 1, y: 2 }; var h = new H { p: p }; print(h.p.x);", 2),  # nested
+    ("var p = new P { x: 1, y: 2 }; var q = p; q.x = 5; print(p.x);", 1),  # one web
+    ("var p = new P { x: 1, y: 2 }; var q = new P { x: 1, y: 2 }; print(p == q);", 2),
+    ("var p = new P { x: 1, y: 2 }; var q = p; print(p == q);", 1),
+    # two objects of one web alive at once: one set of field variables cannot hold both
+    ("var p = new P { x: 1, y: 2 }; var q = p; p = new P { x: 3, y: 4 }; print(q.x, p.x);",
+     0),
+    ("var a = new P[1]; a[0] = new P { x: 1, y: 2 }; print(a[0].x);", 0),  # in an array
 ])
 def test_what_is_replaced(body, count):
     assert removed(P + "fn main() { " + body + " }")["main"] == count

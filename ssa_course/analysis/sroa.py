@@ -115,7 +115,8 @@ def _fresh(base: str, taken: set[str]) -> str:
     return name
 
 
-def _rewrite(fn: Function, structs: dict, webs: list[Web]) -> tuple[Function, int]:
+def _rewrite(fn: Function, structs: dict, webs: list[Web],
+             moves: set[int]) -> tuple[Function, int]:
     """``fn`` with the members of the accepted ``webs`` turned into field variables."""
     taken = {n for n, _ in fn.params} | {i.dest for i in fn.instrs() if i.dest is not None}
     member: dict[str, Web] = {v: w for w in webs for v in w.members}
@@ -142,6 +143,10 @@ def _rewrite(fn: Function, structs: dict, webs: list[Web]) -> tuple[Function, in
             t = dict(structs[w.struct].fields)[item.field]
             body.append(Instr("id", names[id(w)][item.field], t, [item.args[1]],
                               line=item.line))
+        elif item.op == "id" and w is not None and id(item) in moves:
+            to = names[id(member[item.dest])]  # a move: field by field into the other web
+            for f, t in structs[w.struct].fields:
+                body.append(Instr("id", to[f], t, [names[id(w)][f]], line=item.line))
         elif item.op == "id" and w is not None:
             continue  # a copy inside the web: both names are the same field variables
         elif item.op == "eq" and (w is not None or item.args[1] in member):
@@ -157,8 +162,9 @@ def _round(program: Program, report: SroaReport, last: bool) -> tuple[Program, i
     functions: dict[str, Function] = {}
     total = 0
     for name, fn in program.functions.items():
-        webs = struct_webs(fn, program.structs, local)
-        new, removed = _rewrite(fn, program.structs, [w for w in webs if w.reason is None])
+        webs, moves = struct_webs(fn, program.structs, local)
+        new, removed = _rewrite(fn, program.structs, [w for w in webs if w.reason is None],
+                                moves)
         functions[name] = new
         report.removed[name] = report.removed.get(name, 0) + removed
         total += removed

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ssa_course.errors import Pos
 from ssa_course.quads.cfg import build_cfg
 from ssa_course.quads.ir import Function, Instr
 from ssa_course.ssa.construct import live_in_sets, prepare_cfg
@@ -60,9 +61,10 @@ def _find(parent: dict[str, str], v: str) -> str:
     return root
 
 
-def struct_webs(fn: Function, structs: dict, local: set[int]) -> list[Web]:
+def struct_webs(fn: Function, structs: dict, local: set[int]) -> tuple[list[Web], set[int]]:
     """Every web of struct variables in ``fn``, each with ``reason`` set when it must stay
-    (``local``: ``id()`` of the ``newstruct`` instructions found NoEscape)."""
+    (``local``: ``id()`` of the ``newstruct`` instructions found NoEscape), and the ``id()``
+    of every copy that *moves* an object from one web to another."""
     types: dict[str, str] = {}
     params = {n for n, _ in fn.params}
     for n, t in fn.params:
@@ -72,17 +74,31 @@ def struct_webs(fn: Function, structs: dict, local: set[int]) -> list[Web]:
     for i in instrs:
         if i.dest is not None and str(i.type) in structs:
             types[i.dest] = str(i.type)
-    parent = {v: v for v in types}
-    for i in instrs:
-        if i.op == "id" and i.dest in types and i.args and i.args[0] in types:
-            parent[_find(parent, i.dest)] = _find(parent, i.args[0])
-    webs: dict[str, Web] = {}
-    for v, t in types.items():
-        web = webs.setdefault(_find(parent, v), Web(set(), t))
-        web.members.add(v)
-        if t != web.struct:
-            web.reason = "mixes struct types"
-    member_of = {v: webs[_find(parent, v)] for v in types}
+    copies = [i for i in instrs if i.op == "id" and i.dest in types and i.args[0] in types]
+    after = _live_after(fn, [i for i in instrs if i.dest in types])
+    # a copy whose source is still needed afterwards makes two names of one object: one web;
+    # one whose source is dead hands the object on (a move), and the webs may stay apart
+    alias = {id(i) for i in copies if id(i) not in after or i.args[0] in after[id(i)]}
+    while True:
+        parent = {v: v for v in types}
+        for i in copies:
+            if id(i) in alias:
+                parent[_find(parent, i.dest)] = _find(parent, i.args[0])
+        webs: dict[str, Web] = {}
+        for v, t in types.items():
+            webs.setdefault(_find(parent, v), Web(set(), t)).members.add(v)
+        member_of = {v: webs[_find(parent, v)] for v in types}
+        # a move must leave no name of the object behind in its old web
+        bad = {id(i) for i in copies if id(i) not in alias
+               and member_of[i.dest] is not member_of[i.args[0]]
+               and after[id(i)] & member_of[i.args[0]].members}
+        if not bad:
+            break
+        alias |= bad
+    moves = {id(i) for i in copies if member_of[i.dest] is not member_of[i.args[0]]}
+    for w in webs.values():
+        if any(types[v] != w.struct for v in w.members):
+            _keep(w, "mixes struct types")
     for v in params & set(types):
         _keep(member_of[v], "holds a parameter")
     for i in instrs:
@@ -100,16 +116,25 @@ def struct_webs(fn: Function, structs: dict, local: set[int]) -> list[Web]:
             _keep(u, f"{what} @{i.funcs[0]}" if i.op == "call" and i.funcs else what)
     live = [w for w in webs.values() if w.reason is None]
     if live:
-        names = set().union(*(w.members for w in live))
-        defined = _defined_everywhere(fn, names)
+        defined = _defined_everywhere(fn, set().union(*(w.members for w in live)))
         for w in live:
             if not w.members <= defined:
                 _keep(w, "not defined on every path to a use")
-        for dest, after in _live_after_allocations(fn):
-            w = member_of.get(dest)
-            if w is not None and w.reason is None and (after & w.members) - {dest}:
-                _keep(w, "two of its objects are alive at once")
-    return list(webs.values())
+    for i in instrs:  # a new object for a web (made or moved in): no other member alive
+        w = member_of.get(i.dest) if i.dest is not None else None
+        if w is not None and (i.op == "newstruct" or id(i) in moves) and id(i) in after \
+                and (after[id(i)] & w.members) - {i.dest}:
+            _keep(w, "two of its objects are alive at once")
+    changed = True
+    while changed:  # webs joined by moves are replaced together or kept together
+        changed = False
+        for i in copies:
+            a, b = member_of[i.args[0]], member_of[i.dest]
+            if (a.reason is None) != (b.reason is None):
+                _keep(a, f"moved to or from a kept struct ({b.reason or a.reason})")
+                _keep(b, f"moved to or from a kept struct ({a.reason})")
+                changed = True
+    return list(webs.values()), moves
 
 
 def _keep(web: Web, reason: str) -> None:
@@ -117,11 +142,22 @@ def _keep(web: Web, reason: str) -> None:
         web.reason = reason
 
 
-def _live_after_allocations(fn: Function) -> list[tuple[str, set[str]]]:
-    """``(dest, variables live right after)`` for every ``newstruct`` of ``fn``."""
-    cfg = prepare_cfg(fn)
+def _live_after(fn: Function, wanted: list[Instr]) -> dict[int, set[str]]:
+    """``id(instr) -> variables live right after it`` for the ``wanted`` instructions of
+    ``fn`` that can run (the CFG copies instructions: a position object of their own,
+    ``at``, finds them again)."""
+    marks: dict[int, tuple[Instr, Pos | None]] = {}
+    for instr in wanted:
+        mark = Pos(0, 0)
+        marks[id(mark)] = (instr, instr.at)
+        instr.at = mark
+    try:
+        cfg = prepare_cfg(fn)
+    finally:
+        for instr, at in marks.values():
+            instr.at = at
     live_in = live_in_sets(cfg)
-    found: list[tuple[str, set[str]]] = []
+    found: dict[int, set[str]] = {}
     for block in cfg.blocks.values():
         live: set[str] = set()
         for s in block.succs:
@@ -129,8 +165,8 @@ def _live_after_allocations(fn: Function) -> list[tuple[str, set[str]]]:
                 live |= live_in[s]
         for k in range(len(block.instrs) - 1, -1, -1):
             instr: Instr = block.instrs[k]
-            if instr.op == "newstruct" and instr.dest is not None:
-                found.append((instr.dest, set(live)))
+            if id(instr.at) in marks:
+                found[id(marks[id(instr.at)][0])] = set(live)
             if instr.dest is not None:
                 live.discard(instr.dest)
             live.update(instr.args)
