@@ -40,6 +40,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ssa_course.analysis.escape import analyze_program
+from ssa_course.analysis.sroa_calls import (
+    Demand,
+    clone_names,
+    make_clones,
+    promotable,
+    promoted_call,
+)
 from ssa_course.analysis.sroa_webs import Web, struct_webs
 from ssa_course.errors import Pos
 from ssa_course.quads.ir import Function, Instr, Label, Program
@@ -115,8 +122,8 @@ def _fresh(base: str, taken: set[str]) -> str:
     return name
 
 
-def _rewrite(fn: Function, structs: dict, webs: list[Web],
-             moves: set[int]) -> tuple[Function, int]:
+def _rewrite(fn: Function, structs: dict, webs: list[Web], moves: set[int],
+             calls: tuple[dict, dict, list[Demand]]) -> tuple[Function, int]:
     """``fn`` with the members of the accepted ``webs`` turned into field variables."""
     taken = {n for n, _ in fn.params} | {i.dest for i in fn.instrs() if i.dest is not None}
     member: dict[str, Web] = {v: w for w in webs for v in w.members}
@@ -124,11 +131,19 @@ def _rewrite(fn: Function, structs: dict, webs: list[Web],
     for w in webs:
         base = min(w.members, key=lambda v: (len(v), v))  # a stable, readable name
         names[id(w)] = {f: _fresh(f"{base}.{f}", taken) for f, _ in structs[w.struct].fields}
+    fields = {v: [names[id(w)][f] for f, _ in structs[w.struct].fields]
+              for v, w in member.items()}
+    found, clone_name, demands = calls
     body: list[Instr | Label] = []
     removed = 0
     for item in fn.body:
         if not isinstance(item, Instr):
             body.append(item)
+            continue
+        call = promoted_call(item, fields, found, clone_name)
+        if call is not None:
+            body.append(call[0])
+            demands.append(call[1])
             continue
         w = member.get(item.args[0]) if item.args else None
         if item.op == "newstruct" and item.dest in member:
@@ -159,12 +174,14 @@ def _rewrite(fn: Function, structs: dict, webs: list[Web],
 
 def _round(program: Program, report: SroaReport, last: bool) -> tuple[Program, int]:
     local, seen = _no_escape_allocations(program)
+    found = promotable(program)
+    calls = (found, clone_names(program, found), [])
     functions: dict[str, Function] = {}
     total = 0
     for name, fn in program.functions.items():
-        webs, moves = struct_webs(fn, program.structs, local)
+        webs, moves = struct_webs(fn, program.structs, local, found)
         new, removed = _rewrite(fn, program.structs, [w for w in webs if w.reason is None],
-                                moves)
+                                moves, calls)
         functions[name] = new
         report.removed[name] = report.removed.get(name, 0) + removed
         total += removed
@@ -174,6 +191,7 @@ def _round(program: Program, report: SroaReport, last: bool) -> tuple[Program, i
                 f"{_where(i)} {_why(i, local, seen, reason)}"
                 for i in new.instrs() if i.op == "newstruct"]
             report.kept[name] = len(report.reasons[name])
+    functions.update(make_clones(program, calls[2], found, calls[1]))
     return Program(functions, program.structs), total
 
 

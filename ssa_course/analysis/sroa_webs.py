@@ -61,10 +61,14 @@ def _find(parent: dict[str, str], v: str) -> str:
     return root
 
 
-def struct_webs(fn: Function, structs: dict, local: set[int]) -> tuple[list[Web], set[int]]:
+def struct_webs(fn: Function, structs: dict, local: set[int],
+                promotable: dict[str, dict[int, set[str]]] | None = None
+                ) -> tuple[list[Web], set[int]]:
     """Every web of struct variables in ``fn``, each with ``reason`` set when it must stay
     (``local``: ``id()`` of the ``newstruct`` instructions found NoEscape), and the ``id()``
-    of every copy that *moves* an object from one web to another."""
+    of every copy that *moves* an object from one web to another. ``promotable``: the
+    call positions that take a struct's fields instead (:mod:`sroa_calls`)."""
+    promotable = promotable or {}
     types: dict[str, str] = {}
     params = {n for n, _ in fn.params}
     for n, t in fn.params:
@@ -112,6 +116,8 @@ def struct_webs(fn: Function, structs: dict, local: set[int]) -> tuple[list[Web]
             u = member_of.get(a)
             if u is None or (i.op in ("getf", "setf") and k == 0) or i.op in ("id", "eq"):
                 continue
+            if i.op == "call" and i.funcs and k in promotable.get(i.funcs[0], {}):
+                continue  # the callee only reads it: it will take the fields instead
             what = USE_REASONS.get(i.op, f"used by '{i.op}'")
             _keep(u, f"{what} @{i.funcs[0]}" if i.op == "call" and i.funcs else what)
     live = [w for w in webs.values() if w.reason is None]
