@@ -9,8 +9,9 @@ IRCode block graph with the same lines, each block filled by the worst escape am
 values it defines.
 
 ``✓`` (NoEscape) says the object does not outlive this frame -- not that scalar
-replacement can remove it: one stored in an array slot or handed to a callee stays ``✓``
-and stays allocated (the ``sroa`` representation's stats give each one's reason).
+replacement can remove it: one stored in an array slot or handed to a callee that writes
+it stays ``✓`` and stays allocated (the ``sroa`` representation's stats give each one's
+reason).
 """
 
 from __future__ import annotations

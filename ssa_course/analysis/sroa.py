@@ -30,6 +30,15 @@ Nested structs: after a round, a struct stored in a replaced struct's field is h
 that field's variable (``W.p = id p``), so it is now a copy inside a web, and the next
 round can replace it too. A round that removes nothing ends the loop.
 
+Calls: a struct passed to a callee that only reads it is passed as its fields to a
+specialised copy of the callee (:mod:`ssa_course.analysis.sroa_calls` says why that is
+exact); the web then has no other use and goes like the rest.
+
+What stays (``SroaReport`` names each with its reason): a struct stored in an array slot
+(the slot is chosen at run time; a frame has no variable per slot), one handed to a
+callee that writes, compares, stores or returns it, and webs where two objects are alive
+at once or that share a name with a parameter.
+
 The IRCode is matched to the quads through the allocation's source position: the pass
 gives each ``newstruct`` a position object (``at``) of its own for the time of the
 analysis (the IRCode carries it through unchanged) and puts the old one back afterwards.
