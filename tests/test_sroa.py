@@ -183,10 +183,10 @@ def test_new_shapes_keep_their_output(body, out):
 
 def test_report_golden():
     """The report names what was removed and why each allocation stays."""
-    src = (P + "fn show(p: P) -> int { p.y = 0; return p.x; }\n"  # writes: no promotion
+    src = (P + "fn show(p: P) -> int { p.y = 0; return p.x; }\n"  # writes, p read after
            "fn main() { var a = new P[1]; a[0] = new P { x: 1, y: 2 };\n"
            "  var p = new P { x: 3, y: 4 }; var q = new P { x: 5, y: 6 };\n"
-           "  print(show(p), q.y, a[0].x); }\n")
+           "  print(show(p), q.y, a[0].x, p.y); }\n")
     report = scalar_replace(compile_source(src).quads)[1]
     assert report.describe() == (
         "sroa: 1 struct allocation(s) removed, 2 kept, 2 round(s)\n"

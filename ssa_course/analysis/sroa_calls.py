@@ -1,39 +1,57 @@
-"""Scalar replacement across calls: a struct handed to a callee that only reads it.
+"""Scalar replacement across calls: a struct handed to a callee that keeps it to itself.
 
-A struct parameter ``p`` of ``g`` is *promotable* when ``g`` never writes a field of it and
-never lets it go anywhere: every name that can hold it (the parameter and its copies, its
-*web*) is defined only by the entry or by copies inside the web, and is used only to read
-a field (``getf``), to be copied inside the web, to be compared with a member of the web
+A struct parameter ``p`` of ``g`` is *promotable* when ``g`` never lets it go anywhere:
+every name that can hold it (the parameter and its copies, its *web*) is defined only by
+the entry or by copies inside the web, and is used only to read or write a field
+(``getf``/``setf``), to be copied inside the web, to be compared with a member of the web
 (``eq``, always true: the web holds one object) or to be passed on at a promotable
 position of a call. The set is a greatest fixed point over the call graph (recursion
-included): start from every struct parameter, drop those whose argument goes to a call
-position that was dropped, until nothing changes.
+included): start from every struct parameter, drop those with another use, until
+nothing changes. A parameter *writes* when ``g`` writes a field of it or passes it on to
+a position that writes; passing it on to such a position is allowed only where no name
+of it is live after the call (exceptional edges included).
 
 A call whose arguments at promotable positions ``S`` are webs that the caller replaces
-(their fields are variables) becomes a call of the *clone* ``g`` specialised on ``S``: the
-struct argument is replaced by its field variables, in field order (LLVM's argument
-promotion). The clone reads the field parameters where ``g`` read the fields. This is
-exact because no field of the object changes during the call: the callee does not write
-it, and nobody else can -- the object is named only by the caller's web (that is why the
-caller must be replacing the web; an ordinary object might be reached through an array
-or another parameter and written there). The call itself stays (same depth, same
-exceptions); only its arguments change.
+(their fields are variables) becomes a call of the *clone* of ``g`` specialised on ``S``:
+the struct argument is replaced by its field variables, in field order (LLVM's argument
+promotion), and the clone reads and writes field parameters where ``g`` read and wrote the
+fields. This is exact because nobody else sees the object during the call: it is named
+only by the caller's web (that is why the caller must be replacing the web; an ordinary
+object might be reached through an array or another parameter). A read-only position
+sees the fields as they were at the call, which is all it could see; at a position that
+writes, the callee's writes land in its own copies, so the caller may pass the object
+there only when none of its names is live after the call (and only once per call: two
+parameters holding one object must see each other's writes). The call itself stays (same
+depth, same exceptions); only its arguments change.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from ssa_course.analysis.sroa_webs import live_after as _live_after
 from ssa_course.quads.ir import Function, Instr, Label, Program
 from ssa_course.tiny.types import BOOL
 
 Demand = tuple[str, frozenset[int]]  # (callee, promoted argument positions)
 
 
-def _param_web(fn: Function, k: int) -> set[str] | None:
+@dataclass(slots=True)
+class Param:
+    """A promotable struct parameter: the names that hold it, and whether it is written."""
+
+    web: set[str]
+    writes: bool
+
+
+Found = dict[str, dict[int, Param]]
+
+
+def _param_web(fn: Function, k: int, instrs: list[Instr]) -> set[str] | None:
     """The names that can hold parameter ``k`` of ``fn`` (its copies), or ``None`` when
     one of them is defined otherwise (then the parameter is not promotable)."""
     web = {fn.params[k][0]}
     grew = True
-    instrs = list(fn.instrs())
     while grew:
         grew = False
         for i in instrs:
@@ -48,41 +66,63 @@ def _param_web(fn: Function, k: int) -> set[str] | None:
     return web
 
 
-def promotable(program: Program) -> dict[str, dict[int, set[str]]]:
-    """``function -> {position: web}`` of every promotable struct parameter."""
-    found: dict[str, dict[int, set[str]]] = {}
+def promotable(program: Program) -> Found:
+    """``function -> {position: Param}`` of every promotable struct parameter."""
+    found: Found = {}
+    facts: dict[str, tuple[list[Instr], dict[int, set[str]]]] = {}
     for name, fn in program.functions.items():
+        instrs = list(fn.instrs())
         for k, (_, t) in enumerate(fn.params):
-            if str(t) in program.structs and (web := _param_web(fn, k)) is not None:
-                found.setdefault(name, {})[k] = web
+            if str(t) in program.structs and (web := _param_web(fn, k, instrs)) is not None:
+                found.setdefault(name, {})[k] = Param(web, any(
+                    i.op == "setf" and i.args[0] in web for i in instrs))
+        if name in found:
+            calls = [i for i in instrs if i.op == "call"]
+            facts[name] = (instrs, _live_after(fn, calls))
     changed = True
     while changed:
         changed = False
-        for name, fn in program.functions.items():
-            for k, web in list(found.get(name, {}).items()):
-                if not _read_only(fn, web, found):
-                    del found[name][k]
+        for name, params in found.items():
+            instrs, after = facts[name]
+            for k, param in list(params.items()):
+                verdict = _uses(instrs, param.web, found, after)
+                if verdict is None:
+                    del params[k]
                     changed = True
+                elif verdict and not param.writes:
+                    param.writes = changed = True
     return found
 
 
-def _read_only(fn: Function, web: set[str], found: dict[str, dict[int, set[str]]]) -> bool:
-    for i in fn.instrs():
+def _uses(instrs: list[Instr], web: set[str], found: Found,
+          after: dict[int, set[str]]) -> bool | None:
+    """Whether the web's uses write through a call (``None``: a use that is not allowed)."""
+    writes = False
+    for i in instrs:
         for j, a in enumerate(i.args):
             if a not in web:
                 continue
-            if (i.op == "getf" and j == 0) or i.op == "id":
+            if (i.op in ("getf", "setf") and j == 0) or i.op == "id":
                 continue
             if i.op == "eq" and all(b in web for b in i.args):
                 continue
-            if i.op == "call" and i.funcs and j in found.get(i.funcs[0], {}):
-                continue
-            return False
-    return True
+            param = found.get(i.funcs[0], {}).get(j) if i.op == "call" and i.funcs else None
+            if param is None:
+                return None
+            if param.writes:
+                if not passes_once(i, web) or (id(i) in after and after[id(i)] & web):
+                    return None
+                writes = True
+    return writes
+
+
+def passes_once(call: Instr, web: set[str]) -> bool:
+    """Whether ``call`` names the web's object in one argument only."""
+    return sum(a in web for a in call.args) <= 1
 
 
 def promoted_call(instr: Instr, fields: dict[str, list[str]],
-                  found: dict[str, dict[int, set[str]]],
+                  found: Found,
                   clone_name: dict[Demand, str]) -> tuple[Instr, Demand] | None:
     """``instr`` (a call) with its promotable struct arguments that are in ``fields``
     (replaced webs -> their field variables) expanded, calling the clone; or ``None``."""
@@ -102,7 +142,7 @@ def promoted_call(instr: Instr, fields: dict[str, list[str]],
     return new, demand
 
 
-def clone_names(program: Program, found: dict[str, dict[int, set[str]]]) -> dict:
+def clone_names(program: Program, found: Found) -> dict:
     """A name for every clone a call might need, made on demand (a dict that invents)."""
     taken = set(program.functions)
 
@@ -122,7 +162,7 @@ def clone_names(program: Program, found: dict[str, dict[int, set[str]]]) -> dict
 
 
 def make_clones(program: Program, demands: list[Demand],
-                found: dict[str, dict[int, set[str]]], names: dict) -> dict[str, Function]:
+                found: Found, names: dict) -> dict[str, Function]:
     """Every clone the ``demands`` need, and those their own calls need (a worklist)."""
     made: dict[str, Function] = {}
     work = list(demands)
@@ -138,13 +178,14 @@ def make_clones(program: Program, demands: list[Demand],
 
 
 def _clone(fn: Function, name: str, at: frozenset[int], structs: dict,
-           found: dict[str, dict[int, set[str]]], names: dict
+           found: Found, names: dict
            ) -> tuple[Function, list[Demand]]:
-    webs = {k: found[fn.name][k] for k in at}
+    webs = {k: found[fn.name][k].web for k in at}
     params: list[tuple[str, object]] = []
     taken = {n for n, _ in fn.params} | {i.dest for i in fn.instrs() if i.dest is not None}
     fields: dict[str, list[str]] = {}
     field_of: dict[str, dict[str, str]] = {}
+    field_type: dict[str, dict[str, object]] = {}
     for k, (p, t) in enumerate(fn.params):
         if k not in at:
             params.append((p, t))
@@ -160,6 +201,7 @@ def _clone(fn: Function, name: str, at: frozenset[int], structs: dict,
             params.append((v, ft))
         for m in webs[k]:
             field_of[m] = names_k
+            field_type[m] = dict(structs[str(t)].fields)
             fields[m] = list(names_k.values())
     body: list[Instr | Label] = []
     demands: list[Demand] = []
@@ -174,6 +216,9 @@ def _clone(fn: Function, name: str, at: frozenset[int], structs: dict,
         elif item.op == "getf" and item.args[0] in field_of:
             body.append(Instr("id", item.dest, item.type, [field_of[item.args[0]][item.field]],
                               line=item.line))
+        elif item.op == "setf" and item.args[0] in field_of:
+            body.append(Instr("id", field_of[item.args[0]][item.field], field_type[
+                item.args[0]][item.field], [item.args[1]], line=item.line))
         elif item.op == "id" and item.args[0] in field_of:
             continue  # a copy of the one object: its names are the same field parameters
         elif item.op == "eq" and item.args[0] in field_of:

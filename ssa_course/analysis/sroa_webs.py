@@ -62,7 +62,7 @@ def _find(parent: dict[str, str], v: str) -> str:
 
 
 def struct_webs(fn: Function, structs: dict, local: set[int],
-                promotable: dict[str, dict[int, set[str]]] | None = None
+                promotable: dict | None = None
                 ) -> tuple[list[Web], set[int]]:
     """Every web of struct variables in ``fn``, each with ``reason`` set when it must stay
     (``local``: ``id()`` of the ``newstruct`` instructions found NoEscape), and the ``id()``
@@ -79,7 +79,7 @@ def struct_webs(fn: Function, structs: dict, local: set[int],
         if i.dest is not None and str(i.type) in structs:
             types[i.dest] = str(i.type)
     copies = [i for i in instrs if i.op == "id" and i.dest in types and i.args[0] in types]
-    after = _live_after(fn, [i for i in instrs if i.dest in types])
+    after = live_after(fn, [i for i in instrs if i.dest in types or i.op == "call"])
     # a copy whose source is still needed afterwards makes two names of one object: one web;
     # one whose source is dead hands the object on (a move), and the webs may stay apart
     alias = {id(i) for i in copies if id(i) not in after or i.args[0] in after[id(i)]}
@@ -116,8 +116,12 @@ def struct_webs(fn: Function, structs: dict, local: set[int],
             u = member_of.get(a)
             if u is None or (i.op in ("getf", "setf") and k == 0) or i.op in ("id", "eq"):
                 continue
-            if i.op == "call" and i.funcs and k in promotable.get(i.funcs[0], {}):
-                continue  # the callee only reads it: it will take the fields instead
+            param = promotable.get(i.funcs[0], {}).get(k) if i.op == "call" and i.funcs \
+                else None
+            if param is not None and (not param.writes or (
+                    sum(b in u.members for b in i.args) <= 1 and id(i) in after
+                    and not after[id(i)] & u.members)):
+                continue  # the callee keeps it to itself: it will take the fields instead
             what = USE_REASONS.get(i.op, f"used by '{i.op}'")
             _keep(u, f"{what} @{i.funcs[0]}" if i.op == "call" and i.funcs else what)
     live = [w for w in webs.values() if w.reason is None]
@@ -148,7 +152,7 @@ def _keep(web: Web, reason: str) -> None:
         web.reason = reason
 
 
-def _live_after(fn: Function, wanted: list[Instr]) -> dict[int, set[str]]:
+def live_after(fn: Function, wanted: list[Instr]) -> dict[int, set[str]]:
     """``id(instr) -> variables live right after it`` for the ``wanted`` instructions of
     ``fn`` that can run (the CFG copies instructions: a position object of their own,
     ``at``, finds them again)."""
@@ -178,6 +182,8 @@ def _live_after(fn: Function, wanted: list[Instr]) -> dict[int, set[str]]:
             live.update(instr.args)
             if k == len(block.instrs) - 1 and block.throws_to is not None:
                 live |= live_in[block.throws_to]  # the handler sees what was before it
+                if id(instr.at) in marks:  # ... and what a call wrote before it threw
+                    found[id(marks[id(instr.at)][0])] |= live_in[block.throws_to]
     return found
 
 
