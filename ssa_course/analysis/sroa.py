@@ -56,6 +56,7 @@ from ssa_course.analysis.sroa_calls import (
     promotable,
     promoted_call,
 )
+from ssa_course.analysis.sroa_split import split_struct_variables
 from ssa_course.analysis.sroa_webs import Web, struct_webs
 from ssa_course.errors import Pos
 from ssa_course.quads.ir import Function, Instr, Label, Program
@@ -224,6 +225,8 @@ def scalar_replace(program: Program) -> tuple[Program, SroaReport]:
         report.removed = {name: 0 for name in program.functions}
         report.kept = dict(report.removed)
         return program, report
+    program = Program({name: split_struct_variables(fn, program.structs)
+                       for name, fn in program.functions.items()}, program.structs)
     for k in range(MAX_ROUNDS):
         report.rounds = k + 1
         program, removed = _round(program, report, k == MAX_ROUNDS - 1)

@@ -33,7 +33,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ssa_course.errors import Pos
-from ssa_course.quads.cfg import build_cfg
 from ssa_course.quads.ir import Function, Instr
 from ssa_course.ssa.construct import live_in_sets, prepare_cfg
 
@@ -189,25 +188,31 @@ def live_after(fn: Function, wanted: list[Instr]) -> dict[int, set[str]]:
 
 def _defined_everywhere(fn: Function, names: set[str]) -> set[str]:
     """The names among ``names`` that are assigned on every path to each of their reads
-    (a must-be-defined problem over the blocks; a handler sees what was defined at its
-    ``enter``, which is all every throw inside the region is sure of)."""
-    cfg = build_cfg(fn)
+    (a must-be-defined problem over the blocks, exceptional edges included: a handler
+    sees what was defined before the instruction that threw)."""
+    cfg = prepare_cfg(fn)
     blocks = list(cfg.blocks.values())
     full = frozenset(names)
     out = {b.name: full for b in blocks}  # optimistic start, lowered to a fixed point
-    out[cfg.entry] = frozenset()
+    early = dict(out)  # before each block's last instruction (what its handler edge sees)
     entry_in: dict[str, frozenset[str]] = {}
     changed = True
     while changed:
         changed = False
         for b in blocks:
-            ins = frozenset() if b.name == cfg.entry else (
-                frozenset.intersection(*(out[p] for p in b.preds)) if b.preds else frozenset())
+            edges = [early[p] if cfg.blocks[p].throws_to == b.name else out[p]
+                     for p in b.preds]
+            ins = frozenset() if b.name == cfg.entry or not edges else \
+                frozenset.intersection(*edges)
             entry_in[b.name] = ins
             cur = set(ins)
-            for instr in b.instrs:
+            for k, instr in enumerate(b.instrs):
+                if k == len(b.instrs) - 1:
+                    early[b.name] = frozenset(cur)
                 if instr.dest in names:
                     cur.add(instr.dest)
+            if not b.instrs:
+                early[b.name] = frozenset(cur)
             new = frozenset(cur)
             if new != out[b.name]:
                 out[b.name] = new
