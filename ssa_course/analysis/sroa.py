@@ -1,10 +1,11 @@
 """Scalar replacement of structs that never escape (SROA): their fields become variables.
 
 A pass on ordinary quads (not SSA), one function at a time, repeated to a fixed point.
-Each round runs the escape analysis on the program's IRCode, groups the struct variables
-of every function into *webs* (variables joined by copies; a variable assigned on several
-paths is one quads name, so SSA's phi merges are already inside a web) and replaces every
-web that :mod:`ssa_course.analysis.sroa_webs` accepts -- its docstring says why one set
+First every struct variable's unrelated lives get names of their own
+(:mod:`ssa_course.analysis.sroa_split`). Then each round runs the escape analysis on the
+program's IRCode, groups the struct variables of every function into *webs* (variables
+joined by copies; a variable assigned on several paths is one quads name, so SSA's phi
+merges are already inside a web) and replaces every web that :mod:`ssa_course.analysis.sroa_webs` accepts -- its docstring says why one set
 of field variables per web is exact (every live member holds the web's current object).
 Julia's SROA asks the same two questions: escape analysis says nobody else can see the
 object, the uses say nobody else *names* it, so each field is a plain variable of this
@@ -15,7 +16,8 @@ The rewrite of a web ``W`` of struct ``S`` (fresh names ``W.f``, one per field):
 * ``p = newstruct a b``  ->  ``W.x = id a; W.y = id b`` (the initialisers were evaluated
   before, left to right, by the instructions that made ``a`` and ``b``: order is kept);
 * ``t = getf p x``  ->  ``t = id W.x``;  ``setf p x v``  ->  ``W.x = id v``;
-* ``q = id p`` (a copy inside the web) disappears;
+* ``q = id p`` (a copy inside the web) disappears; a copy from another web (a *move*,
+  ``p`` dead after it) copies the fields: ``W.x = id V.x; W.y = id V.y``;
 * ``c = eq p q``  ->  ``c = const true`` when both are members (the same current object),
   ``const false`` when only one is (no name outside the web reaches a web object).
 
@@ -30,14 +32,15 @@ Nested structs: after a round, a struct stored in a replaced struct's field is h
 that field's variable (``W.p = id p``), so it is now a copy inside a web, and the next
 round can replace it too. A round that removes nothing ends the loop.
 
-Calls: a struct passed to a callee that only reads it is passed as its fields to a
-specialised copy of the callee (:mod:`ssa_course.analysis.sroa_calls` says why that is
-exact); the web then has no other use and goes like the rest.
+Calls: a struct passed to a callee that keeps it to itself (reads it, or writes it where
+the caller no longer needs it) is passed as its fields to a specialised copy of the
+callee (:mod:`ssa_course.analysis.sroa_calls` says why that is exact); the web then has
+no other use and goes like the rest.
 
 What stays (``SroaReport`` names each with its reason): a struct stored in an array slot
 (the slot is chosen at run time; a frame has no variable per slot), one handed to a
-callee that writes, compares, stores or returns it, and webs where two objects are alive
-at once or that share a name with a parameter.
+callee that stores, returns or compares it, or writes it while the caller still reads it,
+and webs where two objects are alive at once or that share a name with a parameter.
 
 The IRCode is matched to the quads through the allocation's source position: the pass
 gives each ``newstruct`` a position object (``at``) of its own for the time of the
