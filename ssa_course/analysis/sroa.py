@@ -5,8 +5,9 @@ First every struct variable's unrelated lives get names of their own
 (:mod:`ssa_course.analysis.sroa_split`). Then each round runs the escape analysis on the
 program's IRCode, groups the struct variables of every function into *webs* (variables
 joined by copies; a variable assigned on several paths is one quads name, so SSA's phi
-merges are already inside a web) and replaces every web that :mod:`ssa_course.analysis.sroa_webs` accepts -- its docstring says why one set
-of field variables per web is exact (every live member holds the web's current object).
+merges are already inside a web) and replaces every web that
+:mod:`ssa_course.analysis.sroa_webs` accepts -- its docstring says why one set of field
+variables per web is exact (every live member holds the web's current object).
 Julia's SROA asks the same two questions: escape analysis says nobody else can see the
 object, the uses say nobody else *names* it, so each field is a plain variable of this
 frame.
