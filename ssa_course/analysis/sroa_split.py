@@ -105,44 +105,70 @@ def _reaching_uses(fn: Function, wanted: list[Instr], names: set[str]
         for instr, at in marks.values():
             instr.at = at
 
-    def orig(instr: Instr) -> int | None:
+    def orig(instr: Instr) -> int:
         m = marks.get(id(instr.at))
-        return id(m[0]) if m is not None else None
+        return id(m[0]) if m is not None else id(instr)
 
-    entry_defs = {n: frozenset({ENTRY - k}) for k, (n, _) in enumerate(fn.params)
-                  if n in names}
-    state_in: dict[str, dict[str, frozenset[int]]] = {cfg.entry: dict(entry_defs)}
-    before_last: dict[str, dict[str, frozenset[int]]] = {}
+    # definitions as bits of one int: the state of a point is the set reaching it
+    bit: dict[int, int] = {}
+    keys: list[int] = []
+    mask: dict[str, int] = {}  # every definition of a variable (what a new one kills)
+
+    def define(key: int, var: str) -> int:
+        if key not in bit:
+            bit[key] = 1 << len(keys)
+            keys.append(key)
+            mask[var] = mask.get(var, 0) | bit[key]
+        return bit[key]
+
+    entry = 0
+    for k, (n, _) in enumerate(fn.params):
+        if n in names:
+            entry |= define(ENTRY - k, n)
+    for block in cfg.blocks.values():
+        for instr in block.instrs:
+            if instr.dest in names:
+                define(orig(instr), instr.dest)
+
+    def transfer(instrs: list[Instr], state: int) -> int:
+        for instr in instrs:
+            if instr.dest in names:
+                state = (state & ~mask[instr.dest]) | bit[orig(instr)]
+        return state
+
+    state_in: dict[str, int] = {cfg.entry: entry}
     work = [cfg.entry]
     while work:
         name = work.pop()
         block = cfg.blocks[name]
-        cur = dict(state_in[name])
-        for k, instr in enumerate(block.instrs):
-            if k == len(block.instrs) - 1:
-                before_last[name] = dict(cur)
-            if instr.dest in names:
-                o = orig(instr)
-                cur[instr.dest] = frozenset({o if o is not None else id(instr)})
+        early = transfer(block.instrs[:-1], state_in[name])
+        out = transfer(block.instrs[-1:], early)
         for s in block.succs:
-            out = before_last.get(name, cur) if s == block.throws_to else cur
+            edge = early if s == block.throws_to else out
             old = state_in.get(s)
-            merged = dict(old) if old is not None else {}
-            for v, ds in out.items():
-                merged[v] = merged.get(v, frozenset()) | ds
-            if old is None or merged != old:
-                state_in[s] = merged
+            if old is None or edge & ~old:
+                state_in[s] = edge | (old or 0)
                 work.append(s)
     found: dict[tuple[int, int], list[int]] = {}
     for name, block in cfg.blocks.items():
         if name not in state_in:
             continue
-        cur = dict(state_in[name])
+        cur = state_in[name]
         for instr in block.instrs:
             o = orig(instr)
             for k, a in enumerate(instr.args):
-                if a in names and o is not None:
-                    found[(o, k)] = sorted(cur.get(a, frozenset()))
+                if a in names and id(instr.at) in marks:
+                    found[(o, k)] = _bits(cur & mask.get(a, 0), keys)
             if instr.dest in names:
-                cur[instr.dest] = frozenset({o if o is not None else id(instr)})
+                cur = (cur & ~mask[instr.dest]) | bit[o]
     return found
+
+
+def _bits(state: int, keys: list[int]) -> list[int]:
+    """The definitions (keys) whose bits are set in ``state``."""
+    out = []
+    while state:
+        low = state & -state
+        out.append(keys[low.bit_length() - 1])
+        state ^= low
+    return sorted(out)
