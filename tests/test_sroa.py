@@ -254,3 +254,11 @@ def test_a_parameter_overwritten_with_a_new_point_is_split_off():
     for n in ("1", "3"):
         assert stages.run(from_quads(program), [n], via="quads").stdout == \
             stages.run(comp, [n]).stdout
+
+
+def test_the_stats_face_summarises_the_report():
+    from ssa_course import views
+
+    comp = load_file(str(HERE / "programs" / "sroa_points.tiny"))
+    assert views.stats(comp, "sroa") == ("5 struct allocation(s) removed, 1 kept, 2 round(s) "
+                                         "(kept: 37:14 stored in an array)")

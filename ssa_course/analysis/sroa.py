@@ -84,6 +84,16 @@ class SroaReport:
     def total(self) -> int:
         return sum(self.removed.values())
 
+    def summary(self, most: int = 4) -> str:
+        """One line: the counts, then the first ``most`` kept allocations with reasons."""
+        kept = [r for rs in self.reasons.values() for r in rs]
+        text = (f"{self.total()} struct allocation(s) removed, {len(kept)} kept, "
+                f"{self.rounds} round(s)")
+        if kept:
+            more = f"; {len(kept) - most} more" if len(kept) > most else ""
+            text += f" (kept: {'; '.join(kept[:most])}{more})"
+        return text
+
     def describe(self) -> str:
         """One line per function, then one per kept allocation."""
         lines = [f"sroa: {self.total()} struct allocation(s) removed, "

@@ -110,13 +110,13 @@ def scalar_replaced(comp: Compilation) -> object:
 
 
 def _sroa_stats(program: object) -> str:
-    """The pass's report: per function removed / kept, each kept allocation's reason."""
+    """The pass's report in one line: removed / kept, kept allocations with reasons."""
     from ssa_course.analysis.sroa import scalar_replace
 
     known = _REPORTS.get(id(program))
     if known is not None and known[0] is program:
-        return known[1].describe()  # type: ignore[attr-defined]
-    return scalar_replace(program)[1].describe()  # type: ignore[arg-type]  # kept only
+        return known[1].summary()  # type: ignore[attr-defined]
+    return scalar_replace(program)[1].summary()  # type: ignore[arg-type]  # kept only
 
 
 add_representation("sroa", "quads after scalar replacement: structs that never escape "
