@@ -147,7 +147,7 @@ def _fresh(base: str, taken: set[str]) -> str:
 
 
 def _rewrite(fn: Function, structs: dict, webs: list[Web], moves: set[int],
-             calls: tuple[dict, dict, list[Demand]]) -> tuple[Function, int]:
+             calls: tuple[dict, dict, list[Demand], set[str]]) -> tuple[Function, int]:
     """``fn`` with the members of the accepted ``webs`` turned into field variables."""
     taken = {n for n, _ in fn.params} | {i.dest for i in fn.instrs() if i.dest is not None}
     member: dict[str, Web] = {v: w for w in webs for v in w.members}
@@ -157,14 +157,14 @@ def _rewrite(fn: Function, structs: dict, webs: list[Web], moves: set[int],
         names[id(w)] = {f: _fresh(f"{base}.{f}", taken) for f, _ in structs[w.struct].fields}
     fields = {v: [names[id(w)][f] for f, _ in structs[w.struct].fields]
               for v, w in member.items()}
-    found, clone_name, demands = calls
+    found, clone_name, demands, known = calls
     body: list[Instr | Label] = []
     removed = 0
     for item in fn.body:
         if not isinstance(item, Instr):
             body.append(item)
             continue
-        call = promoted_call(item, fields, found, clone_name)
+        call = promoted_call(item, fields, known, clone_name)
         if call is not None:
             body.append(call[0])
             demands.append(call[1])
@@ -196,14 +196,15 @@ def _rewrite(fn: Function, structs: dict, webs: list[Web], moves: set[int],
     return Function(fn.name, list(fn.params), fn.ret, body), removed
 
 
-def _round(program: Program, report: SroaReport, last: bool) -> tuple[Program, int]:
+def _round(program: Program, report: SroaReport, last: bool,
+           clone_name: dict) -> tuple[Program, int]:
     local, seen = _no_escape_allocations(program)
     found = promotable(program)
-    calls = (found, clone_names(program, found), [])
+    calls = (found, clone_name, [], set(program.functions))
     functions: dict[str, Function] = {}
     total = 0
     for name, fn in program.functions.items():
-        webs, moves = struct_webs(fn, program.structs, local, found)
+        webs, moves = struct_webs(fn, program.structs, local, found, set(program.functions))
         new, removed = _rewrite(fn, program.structs, [w for w in webs if w.reason is None],
                                 moves, calls)
         functions[name] = new
@@ -229,7 +230,7 @@ def _why(instr: Instr, local: set[int], seen: set[int], reason: dict) -> str:
 
 def _where(instr: Instr) -> str:
     pos = instr.pos or instr.at
-    return f"{pos.line}:{pos.col}" if pos is not None else "?"
+    return f"{pos.line}:{pos.col}" if pos is not None else "(entry)"  # a rebuilt argument
 
 
 def scalar_replace(program: Program) -> tuple[Program, SroaReport]:
@@ -241,9 +242,31 @@ def scalar_replace(program: Program) -> tuple[Program, SroaReport]:
         return program, report
     program = Program({name: split_struct_variables(fn, program.structs)
                        for name, fn in program.functions.items()}, program.structs)
+    before = _reachable(program)
+    clone_name = clone_names(program)  # one registry: a clone is made once, then reused
     for k in range(MAX_ROUNDS):
         report.rounds = k + 1
-        program, removed = _round(program, report, k == MAX_ROUNDS - 1)
+        program, removed = _round(program, report, k == MAX_ROUNDS - 1, clone_name)
         if not removed:
             break
+    after = _reachable(program)
+    gone = [name for name in program.functions if name in before and name not in after]
+    for name in gone:  # every call now goes to a clone: the original is never run
+        del program.functions[name]
+        del report.removed[name], report.kept[name], report.reasons[name]
     return program, report
+
+
+def _reachable(program: Program) -> set[str]:
+    """The functions ``main`` may call, directly or not (all of them without a main)."""
+    if "main" not in program.functions:
+        return set(program.functions)
+    seen = {"main"}
+    work = ["main"]
+    while work:
+        for i in program.functions[work.pop()].instrs():
+            for f in i.funcs:
+                if f in program.functions and f not in seen:
+                    seen.add(f)
+                    work.append(f)
+    return seen

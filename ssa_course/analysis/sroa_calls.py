@@ -121,19 +121,18 @@ def passes_once(call: Instr, web: set[str]) -> bool:
     return sum(a in web for a in call.args) <= 1
 
 
-def promoted_call(instr: Instr, fields: dict[str, list[str]],
-                  found: Found,
+def promoted_call(instr: Instr, fields: dict[str, list[str]], known: set[str] | dict,
                   clone_name: dict[Demand, str]) -> tuple[Instr, Demand] | None:
-    """``instr`` (a call) with its promotable struct arguments that are in ``fields``
-    (replaced webs -> their field variables) expanded, calling the clone; or ``None``."""
-    if instr.op != "call" or not instr.funcs:
+    """``instr`` (a call of a function of the program, ``known``) with its struct
+    arguments that are in ``fields`` (replaced webs -> their field variables) expanded,
+    calling the clone; or ``None``. Every such argument is at a position the caller
+    checked: promotable, or handed over (see :func:`handed_over`)."""
+    if instr.op != "call" or not instr.funcs or instr.funcs[0] not in known:
         return None
-    callee = instr.funcs[0]
-    at = frozenset(j for j, a in enumerate(instr.args)
-                   if a in fields and j in found.get(callee, {}))
+    at = frozenset(j for j, a in enumerate(instr.args) if a in fields)
     if not at:
         return None
-    demand = (callee, at)
+    demand = (instr.funcs[0], at)
     args: list[str] = []
     for j, a in enumerate(instr.args):
         args.extend(fields[a] if j in at else [a])
@@ -142,7 +141,14 @@ def promoted_call(instr: Instr, fields: dict[str, list[str]],
     return new, demand
 
 
-def clone_names(program: Program, found: Found) -> dict:
+def handed_over(call: Instr, members: set[str], after: dict[int, set[str]]) -> bool:
+    """Whether ``call`` may take the object of a web (``members``) for good: it names it
+    once, and no name of it is live after the call (a handler's included). Then the
+    callee may rebuild it from its fields: nobody could tell the copy from the original."""
+    return passes_once(call, members) and id(call) in after and not after[id(call)] & members
+
+
+def clone_names(program: Program) -> dict:
     """A name for every clone a call might need, made on demand (a dict that invents)."""
     taken = set(program.functions)
 
@@ -169,7 +175,7 @@ def make_clones(program: Program, demands: list[Demand],
     while work:
         demand = work.pop()
         name = names[demand]
-        if name in made:
+        if name in made or name in program.functions:
             continue
         fn = program.functions[demand[0]]
         made[name], more = _clone(fn, name, demand[1], program.structs, found, names)
@@ -180,7 +186,9 @@ def make_clones(program: Program, demands: list[Demand],
 def _clone(fn: Function, name: str, at: frozenset[int], structs: dict,
            found: Found, names: dict
            ) -> tuple[Function, list[Demand]]:
-    webs = {k: found[fn.name][k].web for k in at}
+    promoted = found.get(fn.name, {})
+    webs = {k: promoted[k].web for k in at if k in promoted}
+    rebuild: list[Instr] = []  # handed-over objects: made again from their fields
     params: list[tuple[str, object]] = []
     taken = {n for n, _ in fn.params} | {i.dest for i in fn.instrs() if i.dest is not None}
     fields: dict[str, list[str]] = {}
@@ -199,11 +207,14 @@ def _clone(fn: Function, name: str, at: frozenset[int], structs: dict,
             taken.add(v)
             names_k[f] = v
             params.append((v, ft))
+        if k not in webs:
+            rebuild.append(Instr("newstruct", p, t, list(names_k.values())))
+            continue
         for m in webs[k]:
             field_of[m] = names_k
             field_type[m] = dict(structs[str(t)].fields)
             fields[m] = list(names_k.values())
-    body: list[Instr | Label] = []
+    body: list[Instr | Label] = list(rebuild)
     demands: list[Demand] = []
     for item in fn.body:
         if not isinstance(item, Instr):

@@ -61,13 +61,17 @@ def _find(parent: dict[str, str], v: str) -> str:
 
 
 def struct_webs(fn: Function, structs: dict, local: set[int],
-                promotable: dict | None = None
+                promotable: dict | None = None, known: set[str] | None = None
                 ) -> tuple[list[Web], set[int]]:
     """Every web of struct variables in ``fn``, each with ``reason`` set when it must stay
     (``local``: ``id()`` of the ``newstruct`` instructions found NoEscape), and the ``id()``
     of every copy that *moves* an object from one web to another. ``promotable``: the
-    call positions that take a struct's fields instead (:mod:`sroa_calls`)."""
+    call positions that take a struct's fields instead (:mod:`sroa_calls`); ``known``: the
+    program's functions (a call of one may take a web's object for good)."""
+    from ssa_course.analysis.sroa_calls import handed_over
+
     promotable = promotable or {}
+    known = known or set()
     types: dict[str, str] = {}
     params = {n for n, _ in fn.params}
     for n, t in fn.params:
@@ -115,12 +119,10 @@ def struct_webs(fn: Function, structs: dict, local: set[int],
             u = member_of.get(a)
             if u is None or (i.op in ("getf", "setf") and k == 0) or i.op in ("id", "eq"):
                 continue
-            param = promotable.get(i.funcs[0], {}).get(k) if i.op == "call" and i.funcs \
-                else None
-            if param is not None and (not param.writes or (
-                    sum(b in u.members for b in i.args) <= 1 and id(i) in after
-                    and not after[id(i)] & u.members)):
-                continue  # the callee keeps it to itself: it will take the fields instead
+            if i.op == "call" and i.funcs and i.funcs[0] in known:
+                param = promotable.get(i.funcs[0], {}).get(k)
+                if (param is not None and not param.writes) or handed_over(i, u.members, after):
+                    continue  # the callee takes the fields instead (reads them, or owns it)
             what = USE_REASONS.get(i.op, f"used by '{i.op}'")
             _keep(u, f"{what} @{i.funcs[0]}" if i.op == "call" and i.funcs else what)
     live = [w for w in webs.values() if w.reason is None]
