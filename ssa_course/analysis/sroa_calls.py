@@ -23,6 +23,17 @@ writes, the callee's writes land in its own copies, so the caller may pass the o
 there only when none of its names is live after the call (and only once per call: two
 parameters holding one object must see each other's writes). The call itself stays (same
 depth, same exceptions); only its arguments change.
+
+A call that is the last use of the object (no name of it live after the call, a handler's
+included, and named by one argument) may take it *for good*, at any position of any
+function of the program: the clone starts by rebuilding the object from its field
+parameters (``p = newstruct p.x p.y``) and then does with it whatever the callee did.
+Nobody can tell the copy from the original, because nobody is left who could see the
+original. The rebuilt allocation is the clone's own (a later round may replace it there);
+its report line says ``(entry)``.
+
+Clones are named ``callee__sroa_<positions>`` and made once per (callee, positions): a
+registry kept across rounds reuses them, so recursion through a clone ends.
 """
 
 from __future__ import annotations
