@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ssa_course.analysis.sroa_webs import live_after as _live_after
+from ssa_course.analysis.sroa_webs import live_after, passes_once
 from ssa_course.quads.ir import Function, Instr, Label, Program
 from ssa_course.tiny.types import BOOL
 
@@ -89,7 +89,7 @@ def promotable(program: Program) -> Found:
                     i.op == "setf" and i.args[0] in web for i in instrs))
         if name in found:
             calls = [i for i in instrs if i.op == "call"]
-            facts[name] = (instrs, _live_after(fn, calls))
+            facts[name] = (instrs, live_after(fn, calls))
     changed = True
     while changed:
         changed = False
@@ -127,17 +127,12 @@ def _uses(instrs: list[Instr], web: set[str], found: Found,
     return writes
 
 
-def passes_once(call: Instr, web: set[str]) -> bool:
-    """Whether ``call`` names the web's object in one argument only."""
-    return sum(a in web for a in call.args) <= 1
-
-
 def promoted_call(instr: Instr, fields: dict[str, list[str]], known: set[str] | dict,
                   clone_name: dict[Demand, str]) -> tuple[Instr, Demand] | None:
     """``instr`` (a call of a function of the program, ``known``) with its struct
     arguments that are in ``fields`` (replaced webs -> their field variables) expanded,
     calling the clone; or ``None``. Every such argument is at a position the caller
-    checked: promotable, or handed over (see :func:`handed_over`)."""
+    checked: promotable, or handed over (:func:`~ssa_course.analysis.sroa_webs.handed_over`)."""
     if instr.op != "call" or not instr.funcs or instr.funcs[0] not in known:
         return None
     at = frozenset(j for j, a in enumerate(instr.args) if a in fields)
@@ -150,13 +145,6 @@ def promoted_call(instr: Instr, fields: dict[str, list[str]], known: set[str] | 
     new = instr.copy()
     new.args, new.funcs = args, [clone_name[demand]]
     return new, demand
-
-
-def handed_over(call: Instr, members: set[str], after: dict[int, set[str]]) -> bool:
-    """Whether ``call`` may take the object of a web (``members``) for good: it names it
-    once, and no name of it is live after the call (a handler's included). Then the
-    callee may rebuild it from its fields: nobody could tell the copy from the original."""
-    return passes_once(call, members) and id(call) in after and not after[id(call)] & members
 
 
 def clone_names(program: Program) -> dict:

@@ -9,8 +9,10 @@ one variable per field, shared by all its members, when
   analysis finds NoEscape, or a copy of another member (so the objects a member can hold
   are exactly the web's own allocations, and no other name anywhere refers to them);
 * every use of a member reads or writes a field (``getf``/``setf`` as the object), copies
-  it to another member, or compares it (``eq``) -- never a stored value, a call argument
-  or a return (then another name could see the object);
+  it to another member, or compares it (``eq``) -- never a stored value or a return (then
+  another name could see the object), and a call argument only where the callee can take
+  the fields instead (:mod:`ssa_course.analysis.sroa_calls`: it only reads them, or the
+  call is the last use of the object);
 * each member is defined on every path to each of its reads (true of Tiny; a Bril program
   may read an unset variable, and its error must stay its own);
 * no two objects of the web are alive at once: right after a member ``v`` gets a new
@@ -68,8 +70,6 @@ def struct_webs(fn: Function, structs: dict, local: set[int],
     of every copy that *moves* an object from one web to another. ``promotable``: the
     call positions that take a struct's fields instead (:mod:`sroa_calls`); ``known``: the
     program's functions (a call of one may take a web's object for good)."""
-    from ssa_course.analysis.sroa_calls import handed_over
-
     promotable = promotable or {}
     known = known or set()
     types: dict[str, str] = {}
@@ -146,6 +146,18 @@ def struct_webs(fn: Function, structs: dict, local: set[int],
                 _keep(b, f"moved to or from a kept struct ({a.reason})")
                 changed = True
     return list(webs.values()), moves
+
+
+def passes_once(call: Instr, web: set[str]) -> bool:
+    """Whether ``call`` names the web's object in one argument only."""
+    return sum(a in web for a in call.args) <= 1
+
+
+def handed_over(call: Instr, members: set[str], after: dict[int, set[str]]) -> bool:
+    """Whether ``call`` may take the object of a web (``members``) for good: it names it
+    once, and no name of it is live after the call (a handler's included). Then the
+    callee may rebuild it from its fields: nobody could tell the copy from the original."""
+    return passes_once(call, members) and id(call) in after and not after[id(call)] & members
 
 
 def _keep(web: Web, reason: str) -> None:
