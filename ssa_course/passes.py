@@ -23,6 +23,7 @@ DEFAULT_PIPELINE = ("sroa", "parse", "sccp", "gcm", "coalesce-phis", "out-of-ssa
                     "dce", "try-merge", "layout", "landing")
 
 # The representation whose verifier checks a program in each form.
+# ("source": a pass such as ``inline`` that hands ``parse`` a new program leaves its quads.)
 FORM_REPRESENTATION = {"graph": "son", "ssa": "ssa-pruned", "phis": "quads", "quads": "quads",
                        "source": "quads"}
 
