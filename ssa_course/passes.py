@@ -19,9 +19,9 @@ from ssa_course.compilation import Compilation, from_quads
 from ssa_course.errors import UsageError
 from ssa_course.registry import Pass
 
-DEFAULT_PIPELINE = ("inline", "unroll", "const-params", "parse", "sccp", "gcm", "dom-cse",
-                    "coalesce-phis", "out-of-ssa", "coalesce", "dce", "try-merge", "layout",
-                    "landing")
+DEFAULT_PIPELINE = ("inline", "unroll", "const-params", "sroa", "parse", "sccp", "gcm",
+                    "dom-cse", "coalesce-phis", "out-of-ssa", "coalesce", "dce", "try-merge",
+                    "layout", "landing")
 
 # The representation whose verifier checks a program in each form.
 # ("source": a pass such as ``inline`` that hands ``parse`` a new program leaves its quads.)

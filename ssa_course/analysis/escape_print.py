@@ -7,6 +7,11 @@ position of their ``new`` (``# at 6:13``) so they are easy to match with the pro
 last comment line states the function's summary for its callers. The drawing is the
 IRCode block graph with the same lines, each block filled by the worst escape among the
 values it defines.
+
+``✓`` (NoEscape) says the object does not outlive this frame -- not that scalar
+replacement can remove it: one stored in an array slot or handed to a callee that writes
+it stays ``✓`` and stays allocated (the ``sroa`` representation's stats give each one's
+reason).
 """
 
 from __future__ import annotations

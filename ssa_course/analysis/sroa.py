@@ -1,51 +1,112 @@
 """Scalar replacement of structs that never escape (SROA): their fields become variables.
 
-A pass on ordinary quads (not SSA), one function at a time. The escape analysis runs on
-the function's IRCode; a struct variable ``p`` is replaced when
+A pass on ordinary quads (not SSA), one function at a time, repeated to a fixed point.
+First every struct variable's unrelated lives get names of their own
+(:mod:`ssa_course.analysis.sroa_split`). Then each round runs the escape analysis on the
+program's IRCode, groups the struct variables of every function into *webs* (variables
+joined by copies; a variable assigned on several paths is one quads name, so SSA's phi
+merges are already inside a web) and replaces every web that
+:mod:`ssa_course.analysis.sroa_webs` accepts -- its docstring says why one set of field
+variables per web is exact (every live member holds the web's current object).
+Julia's SROA asks the same two questions: escape analysis says nobody else can see the
+object, the uses say nobody else *names* it, so each field is a plain variable of this
+frame.
 
-* every definition of ``p`` is a ``newstruct`` whose value the analysis finds NoEscape;
-* every use of ``p`` is the object of a ``getf``/``setf`` -- never a stored value, a call
-  argument, a copy, a comparison or a return (Julia's SROA asks the same: escape analysis
-  says nobody else can see the object, the uses say nobody else *names* it, so each field
-  is a plain variable of this frame);
-* ``p`` is defined on every path to each of its uses (true of every Tiny program; a Bril
-  program may read a variable some paths never set, and its error must stay its own).
+The rewrite of a web ``W`` of struct ``S`` (fresh names ``W.f``, one per field):
 
-Then ``p = newstruct a b`` becomes ``p.x = id a; p.y = id b`` (fresh names), ``t = getf p
-x`` becomes ``t = id p.x`` and ``setf p x v`` becomes ``p.x = id v``: the allocation
-disappears, the later passes (SSA, copy propagation) dissolve the copies. Reading a field
-never fails in Tiny (every field is given at ``new``; only array slots can be unset), and
-structs do not count against the allocation budget, so outputs, errors and positions stay
-the same. The IRCode is matched to the quads through the allocation's source position: the
-pass gives each ``newstruct`` a position object (``at``) of its own for the time of the
+* ``p = newstruct a b``  ->  ``W.x = id a; W.y = id b`` (the initialisers were evaluated
+  before, left to right, by the instructions that made ``a`` and ``b``: order is kept);
+* ``t = getf p x``  ->  ``t = id W.x``;  ``setf p x v``  ->  ``W.x = id v``;
+* ``q = id p`` (a copy inside the web) disappears; a copy from another web (a *move*,
+  ``p`` dead after it) copies the fields: ``W.x = id V.x; W.y = id V.y``;
+* ``c = eq p q``  ->  ``c = const true`` when both are members (the same current object),
+  ``const false`` when only one is (no name outside the web reaches a web object).
+
+Why outputs and errors stay identical: reading a field never fails in Tiny (every field
+is given at ``new``; only array *slots* can be unset), ``newstruct`` cannot fail and
+structs do not count against the allocation budget (:class:`ssa_course.runtime.Heap`
+counts array elements only), so deleting the allocation deletes no error. A value seen
+in a ``catch`` is the field's value when the throw happened, as it was on the heap: the
+field variables are ordinary variables and the CFG's exceptional edges carry them.
+
+Nested structs: after a round, a struct stored in a replaced struct's field is held by
+that field's variable (``W.p = id p``), so it is now a copy inside a web, and the next
+round can replace it too. A round that removes nothing ends the loop.
+
+Calls: a struct passed to a callee that keeps it to itself (reads it, or writes it where
+the caller no longer needs it) is passed as its fields to a specialised copy of the
+callee (:mod:`ssa_course.analysis.sroa_calls` says why that is exact); the web then has
+no other use and goes like the rest.
+
+What stays (``SroaReport`` names each with its reason): a struct stored in an array slot
+(the slot is chosen at run time; a frame has no variable per slot), one handed to a
+callee that stores, returns or compares it, or writes it while the caller still reads it,
+and webs where two objects are alive at once or that share a name with a parameter.
+
+The IRCode is matched to the quads through the allocation's source position: the pass
+gives each ``newstruct`` a position object (``at``) of its own for the time of the
 analysis (the IRCode carries it through unchanged) and puts the old one back afterwards.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ssa_course.analysis.escape import analyze_program
+from ssa_course.analysis.sroa_calls import (
+    Demand,
+    clone_names,
+    make_clones,
+    promotable,
+    promoted_call,
+)
+from ssa_course.analysis.sroa_split import split_struct_variables
+from ssa_course.analysis.sroa_webs import Web, struct_webs
 from ssa_course.errors import Pos
-from ssa_course.quads.cfg import build_cfg
 from ssa_course.quads.ir import Function, Instr, Label, Program
 from ssa_course.ssa.ircode import Expr, IRProgram, SSAValue
 from ssa_course.ssa.julia import build_ircode
+from ssa_course.tiny.types import BOOL
+
+MAX_ROUNDS = 64  # nesting depth of replaceable structs; each round removes at least one
 
 
 @dataclass(slots=True)
 class SroaReport:
-    """What the pass did: allocations (``newstruct`` instructions) removed per function."""
+    """What the pass did, per function: allocations (``newstruct`` instructions) removed,
+    and every allocation kept with its reason (``"L:C reason"``, in program order)."""
 
-    removed: dict[str, int]
-    kept: dict[str, int]
+    removed: dict[str, int] = field(default_factory=dict)
+    kept: dict[str, int] = field(default_factory=dict)
+    reasons: dict[str, list[str]] = field(default_factory=dict)
+    rounds: int = 0
 
     def total(self) -> int:
         return sum(self.removed.values())
 
+    def summary(self, most: int = 4) -> str:
+        """One line: the counts, then the first ``most`` kept allocations with reasons."""
+        kept = [r for rs in self.reasons.values() for r in rs]
+        text = (f"{self.total()} struct allocation(s) removed, {len(kept)} kept, "
+                f"{self.rounds} round(s)")
+        if kept:
+            more = f"; {len(kept) - most} more" if len(kept) > most else ""
+            text += f" (kept: {'; '.join(kept[:most])}{more})"
+        return text
 
-def _no_escape_allocations(program: Program) -> set[int]:
-    """``id()`` of every ``newstruct`` instruction that the escape analysis finds NoEscape."""
+    def describe(self) -> str:
+        """One line per function, then one per kept allocation."""
+        lines = [f"sroa: {self.total()} struct allocation(s) removed, "
+                 f"{sum(self.kept.values())} kept, {self.rounds} round(s)"]
+        for name in self.removed:
+            lines.append(f"  {name}: removed {self.removed[name]}, kept {self.kept[name]}")
+            lines.extend(f"    kept at {r}" for r in self.reasons.get(name, []))
+        return "\n".join(lines)
+
+
+def _no_escape_allocations(program: Program) -> tuple[set[int], set[int]]:
+    """``id()`` of every ``newstruct`` instruction that the escape analysis finds NoEscape,
+    and of every one it sees at all (the IRCode drops code that never runs)."""
     marks: dict[int, tuple[Instr, Pos | None, Pos | None]] = {}
     for fn in program.functions.values():
         for instr in fn.instrs():
@@ -65,66 +126,15 @@ def _no_escape_allocations(program: Program) -> set[int]:
         for instr, pos, at in marks.values():
             instr.pos, instr.at = pos, at
     local: set[int] = set()
+    seen: set[int] = set()
     for fe in result.functions.values():
         for pc, s in enumerate(fe.ir.stmts, start=1):
             mark = fe.ir.lines[pc - 1]
-            if isinstance(s, Expr) and s.head == "newstruct" and id(mark) in marks \
-                    and fe[SSAValue(pc)].has_no_escape():
-                local.add(id(marks[id(mark)][0]))
-    return local
-
-
-def _defined_everywhere(fn: Function, names: set[str]) -> set[str]:
-    """The names among ``names`` that are assigned on every path to each of their reads
-    (a must-be-defined problem over the blocks; a handler sees what was defined at its
-    ``enter``, which is all every throw inside the region is sure of)."""
-    cfg = build_cfg(fn)
-    blocks = list(cfg.blocks.values())
-    full = frozenset(names)
-    out = {b.name: full for b in blocks}  # optimistic start, lowered to a fixed point
-    out[cfg.entry] = frozenset()
-    entry_in: dict[str, frozenset[str]] = {}
-    changed = True
-    while changed:
-        changed = False
-        for b in blocks:
-            ins = frozenset() if b.name == cfg.entry else (
-                frozenset.intersection(*(out[p] for p in b.preds)) if b.preds else frozenset())
-            entry_in[b.name] = ins
-            cur = set(ins)
-            for instr in b.instrs:
-                if instr.dest in names:
-                    cur.add(instr.dest)
-            new = frozenset(cur)
-            if new != out[b.name]:
-                out[b.name] = new
-                changed = True
-    bad: set[str] = set()
-    for b in blocks:
-        cur = set(entry_in[b.name])
-        for instr in b.instrs:
-            bad.update(a for a in instr.args if a in names and a not in cur)
-            if instr.dest in names:
-                cur.add(instr.dest)
-    return names - bad
-
-
-def _candidates(fn: Function, local: set[int]) -> dict[str, str]:
-    """Struct variables of ``fn`` that may be replaced -> their struct's name."""
-    defs: dict[str, list[Instr]] = {}
-    for instr in fn.instrs():
-        if instr.dest is not None:
-            defs.setdefault(instr.dest, []).append(instr)
-    cands = {d: str(ds[0].type) for d, ds in defs.items()
-             if all(i.op == "newstruct" and id(i) in local and str(i.type) == str(ds[0].type)
-                    for i in ds)}
-    cands = {d: s for d, s in cands.items() if d not in {n for n, _ in fn.params}}
-    for instr in fn.instrs():
-        for k, a in enumerate(instr.args):
-            if a in cands and not (instr.op in ("getf", "setf") and k == 0):
-                del cands[a]
-    keep = _defined_everywhere(fn, set(cands))
-    return {d: s for d, s in cands.items() if d in keep}
+            if isinstance(s, Expr) and s.head == "newstruct" and id(mark) in marks:
+                seen.add(id(marks[id(mark)][0]))
+                if fe[SSAValue(pc)].has_no_escape():
+                    local.add(id(marks[id(mark)][0]))
+    return local, seen
 
 
 def _fresh(base: str, taken: set[str]) -> str:
@@ -136,47 +146,127 @@ def _fresh(base: str, taken: set[str]) -> str:
     return name
 
 
-def replace_function(fn: Function, structs: dict, local: set[int]) -> tuple[Function, int]:
-    """``fn`` with its replaceable struct variables turned into field variables."""
-    cands = _candidates(fn, local)
-    if not cands:
-        return fn, 0
+def _rewrite(fn: Function, structs: dict, webs: list[Web], moves: set[int],
+             calls: tuple[dict, dict, list[Demand], set[str]]) -> tuple[Function, int]:
+    """``fn`` with the members of the accepted ``webs`` turned into field variables."""
     taken = {n for n, _ in fn.params} | {i.dest for i in fn.instrs() if i.dest is not None}
-    names = {d: {f: _fresh(f"{d}.{f}", taken) for f, _ in structs[s].fields}
-             for d, s in cands.items()}
-    types = {d: dict(structs[s].fields) for d, s in cands.items()}
+    member: dict[str, Web] = {v: w for w in webs for v in w.members}
+    names: dict[int, dict[str, str]] = {}
+    for w in webs:
+        base = min(w.members, key=lambda v: (len(v), v))  # a stable, readable name
+        names[id(w)] = {f: _fresh(f"{base}.{f}", taken) for f, _ in structs[w.struct].fields}
+    fields = {v: [names[id(w)][f] for f, _ in structs[w.struct].fields]
+              for v, w in member.items()}
+    found, clone_name, demands, known = calls
     body: list[Instr | Label] = []
     removed = 0
     for item in fn.body:
         if not isinstance(item, Instr):
             body.append(item)
             continue
-        if item.op == "newstruct" and item.dest in cands:
+        call = promoted_call(item, fields, known, clone_name)
+        if call is not None:
+            body.append(call[0])
+            demands.append(call[1])
+            continue
+        w = member.get(item.args[0]) if item.args else None
+        if item.op == "newstruct" and item.dest in member:
             removed += 1
-            fields = [f for f, _ in structs[cands[item.dest]].fields]
-            for f, a in zip(fields, item.args, strict=True):
-                body.append(Instr("id", names[item.dest][f], types[item.dest][f], [a],
-                                  line=item.line))
-        elif item.op == "getf" and item.args[0] in cands:
-            body.append(Instr("id", item.dest, item.type,
-                              [names[item.args[0]][item.field]], line=item.line))
-        elif item.op == "setf" and item.args[0] in cands:
-            d = item.args[0]
-            body.append(Instr("id", names[d][item.field], types[d][item.field],
-                              [item.args[1]], line=item.line))
+            fw = member[item.dest]
+            for (f, t), a in zip(structs[fw.struct].fields, item.args, strict=True):
+                body.append(Instr("id", names[id(fw)][f], t, [a], line=item.line))
+        elif item.op == "getf" and w is not None:
+            body.append(Instr("id", item.dest, item.type, [names[id(w)][item.field]],
+                              line=item.line))
+        elif item.op == "setf" and w is not None:
+            t = dict(structs[w.struct].fields)[item.field]
+            body.append(Instr("id", names[id(w)][item.field], t, [item.args[1]],
+                              line=item.line))
+        elif item.op == "id" and w is not None and id(item) in moves:
+            to = names[id(member[item.dest])]  # a move: field by field into the other web
+            for f, t in structs[w.struct].fields:
+                body.append(Instr("id", to[f], t, [names[id(w)][f]], line=item.line))
+        elif item.op == "id" and w is not None:
+            continue  # a copy inside the web: both names are the same field variables
+        elif item.op == "eq" and (w is not None or item.args[1] in member):
+            same = w is not None and member.get(item.args[1]) is w
+            body.append(Instr("const", item.dest, BOOL, value=same, line=item.line))
         else:
             body.append(item)
     return Function(fn.name, list(fn.params), fn.ret, body), removed
 
 
+def _round(program: Program, report: SroaReport, last: bool,
+           clone_name: dict) -> tuple[Program, int]:
+    local, seen = _no_escape_allocations(program)
+    found = promotable(program)
+    calls = (found, clone_name, [], set(program.functions))
+    functions: dict[str, Function] = {}
+    total = 0
+    for name, fn in program.functions.items():
+        webs, moves = struct_webs(fn, program.structs, local, found, set(program.functions))
+        new, removed = _rewrite(fn, program.structs, [w for w in webs if w.reason is None],
+                                moves, calls)
+        functions[name] = new
+        report.removed[name] = report.removed.get(name, 0) + removed
+        total += removed
+        if last or not removed:
+            reason = {v: w.reason for w in webs for v in w.members}
+            report.reasons[name] = [
+                f"{_where(i)} {_why(i, local, seen, reason)}"
+                for i in new.instrs() if i.op == "newstruct"]
+            report.kept[name] = len(report.reasons[name])
+    functions.update(make_clones(program, calls[2], found, calls[1]))
+    return Program(functions, program.structs), total
+
+
+def _why(instr: Instr, local: set[int], seen: set[int], reason: dict) -> str:
+    if id(instr) not in seen:
+        return "never runs (unreachable code)"
+    if id(instr) not in local:
+        return "escapes"
+    return reason.get(instr.dest) or "escapes"
+
+
+def _where(instr: Instr) -> str:
+    pos = instr.pos or instr.at
+    return f"{pos.line}:{pos.col}" if pos is not None else "(entry)"  # a rebuilt argument
+
+
 def scalar_replace(program: Program) -> tuple[Program, SroaReport]:
     """The program with every replaceable struct allocation gone, and what was removed."""
-    local = _no_escape_allocations(program)
-    functions: dict[str, Function] = {}
-    report = SroaReport({}, {})
-    for name, fn in program.functions.items():
-        new, removed = replace_function(fn, program.structs, local)
-        functions[name] = new
-        report.removed[name] = removed
-        report.kept[name] = sum(i.op == "newstruct" for i in new.instrs())
-    return Program(functions, program.structs), report
+    report = SroaReport()
+    if not any(i.op == "newstruct" for fn in program.functions.values() for i in fn.instrs()):
+        report.removed = {name: 0 for name in program.functions}
+        report.kept = dict(report.removed)
+        return program, report
+    program = Program({name: split_struct_variables(fn, program.structs)
+                       for name, fn in program.functions.items()}, program.structs)
+    before = _reachable(program)
+    clone_name = clone_names(program)  # one registry: a clone is made once, then reused
+    for k in range(MAX_ROUNDS):
+        report.rounds = k + 1
+        program, removed = _round(program, report, k == MAX_ROUNDS - 1, clone_name)
+        if not removed:
+            break
+    after = _reachable(program)
+    gone = [name for name in program.functions if name in before and name not in after]
+    for name in gone:  # every call now goes to a clone: the original is never run
+        del program.functions[name]
+        del report.removed[name], report.kept[name], report.reasons[name]
+    return program, report
+
+
+def _reachable(program: Program) -> set[str]:
+    """The functions ``main`` may call, directly or not (all of them without a main)."""
+    if "main" not in program.functions:
+        return set(program.functions)
+    seen = {"main"}
+    work = ["main"]
+    while work:
+        for i in program.functions[work.pop()].instrs():
+            for f in i.funcs:
+                if f in program.functions and f not in seen:
+                    seen.add(f)
+                    work.append(f)
+    return seen

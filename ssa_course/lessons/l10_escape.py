@@ -6,7 +6,7 @@ use, scalar replacement of structs that never escape: the ``sroa`` pass of ``opt
 from __future__ import annotations
 
 from ssa_course.compilation import Compilation, compile_source
-from ssa_course.lessons.faces import add_quads
+from ssa_course.lessons.faces import bril_text, cfg_dot, run_quads, verify_quads
 from ssa_course.registry import add_pass, add_representation, build
 from ssa_course.runtime import Limits, Output
 
@@ -92,23 +92,50 @@ add_representation("escapes", "IRCode with Julia-style escape analysis: a glyph 
                    verify=_verify, text=_text, dot=_dot, stats=_stats)
 
 
+# The reports of the last few ``sroa`` builds, by artifact: the stats face takes only the
+# program, and what was removed cannot be read back from it (kept allocations can).
+_REPORTS: dict[int, tuple[object, object]] = {}
+_REPORTS_KEPT = 32
+
+
 def scalar_replaced(comp: Compilation) -> object:
     """The compilation's quads with non-escaping structs replaced by their fields."""
     from ssa_course.analysis.sroa import scalar_replace
 
-    return scalar_replace(comp.quads)[0]
+    program, report = scalar_replace(comp.quads)
+    _REPORTS[id(program)] = (program, report)
+    while len(_REPORTS) > _REPORTS_KEPT:
+        del _REPORTS[next(iter(_REPORTS))]
+    return program
 
 
-add_quads("sroa", "quads after scalar replacement: structs that never escape (escape "
-          "analysis) become one variable per field", scalar_replaced)
+def _sroa_stats(program: object) -> str:
+    """The pass's report in one line: removed / kept, kept allocations with reasons."""
+    from ssa_course.analysis.sroa import scalar_replace
+
+    known = _REPORTS.get(id(program))
+    if known is not None and known[0] is program:
+        return known[1].summary()  # type: ignore[attr-defined]
+    return scalar_replace(program)[1].summary()  # type: ignore[arg-type]  # kept only
+
+
+add_representation("sroa", "quads after scalar replacement: structs that never escape "
+                   "(escape analysis) become one variable per field", build=scalar_replaced,
+                   run=run_quads, verify=verify_quads, text=bril_text, dot=cfg_dot,
+                   stats=_sroa_stats)
 
 
 @add_pass("sroa", "scalar replacement: structs that never escape become one variable per "
-          "field (escape analysis on IRCode)", ("quads", "source"), "quads")
+          "field (escape analysis on IRCode), before parsing", ("source", "quads"), "source")
 def _sroa_pass(state) -> None:  # noqa: ANN001
     from ssa_course.analysis.sroa import scalar_replace
+    from ssa_course.compilation import from_quads
 
-    state.quads = scalar_replace(state.quads or state.comp.quads)[0]
+    before = state.quads if state.quads is not None else state.comp.quads
+    program, report = scalar_replace(before)
+    state.quads = program  # what the quads verifier checks
+    if report.total():  # untouched programs keep their own front end (Tiny: from the AST)
+        state.comp = from_quads(program, state.comp.filename)
 
 
 # -- what the lesson's notebook shows (appended for notebooks/10-escape.ipynb) ------------
@@ -150,16 +177,15 @@ def lattice_dot() -> str:
 
 def dynamic_counts(source: str, *args: object) -> dict[str, object]:
     """Instructions executed (the quads interpreter's ``steps``) by ``source`` after the
-    default ``opt`` pipeline, without and with ``sroa`` in front of it, and the outputs."""
+    default ``opt`` pipeline without ``sroa`` and with it (as the default has it), and the
+    outputs."""
     from ssa_course import passes
     from ssa_course.stages import run as run_stage
 
+    without = tuple(name for name in passes.DEFAULT_PIPELINE if name != "sroa")
     counts: dict[str, object] = {}
-    for label, first in (("without sroa", ()), ("with sroa", ("sroa",))):
-        comp = compile_source(source)
-        if first:
-            comp = passes.result(passes.run_pipeline(comp, first))
-        optimized = passes.result(passes.run_pipeline(comp, passes.DEFAULT_PIPELINE))
+    for label, pipeline in (("without sroa", without), ("with sroa", passes.DEFAULT_PIPELINE)):
+        optimized = passes.result(passes.run_pipeline(compile_source(source), pipeline))
         result = run_stage(optimized, [str(a) for a in args] or None, via="quads")
         counts[label] = (result.steps, result.stdout.strip())
     return counts

@@ -255,7 +255,11 @@ class _Writer:
             else:
                 self.emit(Instr("ret"))
             return
-        if isinstance(end, If):
+        if isinstance(end, If) and len(block.succs) == 1:
+            # one projection left (the other side was proven dead, or both sides of a
+            # quads ``br`` named one block): the branch goes one way
+            self.emit(Instr("jmp", labels=[block.succs[0]]))
+        elif isinstance(end, If):
             t, f = block.succs
             if end.id in self.implied:
                 if end.id in self.probes:
