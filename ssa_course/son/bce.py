@@ -26,7 +26,7 @@ from ssa_course.son.data import Compare, Not, compare_ranges, const
 from ssa_course.son.edge_facts import peel
 from ssa_course.son.graph import Node
 from ssa_course.son.iterate import iterate
-from ssa_course.son.memory import InBounds
+from ssa_course.son.memory import InBounds, Len, Load, NewArray, Store
 from ssa_course.son.program import FunctionGraph
 from ssa_course.son.range_facts import RangeAnalysis, analyse, fits, is_int, same_length
 from ssa_course.son.types import FALSE, TRUE, BoolType, IntType
@@ -147,11 +147,31 @@ def decide_checks(fg: FunctionGraph) -> BceResult:
     return result
 
 
+def mark_accesses(fg: FunctionGraph, iff: If) -> None:
+    """The loads and stores a proven check guarded (on its true side, at its array and
+    index) are in bounds: recorded on the graph for the back end."""
+    pred = iff.inputs[1]
+    for proj in iff.outputs:
+        if not (isinstance(proj, Proj) and proj.is_control and proj.index == 0):
+            continue
+        for u in proj.outputs:
+            if isinstance(u, (Load, Store)) and u.inputs[0] is proj \
+                    and u.inputs[3] is pred.inputs[1] and _length_of(pred.inputs[2], u.inputs[2]):
+                fg.graph.in_bounds.add(u.id)
+
+
+def _length_of(length: Node, array: Node) -> bool:
+    if isinstance(length, Len):
+        return length.inputs[1] is array
+    return isinstance(array, NewArray) and array.inputs[1] is length
+
+
 def eliminate_bounds_checks(fg: FunctionGraph) -> tuple[BceResult, int, int]:
     """Remove the bounds checks the facts prove; (result, checks before, after)."""
     result = decide_checks(fg)
     before = len(result.checks)
     for d in result.removed():
+        mark_accesses(fg, d.iff)
         _set_predicate(d.iff, True)
     if result.removed():
         iterate(fg.graph)

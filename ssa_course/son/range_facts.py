@@ -27,7 +27,7 @@ from ssa_course.son.control import Phi, Region
 from ssa_course.son.data import Add, Constant, Div, Mul, Neg, Rem, Sub
 from ssa_course.son.edge_facts import EdgeFacts, Fact, edge_facts, peel
 from ssa_course.son.graph import Node
-from ssa_course.son.memory import Len, Load
+from ssa_course.son.memory import Len, Load, Print, Store, StoreField
 from ssa_course.son.program import FunctionGraph
 from ssa_course.son.types import INT_BOTTOM, INT_MAX, INT_MIN, INT_TOP, IntType
 
@@ -336,8 +336,23 @@ def same_length(a: Node, b: Node) -> bool:
 
 def _array_key(n: Node) -> tuple:
     if isinstance(n, Load):
-        return ("load", n.inputs[1].id, n.inputs[2].id, n.inputs[3].id)
+        return ("load", _memory_for(n).id, n.inputs[2].id, n.inputs[3].id)
     return ("node", n.id)
+
+
+def _memory_for(load: Load, limit: int = 64) -> Node:
+    """The oldest memory state the load would read the same slot from: back along the
+    memory chain past ``print``, field stores and stores into arrays of another type
+    (a store into an ``[int]`` never changes a ``[[int]]``'s slots)."""
+    mem = load.inputs[1]
+    own = load.inputs[2].type
+    for _ in range(limit):
+        if isinstance(mem, (Print, StoreField)) or isinstance(mem, Store) \
+                and mem.inputs[2].type != own and own.kind != "bottom":
+            mem = mem.inputs[1]
+        else:
+            break
+    return mem
 
 
 def analyse(fg: FunctionGraph) -> RangeAnalysis:
