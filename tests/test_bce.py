@@ -52,6 +52,9 @@ REMOVED = {
     "i - 1 from 1": "var i = 1; while (i <= len(a)) { a[i - 1] = i; i = i + 1; }",
     "i + 1 below len - 1": "for (var i = 0; i < len(a) - 1; i = i + 1) { a[i + 1] = a[i]; }",
     "pairs": "var i = 0; while (i + 1 < len(a)) { a[i] = a[i + 1]; i = i + 2; }",
+    "while with &&": "var i = 0; while (i < len(a) && a[i] != 3) { i = i + 1; }"
+                     " if (i < len(a)) { a[i] = 0; }",
+    "guard with ||": "var i = n - 5; if (i < 0 || i >= len(a)) { i = 0; } else { a[i] = 1; }",
     "greater-than written backwards": "var i = 0; while (len(a) > i) { a[i] = 1; i = i + 1; }",
 }
 
@@ -67,6 +70,8 @@ KEPT = {
     "i != len(a), step 2": "var i = 0; while (i != len(a)) { a[i] = 1; i = i + 2; }",
     "counting the wrong way": "var i = 0; while (i < len(a)) { a[i] = 1; i = i - 1; }",
     "index from the argument": "a[n - 1] = 1;",
+    "&& on the wrong side": "var i = 0; while (i < len(a) || a[0] != 3) { a[i] = 1;"
+                            " i = i + 1; }",
     "huge step wraps": "var i = 0; while (i < len(a)) { a[i] = 1;"
                        " i = i + 4611686018427387904 * 2; }",
 }

@@ -37,8 +37,22 @@ def _build(comp: Compilation) -> object:
     for fg in program.functions.values():
         decide_branches(fg)
         eliminate_bounds_checks(fg)
-    program.facts = _analysed(comp)
+    # the drawing's graph (with its checks) is another build: made when first drawn
+    program.facts = _Drawing(comp)
     return program
+
+
+class _Drawing:
+    """What ``son-ranges`` draws, made on first use and kept."""
+
+    def __init__(self, comp: Compilation):
+        self.comp = comp
+        self.made: tuple[object, dict] | None = None
+
+    def get(self) -> tuple[object, dict]:
+        if self.made is None:
+            self.made = _analysed(self.comp)
+        return self.made
 
 
 def _dot(program: object, title: str, options: object = None) -> str:
@@ -46,14 +60,14 @@ def _dot(program: object, title: str, options: object = None) -> str:
 
     if program.facts is None:  # type: ignore[attr-defined]
         return graphs_dot(program, title, options)
-    before, results = program.facts  # type: ignore[attr-defined]
+    before, results = program.facts.get()  # type: ignore[attr-defined]
     return facts_dot(before, results, f"{title} as son-ranges: {facts_summary(results)}",
                      options)  # type: ignore[arg-type]
 
 
 def check_stats(comp: Compilation) -> dict[str, tuple[int, int]]:
     """Bounds checks per function before and after elimination."""
-    _, results = build(comp, "son-ranges").facts  # type: ignore[attr-defined]
+    _, results = build(comp, "son-ranges").facts.get()  # type: ignore[attr-defined]
     return {name: (len(r.checks), len(r.checks) - len(r.removed()))
             for name, r in results.items()}
 

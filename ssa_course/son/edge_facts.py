@@ -20,12 +20,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ssa_course.son.cfg_blocks import Cfg, DomTree, blocks_from_control, dominators_and_loops
-from ssa_course.son.control import If, Proj
+from ssa_course.son.control import If, Loop, Phi, Proj, Region
 from ssa_course.son.data import Add, Compare, Constant, Not, Sub
 from ssa_course.son.graph import Node
 from ssa_course.son.memory import InBounds
 from ssa_course.son.program import FunctionGraph
-from ssa_course.son.types import IntType
+from ssa_course.son.types import FALSE, TRUE, IntType
 
 # ``a op b`` is ``b mirror(op) a``; on the false side ``a negate(op) b`` holds
 MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
@@ -111,6 +111,9 @@ class EdgeFacts:
     by_base: dict[int, list[Fact]]
     by_proj: dict[int, list[Fact]]
     loop_heads: set[str]  # blocks a back edge enters (a predecessor they dominate)
+    # (a branch's side, the block of the one path its value came by): whatever holds at
+    # the end of that path holds on that side too (``&&``, ``||``: see _derive)
+    links: list[tuple[Proj, str]]
 
     def block_of(self, ctrl: Node | None) -> str | None:
         """The block a control node belongs to (None when control never gets there)."""
@@ -120,37 +123,88 @@ class EdgeFacts:
         return None if ctrl is None else owner[ctrl.id]
 
     def holding(self, base: Node, block: str | None) -> list[Fact]:
-        """The facts about ``base`` that hold in ``block``."""
-        if block is None or block not in self.dom.pre:
+        """The facts about ``base`` that hold in ``block`` (their edge dominates it)."""
+        facts = self.by_base.get(base.id)
+        if not facts or block is None or block not in self.dom.pre:
             return []
         out = []
-        for f in self.by_base.get(base.id, ()):
+        for f in facts:
             where = self.cfg.owner.get(f.proj.id)
             if where is not None and where in self.dom.pre and self.dom.dominates(where, block):
                 out.append(f)
         return out
+
+    def add(self, fact: Fact) -> None:
+        self.by_base.setdefault(fact.base.id, []).append(fact)
+        self.by_proj.setdefault(fact.proj.id, []).append(fact)
+
+    def follow_links(self, reach: int = 64) -> None:
+        """Copy onto each linked side the facts that hold at the end of its path: those
+        of the edges heading the blocks up the dominator tree from there (``reach``
+        blocks up at most: a bound on the work, what is left out is only not known)."""
+        by_block: dict[str, list[Fact]] = {}
+        for facts in self.by_proj.values():
+            for f in facts:
+                by_block.setdefault(self.cfg.owner[f.proj.id], []).append(f)
+        for side, src in self.links:
+            here = self.cfg.owner[side.id]
+            b, steps = src, 0
+            while steps < reach:
+                for f in list(by_block.get(b, ())):
+                    copy = Fact(side, f.base, f.offset, f.op, f.other)
+                    self.add(copy)
+                    by_block.setdefault(here, []).append(copy)
+                up = self.dom.idom.get(b)
+                if up is None or up == b:
+                    break
+                b, steps = up, steps + 1
 
 
 def edge_facts(fg: FunctionGraph) -> EdgeFacts:
     """Read the facts off every If's projections."""
     cfg = blocks_from_control(fg)
     dom = dominators_and_loops(cfg)
-    by_base: dict[int, list[Fact]] = {}
-    by_proj: dict[int, list[Fact]] = {}
+    heads = {name for name, b in cfg.blocks.items()
+             if any(p in dom.pre and name in dom.pre and dom.dominates(name, p)
+                    for p in b.preds)}
+    ef = EdgeFacts(cfg, dom, {}, {}, heads, [])
     for n in fg.nodes():
         if not isinstance(n, If) or n.id not in cfg.owner:
             continue
         for proj in n.outputs:
-            if not isinstance(proj, Proj) or not proj.is_control or proj.id not in cfg.owner:
-                continue
-            for left, op, right in _relations(n.inputs[1], proj.index):
-                if constant_offset(left) is not None:
-                    continue  # a fact about a constant teaches nothing
-                base, offset = peel(left)
-                fact = Fact(proj, base, offset, op, right)
-                by_base.setdefault(base.id, []).append(fact)
-                by_proj.setdefault(proj.id, []).append(fact)
-    heads = {name for name, b in cfg.blocks.items()
-             if any(p in dom.pre and name in dom.pre and dom.dominates(name, p)
-                    for p in b.preds)}
-    return EdgeFacts(cfg, dom, by_base, by_proj, heads)
+            if isinstance(proj, Proj) and proj.is_control and proj.id in cfg.owner:
+                _derive(ef, proj, n.inputs[1], proj.index)
+    ef.follow_links()
+    return ef
+
+
+def _derive(ef: EdgeFacts, proj: Proj, pred: Node, side: int, depth: int = 4) -> None:
+    """Record what ``pred`` being true (side 0) or false (side 1) says on ``proj``.
+
+    A short-circuit ``a && b`` is a Phi of a merge: ``b`` on the path where ``a`` held,
+    ``false`` on the other. The If on it goes to its true side only by the first path, so
+    what held at the end of that path holds there too (a *link*), and so does ``b``. The
+    false side of ``a || b`` likewise. A merge that heads a loop is not followed: its
+    phis are new values each time round."""
+    for left, op, right in _relations(pred, side):
+        if constant_offset(left) is not None:
+            continue  # a fact about a constant teaches nothing
+        base, offset = peel(left)
+        ef.add(Fact(proj, base, offset, op, right))
+    if depth == 0 or not isinstance(pred, Phi) or not isinstance(pred.inputs[0], Region) \
+            or isinstance(pred.inputs[0], Loop):
+        return
+    region = pred.inputs[0]
+    dead = FALSE if side == 0 else TRUE  # the value that sends control the other way
+    live = [k for k in range(1, len(pred.inputs)) if pred.inputs[k] is not None
+            and not (isinstance(pred.inputs[k], Constant) and pred.inputs[k].type == dead)]
+    if len(live) != 1:
+        return
+    k = live[0]
+    there = ef.block_of(region.in_(k))
+    head = ef.cfg.owner.get(region.id)
+    if there is None or head is None or there not in ef.dom.pre \
+            or ef.dom.dominates(head, there):
+        return
+    ef.links.append((proj, there))
+    _derive(ef, proj, pred.inputs[k], side, depth - 1)
