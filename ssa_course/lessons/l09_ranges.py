@@ -65,11 +65,29 @@ def _dot(program: object, title: str, options: object = None) -> str:
                      options)  # type: ignore[arg-type]
 
 
+def analysis(comp: Compilation) -> dict:
+    """Per function, the range analysis and the decision on every bounds check
+    (a :class:`~ssa_course.son.bce.BceResult`), made on the graph before the checks go."""
+    return build(comp, "son-ranges").facts.get()[1]  # type: ignore[attr-defined]
+
+
 def check_stats(comp: Compilation) -> dict[str, tuple[int, int]]:
     """Bounds checks per function before and after elimination."""
-    _, results = build(comp, "son-ranges").facts.get()  # type: ignore[attr-defined]
     return {name: (len(r.checks), len(r.checks) - len(r.removed()))
-            for name, r in results.items()}
+            for name, r in analysis(comp).items()}
+
+
+def machine_tests(comp: Compilation) -> tuple[int, int]:
+    """Array accesses in the scheduled program, and how many still test their index in
+    machine code (the others were proven in bounds). A failing path's ``aload`` (a Trap
+    written as the operation that fails; its result is never read) is not an access."""
+    accesses = []
+    for fn in build(comp, "scheduled").ssa.functions.values():  # type: ignore[attr-defined]
+        instrs = fn.instrs()
+        read = {a for i in instrs for a in i.args}
+        accesses += [i for i in instrs if i.op == "astore"
+                     or i.op == "aload" and i.dest in read]
+    return len(accesses), sum(1 for i in accesses if not i.in_bounds)
 
 
 add_graphs("son-ranges", "sea of nodes after SCCP, integer ranges with facts along edges, "

@@ -147,16 +147,28 @@ def decide_checks(fg: FunctionGraph) -> BceResult:
     return result
 
 
-def mark_accesses(fg: FunctionGraph, iff: If) -> None:
-    """The loads and stores a proven check guarded (on its true side, at its array and
-    index) are in bounds: recorded on the graph for the back end."""
-    pred = iff.inputs[1]
-    for proj in iff.outputs:
-        if not (isinstance(proj, Proj) and proj.is_control and proj.index == 0):
+def mark_accesses(fg: FunctionGraph, result: BceResult) -> None:
+    """Record on the graph, for the back end, the loads and stores in bounds: those at the
+    array and index of a proven check, below its true side (there the index is the value
+    the check tested, and that test always passes -- an access the parser let share an
+    earlier check counts too)."""
+    facts = result.analysis.facts
+    by_index: dict[int, list[Node]] = {}
+    for n in fg.nodes():
+        if isinstance(n, (Load, Store)) and n.inputs[0] is not None:
+            by_index.setdefault(n.inputs[3].id, []).append(n)
+    for d in result.removed():
+        pred = d.iff.inputs[1]
+        proj = next((p for p in d.iff.outputs if isinstance(p, Proj) and p.is_control
+                     and p.index == 0), None)
+        here = facts.cfg.owner.get(proj.id) if proj is not None else None
+        if here is None:
             continue
-        for u in proj.outputs:
-            if isinstance(u, (Load, Store)) and u.inputs[0] is proj \
-                    and u.inputs[3] is pred.inputs[1] and _length_of(pred.inputs[2], u.inputs[2]):
+        for u in by_index.get(pred.inputs[1].id, ()):
+            where = facts.block_of(u.inputs[0])
+            if where is not None and where in facts.dom.pre \
+                    and facts.dom.dominates(here, where) \
+                    and _length_of(pred.inputs[2], u.inputs[2]):
                 fg.graph.in_bounds.add(u.id)
 
 
@@ -170,8 +182,8 @@ def eliminate_bounds_checks(fg: FunctionGraph) -> tuple[BceResult, int, int]:
     """Remove the bounds checks the facts prove; (result, checks before, after)."""
     result = decide_checks(fg)
     before = len(result.checks)
+    mark_accesses(fg, result)
     for d in result.removed():
-        mark_accesses(fg, d.iff)
         _set_predicate(d.iff, True)
     if result.removed():
         iterate(fg.graph)

@@ -61,8 +61,12 @@ class RangeAnalysis:
     """The ranges of one function graph (``ranges``: node id -> IntType) and the queries
     the check eliminator asks: a value's range in a block, its symbolic upper bounds."""
 
-    def __init__(self, fg: FunctionGraph, facts: EdgeFacts | None = None):
+    def __init__(self, fg: FunctionGraph, facts: EdgeFacts | None = None,
+                 trace: bool = False):
         self.fg = fg
+        # with ``trace``: (phase, node, its new range) for every change -- phase "grow",
+        # "widen" (a loop head's phi jumped) or "narrow" (a sweep took some back)
+        self.trace: list[tuple[str, Node, IntType]] | None = [] if trace else None
         self.facts = facts or edge_facts(fg)
         self.nodes = [n for n in fg.nodes() if is_int(n)]
         self.ranges: dict[int, IntType] = {n.id: INT_TOP for n in self.nodes}
@@ -175,11 +179,14 @@ class RangeAnalysis:
                 new = INT_BOTTOM
             if new == old:
                 continue
+            phase = "grow"
             if isinstance(n, Phi):
                 changes[n.id] = changes.get(n.id, 0) + 1
                 if changes[n.id] > (WIDEN_AFTER if self._at_loop_head(n) else SAFETY):
-                    new = intervals.widen(old, new)
+                    new, phase = intervals.widen(old, new), "widen"
             self.ranges[n.id] = new
+            if self.trace is not None:
+                self.trace.append((phase, n, new))
             for u in [*n.outputs, *(self.fg.graph.nodes.get(i) for i in
                                     self._readers.get(n.id, ()))]:
                 if u is not None and u.id in self.ranges and u.id not in queued:
@@ -189,8 +196,11 @@ class RangeAnalysis:
             narrowed = False
             for n in self.nodes:
                 old = self.ranges[n.id]
-                self.ranges[n.id] = intervals.narrow(old, self.transfer(n))
-                narrowed |= self.ranges[n.id] != old
+                new = self.ranges[n.id] = intervals.narrow(old, self.transfer(n))
+                if new != old:
+                    narrowed = True
+                    if self.trace is not None:
+                        self.trace.append(("narrow", n, new))
             if not narrowed:
                 break
 
@@ -355,9 +365,9 @@ def _memory_for(load: Load, limit: int = 64) -> Node:
     return mem
 
 
-def analyse(fg: FunctionGraph) -> RangeAnalysis:
-    """Ranges and symbolic bounds of one function graph."""
-    ra = RangeAnalysis(fg)
+def analyse(fg: FunctionGraph, trace: bool = False) -> RangeAnalysis:
+    """Ranges and symbolic bounds of one function graph (``trace``: record each change)."""
+    ra = RangeAnalysis(fg, trace=trace)
     ra.solve()
     ra.solve_symbols()
     return ra
