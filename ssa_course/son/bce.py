@@ -25,10 +25,12 @@ from ssa_course.son.control import If, Proj, Trap
 from ssa_course.son.data import Compare, Not, compare_ranges, const
 from ssa_course.son.edge_facts import peel
 from ssa_course.son.graph import Node
+from ssa_course.son.intervals import fits
 from ssa_course.son.iterate import iterate
 from ssa_course.son.memory import InBounds, Len, Load, NewArray, Store
 from ssa_course.son.program import FunctionGraph
-from ssa_course.son.range_facts import RangeAnalysis, analyse, fits, is_int, same_length
+from ssa_course.son.range_facts import RangeAnalysis, analyse, is_int
+from ssa_course.son.symbolic import same_length
 from ssa_course.son.types import FALSE, TRUE, BoolType, IntType
 
 BOUNDS_TRAP = "index out of bounds"

@@ -37,6 +37,11 @@ def as_range(t: Type) -> IntType | None:
     return INT_BOTTOM
 
 
+def fits(r: IntType, offset: int) -> bool:
+    """``x + offset`` cannot wrap for any ``x`` in ``r``."""
+    return r.lo + offset >= INT_MIN and r.hi + offset <= INT_MAX
+
+
 def add(a: Type, b: Type) -> IntType:
     x, y = as_range(a), as_range(b)
     if x is None or y is None:

@@ -13,11 +13,9 @@ Every integer node gets a range ``[lo, hi]`` true of every value it takes, found
   steps; then a few *narrowing* sweeps intersect every range with what its equations now
   give, which takes back what widening threw away (``[0, INT_MAX]`` to ``[0, 10]``).
 
-The ranges alone cannot say ``i < len(a)``: that needs a *symbolic* bound. The second
-half keeps, for a value, bounds ``x <= L + d`` for nodes ``L`` (array lengths, mostly):
-from the facts that hold where ``x`` is used, through ``+``/``-`` of constants that do not
-wrap, and for phis by an optimistic fixed point of their own (``i = len(a) - 1`` counting
-down keeps ``i <= len(a) - 1``).
+The ranges alone cannot say ``i < len(a)``: that needs a *symbolic* bound, which
+:mod:`~ssa_course.son.symbolic` finds once the ranges are known (:func:`analyse` runs
+both).
 """
 
 from __future__ import annotations
@@ -25,22 +23,22 @@ from __future__ import annotations
 from ssa_course.son import intervals
 from ssa_course.son.control import Phi, Region
 from ssa_course.son.data import Add, Constant, Div, Mul, Neg, Rem, Sub
-from ssa_course.son.edge_facts import EdgeFacts, Fact, edge_facts, peel
+from ssa_course.son.edge_facts import EdgeFacts, Fact, edge_facts
 from ssa_course.son.graph import Node
-from ssa_course.son.memory import Len, Load, Print, Store, StoreField
+from ssa_course.son.intervals import fits
+from ssa_course.son.memory import Len
 from ssa_course.son.program import FunctionGraph
+from ssa_course.son.symbolic import Bounds, Symbols
 from ssa_course.son.types import INT_BOTTOM, INT_MAX, INT_MIN, INT_TOP, IntType
 
 WIDEN_AFTER = 3  # a loop head's phi may grow this many times before it is widened
 SAFETY = 4 * WIDEN_AFTER  # any other phi (an irreducible loop has no head): this many
 NARROWING_SWEEPS = 8  # at most; they stop as soon as nothing narrows
 DEPTH = 4  # how deep an input is re-evaluated in the block of a phi's path
-SYMBOLIC_ROUNDS = 8  # rounds of the phis' symbolic bounds before giving up on them
 
 _ARITH = {Add: intervals.add, Sub: intervals.sub, Mul: intervals.mul, Div: intervals.div,
           Rem: intervals.rem}
 
-Bounds = dict[int, tuple[Node, int]]  # L's id -> (L, d): the value is <= L + d
 
 
 def is_int(n: Node) -> bool:
@@ -50,11 +48,6 @@ def is_int(n: Node) -> bool:
 def _clip(r: IntType, lo: int, hi: int) -> IntType:
     lo, hi = max(r.lo, lo), min(r.hi, hi)
     return INT_TOP if lo > hi else IntType("int", lo, hi)
-
-
-def fits(r: IntType, offset: int) -> bool:
-    """``x + offset`` cannot wrap for any ``x`` in ``r``."""
-    return r.lo + offset >= INT_MIN and r.hi + offset <= INT_MAX
 
 
 class RangeAnalysis:
@@ -70,7 +63,7 @@ class RangeAnalysis:
         self.facts = facts or edge_facts(fg)
         self.nodes = [n for n in fg.nodes() if is_int(n)]
         self.ranges: dict[int, IntType] = {n.id: INT_TOP for n in self.nodes}
-        self.sym: dict[int, Bounds | None] = {}
+        self.symbols = Symbols(self)
         self.steps = 0
         self._reading: set[int] | None = None  # what the phi being evaluated reads
         self._readers: dict[int, set[int]] = {}  # node id -> phis that read it
@@ -221,93 +214,16 @@ class RangeAnalysis:
             self._reading = None
         return r
 
-    # -- symbols ------------------------------------------------------------------------
+    # -- symbols (ssa_course.son.symbolic) ------------------------------------------------
 
-    def upper(self, n: Node, block: str | None, depth: int = 0) -> Bounds | None:
-        """Bounds ``n <= L + d`` that hold in ``block`` (None: "every bound", a phi not
-        reached yet while the phis' bounds are being solved)."""
-        base, k = peel(n)
-        out: Bounds = {n.id: (n, 0)}
-        r = self.in_block(base, block)
-        if base is not n and not fits(r, k):
-            return out
-        if isinstance(base, Phi) and base.id in self.sym:
-            own = self.sym[base.id]
-            if own is None:
-                return None
-            for _lid, (node, d) in own.items():
-                _tighten(out, node, d + k)
-        if base is not n:
-            _tighten(out, base, k)
-        for fact in self.facts.holding(base, block):
-            if fact.other is None or not fits(r, fact.offset):
-                continue
-            slack = {"<": -1, "<=": 0, "==": 0}.get(fact.op)
-            if slack is None:
-                continue
-            for node, d in _bound_nodes(self, fact.other, block):
-                _tighten(out, node, d + slack - fact.offset + k)
-        return out
+    def upper(self, n: Node, block: str | None) -> Bounds | None:
+        """Bounds ``n <= L + d`` that hold in ``block`` (see :mod:`~ssa_course.son.symbolic`)."""
+        return self.symbols.upper(n, block)
 
-    def solve_symbols(self) -> None:
-        """Symbolic upper bounds of phis: optimistic rounds; a bound that keeps loosening
-        is dropped; no fixed point after :data:`SYMBOLIC_ROUNDS`: no bounds at all."""
-        phis = [n for n in self.nodes if isinstance(n, Phi)]
-        self.sym = {p.id: None for p in phis}
-        loosened: dict[tuple[int, int], int] = {}
-        for _ in range(SYMBOLIC_ROUNDS):
-            changed = False
-            for phi in phis:
-                new = self._phi_bounds(phi)
-                old = self.sym[phi.id]
-                if old is not None and new is not None:
-                    for lid, (_node, d) in list(new.items()):
-                        if lid in old and d > old[lid][1]:
-                            key = (phi.id, lid)
-                            loosened[key] = loosened.get(key, 0) + 1
-                            if loosened[key] > 2:
-                                del new[lid]
-                if new != old:
-                    self.sym[phi.id] = new
-                    changed = True
-            if not changed:
-                return
-        self.sym = {p.id: {} for p in phis}
-
-    def _phi_bounds(self, phi: Phi) -> Bounds | None:
-        region = phi.inputs[0]
-        per_path: list[tuple[Bounds, IntType]] = []
-        for k, value in enumerate(phi.inputs[1:], start=1):
-            path = region.in_(k) if isinstance(region, Region) else None
-            if value is None or path is None:
-                continue
-            block = self.facts.block_of(path)
-            b = self.upper(value, block)
-            if b is not None:
-                b = {i: nd for i, nd in b.items() if i != phi.id}
-                per_path.append((b, self.in_block(value, block)))
-        if not per_path:
-            return None
-        keys: dict[int, Node] = {}
-        for b, _ in per_path:
-            for lid, (node, _d) in b.items():
-                keys[lid] = node
-        out: Bounds = {}
-        for lid, node in keys.items():
-            worst: int | None = -(1 << 70)
-            lo = self.range_of(node).lo
-            for b, r in per_path:
-                if lid in b:
-                    d = b[lid][1]
-                elif isinstance(node, Len) and r.lo <= r.hi:
-                    d = r.hi - lo  # a number below a length: r.hi <= L.lo + d <= L + d
-                else:
-                    worst = None
-                    break
-                worst = max(worst, d)
-            if worst is not None:
-                out[lid] = (node, worst)
-        return out
+    @property
+    def sym(self) -> dict[int, Bounds | None]:
+        """The symbolic bounds of the phis, by node id."""
+        return self.symbols.sym
 
 
 def _meet_join(a: IntType, b: IntType) -> IntType:
@@ -318,56 +234,9 @@ def _meet_join(a: IntType, b: IntType) -> IntType:
     return both if isinstance(both, IntType) else a
 
 
-def _tighten(out: Bounds, node: Node, d: int) -> None:
-    old = out.get(node.id)
-    if old is None or d < old[1]:
-        out[node.id] = (node, d)
-
-
-def _bound_nodes(ra: RangeAnalysis, other: Node, block: str | None) -> list[tuple[Node, int]]:
-    """``other`` as bounds: itself, and ``L + k`` as ``L`` with ``k`` when that does not
-    wrap."""
-    out = [(other, 0)]
-    base, k = peel(other)
-    if base is not other and fits(ra.in_block(base, block), k):
-        out.append((base, k))
-    return out
-
-
-def same_length(a: Node, b: Node) -> bool:
-    """``a`` and ``b`` are the same length: one node, or ``len`` of arrays read from the
-    same array, index and memory state (a row ``a[i]`` read twice)."""
-    if a is b:
-        return True
-    if not (isinstance(a, Len) and isinstance(b, Len)):
-        return False
-    return _array_key(a.inputs[1]) == _array_key(b.inputs[1])
-
-
-def _array_key(n: Node) -> tuple:
-    if isinstance(n, Load):
-        return ("load", _memory_for(n).id, n.inputs[2].id, n.inputs[3].id)
-    return ("node", n.id)
-
-
-def _memory_for(load: Load, limit: int = 64) -> Node:
-    """The oldest memory state the load would read the same slot from: back along the
-    memory chain past ``print``, field stores and stores into arrays of another type
-    (a store into an ``[int]`` never changes a ``[[int]]``'s slots)."""
-    mem = load.inputs[1]
-    own = load.inputs[2].type
-    for _ in range(limit):
-        if isinstance(mem, (Print, StoreField)) or isinstance(mem, Store) \
-                and mem.inputs[2].type != own and own.kind != "bottom":
-            mem = mem.inputs[1]
-        else:
-            break
-    return mem
-
-
 def analyse(fg: FunctionGraph, trace: bool = False) -> RangeAnalysis:
     """Ranges and symbolic bounds of one function graph (``trace``: record each change)."""
     ra = RangeAnalysis(fg, trace=trace)
     ra.solve()
-    ra.solve_symbols()
+    ra.symbols.solve()
     return ra
