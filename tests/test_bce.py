@@ -148,6 +148,17 @@ def test_opt_stats_without_bce_prints_only_what_ran():
     assert r.stderr == "main: bounds checks: 2 before, 0 after\n"
 
 
+def test_ranges_pass_decides_branches_the_facts_settle():
+    src = ("fn main(n: int) { var a = new int[n]; for (var i = 0; i < len(a); i = i + 1) {"
+           " if (i >= 0) { a[i] = 1; } else { print(i); } if (i < n) { print(2); } } }")
+    state = passes.run_pipeline(compile_source(src, "t.tiny"), ["parse", "sccp", "ranges"])
+    assert state.counters["main"]["branches decided"] == [2, None]
+    text = passes.emit(state, "son")
+    assert "Print" in text and text.count("If ") == 3  # the loop test, the new, a[i]
+    comp = compile_source(src, "t.tiny")
+    assert stages.run(comp, ["3"], via="optimized").stdout == "2\n2\n2\n"
+
+
 def test_counters_are_generic():
     state = passes.PassState(compile_source("fn main() { }", "t.tiny"))
     state.count("f", "inlined calls", 2)
