@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ssa_course.son.control import Phi, Region
+from ssa_course.son.control import Phi, Proj, Region, Start
 from ssa_course.son.edge_facts import peel
 from ssa_course.son.graph import Node
 from ssa_course.son.intervals import fits
@@ -91,6 +91,36 @@ class Symbols:
                 return
         self.sym = {p.id: {} for p in phis}
 
+    def _invariant(self, node: Node, head: str, limit: int = 64) -> bool:
+        """``node``'s value is the same all round the loop headed by ``head``: nothing it
+        is computed from is a phi or a pinned node in a block the head dominates."""
+        facts = self.ra.facts
+        seen: set[int] = set()
+        work = [node]
+        while work:
+            n = work.pop()
+            if n.id in seen:
+                continue
+            seen.add(n.id)
+            if len(seen) > limit:
+                return False  # too far to look: assume it changes
+            if isinstance(n, Phi):
+                where = facts.cfg.owner.get(n.inputs[0].id)
+            elif isinstance(n, Proj):  # a parameter (always the same), a call's result
+                if isinstance(n.inputs[0], Start):
+                    continue
+                where = facts.block_of(n.inputs[0])
+            elif n.is_pinned() or n.is_control:
+                where = facts.block_of(n.inputs[0] if n.inputs[0] is not None else n)
+            else:
+                work.extend(x for x in n.inputs[1:] if x is not None)
+                continue
+            if where is None or where not in facts.dom.pre or facts.dom.dominates(head, where):
+                return False
+            if not isinstance(n, Phi):
+                work.extend(x for x in n.inputs[1:] if x is not None)
+        return True
+
     def _phi_bounds(self, phi: Phi) -> Bounds | None:
         region = phi.inputs[0]
         per_path: list[tuple[Bounds, IntType]] = []
@@ -109,6 +139,12 @@ class Symbols:
         for b, _ in per_path:
             for lid, (node, _d) in b.items():
                 keys[lid] = node
+        head = self.ra.facts.cfg.owner.get(region.id)
+        if head in self.ra.facts.loop_heads:
+            # round a loop, a bound only carries over to the next iteration when what it
+            # names is the same value there: not a phi of this loop, nor anything computed
+            # from one or read inside the loop (``len(a)`` of an array the loop replaces)
+            keys = {lid: node for lid, node in keys.items() if self._invariant(node, head)}
         out: Bounds = {}
         for lid, node in keys.items():
             worst: int | None = -(1 << 70)
