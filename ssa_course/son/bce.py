@@ -91,11 +91,12 @@ def below(ra: RangeAnalysis, x: Node, n: Node, block: str | None) -> str | None:
     for node, d in bounds.values():
         for target, k in targets:
             if d <= k - 1 and same_length(node, target):
-                return f"<= {target.label}#{target.id}{d - k:+d}" if d != k else ""
+                return f"<= {target.label}#{target.id}{d - k:+d}"  # d - k <= -1
     return None
 
 
 def decide_check(ra: RangeAnalysis, iff: If) -> Decision:
+    """Is the bounds check ``iff`` proven (``0 <= i`` and ``i < len`` in its block)?"""
     pred = iff.inputs[1]
     assert isinstance(pred, InBounds)
     block = ra.facts.block_of(iff)
@@ -108,7 +109,7 @@ def decide_check(ra: RangeAnalysis, iff: If) -> Decision:
     why = below(ra, x, n, block)
     if why is None:
         return Decision(iff, None, f"index in {rx}: may reach the length")
-    return Decision(iff, True, f"index in {rx}, {why}".rstrip(", "))
+    return Decision(iff, True, f"index in {rx}, {why}")
 
 
 def decide_compare(ra: RangeAnalysis, iff: If) -> bool | None:
