@@ -235,3 +235,55 @@ def test_generated_loops_behave_like_the_reference(start, cond, index, step, n):
         got = stages.run(comp, [str(n)], via=via)
         assert (got.stdout, got.status, got.error) == (want.stdout, want.status, want.error), \
             (via, src, n)
+
+
+CARRIED = """fn main(n: int) {{
+    var a = new int[n];
+    var i = {start};
+    var j = -1;
+    var steps = 0;
+    while ({cond} && steps < 8) {{
+        if (j >= 0) {{
+            a[j] = 1;
+            print(j);
+        }}
+        a[{index}] = steps;
+        if ({keep}) {{ j = {index}; }} else {{ j = -1; }}
+        {reassign}
+        i = i + {step};
+        steps = steps + 1;
+    }}
+}}
+"""
+
+
+def _machine_stage() -> str | None:
+    from ssa_course import registry
+
+    for name in ("native", "emulated"):
+        if registry.representation(name).unavailable() is None:
+            return name
+    return None
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["0", "1", "n - 1", "len(a) - 1"]),
+       st.sampled_from(["i < len(a)", "i >= 0", "i + 1 < len(a)", "i <= len(a) - 1"]),
+       st.sampled_from(["i", "i - 1", "len(a) - 1 - i"]),
+       st.sampled_from(["i < len(a)", "i + 1 < len(a)", "i >= 0"]),
+       st.sampled_from(["", "a = new int[2];", "a = new int[n + 1];", "a = new int[i];"]),
+       st.sampled_from(["1", "-1", "2"]),
+       st.integers(0, 4))
+def test_values_carried_round_a_loop_behave_like_the_reference(start, cond, index, keep,
+                                                              reassign, step, n):
+    """An index set in one iteration and used in the next, an array replaced in between:
+    machine code too (it is where a wrongly proven access would go unchecked)."""
+    src = CARRIED.format(start=start, cond=cond, index=index, keep=keep, reassign=reassign,
+                         step=step)
+    comp = compile_source(src, "carried.tiny")
+    want = stages.run(comp, [str(n)], via="ast")
+    machine = _machine_stage()
+    for via in ("son-ranges", "optimized", *([machine] if machine else [])):
+        got = stages.run(comp, [str(n)], via=via)
+        assert (got.stdout, got.status, got.error) == (want.stdout, want.status, want.error), \
+            (via, src, n)
