@@ -17,7 +17,8 @@ A fact is kept about the *base* of its operand: ``i + 1 < n`` is recorded as a f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import bisect
+from dataclasses import dataclass, field
 
 from ssa_course.son.cfg_blocks import Cfg, DomTree, blocks_from_control, dominators_and_loops
 from ssa_course.son.control import If, Loop, Phi, Proj, Region
@@ -31,6 +32,7 @@ from ssa_course.son.types import FALSE, TRUE, IntType
 MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 NEGATE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 MAX_PEEL = 4  # constant offsets peeled off one operand
+NEAREST = 16  # facts about one value that one question looks at, at most
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +116,8 @@ class EdgeFacts:
     # (a branch's side, the block of the one path its value came by): whatever holds at
     # the end of that path holds on that side too (``&&``, ``||``: see _derive)
     links: list[tuple[Proj, str]]
+    _holding: dict[tuple[int, str], list[Fact]] = field(default_factory=dict)
+    _order: dict[int, tuple[list[int], list[tuple[str, Fact]]]] = field(default_factory=dict)
 
     def block_of(self, ctrl: Node | None) -> str | None:
         """The block a control node belongs to (None when control never gets there)."""
@@ -123,16 +127,42 @@ class EdgeFacts:
         return None if ctrl is None else owner[ctrl.id]
 
     def holding(self, base: Node, block: str | None) -> list[Fact]:
-        """The facts about ``base`` that hold in ``block`` (their edge dominates it)."""
+        """The facts about ``base`` that hold in ``block`` (their edge dominates it).
+
+        At most :data:`NEAREST` of them, the nearest first: a value compared in every one
+        of a thousand loops would otherwise make each question cost a thousand steps.
+        Leaving facts out is safe (less is known); the nearest ones are what matters."""
         facts = self.by_base.get(base.id)
         if not facts or block is None or block not in self.dom.pre:
             return []
-        out = []
-        for f in facts:
-            where = self.cfg.owner.get(f.proj.id)
-            if where is not None and where in self.dom.pre and self.dom.dominates(where, block):
-                out.append(f)
-        return out
+        key = (base.id, block)
+        found = self._holding.get(key)
+        if found is not None:
+            return found
+        order = self._ordered(base.id)
+        pre, post = self.dom.pre, self.dom.post
+        # the blocks dominating ``block`` come before it in the tree's preorder: walk back
+        # from its place, keeping the ones whose subtree holds it
+        i = bisect.bisect_right(order[0], pre[block])
+        found, looked = [], 0
+        while i > 0 and len(found) < NEAREST and looked < 4 * NEAREST:
+            i -= 1
+            looked += 1
+            where, fact = order[1][i]
+            if post[block] <= post[where]:
+                found.append(fact)
+        self._holding[key] = found
+        return found
+
+    def _ordered(self, base_id: int) -> tuple[list[int], list[tuple[str, Fact]]]:
+        """The facts about a base sorted by the preorder number of their edge's block."""
+        order = self._order.get(base_id)
+        if order is None:
+            pairs = sorted(((self.cfg.owner[f.proj.id], f) for f in self.by_base[base_id]
+                            if self.cfg.owner.get(f.proj.id) in self.dom.pre),
+                           key=lambda p: self.dom.pre[p[0]])
+            order = self._order[base_id] = ([self.dom.pre[w] for w, _ in pairs], pairs)
+        return order
 
     def add(self, fact: Fact) -> None:
         self.by_base.setdefault(fact.base.id, []).append(fact)

@@ -133,7 +133,10 @@ class RangeAnalysis:
         if fact.other is None:
             o = intervals.interval(0, 0)
         elif depth < DEPTH:
-            o = self.in_block(fact.other, block, depth + 1)
+            # the other side with its own facts, one level only: ``i < n`` uses what is
+            # known of ``n`` there, but not what ``n``'s facts say of yet other values
+            # (a value compared in many places would make the questions multiply)
+            o = self.in_block(fact.other, block, DEPTH)
         else:
             o = self.range_of(fact.other)
         if o.lo > o.hi:
