@@ -65,6 +65,7 @@ class RangeAnalysis:
         self.ranges: dict[int, IntType] = {n.id: INT_TOP for n in self.nodes}
         self.symbols = Symbols(self)
         self.steps = 0
+        self.questions = 0  # calls of in_block (a test checks they grow linearly)
         self._reading: set[int] | None = None  # what the phi being evaluated reads
         self._readers: dict[int, set[int]] = {}  # node id -> phis that read it
 
@@ -113,6 +114,7 @@ class RangeAnalysis:
     def in_block(self, n: Node, block: str | None, depth: int = 0) -> IntType:
         """The range of ``n`` where control is in ``block``: its own range, re-derived
         from its inputs there (a few levels deep), narrowed by the facts that hold."""
+        self.questions += 1
         r = self.range_of(n)
         if depth < DEPTH and not isinstance(n, Phi):
             fn = _ARITH.get(type(n))
