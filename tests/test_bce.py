@@ -188,6 +188,18 @@ def test_proven_access_has_no_test_in_machine_code():
     assert "jae" in kept or "jbe" in kept
 
 
+def test_an_access_after_the_same_passed_test_is_not_tested_again():
+    from ssa_course.lessons.l09_ranges import machine_tests
+
+    comp = compile_source("fn main(n: int, i: int) { var a = new int[n]; a[i] = a[i] + 1;"
+                          " print(a[i]); }", "d.tiny")
+    assert machine_tests(comp) == (3, 1)  # the first load tests for all three
+    for args in (["3", "1"], ["3", "3"], ["0", "0"]):
+        want = stages.run(comp, args, via="ast")
+        got = stages.run(comp, args, via="optimized")
+        assert (got.stdout, got.error) == (want.stdout, want.error)
+
+
 def test_son_ranges_golden_text():
     comp = load_file(str(GOLDEN / "ranges.tiny"))
     text = views.render(comp, "son-ranges")
