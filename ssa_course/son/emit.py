@@ -121,18 +121,20 @@ class Emitter:
         return t, f
 
     def guard(self, pred: Node, message: str, pos: Pos | None,
-              witnesses: tuple[Node, ...] = ()) -> None:
+              witnesses: tuple[Node, ...] = ()) -> bool:
         """Continue only where ``pred`` holds; elsewhere the program stops with ``message``.
-        Raises :class:`Dead` when the check can never pass."""
+        Raises :class:`Dead` when the check can never pass. True when no test was needed
+        here: the types prove it, or the same test already passed on the way."""
         pred = self.p(pred)
         if self.optimize and self._passed_on_this_path(pred):
-            return  # the same test already passed on the way here
+            return True  # the same test already passed on the way here
         ok, bad = self.branch(pred)
         if bad is not None:
             self.exits.append(self.p(Trap(self.g, bad, self.mem, message, pos, witnesses)))
         self.ctrl = ok
         if ok is None:
             raise Dead
+        return bad is None
 
     def _passed_on_this_path(self, pred: Node, limit: int = 64) -> bool:
         """Walk control back from here while it has a single way in (up to a Region): is
@@ -162,22 +164,33 @@ class Emitter:
                    row.trap or "division by zero", pos)
         return self.p(operator_node(self.g, self.ctrl, row.name, *operands))
 
-    def bounds_check(self, base: Node, index: Node, pos: Pos | None) -> None:
+    def bounds_check(self, base: Node, index: Node, pos: Pos | None) -> bool:
+        """The test of ``base[index]``; True when none was needed (see :meth:`guard`)."""
         length = self.p(Len(self.g, None, base))
-        self.guard(InBounds(self.g, None, index, length), "index out of bounds", pos,
-                   (base, index))
+        return self.guard(InBounds(self.g, None, index, length), "index out of bounds", pos,
+                          (base, index))
+
+    def _in_bounds(self, access: Node) -> None:
+        """An access whose bounds test was not needed: machine code may leave its own
+        test out (lesson 09; ``Graph.in_bounds``)."""
+        if isinstance(access, (Load, Store)):
+            self.g.in_bounds.add(access.id)
 
     def load_element(self, base: Node, index: Node, elem: tt.Type, pos: Pos | None) -> Node:
-        self.bounds_check(base, index, pos)
+        proven = self.bounds_check(base, index, pos)
         value = self.p(Load(self.g, self.ctrl, self.mem, base, index, lattice_type(elem),
                             pos))
+        if proven:
+            self._in_bounds(value)
         if elem.is_ref():
             self.guard(IsSet(self.g, None, value), "unset element", pos, (base, index))
         return value
 
     def store_element(self, base: Node, index: Node, value: Node, pos: Pos | None) -> None:
-        self.bounds_check(base, index, pos)
+        proven = self.bounds_check(base, index, pos)
         self.mem = self.p(Store(self.g, self.ctrl, self.mem, base, index, value))
+        if proven:
+            self._in_bounds(self.mem)
 
     def load_field(self, base: Node, name: str, ty: tt.Type) -> Node:
         return self.p(LoadField(self.g, self.ctrl, self.mem, base, name, lattice_type(ty)))

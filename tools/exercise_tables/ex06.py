@@ -42,7 +42,7 @@ check_against(lambda c: _not_type(c[0]), lambda c: c[1], NOT_TYPES,
 def _hidden():
     from ssa_course.grading.son import engine_compute
     more = [(int_const(2**40), int_const(2**40)), (int_const(-1), int_const(INT_MIN)),
-            (int_const(3), int_const(-5)), (IntType("int", 0, 5), int_const(2)),
+            (int_const(3), int_const(-5)), (IntType("int", 0, 5), INT_BOTTOM),
             (int_const(0), IntType("int", -3, 3))]
     check_against(lambda p: _mul_type(*p), lambda p: engine_compute(Mul, *p), more,
                   describe=lambda p: f"mul_type({p[0]}, {p[1]})", size=lambda p: 0,
