@@ -19,8 +19,8 @@ from ssa_course.compilation import Compilation, from_quads
 from ssa_course.errors import UsageError
 from ssa_course.registry import Pass
 
-DEFAULT_PIPELINE = ("parse", "sccp", "gcm", "coalesce-phis", "out-of-ssa", "coalesce", "dce",
-                    "try-merge", "layout", "landing")
+DEFAULT_PIPELINE = ("parse", "sccp", "ranges", "bce", "gcm", "coalesce-phis", "out-of-ssa",
+                    "coalesce", "dce", "try-merge", "layout", "landing")
 
 # The representation whose verifier checks a program in each form.
 FORM_REPRESENTATION = {"graph": "son", "ssa": "ssa-pruned", "phis": "quads", "quads": "quads"}
@@ -36,6 +36,31 @@ class PassState:
     quads: object | None = None  # a quads Program (forms "ssa", "phis" and "quads")
     form: str = "source"
     done: list[str] = field(default_factory=list)
+    # what passes counted, per function: counter -> [before, after] (after None: a total)
+    counters: dict[str, dict[str, list[int | None]]] = field(default_factory=dict)
+
+    def count(self, function: str, what: str, before: int, after: int | None = None) -> None:
+        """A pass reports a counter of one function (``opt --stats`` prints them): a count
+        ``before`` and ``after`` it ran, or with ``after`` None a total. A counter
+        reported again keeps its first ``before`` (a total adds up)."""
+        slot = self.counters.setdefault(function, {}).get(what)
+        if slot is None:
+            self.counters[function][what] = [before, after]
+        elif after is None:
+            slot[0] = (slot[0] or 0) + before
+        else:
+            slot[1] = after
+
+    def stats_lines(self) -> list[str]:
+        """One line per function: ``main: bounds checks: 3 before, 0 after; ...``."""
+        lines = []
+        for fn, counters in self.counters.items():
+            pairs = [f"{what}: {b} before, {a} after" for what, (b, a) in counters.items()
+                     if a is not None]
+            totals = [f"{what}: {b}" for what, (b, a) in counters.items() if a is None]
+            parts = pairs + totals  # before/after counts first, then totals
+            lines.append(f"{fn}: " + "; ".join(parts))
+        return lines
 
 
 def all_passes() -> list[Pass]:

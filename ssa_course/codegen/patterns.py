@@ -63,6 +63,8 @@ PATTERNS: tuple[Pattern, ...] = (
             "c was computed elsewhere"),
     Pattern("bounds check", "x = aload a i", "cmp i, [a]; jae trap; mov x, [a + i*8 + 8]",
             "one unsigned compare catches i < 0 and i >= len"),
+    Pattern("proven in bounds", "x = aload a i (in bounds)", "mov x, [a + i*8 + 8]",
+            "lesson 09 proved 0 <= i < len(a): no compare, no branch"),
     Pattern("constant index", "x = aload a c", "cmp qword ptr [a], c; jbe trap; "
             "mov x, [a + 8c + 8]", "the address is a constant offset"),
     Pattern("unset check", "x = aload a i, a of references", "test x, x; je trap",

@@ -34,6 +34,8 @@ LESSONS: tuple[Lesson, ...] = (
            "l06_peepholes"),
     Lesson("07", "Optimistic analysis: SCCP", "07-optimistic.ipynb", "l07_optimistic"),
     Lesson("08", "Scheduling: global code motion", "08-scheduling.ipynb", "l08_scheduling"),
+    Lesson("09", "Facts along edges: ranges and bounds checks", "09-ranges.ipynb",
+           "l09_ranges"),
     Lesson("11", "Codegen: x86-64 machine code", "11-codegen.ipynb", "l11_codegen"),
 )
 

@@ -28,7 +28,8 @@ def _build(comp: Compilation) -> Scheduled:
     from ssa_course.son.to_quads import scheduled_ssa
     from ssa_course.ssa.destruct import program_from_ssa
 
-    ssa, _ = scheduled_ssa(build(comp, "son-opt"), comp.quads.structs)
+    # the graph after SCCP and lesson 09's ranges and bounds-check elimination
+    ssa, _ = scheduled_ssa(build(comp, "son-ranges"), comp.quads.structs)
     verify_ssa(ssa)
     quads = program_from_ssa(ssa)
     return Scheduled(ssa, quads, ircode_of(quads))

@@ -116,13 +116,17 @@ class Instr:
     field: str | None = None
     pos: Pos | None = None
     line: int | None = None  # the source line it was made for, when known (listings)
+    # ``aload``/``astore`` whose index is proven in bounds (lesson 09): the same meaning
+    # (the index never fails), but machine code may leave its bounds test out
+    in_bounds: bool = False
 
     def is_terminator(self) -> bool:
         return self.op in TERMINATORS
 
     def copy(self) -> Instr:
         return Instr(self.op, self.dest, self.type, list(self.args), list(self.funcs),
-                     list(self.labels), self.value, self.field, self.pos, self.line)
+                     list(self.labels), self.value, self.field, self.pos, self.line,
+                     self.in_bounds)
 
 
 @dataclass(eq=False, slots=True)

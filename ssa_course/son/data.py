@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ssa_course import opcodes
 from ssa_course.runtime import wrap
+from ssa_course.son import intervals
 from ssa_course.son.graph import Graph, Node, start_of
 from ssa_course.son.types import (
     BOOL_BOTTOM,
@@ -76,7 +77,9 @@ def const(node: Node, value: int | bool) -> Constant:
     return Constant(node.graph, start_of(node), type_of_value(value))
 
 
-def _int_binary(node: Node, fn) -> Type:  # noqa: ANN001
+def _int_binary(node: Node, fn, ranges=None) -> Type:  # noqa: ANN001
+    """Constants fold exactly (wrapping as the program does); otherwise ``ranges(a, b)``
+    (lesson 09's interval transfer, sound under wrapping) or the full range."""
     a, b = node.inputs[1].type, node.inputs[2].type
     if a in (TOP, INT_TOP) or b in (TOP, INT_TOP):
         return INT_TOP
@@ -84,6 +87,8 @@ def _int_binary(node: Node, fn) -> Type:  # noqa: ANN001
             and b.is_constant():
         value = fn(a.lo, b.lo)
         return INT_BOTTOM if value is None else int_const(value)
+    if ranges is not None and isinstance(a, IntType) and isinstance(b, IntType):
+        return ranges(a, b)
     return INT_BOTTOM
 
 
@@ -132,6 +137,9 @@ class Add(Binary):
     opcode = "add"
     commutative = True
 
+    def compute(self) -> Type:
+        return _int_binary(self, self.fn, intervals.add)
+
     def idealize(self) -> Node | None:
         left, right = self.inputs[1], self.inputs[2]
         if _is_const(right, 0):
@@ -156,6 +164,9 @@ class Sub(Binary):
     op = "-"
     opcode = "sub"
 
+    def compute(self) -> Type:
+        return _int_binary(self, self.fn, intervals.sub)
+
     def idealize(self) -> Node | None:
         left, right = self.inputs[1], self.inputs[2]
         if left is right:
@@ -173,7 +184,7 @@ class Mul(Binary):
     commutative = True
 
     def compute(self) -> Type:
-        t = _int_binary(self, self.fn)
+        t = _int_binary(self, self.fn, intervals.mul)
         if t == INT_BOTTOM and int_const(0) in (self.inputs[1].type, self.inputs[2].type):
             return int_const(0)  # zero times anything is zero, known or not
         return t
@@ -198,6 +209,9 @@ class Div(Binary):
     opcode = "div"
     pinned = True
 
+    def compute(self) -> Type:
+        return _int_binary(self, self.fn, intervals.div)
+
     def idealize(self) -> Node | None:
         return self.inputs[1] if _is_const(self.inputs[2], 1) else None
 
@@ -208,6 +222,9 @@ class Rem(Binary):
     op = "%"
     opcode = "rem"
     pinned = True
+
+    def compute(self) -> Type:
+        return _int_binary(self, self.fn, intervals.rem)
 
 
 class Neg(Node):
@@ -224,7 +241,7 @@ class Neg(Node):
             return INT_TOP
         if isinstance(t, IntType) and t.is_constant():
             return int_const(_row(self.opcode).evaluate(t.lo))
-        return INT_BOTTOM
+        return intervals.neg(t) if isinstance(t, IntType) else INT_BOTTOM
 
     def idealize(self) -> Node | None:
         inner = self.inputs[1]
@@ -261,6 +278,8 @@ class Compare(Binary):
         same = _row(self.opcode).same  # x == x, x <= x are true; x < x is false
         if self.inputs[1] is self.inputs[2] and same is not None:
             return TRUE if same else FALSE
+        if isinstance(a, IntType) and isinstance(b, IntType):
+            return compare_ranges(self.op, a, b)
         return BOOL_BOTTOM
 
     def idealize(self) -> Node | None:
@@ -277,6 +296,22 @@ class Compare(Binary):
 
     def evaluate(self, args: list[object], state: object) -> object:
         return self.fn(args[1], args[2])
+
+
+def compare_ranges(op: str, a: IntType, b: IntType) -> Type:
+    """``a op b`` decided by the ranges alone when they do not overlap the wrong way."""
+    if op in (">", ">="):  # a > b is b < a
+        op, a, b = ("<" if op == ">" else "<="), b, a
+    if op == "<":
+        return TRUE if a.hi < b.lo else FALSE if a.lo >= b.hi else BOOL_BOTTOM
+    if op == "<=":
+        return TRUE if a.hi <= b.lo else FALSE if a.lo > b.hi else BOOL_BOTTOM
+    disjoint = a.hi < b.lo or b.hi < a.lo
+    if op == "==":
+        return FALSE if disjoint else BOOL_BOTTOM
+    if op == "!=":
+        return TRUE if disjoint else BOOL_BOTTOM
+    return BOOL_BOTTOM
 
 
 class Not(Node):

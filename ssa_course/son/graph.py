@@ -35,6 +35,9 @@ class Graph:
         # statement; 0: none): the machine-code listing quotes it (lesson 11).
         self.line = 0
         self.lines: dict[int, int] = {}
+        # Loads and stores whose bounds check lesson 09's analysis removed: their index
+        # is in bounds (machine code may skip the test the operation itself makes)
+        self.in_bounds: set[int] = set()
 
     def register(self, node: Node) -> None:
         node.id = self.next_id

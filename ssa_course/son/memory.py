@@ -13,12 +13,12 @@ cannot alias anything older. ``Len`` floats freely -- an array's length never ch
 from __future__ import annotations
 
 from ssa_course.runtime import TinyStruct, format_print
+from ssa_course.son import intervals
 from ssa_course.son.graph import Graph, Node
 from ssa_course.son.types import (
     BOOL_BOTTOM,
     BOOL_TOP,
     FALSE,
-    INT_BOTTOM,
     MEM,
     TOP,
     TRUE,
@@ -35,7 +35,7 @@ class Len(Node):
     label = "len"
 
     def compute(self) -> Type:
-        return INT_BOTTOM
+        return intervals.length(self.inputs[1].type)  # 0..MAX_ARRAY_LENGTH
 
     def idealize(self) -> Node | None:
         base = self.inputs[1]

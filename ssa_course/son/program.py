@@ -52,6 +52,9 @@ class SeaOfNodes:
     optimized: bool = True
     # set by SCCP (lesson 07): what the optimistic pass added on top of the parser's
     sccp_counts: dict[str, int] | None = None
+    # set by lesson 09's ``son-ranges``: its ``get()`` gives (the graph before the checks
+    # went, the analysis of each function) -- what the drawing shows
+    facts: object | None = None
 
     @property
     def mode(self) -> str:

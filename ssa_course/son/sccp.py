@@ -23,14 +23,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ssa_course.runtime import paused_gc
-from ssa_course.son.control import If, Loop, Never, Phi, Region, Stop
+from ssa_course.son.control import If, Never, Phi, Region, Stop
 from ssa_course.son.data import Constant
 from ssa_course.son.graph import Node
+from ssa_course.son.intervals import widen
 from ssa_course.son.iterate import iterate
 from ssa_course.son.program import FunctionGraph, SeaOfNodes
 from ssa_course.son.types import CTRL, INT_BOTTOM, TOP, XCTRL, IntType, Type
 
-WIDEN_AFTER = 3  # a loop phi's range that keeps changing is widened to "any int"
+WIDEN_AFTER = 3  # a phi's range that keeps changing is widened (lesson 09's ``widen``)
 
 
 @dataclass(slots=True)
@@ -123,10 +124,11 @@ def _sccp(fg: FunctionGraph, trace: bool) -> SccpResult:
                 continue
             new = old.meet(new)  # types only fall, even through a coarse transfer
             if isinstance(new, IntType) and not new.is_constant() and new != INT_BOTTOM \
-                    and isinstance(n, Phi) and isinstance(n.inputs[0], Loop):
+                    and isinstance(n, Phi):
+                # any phi, not just a Loop's: Bril's loops are plain Regions
                 changes[n.id] = changes.get(n.id, 0) + 1
-                if changes[n.id] >= WIDEN_AFTER:
-                    new = INT_BOTTOM
+                if changes[n.id] >= WIDEN_AFTER and isinstance(old, IntType):
+                    new = widen(old, new)  # the bound that moved goes to its end
             if new == old:
                 continue
             n.type = new

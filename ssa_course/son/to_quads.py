@@ -225,9 +225,11 @@ class _Writer:
             self.emit(Instr("alen", d, tt.INT, a[:1]))
         elif isinstance(n, Load):
             self.emit(Instr("aload", d, tiny_type(n.value_type), a[1:3],
-                            pos=self.trap_pos.get(n.id, n.pos)))
+                            pos=self.trap_pos.get(n.id, n.pos),
+                            in_bounds=self._in_bounds(n)))
         elif isinstance(n, Store):
-            self.emit(Instr("astore", None, None, a[1:4], pos=self.trap_pos.get(n.id)))
+            self.emit(Instr("astore", None, None, a[1:4], pos=self.trap_pos.get(n.id),
+                            in_bounds=self._in_bounds(n)))
         elif isinstance(n, LoadField):
             self.emit(Instr("getf", d, tiny_type(n.value_type), a[1:2], field=n.field))
         elif isinstance(n, StoreField):
@@ -286,6 +288,11 @@ class _Writer:
         else:
             self.emit(Instr(row.name, d, _KINDS[row.result], a[:row.arity],
                             pos=self.trap_pos.get(n.id)))
+
+    def _in_bounds(self, access: Node) -> bool:
+        """Proven in bounds by lesson 09 -- unless the access stands in for a check that
+        stays (it took that check's position: it must keep testing)."""
+        return access.id in self.fg.graph.in_bounds and access.id not in self.trap_pos
 
     def check_is_implied(self, iff: If) -> bool:
         """True when this If is a check whose failing side is a Trap that the guarded

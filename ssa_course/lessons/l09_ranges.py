@@ -1,0 +1,97 @@
+"""Lesson 09 adds facts along edges: integer ranges found optimistically with the facts
+each branch gives its sides (widening at loop phis, narrowing after), symbolic bounds
+such as ``i < len(a)``, and the bounds checks they prove removed -- the ``ranges`` and
+``bce`` passes, and ``son-ranges``, the graph after both, drawn with its facts."""
+
+from __future__ import annotations
+
+from ssa_course.compilation import Compilation
+from ssa_course.lessons.faces import add_graphs, fresh_graphs, graphs_dot
+from ssa_course.registry import add_pass, build
+
+
+def ranges_program(comp: Compilation) -> object:
+    """The graph after SCCP, ranges and bounds-check elimination, verified; cached."""
+    return build(comp, "son-ranges")
+
+
+def _analysed(comp: Compilation) -> tuple[object, dict]:
+    """A fresh graph after SCCP and ``ranges``, and every function's checks decided on
+    it (the graph itself keeps its checks: what the drawing shows)."""
+    from ssa_course.son.bce import decide_branches, decide_checks
+    from ssa_course.son.sccp import apply_to_program
+
+    program = fresh_graphs(comp, True)
+    apply_to_program(program)
+    for fg in program.functions.values():
+        decide_branches(fg)
+    return program, {name: decide_checks(fg) for name, fg in program.functions.items()}
+
+
+def _build(comp: Compilation) -> object:
+    from ssa_course.son.bce import decide_branches, eliminate_bounds_checks
+    from ssa_course.son.sccp import apply_to_program
+
+    program = fresh_graphs(comp, True)
+    apply_to_program(program)
+    for fg in program.functions.values():
+        decide_branches(fg)
+        eliminate_bounds_checks(fg)
+    # the drawing's graph (with its checks) is another build: made when first drawn
+    program.facts = _Drawing(comp)
+    return program
+
+
+class _Drawing:
+    """What ``son-ranges`` draws, made on first use and kept."""
+
+    def __init__(self, comp: Compilation):
+        self.comp = comp
+        self.made: tuple[object, dict] | None = None
+
+    def get(self) -> tuple[object, dict]:
+        if self.made is None:
+            self.made = _analysed(self.comp)
+        return self.made
+
+
+def _dot(program: object, title: str, options: object = None) -> str:
+    from ssa_course.son.draw_facts import facts_dot, facts_summary
+
+    if program.facts is None:  # type: ignore[attr-defined]
+        return graphs_dot(program, title, options)
+    before, results = program.facts.get()  # type: ignore[attr-defined]
+    return facts_dot(before, results, f"{title} as son-ranges: {facts_summary(results)}",
+                     options)  # type: ignore[arg-type]
+
+
+def check_stats(comp: Compilation) -> dict[str, tuple[int, int]]:
+    """Bounds checks per function before and after elimination."""
+    _, results = build(comp, "son-ranges").facts.get()  # type: ignore[attr-defined]
+    return {name: (len(r.checks), len(r.checks) - len(r.removed()))
+            for name, r in results.items()}
+
+
+add_graphs("son-ranges", "sea of nodes after SCCP, integer ranges with facts along edges, "
+           "and the bounds checks they prove removed", _build, dot=_dot)
+
+
+@add_pass("ranges", "integer ranges with the facts of branches (widening, narrowing): "
+          "ranges become node types, comparisons they decide become constants",
+          ("graph",), "graph")
+def _ranges(state) -> None:  # noqa: ANN001
+    from ssa_course.son.bce import decide_branches
+
+    for fg in state.graph.functions.values():
+        _, decided = decide_branches(fg)
+        state.count(fg.name, "branches decided", decided)
+
+
+@add_pass("bce", "bounds-check elimination: the checks the ranges and the facts along "
+          "edges prove (0 <= i < len(a)) are removed", ("graph",), "graph")
+def _bce(state) -> None:  # noqa: ANN001
+    from ssa_course.son.bce import eliminate_bounds_checks
+
+    for fg in state.graph.functions.values():
+        _, before, after = eliminate_bounds_checks(fg)
+        state.count(fg.name, "bounds checks", before, after)

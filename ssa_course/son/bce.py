@@ -1,0 +1,215 @@
+"""Checks the facts prove, and their removal (lesson 09).
+
+Every Tiny array access carries a bounds check: ``If(InBounds(i, len(a)))`` whose false
+side is a ``Trap`` "index out of bounds". The range analysis
+(:mod:`~ssa_course.son.range_facts`) knows, in the block of each check, the range of
+``i`` and its symbolic upper bounds; the check goes when they prove ``0 <= i`` and
+``i < len(a)`` (a number below the length's smallest value, or a bound ``i <= L + d``
+with ``L`` that very length and ``d <= -1``). Its If then gets the constant ``true`` as
+predicate and the iterative peepholes do the rest: the Trap loses its control, the
+access's projection becomes the If's own control, what only the check needed goes.
+
+A check that can fail stays, so a program that traps still traps at the same place with
+the same output before it. Only the bounds half of an access goes: the "unset element"
+test of an array of references is another If on ``IsSet`` and is never touched.
+
+:func:`decide_branches` does the same for other branches on an integer comparison (the
+``ranges`` pass): a test the facts decide becomes a constant.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ssa_course.son.control import If, Proj, Trap
+from ssa_course.son.data import Compare, Not, compare_ranges, const
+from ssa_course.son.edge_facts import peel
+from ssa_course.son.graph import Node
+from ssa_course.son.iterate import iterate
+from ssa_course.son.memory import InBounds, Len, Load, NewArray, Store
+from ssa_course.son.program import FunctionGraph
+from ssa_course.son.range_facts import RangeAnalysis, analyse, fits, is_int, same_length
+from ssa_course.son.types import FALSE, TRUE, BoolType, IntType
+
+BOUNDS_TRAP = "index out of bounds"
+
+
+@dataclass
+class Decision:
+    """What the analysis says about one check or branch: ``proven`` True (always passes),
+    False (never), None (it depends); ``why`` in a few words for the lesson."""
+
+    iff: If
+    proven: bool | None
+    why: str
+
+
+@dataclass
+class BceResult:
+    """One function: the analysis, the decision on every bounds check (by If id)."""
+
+    analysis: RangeAnalysis
+    checks: dict[int, Decision] = field(default_factory=dict)
+
+    def removed(self) -> list[Decision]:
+        return [d for d in self.checks.values() if d.proven]
+
+
+def trap_of(iff: If) -> Trap | None:
+    """The Trap on the false side of a check (None for an ordinary branch)."""
+    for proj in iff.outputs:
+        if isinstance(proj, Proj) and proj.is_control and proj.index == 1:
+            for u in proj.outputs:
+                if isinstance(u, Trap) and u.inputs[0] is proj:
+                    return u
+    return None
+
+
+def bounds_checks(fg: FunctionGraph) -> list[If]:
+    """The Ifs that guard an array access (an ``InBounds`` test, "index out of bounds")."""
+    out = []
+    for n in fg.nodes():
+        if isinstance(n, If) and isinstance(n.inputs[1], InBounds):
+            trap = trap_of(n)
+            if trap is not None and trap.message == BOUNDS_TRAP:
+                out.append(n)
+    return out
+
+
+def below(ra: RangeAnalysis, x: Node, n: Node, block: str | None) -> str | None:
+    """Why ``x < n`` holds in ``block`` (None: not proven)."""
+    rx, rn = ra.in_block(x, block), ra.in_block(n, block)
+    if rx.lo <= rx.hi and rn.lo <= rn.hi and rx.hi < rn.lo:
+        return f"{rx} < {rn}"
+    bounds = ra.upper(x, block) or {}
+    n_base, kn = peel(n)
+    targets = [(n, 0)]
+    if n_base is not n and fits(ra.in_block(n_base, block), kn):
+        targets.append((n_base, kn))
+    for node, d in bounds.values():
+        for target, k in targets:
+            if d <= k - 1 and same_length(node, target):
+                return f"<= {target.label}#{target.id}{d - k:+d}" if d != k else ""
+    return None
+
+
+def decide_check(ra: RangeAnalysis, iff: If) -> Decision:
+    pred = iff.inputs[1]
+    assert isinstance(pred, InBounds)
+    block = ra.facts.block_of(iff)
+    x, n = pred.inputs[1], pred.inputs[2]
+    rx = ra.in_block(x, block)
+    if rx.lo > rx.hi:
+        return Decision(iff, None, "never reached with a value")
+    if rx.lo < 0:
+        return Decision(iff, None, f"index in {rx}: may be negative")
+    why = below(ra, x, n, block)
+    if why is None:
+        return Decision(iff, None, f"index in {rx}: may reach the length")
+    return Decision(iff, True, f"index in {rx}, {why}".rstrip(", "))
+
+
+def decide_compare(ra: RangeAnalysis, iff: If) -> bool | None:
+    """An If on an integer comparison (possibly negated) the facts decide."""
+    pred, negated = iff.inputs[1], False
+    while isinstance(pred, Not):
+        pred, negated = pred.inputs[1], not negated
+    if not isinstance(pred, Compare) or not (is_int(pred.inputs[1]) and is_int(pred.inputs[2])):
+        return None
+    block = ra.facts.block_of(iff)
+    a, b = pred.inputs[1], pred.inputs[2]
+    ra_, rb = ra.in_block(a, block), ra.in_block(b, block)
+    if ra_.lo > ra_.hi or rb.lo > rb.hi:
+        return None
+    t = compare_ranges(pred.op, ra_, rb)
+    answer = t.value if isinstance(t, BoolType) else None
+    if answer is None and pred.op in ("<", ">="):
+        answer = True if below(ra, a, b, block) is not None else None
+        if answer is not None and pred.op == ">=":
+            answer = False
+    if answer is None and pred.op in (">", "<="):
+        answer = True if below(ra, b, a, block) is not None else None
+        if answer is not None and pred.op == "<=":
+            answer = False
+    return None if answer is None else answer != negated
+
+
+def _set_predicate(iff: If, value: bool) -> None:
+    iff.set_input(1, const(iff, value))
+
+
+def decide_checks(fg: FunctionGraph) -> BceResult:
+    """Analyse ``fg`` and decide every bounds check (the graph is not changed)."""
+    ra = analyse(fg)
+    result = BceResult(ra)
+    for iff in bounds_checks(fg):
+        result.checks[iff.id] = decide_check(ra, iff)
+    return result
+
+
+def mark_accesses(fg: FunctionGraph, iff: If) -> None:
+    """The loads and stores a proven check guarded (on its true side, at its array and
+    index) are in bounds: recorded on the graph for the back end."""
+    pred = iff.inputs[1]
+    for proj in iff.outputs:
+        if not (isinstance(proj, Proj) and proj.is_control and proj.index == 0):
+            continue
+        for u in proj.outputs:
+            if isinstance(u, (Load, Store)) and u.inputs[0] is proj \
+                    and u.inputs[3] is pred.inputs[1] and _length_of(pred.inputs[2], u.inputs[2]):
+                fg.graph.in_bounds.add(u.id)
+
+
+def _length_of(length: Node, array: Node) -> bool:
+    if isinstance(length, Len):
+        return length.inputs[1] is array
+    return isinstance(array, NewArray) and array.inputs[1] is length
+
+
+def eliminate_bounds_checks(fg: FunctionGraph) -> tuple[BceResult, int, int]:
+    """Remove the bounds checks the facts prove; (result, checks before, after)."""
+    result = decide_checks(fg)
+    before = len(result.checks)
+    for d in result.removed():
+        mark_accesses(fg, d.iff)
+        _set_predicate(d.iff, True)
+    if result.removed():
+        iterate(fg.graph)
+    return result, before, len(bounds_checks(fg))
+
+
+def decide_branches(fg: FunctionGraph) -> tuple[RangeAnalysis, int]:
+    """The ``ranges`` pass on one graph: install the ranges as node types (each is true of
+    every value) and make constant the comparisons the facts decide; returns the analysis
+    and how many branches were decided."""
+    ra = analyse(fg)
+    decided = 0
+    for iff in [n for n in fg.nodes() if isinstance(n, If)]:
+        answer = decide_compare(ra, iff)
+        if answer is not None and iff.inputs[1].type not in (TRUE, FALSE):
+            _set_predicate(iff, answer)
+            decided += 1
+    install_ranges(fg, ra)
+    iterate(fg.graph)
+    return ra, decided
+
+
+def install_ranges(fg: FunctionGraph, ra: RangeAnalysis) -> bool:
+    """Make the ranges the nodes' types, where they say more than the types do -- but only
+    when no node's own transfer would narrow them further: the iterative peepholes narrow
+    a type whenever ``compute()`` says more, and around a loop that could go on one step
+    at a time (the facts the analysis used are not in ``compute()``). False: nothing
+    installed."""
+    saved = {n.id: n.type for n in ra.nodes}
+    for n in ra.nodes:
+        r = ra.ranges.get(n.id)
+        if r is not None and r.lo <= r.hi:
+            both = n.type.join(r)
+            if isinstance(both, IntType) and both.lo <= both.hi:
+                n.type = both
+    for n in ra.nodes:
+        if n.type.join(n.compute()) != n.type:
+            for m in ra.nodes:
+                m.type = saved[m.id]
+            return False
+    return True
