@@ -971,6 +971,12 @@ def phi_type(phi, types):
     print(phi, {k: str(t) for k, t in types.items()})
     return _solution(phi, types)
 """),
+    ("09-ranges.ipynb", "add_range", """
+_solution = add_range
+def add_range(a, b):
+    print(shown(a), written((a, b)), NumberLine(title="debug").add("a", a).add("b", b))
+    return _solution(a, b)
+"""),
     ("11-codegen.ipynb", "liveness", """
 _solution = liveness
 def liveness(blocks, succs):

@@ -19,7 +19,6 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 
-from ssa_course.grading.plain import shown
 from ssa_course.son import intervals
 from ssa_course.son.edge_facts import Fact
 from ssa_course.son.range_facts import DEPTH, RangeAnalysis
@@ -98,7 +97,10 @@ def written(value: object, depth: int = 0) -> str:
         items = [written(v, depth + 1) for v in value]  # type: ignore[attr-defined]
         text = ", ".join(items) + ("," if kind is tuple and len(items) == 1 else "")
         return f"({text})" if kind is tuple else f"[{text}]"
-    return shown(value)
+    try:
+        return repr(value)
+    except Exception:  # a learner's object whose __repr__ fails
+        return f"<{kind.__name__} object>"
 
 
 def pair_text(p: object) -> str:

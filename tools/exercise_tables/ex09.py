@@ -25,8 +25,9 @@ PROGRAMS = {
     "argument": "fn get(a: [int], i: int) -> int { return a[i]; }\nfn main() { var a = new int[4]; print(get(a, 2)); }",
 }
 
-# The answers are plain Python on plain data: none of the course's code may run in them.
-NO_ENGINE = dict(forbid=[ssa_course])
+# The answers are plain Python on plain data: none of the course's code may run in them
+# (printing with shown(), written() or a NumberLine while debugging is fine).
+NO_ENGINE = dict(forbid=[ssa_course], allow=[NumberLine, bound, pair_text, written])
 
 def shown(p):
     """A range as the messages write it: [0, INT_MAX - 1], or empty for None."""
