@@ -20,6 +20,9 @@ from ssa_course.grading.ranges import (
     engine_add,
     engine_branch,
     engine_narrow,
+    engine_narrowing,
+    engine_widen,
+    loop_back,
     written,
 )
 from ssa_course.son import intervals
@@ -161,3 +164,72 @@ def test_situations_of_a_counted_loop_and_of_an_argument():
                            "fn main() { var a = new int[4]; print(get(a, 2)); }")
     assert [(s.function, s.index, s.facts, s.removed) for s in arg] == \
         [("get", (INT_MIN, INT_MAX), (), False)]
+
+
+def test_widening_narrowing_and_a_loop_s_back_edge():
+    assert engine_widen(None, (0, 0)) == (0, 0)
+    assert engine_widen((0, 2), (0, 3)) == (0, INT_MAX)
+    assert engine_widen((0, 2), (-1, 2)) == (INT_MIN, 2)
+    assert engine_narrowing((0, INT_MAX), (0, 10)) == (0, 10)
+    assert engine_narrowing((0, 5), None) == (0, 5)
+    assert engine_narrowing((0, 5), (7, 9)) == (0, 5)  # empty: keep what there was
+    back = loop_back("<", (10, 10), 1)
+    assert back(None) is None and back((0, 3)) == (1, 4) and back((0, INT_MAX)) == (1, 10)
+    assert back((10, 20)) is None  # the test never holds: nothing comes back
+    assert loop_back("<", (INT_MIN, INT_MAX), 1)((0, INT_MAX)) == (1, INT_MAX)  # no wrap
+    assert loop_back("<=", (INT_MIN, INT_MAX), 1)((0, INT_MAX)) == (INT_MIN, INT_MAX)
+
+
+def _loop_trace(entry, back):
+    """Task 4's rule, written independently of the notebook: grow (widen from the 4th
+    growth), then narrow at most 8 times."""
+    def hull(*rs):
+        rs = [r for r in rs if r is not None]
+        return (min(r[0] for r in rs), max(r[1] for r in rs)) if rs else None
+
+    trace, current = [], None
+    for growth in itertools.count(1):
+        new = hull(current, entry, back(current))
+        if new == current:
+            break
+        current = engine_widen(current, new) if growth > 3 else new
+        trace.append(current)
+    for _ in range(8):
+        new = engine_narrowing(current, hull(entry, back(current)))
+        if new == current:
+            break
+        current = new
+        trace.append(current)
+    return trace
+
+
+def test_the_loop_rule_ends_where_the_engine_s_analysis_ends():
+    """Task 4 follows one phi alone; the engine solves the whole function with a worklist.
+    On counted loops both end with the same range for the loop counter."""
+    from ssa_course.compilation import compile_source
+    from ssa_course.lessons.faces import fresh_graphs
+    from ssa_course.son.control import Loop, Phi
+    from ssa_course.son.range_facts import analyse
+    from ssa_course.son.sccp import apply_to_program
+
+    rng = random.Random(5)
+    compared = 0
+    for _ in range(60):
+        start = rng.choice([0, 1, -5, 10, rng.randint(-50, 50), INT_MAX - 3, INT_MIN + 3])
+        limit = rng.choice([0, 5, 10, 64, -10, rng.randint(-100, 100), INT_MAX - 2])
+        step = rng.choice([1, 2, 3, 7, -1, -2, rng.randint(-9, 9)])
+        op = rng.choice(OPS)
+        src = (f"fn main() {{ var i = {start}; while (i {op} {limit}) {{ i = i + {step}; }} "
+               "print(i); }")
+        program = fresh_graphs(compile_source(src, "loop.tiny"), True)
+        apply_to_program(program)
+        fg = program.functions["main"]
+        ra = analyse(fg)
+        phis = [n for n in fg.nodes() if isinstance(n, Phi) and isinstance(n.inputs[0], Loop)]
+        if not phis:  # the loop was never entered: folded away
+            continue
+        r = ra.ranges[phis[0].id]
+        trace = _loop_trace((start, start), loop_back(op, (limit, limit), step))
+        assert trace[-1] == (r.lo, r.hi), src
+        compared += 1
+    assert compared >= 20

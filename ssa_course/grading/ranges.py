@@ -74,6 +74,29 @@ def engine_branch(x: Pair, op: str, y: Pair) -> tuple[Pair | None, Pair | None]:
     return engine_narrow(x, op, y), engine_narrow(x, NEGATE[op], y)
 
 
+def engine_widen(old: Pair | None, new: Pair | None) -> Pair | None:
+    """The engine's widening of a loop phi's range ``old`` that grew to ``new``."""
+    return as_pair(intervals.widen(as_range(old), as_range(new)))
+
+
+def engine_narrowing(old: Pair | None, new: Pair | None) -> Pair | None:
+    """The engine's narrowing step: ``old`` kept where ``new`` (what the equations give
+    now) agrees."""
+    return as_pair(intervals.narrow(as_range(old), as_range(new)))
+
+
+def loop_back(op: str, limit: Pair, step: int):  # noqa: ANN201 - a closure
+    """The back edge of ``while (i op limit) { i = i + step; }``: given the loop phi's
+    range, the range of ``i + step`` where the loop's test holds (None: nothing comes
+    back) -- the engine's narrowing and ``+``."""
+    def back(r: Pair | None) -> Pair | None:
+        if r is None:
+            return None
+        inside = engine_narrow(tuple(r), op, limit)  # type: ignore[arg-type]
+        return None if inside is None else engine_add(inside, (step, step))
+    return back
+
+
 # ------------------------------------------------------------------------- drawing
 
 

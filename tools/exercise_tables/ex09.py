@@ -9,7 +9,7 @@ SETUP = r'''
 import ssa_course
 from ssa_course.grading import check_against
 from ssa_course.grading.forbid import guard
-from ssa_course.grading.ranges import NumberLine, bound, pair_text, written
+from ssa_course.grading.ranges import NumberLine, bound, loop_back, pair_text, written
 
 INT_MIN = -(2 ** 63)      # Tiny's ints are 64-bit two's complement
 INT_MAX = 2 ** 63 - 1
@@ -60,6 +60,23 @@ def describe_program_check(case):
     index, length, facts, _ = PROGRAM_CHECKS[case]
     return (f"program {program!r}: {PROGRAMS[program]}\n(in {function}, the check of If #{check})\n"
             + describe_check((index, length, facts)))
+
+def describe_loop(case):
+    """case = (entry, op, limit, step): the loop task 4 runs, and what back() computes."""
+    entry, op, limit, step = case
+    start = bound(entry[0]) if entry[0] == entry[1] else f"<a value in {shown(entry)}>"
+    lim = bound(limit[0]) if limit[0] == limit[1] else f"n  (n in {shown(limit)})"
+    return (f"loop_range({pair_src(entry)}, back) for  i = {start}; while (i {op} {lim}) "
+            f"{{ i = i + {bound(step)}; }}\n  back(r) is the range of i + {bound(step)} where i is in r "
+            f"and i {op} {shown(limit)}")
+
+def draw_loop(case, answer):
+    """The entry range and each range of the phi, one row per step."""
+    line = NumberLine(title=describe_loop(case).splitlines()[0]).add("entry", case[0])
+    steps = list(answer) if isinstance(answer, (list, tuple)) else [answer]
+    for k, r in enumerate(steps[:20], start=1):
+        line.add(f"step {k}", r)
+    return line
 
 def _rows(line, rows):
     for label, value in rows:
@@ -247,6 +264,73 @@ _hidden()
 ### END HIDDEN TESTS
 '''
 
+
+T4 = r'''
+# Checks loop_range() on the loops below: the expected ranges of the loop phi, step by step.
+import ssa_course.grading.ranges
+import ssa_course.son.intervals
+import ssa_course.son.range_facts
+import ssa_course.son.types
+# back() runs the engine's own narrowing and +; widening and narrowing are yours to write
+_loop_range = guard(loop_range, forbid=[ssa_course, ssa_course.son.intervals.widen,
+                                        ssa_course.son.intervals.narrow],
+                    allow=[ssa_course.grading.ranges, ssa_course.son.intervals,
+                           ssa_course.son.types, ssa_course.son.range_facts.RangeAnalysis._apply,
+                           ssa_course.son.range_facts._clip, ssa_course.son.range_facts.fits])
+# (entry, op, limit, step) for  i = entry; while (i op limit) { i = i + step; }  ->  the trace
+%s
+check_against(lambda c: _loop_range(c[0], loop_back(*c[1:])), EXPECTED_LOOP.__getitem__,
+              list(EXPECTED_LOOP), describe=describe_loop, draw_answer=draw_loop,
+              normalise=list, what="ranges of the loop phi", show=written)
+### BEGIN HIDDEN TESTS
+def _hidden():
+    import random
+    from ssa_course.grading.ranges import engine_narrowing, engine_widen
+%s
+    rng = random.Random(33)
+    cases = []
+    for _ in range(250):
+        start = rng.choice([0, 0, 1, -5, 10, 100, INT_MIN, INT_MAX, rng.randint(-50, 50)])
+        width = rng.choice([0, 0, 0, 3])
+        entry = (start, start + width) if start + width <= INT_MAX else (start, start)
+        lo = rng.choice([0, 5, 10, 64, -10, INT_MIN, INT_MAX - 2, rng.randint(-100, 100)])
+        limit = (lo, lo) if rng.random() < 0.7 else (lo, min(INT_MAX, lo + rng.randint(1, 50)))
+        step = rng.choice([1, 1, 2, 3, 7, -1, -2, 0, INT_MAX, rng.randint(-9, 9)])
+        cases.append((entry, rng.choice(["<", "<=", ">", ">=", "==", "!="]), limit, step))
+    check_against(lambda c: _loop_range(c[0], loop_back(*c[1:])),
+                  lambda c: reference(c[0], loop_back(*c[1:])), cases,
+                  describe=describe_loop, draw_answer=draw_loop, normalise=list,
+                  what="ranges of the loop phi", show=written)
+
+_hidden()
+### END HIDDEN TESTS
+'''
+
+REF4 = r'''
+    def hull(*ranges):
+        known = [r for r in ranges if r is not None]
+        return (min(r[0] for r in known), max(r[1] for r in known)) if known else None
+
+    def reference(entry, back):
+        trace, current, growths = [], None, 0
+        while True:
+            new = hull(current, entry, back(current))
+            if new == current:
+                break
+            growths += 1
+            if growths > 3:
+                new = engine_widen(current, new)
+            current = new
+            trace.append(current)
+        for _ in range(8):
+            new = engine_narrowing(current, hull(entry, back(current)))
+            if new == current:
+                break
+            current = new
+            trace.append(current)
+        return trace
+'''
+
 ns = {}
 run(ns, SETUP)
 from ssa_course.grading.ranges import bound, engine_add, engine_branch
@@ -323,5 +407,19 @@ for program, src in ns["PROGRAMS"].items():
 t3b = table("PROGRAM_CHECKS", rows,
             val=lambda v: f"({psrc(v[0])}, {psrc(v[1])}, ({''.join(f'({num(k)}, {op!r}), ' for k, op in v[2])}), {v[3]!r})")
 setsrc(nb, "test_check_redundant", T3 % (t3, t3b, REF3.rstrip("\n")))
+
+from ssa_course.grading.ranges import engine_narrowing, engine_widen, loop_back
+
+ref4_ns = dict(ns, engine_widen=engine_widen, engine_narrowing=engine_narrowing)
+run(ref4_ns, "def _make():\n" + REF4 + "    return reference\nreference = _make()\n")
+LOOPS = [((0, 0), "<", (10, 10), 1), ((0, 0), "<", (10, 10), 3), ((0, 0), "<=", (10, 10), 1),
+         ((10, 10), ">", (0, 0), -1), ((0, 0), "<", (0, MAX_LEN), 1), ((0, 0), "<", (INT_MIN, INT_MAX), 1),
+         ((0, 0), "!=", (10, 10), 1), ((-5, -5), "<", (5, 5), 2), ((0, 0), "<", (1_000_000, 1_000_000), 7),
+         ((0, 0), "<", (10, 10), 0), ((0, 0), "<", (10, 10), -1), ((0, 3), "<", (2, 2), 1),
+         ((INT_MAX - 1, INT_MAX - 1), "<", (INT_MAX, INT_MAX), 1)]
+t4 = table("EXPECTED_LOOP", [(c, ref4_ns["reference"](c[0], loop_back(*c[1:]))) for c in LOOPS],
+           key=lambda c: f"({psrc(c[0])}, {c[1]!r}, {psrc(c[2])}, {num(c[3])})",
+           val=lambda v: "[" + ", ".join(psrc(r) for r in v) + "]")
+setsrc(nb, "test_loop_range", T4 % (t4, REF4.rstrip("\n")))
 save(nb, NAME)
 print("written", NAME)
