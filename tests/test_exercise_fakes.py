@@ -130,9 +130,9 @@ def test_solution_passes_each_graded_cell_on_its_own(name, graded):
 
 
 def test_every_exercise_has_three_tasks():
-    assert len(NOTEBOOKS) == 10
+    assert len(NOTEBOOKS) == 11
     for name in NOTEBOOKS:
-        assert len(tasks(name)) == 3, name
+        assert len(tasks(name)) == (4 if name == "09-ranges.ipynb" else 3), name
 
 
 # ---------------------------------------------------------------- fakes
@@ -371,6 +371,122 @@ def loop_depths(succs, entry):
     ("08-scheduling.ipynb", "loop_depths", "grading.son (gone)", """
 from ssa_course.grading.son import loop_depths
 """, "gone"),
+    ("09-ranges.ipynb", "add_range", "intervals.add", """
+from ssa_course.son.intervals import add
+from ssa_course.son.types import IntType
+def add_range(a, b):
+    if a is None or b is None:
+        return None
+    r = add(IntType("int", *a), IntType("int", *b))
+    return (r.lo, r.hi)
+""", "engine!"),
+    ("09-ranges.ipynb", "add_range", "grading.ranges.engine_add", """
+from ssa_course.grading.ranges import engine_add as add_range
+""", "engine!"),
+    ("09-ranges.ipynb", "add_range", "lookup", """
+def add_range(a, b):
+    return EXPECTED_ADD[(a, b)]
+""", "lookup"),
+    ("09-ranges.ipynb", "branch_ranges", "RangeAnalysis._apply", """
+from ssa_course.son.edge_facts import Fact
+from ssa_course.son.range_facts import DEPTH, RangeAnalysis
+from ssa_course.son.types import IntType
+class _Given:
+    def __init__(self, r):
+        self.r = r
+    def range_of(self, node):
+        return self.r
+def branch_ranges(x, op, y):
+    negate = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
+    given = _Given(IntType("int", *y))
+    out = []
+    for rel in (op, negate[op]):
+        r = RangeAnalysis._apply(given, IntType("int", *x), Fact(None, None, 0, rel, given),
+                                 None, DEPTH)
+        out.append(None if r.lo > r.hi else (r.lo, r.hi))
+    return tuple(out)
+""", "engine!"),
+    ("09-ranges.ipynb", "branch_ranges", "grading.ranges.engine_branch", """
+from ssa_course.grading.ranges import engine_branch as branch_ranges
+""", "engine!"),
+    ("09-ranges.ipynb", "branch_ranges", "lookup", """
+def branch_ranges(x, op, y):
+    return EXPECTED_BRANCH[(x, op, y)]
+""", "lookup"),
+    ("09-ranges.ipynb", "check_redundant", "range_facts.fits", """
+from ssa_course.son.range_facts import fits
+from ssa_course.son.types import IntType
+def check_redundant(index, length, facts):
+    if index[0] < 0:
+        return False
+    if index[1] < length[0]:
+        return True
+    return any(fits(IntType("int", *index), k) and
+               ((op == "<" and k >= 0) or (op in ("<=", "==") and k >= 1)) for k, op in facts)
+""", "engine!"),
+    ("09-ranges.ipynb", "check_redundant", "lookup", """
+def check_redundant(index, length, facts):
+    return EXPECTED_CHECK[(index, length, tuple(facts))]
+""", "lookup"),
+    ("09-ranges.ipynb", "loop_range", "intervals.widen and narrow", """
+from ssa_course.son.intervals import narrow, widen
+from ssa_course.son.types import IntType
+def loop_range(entry, back):
+    def t(r):
+        return IntType("int", 1, 0) if r is None else IntType("int", *r)
+    def p(r):
+        return None if r.lo > r.hi else (r.lo, r.hi)
+    def hull(*ranges):
+        known = [r for r in ranges if r is not None]
+        return (min(r[0] for r in known), max(r[1] for r in known)) if known else None
+    trace, current, growths = [], None, 0
+    while True:
+        new = hull(current, entry, back(current))
+        if new == current:
+            break
+        growths += 1
+        if growths > 3:
+            new = p(widen(t(current), t(new)))
+        current = new
+        trace.append(current)
+    for _ in range(8):
+        new = p(narrow(t(current), t(hull(entry, back(current)))))
+        if new == current:
+            break
+        current = new
+        trace.append(current)
+    return trace
+""", "engine!"),
+    ("09-ranges.ipynb", "loop_range", "grading.ranges.engine_widen", """
+from ssa_course.grading.ranges import engine_narrowing, engine_widen
+def loop_range(entry, back):
+    def hull(*ranges):
+        known = [r for r in ranges if r is not None]
+        return (min(r[0] for r in known), max(r[1] for r in known)) if known else None
+    trace, current, growths = [], None, 0
+    while True:
+        new = hull(current, entry, back(current))
+        if new == current:
+            break
+        growths += 1
+        if growths > 3:
+            new = engine_widen(current, new)
+        current = new
+        trace.append(current)
+    for _ in range(8):
+        new = engine_narrowing(current, hull(entry, back(current)))
+        if new == current:
+            break
+        current = new
+        trace.append(current)
+    return trace
+""", "engine!"),
+    ("09-ranges.ipynb", "loop_range", "lookup", """
+def loop_range(entry, back):
+    for (e, op, limit, step), trace in EXPECTED_LOOP.items():
+        if e == entry and back(entry) == loop_back(op, limit, step)(entry):
+            return trace
+""", "lookup"),
     ("11-codegen.ipynb", "liveness", "codegen.liveness.Liveness", """
 from ssa_course.codegen.liveness import Liveness
 from ssa_course.codegen.mir_data import FunctionData, function_of_data
@@ -608,6 +724,255 @@ def lca(a, b, idom, depth):
         a = idom[a]
     return a
 """, "LCA"),
+    ("09-ranges.ipynb", "add_range", "ignores overflow", """
+def add_range(a, b):
+    if a is None or b is None:
+        return None
+    return (a[0] + b[0], a[1] + b[1])
+""", "add_range((0, INT_MAX), (1, 1))"),
+    ("09-ranges.ipynb", "add_range", "wraps the bounds", """
+def add_range(a, b):
+    def wrap(v):
+        return (v - INT_MIN) % 2 ** 64 + INT_MIN
+    if a is None or b is None:
+        return None
+    return (wrap(a[0] + b[0]), wrap(a[1] + b[1]))
+""", "expected: (INT_MIN, INT_MAX)"),
+    ("09-ranges.ipynb", "add_range", "clamps at the ends", """
+def add_range(a, b):
+    if a is None or b is None:
+        return None
+    return (max(INT_MIN, a[0] + b[0]), min(INT_MAX, a[1] + b[1]))
+""", "range of the sum"),
+    ("09-ranges.ipynb", "branch_ranges", "i < n gives hi = n.hi", """
+def branch_ranges(x, op, y):
+    negation = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
+    def narrowed(rel):
+        lo, hi = x
+        if rel in ("<", "<="):
+            hi = min(hi, y[1])
+        elif rel in (">", ">="):
+            lo = max(lo, y[0])
+        elif rel == "==":
+            lo, hi = max(lo, y[0]), min(hi, y[1])
+        elif y[0] == y[1]:
+            if lo == y[0]:
+                lo += 1
+            elif hi == y[0]:
+                hi -= 1
+        return (lo, hi) if lo <= hi else None
+    return narrowed(op), narrowed(negation[op])
+""", "ranges on the two sides"),
+    ("09-ranges.ipynb", "branch_ranges", "x >= y from y's largest value", """
+def branch_ranges(x, op, y):
+    negation = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
+    def narrowed(rel):
+        lo, hi = x
+        if rel == "<":
+            hi = min(hi, y[1] - 1)
+        elif rel == "<=":
+            hi = min(hi, y[1])
+        elif rel == ">":
+            lo = max(lo, y[1] + 1)
+        elif rel == ">=":
+            lo = max(lo, y[1])
+        elif rel == "==":
+            lo, hi = max(lo, y[0]), min(hi, y[1])
+        elif y[0] == y[1]:
+            if lo == y[0]:
+                lo += 1
+            elif hi == y[0]:
+                hi -= 1
+        return (lo, hi) if lo <= hi else None
+    return narrowed(op), narrowed(negation[op])
+""", "expected: ((0, 19), (10, 100))"),
+    ("09-ranges.ipynb", "branch_ranges", "!= cuts out the middle", """
+def branch_ranges(x, op, y):
+    negation = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
+    def narrowed(rel):
+        lo, hi = x
+        if rel == "<":
+            hi = min(hi, y[1] - 1)
+        elif rel == "<=":
+            hi = min(hi, y[1])
+        elif rel == ">":
+            lo = max(lo, y[0] + 1)
+        elif rel == ">=":
+            lo = max(lo, y[0])
+        elif rel == "==":
+            lo, hi = max(lo, y[0]), min(hi, y[1])
+        elif lo == y[0]:
+            lo = y[1] + 1
+        elif hi == y[1]:
+            hi = y[0] - 1
+        return (lo, hi) if lo <= hi else None
+    return narrowed(op), narrowed(negation[op])
+""", "'!='"),
+    ("09-ranges.ipynb", "check_redundant", "i <= len(a) is enough", """
+def check_redundant(index, length, facts):
+    lo, hi = index
+    if lo < 0:
+        return False
+    if hi < length[0]:
+        return True
+    return any(lo + k >= INT_MIN and hi + k <= INT_MAX and
+               ((op in ("<", "<=") and k >= 0) or (op == "==" and k >= 1)) for k, op in facts)
+""", "facts in scope: i <= len(a)"),
+    ("09-ranges.ipynb", "check_redundant", "forgets the lower bound", """
+def check_redundant(index, length, facts):
+    lo, hi = index
+    if hi < length[0]:
+        return True
+    return any(lo + k >= INT_MIN and hi + k <= INT_MAX and
+               ((op == "<" and k >= 0) or (op in ("<=", "==") and k >= 1)) for k, op in facts)
+""", "verdict on the check"),
+    ("09-ranges.ipynb", "check_redundant", "i + k never wraps", """
+def check_redundant(index, length, facts):
+    lo, hi = index
+    if lo < 0:
+        return False
+    if hi < length[0]:
+        return True
+    return any((op == "<" and k >= 0) or (op in ("<=", "==") and k >= 1) for k, op in facts)
+""", "(1, '<')"),
+    ("09-ranges.ipynb", "check_redundant", "compares with the largest length", """
+def check_redundant(index, length, facts):
+    lo, hi = index
+    if lo < 0:
+        return False
+    if hi < length[1]:
+        return True
+    return any(lo + k >= INT_MIN and hi + k <= INT_MAX and
+               ((op == "<" and k >= 0) or (op in ("<=", "==") and k >= 1)) for k, op in facts)
+""", "verdict on the check"),
+    ("09-ranges.ipynb", "loop_range", 'widens from the first growth', """
+def loop_range(entry, back):
+    def hull(*ranges):
+        known = [r for r in ranges if r is not None]
+        return (min(r[0] for r in known), max(r[1] for r in known)) if known else None
+    def widen(old, new):
+        if old is None:
+            return new
+        return (old[0] if new[0] >= old[0] else INT_MIN, old[1] if new[1] <= old[1] else INT_MAX)
+    def narrow(old, new):
+        if new is None:
+            return old
+        lo, hi = max(old[0], new[0]), min(old[1], new[1])
+        return old if lo > hi else (lo, hi)
+    trace, current, growths = [], None, 0
+    while True:
+        new = hull(current, entry, back(current))
+        if new == current:
+            break
+        growths += 1
+        if growths > 0:
+            new = widen(current, new)
+        current = new
+        trace.append(current)
+    for _ in range(8):
+        new = narrow(current, hull(entry, back(current)))
+        if new == current:
+            break
+        current = new
+        trace.append(current)
+    return trace
+""", 'ranges of the loop phi'),
+    ("09-ranges.ipynb", "loop_range", 'widens after the 4th growth', """
+def loop_range(entry, back):
+    def hull(*ranges):
+        known = [r for r in ranges if r is not None]
+        return (min(r[0] for r in known), max(r[1] for r in known)) if known else None
+    def widen(old, new):
+        if old is None:
+            return new
+        return (old[0] if new[0] >= old[0] else INT_MIN, old[1] if new[1] <= old[1] else INT_MAX)
+    def narrow(old, new):
+        if new is None:
+            return old
+        lo, hi = max(old[0], new[0]), min(old[1], new[1])
+        return old if lo > hi else (lo, hi)
+    trace, current, growths = [], None, 0
+    while True:
+        new = hull(current, entry, back(current))
+        if new == current:
+            break
+        growths += 1
+        if growths > 4:
+            new = widen(current, new)
+        current = new
+        trace.append(current)
+    for _ in range(8):
+        new = narrow(current, hull(entry, back(current)))
+        if new == current:
+            break
+        current = new
+        trace.append(current)
+    return trace
+""", 'ranges of the loop phi'),
+    ("09-ranges.ipynb", "loop_range", 'never narrows', """
+def loop_range(entry, back):
+    def hull(*ranges):
+        known = [r for r in ranges if r is not None]
+        return (min(r[0] for r in known), max(r[1] for r in known)) if known else None
+    def widen(old, new):
+        if old is None:
+            return new
+        return (old[0] if new[0] >= old[0] else INT_MIN, old[1] if new[1] <= old[1] else INT_MAX)
+    def narrow(old, new):
+        if new is None:
+            return old
+        lo, hi = max(old[0], new[0]), min(old[1], new[1])
+        return old if lo > hi else (lo, hi)
+    trace, current, growths = [], None, 0
+    while True:
+        new = hull(current, entry, back(current))
+        if new == current:
+            break
+        growths += 1
+        if growths > 3:
+            new = widen(current, new)
+        current = new
+        trace.append(current)
+    for _ in range(0):
+        new = narrow(current, hull(entry, back(current)))
+        if new == current:
+            break
+        current = new
+        trace.append(current)
+    return trace
+""", 'expected 5 items, got 4'),
+    ("09-ranges.ipynb", "loop_range", 'widens to the full range', """
+def loop_range(entry, back):
+    def hull(*ranges):
+        known = [r for r in ranges if r is not None]
+        return (min(r[0] for r in known), max(r[1] for r in known)) if known else None
+    def widen(old, new):
+        if old is None:
+            return new
+        return (old[0] if new[0] >= old[0] else INT_MIN, old[1] if new[1] <= old[1] else INT_MAX)
+    def narrow(old, new):
+        if new is None:
+            return old
+        lo, hi = max(old[0], new[0]), min(old[1], new[1])
+        return old if lo > hi else (lo, hi)
+    trace, current, growths = [], None, 0
+    while True:
+        new = hull(current, entry, back(current))
+        if new == current:
+            break
+        growths += 1
+        if growths > 3:
+            new = (INT_MIN, INT_MAX)
+        current = new
+        trace.append(current)
+    for _ in range(8):
+        new = narrow(current, hull(entry, back(current)))
+        if new == current:
+            break
+        current = new
+        trace.append(current)
+    return trace
+""", 'ranges of the loop phi'),
     ("11-codegen.ipynb", "liveness", "a def does not kill", """
 def liveness(blocks, succs):
     live_in = {b: set() for b in blocks}
@@ -949,6 +1314,12 @@ def phi_type(phi, types):
     print(phi, {k: str(t) for k, t in types.items()})
     return _solution(phi, types)
 """),
+    ("09-ranges.ipynb", "add_range", """
+_solution = add_range
+def add_range(a, b):
+    print(shown(a), written((a, b)), NumberLine(title="debug").add("a", a).add("b", b))
+    return _solution(a, b)
+"""),
     ("11-codegen.ipynb", "liveness", """
 _solution = liveness
 def liveness(blocks, succs):
@@ -1010,6 +1381,20 @@ def loop_depths(succs, entry):
         for b in body if tails else ():
             depth[b] += 1
     return depth
+"""),
+    ("09-ranges.ipynb", "branch_ranges", """
+def branch_ranges(x, op, y):  # each relation as the interval it allows, then intersect
+    allowed = {
+        "<": (INT_MIN, y[1] - 1), "<=": (INT_MIN, y[1]), ">": (y[0] + 1, INT_MAX),
+        ">=": (y[0], INT_MAX), "==": (y[0], y[1]), "!=": (INT_MIN, INT_MAX)}
+    flip = dict(zip("< <= > >= == !=".split(), ">= > <= < != ==".split()))
+    out = []
+    for rel in (op, flip[op]):
+        lo, hi = max(x[0], allowed[rel][0]), min(x[1], allowed[rel][1])
+        if rel == "!=" and y[0] == y[1]:
+            lo, hi = (lo + 1, hi) if lo == y[0] else (lo, hi - 1) if hi == y[0] else (lo, hi)
+        out.append([lo, hi] if lo <= hi else None)  # lists are read as pairs too
+    return out
 """),
     ("11-codegen.ipynb", "liveness", """
 def liveness(blocks, succs):  # gen/kill per block, then a worklist of predecessors

@@ -59,6 +59,7 @@ def check_against(
     normalise: Callable[[Any], Any] = lambda x: x,
     what: str = "answer",
     time_limit: float | None = DEFAULT_TIME_LIMIT,
+    show: Callable[[Any], str] = shown,
 ) -> None:
     """Check ``student(case)`` against ``reference(case)`` on every case; print a one-line
     verdict, or raise :class:`Mismatch` at the smallest case that differs.
@@ -75,6 +76,7 @@ def check_against(
     The learner's function receives a deep copy of each case and gets ``time_limit``
     seconds per case (``None``: no limit). Results are compared as plain data: an answer of
     the wrong type (``True`` for ``1``, a numpy array for a list) is a wrong answer.
+    ``show`` writes a value in a message (exercise 09 writes ``INT_MAX - 1``, not its digits).
     """
     ordered = sorted(cases, key=size)  # stable: equal sizes keep the caller's order
     for case in ordered:
@@ -86,20 +88,20 @@ def check_against(
             raise TypeError(f"the reference's {what} cannot be compared: {e}") from None
         raw_actual = _run_student(student, case, describe, draw, time_limit)
         actual = _normalised(raw_actual, normalise, expected, case, describe, draw, what,
-                             time_limit)
+                             time_limit, show)
         try:
             same = plain(actual) == expected_plain
         except NotPlain as e:
             _show(case, draw, draw_answer, raw_expected, raw_actual)
             raise Mismatch("\n".join([
                 f"wrong {what} on this input (the smallest one that differs):",
-                describe(case), f"expected: {shown(expected)}",
-                f"     got: {_safe_shown(actual)}",
+                describe(case), f"expected: {show(expected)}",
+                f"     got: {_safe_shown(actual, show)}",
                 f"(that is not a value the check can compare: {e})"])) from None
         if same:
             continue
         _show(case, draw, draw_answer, raw_expected, raw_actual)
-        raise Mismatch(_wrong_message(what, describe(case), expected, actual))
+        raise Mismatch(_wrong_message(what, describe(case), expected, actual, show))
     print(f"{what}: all {len(ordered)} cases agree with the reference")
 
 
@@ -134,7 +136,7 @@ def _crash_line(error: BaseException) -> str:
 
 def _normalised(raw: object, normalise: Callable[[Any], Any], expected: object, case: object,
                 describe: Callable[[Any], str], draw: Callable[[Any], object] | None,
-                what: str, seconds: float | None) -> object:
+                what: str, seconds: float | None, show: Callable[[Any], str] = shown) -> object:
     """``normalise(raw)``; an answer it cannot handle (``sorted`` of an int, an endless
     generator) is wrong."""
     try:
@@ -147,24 +149,25 @@ def _normalised(raw: object, normalise: Callable[[Any], Any], expected: object, 
         raise Mismatch(
             f"your {what} has the wrong form: {explain_crash(e).removeprefix('your code ')}"
             f" when the check read it\non this input:\n{describe(case)}\n"
-            f"expected: {shown(expected)}\n     got: {_safe_shown(raw)}") from None
+            f"expected: {show(expected)}\n     got: {_safe_shown(raw, show)}") from None
 
 
-def _safe_shown(value: object) -> str:
+def _safe_shown(value: object, show: Callable[[Any], str] = shown) -> str:
     try:
-        return shown(value)
+        return show(value)
     except Exception:  # shown() already guards repr; this is for the truly hostile
         return f"<{type(value).__name__} object>"
 
 
-def _wrong_message(what: str, case_text: str, expected: object, actual: object) -> str:
+def _wrong_message(what: str, case_text: str, expected: object, actual: object,
+                   show: Callable[[Any], str] = shown) -> str:
     lines = [f"wrong {what} on this input (the smallest one that differs):", case_text,
-             f"expected: {shown(expected)}", f"     got: {_safe_shown(actual)}"]
+             f"expected: {_safe_shown(expected, show)}", f"     got: {_safe_shown(actual, show)}"]
     if type(actual) is not type(expected):
         lines.append(f"(expected {kind_name(expected)}, got {kind_name(actual)})")
     else:
         try:
-            where = first_difference(expected, actual)
+            where = first_difference(expected, actual, show)
         except Exception:  # a hint only
             where = ""
         if where:

@@ -150,9 +150,15 @@ def _is_lattice_type(value: object) -> bool:
     return types is not None and isinstance(value, types.Type) and _course_class(type(value))
 
 
-def first_difference(expected: object, actual: object) -> str:
+def first_difference(expected: object, actual: object,
+                     show: Callable[[Any], str] | None = None) -> str:
     """Where two answers of the same shape first differ (``at key 'b2'``, ``at index 3``),
-    or an empty string when there is no simpler way to say it."""
+    or an empty string when there is no simpler way to say it (values written by ``show``,
+    default :func:`shown`)."""
+    def shown(value: object, limit: int) -> str:  # noqa: F811 - the caller's writer, cut
+        text = _shown(value, 0) if show is None else show(value)
+        return text if len(text) <= limit else text[:limit] + " ..."
+
     if type(expected) is dict and type(actual) is dict:
         missing = [k for k in expected if k not in actual]
         extra = [k for k in actual if k not in expected]
