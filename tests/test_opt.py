@@ -663,3 +663,8 @@ def test_layout_copies_a_block_that_falls_into_the_rotated_test():
         got = run(compile_source(text, "o.bril"), args)
         assert got.stdout == want.stdout
         assert got.steps < want.steps or args[0] == "0"  # no iteration: nothing to save
+
+
+def test_the_readme_names_the_default_pipeline():
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    assert "# optimize: " + ",".join(passes.DEFAULT_PIPELINE) + "\n" in readme
