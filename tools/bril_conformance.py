@@ -60,8 +60,12 @@ class Tools:
     native: bool = False  # can this machine run the machine code (lesson 11)?
 
     def brili(self, profile: bool, args: list[str]) -> list[str]:
-        return [self.deno, "run", "--quiet", "--no-config", str(self.checkout / "brili.ts"),
-                *(["-p"] if profile else []), *args]
+        # brili recurses in JavaScript once per Bril call: `tail-call` (1500 deep) overflows
+        # V8's default stack of about 1 MB now and then (deterministically on some
+        # machines), for the input as for any output. 4 MB stays well inside the 8 MB a
+        # process's main thread gets by default.
+        return [self.deno, "run", "--quiet", "--no-config", "--v8-flags=--stack-size=4000",
+                str(self.checkout / "brili.ts"), *(["-p"] if profile else []), *args]
 
     def bril2json(self) -> list[str]:
         code = ("import sys; sys.path.insert(0, sys.argv[1]); import briltxt; "
