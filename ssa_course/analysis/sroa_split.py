@@ -15,6 +15,7 @@ Unreachable instructions keep their names (they never run).
 from __future__ import annotations
 
 from ssa_course.errors import Pos
+from ssa_course.quads.cfg import CFG
 from ssa_course.quads.ir import Function, Instr
 from ssa_course.ssa.construct import prepare_cfg
 
@@ -90,10 +91,11 @@ def split_struct_variables(fn: Function, structs: dict) -> Function:
     return Function(fn.name, list(fn.params), fn.ret, body)
 
 
-def _reaching_uses(fn: Function, wanted: list[Instr], names: set[str]
-                   ) -> dict[tuple[int, int], list[int]]:
-    """``(id(instr), arg index) -> definitions reaching that use`` (``id()`` of the
-    defining instruction, or ``ENTRY - k`` for parameter ``k``), for reachable uses."""
+def marked_cfg(fn: Function, wanted: list[Instr]) -> tuple[CFG, dict[int, Instr]]:
+    """The CFG of ``fn`` and a way back from its instructions to ``wanted`` ones: the CFG
+    copies instructions, so each wanted one gets a position object of its own (``at``)
+    while the CFG is built; the map takes ``id`` of that object to the original. The
+    originals get their own ``at`` back."""
     marks: dict[int, tuple[Instr, Pos | None]] = {}
     for instr in wanted:
         mark = Pos(0, 0)
@@ -104,10 +106,18 @@ def _reaching_uses(fn: Function, wanted: list[Instr], names: set[str]
     finally:
         for instr, at in marks.values():
             instr.at = at
+    return cfg, {key: instr for key, (instr, _) in marks.items()}
+
+
+def _reaching_uses(fn: Function, wanted: list[Instr], names: set[str]
+                   ) -> dict[tuple[int, int], list[int]]:
+    """``(id(instr), arg index) -> definitions reaching that use`` (``id()`` of the
+    defining instruction, or ``ENTRY - k`` for parameter ``k``), for reachable uses."""
+    cfg, marks = marked_cfg(fn, wanted)
 
     def orig(instr: Instr) -> int:
         m = marks.get(id(instr.at))
-        return id(m[0]) if m is not None else id(instr)
+        return id(m) if m is not None else id(instr)
 
     # definitions as bits of one int: the state of a point is the set reaching it
     bit: dict[int, int] = {}

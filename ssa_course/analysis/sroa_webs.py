@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ssa_course.errors import Pos
+from ssa_course.analysis.sroa_split import marked_cfg
 from ssa_course.quads.ir import Function, Instr
 from ssa_course.ssa.construct import live_in_sets, prepare_cfg
 
@@ -169,16 +169,7 @@ def live_after(fn: Function, wanted: list[Instr]) -> dict[int, set[str]]:
     """``id(instr) -> variables live right after it`` for the ``wanted`` instructions of
     ``fn`` that can run (the CFG copies instructions: a position object of their own,
     ``at``, finds them again)."""
-    marks: dict[int, tuple[Instr, Pos | None]] = {}
-    for instr in wanted:
-        mark = Pos(0, 0)
-        marks[id(mark)] = (instr, instr.at)
-        instr.at = mark
-    try:
-        cfg = prepare_cfg(fn)
-    finally:
-        for instr, at in marks.values():
-            instr.at = at
+    cfg, marks = marked_cfg(fn, wanted)
     live_in = live_in_sets(cfg)
     found: dict[int, set[str]] = {}
     for block in cfg.blocks.values():
@@ -189,14 +180,14 @@ def live_after(fn: Function, wanted: list[Instr]) -> dict[int, set[str]]:
         for k in range(len(block.instrs) - 1, -1, -1):
             instr: Instr = block.instrs[k]
             if id(instr.at) in marks:
-                found[id(marks[id(instr.at)][0])] = set(live)
+                found[id(marks[id(instr.at)])] = set(live)
             if instr.dest is not None:
                 live.discard(instr.dest)
             live.update(instr.args)
             if k == len(block.instrs) - 1 and block.throws_to is not None:
                 live |= live_in[block.throws_to]  # the handler sees what was before it
                 if id(instr.at) in marks:  # ... and what a call wrote before it threw
-                    found[id(marks[id(instr.at)][0])] |= live_in[block.throws_to]
+                    found[id(marks[id(instr.at)])] |= live_in[block.throws_to]
     return found
 
 
