@@ -102,7 +102,7 @@ def test_frame_arrays_count_against_the_same_budget(stage):
 def test_recursive_functions_keep_their_arrays_on_the_heap():
     """Frames of a recursion 50,000 deep must not grow; a function outside every cycle has
     one frame at a time, so its arrays may go there."""
-    from ssa_course.analysis.stack_arrays import recursive_functions
+    from ssa_course.quads.call_depth import recursive_functions
 
     src = """fn even(n: int) -> bool { var a = new int[2]; a[0] = n;
                                     if (n == 0) { return true; } return odd(a[0] - 1); }

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from ssa_course.analysis.escape import analyze_program
 from ssa_course.errors import Pos
+from ssa_course.quads.call_depth import recursive_functions
 from ssa_course.quads.ir import Function, Instr, Program
 from ssa_course.ssa.destruct import program_from_ssa
 from ssa_course.ssa.ircode import Expr, IRProgram, SSAValue
@@ -68,50 +69,6 @@ def _constants(fn: Function) -> dict[str, int]:
             defs.setdefault(i.dest, []).append(i)
     return {d: ds[0].value for d, ds in defs.items() if len(ds) == 1 and ds[0].op == "const"
             and isinstance(ds[0].value, int) and not isinstance(ds[0].value, bool)}
-
-
-def recursive_functions(program: Program) -> set[str]:
-    """Functions in a cycle of the call graph (Tarjan's strongly connected components, on
-    an explicit stack)."""
-    calls = {name: [f for i in fn.instrs() if i.op == "call" for f in i.funcs
-                    if f in program.functions] for name, fn in program.functions.items()}
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    found: set[str] = set()
-    for start in calls:
-        if start in index:
-            continue
-        work = [(start, 0)]
-        while work:
-            v, k = work.pop()
-            if k == 0:
-                index[v] = low[v] = len(index)
-                stack.append(v)
-                on_stack.add(v)
-            if k < len(calls[v]):
-                work.append((v, k + 1))
-                w = calls[v][k]
-                if w not in index:
-                    work.append((w, 0))
-                elif w in on_stack:
-                    low[v] = min(low[v], index[w])
-                continue
-            for w in calls[v]:  # children done: take their low links
-                if w in on_stack:
-                    low[v] = min(low[v], low[w])
-            if low[v] == index[v]:
-                component = []
-                while True:
-                    w = stack.pop()
-                    on_stack.discard(w)
-                    component.append(w)
-                    if w == v:
-                        break
-                if len(component) > 1 or v in calls[v]:
-                    found.update(component)
-    return found
 
 
 def stack_arrays(program: Program) -> dict[int, int]:

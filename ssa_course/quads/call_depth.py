@@ -52,11 +52,49 @@ def call_graph_reach(program: Program) -> dict[str, set[str]]:
 
 
 def recursive_functions(program: Program) -> set[str]:
-    """Functions on a call-graph cycle. A call of one is never inlined (the callee always
+    """Functions on a call-graph cycle (Tarjan's strongly connected components, on an
+    explicit stack: linear in the calls). A call of one is never inlined (the callee always
     calls the next function of its cycle, so it is never a leaf): such calls stay, and can
-    vouch for the depth of the calls around them."""
-    reach = call_graph_reach(program)
-    return {name for name in reach if name in reach[name]}
+    vouch for the depth of the calls around them. Frame arrays (lesson 10) avoid them too."""
+    calls = {name: [f for i in fn.instrs() if i.op == "call" for f in i.funcs
+                    if f in program.functions] for name, fn in program.functions.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found: set[str] = set()
+    for start in calls:
+        if start in index:
+            continue
+        work = [(start, 0)]
+        while work:
+            v, k = work.pop()
+            if k == 0:
+                index[v] = low[v] = len(index)
+                stack.append(v)
+                on_stack.add(v)
+            if k < len(calls[v]):
+                work.append((v, k + 1))
+                w = calls[v][k]
+                if w not in index:
+                    work.append((w, 0))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            for w in calls[v]:  # children done: take their low links
+                if w in on_stack:
+                    low[v] = min(low[v], low[w])
+            if low[v] == index[v]:
+                component = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    component.append(w)
+                    if w == v:
+                        break
+                if len(component) > 1 or v in calls[v]:
+                    found.update(component)
+    return found
 
 
 def deep_functions(program: Program) -> set[str]:
