@@ -31,6 +31,7 @@ from ssa_course.codegen.minstr import ins
 from ssa_course.codegen.mir import Imm, MBlock, VReg
 from ssa_course.codegen.quadcfg import QBlock
 from ssa_course.quads.domtree import Dominance
+from ssa_course.quads.loops import natural_loops
 
 # What may end the machine block a preheader point becomes (branches and the compare or
 # test feeding them): the loads go just before these, keeping cmp + jcc adjacent (fused).
@@ -66,26 +67,6 @@ class LoopConstants:
         return v
 
 
-def natural_loops(blocks: list[QBlock], dom: Dominance) -> dict[str, set[str]]:
-    """Each natural loop's header -> its body (the header included); back edges to one
-    header share one loop."""
-    by_label = {b.label: b for b in blocks}
-    loops: dict[str, set[str]] = {}
-    for b in blocks:
-        for h in b.succs:
-            if not dom.dominates(h, b.label):
-                continue  # a forward edge, or a retreating edge into an irreducible cycle
-            body = loops.setdefault(h, {h})
-            todo = [b.label] if b.label not in body else []
-            body.update(todo)
-            while todo:  # walk back from the latch to the header
-                for p in by_label[todo.pop()].preds:
-                    if p not in body:
-                        body.add(p)
-                        todo.append(p)
-    return loops
-
-
 def plan(blocks: list[QBlock], headers: set[str] | None = None) -> LoopConstants:
     """Which loop each block's wide constants belong to, and where each loop loads them.
     ``headers`` (:func:`~ssa_course.codegen.quadcfg.loop_headers`, when known): with none,
@@ -95,7 +76,8 @@ def plan(blocks: list[QBlock], headers: set[str] | None = None) -> LoopConstants
     by_label = {b.label: b for b in blocks}
     dom = Dominance({b.label: b.succs for b in blocks}, blocks[0].label)
     out = LoopConstants()
-    loops = natural_loops(blocks, dom)
+    loops = {h: body for h, (_, body) in
+             natural_loops({b.label: b.preds for b in blocks}, dom).items()}
     # innermost first: a block keeps the smallest loop holding it (natural loops with
     # different headers are nested or disjoint)
     for header, body in sorted(loops.items(), key=lambda kv: len(kv[1])):

@@ -3,24 +3,22 @@ guess which code runs most often)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
 from ssa_course.quads.cfg import CFG
 from ssa_course.quads.domtree import Dominance
 
 
-def loop_depths(cfg: CFG) -> dict[str, int]:
-    """How many natural loops each block is in. An edge ``t -> h`` where ``h`` dominates
-    ``t`` is a back edge; its loop is ``h`` plus every block that reaches ``t`` without
-    passing through ``h``. Blocks in no loop (and unreachable ones) have depth 0."""
-    succs = {n: list(b.succs) for n, b in cfg.blocks.items()}
-    dom = Dominance(succs, cfg.entry)
-    idom = dom.idom
-    preds: dict[str, list[str]] = {}
-    for n, kids in succs.items():
-        for k in kids:
-            preds.setdefault(k, []).append(n)
-    depth = {name: 0 for name in cfg.blocks}
-    for head in idom:
-        tails = [t for t in preds.get(head, []) if t in dom and dom.dominates(head, t)]
+def natural_loops(preds: Mapping[str, Iterable[str]], dom: Dominance
+                  ) -> dict[str, tuple[list[str], set[str]]]:
+    """Each natural loop by its header: its latches and its body. An edge ``t -> h`` where
+    ``h`` dominates ``t`` is a back edge; the loop of ``h`` is ``h`` plus every block that
+    reaches one of its latches without passing through ``h`` (back edges to one header
+    share one loop). Only blocks reachable from the entry (those in ``dom``) take part; a
+    cycle without a dominating header (irreducible, possible in Bril) is no natural loop."""
+    loops: dict[str, tuple[list[str], set[str]]] = {}
+    for head in dom.idom:
+        tails = [t for t in preds.get(head, ()) if t in dom and dom.dominates(head, t)]
         if not tails:
             continue
         body, work = {head}, list(tails)
@@ -28,7 +26,21 @@ def loop_depths(cfg: CFG) -> dict[str, int]:
             b = work.pop()
             if b not in body:
                 body.add(b)
-                work.extend(p for p in preds.get(b, []) if p in idom)
+                work.extend(p for p in preds.get(b, ()) if p in dom)
+        loops[head] = (tails, body)
+    return loops
+
+
+def loop_depths(cfg: CFG) -> dict[str, int]:
+    """How many natural loops (:func:`natural_loops`) each block is in. Blocks in no loop
+    (and unreachable ones) have depth 0."""
+    succs = {n: list(b.succs) for n, b in cfg.blocks.items()}
+    preds: dict[str, list[str]] = {}
+    for n, kids in succs.items():
+        for k in kids:
+            preds.setdefault(k, []).append(n)
+    depth = {name: 0 for name in cfg.blocks}
+    for _, body in natural_loops(preds, Dominance(succs, cfg.entry)).values():
         for b in body:
             depth[b] += 1
     return depth

@@ -32,28 +32,18 @@ from ssa_course import opcodes
 from ssa_course.quads.cfg import CFG, BasicBlock, build_cfg
 from ssa_course.quads.domtree import Dominance
 from ssa_course.quads.ir import Function, Instr
+from ssa_course.quads.loops import natural_loops
 
 MAX_BODY = 40  # instructions in a loop worth copying
 _NEVER = frozenset({"enter", "leave", "catch", "phi", "set", "get", "undef"})
 
 
-def natural_loops(cfg: CFG) -> list[tuple[str, str, list[str]]]:
+def single_latch_loops(cfg: CFG) -> list[tuple[str, str, list[str]]]:
     """``(header, latch, blocks in layout order)`` of every loop with a single back edge."""
-    succs = {n: list(b.succs) for n, b in cfg.blocks.items()}
-    dom = Dominance(succs, cfg.entry)
-    loops = []
-    for head in dom.idom:
-        tails = [t for t in cfg.blocks[head].preds if t in dom and dom.dominates(head, t)]
-        if len(tails) != 1:
-            continue
-        body, work = {head}, [tails[0]]
-        while work:
-            b = work.pop()
-            if b not in body:
-                body.add(b)
-                work.extend(p for p in cfg.blocks[b].preds if p in dom)
-        loops.append((head, tails[0], [n for n in cfg.blocks if n in body]))
-    return loops
+    dom = Dominance({n: list(b.succs) for n, b in cfg.blocks.items()}, cfg.entry)
+    preds = {n: b.preds for n, b in cfg.blocks.items()}
+    return [(head, tails[0], [n for n in cfg.blocks if n in body])
+            for head, (tails, body) in natural_loops(preds, dom).items() if len(tails) == 1]
 
 
 def propagate_copies(cfg: CFG, runs: list[list[str]]) -> None:
@@ -174,7 +164,7 @@ def unroll_loops(fn: Function) -> Function:
     if any(i.op in _NEVER for i in fn.instrs()):
         return fn
     cfg = build_cfg(fn)
-    loops = natural_loops(cfg)
+    loops = single_latch_loops(cfg)
     headers = {head for head, _, _ in loops}
     small = [loop for loop in loops if _small_and_innermost(cfg, loop, headers)]
     if not small:
