@@ -250,8 +250,17 @@ def scalar_replace(program: Program) -> tuple[Program, SroaReport]:
         if not removed:
             break
     after = _reachable(program)
-    gone = [name for name in program.functions if name in before and name not in after]
-    for name in gone:  # every call now goes to a clone: the original is never run
+    gone = {name for name in program.functions if name in before and name not in after}
+    # every call from main's side now goes to a clone: the original is never run -- unless
+    # a function main never calls (kept as written) still calls it
+    work = [name for name in program.functions if name not in gone]
+    while work:
+        for i in program.functions[work.pop()].instrs():
+            for f in i.funcs:
+                if f in gone:
+                    gone.discard(f)
+                    work.append(f)
+    for name in [n for n in program.functions if n in gone]:
         del program.functions[name]
         del report.removed[name], report.kept[name], report.reasons[name]
     return program, report
