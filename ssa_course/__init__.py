@@ -68,12 +68,24 @@ def guess_kind(text: str) -> str | None:
     return None
 
 
-def run(source: str | Compilation, *args: object, via: str = "quads",
-        steps: int | None = None, depth: int | None = None) -> RunResult:
-    """Run a program through stage ``via``; arguments may be Python ints/bools or strings.
+ASSEMBLERS = ["gnu", "keystone", "own"]  # codegen.toolchain.ASSEMBLERS (lazily imported)
 
-    Never raises for the program's mistakes: look at ``.status`` and ``.error``. A wrong
-    call (``steps="10"``, an unknown ``via``) raises a ``TypeError``/``ValueError``.
+
+def _assembler(func: str, assembler: object) -> None:
+    if assembler is not None:
+        params.name_in(func, "assembler", assembler, ASSEMBLERS, "assembler")
+
+
+def run(source: str | Compilation, *args: object, via: str = "quads",
+        steps: int | None = None, depth: int | None = None,
+        assembler: str | None = None) -> RunResult:
+    """Run a program through stage ``via``; arguments may be Python ints/bools or strings.
+    ``assembler`` ("gnu", "keystone", "own") makes the machine code of the ``native`` and
+    ``emulated`` stages (default: the first installed of those).
+
+    Never raises for the program's mistakes: look at ``.status`` and ``.error`` (an
+    assembler that is not installed is status 1 with the reason). A wrong call
+    (``steps="10"``, an unknown ``via``) raises a ``TypeError``/``ValueError``.
     """
     from ssa_course.stages import run as run_stage
 
@@ -82,6 +94,7 @@ def run(source: str | Compilation, *args: object, via: str = "quads",
         params.name_in("run", "via", via, stage_names(), "stage")
         params.limit("run", "steps", steps)
         params.limit("run", "depth", depth)
+        _assembler("run", assembler)
         argv = [params.main_arg("run", i, a) for i, a in enumerate(args, start=1)]
     except SsaCourseError as e:
         raise e.with_traceback(None) from None
@@ -90,17 +103,24 @@ def run(source: str | Compilation, *args: object, via: str = "quads",
         limits.steps = steps
     if depth is not None:
         limits.depth = depth
-    return run_stage(comp, argv or None, via=via, limits=limits)
+    from ssa_course.codegen.assemble import using_assembler
+
+    try:
+        with using_assembler(assembler):
+            return run_stage(comp, argv or None, via=via, limits=limits)
+    except UsageError as e:  # the assembler asked for is not installed
+        return RunResult("", 1, e.render())
 
 
 def show(source: str | Compilation, view: str = "cfg", fmt: str | None = None, *,
          function: str | None = None, around: str | int | None = None, radius: int = 2,
-         budget: int | None = 150):
+         budget: int | None = 150, assembler: str | None = None):
     """A representation's face: ``fmt`` is "text", "dot", or "draw"/"svg"/"png" for a drawing;
     by default the view's own preferred face (the CFG draws, quads print). Text displays as
     preformatted text in Jupyter, a drawing inline as SVG (or a fallback PNG). A drawing
     shows ``function`` (default: main, or all when small), only the nodes ``radius`` edges
     ``around`` one node, and at most ``budget`` nodes (None: all), saying what it left out.
+    ``assembler`` chooses who makes the bytes of the machine-code views (as in :func:`run`).
 
     A compile error raises :class:`SourceError` (its message has the line and a caret)."""
     from ssa_course import registry
@@ -111,8 +131,12 @@ def show(source: str | Compilation, view: str = "cfg", fmt: str | None = None, *
         params.fmt("show", fmt)
         from ssa_course.viz.options import DrawOptions
 
+        _assembler("show", assembler)
         options = DrawOptions(function=function, around=around, radius=radius, budget=budget)
-        return _show(comp, view, fmt, options)
+        from ssa_course.codegen.assemble import using_assembler
+
+        with using_assembler(assembler):
+            return _show(comp, view, fmt, options)
     except SsaCourseError as e:
         raise e.with_traceback(None) from None
 

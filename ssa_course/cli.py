@@ -42,6 +42,15 @@ def _positive(text: str) -> int:
     return value
 
 
+ASSEMBLERS = ("gnu", "keystone", "own")  # toolchain.ASSEMBLERS, without importing codegen
+
+
+def _add_assembler(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--assembler", choices=ASSEMBLERS, default=None,
+                        help="which assembler makes the machine code: GNU as, keystone or "
+                        "the project's own (default: the first installed, in that order)")
+
+
 def build_parser(listing: bool = True) -> argparse.ArgumentParser:
     """The argument parser; ``listing``: name every representation in the help (only when
     help is asked for: a plain run needs no list)."""
@@ -71,6 +80,7 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
                      help=f"step limit (default {DEFAULT_STEP_LIMIT:,})")
     run.add_argument("--depth", type=_positive, default=DEFAULT_DEPTH_LIMIT, metavar="N",
                      help=f"call depth limit (default {DEFAULT_DEPTH_LIMIT:,})")
+    _add_assembler(run)
     run.add_argument("file", metavar="FILE")
     # Never parsed by argparse: main() hands everything after FILE to the program verbatim.
     run.add_argument("args", nargs="*", default=[], metavar="ARGS",
@@ -96,6 +106,7 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
     show.add_argument("--budget", type=int, default=150, metavar="K",
                       help="draw at most K nodes, saying what was left out (0: no limit; "
                       "default 150)")
+    _add_assembler(show)
 
     opt = sub.add_parser("opt", help="optimize a program with a pipeline of passes and "
                          "write the result (default: see 'ssa-course passes')")
@@ -131,15 +142,25 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
     native.add_argument("--allocator", default="color", choices=("color", "spill-all"),
                         help="register allocation: graph colouring (default) or every "
                         "value in a stack slot")
+    _add_assembler(native)
     return parser
+
+
+def _assembler(ns: argparse.Namespace):  # noqa: ANN202 - a context manager
+    """The ``--assembler`` choice for the command's duration (a missing one: one line)."""
+    from ssa_course.codegen.assemble import using_assembler
+
+    return using_assembler(ns.assembler)
 
 
 def _cmd_run(ns: argparse.Namespace) -> int:
     from ssa_course import registry, stages
 
-    comp = load_file(ns.file)
-    result = stages.run(comp, list(ns.args), via=registry.representation(ns.via).name,
-                        limits=Limits(ns.steps, ns.depth), sink=_write_out)
+    via = registry.representation(ns.via).name
+    with _assembler(ns):
+        comp = load_file(ns.file)
+        result = stages.run(comp, list(ns.args), via=via, limits=Limits(ns.steps, ns.depth),
+                            sink=_write_out)
     _flush_out()
     if result.error:
         sys.stderr.write(result.error + "\n")
@@ -169,7 +190,8 @@ def _cmd_show(ns: argparse.Namespace) -> int:
 
     options = DrawOptions(function=ns.function, around=ns.around, radius=ns.radius,
                           budget=ns.budget or None)
-    data = views.render(comp, ns.view, ns.format, options)
+    with _assembler(ns):
+        data = views.render(comp, ns.view, ns.format, options)
     if ns.output:
         mode = "wb" if isinstance(data, bytes) else "w"
         try:
@@ -221,15 +243,15 @@ def _cmd_passes() -> int:
 
 
 def _cmd_compile(ns: argparse.Namespace) -> int:
-    from ssa_course.codegen import toolchain
     from ssa_course.codegen.assemble import assemble, save_executable
     from ssa_course.lessons.l11_codegen import compile_machine
 
-    toolchain.require(toolchain.assembler_missing())
-    comp = load_file(ns.file)
-    comp.check()
-    compiled = compile_machine(comp, allocator=ns.allocator, fuel=ns.step_limit is not None)
-    image = assemble(compiled.source(ns.step_limit, ns.depth))  # type: ignore[attr-defined]
+    with _assembler(ns):
+        comp = load_file(ns.file)
+        comp.check()
+        compiled = compile_machine(comp, allocator=ns.allocator,
+                                   fuel=ns.step_limit is not None)
+        image = assemble(compiled.source(ns.step_limit, ns.depth))  # type: ignore[attr-defined]
     try:
         save_executable(image, ns.output)
     except OSError as e:
@@ -275,7 +297,7 @@ def _flush_out() -> None:
         raise _StdoutError(e) from None
 
 
-_RUN_VALUE_OPTIONS = ("--via", "--steps", "--depth")
+_RUN_VALUE_OPTIONS = ("--via", "--steps", "--depth", "--assembler")
 
 
 def split_run_argv(argv: list[str]) -> tuple[list[str], list[str]]:

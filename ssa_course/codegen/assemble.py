@@ -1,9 +1,14 @@
-"""Assembly source -> an executable image, by GNU ``as`` + ``ld`` or by keystone.
+"""Assembly source -> an executable image, by GNU ``as`` + ``ld``, keystone, or our own
+encoder (:mod:`ssa_course.codegen.x86_encode`, pure Python, so always there).
 
-Both backends place the program at the same fixed addresses (text at ``TEXT_ADDR``, data
-at ``DATA_ADDR``, bss at ``BSS_ADDR``), so they give the same bytes; the test suite checks
-it. The :class:`Image` keeps those bytes, the symbols and the executable's path, which is
+All three place the program at the same fixed addresses (text at ``TEXT_ADDR``, data at
+``DATA_ADDR``, bss at ``BSS_ADDR``) and give the same bytes; the test suite checks it. The
+:class:`Image` keeps those bytes, the symbols and the executable's path, which is
 everything the native runner, the emulator and the disassembler need.
+
+Which assembler: the ``backend`` argument, else the one chosen for the current context
+(:func:`using_assembler`: ``--assembler`` on the command line, ``assembler=`` in the
+library), else "auto" (:func:`ssa_course.codegen.toolchain.choose_assembler`).
 """
 
 from __future__ import annotations
@@ -11,20 +16,50 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from ssa_course.codegen import toolchain
 from ssa_course.codegen.elf import Sections, read_elf, write_elf
-from ssa_course.codegen.keystone_asm import AssemblerError, assemble_keystone
+from ssa_course.codegen.keystone_asm import assemble_keystone
+from ssa_course.codegen.layout import AssemblerError, lay_out
+from ssa_course.codegen.x86_encode import EncodeError, encode
 
 TEXT_ADDR = 0x401000
 DATA_ADDR = 0x20000000  # far from the text: a program of any size fits below it
 BSS_ADDR = 0x30000000
-BACKENDS = ("gnu", "keystone", "auto")
+BACKENDS = toolchain.ASSEMBLER_CHOICES  # gnu, keystone, own, auto
+# What each assembler is, for listings ("assembled by ...").
+DESCRIPTIONS = {"gnu": "GNU as + ld", "keystone": "keystone-engine + the project's layout",
+                "own": "the project's own encoder, pure Python"}
 
 __all__ = ["AssemblerError", "Image", "assemble", "backend_differences", "save_executable",
-           "TEXT_ADDR",
-           "DATA_ADDR", "BSS_ADDR"]
+           "TEXT_ADDR", "DATA_ADDR", "BSS_ADDR", "using_assembler", "current_assembler"]
+
+_CHOSEN: ContextVar[str] = ContextVar("assembler", default="auto")
+
+
+@contextmanager
+def using_assembler(name: str | None) -> Iterator[None]:
+    """Within the block, :func:`assemble` without a ``backend`` uses ``name`` ("gnu",
+    "keystone", "own" or "auto"; None leaves the choice as it is). An unknown name raises
+    :class:`~ssa_course.errors.UsageError`; a missing one :class:`toolchain.ToolMissing`."""
+    if name is None:
+        yield
+        return
+    toolchain.choose_assembler(toolchain.TARGET, name)  # says now if it cannot be used
+    token = _CHOSEN.set(name)
+    try:
+        yield
+    finally:
+        _CHOSEN.reset(token)
+
+
+def current_assembler() -> str:
+    """The assembler :func:`assemble` would use now (resolved: never "auto")."""
+    return toolchain.choose_assembler(toolchain.TARGET, _CHOSEN.get())
 
 
 @dataclass(slots=True)
@@ -66,26 +101,23 @@ def source_hash(source: str) -> str:
     return hashlib.sha256(source.encode()).hexdigest()[:24]
 
 
-def assemble(source: str, backend: str = "auto") -> Image:
+def assemble(source: str, backend: str | None = None) -> Image:
     """Assemble and link ``source`` (cached by its hash): ``backend`` is ``"gnu"``,
-    ``"keystone"``, or ``"auto"`` (GNU when installed, else keystone).
+    ``"keystone"``, ``"own"`` or ``"auto"`` (the first installed of those three); None
+    means the context's choice (:func:`using_assembler`, "auto" by default).
 
     A missing backend raises :class:`toolchain.ToolMissing` with a one-line reason; source
     the assembler rejects raises :class:`AssemblerError` (a code generator bug)."""
-    if backend not in BACKENDS:
+    if backend is not None and backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
-    if backend == "auto":
-        toolchain.require(toolchain.assembler_missing())
-        backend = "gnu" if toolchain.gnu_missing() is None else "keystone"
+    backend = toolchain.choose_assembler(toolchain.TARGET, backend or _CHOSEN.get())
     key = (source_hash(source), backend)
     image = _CACHE.get(key)
     if image is None or not os.path.exists(image.path):
         if backend == "gnu":
-            toolchain.require(toolchain.gnu_missing())
             image = _assemble_gnu(source, key[0])
         else:
-            toolchain.require(toolchain.keystone_missing())
-            image = _assemble_keystone(source, key[0])
+            image = _assemble_in_process(source, key[0], backend)
         if len(_CACHE) >= _CACHE_SIZE:  # a long notebook session: forget the oldest
             del _CACHE[next(iter(_CACHE))]
         _CACHE[key] = image
@@ -126,20 +158,37 @@ def _assemble_gnu(source: str, digest: str) -> Image:
         return _image(read_elf(f.read()), base, "gnu")
 
 
-def _assemble_keystone(source: str, digest: str) -> Image:
-    s = assemble_keystone(source, TEXT_ADDR, DATA_ADDR, BSS_ADDR)
-    path = os.path.join(toolchain.work_dir(), f"ks-{digest}")
+def own_encoder(text: str) -> bytes:
+    """Our encoder as the layout wants it: an instruction it cannot encode is an
+    :class:`AssemblerError` like keystone's."""
+    try:
+        return encode(text)
+    except EncodeError as e:
+        raise AssemblerError(f"cannot assemble '{text}': {e}") from None
+
+
+def assemble_own(source: str, text_addr: int = TEXT_ADDR, data_addr: int = DATA_ADDR,
+                 bss_addr: int = BSS_ADDR) -> Sections:
+    """Assemble ``source`` with our own encoder (no tool, no package: pure Python)."""
+    return lay_out(source, own_encoder, text_addr, data_addr, bss_addr)
+
+
+def _assemble_in_process(source: str, digest: str, backend: str) -> Image:
+    s = (assemble_keystone(source, TEXT_ADDR, DATA_ADDR, BSS_ADDR) if backend == "keystone"
+         else assemble_own(source))
+    path = os.path.join(toolchain.work_dir(), f"{backend}-{digest}")
     with open(path, "wb") as f:
         f.write(write_elf(s))
     os.chmod(path, 0o700)
-    return _image(s, path, "keystone")
+    return _image(s, path, backend)
 
 
-def backend_differences(source: str) -> list[str]:
-    """What differs between the GNU and the keystone assembly of ``source``: the names of
-    functions whose bytes differ, plus ``"data"``/``"bss"``/``"symbols"``; empty when the
-    two agree. Both backends must be installed (else :class:`toolchain.ToolMissing`)."""
-    gnu, ks = assemble(source, "gnu"), assemble(source, "keystone")
+def backend_differences(source: str, first: str = "gnu", second: str = "keystone"
+                        ) -> list[str]:
+    """What differs between two assemblers' images of ``source``: the names of functions
+    whose bytes differ, plus ``"data"``/``"bss"``/``"symbols"``; empty when the two agree.
+    Both must be installed (else :class:`toolchain.ToolMissing`)."""
+    gnu, ks = assemble(source, first), assemble(source, second)
     diffs = [name for name, _, _ in gnu.functions()
              if gnu.function_bytes(name) != (ks.function_bytes(name) if name in ks.sizes
                                              else None)]

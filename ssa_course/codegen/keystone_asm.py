@@ -1,291 +1,42 @@
-"""The in-process assembler path: keystone encodes instructions, this module lays them out.
+"""The keystone path: keystone-engine encodes instructions, :mod:`layout` does the rest.
 
 keystone assembles Intel syntax, but its symbol handling does not give GNU's bytes (found
 by trying, keystone 0.9.2): ``[rip + sym]`` to a resolved symbol is off by the length of
 the instruction's tail, ``call sym`` and ``jmp sym`` are off by four, ``.text`` can crash it,
 and a ``mov`` from an absolute address picks another encoding. So keystone only ever sees
-one instruction without symbols; this module does what an assembler does around it:
-
-* data and bss directives (``.quad .byte .zero .ascii .balign``) become bytes here;
-* a branch to a label (``jmp``, ``jcc``, ``call``) is encoded here, short when the target
-  is within a byte, near otherwise, relaxed the way GNU ``as`` relaxes (start short, grow
-  what does not fit, repeat until nothing changes);
-* ``[rip + sym + k]`` becomes ``[rip + disp]`` with the displacement computed from the
-  instruction's address and length (the length does not depend on the displacement).
-
-The source subset (docs/codegen.md, "Layout and assemblers") is what both backends accept.
+one instruction without symbols, exactly like our own encoder
+(:mod:`ssa_course.codegen.x86_encode`): :func:`ssa_course.codegen.layout.lay_out` places
+sections, labels, branches and rip-relative displacements around it.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-
 from ssa_course.codegen.elf import Sections
+from ssa_course.codegen.layout import AssemblerError, lay_out, parse
 
-_IDENT = r"[A-Za-z_.$][\w.$]*"
-_LABEL = re.compile(rf"^({_IDENT}):\s*(.*)$")
-_RIP = re.compile(rf"\[\s*rip\s*\+\s*({_IDENT})\s*(?:([+-])\s*(0x[0-9a-fA-F]+|\d+))?\s*\]")
-_BRANCH = re.compile(rf"^(jmp|call|j[a-z]{{1,3}})\s+({_IDENT})$")
-_CC = {"o": 0, "no": 1, "b": 2, "c": 2, "nae": 2, "ae": 3, "nb": 3, "nc": 3, "e": 4, "z": 4,
-       "ne": 5, "nz": 5, "be": 6, "na": 6, "a": 7, "nbe": 7, "s": 8, "ns": 9, "p": 10,
-       "pe": 10, "np": 11, "po": 11, "l": 12, "nge": 12, "ge": 13, "nl": 13, "le": 14,
-       "ng": 14, "g": 15, "nle": 15}
-_IGNORED = (".intel_syntax", ".globl", ".global", ".section .note", ".type", ".size")
+__all__ = ["AssemblerError", "KeystoneEncoder", "assemble_keystone", "parse"]
 
 
-class AssemblerError(Exception):
-    """The source is outside what the assembler accepts (a bug of the code generator)."""
-
-
-@dataclass(slots=True)
-class _Instr:
-    text: str  # as written (rip operands still symbolic)
-    kind: str  # "fixed" | "rip" | "branch"
-    size: int = 0
-    target: str = ""
-    op: str = ""
-    short: bool = True  # branches: the rel8 form
-    addr: int = 0
-
-
-@dataclass(slots=True)
-class _Parsed:
-    text: list[_Instr | str] = field(default_factory=list)  # str = a label
-    data: bytearray = field(default_factory=bytearray)
-    data_labels: dict[str, int] = field(default_factory=dict)
-    bss_size: int = 0
-    bss_labels: dict[str, int] = field(default_factory=dict)
-
-
-def _strip_comment(line: str) -> str:
-    quoted = False
-    for k, ch in enumerate(line):
-        if ch == '"' and (k == 0 or line[k - 1] != "\\"):
-            quoted = not quoted
-        elif ch == "#" and not quoted:
-            return line[:k].strip()
-    return line.strip()
-
-
-def _number(text: str) -> int:
-    return int(text.strip(), 0)
-
-
-def _ascii(arg: str) -> bytes:
-    body = arg.strip()
-    if len(body) < 2 or body[0] != '"' or body[-1] != '"':
-        raise AssemblerError(f"bad string: {arg}")
-    body = body[1:-1]
-    out = bytearray()
-    k = 0
-    simple = {"n": 10, "t": 9, "\\": 92, '"': 34, "r": 13, "0": 0}
-    while k < len(body):
-        ch = body[k]
-        if ch != "\\":
-            out += ch.encode()
-            k += 1
-        elif body[k + 1:k + 4].isdigit() and len(body[k + 1:k + 4]) == 3:
-            out.append(int(body[k + 1:k + 4], 8) & 0xFF)
-            k += 4
-        elif body[k + 1:k + 2] in simple:
-            out.append(simple[body[k + 1]])
-            k += 2
-        else:
-            raise AssemblerError(f"unknown escape in string: {arg}")
-    return bytes(out)
-
-
-def parse(source: str) -> _Parsed:
-    """Split the source into text items, data bytes and bss size, with their labels."""
-    p = _Parsed()
-    section = ".text"
-    for raw in source.splitlines():
-        line = _strip_comment(raw)
-        while line:
-            m = _LABEL.match(line)
-            if m is None or "[" in m.group(1):
-                break
-            name = m.group(1)
-            if section == ".text":
-                p.text.append(name)
-            elif section == ".data":
-                p.data_labels[name] = len(p.data)
-            else:
-                p.bss_labels[name] = p.bss_size
-            line = m.group(2).strip()
-        if not line or line.startswith(_IGNORED):
-            continue
-        if line in (".text", ".data", ".bss"):
-            section = line
-            continue
-        word, _, arg = line.partition(" ")
-        if word.startswith("."):
-            _directive(p, section, word, arg, line)
-        elif section != ".text":
-            raise AssemblerError(f"instruction outside .text: {line}")
-        else:
-            p.text.append(_classify(line))
-    return p
-
-
-def _directive(p: _Parsed, section: str, word: str, arg: str, line: str) -> None:
-    if section == ".bss":
-        if word == ".zero":
-            p.bss_size += _number(arg)
-        elif word == ".balign":
-            p.bss_size = -(-p.bss_size // _number(arg)) * _number(arg)
-        else:
-            raise AssemblerError(f"only .zero and .balign in .bss: {line}")
-        return
-    if section != ".data":
-        raise AssemblerError(f"directive in .text: {line}")
-    if word == ".quad":
-        for v in arg.split(","):
-            p.data += (_number(v) & (1 << 64) - 1).to_bytes(8, "little")
-    elif word == ".byte":
-        p.data += bytes(_number(v) & 0xFF for v in arg.split(","))
-    elif word == ".zero":
-        p.data += bytes(_number(arg))
-    elif word == ".ascii":
-        p.data += _ascii(arg)
-    elif word == ".balign":
-        p.data += bytes(-len(p.data) % _number(arg))
-    else:
-        raise AssemblerError(f"unsupported directive: {line}")
-
-
-_REGISTERS = frozenset(
-    ["rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp"] + [f"r{i}" for i in range(8, 16)])
-
-
-def _classify(line: str) -> _Instr:
-    line = " ".join(line.split())
-    m = _BRANCH.match(line)
-    if m and m.group(2) not in _REGISTERS:
-        op = m.group(1)
-        if op in ("jmp", "call") or op[1:] in _CC:
-            return _Instr(line, "branch", target=m.group(2), op=op, short=op != "call")
-    if _RIP.search(line):
-        return _Instr(line, "rip")
-    return _Instr(line, "fixed")
-
-
-class _Encoder:
-    """keystone, one instruction at a time, with a cache (most instructions repeat)."""
+class KeystoneEncoder:
+    """keystone, one symbol-free instruction at a time."""
 
     def __init__(self) -> None:
         from keystone import KS_ARCH_X86, KS_MODE_64, Ks
 
         self.ks = Ks(KS_ARCH_X86, KS_MODE_64)
-        self.cache: dict[str, bytes] = {}
 
-    def encode(self, text: str) -> bytes:
-        got = self.cache.get(text)
-        if got is None:
-            from keystone import KsError
+    def __call__(self, text: str) -> bytes:
+        from keystone import KsError
 
-            try:
-                enc, _ = self.ks.asm(text, 0)
-            except KsError as e:
-                raise AssemblerError(f"keystone cannot assemble '{text}': {e}") from None
-            if not enc:
-                raise AssemblerError(f"keystone produced nothing for '{text}'")
-            got = self.cache[text] = bytes(enc)
-        return got
-
-
-    def encode_rip(self, text: str, symbols: dict[str, int], end: int) -> bytes:
-        """``text`` with its ``[rip + sym + k]`` operand resolved, for an instruction ending
-        at ``end``: encoded once with a marker displacement, then the marker is patched."""
-        m = _RIP.search(text)
-        assert m is not None
-        name = m.group(1)
-        if name not in symbols:
-            raise AssemblerError(f"undefined symbol '{name}' in '{text}'")
-        k = _number(m.group(3)) if m.group(3) else 0
-        disp = symbols[name] + (-k if m.group(2) == "-" else k) - end
-        if not -(1 << 31) <= disp < 1 << 31:
-            raise AssemblerError(f"'{name}' is out of rip-relative reach in '{text}'")
-        shape = _RIP.sub(f"[rip + {_MARKER:#x}]", text, count=1)
-        code = self.encode(shape)
-        at = code.find(_MARKER.to_bytes(4, "little"))
-        if at < 0 or code.find(_MARKER.to_bytes(4, "little"), at + 1) >= 0:
-            raise AssemblerError(f"cannot place the displacement of '{text}'")
-        return code[:at] + disp.to_bytes(4, "little", signed=True) + code[at + 4:]
-
-
-_MARKER = 0x5A3C_E1F7  # a displacement no immediate of ours looks like
-
-
-def _branch_bytes(ins: _Instr, rel: int) -> bytes:
-    if ins.op == "call":
-        return b"\xe8" + rel.to_bytes(4, "little", signed=True)
-    if ins.op == "jmp":
-        return (b"\xeb" + rel.to_bytes(1, "little", signed=True) if ins.short
-                else b"\xe9" + rel.to_bytes(4, "little", signed=True))
-    cc = _CC[ins.op[1:]]
-    return (bytes([0x70 + cc]) + rel.to_bytes(1, "little", signed=True) if ins.short
-            else bytes([0x0F, 0x80 + cc]) + rel.to_bytes(4, "little", signed=True))
-
-
-def _branch_size(ins: _Instr) -> int:
-    if ins.op == "call":
-        return 5
-    if ins.short:
-        return 2
-    return 5 if ins.op == "jmp" else 6
+        try:
+            enc, _ = self.ks.asm(text, 0)
+        except KsError as e:
+            raise AssemblerError(f"keystone cannot assemble '{text}': {e}") from None
+        if not enc:
+            raise AssemblerError(f"keystone produced nothing for '{text}'")
+        return bytes(enc)
 
 
 def assemble_keystone(source: str, text_addr: int, data_addr: int, bss_addr: int) -> Sections:
     """Assemble ``source`` at the given addresses (the same bytes GNU ``as``+``ld`` give)."""
-    p = parse(source)
-    enc = _Encoder()
-    symbols = {n: data_addr + o for n, o in p.data_labels.items()}
-    symbols.update({n: bss_addr + o for n, o in p.bss_labels.items()})
-    items = p.text
-    for ins in items:
-        if isinstance(ins, _Instr) and ins.kind != "branch":
-            probe = (_RIP.sub(f"[rip + {_MARKER:#x}]", ins.text, count=1)
-                     if ins.kind == "rip" else ins.text)
-            ins.size = len(enc.encode(probe))
-    seen: set[str] = set()
-    for ins in items:
-        if isinstance(ins, str):
-            if ins in seen or ins in symbols:
-                raise AssemblerError(f"symbol '{ins}' is already defined")
-            seen.add(ins)
-    labels: dict[str, int] = {}
-    changed = True
-    while changed:  # relaxation: only ever grows, so it ends
-        addr = text_addr
-        for ins in items:
-            if isinstance(ins, str):
-                labels[ins] = addr
-            else:
-                ins.addr = addr
-                addr += _branch_size(ins) if ins.kind == "branch" else ins.size
-        changed = False
-        for ins in items:
-            if isinstance(ins, _Instr) and ins.kind == "branch" and ins.short:
-                if ins.target not in labels:
-                    raise AssemblerError(f"undefined label '{ins.target}' in '{ins.text}'")
-                rel = labels[ins.target] - (ins.addr + 2)
-                if not -128 <= rel <= 127:
-                    ins.short = False
-                    changed = True
-    symbols.update(labels)
-    out = bytearray()
-    for ins in items:
-        if isinstance(ins, str):
-            continue
-        if ins.kind == "branch":
-            size = _branch_size(ins)
-            out += _branch_bytes(ins, labels[ins.target] - (ins.addr + size))
-        elif ins.kind == "rip":
-            out += enc.encode_rip(ins.text, symbols, ins.addr + ins.size)
-        else:
-            out += enc.encode(ins.text)
-    public = {n: a for n, a in symbols.items() if not n.startswith(".L")}
-    return Sections(bytes(out), text_addr, bytes(p.data), data_addr, p.bss_size, bss_addr,
-                    symbols.get("_start", text_addr), public)
+    return lay_out(source, KeystoneEncoder(), text_addr, data_addr, bss_addr)

@@ -1,7 +1,8 @@
 """What this machine can do with machine code, each "no" with a one-line reason.
 
-Every function returns ``None`` when the capability is there, or the sentence to show (a
-stage's error, a test's skip reason). Nothing here raises on a missing tool.
+Every ``*_missing`` function returns ``None`` when the capability is there, or the
+sentence to show (a stage's error, a test's skip reason); nothing of that kind raises on a
+missing tool. :func:`choose_assembler` is the one place an assembler is picked.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import platform
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from functools import cache
 
 from ssa_course.errors import UsageError
@@ -58,19 +60,50 @@ def gnu_missing() -> str | None:
 
 
 def keystone_missing() -> str | None:
-    """Why the in-process assembler cannot be used, or None."""
+    """Why keystone-engine cannot be used, or None."""
     if not _module("keystone"):
         return ("no keystone-engine: pip install keystone-engine (its wheels are for x86-64 "
                 "machines only)")
     return None
 
 
-def assembler_missing() -> str | None:
-    """Why no assembler at all is available, or None."""
-    gnu, ks = gnu_missing(), keystone_missing()
-    if gnu is None or ks is None:
-        return None
-    return f"{gnu}; {ks}"
+def own_missing() -> str | None:
+    """Our own assembler (:mod:`ssa_course.codegen.x86_encode`) is pure Python: always
+    there."""
+    return None
+
+
+TARGET = "x86-64"
+ASSEMBLERS = ("gnu", "keystone", "own")  # the order "auto" tries them in
+ASSEMBLER_CHOICES = (*ASSEMBLERS, "auto")
+
+
+def _checks(target: str) -> dict[str, Callable[[], str | None]]:
+    """Each assembler of ``target`` and the function saying why it cannot be used."""
+    if target != TARGET:
+        raise UsageError(f"unknown target '{target}' (known: {TARGET})")
+    return {"gnu": gnu_missing, "keystone": keystone_missing, "own": own_missing}
+
+
+def assembler_missing(name: str = "auto", target: str = TARGET) -> str | None:
+    """Why assembler ``name`` (or, for "auto", every one) cannot be used, or None."""
+    checks = _checks(target)
+    if name == "auto":
+        reasons = [check() for check in checks.values()]
+        return None if None in reasons else "; ".join(r for r in reasons if r)
+    if name not in checks:
+        raise UsageError(f"unknown assembler '{name}' (known: {', '.join(ASSEMBLER_CHOICES)})")
+    return checks[name]()
+
+
+def choose_assembler(target: str = TARGET, name: str = "auto") -> str:
+    """The assembler that makes ``target``'s bytes: ``name`` itself when it is installed
+    (else :class:`ToolMissing` saying why), or for "auto" the first installed of GNU
+    ``as``, keystone and our own (always there): the one place that choice is made."""
+    require(assembler_missing(name, target))
+    if name != "auto":
+        return name
+    return next(n for n, check in _checks(target).items() if check() is None)
 
 
 def native_missing() -> str | None:
@@ -78,14 +111,14 @@ def native_missing() -> str | None:
     if not (sys.platform.startswith("linux") and is_x86_64()):
         return (f"native runs need x86-64 Linux (this is {sys.platform} on "
                 f"{platform.machine()}): use --via emulated")
-    return assembler_missing()
+    return None
 
 
 def emulator_missing() -> str | None:
     """Why the unicorn executor cannot run, or None."""
     if not _module("unicorn"):
         return "no unicorn: pip install unicorn"
-    return assembler_missing()
+    return None
 
 
 def disassembler_missing() -> str | None:

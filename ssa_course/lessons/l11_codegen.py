@@ -52,7 +52,8 @@ def _build(comp: Compilation) -> object:
 
 
 def image_of(compiled: object, limits: Limits | None = None) -> object:
-    """The assembled program (runtime included) for one run's limits (cached by source)."""
+    """The assembled program (runtime included) for one run's limits (cached by source),
+    by the assembler chosen for this context (``--assembler``, ``assembler=``)."""
     from ssa_course.codegen.assemble import assemble
 
     limits = limits or Limits()
@@ -119,15 +120,33 @@ def _interference_dot(compiled: object, title: str, options: object = None) -> s
     return allocations[wanted].dot()
 
 
+def _symbols(compiled: object) -> list[str]:
+    """The text symbols of the program's own functions (main's body entry included)."""
+    from ssa_course.codegen.names import MAIN_BODY, function_symbol
+
+    names = [function_symbol(n) for n in compiled.mprog.functions]  # type: ignore[attr-defined]
+    return names + [MAIN_BODY] if "main" in compiled.mprog.functions else names  # type: ignore
+
+
+def _asm_text(compiled: object) -> str:
+    """The listing, after one line saying which assembler makes its bytes and how many."""
+    from ssa_course.codegen.assemble import DESCRIPTIONS
+
+    image = image_of(compiled)
+    size = sum(image.sizes.get(n, 0) for n in _symbols(compiled))  # type: ignore[attr-defined]
+    backend = image.backend  # type: ignore[attr-defined]
+    return (f"# assembled by {backend} ({DESCRIPTIONS[backend]}): {size} bytes of machine "
+            f"code for these functions\n" + _text(compiled))
+
+
 def _disasm_text(compiled: object) -> str:
     from ssa_course.codegen import toolchain
     from ssa_course.codegen.disasm import disassemble
 
     toolchain.require(toolchain.disassembler_missing())
-    toolchain.require(toolchain.assembler_missing())
     image = image_of(compiled)
-    names = [f"tiny_{n}" for n in compiled.mprog.functions]  # type: ignore[attr-defined]
-    return disassemble(image, only=[n for n in names if n in image.symbols])  # type: ignore
+    return disassemble(image, only=[n for n in _symbols(compiled)
+                                    if n in image.symbols])  # type: ignore[attr-defined]
 
 
 def _native_missing() -> str | None:
@@ -145,7 +164,7 @@ def _emulator_missing() -> str | None:
 def _disasm_missing() -> str | None:
     from ssa_course.codegen import toolchain
 
-    return toolchain.disassembler_missing() or toolchain.assembler_missing()
+    return toolchain.disassembler_missing()
 
 
 add_representation("native", "x86-64 machine code from the scheduled graph, assembled and "
@@ -157,8 +176,9 @@ add_representation("emulated", "the same machine code run under the unicorn emul
                    run=_run_emulated, verify=_verify, text=_text, dot=_dot, stats=_stats,
                    missing=_emulator_missing)
 add_representation("asm", "the allocated machine code as an Intel-syntax listing with the "
-                   "source lines (dot: the machine CFG); runs natively", build=_build,
-                   run=_run_native, verify=_verify, text=_text, dot=_dot, stats=_stats,
+                   "source lines, after which assembler made its bytes (dot: the machine "
+                   "CFG); runs natively", build=_build,
+                   run=_run_native, verify=_verify, text=_asm_text, dot=_dot, stats=_stats,
                    missing=_native_missing, runs_as="native")
 add_representation("interference", "register allocation: each function's interference "
                    "graph coloured by register (text: coalescing, spill costs, registers)",

@@ -1,0 +1,331 @@
+"""Our own x86-64 encoder: one Intel-syntax instruction -> its bytes, field by field.
+
+An x86-64 instruction is, in this order (Intel SDM vol. 2, chapter 2)::
+
+    [prefix] [REX] opcode [ModRM] [SIB] [displacement] [immediate]
+
+* **REX** (``0100WRXB``) is there when a 64-bit operand size is asked for (W) or a register
+  numbered 8-15 is used: R extends ModRM.reg, X the SIB index, B ModRM.rm, the SIB base or
+  the register in the opcode;
+* the **opcode** comes from the table (:mod:`ssa_course.codegen.x86_table`), found by the
+  operands' kinds (register, memory, immediate and their widths);
+* **ModRM** (``mod:2 reg:3 rm:3``): ``mod=11`` means ``rm`` is a register; otherwise ``rm``
+  names a base register and ``mod`` says how many displacement bytes follow (0, 1, 4);
+  ``rm=100`` means "a SIB byte follows", ``mod=00 rm=101`` means ``[rip + disp32]``;
+* **SIB** (``scale:2 index:3 base:3``) for ``[base + index*scale]``, and for a base of rsp
+  or r12 (whose number 100 in ``rm`` means "SIB");
+* the **displacement** (1 byte when it fits, else 4; rbp and r13 as a base always have
+  one: ``mod=00`` with their number means something else) and the **immediate**, both
+  little-endian two's complement.
+
+:func:`encode` gives the bytes, :func:`fields` the same bytes named and explained (the
+lesson shows them); labels are not placed here (:mod:`ssa_course.codegen.layout` does it).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ssa_course.codegen.x86_table import CONDITIONS, FORMS, NEEDS_REX, REGISTERS, Form
+
+_PREFIXES = frozenset({0xF2, 0xF3, 0x66})
+_SIZES = {"byte": 8, "word": 16, "dword": 32, "qword": 64}
+_NUMBER = re.compile(r"-?(?:0x[0-9a-fA-F]+|\d+)\Z")
+_MEMORY = re.compile(r"(?:(byte|word|dword|qword)\s+ptr\s*)?\[([^\]]*)\]\Z")
+_FAMILIES = ("cmov", "set", "j")  # mnemonics ending in a condition code
+
+
+class EncodeError(ValueError):
+    """The instruction is not one the table has (the message says which)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reg:
+    name: str
+    number: int
+    width: int
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    width: int | None  # from "qword ptr" etc.; None when the instruction says it
+    base: Reg | None
+    index: Reg | None
+    scale: int
+    disp: int
+    rip: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Immediate:
+    value: int
+
+
+Operand = Reg | Memory | Immediate
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One part of an encoded instruction: its name, its bytes and what they say."""
+
+    name: str
+    data: bytes
+    meaning: str
+
+
+def parse_operand(text: str) -> Operand:
+    text = text.strip()
+    low = text.lower()
+    if low in REGISTERS:
+        number, width = REGISTERS[low]
+        return Reg(low, number, width)
+    if _NUMBER.match(text):
+        return Immediate(int(text, 0))
+    m = _MEMORY.match(low)
+    if m is None:
+        raise EncodeError(f"cannot read operand '{text}' (symbols are placed by the layout)")
+    return _memory(_SIZES[m.group(1)] if m.group(1) else None, m.group(2), text)
+
+
+def _memory(width: int | None, inside: str, text: str) -> Memory:
+    base = index = None
+    scale, disp, rip = 1, 0, False
+    for sign, term in re.findall(r"([+-]?)\s*([^+\-\s][^+\-]*)", inside):
+        term = term.strip()
+        if _NUMBER.match(term):
+            disp += -int(term, 0) if sign == "-" else int(term, 0)
+            continue
+        if sign == "-":
+            raise EncodeError(f"a register cannot be subtracted in '{text}'")
+        if term == "rip":
+            rip = True
+            continue
+        reg, _, factor = term.partition("*")
+        reg, factor = reg.strip(), factor.strip()
+        if _NUMBER.match(reg):  # "8*rcx"
+            reg, factor = factor, reg
+        if reg not in REGISTERS or REGISTERS[reg][1] != 64:
+            raise EncodeError(f"'{term}' is not a 64-bit register in '{text}'")
+        r = Reg(reg, *REGISTERS[reg])
+        if factor or (base is not None):
+            if index is not None or reg == "rsp":
+                raise EncodeError(f"bad index in '{text}'")
+            index, scale = r, int(factor or "1", 0)
+            if scale not in (1, 2, 4, 8):
+                raise EncodeError(f"scale must be 1, 2, 4 or 8 in '{text}'")
+        else:
+            base = r
+    if rip and (base is not None or index is not None):
+        raise EncodeError(f"rip-relative addresses take no registers: '{text}'")
+    if base is None and index is None and not rip:
+        raise EncodeError(f"no register in '{text}' (absolute addresses are not used)")
+    if not -(1 << 31) <= disp < 1 << 31:
+        raise EncodeError(f"displacement out of range in '{text}'")
+    return Memory(width, base, index, scale, disp, rip)
+
+
+def split(text: str) -> tuple[str, list[Operand]]:
+    """The mnemonic and the parsed operands of one instruction."""
+    words = text.strip().split(None, 1)
+    if not words:
+        raise EncodeError("empty instruction")
+    mnemonic, rest = words[0].lower(), (words[1] if len(words) > 1 else "")
+    if mnemonic == "rep":
+        mnemonic, rest = f"rep {rest.strip().lower()}", ""
+    operands = [parse_operand(t) for t in rest.split(",")] if rest.strip() else []
+    return mnemonic, operands
+
+
+def _family(mnemonic: str) -> tuple[str, int | None]:
+    """``sete`` -> (``setcc``, 4); ``add`` -> (``add``, None)."""
+    if mnemonic in FORMS:
+        return mnemonic, None
+    for head in _FAMILIES:
+        if mnemonic.startswith(head) and mnemonic[len(head):] in CONDITIONS:
+            return head + "cc", CONDITIONS[mnemonic[len(head):]]
+    raise EncodeError(f"unknown instruction '{mnemonic}'")
+
+
+_WIDTHS = {"r8": 8, "r/m8": 8, "al": 8, "r32": 32, "r/m32": 32, "eax": 32, "r64": 64,
+           "r/m64": 64, "rax": 64}
+
+
+def _width(form: Form) -> int:
+    """The operand size of a form: the width of its first sized operand (64 when none)."""
+    return next((_WIDTHS[k] for k in form.operands if k in _WIDTHS), 64)
+
+
+def _fits(value: int, bits: int, width: int) -> bool:
+    """Whether ``value`` is an ``imm<bits>`` of an instruction of operand size ``width``:
+    taken modulo the width (``cmp ecx, 0xffffffff`` is ``cmp ecx, -1``), then sign
+    extended from ``bits``."""
+    if not -(1 << (width - 1)) <= value < 1 << width:
+        return False
+    v = _signed(value, width)
+    return -(1 << (bits - 1)) <= v < 1 << (bits - 1) or bits == width
+
+
+def _signed(value: int, bits: int) -> int:
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
+def _matches(form: Form, operands: list[Operand]) -> bool:
+    if len(form.operands) != len(operands) or form.rel:
+        return False
+    width = _width(form)
+    regs = [o.width for o in operands if isinstance(o, Reg)]
+    for kind, o in zip(form.operands, operands, strict=True):
+        if kind in ("r8", "r32", "r64"):  # before the names: r8 is also a register
+            ok = isinstance(o, Reg) and o.width == int(kind[1:])
+        elif kind in ("al", "eax", "rax"):
+            ok = isinstance(o, Reg) and o.name == kind
+        elif kind.startswith("r/m"):
+            w = int(kind[3:])
+            ok = (isinstance(o, Reg) and o.width == w) or (
+                isinstance(o, Memory) and (o.width == w or (o.width is None and w in regs)))
+        elif kind == "m":
+            ok = isinstance(o, Memory)
+        elif kind == "1":
+            ok = isinstance(o, Immediate) and o.value == 1
+        else:  # imm8 / imm32 / imm64
+            ok = isinstance(o, Immediate) and _fits(o.value, int(kind[3:]), width)
+        if not ok:
+            return False
+    return True
+
+
+def choose(mnemonic: str, operands: list[Operand]) -> tuple[Form, int | None]:
+    """The table row this instruction uses: the shortest form that fits, the first of
+    those in table order; and the condition code for a ``cc`` family."""
+    family, cc = _family(mnemonic)
+    fitting = [f for f in FORMS[family] if _matches(f, operands)]
+    if not fitting:
+        shown = ", ".join(type(o).__name__.lower() for o in operands) or "no operands"
+        raise EncodeError(f"no form of '{mnemonic}' takes {shown}")
+    return min(fitting, key=lambda f: _length(f, operands)), cc
+
+
+def _length(form: Form, operands: list[Operand]) -> int:
+    return sum(len(f.data) for f in _encode(form, None, operands))
+
+
+def fields(text: str) -> list[Field]:
+    """The encoding of one instruction, part by part (prefix, REX, opcode, ModRM, SIB,
+    displacement, immediate), each with what it says."""
+    mnemonic, operands = split(text)
+    form, cc = choose(mnemonic, operands)
+    return _encode(form, cc, operands)
+
+
+def encode(text: str) -> bytes:
+    """The bytes of one instruction (no labels: see :mod:`ssa_course.codegen.layout`)."""
+    return b"".join(f.data for f in fields(text))
+
+
+def branch(mnemonic: str, rel: int, short: bool) -> bytes:
+    """``jmp``/``jcc``/``call`` with displacement ``rel`` (from the end of the
+    instruction), in its rel8 form when ``short`` (not for ``call``), else rel32."""
+    family, cc = _family(mnemonic)
+    size = 1 if short else 4
+    form = next((f for f in FORMS[family] if f.rel == size), None)
+    if form is None:
+        raise EncodeError(f"'{mnemonic}' has no rel{8 * size} form")
+    op = bytearray(form.opcode)
+    op[-1] += cc or 0
+    return bytes(op) + rel.to_bytes(size, "little", signed=True)
+
+
+def branch_size(mnemonic: str, short: bool) -> int:
+    return len(branch(mnemonic, 0, short))
+
+
+def _encode(form: Form, cc: int | None, operands: list[Operand]) -> list[Field]:
+    out: list[Field] = []
+    opcode = bytearray(form.opcode)
+    while len(opcode) > 1 and opcode[0] in _PREFIXES:
+        out.append(Field("prefix", bytes([opcode[0]]), {0xF3: "rep"}.get(opcode[0], "")))
+        del opcode[0]
+    rm_op = reg_op = None  # the operands in ModRM.rm and ModRM.reg (or the opcode's +r)
+    imm = None
+    for kind, o in zip(form.operands, operands, strict=True):
+        if isinstance(o, Immediate):
+            imm = o.value
+        elif kind.startswith("r/m") or kind == "m":
+            rm_op = o
+        elif kind in ("r8", "r32", "r64"):
+            reg_op = o
+    rex_r = isinstance(reg_op, Reg) and reg_op.number > 7 and form.modrm == "r"
+    rex_x = isinstance(rm_op, Memory) and rm_op.index is not None and rm_op.index.number > 7
+    rex_b = (isinstance(rm_op, Reg) and rm_op.number > 7) or (
+        isinstance(rm_op, Memory) and rm_op.base is not None and rm_op.base.number > 7) or (
+        form.plus == "r" and isinstance(reg_op, Reg) and reg_op.number > 7)
+    forced = any(isinstance(o, Reg) and o.name in NEEDS_REX for o in operands)
+    if form.rex_w or rex_r or rex_x or rex_b or forced:
+        rex = 0x40 | form.rex_w << 3 | rex_r << 2 | rex_x << 1 | rex_b
+        out.append(Field("REX", bytes([rex]), f"0100 W={int(form.rex_w)} R={int(rex_r)} "
+                         f"X={int(rex_x)} B={int(rex_b)}"
+                         + (" (64-bit operand)" if form.rex_w else "")))
+    meaning = form.text
+    if form.plus == "r" and isinstance(reg_op, Reg):
+        opcode[-1] += reg_op.number & 7
+        meaning += f" ({reg_op.name} = {reg_op.number & 7:03b} in the low bits)"
+    elif form.plus == "cc" and cc is not None:
+        opcode[-1] += cc
+        meaning += f" (condition {cc:04b})"
+    out.append(Field("opcode", bytes(opcode), meaning))
+    if form.modrm is not None:
+        reg = (reg_op.number if isinstance(reg_op, Reg) else 0) if form.modrm == "r" \
+            else int(form.modrm)
+        reg_text = reg_op.name if form.modrm == "r" and isinstance(reg_op, Reg) \
+            else f"/{form.modrm}: part of the opcode"
+        assert rm_op is not None, form.text
+        out += _modrm(reg & 7, reg_text, rm_op)
+    if form.imm:
+        assert imm is not None
+        data = (imm & ((1 << 8 * form.imm) - 1)).to_bytes(form.imm, "little")
+        out.append(Field(f"imm{8 * form.imm}", data, f"{imm}"))
+    return out
+
+
+def _modrm(reg: int, reg_text: str, rm: Operand) -> list[Field]:
+    if isinstance(rm, Reg):
+        byte = 0b11 << 6 | reg << 3 | (rm.number & 7)
+        return [Field("ModRM", bytes([byte]), f"mod=11 (register) reg={reg:03b} ({reg_text}) "
+                      f"rm={rm.number & 7:03b} ({rm.name})")]
+    assert isinstance(rm, Memory)
+    if rm.rip:
+        byte = reg << 3 | 0b101
+        return [Field("ModRM", bytes([byte]), f"mod=00 reg={reg:03b} ({reg_text}) rm=101 "
+                      "([rip + disp32])"),
+                Field("disp32", rm.disp.to_bytes(4, "little", signed=True),
+                      f"{rm.disp} from the end of the instruction")]
+    base = rm.base
+    if base is None:  # [index*scale + disp32]: SIB with "no base" (101 under mod=00)
+        mod, disp, sib = 0b00, rm.disp.to_bytes(4, "little", signed=True), True
+    elif rm.disp == 0 and base.number & 7 != 5:
+        mod, disp, sib = 0b00, b"", rm.index is not None or base.number & 7 == 4
+    elif -128 <= rm.disp < 128:
+        mod, disp = 0b01, rm.disp.to_bytes(1, "little", signed=True)
+        sib = rm.index is not None or base.number & 7 == 4
+    else:
+        mod, disp = 0b10, rm.disp.to_bytes(4, "little", signed=True)
+        sib = rm.index is not None or base.number & 7 == 4
+    rm_bits = 0b100 if sib else base.number & 7  # type: ignore[union-attr]
+    shown = "(a SIB byte follows)" if sib else f"({base.name})"  # type: ignore[union-attr]
+    size = ("no", "1-byte", "4-byte")[mod] if base is not None else "4-byte"
+    out = [Field("ModRM", bytes([mod << 6 | reg << 3 | rm_bits]),
+                 f"mod={mod:02b} ({size} displacement) reg={reg:03b} ({reg_text}) "
+                 f"rm={rm_bits:03b} {shown}")]
+    if sib:
+        index = rm.index.number & 7 if rm.index is not None else 0b100
+        scale = (1, 2, 4, 8).index(rm.scale)
+        base_bits = base.number & 7 if base is not None else 0b101
+        out.append(Field("SIB", bytes([scale << 6 | index << 3 | base_bits]),
+                         f"scale={scale:02b} (x{rm.scale}) index={index:03b} "
+                         f"({rm.index.name if rm.index else 'none'}) base={base_bits:03b} "
+                         f"({base.name if base else 'none: a 4-byte displacement'})"))
+    if disp:
+        out.append(Field(f"disp{8 * len(disp)}", disp, f"{rm.disp}"))
+    return out
