@@ -47,12 +47,18 @@ def test_machine_views_share_one_executor():
 
 
 def test_unavailable_names_what_to_install(monkeypatch):
+    import platform
+
     monkeypatch.setattr(toolchain, "gnu_tools", lambda: None)
     monkeypatch.setattr(toolchain, "_module", lambda name: False)
-    reason = registry.representation("native").unavailable()
-    assert reason is not None and "\n" not in reason
-    assert "binutils" in reason or "x86-64" in reason
+    # no GNU as, no keystone: our own assembler still makes the bytes
+    assert registry.representation("native").unavailable() == NATIVE
+    assert toolchain.choose_assembler(toolchain.TARGET, "auto") == "own"
     assert "unicorn" in registry.representation("emulated").unavailable()
+    assert "capstone" in registry.representation("disasm").unavailable()
+    monkeypatch.setattr(platform, "machine", lambda: "arm64")
+    reason = registry.representation("native").unavailable()
+    assert reason is not None and "\n" not in reason and "x86-64" in reason
 
 
 @needs_native

@@ -105,7 +105,10 @@ def _memory(width: int | None, inside: str, text: str) -> Memory:
         reg, factor = reg.strip(), factor.strip()
         if _NUMBER.match(reg):  # "8*rcx"
             reg, factor = factor, reg
-        if reg not in REGISTERS or REGISTERS[reg][1] != 64:
+        if reg not in REGISTERS:
+            raise EncodeError(f"'{term}' is not a register or a number in '{text}' "
+                              "(symbols are placed by the layout)")
+        if REGISTERS[reg][1] != 64:
             raise EncodeError(f"'{term}' is not a 64-bit register in '{text}'")
         r = Reg(reg, *REGISTERS[reg])
         if factor or (base is not None):

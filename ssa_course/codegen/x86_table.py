@@ -18,7 +18,8 @@ or 8 bytes; ``cb cd`` a branch displacement of 1 or 4 bytes. In a ``cc`` row the
 ends in a condition (``jcc``, ``setcc``, ``cmovcc``) and ``+cc`` adds its number.
 
 Where several forms fit, the assembler takes the shortest, and among equally short ones
-the first in this table: that is what GNU ``as`` does for every instruction we emit.
+the first in this table: that is what GNU ``as`` does for every instruction we emit (and
+for ``xchg rax, rax``, which GNU writes as the one-byte ``nop``, hence its own row).
 """
 
 from __future__ import annotations
@@ -109,6 +110,7 @@ test   r/m64, imm32      REX.W F7 /0 id
 test   r/m8, r8          84 /r
 test   r/m32, r32        85 /r
 test   r/m64, r64        REX.W 85 /r
+xchg   rax, rax          90
 xchg   rax, r64          REX.W 90+r
 xchg   r64, rax          REX.W 90+r
 xchg   r/m64, r64        REX.W 87 /r
@@ -137,7 +139,11 @@ setcc  r/m8              0F 90+cc /0
 cmovcc r64, r/m64        REX.W 0F 40+cc /r
 cqo                      REX.W 99
 ret                      C3
+leave                    C9
 nop                      90
+int3                     CC
+hlt                      F4
+ud2                      0F 0B
 syscall                  0F 05
 rep movsb                F3 A4
 rep stosb                F3 AA
