@@ -3,6 +3,7 @@
 #   make test  -- set everything up, then run the whole test suite
 # Others: make exercises (regenerate exercises/ from solutions/), make bench, make lint,
 #         make bench-native (our native code vs gcc on the kernels of benchmarks/native/),
+#         make bench-asm (GNU as vs keystone vs our own assembler on those kernels),
 #         make course (an nbgrader course directory in out/course, see docs/instructors.md),
 #         make fuzz N=10000 [SEED=0] [JOBS=2] (generated programs through every stage;
 #         shrunk mismatches go to out/fuzz/), make bril-conformance BRIL=<bril checkout>,
@@ -93,6 +94,7 @@ fuzz: venv
 bench: venv
 	$(PY) benchmarks/run_all.py
 	$(PY) benchmarks/native/bench.py
+	$(PY) benchmarks/native/assemblers.py
 
 # Our native code against gcc -O0/-O1 on C twins of the kernels (benchmarks/native/);
 # gcc is needed only here. NATIVE_ARGS=--kernels fib,sieve --repeat 1 for a quick look.
@@ -100,6 +102,11 @@ NATIVE_ARGS ?=
 .PHONY: bench-native
 bench-native: venv
 	$(PY) benchmarks/native/bench.py $(NATIVE_ARGS)
+
+# Assembling speed: GNU as + ld, keystone and our own encoder on each kernel's file.
+.PHONY: bench-asm
+bench-asm: venv
+	$(PY) benchmarks/native/assemblers.py
 
 clean:
 	rm -rf .pytest_cache .ruff_cache .hypothesis build *.egg-info

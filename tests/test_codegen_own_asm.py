@@ -173,9 +173,9 @@ def test_own_is_chosen_when_gnu_and_keystone_are_missing(monkeypatch):
     monkeypatch.setattr(toolchain, "_module", lambda name: name != "keystone")
     assert toolchain.choose_assembler(toolchain.TARGET, "auto") == "own"
     assert assemble(source("tiny_main:\n    ret\n")).backend == "own"
-    with pytest.raises(toolchain.ToolMissing, match="no keystone-engine") as e:
-        with using_assembler("keystone"):
-            pass
+    with pytest.raises(toolchain.ToolMissing, match="no keystone-engine") as e, \
+            using_assembler("keystone"):
+        pass
     assert "\n" not in str(e.value)
     with pytest.raises(UsageError, match="unknown assembler 'nasm'"):
         toolchain.choose_assembler(toolchain.TARGET, "nasm")

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ssa_course.codegen.x86_table import CONDITIONS, FORMS, NEEDS_REX, REGISTERS, Form
 
@@ -222,6 +223,7 @@ def fields(text: str) -> list[Field]:
     return _encode(form, cc, operands)
 
 
+@lru_cache(maxsize=1 << 16)  # the runtime's instructions repeat in every program
 def encode(text: str) -> bytes:
     """The bytes of one instruction (no labels: see :mod:`ssa_course.codegen.layout`)."""
     return b"".join(f.data for f in fields(text))
@@ -240,6 +242,7 @@ def branch(mnemonic: str, rel: int, short: bool) -> bytes:
     return bytes(op) + rel.to_bytes(size, "little", signed=True)
 
 
+@lru_cache(maxsize=256)
 def branch_size(mnemonic: str, short: bool) -> int:
     return len(branch(mnemonic, 0, short))
 
