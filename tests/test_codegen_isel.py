@@ -641,9 +641,10 @@ def test_wide_constants_in_loops_keep_their_meaning_in_the_simulator():
     """Machine IR before and after allocation (the simulator) against the interpreter."""
     import copy
 
+    from mir_simulate import simulate_program
+
     from ssa_course.codegen.names import function_symbol
     from ssa_course.codegen.regalloc import allocate
-    from ssa_course.codegen.simulate import simulate_program
 
     comp = compile_source(WIDE_LOOPS, "wide.tiny")
     mprog = select_program(build(comp, "scheduled").ssa, step_limit=None)

@@ -35,6 +35,7 @@ from mir_build import (
     mov,
     ret,
 )
+from mir_simulate import SimulationError, simulate
 
 from ssa_course.codegen.interference import build_interference, interference_dot
 from ssa_course.codegen.liveness import Liveness, liveness_text, loop_depths
@@ -56,7 +57,6 @@ from ssa_course.codegen.regalloc import (
     colour,
     throw_targets,
 )
-from ssa_course.codegen.simulate import SimulationError, simulate
 from ssa_course.codegen.spill import vregs_of
 from ssa_course.compilation import compile_source
 
@@ -625,11 +625,11 @@ def test_corpus_programs_compute_the_same_before_and_after_allocation():
     virtual registers, then allocated and run again with the callee-saved contract
     checked at every return: the same output and ending, and the expected output."""
     from corpus import load_bril_corpus, load_corpus
+    from mir_simulate import simulate_program
 
     import ssa_course
     from ssa_course.codegen.compile import select_program
     from ssa_course.codegen.names import function_symbol
-    from ssa_course.codegen.simulate import simulate_program
 
     compared = expected = 0
     for case in load_corpus() + load_bril_corpus():
@@ -665,8 +665,9 @@ def test_a_handler_found_by_its_taken_address_across_calls():
     is not marked (its ``catch`` was optimised away); g uses rbx and throws. x, live into
     the handler, must live in a slot, and main must save every callee-saved register
     (g's epilogue never runs)."""
+    from mir_simulate import simulate_program
+
     from ssa_course.codegen.mir import Mem
-    from ssa_course.codegen.simulate import simulate_program
 
     m = Builder("main")
     x, y = m.v("x"), m.v("y")
@@ -697,11 +698,11 @@ def test_generated_programs_compute_the_same_before_and_after_allocation():
     structs, recursion): the simulator's run before allocation, after it, and the
     reference interpreter agree."""
     from fuzzgen import generate
+    from mir_simulate import simulate_program
 
     import ssa_course
     from ssa_course.codegen.compile import select_program
     from ssa_course.codegen.names import function_symbol
-    from ssa_course.codegen.simulate import simulate_program
     from ssa_course.codegen.verify import verify_function
 
     for seed in range(20):
@@ -754,8 +755,9 @@ def test_a_value_mirrored_for_a_handler_spills_into_its_mirror():
 
 def test_spilling_inside_an_address_shared_by_two_instructions():
     """Two loads through one Mem object whose base is spilled: each gets its own reload."""
+    from mir_simulate import simulate_program
+
     from ssa_course.codegen.mir import Mem
-    from ssa_course.codegen.simulate import simulate_program
 
     b = Builder("shared")
     p, q, r, s = b.v("p"), b.v("q"), b.v("r"), b.v("s")

@@ -1,4 +1,4 @@
-"""The runtime's entry points as the simulator (:mod:`simulate`) serves them: printing
+"""The runtime's entry points as the MIR simulator (``mir_simulate.py``) serves them: printing
 into the run's text, arrays and structs on a heap of qwords, traps with their messages
 (``runtime_asm.MESSAGES`` order), and the handler records of ``try``/``throw``.
 

@@ -1,5 +1,8 @@
 """A machine-IR simulator: run code before and after register allocation and compare.
 
+A test oracle, kept with the tests (docs/codegen.md, "Executors", says why it is not an
+executor of the package): it runs MIR over virtual registers, which no machine can.
+
 It executes the x86-64 subset that instruction selection and the allocator produce, over
 *any* registers -- virtual ones (one value each per call, never clobbered) or physical
 ones -- stack slots and a heap, so the same function or program can be run before
@@ -30,6 +33,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from mir_sim_runtime import RUNTIME
+
 from ssa_course.codegen.mir import (
     ALLOCATABLE,
     ARG_REGS,
@@ -44,7 +49,6 @@ from ssa_course.codegen.mir import (
     Slot,
     VReg,
 )
-from ssa_course.codegen.sim_runtime import RUNTIME
 
 MASK = (1 << 64) - 1
 RAX, RDX, RDI, RSI, RBP, RSP = (PReg(n) for n in ("rax", "rdx", "rdi", "rsi", "rbp", "rsp"))
