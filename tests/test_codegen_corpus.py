@@ -45,26 +45,5 @@ def test_corpus_program_emulated(case):
     _check(case, emulated=True)
 
 
-def _both_assemblers() -> str | None:
-    from ssa_course.codegen.toolchain import gnu_missing, keystone_missing
-
-    return gnu_missing() or keystone_missing()
-
-
-@pytest.mark.skipif(_both_assemblers() is not None, reason=_both_assemblers() or "")
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_gnu_and_keystone_assemble_the_same_bytes(case):
-    from ssa_course.codegen.assemble import assemble
-    from ssa_course.codegen.compile import compile_program
-    from ssa_course.compilation import compile_source
-    from ssa_course.registry import build
-
-    comp = compile_source(case.source, case.path.name)
-    try:
-        ssa = build(comp, "scheduled").ssa
-    except SsaCourseError:
-        return  # a compile error: no code
-    _, text = compile_program(ssa, None, case.source.splitlines(), step_limit=1000)
-    gnu, ks = assemble(text, "gnu"), assemble(text, "keystone")
-    assert gnu.text == ks.text and gnu.data == ks.data, case.name
-    assert gnu.symbols == ks.symbols, case.name
+# That GNU as, keystone and our own assembler give the same bytes for every corpus program
+# is tests/test_codegen_own_asm.py (ours against each of the others).

@@ -248,3 +248,20 @@ def test_library_assembler_bad_value_raises(bad):
         ssa_course.run("fn main() { }", assembler=bad)
     with pytest.raises((TypeError, ValueError), match="assembler"):
         ssa_course.show("fn main() { }", "asm", assembler=bad)
+
+
+def test_asm_names_its_assembler_and_disasm_shows_every_function_symbol():
+    import ssa_course
+    from ssa_course.codegen.names import MAIN_BODY
+    from ssa_course.compilation import load_file
+    from ssa_course.lessons.l11_codegen import compile_machine, image_of
+
+    prog = ssa_course.compile(SUM.read_text())
+    head = str(ssa_course.show(prog, "asm", "text", assembler="own")).splitlines()[0]
+    image = image_of(compile_machine(load_file(str(SUM))))
+    size = image.sizes["tiny_main"] + image.sizes[MAIN_BODY]  # type: ignore[attr-defined]
+    assert head == (f"# assembled by own (the project's own encoder, pure Python): {size} "
+                    "bytes of machine code for these functions")
+    if toolchain.disassembler_missing() is None:
+        listing = str(ssa_course.show(prog, "disasm", "text"))
+        assert f"<{MAIN_BODY}>:" in listing and "<tiny_main>:" in listing

@@ -40,6 +40,7 @@ def on_laptop(*args: str, timeout: float = 1200) -> subprocess.CompletedProcess:
 
 LOOK = """
 import importlib.util, json, platform, shutil
+import ssa_course
 from ssa_course.codegen import toolchain
 try:
     import keystone
@@ -54,7 +55,10 @@ print(json.dumps({
     "gnu": toolchain.gnu_missing(), "keystone": toolchain.keystone_missing(),
     "chosen": toolchain.choose_assembler(toolchain.TARGET, "auto"),
     "native": toolchain.native_missing(), "emulated": toolchain.emulator_missing(),
-    "disasm": toolchain.disassembler_missing()}))
+    "disasm": toolchain.disassembler_missing(),
+    "library": [[r.stdout, r.status, r.error] for r in (
+        ssa_course.run("fn main() { print(1); }", via="emulated", assembler=a)
+        for a in ("own", "keystone"))]}))
 """
 
 
@@ -69,6 +73,7 @@ def test_the_laptop_is_imitated():
     assert seen["chosen"] == "own"
     assert "native runs need x86-64 Linux" in seen["native"]
     assert seen["emulated"] is None and seen["disasm"] is None
+    assert seen["library"] == [["1\n", 0, ""], ["", 1, f"error: {seen['keystone']}"]]
 
 
 @pytest.mark.parametrize("flag,reason", [
