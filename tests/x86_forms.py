@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from ssa_course.codegen.x86_encode import _fits, _width
+from ssa_course.codegen.x86_encode import fits, form_width
 from ssa_course.codegen.x86_table import CONDITIONS, FORMS, REGISTERS, Form
 
 T = TypeVar("T")
@@ -56,8 +56,8 @@ def operand(kind: str, form: Form, pick: Pick) -> str:
     if kind.startswith("imm") and form.mnemonic in ("shl", "sal", "shr", "sar"):
         return str(pick([0, 1, 2, 5, 31, 63]))  # a count, not a number: the used range
     if kind.startswith("imm"):
-        width = _width(form)
-        return str(pick([v for v in IMMS if _fits(v, int(kind[3:]), width)]))
+        width = form_width(form)
+        return str(pick([v for v in IMMS if fits(v, int(kind[3:]), width)]))
     return kind  # "1", "al", "eax", "rax"
 
 

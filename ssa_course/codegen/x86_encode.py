@@ -24,46 +24,25 @@ lesson shows them); labels are not placed here (:mod:`ssa_course.codegen.layout`
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ssa_course.codegen.x86_table import CONDITIONS, FORMS, NEEDS_REX, REGISTERS, Form
+from ssa_course.codegen.x86_operands import (
+    EncodeError,
+    Immediate,
+    Memory,
+    Operand,
+    Reg,
+    parse_operand,
+    split,
+)
+from ssa_course.codegen.x86_table import CONDITIONS, FORMS, NEEDS_REX, Form
+
+__all__ = ["EncodeError", "Field", "branch", "branch_size", "choose", "encode", "fields",
+           "fits", "form_width", "parse_operand", "split"]
 
 _PREFIXES = frozenset({0xF2, 0xF3, 0x66})
-_SIZES = {"byte": 8, "word": 16, "dword": 32, "qword": 64}
-_NUMBER = re.compile(r"-?(?:0x[0-9a-fA-F]+|\d+)\Z")
-_MEMORY = re.compile(r"(?:(byte|word|dword|qword)\s+ptr\s*)?\[([^\]]*)\]\Z")
 _FAMILIES = ("cmov", "set", "j")  # mnemonics ending in a condition code
-
-
-class EncodeError(ValueError):
-    """The instruction is not one the table has (the message says which)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Reg:
-    name: str
-    number: int
-    width: int
-
-
-@dataclass(frozen=True, slots=True)
-class Memory:
-    width: int | None  # from "qword ptr" etc.; None when the instruction says it
-    base: Reg | None
-    index: Reg | None
-    scale: int
-    disp: int
-    rip: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Immediate:
-    value: int
-
-
-Operand = Reg | Memory | Immediate
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,72 +52,6 @@ class Field:
     name: str
     data: bytes
     meaning: str
-
-
-def parse_operand(text: str) -> Operand:
-    text = text.strip()
-    low = text.lower()
-    if low in REGISTERS:
-        number, width = REGISTERS[low]
-        return Reg(low, number, width)
-    if _NUMBER.match(text):
-        return Immediate(int(text, 0))
-    m = _MEMORY.match(low)
-    if m is None:
-        raise EncodeError(f"cannot read operand '{text}' (symbols are placed by the layout)")
-    return _memory(_SIZES[m.group(1)] if m.group(1) else None, m.group(2), text)
-
-
-def _memory(width: int | None, inside: str, text: str) -> Memory:
-    base = index = None
-    scale, disp, rip = 1, 0, False
-    for sign, term in re.findall(r"([+-]?)\s*([^+\-\s][^+\-]*)", inside):
-        term = term.strip()
-        if _NUMBER.match(term):
-            disp += -int(term, 0) if sign == "-" else int(term, 0)
-            continue
-        if sign == "-":
-            raise EncodeError(f"a register cannot be subtracted in '{text}'")
-        if term == "rip":
-            rip = True
-            continue
-        reg, _, factor = term.partition("*")
-        reg, factor = reg.strip(), factor.strip()
-        if _NUMBER.match(reg):  # "8*rcx"
-            reg, factor = factor, reg
-        if reg not in REGISTERS:
-            raise EncodeError(f"'{term}' is not a register or a number in '{text}' "
-                              "(symbols are placed by the layout)")
-        if REGISTERS[reg][1] != 64:
-            raise EncodeError(f"'{term}' is not a 64-bit register in '{text}'")
-        r = Reg(reg, *REGISTERS[reg])
-        if factor or (base is not None):
-            if index is not None or reg == "rsp":
-                raise EncodeError(f"bad index in '{text}'")
-            index, scale = r, int(factor or "1", 0)
-            if scale not in (1, 2, 4, 8):
-                raise EncodeError(f"scale must be 1, 2, 4 or 8 in '{text}'")
-        else:
-            base = r
-    if rip and (base is not None or index is not None):
-        raise EncodeError(f"rip-relative addresses take no registers: '{text}'")
-    if base is None and index is None and not rip:
-        raise EncodeError(f"no register in '{text}' (absolute addresses are not used)")
-    if not -(1 << 31) <= disp < 1 << 31:
-        raise EncodeError(f"displacement out of range in '{text}'")
-    return Memory(width, base, index, scale, disp, rip)
-
-
-def split(text: str) -> tuple[str, list[Operand]]:
-    """The mnemonic and the parsed operands of one instruction."""
-    words = text.strip().split(None, 1)
-    if not words:
-        raise EncodeError("empty instruction")
-    mnemonic, rest = words[0].lower(), (words[1] if len(words) > 1 else "")
-    if mnemonic == "rep":
-        mnemonic, rest = f"rep {rest.strip().lower()}", ""
-    operands = [parse_operand(t) for t in rest.split(",")] if rest.strip() else []
-    return mnemonic, operands
 
 
 def _family(mnemonic: str) -> tuple[str, int | None]:
@@ -155,12 +68,12 @@ _WIDTHS = {"r8": 8, "r/m8": 8, "al": 8, "r32": 32, "r/m32": 32, "eax": 32, "r64"
            "r/m64": 64, "rax": 64}
 
 
-def _width(form: Form) -> int:
+def form_width(form: Form) -> int:
     """The operand size of a form: the width of its first sized operand (64 when none)."""
     return next((_WIDTHS[k] for k in form.operands if k in _WIDTHS), 64)
 
 
-def _fits(value: int, bits: int, width: int) -> bool:
+def fits(value: int, bits: int, width: int) -> bool:
     """Whether ``value`` is an ``imm<bits>`` of an instruction of operand size ``width``:
     taken modulo the width (``cmp ecx, 0xffffffff`` is ``cmp ecx, -1``), then sign
     extended from ``bits``."""
@@ -178,7 +91,7 @@ def _signed(value: int, bits: int) -> int:
 def _matches(form: Form, operands: list[Operand]) -> bool:
     if len(form.operands) != len(operands) or form.rel:
         return False
-    width = _width(form)
+    width = form_width(form)
     regs = [o.width for o in operands if isinstance(o, Reg)]
     for kind, o in zip(form.operands, operands, strict=True):
         if kind in ("r8", "r32", "r64"):  # before the names: r8 is also a register
@@ -194,7 +107,7 @@ def _matches(form: Form, operands: list[Operand]) -> bool:
         elif kind == "1":
             ok = isinstance(o, Immediate) and o.value == 1
         else:  # imm8 / imm32 / imm64
-            ok = isinstance(o, Immediate) and _fits(o.value, int(kind[3:]), width)
+            ok = isinstance(o, Immediate) and fits(o.value, int(kind[3:]), width)
         if not ok:
             return False
     return True
