@@ -1,12 +1,15 @@
 """Lesson 11 brings the scheduled graph to x86-64: instruction selection, register
-allocation, a generated runtime, a real assembler, and runs on the machine itself.
+allocation, a generated runtime, three assemblers that agree byte for byte (GNU ``as``,
+keystone, our own), and runs on the machine itself or emulated.
 
 Representations (all built from one compiled program, cached):
 
-* ``asm`` -- the allocated machine code as an Intel-syntax listing (dot: the machine CFG);
+* ``asm`` -- the allocated machine code as an Intel-syntax listing, after one line naming
+  the assembler that makes its bytes (dot: the machine CFG);
 * ``interference`` -- each function's interference graph, coloured by register (text: the
   allocator's report: coalesced copies, spill costs, registers and slots);
-* ``disasm`` -- the assembled bytes disassembled by capstone, address by address;
+* ``disasm`` -- the assembled bytes disassembled by capstone, address by address (any
+  machine with capstone: our own assembler makes the bytes where no other is);
 * ``native`` -- the executable run as a child process (text: the listing);
 * ``emulated`` -- the same machine code run under unicorn (works where x86-64 cannot run).
 
