@@ -12,6 +12,7 @@ import contextlib
 import os
 import pwd
 import secrets
+import shutil
 import signal
 import subprocess
 import time
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MARK = "ssa_course class-test account"
+RUNUSER = shutil.which("runuser") or "/usr/sbin/runuser"  # util-linux, in sbin
 
 
 class AccountError(Exception):
@@ -65,7 +67,7 @@ def run_as(account: Account, argv: list[str], env: dict[str, str] | None = None,
     """Run ``argv`` as ``account`` from its home (like a terminal of its own server)."""
     base = {"HOME": str(account.home), "USER": account.name, "LOGNAME": account.name,
             "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
-    return subprocess.run(["runuser", "-u", account.name, "--", *argv], cwd=account.home,
+    return subprocess.run([RUNUSER, "-u", account.name, "--", *argv], cwd=account.home,
                           env={**base, **(env or {})}, capture_output=True, text=True,
                           timeout=timeout)
 
