@@ -39,8 +39,8 @@ def answered(released: dict, answers: dict[str, str]) -> dict:
 
 def hidden_lines(source: dict, shortest: int = 12) -> list[str]:
     """The hidden tests' own lines (stripped, at least ``shortest`` characters, and not
-    also in the visible cells): none may appear in what a student is shown."""
-    hidden, visible, inside = [], set(), False
+    part of any visible line): none may appear in what a student is shown."""
+    hidden, visible, inside = [], [], False
     for cell in source["cells"]:
         for line in _text(cell).splitlines():
             if HIDDEN_BEGIN in line:
@@ -50,5 +50,6 @@ def hidden_lines(source: dict, shortest: int = 12) -> list[str]:
             elif inside:
                 hidden.append(line.strip())
             else:
-                visible.add(line.strip())
-    return [line for line in hidden if len(line) >= shortest and line not in visible]
+                visible.append(line)
+    shown = "\n".join(visible)
+    return [line for line in hidden if len(line) >= shortest and line not in shown]
