@@ -41,7 +41,6 @@ from classroom import accounts, environment  # noqa: E402
 
 try:  # JupyterHub and its client side (requests): the `class` extra of the project
     import jupyterhub
-
     from classroom.hub import Hub, HubError, Person
 except ImportError as missing:
     NOT_INSTALLED: ImportError | None = missing
