@@ -63,6 +63,10 @@ CHANGES = {  # student -> {grade_id of an answer cell: its code}; alice has none
 }
 
 
+FORMGRADER = "nbgrader.server_extensions.formgrader"  # the instructor's alone: server side,
+LAB_PLUGINS = ["@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment"]
+
+
 class Run:
     """The class: accounts, the hub, and the checks that failed so far."""
 
@@ -107,16 +111,29 @@ class Run:
         shutil.copy(self.course / "instructor_nbgrader_config.py",
                     dot_jupyter / "nbgrader_config.py")
         accounts.give(teacher, teacher.home)
-        # What /etc/jupyter/nbgrader_config.py holds on a real hub (docs/instructors.md).
-        self.jupyter.mkdir(parents=True)
-        shutil.copy(self.course / "student_nbgrader_config.py",
-                    self.jupyter / "nbgrader_config.py")
-        self.jupyter.chmod(0o755)
+        # Each role's system-wide Jupyter config (/etc/jupyter/ on a one-role machine).
+        for role in ("instructors", "students"):
+            folder = self.jupyter / role
+            folder.mkdir(parents=True)
+            shutil.copy(self.course / "student_nbgrader_config.py",
+                        folder / "nbgrader_config.py")
+        off = self.jupyter / "students"
+        (off / "jupyter_server_config.d").mkdir()
+        (off / "jupyter_server_config.d" / "no-formgrader.json").write_text(json.dumps(
+            {"ServerApp": {"jpserver_extensions": {FORMGRADER: False}}}))
+        (off / "labconfig").mkdir()
+        (off / "labconfig" / "page_config.json").write_text(json.dumps(
+            {"disabledExtensions": {p: True for p in LAB_PLUGINS}}))
+        for folder, _, files in os.walk(self.jupyter):
+            os.chmod(folder, 0o755)
+            for name in files:
+                os.chmod(os.path.join(folder, name), 0o644)
 
     def start_hub(self) -> None:
         self.say(f"JupyterHub (log: {self.hub.log})")
         self.hub.start(Path(sys.executable).parent / "jupyterhub", Path(self.ns.proxy),
-                       list(self.names.values()), self.bin, self.jupyter)
+                       list(self.names.values()), [self.names["teacher"]], self.bin,
+                       self.jupyter)
         self.people = {r: Person(self.hub, a.name, a.password)
                        for r, a in self.accounts.items()}
         self.check(self.people["bob"].login("not-his-password") != 302,
@@ -250,6 +267,21 @@ class Run:
         self.check(where.stdout.strip() == "False",
                    "the students' ssa_course is an installed package, no solutions/ beside it")
 
+    def check_formgrader_is_the_instructors(self) -> None:
+        for role, person in self.people.items():
+            status = person.request("GET", f"/user/{person.name}/formgrader/api/status")
+            page = person.server("GET", "lab").text
+            config = re.search(r'<script id="jupyter-config-data" type="application/json">'
+                               r'(.*?)</script>', page, re.S)
+            disabled = set(json.loads(config.group(1)).get("disabledExtensions", [])
+                           if config else [])
+            mine = role == "teacher"
+            self.check((status.status_code == 200) == mine
+                       and disabled.isdisjoint(LAB_PLUGINS) == mine,
+                       f"{role}'s JupyterLab {'has' if mine else 'has no'} Formgrader "
+                       f"(HTTP {status.status_code}, Lab plugins off: "
+                       f"{sorted(disabled & set(LAB_PLUGINS))})")
+
     def check_fetch_without_config(self) -> None:
         """``nbgrader fetch_assignment`` by a student whose account has no course config."""
         default = Path("/usr/local/share/nbgrader/exchange")
@@ -305,6 +337,7 @@ def main(argv: list[str] | None = None) -> int:
         run.set_up()
         run.check_fetch_without_config()
         run.start_hub()
+        run.check_formgrader_is_the_instructors()
         run.loop()
         run.check_privacy()
         if ns.keep:

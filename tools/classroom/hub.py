@@ -5,9 +5,11 @@ The hub runs as root with JupyterHub's defaults for one machine: ``PAMAuthentica
 person's server runs as their own Unix user, so file permissions separate them). This is
 what The Littlest JupyterHub and a plain hub with local users do, and the only set-up in
 which nbgrader's shared exchange directory knows who submitted what. Single-user servers
-run from the class environment; ``JUPYTER_CONFIG_PATH`` points them at the class's
-``nbgrader_config.py`` (a real course puts it in ``/etc/jupyter/``; the test keeps the
-machine's ``/etc`` unchanged).
+run from the class environment; ``JUPYTER_CONFIG_PATH`` points them at their role's
+Jupyter config: the class's ``nbgrader_config.py`` for everyone, and for students also
+Formgrader and Create Assignment switched off. (A lone ``/etc/jupyter`` cannot do the
+latter: the environment's own ``etc/jupyter`` turns nbgrader's extensions on and outranks
+it, and outranks ``~/.jupyter`` too, so an instructor could not turn them back on.)
 """
 
 from __future__ import annotations
@@ -41,7 +43,14 @@ c.Authenticator.allowed_users = {users!r}
 c.JupyterHub.spawner_class = "localprocess"
 c.Spawner.cmd = [{singleuser!r}]
 c.Spawner.default_url = "/lab"
-c.Spawner.environment = {{"PATH": {path!r}, "JUPYTER_CONFIG_PATH": {config_path!r}}}
+# Jupyter's system-wide config of each role (on a real hub: /etc/jupyter of the image, or
+# these two folders): JUPYTER_CONFIG_PATH outranks every other config folder.
+INSTRUCTORS = {instructors!r}
+c.Spawner.environment = {{
+    "PATH": {path!r},
+    "JUPYTER_CONFIG_PATH": lambda spawner: {config!r} + (
+        "/instructors" if spawner.user.name in INSTRUCTORS else "/students"),
+}}
 c.Spawner.start_timeout = 300  # a loaded two-core machine starts four servers at once
 c.Spawner.http_timeout = 300
 '''
@@ -69,23 +78,26 @@ class Hub:
     def __post_init__(self) -> None:
         self.log = self.state / "jupyterhub.log"
 
-    def start(self, jupyterhub: Path, proxy: Path, users: list[str], env_bin: Path,
-              config_path: Path) -> None:
+    def start(self, jupyterhub: Path, proxy: Path, users: list[str], instructors: list[str],
+              env_bin: Path, config: Path) -> None:
+        """Start the hub; ``config`` holds the two roles' Jupyter config folders,
+        ``instructors/`` and ``students/``."""
         self.state.mkdir(parents=True, exist_ok=True)
         self.state.chmod(0o700)  # the cookie secret and the database are the hub's alone
         port = free_port()
-        config = self.state / "jupyterhub_config.py"
-        config.write_text(CONFIG.format(
+        config_file = self.state / "jupyterhub_config.py"
+        config_file.write_text(CONFIG.format(
             port=port, hub_port=free_port(), api_port=free_port(), proxy=str(proxy.resolve()),
             state=str(self.state), users=set(users),
             singleuser=str(env_bin / "jupyterhub-singleuser"),
-            path=f"{env_bin}:/usr/local/bin:/usr/bin:/bin", config_path=str(config_path)))
+            path=f"{env_bin}:/usr/local/bin:/usr/bin:/bin", config=str(config),
+            instructors=set(instructors)))
         self.url = f"http://127.0.0.1:{port}"
         env = {**os.environ, "PATH": f"{jupyterhub.parent}:{os.environ.get('PATH', '')}"}
         env.pop("PYTHONPATH", None)
         with self.log.open("w") as out:
             self.process = subprocess.Popen(
-                [str(jupyterhub), "-f", str(config)], cwd=self.state, env=env, stdout=out,
+                [str(jupyterhub), "-f", str(config_file)], cwd=self.state, env=env, stdout=out,
                 stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
@@ -161,7 +173,7 @@ class Person:
         r = self.request(method, f"/user/{self.name}/{path.lstrip('/')}", **kw)
         if not r.ok:
             raise HubError(f"{self.name}: {method} {path} answered {r.status_code}: "
-                           f"{r.text[:300]}")
+                           f"{' '.join(r.text.split())[:200]}")
         return r
 
     def read(self, path: str) -> str:
