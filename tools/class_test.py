@@ -13,8 +13,9 @@ panels send:
 * the students: fetch their feedback.
 
 Then it checks: the grades (alice full marks, bob exactly the wrong task's points fewer,
-carol less than full marks -- true of today's grader, which refuses the engine import, and
-of a stricter one that scores the cheat 0); that the feedback shows no hidden test source;
+carol less than full marks, at least the cheated task's points fewer -- true of today's
+grader, which refuses the engine in that task, and of a stricter one that scores the
+cheat 0); that the feedback shows no hidden test source;
 that each student sees only their own files (other homes, the exchange's inbound and
 feedback folders and the instructor's course are closed to them); that a wrong password is
 refused; and that ``fetch`` without a course config fails with the message
@@ -198,9 +199,10 @@ class Run:
                self.people["teacher"].server("GET", f"formgrader/api/submissions/{a}").json()}
         full = sum(c["metadata"]["nbgrader"]["points"] for c in source["cells"]
                    if c["metadata"].get("nbgrader", {}).get("grade"))
-        lost = sum(c["metadata"]["nbgrader"]["points"] for c in source["cells"]
-                   if c["metadata"].get("nbgrader", {}).get("grade")
-                   and re.search(r"\bunreachable\b", "".join(c["source"])))
+        lost, cheated = (sum(c["metadata"]["nbgrader"]["points"] for c in source["cells"]
+                             if c["metadata"].get("nbgrader", {}).get("grade")
+                             and re.search(rf"\b{task}\b", "".join(c["source"])))
+                         for task in ("unreachable", "leaders"))
         score = {r: got.get(self.names[r], {}).get("score") for r in CHANGES}
         self.say(f"scores out of {full}: {score}")
         self.check(set(got) == {self.names[r] for r in CHANGES},
@@ -208,8 +210,11 @@ class Run:
         self.check(score["alice"] == full, f"alice (correct) has full marks: {score['alice']}")
         self.check(score["bob"] == full - lost,
                    f"bob (one wrong task) loses exactly its {lost} points: {score['bob']}")
-        self.check(score["carol"] is not None and score["carol"] < full,
-                   f"carol (a cheat) has less than full marks: {score['carol']}")
+        # Less than full marks, at least the cheated task's points fewer: true of today's
+        # grader (it refuses the engine in that task) and of one that scores a cheat 0.
+        self.check(score["carol"] is not None and score["carol"] <= full - cheated,
+                   f"carol (a cheat) has less than full marks, at least the {cheated} points "
+                   f"of leaders fewer: {score['carol']}")
 
     def check_feedback(self, source: dict) -> None:
         a = self.ns.assignment
