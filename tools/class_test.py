@@ -42,7 +42,7 @@ from classroom import accounts, environment  # noqa: E402
 
 try:  # JupyterHub and its client side (requests): the `class` extra of the project
     import jupyterhub
-    from classroom.hub import Hub, HubError, Person
+    from classroom.hub import Hub, HubError, Person, write_role_configs
 except ImportError as missing:
     NOT_INSTALLED: ImportError | None = missing
     Hub = Person = None  # type: ignore[assignment,misc]
@@ -64,7 +64,7 @@ CHANGES = {  # student -> {grade_id of an answer cell: its code}; alice has none
 }
 
 
-FORMGRADER = "nbgrader.server_extensions.formgrader"  # the instructor's alone: server side,
+FORMGRADER = "nbgrader.server_extensions.formgrader"  # the instructor's alone: server side
 LAB_PLUGINS = ["@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment"]
 
 
@@ -113,22 +113,8 @@ class Run:
                     dot_jupyter / "nbgrader_config.py")
         accounts.give(teacher, teacher.home)
         # Each role's system-wide Jupyter config (/etc/jupyter/ on a one-role machine).
-        for role in ("instructors", "students"):
-            folder = self.jupyter / role
-            folder.mkdir(parents=True)
-            shutil.copy(self.course / "student_nbgrader_config.py",
-                        folder / "nbgrader_config.py")
-        off = self.jupyter / "students"
-        (off / "jupyter_server_config.d").mkdir()
-        (off / "jupyter_server_config.d" / "no-formgrader.json").write_text(json.dumps(
-            {"ServerApp": {"jpserver_extensions": {FORMGRADER: False}}}))
-        (off / "labconfig").mkdir()
-        (off / "labconfig" / "page_config.json").write_text(json.dumps(
-            {"disabledExtensions": {p: True for p in LAB_PLUGINS}}))
-        for folder, _, files in os.walk(self.jupyter):
-            os.chmod(folder, 0o755)
-            for name in files:
-                os.chmod(os.path.join(folder, name), 0o644)
+        write_role_configs(self.jupyter, self.course / "student_nbgrader_config.py",
+                           {FORMGRADER}, LAB_PLUGINS)
 
     def start_hub(self) -> None:
         self.say(f"JupyterHub (log: {self.hub.log})")
@@ -217,28 +203,25 @@ class Run:
                    f"of leaders fewer: {score['carol']}")
 
     def check_feedback(self, source: dict) -> None:
-        a = self.ns.assignment
         secret = hidden_lines(source)
         for role in CHANGES:
-            student = self.people[role]
-            runs = student.listing(f"{a}/feedback")
-            page = student.read(f"{a}/feedback/{runs[-1]}/{a}.html") if runs else ""
-            text = html.unescape(re.sub(r"<[^>]+>", "", page))
+            page = self.feedback_page(role)
+            text = html.unescape(re.sub(r"<[^>]+>", "", page))  # the page's words
             leaked = [line for line in secret if line in text]
             self.check(bool(page) and "HIDDEN TESTS" not in page and not leaked,
                        f"{role}'s feedback arrived and holds no hidden test source"
                        + (f" (found {leaked[0]!r})" if leaked else ""))
             self.check("check_against(" in text and "Score" in page,
                        f"{role}'s feedback shows the visible tests and the score")
-        bob = html.unescape(re.sub(r"<[^>]+>", "",
-                                   self.people["bob"].read(self._feedback("bob"))))
-        self.check("unreachable" in bob and ("expected" in bob.lower()),
-                   "bob's feedback says what his unreachable() got wrong")
+            if role == "bob":
+                self.check("unreachable" in text and "expected" in text.lower(),
+                           "bob's feedback says what his unreachable() got wrong")
 
-    def _feedback(self, role: str) -> str:
+    def feedback_page(self, role: str) -> str:
+        """The newest feedback HTML in the student's ``<assignment>/feedback/<time>/``."""
         a = self.ns.assignment
         runs = self.people[role].listing(f"{a}/feedback")
-        return f"{a}/feedback/{runs[-1]}/{a}.html"
+        return self.people[role].read(f"{a}/feedback/{runs[-1]}/{a}.html") if runs else ""
 
     def check_privacy(self) -> None:
         course = self.ns.assignment
@@ -248,17 +231,12 @@ class Run:
             "the exchange's inbound": [str(self.exchange / COURSE_ID / "inbound")],
             "the exchange's feedback": [str(self.exchange / COURSE_ID / "feedback")],
         }
-        probe = ("import json, os, sys\nout = {}\nfor p in sys.argv[1:]:\n"
-                 "    try:\n        os.listdir(p); out[p] = 'open'\n"
-                 "    except PermissionError:\n        out[p] = 'closed'\n"
-                 "print(json.dumps(out))\n")
         python = str(self.bin / "python")
         for role in CHANGES:
             me = self.accounts[role]
             paths = [p for ps in closed.values() for p in ps] + [
                 str(me.home / course), str(self.exchange / COURSE_ID / "outbound" / course)]
-            done = accounts.run_as(me, [python, "-c", probe, *paths])
-            seen = json.loads(done.stdout or "{}")
+            seen = accounts.listable(me, python, paths)
             for what, ps in closed.items():
                 ps = [p for p in ps if p != str(me.home)]
                 self.check(all(seen.get(p) == "closed" for p in ps),
@@ -289,7 +267,10 @@ class Run:
 
     def check_fetch_without_config(self) -> None:
         """``nbgrader fetch_assignment`` by a student whose account has no course config."""
-        default = Path("/usr/local/share/nbgrader/exchange")
+        default = Path("/usr/local/share/nbgrader/exchange")  # nbgrader 0.9's Exchange.root
+        if default.exists():
+            print(f"  skip fetch without a config: {default} exists on this machine")
+            return
         done = accounts.run_as(self.accounts["alice"],
                                [str(self.bin / "nbgrader"), "fetch_assignment",
                                 self.ns.assignment], env={"PATH": f"{self.bin}:/usr/bin:/bin"})

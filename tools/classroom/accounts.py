@@ -9,6 +9,7 @@ readable by every other account, unless ``HOME_MODE`` is set in ``/etc/login.def
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import pwd
 import secrets
@@ -70,6 +71,24 @@ def run_as(account: Account, argv: list[str], env: dict[str, str] | None = None,
     return subprocess.run([RUNUSER, "-u", account.name, "--", *argv], cwd=account.home,
                           env={**base, **(env or {})}, capture_output=True, text=True,
                           timeout=timeout)
+
+
+PROBE = """import json, os, sys
+out = {}
+for path in sys.argv[1:]:
+    try:
+        os.listdir(path)
+        out[path] = "open"
+    except PermissionError:
+        out[path] = "closed"
+print(json.dumps(out))
+"""
+
+
+def listable(account: Account, python: str, paths: list[str]) -> dict[str, str]:
+    """path -> "open" or "closed": whether ``account`` may list each folder."""
+    done = run_as(account, [python, "-c", PROBE, *paths])
+    return json.loads(done.stdout) if done.returncode == 0 else {}
 
 
 def give(account: Account, path: Path) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -54,6 +55,27 @@ c.Spawner.environment = {{
 c.Spawner.start_timeout = 300  # a loaded two-core machine starts four servers at once
 c.Spawner.http_timeout = 300
 '''
+
+
+def write_role_configs(folder: Path, nbgrader_config: Path, instructor_servers: set[str],
+                       instructor_lab_plugins: list[str]) -> None:
+    """``folder/instructors`` and ``folder/students``: the Jupyter config each role's servers
+    read first. Both get the course's ``nbgrader_config.py``; students' servers also leave
+    out the instructor's server extensions and Lab plugins."""
+    for role in ("instructors", "students"):
+        (folder / role).mkdir(parents=True)
+        shutil.copy(nbgrader_config, folder / role / "nbgrader_config.py")
+    off = folder / "students"
+    (off / "jupyter_server_config.d").mkdir()
+    (off / "jupyter_server_config.d" / "instructors-only.json").write_text(json.dumps(
+        {"ServerApp": {"jpserver_extensions": {name: False for name in instructor_servers}}}))
+    (off / "labconfig").mkdir()
+    (off / "labconfig" / "page_config.json").write_text(json.dumps(
+        {"disabledExtensions": {name: True for name in instructor_lab_plugins}}))
+    for here, _, files in os.walk(folder):  # readable by every account
+        os.chmod(here, 0o755)
+        for name in files:
+            os.chmod(os.path.join(here, name), 0o644)
 
 
 class HubError(Exception):
