@@ -94,6 +94,7 @@ class Run:
         self.say(f"class environment in {self.base / 'env'} (first run: a few minutes)")
         self.bin = environment.build(self.base / "env", ROOT, jupyterhub.__version__,
                                      self.base / "env.log")
+        self.hub.stop_leftover()
         for folder in (self.exchange, self.hub.state, self.jupyter):
             shutil.rmtree(folder, ignore_errors=True)
         self.say("accounts: " + ", ".join(self.names.values()))

@@ -134,6 +134,22 @@ class Hub:
             time.sleep(0.5)
         raise HubError(f"JupyterHub did not answer within 120 s; see {self.log}")
 
+    def stop_leftover(self) -> None:
+        """The hub and proxy of an interrupted run (their pid files in ``state``)."""
+        for name, sign in (("jupyterhub.pid", str(self.state)),
+                           ("proxy.pid", "configurable-http-proxy")):
+            try:
+                pid = int((self.state / name).read_text().strip())
+                command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+            except (OSError, ValueError):
+                continue
+            if sign.encode() in command:
+                os.kill(pid, signal.SIGTERM)
+                for _ in range(100):
+                    if not Path(f"/proc/{pid}").exists():
+                        break
+                    time.sleep(0.2)
+
     def stop(self) -> None:
         """SIGTERM: the hub stops the users' servers and its proxy, then exits."""
         if self.process is None or self.process.poll() is not None:
