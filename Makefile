@@ -5,6 +5,7 @@
 #         make bench-native (our native code vs gcc on the kernels of benchmarks/native/),
 #         make bench-asm (GNU as vs keystone vs our own assembler on those kernels),
 #         make course (an nbgrader course directory in out/course, see docs/instructors.md),
+#         make class-test (as root: JupyterHub, Unix accounts and the whole nbgrader loop),
 #         make fuzz N=10000 [SEED=0] [JOBS=2] (generated programs through every stage;
 #         shrunk mismatches go to out/fuzz/), make bril-conformance BRIL=<bril checkout>,
 #         make clean (caches), make distclean (caches and the virtual environment).
@@ -14,6 +15,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 LAB_ARGS ?=
 COURSE_ARGS ?=
+CLASS_ARGS ?=
 # Jupyter refuses to start as root unless told to (containers and fresh cloud machines
 # often log in as root); USER_ID can be overridden to check both cases with `make -n lab`.
 USER_ID ?= $(shell id -u)
@@ -22,7 +24,7 @@ export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
 .PHONY: browser-test lab test venv graphviz binutils exercises course bench clean distclean lint fuzz \
-	bril-conformance
+	bril-conformance class-test
 
 # Re-install only when pyproject.toml is newer than the stamp (or there is no venv yet).
 $(STAMP): pyproject.toml
@@ -73,6 +75,25 @@ exercises: venv
 # A ready nbgrader course directory (out/course) from solutions/; docs/instructors.md.
 course: venv
 	$(PY) tools/make_course.py $(COURSE_ARGS)
+
+# A real class on a real JupyterHub (docs/instructors.md, section 4): JupyterHub with PAM
+# logins and one Unix account per person, an instructor and three students, the whole
+# nbgrader loop through the hub's API. Not part of `make test`: it needs root (it creates
+# and removes the accounts) and takes a few minutes. Node/npm come from Debian,
+# configurable-http-proxy from npm into out/hub, jupyterhub from PyPI (the `class` extra).
+CHP := out/hub/node_modules/.bin/configurable-http-proxy
+class-test:
+	@if [ "$$(id -u)" != "0" ]; then \
+	  echo "error: make class-test must run as root (it creates Unix accounts and starts JupyterHub, which starts each user's server as that user)"; \
+	  exit 1; fi
+	@$(MAKE) --no-print-directory venv
+	@$(PY) -c "import jupyterhub" 2>/dev/null || $(PY) -m pip install --quiet -e '.[dev,class]'
+	@command -v npm >/dev/null 2>&1 || { echo "installing Node.js and npm (apt-get install nodejs npm)"; \
+	  apt-get update -qq && apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; }
+	@test -x $(CHP) || { echo "installing configurable-http-proxy into out/hub (npm)"; \
+	  mkdir -p out/hub && npm install --silent --no-fund --no-audit --prefix out/hub \
+	    "configurable-http-proxy@$$(node -e 'console.log(+process.versions.node.split(".")[0] >= 20 ? 5 : 4)')"; }
+	$(PY) tools/class_test.py --proxy $(CHP) $(CLASS_ARGS)
 
 # Drive the tour's explore() panel in headless Chromium (Debian's chromium + playwright,
 # no browser download). Not part of `make test`: it needs a browser on the machine.

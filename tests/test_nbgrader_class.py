@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -272,7 +273,9 @@ def test_a_class_through_generate_release_and_autograde(tmp_path, jupyter_env, a
             else:
                 nb = _student_notebook(released, source, (table or {}).get(assignment))
             nbformat.write(nb, target / f"{assignment}.ipynb")
-            (target / "timestamp.txt").write_text("2026-11-23 12:00:00.000000 UTC")
+            # what docs/instructors.md says to write beside a copied notebook
+            (target / "timestamp.txt").write_text("2026-11-23 12:00:00 UTC\n")
+            (target / "submission_secret.txt").write_text(secrets.token_hex(64))
             graded = api.autograde(assignment, student)
             assert graded["success"], graded["log"] + str(graded["error"])
 
@@ -304,6 +307,36 @@ def test_a_class_through_generate_release_and_autograde(tmp_path, jupyter_env, a
     else:
         assert "called itself too deeply" in text
     assert not failures, "\n".join(failures)
+    _feedback_without_hidden_tests(api, course, tmp_path / "exchange", assignments,
+                                   list(students))
+
+
+def _feedback_without_hidden_tests(api, course: Path, exchange: Path, assignments: list[str],
+                                   students: list[str]) -> None:
+    """generate_feedback strips the hidden tests that autograde ran (the course config's
+    ClearHiddenTests); release_feedback finds each copied submission's timestamp.txt."""
+    for assignment in assignments:
+        done = api.generate_feedback(assignment)
+        assert done["success"], done.get("log", "") + str(done.get("error"))
+        done = api.release_feedback(assignment)
+        assert done["success"], done.get("log", "") + str(done.get("error"))
+        for student in students:
+            graded = course / "autograded" / student / assignment / f"{assignment}.ipynb"
+            assert "### BEGIN HIDDEN TESTS" in graded.read_text()  # what there is to strip
+            page = (course / "feedback" / student / assignment / f"{assignment}.html")
+            text = page.read_text()
+            assert "HIDDEN TESTS" not in text and "def _hidden" not in text, page
+            assert "check_against" in text  # the visible tests are still shown
+    released = list((exchange / "ssa_course" / "feedback").glob("*.html"))
+    assert len(released) == len(students) * len(assignments)
+    # docs/instructors.md: a trial submission's row (there: root's) goes before the export
+    gone = subprocess.run([sys.executable, "-m", "nbgrader", "db", "student", "remove", "blank",
+                           "--force"], cwd=course, capture_output=True, text=True, timeout=120)
+    assert gone.returncode == 0, gone.stdout + gone.stderr
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        assert "blank" not in {s.id for s in gb.students}
 
 
 # ---------------------------------------------------------------- set-up commands
@@ -362,3 +395,29 @@ def test_make_course_writes_config_and_sources(tmp_path):
     student = PyFileConfigLoader("student_nbgrader_config.py",
                                  path=str(tmp_path / "c")).load_config()
     assert student.CourseDirectory.course_id == "cs420"
+
+
+NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen"]
+
+
+def test_instructors_doc_counts_the_exercise_notebooks():
+    notebooks = sorted(p.name for p in (ROOT / "solutions").glob("*.ipynb"))
+    doc = (ROOT / "docs" / "instructors.md").read_text()
+    said = re.search(r"The (\w+) exercise notebooks \(`solutions/([^`]+)` … "
+                     r"`solutions/([^`]+)`\)", doc)
+    assert said, "docs/instructors.md no longer opens with 'The N exercise notebooks (...)'"
+    assert said.group(1) == NUMBER_WORDS[len(notebooks)], (said.group(1), len(notebooks))
+    assert (said.group(2), said.group(3)) == (notebooks[0], notebooks[-1])
+
+
+def test_course_config_strips_hidden_tests_from_feedback(tmp_path):
+    from traitlets.config.loader import PyFileConfigLoader
+
+    course = _make_course(tmp_path, ["01-quads"])
+    cfg = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
+    assert "nbgrader.preprocessors.ClearHiddenTests" in cfg.GenerateFeedback.preprocessors
+    teacher = PyFileConfigLoader("instructor_nbgrader_config.py",
+                                 path=str(course)).load_config()
+    assert teacher.CourseDirectory.root == str(course.resolve())
+    assert teacher.GenerateFeedback.preprocessors == cfg.GenerateFeedback.preprocessors

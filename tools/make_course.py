@@ -7,12 +7,15 @@
 The result, for the instructor's account (docs/instructors.md says what to run next):
 
 * ``<out>/nbgrader_config.py``: course id, course root, the exchange directory, a cell
-  timeout for autograding, and students created on first autograde;
+  timeout for autograding, students created on first autograde, and feedback without
+  hidden tests;
 * ``<out>/source/<assignment>/<assignment>.ipynb``: one assignment per exercise notebook,
   copied from ``solutions/`` (the nbgrader source version: solutions and hidden tests);
 * ``<out>/student_nbgrader_config.py``: what students' accounts need to fetch and submit
   (the same course id and exchange); on a shared machine it goes to
   ``/etc/jupyter/nbgrader_config.py``;
+* ``<out>/instructor_nbgrader_config.py``: for grading in JupyterLab's Formgrader on a hub,
+  the instructor's ``~/.jupyter/nbgrader_config.py`` (this course's root and settings);
 * the exchange directory, created world-writable with the sticky bit (``1777``, like
   ``/tmp``) so every student can submit but nobody can remove another's files.
 
@@ -48,6 +51,22 @@ c.Exchange.root = {exchange!r}
 c.ExecutePreprocessor.timeout = {timeout}
 # Grade submissions of students who are not in the gradebook yet (submitted/<name>/).
 c.Autograde.create_student = True
+# Feedback shows the graded notebook without its hidden tests (nbgrader's default keeps
+# them): the messages of failed hidden checks stay, their source goes.
+c.GenerateFeedback.preprocessors = [
+    "nbgrader.preprocessors.GetGrades",
+    "nbgrader.preprocessors.ClearHiddenTests",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+]
+'''
+
+INSTRUCTOR_CONFIG = '''\
+# nbgrader configuration for the instructor's account on a hub: copy to the instructor's
+# ~/.jupyter/nbgrader_config.py so Formgrader (in their JupyterLab) finds this course.
+c = get_config()  # noqa: F821 - nbgrader provides it
+
+c.CourseDirectory.root = {root!r}
+load_subconfig({config!r})  # noqa: F821 - the course's own settings
 '''
 
 STUDENT_CONFIG = '''\
@@ -81,6 +100,8 @@ def build_course(out: Path, exchange: Path, course_id: str = DEFAULT_COURSE_ID,
         course_id=course_id, root=str(out), exchange=str(exchange), timeout=timeout))
     (out / "student_nbgrader_config.py").write_text(STUDENT_CONFIG.format(
         course_id=course_id, exchange=str(exchange)))
+    (out / "instructor_nbgrader_config.py").write_text(INSTRUCTOR_CONFIG.format(
+        root=str(out), config=str(out / "nbgrader_config.py")))
     _make_exchange(exchange)
     return names
 
