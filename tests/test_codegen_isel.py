@@ -160,6 +160,7 @@ def test_pattern_table_names_every_marker_in_select_ops():
     assert markers and markers <= names, markers - names
     text = patterns.table_text()
     assert all(p.name in text for p in patterns.PATTERNS)
+    assert max(len(line) for line in text.splitlines()) <= 100  # fits a notebook's width
 
 
 def test_unknown_operator_is_a_located_message():
