@@ -36,7 +36,7 @@ _COURSE_NUMBERING = re.compile(
 _TOKENS = re.compile(
     r"\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
     r"fourteen|fifteen|sixteen|twenty|hundred|thousand|million|twice|half|"
-    r"fewer|faster|slower|saves?|saved|prints?|printed|"
+    r"fewer|faster|slower|saves?|saved|prints|printed|"
     r"r[abcd]x|r[sd]i|r[bs]p|e[abcd]x)\b", re.I)
 
 
@@ -66,7 +66,10 @@ def _sentences(markdown: str) -> list[str]:
 
 
 def _code_text(cells: list[dict]) -> str:
-    return normalise("\n".join(c["source"] for c in cells if c["cell_type"] == "code"))
+    """The lesson's own code: every code cell but the claim cells (a claim naming a value
+    must not make the prose that states it look like a quote of the program)."""
+    return normalise("\n".join(c["source"] for c in cells if c["cell_type"] == "code"
+                                and "claims" not in c.get("metadata", {}).get("tags", [])))
 
 
 def claim_tokens(sentence: str, code: str) -> tuple[str, ...]:
