@@ -13,9 +13,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from lesson_prose import audit, claim_tokens, claims_in, output_sentences
 
 from ssa_course.lessons.claims import ClaimError, claim, claim_in, claim_line
-from tests.lesson_prose import audit, claim_tokens, claims_in, output_sentences
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSONS = sorted((ROOT / "notebooks").glob("*.ipynb"))
