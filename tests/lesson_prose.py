@@ -2,7 +2,7 @@
 
 The convention (``docs/lessons.md``): a markdown sentence *states an output* when, once
 the parts that cannot be about an output are set aside, it still holds a number, a number
-word, a comparison of amounts, "prints", a percentage or a register name. Set aside are
+word, a comparison of amounts, "prints", a register name or an escape glyph (lesson 10). Set aside are
 headings, fenced code, the reference list, link targets, code spans that quote the
 lesson's own code cells (the program, not what it prints), and the numbering of the course
 itself (lesson 06, exercise 11, section 6, phase 3, rule 2, a year, 64-bit, x86-64).
@@ -37,7 +37,7 @@ _TOKENS = re.compile(
     r"\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
     r"fourteen|fifteen|sixteen|twenty|hundred|thousand|million|twice|half|"
     r"fewer|faster|slower|saves?|saved|prints|printed|"
-    r"r[abcd]x|r[sd]i|r[bs]p|e[abcd]x)\b", re.I)
+    r"r[abcd]x|r[sd]i|r[bs]p|e[abcd]x)\b|[✓↑◌]|[*X]′", re.I)
 
 
 def normalise(text: str) -> str:

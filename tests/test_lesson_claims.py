@@ -59,6 +59,7 @@ def code(text: str) -> dict:
     "It runs 13.8% fewer instructions.",
     "`n` is kept in `rbx` across the call.",
     "The phi reads `[0, 9] + 1`.",
+    "So `q` stays `✓′`.",
 ])
 def test_sentences_about_outputs_are_found(sentence):
     assert claim_tokens(sentence, code="")
