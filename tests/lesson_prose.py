@@ -2,8 +2,8 @@
 
 The convention (``docs/lessons.md``): a markdown sentence *states an output* when, once
 the parts that cannot be about an output are set aside, it still holds a number, a number
-word, a comparison of amounts, "prints", a register name or an escape glyph (lesson 10). Set aside are
-headings, fenced code, the reference list, link targets, code spans that quote the
+word, a comparison of amounts, "prints", a register name or an escape glyph (lesson 10).
+Set aside are headings, fenced code, the reference list, link targets, code spans that quote the
 lesson's own code cells (the program, not what it prints), and the numbering of the course
 itself (lesson 06, exercise 11, section 6, phase 3, rule 2, a year, 64-bit, x86-64).
 
