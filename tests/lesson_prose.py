@@ -188,4 +188,8 @@ def audit(cells: list[dict]) -> list[str]:
         if not c.says or c.says not in said:
             problems.append(f"cell {c.cell} line {c.line}: claim(\"{c.says}\") quotes text "
                             f"the markdown cell above it does not say")
+    if problems:
+        problems.append("(back a sentence with claim(\"<a piece of it>\", ...) in a code cell "
+                        "below it, print it from the cell, or list a phrase about the idea in "
+                        "the cell's metadata claims.not_outputs: docs/lessons.md)")
     return problems

@@ -79,7 +79,8 @@ def test_a_sentence_needs_a_claim_below_it_before_the_next_markdown():
     cells = [md("The loop runs three times."), code("x = 3"),
              md("Next part."), code('claim("runs three times", x, 3)')]
     problems = audit(cells)
-    assert len(problems) == 2  # unbacked sentence; the claim quotes the wrong cell's text
+    assert len(problems) == 3  # unbacked; a claim quoting the wrong cell; how to fix
+    assert "docs/lessons.md" in problems[-1]
     assert "cell 0: states an output (three)" in problems[0]
     assert "quotes text the markdown cell above it does not say" in problems[1]
     cells[1] = code('x = 3\nclaim("runs three times", x, 3)')
@@ -89,7 +90,7 @@ def test_a_sentence_needs_a_claim_below_it_before_the_next_markdown():
 
 def test_a_claim_must_quote_the_sentence_it_backs():
     cells = [md("The loop runs three times."), code('claim("runs four times", 3, 3)')]
-    assert len(audit(cells)) == 2
+    assert len(audit(cells)) == 3
 
 
 def test_a_phrase_about_the_idea_may_be_listed_in_the_cell_metadata():
