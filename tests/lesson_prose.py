@@ -5,7 +5,8 @@ the parts that cannot be about an output are set aside, it still holds a number,
 word, a comparison of amounts, "prints", a register name or an escape glyph (lesson 10).
 Set aside are headings, fenced code, the reference list, link targets, code spans that quote the
 lesson's own code cells (the program, not what it prints), and the numbering of the course
-itself (lesson 06, exercise 11, section 6, phase 3, rule 2, a year, 64-bit, x86-64).
+itself (lesson 06, exercise 11, section 6, phase 3, rule 2, a year, 64-bit, x86-64,
+AArch64).
 
 Such a sentence is *backed* when a code cell after its markdown cell, before the next
 markdown cell, calls a claim helper of :mod:`ssa_course.lessons.claims` whose first
@@ -32,6 +33,7 @@ _COURSE_NUMBERING = re.compile(
     r"\b(?:[Ll]essons?|[Ee]xercises?|[Ss]ections?|[Pp]hases?|[Rr]ules?|[Cc]hapters?|"
     r"[Ss]teps?)\s+\d+(?:\s*(?:,|and|or|–|-)\s*\d+)*"
     r"|§\s*\d+(?:\.\d+)*|\b(?:19|20)\d\d\b|\b64-bit\b|\bx86-64\b|\bAMD64\b|\bPEP \d+\b"
+    r"|\b(?:AArch64|ARM64|aarch64|arm64|AAPCS64|x86|int64|i386)\b"
     r"|\b\d\d\s·|\bthree-address\b|[\w./-]*\.(?:ipynb|tiny|py|md|svg|bril|json)\b")
 _TOKENS = re.compile(
     r"\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"

@@ -68,6 +68,7 @@ def test_sentences_about_outputs_are_found(sentence):
 @pytest.mark.parametrize("sentence", [
     "Lesson 06 and exercise 11 come back to it (section 3, phases 1 and 2).",
     "Cytron et al., 1991, on a 64-bit x86-64 machine.",
+    "The same program on AArch64 (AAPCS64), under qemu-aarch64.",
     "Open `exercises/09-ranges.ipynb` and the picture.",
     "The loop tests `i < 10` on every turn.",   # a quote of the program below
 ])
