@@ -8,6 +8,7 @@ first row that matches a quad wins; rows are listed from the most specific.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ssa_course.errors import UsageError
@@ -82,12 +83,12 @@ PATTERNS: tuple[Pattern, ...] = (
 )
 
 
-def table_text(width: int = 100) -> str:
-    """The table as text no wider than ``width`` (what the lesson prints): per pattern,
-    its name and the quad shape it matches, then what it emits and why, indented and
-    wrapped."""
+def table_text(patterns: Sequence[Pattern] = PATTERNS, width: int = 100) -> str:
+    """A pattern table as text no wider than ``width`` (what the lesson prints): per
+    pattern, its name and the quad shape it matches, then what it emits and why, indented
+    and wrapped. Every target's table prints through here (pass its ``PATTERNS``)."""
     lines: list[str] = []
-    for p in PATTERNS:
+    for p in patterns:
         lines += textwrap.wrap(f"{p.name}:  {p.matches}", width, subsequent_indent="    ")
         lines += textwrap.wrap(p.emits, width, initial_indent="    emits  ",
                                subsequent_indent="           ")
