@@ -160,6 +160,10 @@ def test_pattern_table_names_every_marker_in_select_ops():
     assert markers and markers <= names, markers - names
     text = patterns.table_text()
     assert all(p.name in text for p in patterns.PATTERNS)
+    assert max(len(line) for line in text.splitlines()) <= 100  # fits a notebook's width
+    narrow = patterns.table_text(patterns.PATTERNS[:3], width=40)
+    assert max(len(line) for line in narrow.splitlines()) <= 40
+    assert [p.name in narrow for p in patterns.PATTERNS[:4]] == [True, True, True, False]
 
 
 def test_unknown_operator_is_a_located_message():

@@ -7,6 +7,8 @@ first row that matches a quad wins; rows are listed from the most specific.
 
 from __future__ import annotations
 
+import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ssa_course.errors import UsageError
@@ -81,10 +83,15 @@ PATTERNS: tuple[Pattern, ...] = (
 )
 
 
-def table_text() -> str:
-    """The table as aligned text (what the lesson prints)."""
-    rows = [("pattern", "matches", "emits", "why")]
-    rows += [(p.name, p.matches, p.emits, p.why) for p in PATTERNS]
-    widths = [min(40, max(len(r[k]) for r in rows)) for k in range(3)]
-    return "\n".join("  ".join(r[k].ljust(widths[k]) for k in range(3)) + "  " + r[3]
-                     for r in rows)
+def table_text(patterns: Sequence[Pattern] = PATTERNS, width: int = 100) -> str:
+    """A pattern table as text no wider than ``width`` (what the lesson prints): per
+    pattern, its name and the quad shape it matches, then what it emits and why, indented
+    and wrapped. Every target's table prints through here (pass its ``PATTERNS``)."""
+    lines: list[str] = []
+    for p in patterns:
+        lines += textwrap.wrap(f"{p.name}:  {p.matches}", width, subsequent_indent="    ")
+        lines += textwrap.wrap(p.emits, width, initial_indent="    emits  ",
+                               subsequent_indent="           ")
+        lines += textwrap.wrap(p.why, width, initial_indent="    why    ",
+                               subsequent_indent="           ")
+    return "\n".join(lines)
