@@ -1,0 +1,49 @@
+"""Instruction selection for AArch64: the x86-64 selector's walk, this machine's patterns.
+
+:class:`A64Selector` is :class:`ssa_course.codegen.isel.Selector` (the same walk over the
+scheduled blocks, the same constants, phis, trap stubs, hoisting of wide constants out of
+loops) with the target's parts replaced: its argument registers, how an instruction's
+defs/uses are derived (:mod:`.minstr`), the fuel check, where parameters arrive, and the
+pattern table's emitting half (:mod:`.select_ops`).
+"""
+
+from __future__ import annotations
+
+from ssa_course.codegen.aarch64 import minstr, select_ops
+from ssa_course.codegen.aarch64.immediates import mov_sequence
+from ssa_course.codegen.aarch64.registers import ARG_REGS, FP, FUEL_REG
+from ssa_course.codegen.isel import Selector, select_program_functions
+from ssa_course.codegen.mir import Imm, LabelRef, Mem, MFunction, PReg
+from ssa_course.quads.ir import Instr, Program
+
+
+class A64Selector(Selector):
+    """Selection state for one function, AArch64 flavour."""
+
+    arg_regs = ARG_REGS
+    cond_eq = "eq"
+    make = staticmethod(minstr.ins)
+    make_call = staticmethod(minstr.call)
+
+    def wide(self, value: int) -> bool:
+        """More than two instructions (movz + movk) to build: worth hoisting out of a loop."""
+        return len(mov_sequence(value)) > 2
+
+    def fuel_check(self, steps: int) -> None:
+        """``subs x27, x27, #K; b.mi rt_step_limit``: the fuel lives in a register."""
+        self.emit("subs", FUEL_REG, FUEL_REG, Imm(min(steps, 4095)), comment="fuel")
+        self.emit("jcc", LabelRef("rt_step_limit"), cond="mi")
+
+    def param_source(self, k: int) -> PReg | Mem:
+        if k < len(ARG_REGS):
+            return PReg(ARG_REGS[k])
+        return Mem(FP, disp=16 + 8 * (k - len(ARG_REGS)))  # above the saved x29, x30
+
+    def select_quad(self, instr: Instr) -> None:
+        select_ops.select(self, instr)
+
+
+def select_program_a64(program: Program, fuel: bool = True, frame_arrays: bool = True
+                       ) -> tuple[dict[str, MFunction], list[tuple[int, int]]]:
+    """Every function of ``program`` as AArch64 machine IR (phis lowered, not allocated)."""
+    return select_program_functions(program, fuel, frame_arrays, A64Selector)
