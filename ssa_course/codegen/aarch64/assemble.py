@@ -24,6 +24,8 @@ from ssa_course.codegen.keystone_asm import AssemblerError
 
 ASSEMBLERS = ("own", "gnu", "keystone")
 EM_AARCH64 = 183
+# Symbols GNU ld adds on its own for aarch64 (beyond the x86-64 ones elf.py drops)
+LINKER_SYMBOLS = frozenset({"__bss_start__", "_bss_end__", "__bss_end__", "__end__"})
 
 _CACHE: dict[tuple[str, str], Image] = {}
 _CACHE_SIZE = 256
@@ -71,7 +73,8 @@ def assemble(source: str, backend: str = "auto") -> Image:
 
 
 def _image(s: Sections, path: str, backend: str) -> Image:
-    symbols = {n: a for n, a in s.symbols.items() if not n.startswith("$")}  # $x/$d: maps
+    symbols = {n: a for n, a in s.symbols.items()  # $x/$d: ld's mapping symbols
+               if not n.startswith("$") and n not in LINKER_SYMBOLS}
     text_end = s.text_addr + len(s.text)
     starts = sorted((a, n) for n, a in symbols.items() if s.text_addr <= a < text_end)
     sizes = {}
