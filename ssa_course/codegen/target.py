@@ -84,3 +84,43 @@ def register_file(target: str) -> RegisterFile:
 
         return AARCH64
     raise UsageError(f"unknown target {target!r} (expected one of {', '.join(TARGETS)})")
+
+
+# Stages that make machine code, by their x86-64 name; ``--target aarch64`` selects the
+# AArch64 one (``<name>-aarch64``). ``qemu`` exists for aarch64 only.
+MACHINE_STAGES = ("native", "emulated", "asm", "disasm", "interference", "qemu")
+
+
+def host_target() -> str:
+    """The target of this machine: aarch64 on an ARM machine, x86-64 everywhere else."""
+    import platform
+
+    return "aarch64" if platform.machine().lower() in ("aarch64", "arm64") else "x86-64"
+
+
+def check_target(target: str) -> str:
+    if target not in TARGETS:
+        raise UsageError(f"unknown target {target!r} (expected one of {', '.join(TARGETS)})")
+    return target
+
+
+def stage_for_target(stage: str, target: str | None) -> str:
+    """The representation ``stage`` names for ``target`` (None: leave the name as given).
+
+    ``emulated`` with ``aarch64`` is ``emulated-aarch64``; a name that already says its
+    target must agree with ``target``; a stage that makes no machine code takes no target.
+    """
+    if target is None:
+        return stage
+    check_target(target)
+    base, _, suffix = stage.partition("-aarch64")
+    if base not in MACHINE_STAGES or suffix:
+        raise UsageError(f"--target applies to the machine-code stages "
+                         f"({', '.join(MACHINE_STAGES)}), not to '{stage}'")
+    named = "aarch64" if stage.endswith("-aarch64") else None
+    if named is not None and named != target or named is None and stage == "qemu" \
+            and target != "aarch64":
+        raise UsageError(f"'{stage}' is not a stage of target {target}")
+    if target == "aarch64":
+        return f"{base}-aarch64"
+    return base

@@ -7,10 +7,12 @@ x86-64 ones in :mod:`ssa_course.lessons.l11_codegen`):
 * ``emulated-aarch64`` -- the bytes run under unicorn's ARM64 CPU (any host);
 * ``qemu-aarch64`` -- the executable run as a real process under qemu-user (Linux);
 * ``native-aarch64`` -- the executable run directly (aarch64 Linux only);
+* ``interference-aarch64`` -- the allocator's graphs and report for this target;
 * ``disasm-aarch64`` -- the bytes read back by capstone.
 
-``asm-aarch64`` and ``disasm-aarch64`` run as ``emulated-aarch64``. ``run --target
-aarch64`` maps ``--via emulated``/``native``/``asm``/``disasm`` onto these names.
+``asm-``, ``interference-`` and ``disasm-aarch64`` run as ``emulated-aarch64``. ``--target
+aarch64`` maps ``emulated``/``native``/``asm``/``interference``/``disasm``/``qemu`` onto these
+names (:func:`ssa_course.codegen.target.stage_for_target`).
 """
 
 from __future__ import annotations
@@ -95,6 +97,18 @@ def _stats(compiled: object) -> str:
             f"{s['copies_removed']} copies coalesced")
 
 
+def _interference_text(compiled: object) -> str:
+    from ssa_course.lessons.l11_codegen import _interference_text as text
+
+    return text(compiled)
+
+
+def _interference_dot(compiled: object, title: str, options: object = None) -> str:
+    from ssa_course.lessons.l11_codegen import _interference_dot as dot
+
+    return dot(compiled, title, options)
+
+
 def _disasm_text(compiled: object) -> str:
     from ssa_course.codegen.aarch64 import toolchain
     from ssa_course.codegen.aarch64.disasm import disassemble
@@ -126,6 +140,11 @@ add_representation("qemu-aarch64", "the AArch64 executable run as a real process
                    **_FACES)
 add_representation("native-aarch64", "the AArch64 executable run directly (aarch64 Linux)",
                    run=_run_native, missing=_missing("native_missing"), **_FACES)
+add_representation("interference-aarch64", "register allocation for AArch64: the same "
+                   "allocator over 24 registers (text: coalescing, spill costs, registers)",
+                   run=_run_emulated, missing=_missing("emulator_missing"),
+                   runs_as="emulated-aarch64", face="draw",
+                   **{**_FACES, "text": _interference_text, "dot": _interference_dot})
 add_representation("disasm-aarch64", "the assembled AArch64 bytes disassembled by capstone; "
                    "runs emulated", run=_run_emulated, missing=_missing("disassembler_missing"),
                    runs_as="emulated-aarch64", **{**_FACES, "text": _disasm_text})
