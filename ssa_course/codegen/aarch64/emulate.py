@@ -28,13 +28,48 @@ EXCP_SWI = 2  # unicorn's interrupt number for svc
 SIGILL, SIGSEGV = 4, 11
 
 
+Segment = tuple[int, bytes, int, int]  # address, bytes, size in memory, protection
+
+
+def image_segments(image: Image) -> list[Segment]:
+    """The image's text, data and bss as segments to map."""
+    from unicorn.unicorn_const import UC_PROT_EXEC, UC_PROT_READ, UC_PROT_WRITE
+
+    rw = UC_PROT_READ | UC_PROT_WRITE
+    return [(image.text_addr, image.text, len(image.text), UC_PROT_READ | UC_PROT_EXEC),
+            (image.data_addr, image.data, len(image.data), rw),
+            (image.bss_addr, b"", image.bss_size, rw)]
+
+
+def elf_segments(blob: bytes) -> tuple[list[Segment], int]:
+    """The PT_LOAD segments and the entry of a static ELF64 executable (any linker's:
+    the benchmarks run gcc's executables with it)."""
+    import struct
+
+    from unicorn.unicorn_const import UC_PROT_EXEC, UC_PROT_READ, UC_PROT_WRITE
+
+    entry, phoff = struct.unpack_from("<QQ", blob, 24)
+    phentsize, phnum = struct.unpack_from("<HH", blob, 54)
+    out: list[Segment] = []
+    for k in range(phnum):
+        kind, flags, off, vaddr, _, filesz, memsz, _ = struct.unpack_from(
+            "<IIQQQQQQ", blob, phoff + k * phentsize)
+        if kind != 1:  # PT_LOAD
+            continue
+        prot = (UC_PROT_READ if flags & 4 else 0) | (UC_PROT_WRITE if flags & 2 else 0) \
+            | (UC_PROT_EXEC if flags & 1 else 0)
+        out.append((vaddr, blob[off:off + filesz], memsz, prot))
+    return out, entry
+
+
 class _A64Machine(x86._Machine):
     """One emulated aarch64 process."""
 
-    def __init__(self, image: Image, argv: list[bytes], count: bool = False):  # noqa: D107
+    def __init__(self, segments: list[Segment], argv: list[bytes],  # noqa: D107
+                 count: bool = False):
         from unicorn import UC_ARCH_ARM64, UC_HOOK_BLOCK, UC_HOOK_INTR, UC_MODE_ARM, Uc
         from unicorn.arm64_const import UC_ARM64_REG_SP
-        from unicorn.unicorn_const import UC_PROT_ALL, UC_PROT_EXEC, UC_PROT_READ, UC_PROT_WRITE
+        from unicorn.unicorn_const import UC_PROT_ALL, UC_PROT_EXEC
 
         self.uc = uc = Uc(UC_ARCH_ARM64, UC_MODE_ARM)
         self.hooks: list[int] = []
@@ -44,11 +79,7 @@ class _A64Machine(x86._Machine):
         self.next_map = x86.MMAP_BASE
         self.fault: int | None = None
         self.executed = 0
-        rw = UC_PROT_READ | UC_PROT_WRITE
-        for addr, size, body, prot in (
-                (image.text_addr, len(image.text), image.text, UC_PROT_READ | UC_PROT_EXEC),
-                (image.data_addr, len(image.data), image.data, rw),
-                (image.bss_addr, image.bss_size, b"", rw)):
+        for addr, body, size, prot in segments:
             base = addr // x86.PAGE * x86.PAGE
             uc.mem_map(base, x86._up(addr + max(size, 1)) - base, prot)
             if body:
@@ -102,19 +133,25 @@ def run_emulated(image: Image, args: list[str], timeout_s: float = x86.DEFAULT_T
     return run_counted(image, args, timeout_s, max_instructions, count=False)[0]
 
 
-def run_counted(image: Image, args: list[str], timeout_s: float = x86.DEFAULT_TIMEOUT_S,
-                max_instructions: int = 0, count: bool = True) -> tuple[ChildResult, int]:
-    """:func:`run_emulated` plus the number of instructions executed (0 unless ``count``)."""
+def run_counted(image: Image | bytes, args: list[str],
+                timeout_s: float = x86.DEFAULT_TIMEOUT_S, max_instructions: int = 0,
+                count: bool = True) -> tuple[ChildResult, int]:
+    """:func:`run_emulated` plus the number of instructions executed (0 unless ``count``);
+    ``image`` may also be the bytes of any static aarch64 Linux executable."""
     toolchain.require(toolchain.emulator_missing())
     argv = [b"prog", *(a.encode("utf-8", "surrogateescape") for a in args)]
-    m = _A64Machine(image, argv, count)
+    if isinstance(image, bytes):
+        segments, entry = elf_segments(image)
+    else:
+        segments, entry = image_segments(image), image.entry
+    m = _A64Machine(segments, argv, count)
     try:
-        return _run(m, image, timeout_s, max_instructions), m.executed
+        return _run(m, entry, timeout_s, max_instructions), m.executed
     finally:
         m.close()
 
 
-def _run(m: _A64Machine, image: Image, timeout_s: float, max_instructions: int
+def _run(m: _A64Machine, entry: int, timeout_s: float, max_instructions: int
          ) -> ChildResult:
     from unicorn import UcError
     from unicorn.arm64_const import UC_ARM64_REG_PC
@@ -122,7 +159,7 @@ def _run(m: _A64Machine, image: Image, timeout_s: float, max_instructions: int
 
     crash, signum = "", 0
     try:
-        m.uc.emu_start(image.entry, 0, timeout=int(timeout_s * 1_000_000),
+        m.uc.emu_start(entry, 0, timeout=int(timeout_s * 1_000_000),
                        count=max_instructions)
     except UcError as e:
         pc = m.uc.reg_read(UC_ARM64_REG_PC)
