@@ -152,6 +152,11 @@ def instr_lines(fn: MFunction, i: MInstr) -> list[str]:
         return [f"mov {dst}, {src}"]
     if op in ("ldr", "str"):
         return _memory(op, reg(ops[0]), ops[1])  # type: ignore[arg-type]
+    if op in ("add", "sub") and ops[0] == ops[1] == PReg("sp") and isinstance(ops[2], Imm) \
+            and arith_imm(ops[2].value) is None:  # a big frame: high part, then low part
+        high, low = ops[2].value & ~0xFFF, ops[2].value & 0xFFF
+        return [f"{op} sp, sp, #{high >> 12}, lsl #12", *([f"{op} sp, sp, #{low}"] if low
+                                                         else [])]
     if op in ("add", "sub", "subs"):
         return _arith(op, reg(ops[0]), reg(ops[1]), ops[2], ops[3:])
     if op == "cmp":

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from ssa_course.codegen.aarch64.immediates import arith_imm, logical_imm
+from ssa_course.codegen.aarch64.immediates import logical_imm
 
 COND = {c: k for k, c in enumerate(("eq", "ne", "hs", "lo", "mi", "pl", "vs", "vc", "hi",
                                     "ls", "ge", "lt", "gt", "le", "al"))}
@@ -180,14 +180,11 @@ def encode(text: str, pc: int) -> int:
         return encode(f"sub {ops[0]}, xzr, {', '.join(ops[1:])}", pc)
     if op in ADD_IMM:
         if ops[2].startswith("#"):
-            value = imm(ops[2]) << (12 if len(ops) == 4 else 0)
-            fields = arith_imm(value)
-            if fields is None:
-                raise EncodeError(f"immediate {value} does not fit {op}")
-            setflags = op.endswith("s")
-            rd = reg(ops[0], sp=not setflags)
-            return ADD_IMM[op] | (fields[1] == 12) << 22 | fields[0] << 10 \
-                | reg(ops[1], sp=True) << 5 | rd
+            value, shifted = imm(ops[2]), len(ops) == 4
+            if shifted and ops[3].replace(" ", "") != "lsl#12" or not 0 <= value < 4096:
+                raise EncodeError(f"immediate {rest} does not fit {op}")
+            rd = reg(ops[0], sp=not op.endswith("s"))
+            return ADD_IMM[op] | shifted << 22 | value << 10 | reg(ops[1], sp=True) << 5 | rd
         kind, amount = _shift(ops[3:])
         return ADD_REG[op] | kind << 22 | reg(ops[2]) << 16 | amount << 10 \
             | reg(ops[1]) << 5 | reg(ops[0])

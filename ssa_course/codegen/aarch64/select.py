@@ -10,10 +10,10 @@ pattern table's emitting half (:mod:`.select_ops`).
 from __future__ import annotations
 
 from ssa_course.codegen.aarch64 import minstr, select_ops
-from ssa_course.codegen.aarch64.immediates import mov_sequence
-from ssa_course.codegen.aarch64.registers import ARG_REGS, FP, FUEL_REG
+from ssa_course.codegen.aarch64.frame import Incoming
+from ssa_course.codegen.aarch64.registers import ARG_REGS, FUEL_REG
 from ssa_course.codegen.isel import Selector, select_program_functions
-from ssa_course.codegen.mir import Imm, LabelRef, Mem, MFunction, PReg
+from ssa_course.codegen.mir import Imm, LabelRef, MFunction, PReg
 from ssa_course.quads.ir import Instr, Program
 
 
@@ -26,18 +26,19 @@ class A64Selector(Selector):
     make_call = staticmethod(minstr.call)
 
     def wide(self, value: int) -> bool:
-        """More than two instructions (movz + movk) to build: worth hoisting out of a loop."""
-        return len(mov_sequence(value)) > 2
+        """Every constant that needs a register is worth keeping in one across a call-free
+        loop (31 registers: a movz/movk sequence per iteration costs more than one)."""
+        return True
 
     def fuel_check(self, steps: int) -> None:
         """``subs x27, x27, #K; b.mi rt_step_limit``: the fuel lives in a register."""
         self.emit("subs", FUEL_REG, FUEL_REG, Imm(min(steps, 4095)), comment="fuel")
         self.emit("jcc", LabelRef("rt_step_limit"), cond="mi")
 
-    def param_source(self, k: int) -> PReg | Mem:
+    def param_source(self, k: int) -> PReg | Incoming:  # type: ignore[override]
         if k < len(ARG_REGS):
             return PReg(ARG_REGS[k])
-        return Mem(FP, disp=16 + 8 * (k - len(ARG_REGS)))  # above the saved x29, x30
+        return Incoming(k - len(ARG_REGS))  # above the frame, addressed once it is laid out
 
     def select_quad(self, instr: Instr) -> None:
         select_ops.select(self, instr)

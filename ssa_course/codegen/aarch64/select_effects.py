@@ -77,10 +77,12 @@ def s_newarr(sel: A64Selector, i: Instr) -> None:
     length = sel.stack.get(id(i))
     if length is not None:  # pattern: an array that never escapes, in the frame
         sel.call("rt_charge_array", 2)
-        slots = [sel.mfn.new_slot() for _ in range(length + 1)]  # the last is lowest
+        # slot k + 1 lies 8 bytes above slot k (frame.slot_address): the length in the
+        # first, the elements above it
+        slots = [sel.mfn.new_slot() for _ in range(length + 1)]
         d = sel.vreg(i.dest)
-        sel.emit("lea", d, slots[-2] if length else slots[-1])
-        if not length:  # no elements: the length's slot is below the reference
+        sel.emit("lea", d, slots[1] if length else slots[0])
+        if not length:  # no elements: the reference points just above the length
             sel.emit("add", d, d, Imm(8))
         n = sel.materialise(length) if length else XZR
         sel.emit("str", n, Mem(d, disp=-8))
