@@ -57,7 +57,7 @@ def _saved_pairs(fn: MFunction) -> list[tuple[PReg, PReg | None, int]]:
 
 def prologue(fn: MFunction) -> list[MInstr]:
     size = frame_size(fn)
-    if size <= MAX_PAIR_OFFSET + 8:
+    if size <= MAX_PAIR_OFFSET:
         out = [ins("stp!", FP, LR, Mem(SP, disp=-size))]
     else:  # too far for one pre-indexed store: move sp first
         out = [ins("sub", SP, SP, Imm(size - 16)), ins("stp!", FP, LR, Mem(SP, disp=-16))]
@@ -76,7 +76,7 @@ def epilogue(fn: MFunction, ret: MInstr) -> list[MInstr]:
     for first, second, off in _saved_pairs(fn):
         out.append(ins("ldp", first, second, Mem(FP, disp=off)) if second is not None
                    else ins("ldr", first, Mem(FP, disp=off)))
-    if size <= MAX_PAIR_OFFSET + 8:
+    if size <= MAX_PAIR_OFFSET:
         out.append(ins("ldp+", FP, LR, Mem(SP, disp=size)))
     else:
         out += [ins("ldp+", FP, LR, Mem(SP, disp=16)), ins("add", SP, SP, Imm(size - 16))]
