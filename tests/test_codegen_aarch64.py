@@ -283,3 +283,38 @@ def test_missing_says_why_in_one_line(monkeypatch):
         assert reason and "\n" not in reason and "install" in reason
     monkeypatch.setattr(toolchain.platform, "machine", lambda: "x86_64")
     assert "aarch64 Linux" in (toolchain.native_missing() or "")
+
+
+def test_pattern_table_names_every_marker():
+    from ssa_course.codegen.aarch64 import patterns
+
+    names = {p.name for p in patterns.PATTERNS}
+    source = "".join((ROOT / "ssa_course" / "codegen" / "aarch64" / f).read_text()
+                     for f in ("select_ops.py", "select_effects.py"))
+    markers = set(re.findall(r"# pattern: ([^\n]+)$", source, re.MULTILINE))
+    assert markers == names, markers ^ names
+    assert all(p.name in patterns.table_text() for p in patterns.PATTERNS)
+
+
+def test_verifier_names_the_broken_invariant():
+    from ssa_course.codegen.aarch64.compile import compile_parts
+    from ssa_course.codegen.aarch64.minstr import ins
+    from ssa_course.codegen.aarch64.verify import verify_program
+    from ssa_course.codegen.mir import Imm, PReg
+    from ssa_course.compilation import compile_source
+    from ssa_course.errors import VerifyError
+    from ssa_course.registry import build
+
+    comp = compile_source(Path(SUM).read_text(), "sum.tiny")
+    compiled = compile_parts(build(comp, "scheduled").ssa)
+    verify_program(compiled.mprog)
+    block = compiled.mprog.functions["main"].blocks[1]
+    block.instrs.insert(0, ins("lsl", PReg("x1"), PReg("x1"), Imm(64)))
+    with pytest.raises(VerifyError, match="operand kinds legal"):
+        verify_program(compiled.mprog)
+    block.instrs[0] = ins("sub", PReg("sp"), PReg("sp"), Imm(8))
+    with pytest.raises(VerifyError, match="sp 16-byte aligned"):
+        verify_program(compiled.mprog)
+    block.instrs[0] = ins("jmp", *[])
+    with pytest.raises(VerifyError):
+        verify_program(compiled.mprog)

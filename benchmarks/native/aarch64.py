@@ -157,12 +157,14 @@ def table(kernels: list[Kernel], size: str, time_size: str, repeat: int) -> list
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kernels", help="comma-separated kernel names (default: all)")
-    ap.add_argument("--size", default="interp", choices=("test", "interp", "bench"),
+    ap.add_argument("--count-size", default="interp", choices=("test", "interp", "bench"),
                     help="size of the instruction counts (default: interp)")
     ap.add_argument("--time-size", default="bench", choices=("test", "interp", "bench"),
                     help="size of the qemu times (default: bench)")
     ap.add_argument("--repeat", type=int, default=3, help="qemu runs per time (best of)")
-    opts = ap.parse_args(argv)
+    # bench.py's options come along from make bench-native: the ones this table does
+    # not have are its own business
+    opts, _ = ap.parse_known_args(argv)
     try:
         kernels = [kernel(n) for n in opts.kernels.split(",")] if opts.kernels else \
             list(KERNELS)
@@ -174,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"note: {why}: no aarch64 table")
         return 0
     os.environ.setdefault("SSA_COURSE_NATIVE_DIR", tempfile.gettempdir())
-    loud = table(kernels, opts.size, opts.time_size, opts.repeat)
+    loud = table(kernels, opts.count_size, opts.time_size, opts.repeat)
     for line in loud:
         print(line)
     return 1 if loud else 0

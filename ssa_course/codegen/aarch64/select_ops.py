@@ -262,6 +262,7 @@ def _divide_by_power(sel: A64Selector, a: str, c: int, d: VReg, rem: bool) -> No
 
 def s_const(sel: A64Selector, i: Instr) -> None:
     """Constants become immediates where they fit (see :mod:`.immediates`)."""
+    return  # pattern: constant
 
 
 SELECT = {
