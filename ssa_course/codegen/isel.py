@@ -79,6 +79,8 @@ class Selector:
         self.zero_tested: set[str] = set()  # values only ever compared with 0
         self.undefined: set[str] = set()  # Bril variables no path assigns
         self.hoisted = hoist.LoopConstants()  # wide constants loaded before their loops
+        # other loads a target places before their loops: (loop header, instruction)
+        self.hoisted_loads: list[tuple[str, MInstr]] = []
         self.qlabel = ""  # the quads block being selected
         # (quad, the instructions selected for it), when a lesson asks for the table
         self.trace: list[tuple[Instr | None, list[MInstr]]] | None = None
@@ -222,7 +224,7 @@ class Selector:
         copies: EdgeCopies = {}
         for qb in blocks:
             self.select_block(qb, qb.label in headers, copies)
-        hoist.place(self.hoisted, self.exit_of, entry)
+        hoist.place(self.hoisted, self.exit_of, entry, self.hoisted_loads)
         self.mfn.blocks.extend(self.cold)
         edges: EdgeCopies = {(self.exit_of[p].label, self.label(s)): c
                              for (p, s), c in copies.items() if p in self.exit_of}

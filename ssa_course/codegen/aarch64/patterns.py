@@ -53,6 +53,9 @@ PATTERNS: tuple[Pattern, ...] = (
             "ldr x, [a, i, lsl #3]", "a reference points at element 0, the length below "
             "it: one unsigned compare catches i < 0 and i >= len; no memory operand on "
             "cmp, so the length is loaded first"),
+    Pattern("loop-invariant length, loaded once", "aload a i in a call-free loop, a "
+            "fixed before it", "ldur n, [a, #-8] before the loop; cmp i, n; b.hs trap",
+            "a length never changes: the check costs two instructions, not three"),
     Pattern("proven in bounds", "x = aload a i (in bounds)", "ldr x, [a, i, lsl #3]",
             "lesson 09 proved 0 <= i < len(a): no compare, no branch"),
     Pattern("constant index", "x = aload a c", "ldur n, [a, #-8]; cmp n, #c; b.ls trap; "

@@ -12,13 +12,22 @@ from __future__ import annotations
 from ssa_course.codegen.aarch64 import minstr, select_ops
 from ssa_course.codegen.aarch64.frame import Incoming
 from ssa_course.codegen.aarch64.registers import ARG_REGS, FUEL_REG
+from ssa_course.codegen.hoist import ENTRY
 from ssa_course.codegen.isel import Selector, select_program_functions
-from ssa_course.codegen.mir import Imm, LabelRef, MFunction, PReg
+from ssa_course.codegen.mir import Imm, LabelRef, Mem, MFunction, PReg, VReg
+from ssa_course.codegen.quadcfg import function_blocks
+from ssa_course.quads.domtree import Dominance
 from ssa_course.quads.ir import Instr, Program
 
 
 class A64Selector(Selector):
     """Selection state for one function, AArch64 flavour."""
+
+    def __init__(self, *args, **kw) -> None:  # noqa: ANN002, ANN003
+        super().__init__(*args, **kw)
+        self._lengths: dict[tuple[str, str], VReg] = {}
+        self._defined_in: dict[str, str] | None = None
+        self._dom: Dominance | None = None
 
     arg_regs = ARG_REGS
     cond_eq = "eq"
@@ -42,6 +51,42 @@ class A64Selector(Selector):
 
     def select_quad(self, instr: Instr) -> None:
         select_ops.select(self, instr)
+
+    def hoisted_length(self, array: str) -> VReg | None:
+        """A register holding ``len(array)`` through the current block's loop, loaded once
+        before the loop, or None. A length never changes, so when the reference is fixed
+        in the loop (defined where the loop's preheader point is dominated: a parameter,
+        or a value computed before the loop) its bounds checks need not load it again.
+        Only call-free loops (:mod:`ssa_course.codegen.hoist`): there registers are free."""
+        header = self.hoisted.loop_of.get(self.qlabel)
+        if header is None or array in self.consts:
+            return None
+        key = (header, array)
+        n = self._lengths.get(key)
+        if n is None:
+            if self._defined_in is None:
+                self._index_definitions()
+            where = self._defined_in.get(array)  # type: ignore[union-attr]
+            point = self.hoisted.preheader[header]
+            if point == ENTRY:
+                fixed = where == ENTRY
+            else:
+                fixed = where is not None and (where == ENTRY or self._dom.dominates(where, point))
+            if not fixed:
+                return None
+            n = self._lengths[key] = self.new_vreg("len")
+            self.hoisted_loads.append((header, self.make("ldr", n, Mem(self.vreg(array),
+                                                                        disp=-8))))
+        return n
+
+    def _index_definitions(self) -> None:
+        blocks = function_blocks(self.fn)
+        self._dom = Dominance({b.label: b.succs for b in blocks}, blocks[0].label)
+        self._defined_in = {name: ENTRY for name, _ in self.fn.params}
+        for qb in blocks:
+            for i in (*qb.phis, *qb.body):
+                if i.dest is not None:
+                    self._defined_in[i.dest] = qb.label
 
 
 def select_program_a64(program: Program, fuel: bool = True, frame_arrays: bool = True

@@ -36,8 +36,10 @@ def _element(sel: A64Selector, i: Instr, ra: VReg, index: str) -> Mem:
     constant = c is not None and c >= 0 and 8 * c <= MAX_SCALED
     if not i.in_bounds:
         stub = sel.trap_stub(TRAP_BOUNDS, i)
-        n = sel.new_vreg("len")
-        sel.emit("ldr", n, Mem(ra, disp=-8))
+        n = sel.hoisted_length(i.args[0])  # pattern: loop-invariant length, loaded once
+        if n is None:
+            n = sel.new_vreg("len")
+            sel.emit("ldr", n, Mem(ra, disp=-8))
         if constant and arith_imm(c) is not None:  # pattern: constant index
             sel.emit("cmp", n, Imm(c))
             sel.emit("jcc", LabelRef(stub), cond="ls")
