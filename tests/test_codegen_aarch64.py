@@ -318,3 +318,32 @@ def test_verifier_names_the_broken_invariant():
     block.instrs[0] = ins("jmp", *[])
     with pytest.raises(VerifyError):
         verify_program(compiled.mprog)
+
+
+@pytest.mark.skipif(toolchain.emulator_missing() is not None,
+                    reason=toolchain.emulator_missing() or "")
+def test_an_arm_laptop_without_assemblers_runs_aarch64(monkeypatch, capsys, tmp_path):
+    """platform.machine() says arm64, no keystone, no GNU tools on PATH: our own encoder
+    makes the bytes, unicorn runs them; the default target is the host's."""
+    import importlib.util
+    import platform
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(platform, "machine", lambda: "arm64")
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "keystone" else real_find_spec(name, *a))
+    monkeypatch.setattr(toolchain.shutil, "which", lambda name: None)
+    from ssa_course.codegen.aarch64.assemble import default_assembler
+
+    assert default_assembler() == "own" and toolchain.keystone_missing()
+    source = ROOT / "tests" / "programs"
+    for name, args in (("sum", ["10"]),):
+        path = str(ROOT / "examples" / f"{name}.tiny")
+        assert main(["run", "--via", "emulated", path, *args]) == 0  # the host's target
+        assert capsys.readouterr().out == "159\n"
+    assert main(["run", "--via", "emulated", "--target", "aarch64",
+                 str(source / "stack_overflow.tiny")]) == 2
+    assert "stack overflow" in capsys.readouterr().err
+    exe = tmp_path / "sum"
+    assert main(["compile", "-o", str(exe), SUM]) == 0
+    assert exe.read_bytes()[18:20] == (183).to_bytes(2, "little")
