@@ -33,11 +33,14 @@ from ssa_course.codegen.mir import (
     Slot,
     VReg,
 )
-from ssa_course.codegen.names import MAIN_BODY, function_symbol
+from ssa_course.codegen.names import MAIN_BODY, block_label, function_symbol
 
 X16, X17 = "x16", "x17"
 _OFFSET = re.compile(r", #(-?\d+)\]$")
 MAX_SCALED = 4095 * 8
+# Runtime entries reached by a conditional branch (fuel and depth checks): b.cond reaches
+# only +-1 MiB, so each function branches to a stub of its own that jumps there.
+FAR_ENTRIES = frozenset({"rt_step_limit", "rt_stack_overflow"})
 
 
 def reg(o: object) -> str:
@@ -228,6 +231,17 @@ def function_text(fn: MFunction, lines: list[str] | None = None) -> list[str]:
                 f"{MAIN_BODY}:"]
     last: list[int | None] = [None]
     before: set[str] = set()
+    far: dict[str, str] = {}  # runtime entry -> this function's stub branching to it
+
+    def near(i: MInstr) -> MInstr:
+        """``i``, or a copy branching to the function's stub for a far runtime entry."""
+        target = _target(i)
+        if i.op != "jcc" or target not in FAR_ENTRIES:
+            return i
+        stub = far.setdefault(target, f"{block_label(fn.name, '')}far.{target}")
+        return MInstr("jcc", [LabelRef(stub), *i.operands[1:]], [], list(i.uses), i.cond,
+                      i.line, i.comment)
+
     for k, block in enumerate(fn.blocks):
         before.add(block.label)
         nxt = fn.blocks[k + 1].label if k + 1 < len(fn.blocks) else None
@@ -247,10 +261,12 @@ def function_text(fn: MFunction, lines: list[str] | None = None) -> list[str]:
                     out.append(f"    b {t}")
                     break
             out.extend(_comment(i, lines, last))
-            body = instr_lines(fn, i)
+            body = instr_lines(fn, near(i))
             if i.comment:
                 body[-1] += f"  // {i.comment}"
             out.extend(f"    {x}" for x in body)
+    for entry, stub in far.items():  # b.cond reaches 1 MiB, b reaches 128 MiB
+        out += [f"{stub}:", f"    b {entry}"]
     return out
 
 
