@@ -275,6 +275,9 @@ def test_run_with_target_aarch64(capsys):
     assert main(["show", "--as", "asm", "--target", "aarch64", SUM]) == 0
     listing = capsys.readouterr().out
     assert "smulh" in listing and "// line 5:" in listing and "tiny_main:" in listing
+    assert "b.mi rt_" not in listing  # a stub of the function's own reaches them
+    assert "b.mi .Lmain.far.rt_stack_overflow" in listing
+    assert ".Lmain.far.rt_stack_overflow:\n    b rt_stack_overflow" in listing
 
 
 def test_missing_says_why_in_one_line(monkeypatch):
