@@ -111,3 +111,23 @@ def test_compiled_executable_runs_under_qemu(tmp_path):
     assert (done.stdout, done.returncode) == ("159\n", 0)
     done = subprocess.run([qemu, str(exe)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "main takes 1 argument" in done.stderr
+
+
+@pytest.mark.skipif(toolchain.emulator_missing() is not None,
+                    reason=toolchain.emulator_missing() or "")
+@pytest.mark.parametrize("case", [c for c in load_corpus() if c.name != "step_limit"],
+                         ids=[c.name for c in load_corpus() if c.name != "step_limit"])
+def test_builds_without_fuel_checks_run_the_corpus(case):
+    """``compile`` without --step-limit: no fuel checks, x27 allocatable (a throw gives it
+    back from the handler record); same output, status and message."""
+    from ssa_course.codegen.aarch64.emulate import run_emulated
+
+    try:
+        comp = compile_source(case.source, case.path.name)
+        comp.check()
+    except SsaCourseError as e:
+        assert case.exit == e.exit_status
+        return
+    compiled = compile_machine_a64(comp, fuel=False)
+    got = run_emulated(assemble(compiled.source(None)), case.args)  # type: ignore[attr-defined]
+    assert (got.stdout, got.status, got.stderr) == (case.stdout, case.exit, case.stderr)

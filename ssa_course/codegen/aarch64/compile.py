@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ssa_course.codegen import regalloc
 from ssa_course.codegen.aarch64 import emit, frame
-from ssa_course.codegen.aarch64.registers import AARCH64
+from ssa_course.codegen.aarch64.registers import AARCH64, AARCH64_UNFUELLED
 from ssa_course.codegen.aarch64.runtime import program_source
 from ssa_course.codegen.aarch64.select import select_program_a64
 from ssa_course.codegen.mir import MProgram
@@ -35,14 +35,17 @@ def select_program(program: Program, fuel: bool = True, frame_arrays: bool = Tru
     return MProgram(functions, params, structs, sites)
 
 
-def allocate_program(mprog: MProgram, allocator: str = "color") -> dict[str, object]:
-    """Allocate (graph colouring over AArch64's register file) and lay out every frame."""
+def allocate_program(mprog: MProgram, allocator: str = "color", fuel: bool = True
+                     ) -> dict[str, object]:
+    """Allocate (graph colouring over AArch64's register file; x27 too when there are no
+    fuel checks) and lay out every frame."""
     if allocator != "color":
         raise CodegenError(f"the aarch64 target has the 'color' allocator only, not "
                            f"{allocator!r}")
+    regfile = AARCH64 if fuel else AARCH64_UNFUELLED
     done: dict[str, object] = {}
     for name, fn in mprog.functions.items():
-        done[name] = regalloc.allocate(fn, regfile=AARCH64)
+        done[name] = regalloc.allocate(fn, regfile=regfile)
         remove_redundant_reloads(fn)
         frame.layout(fn)
     return done
@@ -78,7 +81,7 @@ def compile_parts(program: Program, source_lines: list[str] | None = None, *,
     runtime per run."""
     with paused_gc():
         mprog = select_program(program, fuel, frame_arrays)
-        allocations = allocate_program(mprog, allocator)
+        allocations = allocate_program(mprog, allocator, fuel)
         text = emit.program_text(mprog, source_lines)
     main = program.functions.get("main")
     params = tuple((name, str(t)) for name, t in main.params) if main else ()

@@ -8,8 +8,9 @@
 What this back end keeps for itself (never allocated): ``x16``/``x17`` (the "intra-
 procedure-call scratch" registers: the emitter builds large immediates and far addresses
 in them), ``x18`` (the platform register), ``x27`` (the fuel left: the step limit, a
-``subs`` + ``b.mi`` at each loop header) and ``x28`` (the call depth left: the depth
-limit), both callee-saved so the runtime and every call leave them alone.
+``subs`` + ``b.mi`` at each loop header; allocatable in a build without fuel checks) and
+``x28`` (the call depth left: the depth limit), both callee-saved so the runtime and every
+call leave them alone.
 """
 
 from __future__ import annotations
@@ -38,6 +39,19 @@ AARCH64 = RegisterFile(
               ("x17", "scratch (IP1)"), ("x18", "platform register"),
               ("x27", "fuel left (the step limit)"), ("x28", "call depth left"),
               ("x29", "frame pointer"), ("x30", "link register (return address)")),
+)
+
+# Without fuel checks (``ssa-course compile`` without --step-limit) x27 holds no counter:
+# the allocator gets it as a ninth callee-saved register (the runtime's handler records
+# then give it back to a handler, see runtime.py).
+AARCH64_UNFUELLED = RegisterFile(
+    name="aarch64",
+    allocatable=ALLOCATABLE + ("x27",),
+    arguments=ARG_REGS,
+    result=RET_REG,
+    caller_saved=CALLER_SAVED,
+    callee_saved=CALLEE_SAVED + ("x27",),
+    reserved=tuple(r for r in AARCH64.reserved if r[0] != "x27"),
 )
 
 # Condition codes of signed comparisons, their negations and their operand swaps, named

@@ -7,7 +7,9 @@ arguments in x0-x5, the result in x0. Calls follow AAPCS64 (x0-x7 in, x0 out, x0
 clobbered, x19-x28 kept); the generated code keeps the fuel in x27 and the call depth in
 x28, which no routine here touches except ``rt_throw`` (x28 comes back from the record).
 
-Handler records (:data:`HANDLER_RECORD` bytes): handler, sp, x29, x28, x19-x26.
+Handler records (:data:`HANDLER_RECORD` bytes): handler, sp, x29, x28, x19-x26, x27; x27
+is restored by a throw only in a build without a step limit (there the allocator may
+use it; with a limit it is the fuel, which a throw must not give back).
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ from ssa_course.codegen.runtime_abi import (
 from ssa_course.codegen.runtime_asm import _data
 from ssa_course.runtime import MAX_ARRAY_LENGTH
 
-HANDLER_RECORD = 96
+HANDLER_RECORD = 112
+_X27_BACK = "    // x27 comes back here in a build without a step limit\n"
 
 
 assert len(mov_sequence(OUT_BUFFER)) == 1
@@ -292,7 +295,9 @@ rt_new_struct:
     lsl x0, x0, #3
     b rt_alloc
 
-// ---- exceptions: records {{handler, sp, x29, x28, x19-x26}} on a stack of their own
+// ---- exceptions: records {{handler, sp, x29, x28, x19-x26, x27}} on a stack of their own;
+// x27 is given back only without a step limit (then it may hold a value; with one it is
+// the fuel, which a throw must not refund)
 // rt_enter(x0 = handler address)
 .globl rt_enter
 rt_enter:
@@ -309,6 +314,7 @@ rt_enter:
     stp x21, x22, [x10, #48]
     stp x23, x24, [x10, #64]
     stp x25, x26, [x10, #80]
+    str x27, [x10, #96]
     add x10, x10, #{HANDLER_RECORD}
     str x10, [x9, :lo12:rt_hstack_top]
     ret
@@ -340,7 +346,7 @@ rt_throw:
     ldp x21, x22, [x10, #48]
     ldp x23, x24, [x10, #64]
     ldp x25, x26, [x10, #80]
-    br x13
+{_X27_BACK}    br x13
 .Lthrow_uncaught:
     mov x19, x0
     bl rt_flush
@@ -365,7 +371,8 @@ def runtime_asm(config: RuntimeConfig) -> str:
     """The runtime's assembly for ``config`` (text, data and bss sections)."""
     lines = [".text", ".globl _start"]
     lines += start_text(config, handler_bytes(config), HANDLER_RECORD).splitlines()
-    lines += RUNTIME_TEXT.strip("\n").splitlines()
+    restore = "    ldr x27, [x10, #96]\n" if config.step_limit is None else ""
+    lines += RUNTIME_TEXT.replace(_X27_BACK, restore).strip("\n").splitlines()
     lines += _data(config)
     return "\n".join(lines) + "\n"
 
