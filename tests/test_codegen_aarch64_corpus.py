@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from corpus import load_bril_corpus, load_corpus
 from fuzzgen import generate
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ssa_course import stages
 from ssa_course.cli import main
@@ -131,3 +133,52 @@ def test_builds_without_fuel_checks_run_the_corpus(case):
     compiled = compile_machine_a64(comp, fuel=False)
     got = run_emulated(assemble(compiled.source(None)), case.args)  # type: ignore[attr-defined]
     assert (got.stdout, got.status, got.stderr) == (case.stdout, case.exit, case.stderr)
+
+
+EDGES = [0, 1, -1, 2, 3, 7, -7, 8, -16, 255, 641, 1000, -1000, 4095, 4096, 4097, -4095,
+         -4096, 65535, 65536, 0x12345678, -(1 << 31), 1 << 32, (1 << 62) + 1,
+         (1 << 63) - 1, -(1 << 63), 0x00FF00FF00FF00FF, -0x0F0F0F0F0F0F0F10]
+
+
+def _literal(c: int) -> str:
+    return f"({c + 1} - 1)" if c == -(1 << 63) else f"({c})"
+
+
+def _constant_program(constants: list[int]) -> str:
+    lines = []
+    for c in constants:
+        k = _literal(c)
+        lines.append(f"    print(n + {k}, n - {k}, {k} - n, n * {k}, n < {k}, n >= {k}, "
+                     f"n == {k}, {k} < n);")
+        if c != 0:
+            lines.append(f"    print(n / {k}, n % {k});")
+        lines.append(f"    if (n != 0) {{ print({k} / n, {k} % n); }}")
+        lines.append(f"    if (n > {k}) {{ print(1); }} else {{ print(0); }}")
+    return "fn main(n: int) {\n" + "\n".join(lines) + "\n}\n"
+
+
+def _agree(program: str, inputs: list[int]) -> None:
+    comp = compile_source(program, "edges.tiny")
+    for n in inputs:
+        want = stages.run(comp, [str(n)], via="quads")
+        got = stages.run(comp, [str(n)], via="emulated-aarch64")
+        assert (got.stdout, got.status, got.error) == (want.stdout, want.status,
+                                                        want.error), n
+
+
+@pytest.mark.skipif(toolchain.emulator_missing() is not None,
+                    reason=toolchain.emulator_missing() or "")
+def test_immediates_and_divisions_by_edge_constants():
+    """Every constant kind: imm12 (and shifted), negative (flipped op, cmn), bitmask and
+    non-bitmask, wide (movz/movn/movk), INT_MIN; division by each (power of two, magic,
+    sdiv with Tiny's INT_MIN rules) -- against the interpreter."""
+    _agree(_constant_program(EDGES), [0, 1, -1, 7, -123456789, (1 << 63) - 1, -(1 << 63)])
+
+
+@pytest.mark.skipif(toolchain.emulator_missing() is not None,
+                    reason=toolchain.emulator_missing() or "")
+@settings(max_examples=8, deadline=None)
+@given(st.lists(st.integers(-(1 << 63), (1 << 63) - 1), min_size=1, max_size=4),
+       st.integers(-(1 << 63), (1 << 63) - 1))
+def test_random_constants_agree_with_the_interpreter(constants, n):
+    _agree(_constant_program(constants), [n])
