@@ -43,13 +43,14 @@ def assembler_missing(name: str) -> str | None:
 
 
 def default_assembler() -> str:
-    """GNU when installed (the reference), else our own."""
-    return "gnu" if toolchain.gnu_missing() is None else "own"
+    """What ``"auto"`` means: the first installed of GNU, keystone and our own (always
+    there) -- the order x86-64's choice tries them in."""
+    return next(name for name in ("gnu", "keystone", "own") if assembler_missing(name) is None)
 
 
 def assemble(source: str, backend: str = "auto") -> Image:
     """Assemble and link ``source`` for AArch64 (cached by its hash). ``backend`` is one
-    of :data:`ASSEMBLERS` or ``"auto"`` (:func:`default_assembler`)."""
+    of :data:`ASSEMBLERS` or ``"auto"`` (:func:`default_assembler`: GNU, keystone, own)."""
     if backend == "auto":
         backend = default_assembler()
     if backend not in ASSEMBLERS:
