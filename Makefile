@@ -48,7 +48,8 @@ graphviz:
 	fi
 
 # GNU as + ld assemble and link the native code of lesson 11 (keystone, a Python package,
-# stands in when they are missing).
+# stands in when they are missing; so does our own aarch64 encoder); the aarch64 pair
+# (binutils-aarch64-linux-gnu) and qemu-user run the second target as real processes.
 binutils:
 	@if command -v as >/dev/null 2>&1 && command -v ld >/dev/null 2>&1; then :; \
 	elif [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
@@ -57,6 +58,25 @@ binutils:
 	  || echo "note: could not install binutils; native code is assembled by keystone instead"; \
 	else \
 	  echo "note: GNU 'as'/'ld' not found; install binutils (e.g. 'sudo apt-get install binutils') for the primary assembler (keystone is used meanwhile)"; \
+	fi
+	@if command -v aarch64-linux-gnu-as >/dev/null 2>&1 && command -v qemu-aarch64 >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing the aarch64 binutils and qemu-user (apt-get install binutils-aarch64-linux-gnu qemu-user)"; \
+	  (apt-get update -qq && apt-get install -y -qq --no-install-recommends binutils-aarch64-linux-gnu qemu-user >/dev/null) \
+	  || echo "note: could not install them; aarch64 code is assembled by our own encoder and run under unicorn"; \
+	else \
+	  echo "note: no aarch64-linux-gnu-as or qemu-aarch64; install binutils-aarch64-linux-gnu and qemu-user for them (our own encoder and unicorn are used meanwhile)"; \
+	fi
+
+# The cross C compiler the aarch64 benchmark table compares with (benchmarks only).
+cross-gcc:
+	@if command -v aarch64-linux-gnu-gcc >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing gcc-aarch64-linux-gnu (apt-get install gcc-aarch64-linux-gnu)"; \
+	  (apt-get update -qq && apt-get install -y -qq --no-install-recommends gcc-aarch64-linux-gnu >/dev/null) \
+	  || echo "note: could not install gcc-aarch64-linux-gnu; the aarch64 table is skipped"; \
+	else \
+	  echo "note: no aarch64-linux-gnu-gcc; install gcc-aarch64-linux-gnu for the aarch64 table"; \
 	fi
 
 lab: venv graphviz binutils
@@ -112,17 +132,22 @@ JOBS ?= 2
 fuzz: venv
 	$(PY) tools/fuzz.py -n $(N) --seed $(SEED) --jobs $(JOBS)
 
-bench: venv
+bench: venv binutils cross-gcc
 	$(PY) benchmarks/run_all.py
 	$(PY) benchmarks/native/bench.py
 	$(PY) benchmarks/native/assemblers.py
+	$(PY) benchmarks/native/aarch64.py
 
-# Our native code against gcc -O0/-O1 on C twins of the kernels (benchmarks/native/);
-# gcc is needed only here. NATIVE_ARGS=--kernels fib,sieve --repeat 1 for a quick look.
+# Our native code against gcc -O0/-O1 on C twins of the kernels (benchmarks/native/),
+# then the aarch64 table (instructions under unicorn, time under qemu, against
+# aarch64-linux-gnu-gcc -O1); gcc is needed only here.
+# NATIVE_ARGS=--kernels fib,sieve --repeat 1 for a quick look (both scripts read them).
 NATIVE_ARGS ?=
-.PHONY: bench-native
-bench-native: venv
-	$(PY) benchmarks/native/bench.py $(NATIVE_ARGS)
+.PHONY: bench-native cross-gcc
+bench-native: venv binutils cross-gcc
+	$(PY) benchmarks/native/bench.py $(NATIVE_ARGS); status=$$?; \
+	$(PY) benchmarks/native/aarch64.py $(NATIVE_ARGS) || status=1; \
+	exit $$status
 
 # Assembling speed: GNU as + ld, keystone and our own encoder on each kernel's file.
 .PHONY: bench-asm

@@ -51,6 +51,10 @@ def _add_assembler(parser: argparse.ArgumentParser) -> None:
                         "the project's own (default: the first installed, in that order)")
 
 
+_TARGET_HELP = ("machine for the machine-code stages: x86-64 or aarch64 (default: this "
+                "machine's; --via emulated --target aarch64 is emulated-aarch64)")
+
+
 def build_parser(listing: bool = True) -> argparse.ArgumentParser:
     """The argument parser; ``listing``: name every representation in the help (only when
     help is asked for: a plain run needs no list)."""
@@ -81,6 +85,7 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
     run.add_argument("--depth", type=_positive, default=DEFAULT_DEPTH_LIMIT, metavar="N",
                      help=f"call depth limit (default {DEFAULT_DEPTH_LIMIT:,})")
     _add_assembler(run)
+    run.add_argument("--target", default=None, metavar="T", help=_TARGET_HELP)
     run.add_argument("file", metavar="FILE")
     # Never parsed by argparse: main() hands everything after FILE to the program verbatim.
     run.add_argument("args", nargs="*", default=[], metavar="ARGS",
@@ -93,6 +98,7 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
     show.add_argument("file", metavar="FILE")
     show.add_argument("--as", dest="view", default="quads", metavar="REPR",
                       help=f"which representation ({view_names}); default: quads")
+    show.add_argument("--target", default=None, metavar="T", help=_TARGET_HELP)
     show.add_argument("--format", default="text", choices=("text", "dot", "svg", "png"),
                       help="text (default), dot, svg or png")
     show.add_argument("-o", "--output", metavar="OUT",
@@ -128,7 +134,7 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="compile a program and report errors; run nothing")
     check.add_argument("file", metavar="FILE")
 
-    native = sub.add_parser("compile", help="compile a program to a standalone x86-64 "
+    native = sub.add_parser("compile", help="compile a program to a standalone x86-64 or aarch64 "
                             "executable (lesson 11); it takes main's arguments on its "
                             "command line")
     native.add_argument("file", metavar="FILE")
@@ -141,7 +147,9 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
                         help=f"call depth limit (default {DEFAULT_DEPTH_LIMIT:,})")
     native.add_argument("--allocator", default="color", choices=("color", "spill-all"),
                         help="register allocation: graph colouring (default) or every "
-                        "value in a stack slot")
+                        "value in a stack slot (x86-64 only)")
+    native.add_argument("--target", default=None, metavar="T",
+                        help="x86-64 or aarch64 (default: this machine's)")
     _add_assembler(native)
     return parser
 
@@ -149,14 +157,16 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
 def _assembler(ns: argparse.Namespace):  # noqa: ANN202 - a context manager
     """The ``--assembler`` choice for the command's duration (a missing one: one line)."""
     from ssa_course.codegen.assemble import using_assembler
+    from ssa_course.codegen.target import check_target, host_target
 
-    return using_assembler(ns.assembler)
+    target = getattr(ns, "target", None)
+    return using_assembler(ns.assembler, check_target(target or host_target()))
 
 
 def _cmd_run(ns: argparse.Namespace) -> int:
     from ssa_course import registry, stages
 
-    via = registry.representation(ns.via).name
+    via = registry.representation(_targeted(ns.via, ns.target)).name
     with _assembler(ns):
         comp = load_file(ns.file)
         result = stages.run(comp, list(ns.args), via=via, limits=Limits(ns.steps, ns.depth),
@@ -191,7 +201,7 @@ def _cmd_show(ns: argparse.Namespace) -> int:
     options = DrawOptions(function=ns.function, around=ns.around, radius=ns.radius,
                           budget=ns.budget or None)
     with _assembler(ns):
-        data = views.render(comp, ns.view, ns.format, options)
+        data = views.render(comp, _targeted(ns.view, ns.target), ns.format, options)
     if ns.output:
         mode = "wb" if isinstance(data, bytes) else "w"
         try:
@@ -242,7 +252,22 @@ def _cmd_passes() -> int:
     return 0
 
 
+def _targeted(stage: str, target: str | None) -> str:
+    """``stage`` for ``--target`` (none given: the host's, for machine-code stages)."""
+    from ssa_course.codegen.target import MACHINE_STAGES, host_target, stage_for_target
+
+    if target is None:
+        if stage not in MACHINE_STAGES or host_target() == "x86-64":
+            return stage
+        target = host_target()
+    return stage_for_target(stage, target)
+
+
 def _cmd_compile(ns: argparse.Namespace) -> int:
+    from ssa_course.codegen.target import check_target, host_target
+
+    if check_target(ns.target or host_target()) == "aarch64":
+        return _compile_aarch64(ns)
     from ssa_course.codegen.assemble import assemble, save_executable
     from ssa_course.lessons.l11_codegen import compile_machine
 
@@ -251,6 +276,27 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
         comp.check()
         compiled = compile_machine(comp, allocator=ns.allocator,
                                    fuel=ns.step_limit is not None)
+        image = assemble(compiled.source(ns.step_limit, ns.depth))  # type: ignore[attr-defined]
+    try:
+        save_executable(image, ns.output)
+    except OSError as e:
+        raise UsageError(f"cannot write {ns.output}: {e.strerror or e}") from None
+    return 0
+
+
+def _compile_aarch64(ns: argparse.Namespace) -> int:
+    from ssa_course.codegen.aarch64.assemble import assemble
+    from ssa_course.codegen.assemble import save_executable
+    from ssa_course.codegen.patterns import CodegenError
+    from ssa_course.lessons.l11_aarch64 import compile_machine_a64
+
+    if ns.allocator != "color":
+        raise CodegenError(f"the aarch64 target has the 'color' allocator only, not "
+                           f"{ns.allocator!r}")
+    with _assembler(ns):
+        comp = load_file(ns.file)
+        comp.check()
+        compiled = compile_machine_a64(comp, fuel=ns.step_limit is not None)
         image = assemble(compiled.source(ns.step_limit, ns.depth))  # type: ignore[attr-defined]
     try:
         save_executable(image, ns.output)
@@ -297,7 +343,7 @@ def _flush_out() -> None:
         raise _StdoutError(e) from None
 
 
-_RUN_VALUE_OPTIONS = ("--via", "--steps", "--depth", "--assembler")
+_RUN_VALUE_OPTIONS = ("--via", "--steps", "--depth", "--assembler", "--target")
 
 
 def split_run_argv(argv: list[str]) -> tuple[list[str], list[str]]:

@@ -46,6 +46,8 @@ def test_names_come_from_the_lessons_in_order():
 def test_every_representation_has_four_faces(name):
     comp = compile_source(PROGRAM)
     rep = registry.representation(name)
+    if rep.unavailable() is not None:  # e.g. native-aarch64 on an x86-64 machine
+        pytest.skip(f"{name}: {rep.unavailable()}")
     artifact = registry.build(comp, name)
     rep.verify(artifact)  # verified when built; verifying again is harmless
     out = Output()

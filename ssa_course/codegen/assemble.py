@@ -42,14 +42,14 @@ _CHOSEN: ContextVar[str] = ContextVar("assembler", default="auto")
 
 
 @contextmanager
-def using_assembler(name: str | None) -> Iterator[None]:
+def using_assembler(name: str | None, target: str = toolchain.TARGET) -> Iterator[None]:
     """Within the block, :func:`assemble` without a ``backend`` uses ``name`` ("gnu",
     "keystone", "own" or "auto"; None leaves the choice as it is). An unknown name raises
     :class:`~ssa_course.errors.UsageError`; a missing one :class:`toolchain.ToolMissing`."""
     if name is None:
         yield
         return
-    toolchain.choose_assembler(toolchain.TARGET, name)  # says now if it cannot be used
+    toolchain.choose_assembler(target, name)  # says now if it cannot be used for target
     token = _CHOSEN.set(name)
     try:
         yield
@@ -57,9 +57,10 @@ def using_assembler(name: str | None) -> Iterator[None]:
         _CHOSEN.reset(token)
 
 
-def current_assembler() -> str:
-    """The assembler :func:`assemble` would use now (resolved: never "auto")."""
-    return toolchain.choose_assembler(toolchain.TARGET, _CHOSEN.get())
+def current_assembler(target: str = toolchain.TARGET) -> str:
+    """The assembler that makes ``target``'s bytes now (resolved: never "auto"): the
+    choice of the enclosing :func:`using_assembler` block, else the first installed."""
+    return toolchain.choose_assembler(target, _CHOSEN.get())
 
 
 @dataclass(slots=True)

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ssa_course.codegen.minstr import ins
-from ssa_course.codegen.mir import Imm, MBlock, VReg
+from ssa_course.codegen.mir import Imm, MBlock, MInstr, VReg
 from ssa_course.codegen.quadcfg import QBlock
 from ssa_course.quads.domtree import Dominance
 from ssa_course.quads.loops import natural_loops
@@ -111,13 +111,16 @@ def _preheader_point(header: str, by_label: dict[str, QBlock], dom: Dominance,
     return point if last is not None and last.op in ("jmp", "br") else None
 
 
-def place(plan: LoopConstants, exit_of: dict[str, MBlock], entry: MBlock) -> None:
+def place(plan: LoopConstants, exit_of: dict[str, MBlock], entry: MBlock,
+          extra: list[tuple[str, MInstr]] = ()) -> None:  # type: ignore[assignment]
     """Load every hoisted constant at the end of its loop's preheader point (in the
     machine block that point's quads end in, or ``entry``), before the final compare and
-    jumps."""
-    loads: dict[str, list[tuple[VReg, int]]] = {}
+    jumps; ``extra`` instructions, each for the loop of the header named, go there too."""
+    loads: dict[str, list[MInstr]] = {}
     for (header, value), v in plan.regs.items():
-        loads.setdefault(plan.preheader[header], []).append((v, value))
+        loads.setdefault(plan.preheader[header], []).append(ins("mov", v, Imm(value)))
+    for header, instr in extra:
+        loads.setdefault(plan.preheader[header], []).append(instr)
     for point, pairs in loads.items():
         block = entry if point == ENTRY else exit_of[point]
         at = len(block.instrs)
@@ -125,4 +128,4 @@ def place(plan: LoopConstants, exit_of: dict[str, MBlock], entry: MBlock) -> Non
             at -= 1
         if at > 0 and at < len(block.instrs) and block.instrs[at - 1].op in _FLAGS:
             at -= 1
-        block.instrs[at:at] = [ins("mov", v, Imm(value)) for v, value in pairs]
+        block.instrs[at:at] = pairs

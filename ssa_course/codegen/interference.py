@@ -22,7 +22,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ssa_course.codegen.liveness import Liveness, loop_depths
-from ssa_course.codegen.mir import ALLOCATABLE, MFunction, PReg, Reg, VReg
+from ssa_course.codegen.mir import MFunction, PReg, Reg, VReg
+from ssa_course.codegen.target import X86_64
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +104,7 @@ class InterferenceGraph:
         return "\n".join(lines) + "\n"
 
 
-def build_interference(fn: MFunction, registers: Iterable[str] = ALLOCATABLE,
+def build_interference(fn: MFunction, registers: Iterable[str] = X86_64.allocatable,
                        liveness: Liveness | None = None,
                        depths: Mapping[str, int] | None = None) -> InterferenceGraph:
     """The interference graph of ``fn`` (see the module docstring)."""
@@ -144,13 +145,22 @@ def build_interference(fn: MFunction, registers: Iterable[str] = ALLOCATABLE,
 
 # ---------------------------------------------------------------- drawing
 
-# One light fill per register, so the picture reads as "same colour = same register".
-REGISTER_FILLS = {
-    "rax": "#ffb3ba", "rcx": "#ffdfba", "rdx": "#ffffba", "rsi": "#baffc9",
-    "rdi": "#bae1ff", "r8": "#e0bbff", "r9": "#ffc8e6", "r10": "#c9f2ef",
-    "r11": "#f2e1c9", "rbx": "#d4f0a8", "r12": "#a8d4f0", "r13": "#f0a8d4",
-    "r14": "#d9d9ff", "r15": "#ffe0a8",
-}
+# One light fill per register, so the picture reads as "same colour = same register"
+# (the target's own table; another target's registers get a fill from their name).
+REGISTER_FILLS = X86_64.fills
+_PALETTE = ("#ffb3ba", "#ffdfba", "#ffffba", "#baffc9", "#bae1ff", "#e0bbff", "#ffc8e6",
+            "#c9f2ef", "#f2e1c9", "#d4f0a8", "#a8d4f0", "#f0a8d4", "#d9d9ff", "#ffe0a8")
+
+
+def register_fill(name: str) -> str:
+    """The fill of register ``name`` in a drawing (the same in every process)."""
+    fill = REGISTER_FILLS.get(name)
+    if fill is not None:
+        return fill
+    digits = "".join(ch for ch in name if ch.isdigit())
+    return _PALETTE[int(digits) % len(_PALETTE)] if digits else "#dddddd"
+
+
 SPILL_COLOR = "#c00000"
 
 
@@ -177,7 +187,7 @@ def interference_dot(graph: InterferenceGraph, colouring: Mapping[VReg, str] | N
                      "labelloc=t;")
     for n in nodes:
         if isinstance(n, PReg):
-            fill = REGISTER_FILLS.get(n.name, "#dddddd")
+            fill = register_fill(n.name)
             lines.append(f"  {ids[n]} [label={_q(n.name)}, shape=doublecircle, "
                          f"fillcolor={_q(fill)}];")
         elif n in spilled:
@@ -187,7 +197,7 @@ def interference_dot(graph: InterferenceGraph, colouring: Mapping[VReg, str] | N
                          f"fontcolor={_q(SPILL_COLOR)}, fillcolor=\"#fff0f0\"];")
         elif n in colouring:
             reg = colouring[n]
-            fill = REGISTER_FILLS.get(reg, "#dddddd")
+            fill = register_fill(reg)
             label = _q(f"{n}")[:-1] + "\\n" + reg + '"'
             lines.append(f"  {ids[n]} [label={label}, shape=ellipse, "
                          f"fillcolor={_q(fill)}];")

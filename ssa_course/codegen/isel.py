@@ -43,7 +43,18 @@ TRAP_UNDEFINED = CODE["undefined variable"]
 
 
 class Selector:
-    """Selection state for one function (see :func:`select_function`)."""
+    """Selection state for one function (see :func:`select_function`).
+
+    The target-specific parts are a few attributes and methods a subclass for another
+    machine overrides (:class:`ssa_course.codegen.aarch64.select.A64Selector`):
+    ``arg_regs``, ``cond_eq``, :meth:`make` / :meth:`make_call` (an instruction with its
+    defs and uses), :meth:`wide`, :meth:`fuel_check`, :meth:`param_source` and
+    :meth:`select_quad` (the pattern table's emitting half)."""
+
+    arg_regs: tuple[str, ...] = ARG_REGS
+    cond_eq = "e"  # the condition code "equal" (the undefined-variable checks use it)
+    make = staticmethod(ins)
+    make_call = staticmethod(call)
 
     def __init__(self, fn: Function, program: Program, sites: list[tuple[int, int]],
                  fuel: bool, stack: dict[int, int] | None = None):
@@ -68,6 +79,8 @@ class Selector:
         self.zero_tested: set[str] = set()  # values only ever compared with 0
         self.undefined: set[str] = set()  # Bril variables no path assigns
         self.hoisted = hoist.LoopConstants()  # wide constants loaded before their loops
+        # other loads a target places before their loops: (loop header, instruction)
+        self.hoisted_loads: list[tuple[str, MInstr]] = []
         self.qlabel = ""  # the quads block being selected
         # (quad, the instructions selected for it), when a lesson asks for the table
         self.trace: list[tuple[Instr | None, list[MInstr]]] | None = None
@@ -102,7 +115,7 @@ class Selector:
         return self.vreg(name) if c is None else self.materialise(c)
 
     def materialise(self, value: int) -> VReg:
-        if not fits32(value):  # pattern: wide constant in a loop -> hoisted
+        if self.wide(value):  # pattern: wide constant in a loop -> hoisted
             held = self.hoisted.register(self.qlabel, value, self.new_vreg)
             if held is not None:
                 return held
@@ -110,17 +123,33 @@ class Selector:
         self.emit("mov", t, Imm(value))
         return t
 
+    def wide(self, value: int) -> bool:
+        """Does loading ``value`` take more than an immediate field (x86: 32 bits)?"""
+        return not fits32(value)
+
+    def fuel_check(self, steps: int) -> None:
+        frame.fuel_check(self, steps)
+
+    def param_source(self, k: int) -> PReg | Mem:
+        """Where parameter ``k`` arrives: a register, or the caller's stack."""
+        if k < len(ARG_REGS):
+            return PReg(ARG_REGS[k])
+        return Mem(PReg("rbp"), disp=16 + 8 * (k - len(ARG_REGS)))  # above ret + rbp
+
+    def select_quad(self, instr: Instr) -> None:
+        select_ops.select(self, instr)
+
     # -- emission ----------------------------------------------------------------------
 
     def emit(self, op: str, *operands, **kw) -> None:  # noqa: ANN002, ANN003
         kw.setdefault("line", self.line)
-        instr = ins(op, *operands, **kw)
+        instr = self.make(op, *operands, **kw)
         self.cur.instrs.append(instr)
         if self.trace is not None:
             self.trace[-1][1].append(instr)
 
     def call(self, symbol: str, nargs: int = 0) -> None:
-        instr = call(symbol, nargs, self.line)
+        instr = self.make_call(symbol, nargs, self.line)
         self.cur.instrs.append(instr)
         if self.trace is not None:
             self.trace[-1][1].append(instr)
@@ -151,7 +180,7 @@ class Selector:
             label = self.stubs[key] = self.new_label("trap")
             keep = self.cur
             stub = self.start_block(label, cold=True)
-            for r, v in zip(ARG_REGS, (code, line, col), strict=False):
+            for r, v in zip(self.arg_regs, (code, line, col), strict=False):
                 self.emit("mov", PReg(r), Imm(v))
             self.call("rt_trap", 3)
             stub.succs = []
@@ -170,7 +199,7 @@ class Selector:
                     self.consts[i.dest] = int(i.value)  # type: ignore[arg-type]
                 elif i.op == "id" and i.args[0] in self.consts and i.dest is not None:
                     self.consts[i.dest] = self.consts[i.args[0]]
-        if any(not fits32(c) for c in self.consts.values()):  # else nothing to hoist
+        if any(self.wide(c) for c in self.consts.values()):  # else nothing to hoist
             self.hoisted = hoist.plan(blocks, headers)
         self.zero_tested = select_ops.zero_tested(blocks, self.uses, self.consts)
         self.maybe_undefined = _maybe_undefined(blocks)
@@ -178,7 +207,7 @@ class Selector:
         entry = self.start_block(block_label(self.fn.name, "entry"))
         self.mfn.params = [self.vreg(name) for name, _ in self.fn.params]
         if self.fuel:
-            frame.fuel_check(self, max(1, len(blocks[0].body)))
+            self.fuel_check(max(1, len(blocks[0].body)))
         defined = {n for n, _ in self.fn.params} | {
             i.dest for qb in blocks for i in (*qb.phis, *qb.body) if i.dest is not None}
         for qb in blocks:  # Bril: a variable no path assigns reads as 0 here (an
@@ -189,16 +218,13 @@ class Selector:
                         self.undefined.add(a)
                         self.emit("mov", self.vreg(a), Imm(0))
         for k, p in enumerate(self.mfn.params):
-            if k < len(ARG_REGS):
-                self.emit("mov", p, PReg(ARG_REGS[k]))
-            else:  # above the return address and the saved rbp
-                self.emit("mov", p, Mem(PReg("rbp"), disp=16 + 8 * (k - len(ARG_REGS))))
+            self.emit("mov", p, self.param_source(k))
         self.end_jump(self.label(blocks[0].label))
         entry.succs = [self.label(blocks[0].label)]
         copies: EdgeCopies = {}
         for qb in blocks:
             self.select_block(qb, qb.label in headers, copies)
-        hoist.place(self.hoisted, self.exit_of, entry)
+        hoist.place(self.hoisted, self.exit_of, entry, self.hoisted_loads)
         self.mfn.blocks.extend(self.cold)
         edges: EdgeCopies = {(self.exit_of[p].label, self.label(s)): c
                              for (p, s), c in copies.items() if p in self.exit_of}
@@ -212,7 +238,7 @@ class Selector:
         self.qlabel = qb.label
         self.line = None
         if header and self.fuel:
-            frame.fuel_check(self, max(1, len(qb.phis) + len(qb.body)))
+            self.fuel_check(max(1, len(qb.phis) + len(qb.body)))
         for phi in qb.phis:
             dest = self.vreg(phi.dest)
             flag = self.flags.get(phi.dest)
@@ -231,17 +257,17 @@ class Selector:
             elif instr.pos is not None:
                 self.line = instr.pos.line
             if self.undefined.intersection(instr.args):  # what an interpreter reports
-                for r, v in zip(ARG_REGS, (TRAP_UNDEFINED, 0, 0), strict=False):
+                for r, v in zip(self.arg_regs, (TRAP_UNDEFINED, 0, 0), strict=False):
                     self.emit("mov", PReg(r), Imm(v))
                 self.call("rt_trap", 3)
             for a in dict.fromkeys(instr.args):  # read where no assignment may have reached
                 if a in self.flags:
                     self.emit("cmp", self.flags[a], Imm(0))
                     self.emit("jcc", LabelRef(self.trap_stub(TRAP_UNDEFINED, _NO_POS)),
-                              cond="e")
+                              cond=self.cond_eq)
             if self.trace is not None:
                 self.trace.append((instr, []))
-            select_ops.select(self, instr)
+            self.select_quad(instr)
         self.exit_of[qb.label] = self.cur
 
 
@@ -264,16 +290,18 @@ def _maybe_undefined(blocks: list[QBlock]) -> set[str]:
 
 
 def select_function(fn: Function, program: Program, sites: list[tuple[int, int]],
-                    fuel: bool = True, stack: dict[int, int] | None = None
+                    fuel: bool = True, stack: dict[int, int] | None = None,
+                    selector: type[Selector] = Selector
                     ) -> tuple[MFunction, dict[str, MBlock]]:
     """Machine IR for ``fn`` (phis lowered; not yet allocated) and, for each quads block,
     the machine block its edges leave from. ``stack``: the ``newarr`` instructions (by
     ``id``) to keep in the frame, with their lengths."""
-    sel = Selector(fn, program, sites, fuel, stack)
+    sel = selector(fn, program, sites, fuel, stack)
     return sel.run(), sel.exit_of
 
 
-def select_program_functions(program: Program, fuel: bool = True, frame_arrays: bool = True
+def select_program_functions(program: Program, fuel: bool = True, frame_arrays: bool = True,
+                             selector: type[Selector] = Selector
                              ) -> tuple[dict[str, MFunction], list[tuple[int, int]]]:
     """Every function of ``program`` selected; the new-array trap sites they use. Arrays
     that never escape, of a small constant length, live in their function's frame
@@ -284,7 +312,7 @@ def select_program_functions(program: Program, fuel: bool = True, frame_arrays: 
     sites: list[tuple[int, int]] = []
     out: dict[str, MFunction] = {}
     for name, fn in program.functions.items():
-        out[name] = select_function(fn, program, sites, fuel, stack)[0]
+        out[name] = select_function(fn, program, sites, fuel, stack, selector)[0]
     return out, sites
 
 

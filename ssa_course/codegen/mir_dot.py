@@ -6,8 +6,12 @@ installs; a dotted one to a trap stub a conditional jump in the middle of a bloc
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ssa_course.codegen.emit import instr_text
-from ssa_course.codegen.mir import LabelRef, Mem, MFunction, MProgram
+from ssa_course.codegen.mir import LabelRef, Mem, MFunction, MInstr, MProgram
+
+InstrText = Callable[[MFunction, MInstr], str]
 
 
 def _escape(text: str) -> str:
@@ -16,12 +20,13 @@ def _escape(text: str) -> str:
             .replace("|", "\\|"))
 
 
-def function_dot(fn: MFunction, prefix: str = "") -> list[str]:
-    """Node and edge statements for one function (for a cluster or a whole graph)."""
+def function_dot(fn: MFunction, prefix: str = "", text: InstrText = instr_text) -> list[str]:
+    """Node and edge statements for one function (for a cluster or a whole graph);
+    ``text`` prints an instruction (the target's listing: x86-64 by default)."""
     names = {b.label: f"{prefix}b{k}" for k, b in enumerate(fn.blocks)}
     out: list[str] = []
     for b in fn.blocks:
-        body = "".join(_escape(instr_text(fn, i)) + "\\l" for i in b.instrs)
+        body = "".join(_escape(text(fn, i)) + "\\l" for i in b.instrs)
         style = ', style="filled", fillcolor="#fff0e0"' if b.handler else ""
         out.append(f'  {names[b.label]} [shape=record, label="{{{_escape(b.label)}:|{body}}}"'
                    f"{style}];")
@@ -44,13 +49,13 @@ def mfunction_dot(fn: MFunction) -> str:
     return "\n".join([*lines, *function_dot(fn), "}"]) + "\n"
 
 
-def mprogram_dot(program: MProgram) -> str:
+def mprogram_dot(program: MProgram, text: InstrText = instr_text) -> str:
     """Every function of the program, one cluster each."""
     lines = ["digraph mir {", '  node [fontname="monospace", fontsize=10];']
     for n, fn in enumerate(program.functions.values()):
         lines.append(f"  subgraph cluster_{n} {{")
         lines.append(f'    label="{_escape(fn.name)}";')
-        lines.extend("  " + s for s in function_dot(fn, f"f{n}_"))
+        lines.extend("  " + s for s in function_dot(fn, f"f{n}_", text))
         lines.append("  }")
     lines.append("}")
     return "\n".join(lines) + "\n"

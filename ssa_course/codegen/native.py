@@ -52,12 +52,16 @@ def crash_line(signum: int, detail: str = "", who: str = "native") -> str:
 
 
 def run_native(program: Image | str, args: list[str], timeout_s: float = DEFAULT_TIMEOUT_S,
-               backend: str = "auto") -> ChildResult:
-    """Run ``program`` (an image, or assembly source to assemble first) with ``args``."""
-    toolchain.require(toolchain.native_missing())
+               backend: str = "auto", launcher: tuple[str, ...] = ()) -> ChildResult:
+    """Run ``program`` (an image, or assembly source to assemble first) with ``args``.
+    ``launcher`` goes before the executable (``("qemu-aarch64",)`` runs an aarch64 image
+    on this machine as a real process); with one, the x86-64 check is the caller's."""
+    if not launcher:
+        toolchain.require(toolchain.native_missing())
     image = assemble(program, backend) if isinstance(program, str) else program
     try:
-        done = subprocess.run([image.path, *args], capture_output=True, timeout=timeout_s,
+        done = subprocess.run([*launcher, image.path, *args], capture_output=True,
+                              timeout=timeout_s,
                               stdin=subprocess.DEVNULL, check=False)
     except subprocess.TimeoutExpired as e:
         out = (e.stdout or b"").decode("utf-8", "replace")

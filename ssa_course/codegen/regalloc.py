@@ -46,8 +46,6 @@ from ssa_course.codegen.interference import (
 )
 from ssa_course.codegen.liveness import Liveness, loop_depths
 from ssa_course.codegen.mir import (
-    ALLOCATABLE,
-    CALLEE_SAVED,
     Imm,
     Mem,
     MFunction,
@@ -58,6 +56,7 @@ from ssa_course.codegen.mir import (
     VReg,
 )
 from ssa_course.codegen.spill import Spiller, SpillError, vregs_of
+from ssa_course.codegen.target import X86_64, RegisterFile
 
 __all__ = ["Allocation", "AllocationError", "Round", "SpillChoice", "allocate", "assign",
            "colour", "spill_cost"]
@@ -158,24 +157,29 @@ def throw_targets(fn: MFunction) -> set[str]:
     return found
 
 
-def _check_registers(registers: Iterable[str]) -> tuple[str, ...]:
-    regs = tuple(registers)
+def _check_registers(registers: Iterable[str] | None, regfile: RegisterFile
+                     ) -> tuple[str, ...]:
+    regs = regfile.allocatable if registers is None else tuple(registers)
     if not regs:
         raise AllocationError("register allocation needs at least one register")
-    unknown = [r for r in regs if r not in ALLOCATABLE]
+    known = (*regfile.allocatable, *(r for r in regfile.callee_saved
+                                     if r not in regfile.allocatable))
+    unknown = [r for r in regs if r not in known]
     if unknown:
         raise AllocationError(f"not an allocatable register: {', '.join(unknown)} "
-                              f"(choose from {', '.join(ALLOCATABLE)})")
+                              f"(choose from {', '.join(known)})")
     if len(set(regs)) != len(regs):
         raise AllocationError("a register is listed twice")
     return regs
 
 
-def colour(fn: MFunction, registers: Iterable[str] = ALLOCATABLE) -> Allocation:
+def colour(fn: MFunction, registers: Iterable[str] | None = None,
+           regfile: RegisterFile = X86_64) -> Allocation:
     """Rounds of Chaitin-Briggs until every virtual register has a register; spill code
     is written into ``fn`` (slots, temporaries), virtual registers are left in place.
+    ``registers`` (default: all of ``regfile``'s allocatable ones) may be fewer.
     :func:`assign` finishes the job; :func:`allocate` does both."""
-    regs = _check_registers(registers)
+    regs = _check_registers(registers, regfile)
     spiller = Spiller(fn)
     depths = loop_depths(fn)  # spill code adds no blocks: the loops stay the same
     history: list[Round] = []
@@ -259,7 +263,7 @@ def _spill(spiller: Spiller, groups: list[list[VReg]], fn: MFunction) -> None:
         raise AllocationError(str(e)) from None
 
 
-def assign(fn: MFunction, allocation: Allocation) -> None:
+def assign(fn: MFunction, allocation: Allocation, regfile: RegisterFile = X86_64) -> None:
     """Rename every virtual register of ``fn`` to its register, delete copies whose two
     sides got the same register and record ``fn.used_callee_saved``."""
     pregs: dict[str, PReg] = {}
@@ -283,12 +287,15 @@ def assign(fn: MFunction, allocation: Allocation) -> None:
         # A throw from a callee lands here without the callee's epilogue having restored
         # the callee-saved registers it used: save them all, so this function still
         # hands its caller back what it was given.
-        touched.update(CALLEE_SAVED)
-    fn.used_callee_saved = [r for r in CALLEE_SAVED if r in touched]
+        touched.update(regfile.callee_saved)
+    fn.used_callee_saved = [r for r in regfile.callee_saved if r in touched]
 
 
-def allocate(fn: MFunction, registers: Iterable[str] = ALLOCATABLE) -> Allocation:
-    """Allocate registers for ``fn`` in place (see the module docstring) and say how."""
-    allocation = colour(fn, registers)
-    assign(fn, allocation)
+def allocate(fn: MFunction, registers: Iterable[str] | None = None,
+             regfile: RegisterFile = X86_64) -> Allocation:
+    """Allocate registers for ``fn`` in place (see the module docstring) and say how:
+    ``regfile`` is the target's register file (:mod:`ssa_course.codegen.target`),
+    ``registers`` a subset of its registers to use (default: every allocatable one)."""
+    allocation = colour(fn, registers, regfile)
+    assign(fn, allocation, regfile)
     return allocation

@@ -78,10 +78,17 @@ ASSEMBLERS = ("gnu", "keystone", "own")  # the order "auto" tries them in
 ASSEMBLER_CHOICES = (*ASSEMBLERS, "auto")
 
 
+TARGETS = (TARGET, "aarch64")
+
+
 def _checks(target: str) -> dict[str, Callable[[], str | None]]:
     """Each assembler of ``target`` and the function saying why it cannot be used."""
+    if target == "aarch64":
+        from ssa_course.codegen.aarch64 import toolchain as a64
+
+        return {"gnu": a64.gnu_missing, "keystone": a64.keystone_missing, "own": own_missing}
     if target != TARGET:
-        raise UsageError(f"unknown target '{target}' (known: {TARGET})")
+        raise UsageError(f"unknown target '{target}' (known: {', '.join(TARGETS)})")
     return {"gnu": gnu_missing, "keystone": keystone_missing, "own": own_missing}
 
 

@@ -192,3 +192,4 @@ add_representation("disasm", "the assembled bytes disassembled by capstone, addr
                    "address; runs natively", build=_build, run=_run_native, verify=_verify,
                    text=_disasm_text, dot=_dot, stats=_stats, missing=_disasm_missing,
                    runs_as="native")
+from ssa_course.lessons import l11_aarch64  # noqa: E402, F401  (the second target)

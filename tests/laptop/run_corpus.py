@@ -23,8 +23,9 @@ from ssa_course.codegen import toolchain  # noqa: E402
 
 
 def target_args(target: str) -> list[str]:
-    """The CLI options that pick ``target`` (x86-64 is the default)."""
-    return [] if target == "x86-64" else ["--target", target]
+    """The CLI options that pick ``target`` ("host": none, so the laptop's own default,
+    aarch64, is used)."""
+    return [] if target == "host" else ["--target", target]
 
 
 def run(argv: list[str]) -> tuple[str, str, int]:

@@ -1,0 +1,280 @@
+"""AArch64 machine IR -> GNU assembler text (``aarch64-linux-gnu-as`` syntax).
+
+Each machine-IR instruction prints as one AArch64 instruction or, where one 32-bit word
+cannot say it, a few: a 64-bit constant becomes ``movz``/``movn`` + ``movk`` (or one
+``orr`` with a bitmask immediate, :mod:`.immediates`), an address the load's offset field
+cannot reach is built in the scratch register x17, a store of a constant goes through x16.
+A jump to the next block is left out; ``b.cc T; b F`` with T next becomes ``b.!cc F``.
+The first instruction of each source line is preceded by ``// line N: <the line>``.
+
+The text keeps to what all three assemblers accept (:mod:`.assemble`): explicit
+``movz``/``movn``/``movk``/``ldur`` (never the assembler's choice behind ``mov #imm`` or
+``ldr [x, #-8]``), symbols only as branch targets, ``adr`` of a local label, and
+``adrp`` + ``:lo12:`` for data.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ssa_course.codegen.aarch64.frame import slot_address
+from ssa_course.codegen.aarch64.immediates import MASK64, arith_imm, logical_imm, mov_sequence
+from ssa_course.codegen.aarch64.minstr import Shift
+from ssa_course.codegen.aarch64.registers import NEGATE
+from ssa_course.codegen.mir import (
+    Imm,
+    LabelRef,
+    Mem,
+    MFunction,
+    MInstr,
+    MProgram,
+    Operand,
+    PReg,
+    Slot,
+    VReg,
+)
+from ssa_course.codegen.names import MAIN_BODY, block_label, function_symbol
+
+X16, X17 = "x16", "x17"
+_OFFSET = re.compile(r", #(-?\d+)\]$")
+MAX_SCALED = 4095 * 8
+# Runtime entries reached by a conditional branch (fuel and depth checks): b.cond reaches
+# only +-1 MiB, so each function branches to a stub of its own that jumps there.
+FAR_ENTRIES = frozenset({"rt_step_limit", "rt_stack_overflow"})
+
+
+def reg(o: object) -> str:
+    return str(o)
+
+
+def load_constant(dest: str, value: int) -> list[str]:
+    """The instructions that put ``value`` in register ``dest``."""
+    out = []
+    for op, imm, shift in mov_sequence(value):
+        if op == "orr":
+            out.append(f"orr {dest}, xzr, #{imm:#x}")
+        else:
+            out.append(f"{op} {dest}, #{imm:#x}" + (f", lsl #{shift}" if shift else ""))
+    return out
+
+
+def _address(m: Mem, out: list[str], scratch: str = X17) -> str:
+    """The bracketed address of ``m`` (instructions to build it first go to ``out``)."""
+    base = reg(m.base)
+    if m.index is not None:
+        shifted = f"{reg(m.index)}, lsl #3" if m.scale == 8 else reg(m.index)
+        if m.disp == 0:
+            return f"[{base}, {shifted}]"
+        out.append(f"add {scratch}, {base}, {shifted}")
+        base, m = scratch, Mem(PReg(scratch), disp=m.disp)
+    d = m.disp
+    if d == 0:
+        return f"[{base}]"
+    if d % 8 == 0 and 0 < d <= MAX_SCALED or -256 <= d < 256:
+        return f"[{base}, #{d}]"
+    out.extend(_add_constant(scratch, base, d))
+    return f"[{scratch}]"
+
+
+def _add_constant(dest: str, base: str, value: int) -> list[str]:
+    a = arith_imm(abs(value))
+    op = "add" if value >= 0 else "sub"
+    if a is not None:
+        imm, shift = a
+        return [f"{op} {dest}, {base}, #{imm}" + (", lsl #12" if shift else "")]
+    return [*load_constant(X16, value), f"add {dest}, {base}, {X16}"]
+
+
+def _memory(op: str, r: str, m: Mem) -> list[str]:
+    out: list[str] = []
+    addr = _address(m, out)
+    offset = _OFFSET.search(addr)
+    unscaled = offset is not None and not (int(offset.group(1)) % 8 == 0
+                                           and int(offset.group(1)) > 0)
+    name = {"ldr": "ldur", "str": "stur"}[op] if unscaled else op
+    return [*out, f"{name} {r}, {addr}"]
+
+
+def _operand(o: Operand | Shift) -> str:
+    if isinstance(o, Imm):
+        return f"#{o.value}"
+    return str(o)
+
+
+def _arith(op: str, d: str, a: str, b: Operand, extra: list[Operand | Shift]) -> list[str]:
+    """add/sub/subs with an immediate (flipping the op for a negative one) or registers."""
+    if isinstance(b, Imm):
+        v = b.value
+        fits = arith_imm(v) if v >= 0 else arith_imm(-v)
+        if fits is not None:
+            flip = {"add": "sub", "sub": "add", "subs": "adds", "adds": "subs"}
+            name = op if v >= 0 else flip[op]
+            imm, shift = fits
+            return [f"{name} {d}, {a}, #{imm}" + (", lsl #12" if shift else "")]
+        return [*load_constant(X16, v), f"{op} {d}, {a}, {X16}"]
+    tail = "".join(f", {_operand(e)}" for e in extra)
+    return [f"{op} {d}, {a}, {b}{tail}"]
+
+
+def _compare(a: str, b: Operand) -> list[str]:
+    if isinstance(b, Imm):
+        v = b.value
+        fits = arith_imm(v) if v >= 0 else arith_imm(-v)
+        if fits is not None:
+            imm, shift = fits
+            return [f"{'cmp' if v >= 0 else 'cmn'} {a}, #{imm}" + (", lsl #12" if shift else "")]
+        return [*load_constant(X16, v), f"cmp {a}, {X16}"]
+    return [f"cmp {a}, {b}"]
+
+
+def _logical(op: str, d: str, a: str, b: Operand) -> list[str]:
+    if isinstance(b, Imm):
+        if logical_imm(b.value) is not None:
+            return [f"{op} {d}, {a}, #{b.value & MASK64:#x}"]
+        return [*load_constant(X16, b.value), f"{op} {d}, {a}, {X16}"]
+    return [f"{op} {d}, {a}, {b}"]
+
+
+def instr_lines(fn: MFunction, i: MInstr) -> list[str]:
+    """The assembly of one instruction (a VReg prints as ``%id.hint``, for listings made
+    before allocation)."""
+    ops = [slot_address(fn, o) if isinstance(o, Slot) else o for o in i.operands]
+    op = i.op
+    if op == "mov":
+        dst, src = ops
+        if isinstance(dst, Mem):
+            if isinstance(src, Imm):
+                if src.value == 0:
+                    return _memory("str", "xzr", dst)
+                return [*load_constant(X16, src.value), *_memory("str", X16, dst)]
+            return _memory("str", reg(src), dst)
+        if isinstance(src, Mem):
+            return _memory("ldr", reg(dst), src)
+        if isinstance(src, Imm):
+            return load_constant(reg(dst), src.value)
+        return [f"mov {dst}, {src}"]
+    if op in ("ldr", "str"):
+        return _memory(op, reg(ops[0]), ops[1])  # type: ignore[arg-type]
+    if op in ("add", "sub") and ops[0] == ops[1] == PReg("sp") and isinstance(ops[2], Imm) \
+            and arith_imm(ops[2].value) is None:  # a big frame: high part, then low part
+        high, low = ops[2].value & ~0xFFF, ops[2].value & 0xFFF
+        return [f"{op} sp, sp, #{high >> 12}, lsl #12", *([f"{op} sp, sp, #{low}"] if low
+                                                         else [])]
+    if op in ("add", "sub", "subs"):
+        return _arith(op, reg(ops[0]), reg(ops[1]), ops[2], ops[3:])
+    if op == "cmp":
+        return _compare(reg(ops[0]), ops[1])
+    if op in ("and", "orr", "eor"):
+        return _logical(op, reg(ops[0]), reg(ops[1]), ops[2])
+    if op == "test":
+        return [line.replace("ands xzr,", "tst", 1)
+                for line in _logical("ands", "xzr", reg(ops[0]), ops[1])]
+    if op == "jcc":
+        if i.cond in ("z", "nz"):
+            return [f"cb{i.cond} {ops[1]}, {ops[0]}"]
+        return [f"b.{i.cond} {ops[0]}"]
+    if op == "jmp":
+        return [f"b {ops[0]}"]
+    if op == "call":
+        return [f"bl {ops[0]}"]
+    if op in ("cset",):
+        return [f"cset {ops[0]}, {i.cond}"]
+    if op == "csel":
+        return [f"csel {ops[0]}, {ops[1]}, {ops[2]}, {i.cond}"]
+    if op == "lea":
+        m = ops[1]
+        assert isinstance(m, Mem)
+        if m.symbol is not None:
+            return [f"adr {ops[0]}, {m.symbol}"]
+        return _add_constant(reg(ops[0]), reg(m.base), m.disp)
+    if op == "stp!":
+        return [f"stp {ops[0]}, {ops[1]}, [{ops[2].base}, #{ops[2].disp}]!"]  # type: ignore
+    if op == "ldp+":
+        return [f"ldp {ops[0]}, {ops[1]}, [{ops[2].base}], #{ops[2].disp}"]  # type: ignore
+    if op in ("stp", "ldp"):
+        return [f"{op} {ops[0]}, {ops[1]}, [{ops[2].base}, #{ops[2].disp}]"]  # type: ignore
+    if not ops:
+        return [op]
+    return [f"{op} " + ", ".join(_operand(o) for o in ops)]
+
+
+def instr_text(fn: MFunction, i: MInstr) -> str:
+    return "; ".join(instr_lines(fn, i))
+
+
+def _comment(i: MInstr, lines: list[str], last: list[int | None]) -> list[str]:
+    if i.line is None or i.line == last[0]:
+        return []
+    last[0] = i.line
+    text = lines[i.line - 1].strip() if 0 < i.line <= len(lines) else ""
+    return [f"    // line {i.line}: {text}"]
+
+
+def _target(i: MInstr) -> str | None:
+    o = i.operands[0] if i.operands else None
+    return o.name if isinstance(o, LabelRef) else None
+
+
+def _negated(i: MInstr, target: str) -> MInstr:
+    return MInstr("jcc", [LabelRef(target), *i.operands[1:]], [], list(i.uses),
+                  NEGATE[i.cond or ""])
+
+
+def function_text(fn: MFunction, lines: list[str] | None = None) -> list[str]:
+    """The assembly lines of one function (after allocation and frame layout)."""
+    lines = lines or []
+    sym = function_symbol(fn.name)
+    out = ["", f"    .globl {sym}", f"{sym}:"]
+    if fn.name == "main":  # the runtime's entry: fuel and depth counters from their data
+        out += ["    adrp x16, rt_depth", "    ldr x28, [x16, :lo12:rt_depth]",
+                "    adrp x16, rt_fuel", "    ldr x27, [x16, :lo12:rt_fuel]",
+                f"{MAIN_BODY}:"]
+    last: list[int | None] = [None]
+    before: set[str] = set()
+    far: dict[str, str] = {}  # runtime entry -> this function's stub branching to it
+
+    def near(i: MInstr) -> MInstr:
+        """``i``, or a copy branching to the function's stub for a far runtime entry."""
+        target = _target(i)
+        if i.op != "jcc" or target not in FAR_ENTRIES:
+            return i
+        stub = far.setdefault(target, f"{block_label(fn.name, '')}far.{target}")
+        return MInstr("jcc", [LabelRef(stub), *i.operands[1:]], [], list(i.uses), i.cond,
+                      i.line, i.comment)
+
+    for k, block in enumerate(fn.blocks):
+        before.add(block.label)
+        nxt = fn.blocks[k + 1].label if k + 1 < len(fn.blocks) else None
+        out.append(f"{block.label}:" + ("  // handler" if block.handler else ""))
+        instrs = block.instrs
+        n = len(instrs)
+        for j, i in enumerate(instrs):
+            if i.op == "jmp" and j == n - 1 and _target(i) == nxt:
+                continue
+            if i.op == "jcc" and j == n - 2 and instrs[-1].op == "jmp" and i.cond in NEGATE:
+                t, f = _target(i), _target(instrs[-1])
+                if t == nxt and f is not None:
+                    out.extend(f"    {x}" for x in instr_lines(fn, _negated(i, f)))
+                    break
+                if f != nxt and f in before and t not in before and f is not None:
+                    out.extend(f"    {x}" for x in instr_lines(fn, _negated(i, f)))
+                    out.append(f"    b {t}")
+                    break
+            out.extend(_comment(i, lines, last))
+            body = instr_lines(fn, near(i))
+            if i.comment:
+                body[-1] += f"  // {i.comment}"
+            out.extend(f"    {x}" for x in body)
+    for entry, stub in far.items():  # b.cond reaches 1 MiB, b reaches 128 MiB
+        out += [f"{stub}:", f"    b {entry}"]
+    return out
+
+
+def program_text(program: MProgram, lines: list[str] | None = None) -> str:
+    out = [".text"]
+    for fn in program.functions.values():
+        out.extend(function_text(fn, lines))
+    return "\n".join(out) + "\n"
+
+
+__all__ = ["Imm", "VReg", "function_text", "instr_text", "load_constant", "program_text"]

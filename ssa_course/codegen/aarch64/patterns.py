@@ -1,0 +1,80 @@
+"""The AArch64 pattern table: what each quad shape becomes on this machine, and why.
+
+The same kind of table as x86-64's (:mod:`ssa_course.codegen.patterns`, the same
+:class:`~ssa_course.codegen.patterns.Pattern` rows); :mod:`.select_ops` and
+:mod:`.select_effects` implement the rows (each branch marked ``# pattern: <name>``) and
+the lesson prints :func:`table_text` next to x86-64's. Read side by side, the two tables
+are the lesson's comparison: three-address arithmetic instead of two-address plus copies,
+immediates that come in three kinds of field instead of one 32-bit one, ``cbz``/``cset``/
+``csel`` instead of ``test``/``setcc``, and a divide instruction that never faults.
+"""
+
+from __future__ import annotations
+
+from ssa_course.codegen.patterns import Pattern
+
+PATTERNS: tuple[Pattern, ...] = (
+    Pattern("constant", "x = const c", "(nothing)",
+            "folded into its users where a field holds it, else built where needed"),
+    Pattern("arithmetic immediate", "d = add x c, 0 <= c < 4096 (or c << 12)",
+            "add d, x, #c (sub for -c)", "add/sub/cmp have a 12-bit unsigned field"),
+    Pattern("constant that fits no field -> register", "d = add x 5000",
+            "movz k, #5000; add d, x, k", "a 32-bit instruction cannot hold a 64-bit "
+            "constant: movz/movn + movk, 16 bits at a time, or orr with a bitmask"),
+    Pattern("0 - x -> neg", "d = sub 0 x", "neg d, x", "Tiny's -x"),
+    Pattern("multiply by 2^k -> lsl", "d = mul x 2^k", "lsl d, x, #k", "one shift"),
+    Pattern("x*(2^k+1) -> add with a shifted operand", "d = mul x 3|5|9|17...",
+            "add d, x, x, lsl #k", "the second operand of add may be shifted for free"),
+    Pattern("signed divide by 2^k -> csel", "d = div x 2^k",
+            "add t, x, #2^k-1; cmp x, #0; csel t, t, x, lt; asr d, t, #k",
+            "the bias only for a negative dividend, chosen without a branch"),
+    Pattern("x % 2^k == 0 -> and", "c = eq (rem x 2^k) 0", "and t, x, #2^k-1; cbz/cbnz t",
+            "only the low k bits matter; 2^k-1 is a bitmask immediate"),
+    Pattern("divide by a constant -> smulh", "d = div|rem x c",
+            "smulh h, x, M; [add|sub h, h, x]; asr h, h, #s; add q, h, x, lsr #63; "
+            "[msub d, q, c, x]", "the high half of x*M is x/c (Granlund-Montgomery); "
+            "msub gives the remainder in one instruction"),
+    Pattern("division checks the divisor", "d = div|rem x y",
+            "cbz y, trap; sdiv q, x, y; [msub d, q, y, x]",
+            "sdiv never faults: by 0 it gives 0 (so the code traps first) and "
+            "INT_MIN / -1 gives INT_MIN, Tiny's answer (no -1 path as on x86-64)"),
+    Pattern("compare + branch fused", "c = lt x y; br c L1 L2 (c used once)",
+            "cmp x, y; b.lt L1; b L2", "the flags feed the branch: no bool is made"),
+    Pattern("compare with zero and branch -> cbz/cbnz", "c = eq x 0; br c L1 L2",
+            "cbz x, L1; b L2", "compare-and-branch: one instruction, no flags"),
+    Pattern("constant on the left -> swap the operands", "c = lt 5 x", "cmp x, #5; b.gt",
+            "cmp takes its immediate second"),
+    Pattern("cset when a bool is a value", "c = lt x y (c stored or passed)",
+            "cmp x, y; cset c, lt", "one instruction writes 0/1 to the full register "
+            "(x86-64: setl + movzx)"),
+    Pattern("branch on a bool value", "br c L1 L2", "cbnz c, L1; b L2",
+            "c was computed elsewhere"),
+    Pattern("bounds check", "x = aload a i", "ldur n, [a, #-8]; cmp i, n; b.hs trap; "
+            "ldr x, [a, i, lsl #3]", "a reference points at element 0, the length below "
+            "it: one unsigned compare catches i < 0 and i >= len; no memory operand on "
+            "cmp, so the length is loaded first"),
+    Pattern("loop-invariant length, loaded once", "aload a i in a call-free loop, a "
+            "fixed before it", "ldur n, [a, #-8] before the loop; cmp i, n; b.hs trap",
+            "a length never changes: the check costs two instructions, not three"),
+    Pattern("proven in bounds", "x = aload a i (in bounds)", "ldr x, [a, i, lsl #3]",
+            "lesson 09 proved 0 <= i < len(a): no compare, no branch"),
+    Pattern("constant index", "x = aload a c", "ldur n, [a, #-8]; cmp n, #c; b.ls trap; "
+            "ldr x, [a, #8c]", "the address is a constant offset"),
+    Pattern("unset check -> cbz", "x = aload a i, a of references", "cbz x, trap",
+            "0 marks an unset slot"),
+    Pattern("an array that never escapes, in the frame", "a = newarr c, a NoEscape",
+            "bl rt_charge_array; add a, x29, #k; str n, [a, #-8]; str xzr, [a, #8j]",
+            "escape analysis (lesson 10): the frame's bytes, the heap's budget"),
+    Pattern("stack arguments in an area below sp", "call f a1 .. a10",
+            "sub sp, sp, #16; str a9, [sp]; str a10, [sp, #8]; mov x0, a1 ...; bl f; "
+            "add sp, sp, #16", "AAPCS64: eight in registers, sp always 16-aligned"),
+)
+
+
+def table_text() -> str:
+    """The table as aligned text (what the lesson prints)."""
+    rows = [("pattern", "matches", "emits", "why")]
+    rows += [(p.name, p.matches, p.emits, p.why) for p in PATTERNS]
+    widths = [min(40, max(len(r[k]) for r in rows)) for k in range(3)]
+    return "\n".join("  ".join(r[k].ljust(widths[k]) for k in range(3)) + "  " + r[3]
+                     for r in rows)

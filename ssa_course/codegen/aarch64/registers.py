@@ -1,0 +1,64 @@
+"""AArch64's registers and calling convention (AAPCS64) as data for the allocator.
+
+31 general-purpose 64-bit registers ``x0``-``x30`` plus ``sp`` (and ``xzr``, which reads as
+0). AAPCS64: arguments in ``x0``-``x7`` (more on the stack), the result in ``x0``,
+``x0``-``x18`` caller-saved, ``x19``-``x28`` callee-saved, ``x29`` the frame pointer,
+``x30`` the link register (``bl`` writes the return address there).
+
+What this back end keeps for itself (never allocated): ``x16``/``x17`` (the "intra-
+procedure-call scratch" registers: the emitter builds large immediates and far addresses
+in them), ``x18`` (the platform register), ``x27`` (the fuel left: the step limit, a
+``subs`` + ``b.mi`` at each loop header; allocatable in a build without fuel checks) and
+``x28`` (the call depth left: the depth limit), both callee-saved so the runtime and every
+call leave them alone.
+"""
+
+from __future__ import annotations
+
+from ssa_course.codegen.mir import PReg
+from ssa_course.codegen.target import RegisterFile
+
+ARG_REGS = tuple(f"x{k}" for k in range(8))
+RET_REG = "x0"
+CALLER_SAVED = tuple(f"x{k}" for k in range(16))  # the allocatable ones (x16-x18 are not)
+CALLEE_SAVED = tuple(f"x{k}" for k in range(19, 27))
+ALLOCATABLE = CALLER_SAVED + CALLEE_SAVED
+
+FP, LR, SP = PReg("x29"), PReg("x30"), PReg("sp")
+SCRATCH0, SCRATCH1 = PReg("x16"), PReg("x17")  # the emitter's, between two instructions
+FUEL_REG, DEPTH_REG = PReg("x27"), PReg("x28")
+
+AARCH64 = RegisterFile(
+    name="aarch64",
+    allocatable=ALLOCATABLE,
+    arguments=ARG_REGS,
+    result=RET_REG,
+    caller_saved=CALLER_SAVED,
+    callee_saved=CALLEE_SAVED,
+    reserved=(("x16", "scratch: large immediates and far addresses (IP0)"),
+              ("x17", "scratch (IP1)"), ("x18", "platform register"),
+              ("x27", "fuel left (the step limit)"), ("x28", "call depth left"),
+              ("x29", "frame pointer"), ("x30", "link register (return address)")),
+)
+
+# Without fuel checks (``ssa-course compile`` without --step-limit) x27 holds no counter:
+# the allocator gets it as a ninth callee-saved register (the runtime's handler records
+# then give it back to a handler, see runtime.py).
+AARCH64_UNFUELLED = RegisterFile(
+    name="aarch64",
+    allocatable=ALLOCATABLE + ("x27",),
+    arguments=ARG_REGS,
+    result=RET_REG,
+    caller_saved=CALLER_SAVED,
+    callee_saved=CALLEE_SAVED + ("x27",),
+    reserved=tuple(r for r in AARCH64.reserved if r[0] != "x27"),
+)
+
+# Condition codes of signed comparisons, their negations and their operand swaps, named
+# like the x86 ones in the machine IR's ``cond`` (lt, not l). ``z``/``nz`` mark the
+# compare-and-branch forms ``cbz``/``cbnz``.
+NEGATE = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "gt": "le", "le": "gt",
+          "lo": "hs", "hs": "lo", "hi": "ls", "ls": "hi", "mi": "pl", "pl": "mi",
+          "z": "nz", "nz": "z"}
+SWAP = {"eq": "eq", "ne": "ne", "lt": "gt", "gt": "lt", "le": "ge", "ge": "le"}
+COMPARES = {"eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge"}

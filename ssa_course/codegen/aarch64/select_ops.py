@@ -1,0 +1,284 @@
+"""What each quad becomes on AArch64: the emitting half of :mod:`.patterns`.
+
+Every function takes the :class:`~.select.A64Selector` of the function being compiled and
+one quad, and appends machine instructions to its current block; the pattern-table row a
+branch implements is named after ``pattern:``. Operations are three-address (no copy
+before an ``add``); an immediate goes into the instruction only where its field can hold
+it (:mod:`.immediates`), else the constant is built in a register first.
+
+Arrays: a reference points at element 0; the length is the qword just below it
+(``ldur len, [a, #-8]``), so an element is one ``ldr x, [a, i, lsl #3]``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ssa_course.codegen.aarch64 import select_effects
+from ssa_course.codegen.aarch64.immediates import arith_imm, logical_imm
+from ssa_course.codegen.aarch64.minstr import Shift
+from ssa_course.codegen.aarch64.registers import COMPARES, NEGATE, SWAP
+from ssa_course.codegen.magic import magic
+from ssa_course.codegen.mir import Imm, LabelRef, VReg
+from ssa_course.codegen.patterns import CodegenError
+from ssa_course.codegen.runtime_abi import CODE
+from ssa_course.codegen.select_ops import fusible_compares, zero_tested  # noqa: F401
+from ssa_course.quads.ir import Instr
+
+if TYPE_CHECKING:
+    from ssa_course.codegen.aarch64.select import A64Selector
+
+INT_MIN = -(1 << 63)
+TRAP_DIV = CODE["division by zero"]
+
+
+def arith(sel: A64Selector, name: str) -> VReg | Imm:
+    """``name`` as the second operand of add/sub/cmp: an imm12 when it fits."""
+    c = sel.const(name)
+    if c is not None and (arith_imm(c) is not None or arith_imm(-c) is not None):
+        return Imm(c)
+    return sel.reg(name)
+
+
+def logical(sel: A64Selector, name: str) -> VReg | Imm:
+    """``name`` as the second operand of and/orr/eor/tst: a bitmask immediate when it is one."""
+    c = sel.const(name)
+    if c is not None and logical_imm(c) is not None:
+        return Imm(c)
+    return sel.reg(name)
+
+
+def add_const(sel: A64Selector, d: VReg, a: VReg, c: int) -> None:
+    """``d = a + c``: ``add``/``sub`` with an imm12, or the constant in a register."""
+    if arith_imm(c) is not None:  # pattern: arithmetic immediate
+        sel.emit("add", d, a, Imm(c))
+    elif arith_imm(-c) is not None:
+        sel.emit("sub", d, a, Imm(-c))
+    else:  # pattern: constant that fits no field -> register
+        sel.emit("add", d, a, sel.materialise(c))
+
+
+def compare(sel: A64Selector, instr: Instr) -> str | bool:
+    """Set the flags for a comparison; its condition (a bool if both are constants)."""
+    a, b = instr.args
+    cc = COMPARES[instr.op]
+    ca, cb = sel.const(a), sel.const(b)
+    if ca is not None and cb is not None:
+        return {"eq": ca == cb, "ne": ca != cb, "lt": ca < cb, "le": ca <= cb,
+                "gt": ca > cb, "ge": ca >= cb}[cc]
+    if ca is not None:  # pattern: constant on the left -> swap the operands
+        a, b, cc = b, a, SWAP[cc]
+    sel.emit("cmp", sel.reg(a), arith(sel, b))
+    return cc
+
+
+def branch_condition(sel: A64Selector, name: str, negate: bool = False
+                     ) -> tuple[str | bool, VReg | None]:
+    """The condition a branch on ``name`` takes (and the register of a cbz/cbnz)."""
+    d = sel.fused.get(name)
+    while d is not None and d.op == "not":
+        name, negate = d.args[0], not negate
+        d = sel.fused.get(name)
+    if d is None:
+        c = sel.const(name)
+        if c is not None:
+            return bool(c) != negate, None
+        return ("z" if negate else "nz"), sel.reg(name)  # pattern: branch on a bool value
+    if d.op in ("eq", "ne"):  # pattern: compare with zero and branch -> cbz/cbnz
+        x, y = d.args
+        if sel.const(y) == 0 and sel.const(x) is None or \
+                sel.const(x) == 0 and sel.const(y) is None:
+            r = sel.reg(x if sel.const(y) == 0 else y)
+            zero = (d.op == "eq") != negate
+            return ("z" if zero else "nz"), r
+    cc = compare(sel, d)  # pattern: compare + branch fused
+    if isinstance(cc, bool):
+        return cc != negate, None
+    return (NEGATE[cc] if negate else cc), None
+
+
+def s_br(sel: A64Selector, i: Instr) -> None:
+    c = i.args[0]
+    t, f = sel.label(i.labels[0]), sel.label(i.labels[1])
+    cc, r = branch_condition(sel, c)
+    if isinstance(cc, bool) or t == f:
+        sel.end_jump(t if cc is True or t == f else f)
+        return
+    if r is not None:
+        sel.emit("jcc", LabelRef(t), r, cond=cc)
+    else:
+        sel.emit("jcc", LabelRef(t), cond=cc)
+    sel.emit("jmp", LabelRef(f))
+    sel.cur.succs = [t, f]
+
+
+def s_compare_value(sel: A64Selector, i: Instr) -> None:
+    if i.dest in sel.fused:
+        return
+    d = sel.vreg(i.dest)
+    cc = compare(sel, i)
+    if isinstance(cc, bool):
+        sel.emit("mov", d, Imm(int(cc)))
+        return
+    sel.emit("cset", d, cond=cc)  # pattern: cset when a bool is a value
+
+
+def s_not(sel: A64Selector, i: Instr) -> None:
+    if i.dest in sel.fused:
+        return
+    sel.emit("eor", sel.vreg(i.dest), sel.reg(i.args[0]), Imm(1))
+
+
+def s_id(sel: A64Selector, i: Instr) -> None:
+    sel.emit("mov", sel.vreg(i.dest), sel.val(i.args[0]))
+
+
+def s_binary(sel: A64Selector, i: Instr) -> None:
+    a, b = i.args
+    d = sel.vreg(i.dest)
+    if i.op != "sub" and sel.const(a) is not None and sel.const(b) is None:
+        a, b = b, a  # commutative: the constant goes right
+    cb = sel.const(b)
+    if i.op in ("add", "sub") and cb is not None:
+        c = cb if i.op == "add" else -cb
+        if c == 0:
+            sel.emit("mov", d, sel.val(a))
+        else:
+            add_const(sel, d, sel.reg(a), c)
+        return
+    if i.op == "sub" and sel.const(a) == 0:  # pattern: 0 - x -> neg
+        sel.emit("neg", d, sel.reg(b))
+        return
+    op = {"and": "and", "or": "orr", "add": "add", "sub": "sub"}[i.op]
+    if op in ("and", "orr") and cb is not None and logical_imm(cb) is None:
+        # 0 or -1: and x 0 = 0, or x -1 = -1, and x -1 = or x 0 = x
+        sel.emit("mov", d, Imm(cb) if (cb == 0) == (op == "and") else sel.val(a))
+        return
+    second = logical(sel, b) if op in ("and", "orr") else sel.reg(b)
+    sel.emit(op, d, sel.reg(a), second)
+
+
+def s_neg(sel: A64Selector, i: Instr) -> None:
+    sel.emit("neg", sel.vreg(i.dest), sel.reg(i.args[0]))
+
+
+def s_mul(sel: A64Selector, i: Instr) -> None:
+    a, b = i.args
+    if sel.const(a) is not None and sel.const(b) is None:
+        a, b = b, a
+    d = sel.vreg(i.dest)
+    c = sel.const(b)
+    if c is None:
+        sel.emit("mul", d, sel.reg(a), sel.reg(b))
+        return
+    u = c & ((1 << 64) - 1)
+    if u == 0:
+        sel.emit("mov", d, Imm(0))
+    elif u == 1:
+        sel.emit("mov", d, sel.val(a))
+    elif c == -1:
+        sel.emit("neg", d, sel.reg(a))
+    elif u & (u - 1) == 0:  # pattern: multiply by 2^k -> lsl
+        sel.emit("lsl", d, sel.reg(a), Imm(u.bit_length() - 1))
+    elif c > 2 and (c - 1) & (c - 2) == 0:  # pattern: x*(2^k+1) -> add with a shifted operand
+        r = sel.reg(a)
+        sel.emit("add", d, r, r, Shift("lsl", (c - 1).bit_length() - 1))
+    else:
+        sel.emit("mul", d, sel.reg(a), sel.materialise(c))
+
+
+def s_divide(sel: A64Selector, i: Instr) -> None:
+    """``div``/``rem`` with Tiny's rules. ``sdiv`` never faults: by zero it gives 0 (so
+    the code tests for zero and traps) and ``INT_MIN / -1`` gives ``INT_MIN`` -- exactly
+    Tiny's answer; ``msub`` then makes ``INT_MIN % -1`` 0."""
+    a, b = i.args
+    rem = i.op == "rem"
+    d = sel.vreg(i.dest)
+    c = sel.const(b)
+    if c is not None and c not in (0, INT_MIN) and (abs(c) & (abs(c) - 1)) == 0:
+        _divide_by_power(sel, a, c, d, rem)
+        return
+    if c is not None and c not in (0, INT_MIN):
+        _divide_by_constant(sel, a, c, d, rem)
+        return
+    rb = sel.reg(b)
+    if c is None or c == 0:  # pattern: division checks the divisor
+        sel.emit("jcc", LabelRef(sel.trap_stub(TRAP_DIV, i)), rb, cond="z")
+    ra = sel.reg(a)
+    q = sel.new_vreg("q") if rem else d
+    sel.emit("sdiv", q, ra, rb)
+    if rem:
+        sel.emit("msub", d, q, rb, ra)
+
+
+def _divide_by_constant(sel: A64Selector, a: str, c: int, d: VReg, rem: bool) -> None:
+    """The high half of the product with the magic reciprocal (``smulh``), corrected,
+    shifted, rounded toward zero (the sign bit added with a shifted operand)."""
+    m, shift = magic(c)
+    ra = sel.reg(a)
+    h = sel.new_vreg("hi")
+    sel.emit("smulh", h, ra, sel.materialise(m))  # pattern: divide by a constant -> smulh
+    if c > 0 and m < 0:
+        sel.emit("add", h, h, ra)
+    elif c < 0 and m > 0:
+        sel.emit("sub", h, h, ra)
+    if shift:
+        sel.emit("asr", h, h, Imm(shift))
+    q = d if not rem else sel.new_vreg("q")
+    sel.emit("add", q, h, ra if c > 0 else h, Shift("lsr", 63))
+    if rem:
+        sel.emit("msub", d, q, sel.materialise(c), ra)
+
+
+def _divide_by_power(sel: A64Selector, a: str, c: int, d: VReg, rem: bool) -> None:
+    """By +-2^k: add 2^k - 1 to a negative dividend (``csel``), shift; the remainder is
+    the dividend minus that multiple of 2^k."""
+    k = abs(c).bit_length() - 1
+    if k == 0:
+        if rem:
+            sel.emit("mov", d, Imm(0))
+        elif c == -1:
+            sel.emit("neg", d, sel.reg(a))
+        else:
+            sel.emit("mov", d, sel.val(a))
+        return
+    if rem and d.hint in sel.zero_tested:  # pattern: x % 2^k == 0 -> and
+        sel.emit("and", d, sel.reg(a), Imm((1 << k) - 1))
+        return
+    ra = sel.reg(a)
+    t = sel.new_vreg("bias")
+    add_const(sel, t, ra, (1 << k) - 1)  # pattern: signed divide by 2^k -> csel
+    sel.emit("cmp", ra, Imm(0))
+    sel.emit("csel", t, t, ra, cond="lt")
+    if rem:
+        sel.emit("and", t, t, Imm(-(1 << k)))
+        sel.emit("sub", d, ra, t)
+        return
+    if c < 0:
+        sel.emit("neg", d, t, Shift("asr", k))
+    else:
+        sel.emit("asr", d, t, Imm(k))
+
+
+def s_const(sel: A64Selector, i: Instr) -> None:
+    """Constants become immediates where they fit (see :mod:`.immediates`)."""
+    return  # pattern: constant
+
+
+SELECT = {
+    **{name: getattr(select_effects, f"s_{name}") for name in (
+        "aload", "astore", "alen", "newarr", "newstruct", "getf", "setf", "print", "call",
+        "ret", "jmp", "enter", "leave", "throw", "catch")},
+    "const": s_const, "id": s_id, "add": s_binary, "sub": s_binary, "and": s_binary,
+    "or": s_binary, "mul": s_mul, "div": s_divide, "rem": s_divide, "not": s_not,
+    "neg": s_neg, "br": s_br,
+    **{op: s_compare_value for op in COMPARES},
+}
+
+
+def select(sel: A64Selector, instr: Instr) -> None:
+    fn = SELECT.get(instr.op)
+    if fn is None:
+        raise CodegenError(f"@{sel.fn.name}: no machine pattern for '{instr.op}' (aarch64 "
+                           "code needs one in ssa_course/codegen/aarch64/select_ops.py)")
+    fn(sel, instr)

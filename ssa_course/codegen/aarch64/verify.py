@@ -1,0 +1,99 @@
+"""The AArch64 machine-IR verifier: each broken invariant named, with where.
+
+Shared with x86-64 (:mod:`ssa_course.codegen.verify`): blocks end in a jump, return or
+trap and their successors match their branches; before allocation, every register is
+defined on every path. AArch64's own: every instruction has operand kinds its op takes
+(three-address, loads and stores the only memory operands, shifts 0..63, conditions
+AArch64's), and sp moves by multiples of 16 (AAPCS64 keeps it 16-byte aligned always).
+"""
+
+from __future__ import annotations
+
+from ssa_course.codegen.aarch64.minstr import Shift
+from ssa_course.codegen.aarch64.registers import NEGATE, SP
+from ssa_course.codegen.mir import Imm, LabelRef, Mem, MFunction, MProgram, PReg, Slot, VReg
+from ssa_course.codegen.verify import check_blocks, check_defined
+from ssa_course.errors import VerifyError
+
+R, M, I, L, S = "r", "m", "i", "l", "s"
+_ALU = frozenset({"rrr", "rri", "rrrs"})
+FORMS: dict[str, frozenset[str]] = {
+    "mov": frozenset({"rr", "ri", "rm", "mr", "mi"}),
+    "ldr": frozenset({"rm"}), "str": frozenset({"rm"}),
+    "add": _ALU, "sub": _ALU, "subs": frozenset({"rri"}),
+    "and": _ALU, "orr": _ALU, "eor": _ALU,
+    "mul": frozenset({"rrr"}), "sdiv": frozenset({"rrr"}), "smulh": frozenset({"rrr"}),
+    "madd": frozenset({"rrrr"}), "msub": frozenset({"rrrr"}),
+    "lsl": frozenset({"rri"}), "asr": frozenset({"rri"}), "lsr": frozenset({"rri"}),
+    "neg": frozenset({"rr", "rrs"}),
+    "cmp": frozenset({"rr", "ri"}), "test": frozenset({"rr", "ri"}),
+    "cset": frozenset({"r"}), "csel": frozenset({"rrr"}),
+    "lea": frozenset({"rm"}),
+    "jmp": frozenset({"l"}), "jcc": frozenset({"l", "lr"}), "call": frozenset({"l"}),
+    "ret": frozenset({""}),
+    "stp!": frozenset({"rrm"}), "ldp+": frozenset({"rrm"}), "stp": frozenset({"rrm"}),
+    "ldp": frozenset({"rrm"}),
+}
+
+
+def _kind(o: object) -> str:
+    if isinstance(o, VReg | PReg):
+        return R
+    if isinstance(o, Mem | Slot):
+        return M
+    if isinstance(o, Imm):
+        return I
+    if isinstance(o, Shift):
+        return S
+    return L
+
+
+def _where(fn: MFunction, label: str, k: int, op: str) -> str:
+    return f"@{fn.name} block {label} instruction {k} ({op})"
+
+
+def check_operands(fn: MFunction) -> None:
+    for b in fn.blocks:
+        for k, i in enumerate(b.instrs):
+            kinds = "".join(_kind(o) for o in i.operands)
+            forms = FORMS.get(i.op)
+            bad = forms is None or kinds not in forms
+            if i.op in ("lsl", "asr", "lsr") and not bad:
+                bad = not 0 <= i.operands[2].value < 64  # type: ignore[union-attr]
+            if any(isinstance(o, Shift) and not 0 <= o.amount < 64 for o in i.operands):
+                bad = True
+            if i.op in ("jcc", "cset", "csel") and i.cond not in NEGATE:
+                bad = True
+            if i.op == "jcc" and (kinds == "lr") != (i.cond in ("z", "nz")):
+                bad = True
+            if bad:
+                raise VerifyError("operand kinds legal for the opcode",
+                                  _where(fn, b.label, k, i.op),
+                                  f"{i.op} with operands {kinds or 'none'}"
+                                  + (f" and condition {i.cond}" if i.cond else ""))
+
+
+def check_stack(fn: MFunction) -> None:
+    """sp only moves by multiples of 16."""
+    for b in fn.blocks:
+        for k, i in enumerate(b.instrs):
+            if i.op in ("add", "sub") and i.operands and i.operands[0] == SP:
+                size = i.operands[2]
+                if not isinstance(size, Imm) or size.value % 16:
+                    raise VerifyError("sp 16-byte aligned", _where(fn, b.label, k, i.op),
+                                      f"sp moves by {size}")
+            if any(isinstance(o, LabelRef) and o.name == "" for o in i.operands):
+                raise VerifyError("branches name a label", _where(fn, b.label, k, i.op))
+
+
+def verify_function(fn: MFunction, *, allocated: bool = True) -> None:
+    check_blocks(fn)
+    check_operands(fn)
+    check_stack(fn)
+    if not allocated:
+        check_defined(fn)
+
+
+def verify_program(program: MProgram, *, allocated: bool = True) -> None:
+    for fn in program.functions.values():
+        verify_function(fn, allocated=allocated)
