@@ -113,3 +113,17 @@ def test_lesson_11_makes_and_runs_machine_code_on_the_laptop(monkeypatch):
     # the two missing assemblers are named once, in that one line, and nowhere else
     for reason in ("no GNU assembler", "no keystone-engine"):
         assert everything.count(reason) == 1 and reason in out["asm-three-run"]
+
+
+def test_one_assembler_choice_serves_both_targets():
+    # --assembler names aarch64's assemblers when the target is aarch64 (one choice,
+    # toolchain.choose_assembler); on the laptop GNU's aarch64 tools are hidden too
+    sum_tiny = str(ROOT / "examples" / "sum.tiny")
+    done = on_laptop("-m", "ssa_course", "run", "--via", "emulated", "--target", "aarch64",
+                     "--assembler", "gnu", sum_tiny, "10")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.startswith("error: no GNU assembler for aarch64")
+    assert done.stderr.count("\n") == 1
+    done = on_laptop("-m", "ssa_course", "run", "--via", "emulated", "--target", "aarch64",
+                     "--assembler", "own", sum_tiny, "10")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "159\n", "")
