@@ -19,6 +19,7 @@ import errno
 import os
 import sys
 
+from ssa_course.args import parse_limit
 from ssa_course.compilation import load_file
 from ssa_course.errors import SourceError, SsaCourseError, UsageError
 from ssa_course.runtime import DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_LIMIT, Limits
@@ -32,14 +33,7 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(1)
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got '{text}'") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got '{text}'")
-    return value
+_LIMIT_HELP = "a whole number from 1 to 2^63-1; more is an error"
 
 
 def build_parser(listing: bool = True) -> argparse.ArgumentParser:
@@ -67,10 +61,10 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
                      "default: quads")
     run.add_argument("--profile", action="store_true",
                      help="print 'total_dyn_inst: N' (executed instructions) on stderr")
-    run.add_argument("--steps", type=_positive, default=DEFAULT_STEP_LIMIT, metavar="N",
-                     help=f"step limit (default {DEFAULT_STEP_LIMIT:,})")
-    run.add_argument("--depth", type=_positive, default=DEFAULT_DEPTH_LIMIT, metavar="N",
-                     help=f"call depth limit (default {DEFAULT_DEPTH_LIMIT:,})")
+    run.add_argument("--steps", default=None, metavar="N",
+                     help=f"step limit (default {DEFAULT_STEP_LIMIT:,}; {_LIMIT_HELP})")
+    run.add_argument("--depth", default=None, metavar="N",
+                     help=f"call depth limit (default {DEFAULT_DEPTH_LIMIT:,}; {_LIMIT_HELP})")
     run.add_argument("file", metavar="FILE")
     # Never parsed by argparse: main() hands everything after FILE to the program verbatim.
     run.add_argument("args", nargs="*", default=[], metavar="ARGS",
@@ -123,23 +117,30 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
     native.add_argument("file", metavar="FILE")
     native.add_argument("-o", "--output", required=True, metavar="OUT",
                         help="the executable to write")
-    native.add_argument("--step-limit", type=_positive, default=None, metavar="N",
+    native.add_argument("--step-limit", default=None, metavar="N",
                         help="stop after about N steps with 'step limit exceeded' (default: "
-                        "no step limit)")
-    native.add_argument("--depth", type=_positive, default=DEFAULT_DEPTH_LIMIT, metavar="N",
-                        help=f"call depth limit (default {DEFAULT_DEPTH_LIMIT:,})")
+                        f"no step limit; {_LIMIT_HELP})")
+    native.add_argument("--depth", default=None, metavar="N",
+                        help=f"call depth limit (default {DEFAULT_DEPTH_LIMIT:,}; "
+                        f"{_LIMIT_HELP})")
     native.add_argument("--allocator", default="color", choices=("color", "spill-all"),
                         help="register allocation: graph colouring (default) or every "
                         "value in a stack slot")
     return parser
 
 
+def _limit(option: str, text: str | None, default: int | None) -> int | None:
+    return default if text is None else parse_limit(option, text)
+
+
 def _cmd_run(ns: argparse.Namespace) -> int:
     from ssa_course import registry, stages
 
+    limits = Limits(_limit("--steps", ns.steps, DEFAULT_STEP_LIMIT),  # type: ignore[arg-type]
+                    _limit("--depth", ns.depth, DEFAULT_DEPTH_LIMIT))  # type: ignore[arg-type]
     comp = load_file(ns.file)
     result = stages.run(comp, list(ns.args), via=registry.representation(ns.via).name,
-                        limits=Limits(ns.steps, ns.depth), sink=_write_out)
+                        limits=limits, sink=_write_out)
     _flush_out()
     if result.error:
         sys.stderr.write(result.error + "\n")
@@ -225,11 +226,13 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
     from ssa_course.codegen.assemble import assemble, save_executable
     from ssa_course.lessons.l11_codegen import compile_machine
 
+    step_limit = _limit("--step-limit", ns.step_limit, None)
+    depth = _limit("--depth", ns.depth, DEFAULT_DEPTH_LIMIT)
     toolchain.require(toolchain.assembler_missing())
     comp = load_file(ns.file)
     comp.check()
-    compiled = compile_machine(comp, allocator=ns.allocator, fuel=ns.step_limit is not None)
-    image = assemble(compiled.source(ns.step_limit, ns.depth))  # type: ignore[attr-defined]
+    compiled = compile_machine(comp, allocator=ns.allocator, fuel=step_limit is not None)
+    image = assemble(compiled.source(step_limit, depth))  # type: ignore[attr-defined]
     try:
         save_executable(image, ns.output)
     except OSError as e:
