@@ -8,13 +8,15 @@
     ssa-course check prog.tiny                report compile errors, run nothing
 
 Exit status: 0 success, 1 compile error or bad usage/arguments (or standard output
-failed), 2 runtime error, 130 interrupted (Ctrl-C). Every mistake is reported as one clear
+failed), 2 runtime error, 130 interrupted (Ctrl-C), 143/129 stopped by SIGTERM/SIGHUP (a
+native child is killed with it). Every mistake is reported as one clear
 message on standard error, never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import os
 import sys
@@ -22,7 +24,9 @@ import sys
 from ssa_course.args import parse_limit
 from ssa_course.compilation import load_file
 from ssa_course.errors import SourceError, SsaCourseError, UsageError
+from ssa_course.output import refuse_inputs, write_output
 from ssa_course.runtime import DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_LIMIT, Limits
+from ssa_course.signals import Terminated, raising_on_termination
 
 
 class _Parser(argparse.ArgumentParser):
@@ -60,7 +64,8 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
                      help=f"the stage whose executor runs the program ({stage_names}); "
                      "default: quads")
     run.add_argument("--profile", action="store_true",
-                     help="print 'total_dyn_inst: N' (executed instructions) on stderr")
+                     help="print 'total_dyn_inst: N' (executed instructions) on stderr; "
+                     "machine code (native, emulated, its views) says it is not counted")
     run.add_argument("--steps", default=None, metavar="N",
                      help=f"step limit (default {DEFAULT_STEP_LIMIT:,}; {_LIMIT_HELP})")
     run.add_argument("--depth", default=None, metavar="N",
@@ -145,7 +150,11 @@ def _cmd_run(ns: argparse.Namespace) -> int:
     if result.error:
         sys.stderr.write(result.error + "\n")
     if ns.profile and result.status == 0:
-        sys.stderr.write(f"total_dyn_inst: {result.steps}\n")
+        if registry.representation(ns.via).counts:
+            sys.stderr.write(f"total_dyn_inst: {result.steps}\n")
+        else:
+            sys.stderr.write(f"total_dyn_inst: not counted by --via {ns.via} (machine code "
+                             "runs uncounted; use --via quads)\n")
     return result.status
 
 
@@ -165,6 +174,8 @@ def _cmd_show(ns: argparse.Namespace) -> int:
 
     if ns.format == "png" and not ns.output:  # say so before drawing anything
         raise UsageError("PNG is binary: give an output file with -o OUT.png")
+    if ns.output:
+        refuse_inputs(ns.output, [ns.file])  # before any work, not only before writing
     comp = load_file(ns.file)
     from ssa_course.viz.options import DrawOptions
 
@@ -172,12 +183,7 @@ def _cmd_show(ns: argparse.Namespace) -> int:
                           budget=ns.budget or None)
     data = views.render(comp, ns.view, ns.format, options)
     if ns.output:
-        mode = "wb" if isinstance(data, bytes) else "w"
-        try:
-            with open(ns.output, mode) as f:
-                f.write(data)
-        except OSError as e:
-            raise UsageError(f"cannot write {ns.output}: {e.strerror}") from None
+        write_output(ns.output, data, [ns.file])
         return 0
     if isinstance(data, bytes):
         raise UsageError("PNG is binary: give an output file with -o OUT.png")
@@ -193,6 +199,8 @@ def _cmd_opt(ns: argparse.Namespace) -> int:
     for name in names:
         passes.get_pass(name)  # an unknown pass is reported before anything runs
     registry.representation(ns.emit)  # so is an unknown representation
+    if ns.output:
+        refuse_inputs(ns.output, [ns.file])  # and an output that would destroy the input
     comp = load_file(ns.file)
     state = passes.run_pipeline(comp, names)
     text = passes.emit(state, ns.emit, ns.format)
@@ -200,11 +208,7 @@ def _cmd_opt(ns: argparse.Namespace) -> int:
         for line in state.stats_lines():
             sys.stderr.write(line + "\n")
     if ns.output:
-        try:
-            with open(ns.output, "w") as f:
-                f.write(text)
-        except OSError as e:
-            raise UsageError(f"cannot write {ns.output}: {e.strerror}") from None
+        write_output(ns.output, text, [ns.file])
         return 0
     _write_out(text if text.endswith("\n") else text + "\n")
     return 0
@@ -228,15 +232,13 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
 
     step_limit = _limit("--step-limit", ns.step_limit, None)
     depth = _limit("--depth", ns.depth, DEFAULT_DEPTH_LIMIT)
+    refuse_inputs(ns.output, [ns.file])
     toolchain.require(toolchain.assembler_missing())
     comp = load_file(ns.file)
     comp.check()
     compiled = compile_machine(comp, allocator=ns.allocator, fuel=step_limit is not None)
     image = assemble(compiled.source(step_limit, depth))  # type: ignore[attr-defined]
-    try:
-        save_executable(image, ns.output)
-    except OSError as e:
-        raise UsageError(f"cannot write {ns.output}: {e.strerror or e}") from None
+    save_executable(image, ns.output, [ns.file])
     return 0
 
 
@@ -311,9 +313,15 @@ def main(argv: list[str] | None = None) -> int:
     if sys.stderr is None:  # ``2>&-``: messages have nowhere to go, but must not crash
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
     try:
-        status = _main(sys.argv[1:] if argv is None else list(argv))
-        _flush_out()
+        with raising_on_termination():  # SIGTERM/SIGHUP: unwind, so children die too
+            status = _main(sys.argv[1:] if argv is None else list(argv))
+            _flush_out()
         return status
+    except Terminated as e:
+        _silence_stdout()
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write("terminated\n")
+        return 128 + e.signum
     except _StdoutError as e:
         _silence_stdout()
         if isinstance(e.error, BrokenPipeError) or e.error.errno == errno.EPIPE:
