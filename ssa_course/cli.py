@@ -174,7 +174,7 @@ def _cmd_show(ns: argparse.Namespace) -> int:
 
     if ns.format == "png" and not ns.output:  # say so before drawing anything
         raise UsageError("PNG is binary: give an output file with -o OUT.png")
-    if ns.output:
+    if ns.output is not None:
         refuse_inputs(ns.output, [ns.file])  # before any work, not only before writing
     comp = load_file(ns.file)
     from ssa_course.viz.options import DrawOptions
@@ -182,7 +182,7 @@ def _cmd_show(ns: argparse.Namespace) -> int:
     options = DrawOptions(function=ns.function, around=ns.around, radius=ns.radius,
                           budget=ns.budget or None)
     data = views.render(comp, ns.view, ns.format, options)
-    if ns.output:
+    if ns.output is not None:
         write_output(ns.output, data, [ns.file])
         return 0
     if isinstance(data, bytes):
@@ -199,7 +199,7 @@ def _cmd_opt(ns: argparse.Namespace) -> int:
     for name in names:
         passes.get_pass(name)  # an unknown pass is reported before anything runs
     registry.representation(ns.emit)  # so is an unknown representation
-    if ns.output:
+    if ns.output is not None:
         refuse_inputs(ns.output, [ns.file])  # and an output that would destroy the input
     comp = load_file(ns.file)
     state = passes.run_pipeline(comp, names)
@@ -207,7 +207,7 @@ def _cmd_opt(ns: argparse.Namespace) -> int:
     if ns.stats:
         for line in state.stats_lines():
             sys.stderr.write(line + "\n")
-    if ns.output:
+    if ns.output is not None:
         write_output(ns.output, text, [ns.file])
         return 0
     _write_out(text if text.endswith("\n") else text + "\n")
