@@ -11,6 +11,7 @@ death by that signal.
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import threading
 from collections.abc import Iterator
@@ -31,12 +32,15 @@ def _raise(signum: int, _frame: object) -> None:
 
 
 @contextlib.contextmanager
-def raising_on_termination() -> Iterator[None]:
+def raising_on_termination(redeliver: bool = False) -> Iterator[None]:
     """Within the block SIGTERM/SIGHUP raise :class:`Terminated`; outside it nothing changes.
 
     Only a signal still at its default action is taken over (an application with its own
-    handler, such as a notebook kernel, keeps it), and only in the main thread (the only
-    one Python delivers signals to)."""
+    handler keeps it), and only in the main thread (the only one Python delivers signals
+    to). With ``redeliver`` a :class:`Terminated` that leaves the block -- after the
+    ``finally`` clauses inside it have run -- is turned back into the signal at its default
+    action, so a library caller (a notebook kernel, a grader) still dies of it as it would
+    have; without, the caller handles it (the CLI: exit status 128 + the signal)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -46,6 +50,16 @@ def raising_on_termination() -> Iterator[None]:
             saved[signum] = signal.signal(signum, _raise)
     try:
         yield
+    except Terminated as e:
+        if redeliver and e.signum in saved:
+            _restore(saved)
+            os.kill(os.getpid(), e.signum)  # the default action: the process ends here
+        raise
     finally:
-        for signum, handler in saved.items():
-            signal.signal(signum, handler)
+        _restore(saved)
+
+
+def _restore(saved: dict) -> None:
+    for signum, handler in saved.items():
+        signal.signal(signum, handler)
+    saved.clear()

@@ -87,6 +87,17 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+def _native_children(pid: int, native_dir: Path) -> list[int]:
+    found = []
+    for k in _children(pid):
+        try:
+            if str(native_dir) in os.readlink(f"/proc/{k}/exe"):
+                found.append(k)
+        except OSError:  # gone meanwhile
+            pass
+    return found
+
+
 def _alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -109,9 +120,7 @@ def test_a_signal_ends_the_native_child_and_removes_its_directory(progs, tmp_pat
         kids: list[int] = []
         while time.monotonic() < deadline and not kids:
             time.sleep(0.1)
-            kids = [k for k in _children(proc.pid)
-                    if str(native_dir) in os.readlink(f"/proc/{k}/exe")] \
-                if proc.poll() is None else []
+            kids = _native_children(proc.pid, native_dir) if proc.poll() is None else []
             assert proc.poll() is None, proc.stderr.read()
         assert kids, "the native child never started"
         proc.send_signal(signum)
@@ -128,6 +137,35 @@ def test_a_signal_ends_the_native_child_and_removes_its_directory(progs, tmp_pat
     assert not native_dir.exists() or not any(native_dir.iterdir())
     proc.stdout.close()
     proc.stderr.close()
+
+
+@needs_native
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc to find the child")
+def test_a_library_caller_still_dies_of_sigterm_and_its_child_with_it(tmp_path):
+    native_dir = tmp_path / "native"
+    env = {**os.environ, "SSA_COURSE_NATIVE_DIR": str(native_dir)}
+    script = ("import ssa_course\nssa_course.run(" + repr(SPIN) +
+              ", via='native', steps=2 ** 62)\nprint('survived')\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env)
+    try:
+        deadline = time.monotonic() + 120
+        kids: list[int] = []
+        while time.monotonic() < deadline and not kids and proc.poll() is None:
+            time.sleep(0.1)
+            kids = _native_children(proc.pid, native_dir)
+        assert kids, proc.stderr.read() if proc.poll() is not None else "no child"
+        proc.terminate()
+        status = proc.wait(60)
+        out = proc.stdout.read()
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+    assert status == -signal.SIGTERM and b"survived" not in out  # died of it, as before
+    time.sleep(0.2)
+    assert not any(_alive(k) for k in kids), "the native child survived"
 
 
 def test_the_child_runner_streams_and_kills_on_a_failing_reader(tmp_path):

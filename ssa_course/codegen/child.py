@@ -68,7 +68,7 @@ def run_child(argv: list[str], *, timeout_s: float = DEFAULT_TIMEOUT_S,
     goes to ``on_stdout`` as it arrives, or into the result. Raises what ``Popen`` raises
     when ``argv`` cannot start, and whatever ``on_stdout`` raises (the child is dead by
     then)."""
-    with raising_on_termination():
+    with raising_on_termination(redeliver=True):
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True,
                                 preexec_fn=_ARM)  # noqa: PLW1509 - one libc call, no locks
