@@ -25,7 +25,14 @@ from ssa_course.args import parse_limit
 from ssa_course.compilation import load_file
 from ssa_course.errors import SourceError, SsaCourseError, UsageError
 from ssa_course.output import refuse_inputs, write_output
-from ssa_course.runtime import DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_LIMIT, Limits
+from ssa_course.runtime import (
+    DEFAULT_DEPTH_LIMIT,
+    DEFAULT_STEP_LIMIT,
+    INT_MAX,
+    Limits,
+    decimal_value,
+    shorten_number,
+)
 from ssa_course.signals import Terminated, raising_on_termination
 
 
@@ -38,6 +45,16 @@ class _Parser(argparse.ArgumentParser):
 
 
 _LIMIT_HELP = "a whole number from 1 to 2^63-1; more is an error"
+
+
+def _whole(text: str) -> int:
+    """A count option's text (``--radius``, ``--budget``): ASCII digits, like every number
+    on the command line (``' 5'`` and full-width digits are refused, as for ``--steps``)."""
+    value = decimal_value(text)
+    if value is None or text.startswith("-") or value > INT_MAX:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not "
+                                         f"'{shorten_number(text)}'")
+    return value
 
 
 def build_parser(listing: bool = True) -> argparse.ArgumentParser:
@@ -90,9 +107,9 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
                       "main, or every function when they are small)")
     show.add_argument("--around", metavar="N", help="draw only the nodes near node N "
                       "(a sea-of-nodes id such as 12, or a block name)")
-    show.add_argument("--radius", type=int, default=2, metavar="R",
+    show.add_argument("--radius", type=_whole, default=2, metavar="R",
                       help="with --around: how many edges away (default 2)")
-    show.add_argument("--budget", type=int, default=150, metavar="K",
+    show.add_argument("--budget", type=_whole, default=150, metavar="K",
                       help="draw at most K nodes, saying what was left out (0: no limit; "
                       "default 150)")
 

@@ -91,3 +91,12 @@ def test_bril_main_takes_only_ints_and_bools(tmp_path, param):
         assert r.returncode == 1 and "of @main must be int or bool" in r.stderr, (cmd, r.stderr)
         assert "Traceback" not in r.stderr
     assert not (tmp_path / "m").exists()
+
+
+@pytest.mark.parametrize("option", ["--radius", "--budget"])
+@pytest.mark.parametrize("text", [" 5", "\uff15", "-1", "9" * 5000, "5x"])
+def test_count_options_read_digits_like_limits(tmp_path, option, text):
+    (tmp_path / "p.tiny").write_text("fn main() { print(1); }\n")
+    r = cli("show", str(tmp_path / "p.tiny"), "--as", "cfg", "--format", "dot", option, text)
+    assert r.returncode == 1 and r.stderr.count("\n") == 1 and "whole number" in r.stderr
+    assert len(r.stderr) < 300
