@@ -139,6 +139,30 @@ def test_a_signal_ends_the_native_child_and_removes_its_directory(progs, tmp_pat
     proc.stderr.close()
 
 
+@pytest.mark.parametrize("via", [v for v in MACHINE if v != "asm"])
+@pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_an_endless_machine_code_loop_stops_on_a_signal(progs, via, signum, status):
+    # unicorn runs in slices so that Python can handle the signal between them (it used
+    # to wait for the whole 60 s time limit)
+    proc = subprocess.Popen([sys.executable, "-m", "ssa_course", "run", "--via", via,
+                             "--steps", str(2 ** 62), str(progs / "spin.tiny")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        time.sleep(4)  # compiled, assembled and running
+        assert proc.poll() is None
+        proc.send_signal(signum)
+        start = time.monotonic()
+        got = proc.wait(30)
+        took = time.monotonic() - start
+    finally:
+        proc.kill()
+        proc.wait()
+    err = proc.stderr.read().decode()
+    proc.stdout.close()
+    proc.stderr.close()
+    assert got == status and took < 15 and err.count("\n") == 1, err
+
+
 @needs_native
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc to find the child")
 def test_a_library_caller_still_dies_of_sigterm_and_its_child_with_it(tmp_path):

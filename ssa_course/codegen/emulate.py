@@ -11,6 +11,7 @@ result has the same shape and the same text as :func:`ssa_course.codegen.native.
 from __future__ import annotations
 
 import codecs
+import time
 from collections.abc import Callable
 
 from ssa_course.codegen import toolchain
@@ -32,6 +33,7 @@ MMAP_BASE = 0x1000_0000_0000
 SYS_WRITE, SYS_MMAP, SYS_EXIT_GROUP = 1, 9, 231
 ENOSYS, EBADF, ENOMEM = 38, 9, 12
 DEFAULT_TIMEOUT_S = 60.0
+SLICE_S = 0.25  # emulation runs in slices this long: signals are handled in between
 SIGSEGV, SIGILL = 11, 4
 # x86 exception vectors -> the signal Linux sends: divide error, breakpoint, invalid opcode
 _FAULT_SIGNALS = {0: 8, 3: 5, 6: SIGILL}
@@ -180,6 +182,31 @@ def run_emulated(image: Image, args: list[str], timeout_s: float = DEFAULT_TIMEO
         m.close()
 
 
+def _emulate(m: _Machine, entry: int, timeout_s: float, max_instructions: int) -> None:
+    """Run from ``entry`` until the program exits, faults, or the time is up.
+
+    In slices of :data:`SLICE_S`, resumed where the last one stopped: Python runs signal
+    handlers only between slices (never inside unicorn), so Ctrl-C, SIGTERM and SIGHUP stop
+    an endless emulated loop within a slice, not after the whole time limit. An
+    instruction count (``max_instructions``) is one run: unicorn cannot say how far a
+    slice got."""
+    from unicorn.x86_const import UC_X86_REG_RIP
+
+    if max_instructions:
+        m.uc.emu_start(entry, 0, timeout=int(timeout_s * 1_000_000), count=max_instructions)
+        return
+    deadline = time.monotonic() + timeout_s
+    start = entry
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        m.uc.emu_start(start, 0, timeout=max(1, int(min(left, SLICE_S) * 1_000_000)))
+        if m.status is not None or m.fault is not None or m.sink_error is not None:
+            return
+        start = m.uc.reg_read(UC_X86_REG_RIP)
+
+
 def _run(m: _Machine, image: Image, timeout_s: float, max_instructions: int) -> ChildResult:
     from unicorn import UcError
     from unicorn.unicorn_const import UC_ERR_INSN_INVALID
@@ -187,8 +214,7 @@ def _run(m: _Machine, image: Image, timeout_s: float, max_instructions: int) -> 
 
     crash, signum = "", 0
     try:
-        m.uc.emu_start(image.entry, 0, timeout=int(timeout_s * 1_000_000),
-                       count=max_instructions)
+        _emulate(m, image.entry, timeout_s, max_instructions)
     except UcError as e:
         rip = m.uc.reg_read(UC_X86_REG_RIP)
         signum = SIGILL if e.errno == UC_ERR_INSN_INVALID else SIGSEGV
