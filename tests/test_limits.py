@@ -175,10 +175,11 @@ def test_limits_objects_beyond_the_range_are_one_clean_line():
     from ssa_course.stages import run
 
     comp = ssa_course.compile(SUM)
-    vias = [v for v in VIAS if v in ("native", "emulated")]
-    for via in vias:
+    for via in VIAS:  # the same refusal in every stage, not an answer in some
         r = run(comp, ["5"], via=via, limits=Limits(depth=10 ** 20))
-        assert r.status == 1 and "depth limit must be at most" in r.error
+        assert (r.status, r.stdout) == (1, "") and "depth limit must be at most" in r.error
+        r = run(comp, ["5"], via=via, limits=Limits(steps=0))
+        assert (r.status, r.stdout) == (1, "") and "step limit must be at least 1" in r.error
 
 
 # -- program arguments of thousands of digits --------------------------------------------
