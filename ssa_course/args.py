@@ -1,18 +1,26 @@
-"""Command-line arguments of ``main``: text in, typed values out (LANGUAGE.md, "Programs").
+"""Command-line numbers: ``main``'s arguments and the step/depth limits (LANGUAGE.md).
 
-An ``int`` is ``-?[0-9]+`` within 64 bits, a ``bool`` is ``true`` or ``false``; a missing,
-extra or malformed argument is a :class:`UsageError` (exit status 1, nothing runs).
+An ``int`` argument is ``-?[0-9]+`` (ASCII digits, leading zeros allowed) within 64 bits, a
+``bool`` is ``true`` or ``false``; a missing, extra or malformed argument is a
+:class:`UsageError` (exit status 1, nothing runs). A limit (``--steps``, ``--depth``,
+``compile --step-limit``) is ``[0-9]+`` from 1 to :data:`~ssa_course.runtime.MAX_LIMIT`:
+:func:`parse_limit` is the one reader of a limit's text, and
+:func:`ssa_course.runtime.limit_problem` the one range check (the library's ``steps=``
+and ``depth=`` use it too).
 """
 
 from __future__ import annotations
 
-import re
-
 from ssa_course.errors import UsageError
-from ssa_course.runtime import INT_MAX, INT_MIN
+from ssa_course.runtime import (
+    INT_MAX,
+    INT_MIN,
+    MAX_LIMIT,
+    decimal_value,
+    limit_problem,
+    shorten_number,
+)
 from ssa_course.tiny.types import BOOL, INT, Type
-
-_INT = re.compile(r"-?[0-9]+\Z")
 
 
 def parse_main_args(params: list[tuple[str, Type]], argv: list[str]) -> list[object]:
@@ -30,9 +38,9 @@ def parse_main_args(params: list[tuple[str, Type]], argv: list[str]) -> list[obj
 
 def _convert(name: str, ty: Type, text: str) -> object:
     if ty == INT:
-        if not _INT.match(text) or len(text.lstrip("-").lstrip("0")) > 19:
+        value = decimal_value(text)
+        if value is None:
             raise UsageError(f"argument '{name}' must be an int, not '{text}'")
-        value = int(text)
         if not INT_MIN <= value <= INT_MAX:
             raise UsageError(f"argument '{name}' is out of the 64-bit int range: '{text}'")
         return value
@@ -41,3 +49,17 @@ def _convert(name: str, ty: Type, text: str) -> object:
             raise UsageError(f"argument '{name}' must be true or false, not '{text}'")
         return text == "true"
     raise UsageError(f"argument '{name}' has type {ty}, which cannot come from the command line")
+
+
+def parse_limit(option: str, text: str) -> int:
+    """The value of a limit option's text (``--steps 5``), or a one-line :class:`UsageError`
+    naming the option: the same digits as an int argument (no sign, no spaces, no
+    full-width digits), the same range as the library's ``steps=``/``depth=``."""
+    value = decimal_value(text)
+    if value is None or text.startswith("-"):
+        raise UsageError(f"{option} expects a whole number from 1 to {MAX_LIMIT}, not "
+                         f"'{shorten_number(text)}'")
+    problem = limit_problem(value, shorten_number(text))
+    if problem is not None:
+        raise UsageError(f"{option} {problem}")
+    return value

@@ -8,20 +8,32 @@
     ssa-course check prog.tiny                report compile errors, run nothing
 
 Exit status: 0 success, 1 compile error or bad usage/arguments (or standard output
-failed), 2 runtime error, 130 interrupted (Ctrl-C). Every mistake is reported as one clear
+failed), 2 runtime error, 130 interrupted (Ctrl-C), 143/129 stopped by SIGTERM/SIGHUP (a
+native child is killed with it). Every mistake is reported as one clear
 message on standard error, never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import os
 import sys
 
+from ssa_course.args import parse_limit
 from ssa_course.compilation import load_file
 from ssa_course.errors import SourceError, SsaCourseError, UsageError
-from ssa_course.runtime import DEFAULT_DEPTH_LIMIT, DEFAULT_STEP_LIMIT, Limits
+from ssa_course.output import refuse_inputs, write_output
+from ssa_course.runtime import (
+    DEFAULT_DEPTH_LIMIT,
+    DEFAULT_STEP_LIMIT,
+    INT_MAX,
+    Limits,
+    decimal_value,
+    shorten_number,
+)
+from ssa_course.signals import Terminated, raising_on_termination
 
 
 class _Parser(argparse.ArgumentParser):
@@ -32,13 +44,16 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(1)
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got '{text}'") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got '{text}'")
+_LIMIT_HELP = "a whole number from 1 to 2^63-1; more is an error"
+
+
+def _whole(text: str) -> int:
+    """A count option's text (``--radius``, ``--budget``): ASCII digits, like every number
+    on the command line (``' 5'`` and full-width digits are refused, as for ``--steps``)."""
+    value = decimal_value(text)
+    if value is None or text.startswith("-") or value > INT_MAX:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not "
+                                         f"'{shorten_number(text)}'")
     return value
 
 
@@ -79,11 +94,12 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
                      help=f"the stage whose executor runs the program ({stage_names}); "
                      "default: quads")
     run.add_argument("--profile", action="store_true",
-                     help="print 'total_dyn_inst: N' (executed instructions) on stderr")
-    run.add_argument("--steps", type=_positive, default=DEFAULT_STEP_LIMIT, metavar="N",
-                     help=f"step limit (default {DEFAULT_STEP_LIMIT:,})")
-    run.add_argument("--depth", type=_positive, default=DEFAULT_DEPTH_LIMIT, metavar="N",
-                     help=f"call depth limit (default {DEFAULT_DEPTH_LIMIT:,})")
+                     help="print 'total_dyn_inst: N' (executed instructions) on stderr; "
+                     "machine code (native, emulated, its views) says it is not counted")
+    run.add_argument("--steps", default=None, metavar="N",
+                     help=f"step limit (default {DEFAULT_STEP_LIMIT:,}; {_LIMIT_HELP})")
+    run.add_argument("--depth", default=None, metavar="N",
+                     help=f"call depth limit (default {DEFAULT_DEPTH_LIMIT:,}; {_LIMIT_HELP})")
     _add_assembler(run)
     run.add_argument("--target", default=None, metavar="T", help=_TARGET_HELP)
     run.add_argument("file", metavar="FILE")
@@ -107,9 +123,9 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
                       "main, or every function when they are small)")
     show.add_argument("--around", metavar="N", help="draw only the nodes near node N "
                       "(a sea-of-nodes id such as 12, or a block name)")
-    show.add_argument("--radius", type=int, default=2, metavar="R",
+    show.add_argument("--radius", type=_whole, default=2, metavar="R",
                       help="with --around: how many edges away (default 2)")
-    show.add_argument("--budget", type=int, default=150, metavar="K",
+    show.add_argument("--budget", type=_whole, default=150, metavar="K",
                       help="draw at most K nodes, saying what was left out (0: no limit; "
                       "default 150)")
     _add_assembler(show)
@@ -140,11 +156,12 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
     native.add_argument("file", metavar="FILE")
     native.add_argument("-o", "--output", required=True, metavar="OUT",
                         help="the executable to write")
-    native.add_argument("--step-limit", type=_positive, default=None, metavar="N",
+    native.add_argument("--step-limit", default=None, metavar="N",
                         help="stop after about N steps with 'step limit exceeded' (default: "
-                        "no step limit)")
-    native.add_argument("--depth", type=_positive, default=DEFAULT_DEPTH_LIMIT, metavar="N",
-                        help=f"call depth limit (default {DEFAULT_DEPTH_LIMIT:,})")
+                        f"no step limit; {_LIMIT_HELP})")
+    native.add_argument("--depth", default=None, metavar="N",
+                        help=f"call depth limit (default {DEFAULT_DEPTH_LIMIT:,}; "
+                        f"{_LIMIT_HELP})")
     native.add_argument("--allocator", default="color", choices=("color", "spill-all"),
                         help="register allocation: graph colouring (default) or every "
                         "value in a stack slot (x86-64 only)")
@@ -163,19 +180,28 @@ def _assembler(ns: argparse.Namespace):  # noqa: ANN202 - a context manager
     return using_assembler(ns.assembler, check_target(target or host_target()))
 
 
+def _limit(option: str, text: str | None, default: int | None) -> int | None:
+    return default if text is None else parse_limit(option, text)
+
+
 def _cmd_run(ns: argparse.Namespace) -> int:
     from ssa_course import registry, stages
 
+    limits = Limits(_limit("--steps", ns.steps, DEFAULT_STEP_LIMIT),  # type: ignore[arg-type]
+                    _limit("--depth", ns.depth, DEFAULT_DEPTH_LIMIT))  # type: ignore[arg-type]
     via = registry.representation(_targeted(ns.via, ns.target)).name
     with _assembler(ns):
         comp = load_file(ns.file)
-        result = stages.run(comp, list(ns.args), via=via, limits=Limits(ns.steps, ns.depth),
-                            sink=_write_out)
+        result = stages.run(comp, list(ns.args), via=via, limits=limits, sink=_write_out)
     _flush_out()
     if result.error:
         sys.stderr.write(result.error + "\n")
     if ns.profile and result.status == 0:
-        sys.stderr.write(f"total_dyn_inst: {result.steps}\n")
+        if registry.representation(ns.via).counts:
+            sys.stderr.write(f"total_dyn_inst: {result.steps}\n")
+        else:
+            sys.stderr.write(f"total_dyn_inst: not counted by --via {ns.via} (machine code "
+                             "runs uncounted; use --via quads)\n")
     return result.status
 
 
@@ -195,6 +221,8 @@ def _cmd_show(ns: argparse.Namespace) -> int:
 
     if ns.format == "png" and not ns.output:  # say so before drawing anything
         raise UsageError("PNG is binary: give an output file with -o OUT.png")
+    if ns.output is not None:
+        refuse_inputs(ns.output, [ns.file])  # before any work, not only before writing
     comp = load_file(ns.file)
     from ssa_course.viz.options import DrawOptions
 
@@ -202,13 +230,8 @@ def _cmd_show(ns: argparse.Namespace) -> int:
                           budget=ns.budget or None)
     with _assembler(ns):
         data = views.render(comp, _targeted(ns.view, ns.target), ns.format, options)
-    if ns.output:
-        mode = "wb" if isinstance(data, bytes) else "w"
-        try:
-            with open(ns.output, mode) as f:
-                f.write(data)
-        except OSError as e:
-            raise UsageError(f"cannot write {ns.output}: {e.strerror}") from None
+    if ns.output is not None:
+        write_output(ns.output, data, [ns.file])
         return 0
     if isinstance(data, bytes):
         raise UsageError("PNG is binary: give an output file with -o OUT.png")
@@ -224,18 +247,16 @@ def _cmd_opt(ns: argparse.Namespace) -> int:
     for name in names:
         passes.get_pass(name)  # an unknown pass is reported before anything runs
     registry.representation(ns.emit)  # so is an unknown representation
+    if ns.output is not None:
+        refuse_inputs(ns.output, [ns.file])  # and an output that would destroy the input
     comp = load_file(ns.file)
     state = passes.run_pipeline(comp, names)
     text = passes.emit(state, ns.emit, ns.format)
     if ns.stats:
         for line in state.stats_lines():
             sys.stderr.write(line + "\n")
-    if ns.output:
-        try:
-            with open(ns.output, "w") as f:
-                f.write(text)
-        except OSError as e:
-            raise UsageError(f"cannot write {ns.output}: {e.strerror}") from None
+    if ns.output is not None:
+        write_output(ns.output, text, [ns.file])
         return 0
     _write_out(text if text.endswith("\n") else text + "\n")
     return 0
@@ -266,25 +287,24 @@ def _targeted(stage: str, target: str | None) -> str:
 def _cmd_compile(ns: argparse.Namespace) -> int:
     from ssa_course.codegen.target import check_target, host_target
 
+    step_limit = _limit("--step-limit", ns.step_limit, None)
+    depth = _limit("--depth", ns.depth, DEFAULT_DEPTH_LIMIT)
+    refuse_inputs(ns.output, [ns.file])
     if check_target(ns.target or host_target()) == "aarch64":
-        return _compile_aarch64(ns)
+        return _compile_aarch64(ns, step_limit, depth)  # type: ignore[arg-type]
     from ssa_course.codegen.assemble import assemble, save_executable
     from ssa_course.lessons.l11_codegen import compile_machine
 
     with _assembler(ns):
         comp = load_file(ns.file)
         comp.check()
-        compiled = compile_machine(comp, allocator=ns.allocator,
-                                   fuel=ns.step_limit is not None)
-        image = assemble(compiled.source(ns.step_limit, ns.depth))  # type: ignore[attr-defined]
-    try:
-        save_executable(image, ns.output)
-    except OSError as e:
-        raise UsageError(f"cannot write {ns.output}: {e.strerror or e}") from None
+        compiled = compile_machine(comp, allocator=ns.allocator, fuel=step_limit is not None)
+        image = assemble(compiled.source(step_limit, depth))  # type: ignore[attr-defined]
+    save_executable(image, ns.output, [ns.file])
     return 0
 
 
-def _compile_aarch64(ns: argparse.Namespace) -> int:
+def _compile_aarch64(ns: argparse.Namespace, step_limit: int | None, depth: int) -> int:
     from ssa_course.codegen.aarch64.assemble import assemble
     from ssa_course.codegen.assemble import save_executable
     from ssa_course.codegen.patterns import CodegenError
@@ -296,12 +316,9 @@ def _compile_aarch64(ns: argparse.Namespace) -> int:
     with _assembler(ns):
         comp = load_file(ns.file)
         comp.check()
-        compiled = compile_machine_a64(comp, fuel=ns.step_limit is not None)
-        image = assemble(compiled.source(ns.step_limit, ns.depth))  # type: ignore[attr-defined]
-    try:
-        save_executable(image, ns.output)
-    except OSError as e:
-        raise UsageError(f"cannot write {ns.output}: {e.strerror or e}") from None
+        compiled = compile_machine_a64(comp, fuel=step_limit is not None)
+        image = assemble(compiled.source(step_limit, depth))  # type: ignore[attr-defined]
+    save_executable(image, ns.output, [ns.file])
     return 0
 
 
@@ -376,9 +393,15 @@ def main(argv: list[str] | None = None) -> int:
     if sys.stderr is None:  # ``2>&-``: messages have nowhere to go, but must not crash
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
     try:
-        status = _main(sys.argv[1:] if argv is None else list(argv))
-        _flush_out()
+        with raising_on_termination():  # SIGTERM/SIGHUP: unwind, so children die too
+            status = _main(sys.argv[1:] if argv is None else list(argv))
+            _flush_out()
         return status
+    except Terminated as e:
+        _silence_stdout()
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write("terminated\n")
+        return 128 + e.signum
     except _StdoutError as e:
         _silence_stdout()
         if isinstance(e.error, BrokenPipeError) or e.error.errno == errno.EPIPE:

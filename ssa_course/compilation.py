@@ -39,6 +39,10 @@ class Compilation:
     _cache: dict[str, object] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
+        if isinstance(self.source, str) and "\r" in self.source:
+            # CR LF (Windows) and a lone CR (classic Mac) end lines too: one newline each,
+            # so every stage counts lines and columns the same way (issue 19)
+            self.source = self.source.replace("\r\n", "\n").replace("\r", "\n")
         if self.kind not in KINDS and self.kind != "quads":
             raise UsageError(f"unknown program kind {self.kind!r} (expected one of {KINDS})")
 
@@ -141,9 +145,15 @@ def compile_source(source: str, filename: str = "<input>", kind: str | None = No
 
 
 def load_file(path: str) -> Compilation:
-    """Read a program file (``.tiny``, ``.bril`` or ``.json``) into a :class:`Compilation`."""
+    """Read a program file (``.tiny``, ``.bril`` or ``.json``; ``-`` for standard input)
+    into a :class:`Compilation`."""
     from ssa_course.files import read_source
 
     if isinstance(path, os.PathLike):
         path = os.fspath(path)
+    if path == "-":  # standard input: Bril if it looks like Bril, else Tiny
+        from ssa_course import guess_kind
+
+        text = read_source(path)
+        return compile_source(text, "<stdin>", guess_kind(text) or "tiny")
     return compile_source(read_source(path), path)

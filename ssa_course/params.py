@@ -8,7 +8,7 @@ learner's ``run(prog, steps="10")`` ends in one line (``ArgumentTypeError``, a
 from __future__ import annotations
 
 from ssa_course.errors import ArgumentTypeError, ArgumentValueError
-from ssa_course.runtime import INT_MAX, INT_MIN
+from ssa_course.runtime import INT_MAX, INT_MIN, MAX_LIMIT, limit_problem
 
 _FACES = ("text", "dot", "draw", "svg", "png")
 
@@ -57,14 +57,16 @@ def name_in(func: str, param: str, value: object, names: list[str], what: str) -
 
 
 def limit(func: str, param: str, value: object) -> None:
-    """A step or depth limit: None (the default) or a positive int."""
+    """A step or depth limit: None (the default) or an int from 1 to ``MAX_LIMIT`` (the
+    CLI's range: :func:`ssa_course.runtime.limit_problem` checks both)."""
     if value is None:
         return
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ArgumentTypeError(f"{func}(): '{param}' must be a positive int or None, not "
-                                f"{type_name(value)} {value!r}"[:200])
-    if value <= 0:
-        raise ArgumentValueError(f"{func}(): '{param}' must be positive, not {value}")
+        raise ArgumentTypeError(f"{func}(): '{param}' must be an int from 1 to {MAX_LIMIT} "
+                                f"or None, not {type_name(value)} {value!r}"[:200])
+    problem = limit_problem(value)
+    if problem is not None:
+        raise ArgumentValueError(f"{func}(): '{param}' {problem}")
 
 
 def main_arg(func: str, index: int, value: object) -> str:

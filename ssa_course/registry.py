@@ -41,7 +41,9 @@ class Representation:
     ``missing()`` says in one line why the representation cannot run on this machine (no
     assembler, not x86-64), or None; the differential tests skip with that reason.
     ``runs_as`` names another representation whose executor this one shares (the machine
-    code views run natively): the differential tests run that one only.
+    code views run natively): the differential tests run that one only. ``counts`` says
+    whether the executor counts executed instructions (``run --profile``); machine code
+    runs uncounted.
     """
 
     name: str
@@ -57,6 +59,7 @@ class Representation:
     tiny_only: bool = False
     missing: Callable[[], str | None] | None = None
     runs_as: str | None = None
+    counts: bool = True
 
     def unavailable(self) -> str | None:
         """Why this representation cannot run here (one line), or None."""
@@ -110,7 +113,7 @@ def add_representation(name: str, description: str, *, build: Callable[[Compilat
                        text: Callable[[object], str], dot: Drawer,
                        stats: Callable[[object], str] | None = None, face: str = "text",
                        tiny_only: bool = False, missing: Callable[[], str | None] | None = None,
-                       runs_as: str | None = None) -> None:
+                       runs_as: str | None = None, counts: bool = True) -> None:
     """Declare a representation with its four faces (all required)."""
     if name in _REPRESENTATIONS:
         raise ValueError(f"representation {name!r} registered twice")
@@ -118,7 +121,7 @@ def add_representation(name: str, description: str, *, build: Callable[[Compilat
         raise ValueError(f"face must be 'text' or 'draw', not {face!r}")
     _REPRESENTATIONS[name] = Representation(name, description, _current_lesson, build, run,
                                             verify, text, dot, stats, face, tiny_only,
-                                            missing, runs_as)
+                                            missing, runs_as, counts)
 
 
 def representations() -> list[Representation]:

@@ -19,12 +19,52 @@ _SIGN = 1 << 63
 
 DEFAULT_STEP_LIMIT = 10_000_000
 DEFAULT_DEPTH_LIMIT = 100_000
+# The largest step or call depth limit (2^63-1): every stage accepts exactly 1..MAX_LIMIT,
+# and machine code keeps both counters in signed 64-bit words, so every accepted value is
+# one it can encode. More is a one-line range error, never "unlimited" in one stage only.
+MAX_LIMIT = INT_MAX
 MAX_ARRAY_LENGTH = 100_000_000  # LANGUAGE.md: more elements is ``array too large``
 # Every element costs at least one 8-byte slot in Python: 400 million elements is about
 # 3.2 GB, enough for four maximal arrays and little enough to keep a notebook kernel alive.
 DEFAULT_ALLOCATION_LIMIT = 400_000_000
 # The sea of nodes tests both ends of a length at once; its trap names the end that failed.
 ARRAY_LENGTH_TRAP = "array length out of range"
+
+
+def decimal_value(text: str) -> int | None:
+    """The value of ``-?[0-9]+`` (ASCII digits, any number of leading zeros), or None if
+    ``text`` is not of that form. A value outside 64 bits comes back as some int outside
+    ``INT_MIN..INT_MAX`` without converting all its digits (Python refuses ``int()`` of more
+    than 4,300 digits): the one reader of decimal text for program arguments, limits and
+    literals, so ``0...05`` is 5 everywhere and 5,000 nonzero digits are "out of range"."""
+    body = text[1:] if text.startswith("-") else text
+    if not body or not body.isascii() or not body.isdigit():
+        return None
+    digits = body.lstrip("0") or "0"
+    value = int(digits) if len(digits) <= 19 else 10 ** 19  # 10^19 > INT_MAX + 1
+    return -value if text.startswith("-") else value
+
+
+def limit_problem(value: int, shown: str | None = None) -> str | None:
+    """Why ``value`` is not a step or depth limit (the accepted range is ``1..MAX_LIMIT``
+    in every stage), or None; ``shown`` is how the message writes the value (its text)."""
+    if value < 1:
+        return f"must be at least 1, not {shown or value}"
+    if value > MAX_LIMIT:
+        return f"must be at most {MAX_LIMIT} (2^63-1), not {shown or show_int(value)}"
+    return None
+
+
+def show_int(value: int) -> str:
+    """An int for a message; a huge one (``str()`` of 5,000 digits is refused) by its size."""
+    if value.bit_length() <= 128:
+        return str(value)
+    return f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
+
+
+def shorten_number(text: str) -> str:
+    """A number's text for a message: a 5,000-digit one is cut, saying how long it was."""
+    return text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
 
 
 def wrap(x: int) -> int:

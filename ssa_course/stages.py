@@ -14,7 +14,7 @@ from collections.abc import Callable
 from ssa_course import registry
 from ssa_course.compilation import Compilation
 from ssa_course.errors import RuntimeTrap, SourceError, SsaCourseError, UsageError
-from ssa_course.runtime import Limits, Output, RunResult
+from ssa_course.runtime import Limits, Output, RunResult, limit_problem
 
 
 def run(
@@ -39,7 +39,9 @@ def run(
     if rep.tiny_only and comp.kind != "tiny":
         return RunResult("", 1, f"error: stage '{rep.name}' needs a Tiny program, not "
                          f"{comp.kind}")
+    limits = limits or Limits()
     try:
+        check_limits(limits)
         comp.check()
         if argv is None:
             argv = comp.default_args() or []
@@ -48,9 +50,18 @@ def run(
         return RunResult("", 1, e.render())
     try:
         artifact = registry.build(comp, rep.name)
-        steps = rep.run(artifact, args, out, limits or Limits())
+        steps = rep.run(artifact, args, out, limits)
     except RuntimeTrap as e:
         return RunResult(out.text(), 2, e.render())
     except SsaCourseError as e:  # e.g. a verifier: still a clean message
         return RunResult(out.text(), e.exit_status, e.render())
     return RunResult(out.text(), 0, "", steps)
+
+
+def check_limits(limits: Limits) -> None:
+    """The step and depth limits are in the one accepted range (``1..MAX_LIMIT``), or a
+    :class:`UsageError` (status 1) before any stage runs: every stage sees the same."""
+    for what, value in (("step", limits.steps), ("depth", limits.depth)):
+        problem = limit_problem(value) if isinstance(value, int) else "must be an int"
+        if problem is not None:
+            raise UsageError(f"the {what} limit {problem}")

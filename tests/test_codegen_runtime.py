@@ -296,6 +296,10 @@ _ECHO_MAIN = f"""tiny_main:
     ["--5", "true"], ["1", "True"], ["1", "truex"], ["1", "fals"], ["1", ""],
     ["5\n", "true"], ["\uff11", "true"], ["1", "true\n"], ["1", "caf\u00e9"],
     [], ["1"], ["1", "true", "3"],
+    # issue 19: more digits than Python's int() converts; leading zeros count for nothing,
+    # 20 or more significant digits are out of range unless the form is wrong anyway
+    ["0" * 5000 + "5", "true"], ["-" + "0" * 5000 + "9223372036854775808", "false"],
+    ["9" * 5000, "true"], ["9" * 30 + "x", "true"], ["1" * 20, "true"],
 ])
 def test_command_line_like_the_cli(argv):
     params = [("n", INT), ("b", BOOL)]

@@ -2,7 +2,8 @@
 
 Layers, lowest first::
 
-    base   errors, runtime, params, files, opcodes, viz (neutral drawing: no IR inside)
+    base   errors, runtime, params, files, output, signals, opcodes, viz (neutral
+           drawing: no IR inside)
     tiny   the Tiny front end and its AST
     quads  three-address code, CFGs, dominators, the quads passes
     ssa    SSA forms and Julia-style IRCode
@@ -26,7 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent / "ssa_course"
 
 ORDER = ("base", "tiny", "quads", "ssa", "analysis", "son", "codegen", "top")
-BASE_MODULES = {"errors", "runtime", "params", "files", "opcodes", "viz"}
+BASE_MODULES = {"errors", "runtime", "params", "files", "output", "signals", "opcodes",
+                "viz"}
 IR_PACKAGES = {"tiny", "quads", "ssa", "analysis", "son", "codegen"}
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -26,6 +26,7 @@ from ssa_course.codegen.elf import Sections, read_elf, write_elf
 from ssa_course.codegen.keystone_asm import assemble_keystone
 from ssa_course.codegen.layout import AssemblerError, lay_out
 from ssa_course.codegen.x86_encode import EncodeError, encode
+from ssa_course.output import write_output
 
 TEXT_ADDR = 0x401000
 DATA_ADDR = 0x20000000  # far from the text: a program of any size fits below it
@@ -202,11 +203,12 @@ def backend_differences(source: str, first: str = "gnu", second: str = "keystone
     return diffs
 
 
-def save_executable(image: Image, path: str) -> None:
-    """Copy the image's executable to ``path`` (mode 0755): ``ssa-course compile -o``.
-
-    The image's own file lives in the process's private directory, removed at exit."""
-    import shutil
-
-    shutil.copyfile(image.path, path)
-    os.chmod(path, 0o755)
+def save_executable(image: Image, path: str, inputs: Sequence[str] = ()) -> None:
+    """Write the image's executable to ``path``: ``ssa-course compile -o``. Safely
+    (:func:`ssa_course.output.write_output`): never over one of ``inputs``, never half a
+    file, the executable bits only on a file it creates (``-o /dev/null`` is written, not
+    chmodded). The image's own file lives in the process's private directory, removed at
+    exit."""
+    with open(image.path, "rb") as f:
+        data = f.read()
+    write_output(path, data, inputs, executable=True)

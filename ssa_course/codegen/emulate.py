@@ -10,6 +10,10 @@ result has the same shape and the same text as :func:`ssa_course.codegen.native.
 
 from __future__ import annotations
 
+import codecs
+import time
+from collections.abc import Callable
+
 from ssa_course.codegen import toolchain
 from ssa_course.codegen.assemble import Image
 from ssa_course.codegen.native import (
@@ -29,6 +33,7 @@ MMAP_BASE = 0x1000_0000_0000
 SYS_WRITE, SYS_MMAP, SYS_EXIT_GROUP = 1, 9, 231
 ENOSYS, EBADF, ENOMEM = 38, 9, 12
 DEFAULT_TIMEOUT_S = 60.0
+SLICE_S = 0.25  # emulation runs in slices this long: signals are handled in between
 SIGSEGV, SIGILL = 11, 4
 # x86 exception vectors -> the signal Linux sends: divide error, breakpoint, invalid opcode
 _FAULT_SIGNALS = {0: 8, 3: 5, 6: SIGILL}
@@ -41,7 +46,8 @@ def _up(n: int) -> int:
 class _Machine:
     """One emulated process: memory, the system-call hook, what was written."""
 
-    def __init__(self, image: Image, argv: list[bytes]):
+    def __init__(self, image: Image, argv: list[bytes],
+                 on_stdout: Callable[[str], object] | None = None):
         from unicorn import UC_ARCH_X86, UC_HOOK_INSN, UC_HOOK_INTR, UC_MODE_64, UC_PROT_ALL, Uc
         from unicorn.unicorn_const import UC_PROT_EXEC, UC_PROT_READ, UC_PROT_WRITE
         from unicorn.x86_const import UC_X86_INS_SYSCALL, UC_X86_REG_RSP
@@ -50,6 +56,11 @@ class _Machine:
         self.hooks: list[int] = []
         self.out = bytearray()
         self.err = bytearray()
+        # streamed output (as run_child streams a native child's): what the callback
+        # raised (a reader that hung up) stops the run and is raised again by _run
+        self.on_stdout = on_stdout
+        self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self.sink_error: BaseException | None = None
         self.status: int | None = None
         self.next_map = MMAP_BASE
         rw = UC_PROT_READ | UC_PROT_WRITE
@@ -113,6 +124,14 @@ class _Machine:
         if number == SYS_WRITE:
             if a0 not in (1, 2):
                 result = -EBADF
+            elif a0 == 1 and self.on_stdout is not None:
+                try:
+                    self.on_stdout(self.decoder.decode(bytes(uc.mem_read(a1, a2))))
+                except BaseException as e:  # noqa: BLE001 - re-raised after emu_start
+                    self.sink_error = e
+                    uc.emu_stop()
+                    return
+                result = a2
             else:
                 (self.out if a0 == 1 else self.err).extend(uc.mem_read(a1, a2))
                 result = a2
@@ -144,12 +163,15 @@ class _Machine:
 
 
 def run_emulated(image: Image, args: list[str], timeout_s: float = DEFAULT_TIMEOUT_S,
-                 max_instructions: int = 0) -> ChildResult:
+                 max_instructions: int = 0,
+                 on_stdout: Callable[[str], object] | None = None) -> ChildResult:
     """Run ``image`` under unicorn with ``args`` (after ``argv[0]``); ``max_instructions``
-    0 means no count limit (counting slows unicorn down), the time limit always holds."""
+    0 means no count limit (counting slows unicorn down), the time limit always holds.
+    Output streams to ``on_stdout`` when given, and what it raises stops the run and
+    propagates, as with :func:`ssa_course.codegen.child.run_child`."""
     toolchain.require(toolchain.emulator_missing())
     argv = [b"prog", *(a.encode("utf-8", "surrogateescape") for a in args)]
-    m = _Machine(image, argv)
+    m = _Machine(image, argv, on_stdout)
     try:
         return _run(m, image, timeout_s, max_instructions)
     finally:
@@ -160,6 +182,31 @@ def run_emulated(image: Image, args: list[str], timeout_s: float = DEFAULT_TIMEO
         m.close()
 
 
+def _emulate(m: _Machine, entry: int, timeout_s: float, max_instructions: int) -> None:
+    """Run from ``entry`` until the program exits, faults, or the time is up.
+
+    In slices of :data:`SLICE_S`, resumed where the last one stopped: Python runs signal
+    handlers only between slices (never inside unicorn), so Ctrl-C, SIGTERM and SIGHUP stop
+    an endless emulated loop within a slice, not after the whole time limit. An
+    instruction count (``max_instructions``) is one run: unicorn cannot say how far a
+    slice got."""
+    from unicorn.x86_const import UC_X86_REG_RIP
+
+    if max_instructions:
+        m.uc.emu_start(entry, 0, timeout=int(timeout_s * 1_000_000), count=max_instructions)
+        return
+    deadline = time.monotonic() + timeout_s
+    start = entry
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        m.uc.emu_start(start, 0, timeout=max(1, int(min(left, SLICE_S) * 1_000_000)))
+        if m.status is not None or m.fault is not None or m.sink_error is not None:
+            return
+        start = m.uc.reg_read(UC_X86_REG_RIP)
+
+
 def _run(m: _Machine, image: Image, timeout_s: float, max_instructions: int) -> ChildResult:
     from unicorn import UcError
     from unicorn.unicorn_const import UC_ERR_INSN_INVALID
@@ -167,17 +214,22 @@ def _run(m: _Machine, image: Image, timeout_s: float, max_instructions: int) -> 
 
     crash, signum = "", 0
     try:
-        m.uc.emu_start(image.entry, 0, timeout=int(timeout_s * 1_000_000),
-                       count=max_instructions)
+        _emulate(m, image.entry, timeout_s, max_instructions)
     except UcError as e:
         rip = m.uc.reg_read(UC_X86_REG_RIP)
         signum = SIGILL if e.errno == UC_ERR_INSN_INVALID else SIGSEGV
         crash = crash_line(signum, f"{e} at rip {rip:#x}", "emulated")
+    if m.sink_error is not None:
+        raise m.sink_error
     if m.fault is not None and not crash:
         signum = _FAULT_SIGNALS.get(m.fault, SIGSEGV)
         rip = m.uc.reg_read(UC_X86_REG_RIP)
         crash = crash_line(signum, f"CPU exception {m.fault} at rip {rip:#x}", "emulated")
     out = m.out.decode("utf-8", "replace")
+    if m.on_stdout is not None:
+        tail = m.decoder.decode(b"", final=True)
+        if tail:
+            m.on_stdout(tail)
     err = m.err.decode("utf-8", "replace")
     if crash:
         return ChildResult(out, err + crash, CRASH_STATUS + signum)
@@ -193,4 +245,5 @@ def run_values_emulated(image: Image, values: list[object], out: Output,
                         timeout_s: float = DEFAULT_TIMEOUT_S) -> int:
     """The executor interface over an emulated run: typed ``main`` arguments in, status
     out, errors raised as the interpreters raise them (see :func:`native.deliver`)."""
-    return deliver(run_emulated(image, format_args(values), timeout_s), out)
+    return deliver(run_emulated(image, format_args(values), timeout_s, on_stdout=out.write),
+                   out)

@@ -1,7 +1,8 @@
 """Run an assembled program as a child process, and read its result like any executor's.
 
-:func:`run_native` runs the executable with a wall-clock limit and returns what it wrote
-and its exit status; a death by signal or a timeout becomes one ``error:`` line on its
+:func:`run_native` runs the executable (through :func:`ssa_course.codegen.child.run_child`:
+output streamed, a wall-clock limit, no orphan) and returns what it wrote and its exit
+status; a death by signal or a timeout becomes one ``error:`` line on its
 standard error (never a traceback, never the caller's death). :func:`deliver` maps such a
 result onto the executors' interface (:data:`ssa_course.registry.Runner`): output into an
 :class:`~ssa_course.runtime.Output`, ``error: M at L:C`` back into the same
@@ -13,27 +14,21 @@ from __future__ import annotations
 import errno
 import re
 import signal
-import subprocess
-from dataclasses import dataclass
+from collections.abc import Callable
 
 from ssa_course.codegen import toolchain
 from ssa_course.codegen.assemble import Image, assemble
+from ssa_course.codegen.child import (  # noqa: F401 - run_child is this module's runner
+    DEFAULT_TIMEOUT_S,
+    TIMEOUT_STATUS,
+    ChildResult,
+    run_child,
+)
 from ssa_course.errors import RuntimeTrap, UsageError
 from ssa_course.runtime import Output
 
-DEFAULT_TIMEOUT_S = 60.0
 CRASH_STATUS = 128  # + the signal number, as a shell reports it
-TIMEOUT_STATUS = 124  # what timeout(1) uses
 _ERROR = re.compile(r"error: (.*?)(?: at (\d+):(\d+))?\Z")
-
-
-@dataclass(slots=True)
-class ChildResult:
-    """What a run of machine code showed: its two streams and its exit status."""
-
-    stdout: str
-    stderr: str
-    status: int
 
 
 def format_args(values: list[object]) -> list[str]:
@@ -52,22 +47,18 @@ def crash_line(signum: int, detail: str = "", who: str = "native") -> str:
 
 
 def run_native(program: Image | str, args: list[str], timeout_s: float = DEFAULT_TIMEOUT_S,
-               backend: str = "auto", launcher: tuple[str, ...] = ()) -> ChildResult:
-    """Run ``program`` (an image, or assembly source to assemble first) with ``args``.
+               backend: str = "auto", launcher: tuple[str, ...] = (),
+               on_stdout: Callable[[str], object] | None = None) -> ChildResult:
+    """Run ``program`` (an image, or assembly source to assemble first) with ``args``;
+    its output streams to ``on_stdout`` when given (see :func:`child.run_child`).
     ``launcher`` goes before the executable (``("qemu-aarch64",)`` runs an aarch64 image
     on this machine as a real process); with one, the x86-64 check is the caller's."""
     if not launcher:
         toolchain.require(toolchain.native_missing())
     image = assemble(program, backend) if isinstance(program, str) else program
     try:
-        done = subprocess.run([*launcher, image.path, *args], capture_output=True,
-                              timeout=timeout_s,
-                              stdin=subprocess.DEVNULL, check=False)
-    except subprocess.TimeoutExpired as e:
-        out = (e.stdout or b"").decode("utf-8", "replace")
-        err = (e.stderr or b"").decode("utf-8", "replace")
-        return ChildResult(out, err + f"error: native run timed out after {timeout_s:g} s\n",
-                           TIMEOUT_STATUS)
+        done = run_child([*launcher, image.path, *args], timeout_s=timeout_s,
+                         on_stdout=on_stdout)
     except PermissionError:
         raise toolchain.ToolMissing(
             f"cannot run programs from {toolchain.work_dir()} (mounted noexec?): set "
@@ -77,12 +68,13 @@ def run_native(program: Image | str, args: list[str], timeout_s: float = DEFAULT
             raise toolchain.ToolMissing("this machine cannot run x86-64 Linux executables: "
                                         "use --via emulated") from None
         raise
-    out = done.stdout.decode("utf-8", "replace")
-    err = done.stderr.decode("utf-8", "replace")
-    if done.returncode < 0:
-        return ChildResult(out, err + crash_line(-done.returncode),
-                           CRASH_STATUS - done.returncode)
-    return ChildResult(out, err, done.returncode)
+    if done.timed_out:
+        return ChildResult(done.stdout, done.stderr + f"error: native run timed out after "
+                           f"{timeout_s:g} s\n", TIMEOUT_STATUS)
+    if done.status < 0:
+        return ChildResult(done.stdout, done.stderr + crash_line(-done.status),
+                           CRASH_STATUS - done.status)
+    return done
 
 
 def deliver(result: ChildResult, out: Output) -> int:
@@ -109,5 +101,8 @@ def deliver(result: ChildResult, out: Output) -> int:
 
 def run_values_native(image: Image, values: list[object], out: Output,
                       timeout_s: float = DEFAULT_TIMEOUT_S) -> int:
-    """The executor interface over a native run: typed ``main`` arguments in, status out."""
-    return deliver(run_native(image, format_args(values), timeout_s), out)
+    """The executor interface over a native run: typed ``main`` arguments in, status out;
+    the output streams into ``out`` as the program prints (a reader that hangs up stops
+    the run at once, as it stops an interpreter)."""
+    return deliver(run_native(image, format_args(values), timeout_s, on_stdout=out.write),
+                   out)

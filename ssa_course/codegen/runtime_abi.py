@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ssa_course.errors import UsageError
 from ssa_course.runtime import (
     DEFAULT_ALLOCATION_LIMIT,
     DEFAULT_DEPTH_LIMIT,
     DEFAULT_STEP_LIMIT,
+    INT_MAX,
+    limit_problem,
 )
 
 # rt_trap's message codes (rdi), in index order; 6 and 7 have no position.
@@ -27,9 +30,12 @@ STACK_BYTES = 1 << 30  # the private stack: 100,000 nested calls of big frames f
 MIN_STACK_BYTES = 1 << 24
 HANDLER_RECORD = 72  # bytes per handler record: handler, rsp, rbp, depth, five callee-saved
 # try/catch records, reserved and touched on use: 16 nested trys in every frame at the
-# deepest recursion (at least a million records); more is "stack overflow".
+# deepest recursion (at least a million records); more is "stack overflow". The frames
+# counted are at most HANDLER_DEPTH_CAP (about 1.2 GB reserved, never touched unless used):
+# a depth limit of 10^12 must not make a program that never recurses run out of memory.
 HANDLERS_PER_FRAME = 16
 MIN_HANDLERS = 1 << 20
+HANDLER_DEPTH_CAP = 1 << 20
 HEAP_CHUNK = 1 << 26  # arrays and structs are bump-allocated from chunks this big
 OUT_BUFFER = 65536
 
@@ -53,6 +59,17 @@ class RuntimeConfig:
     allocation_limit: int = DEFAULT_ALLOCATION_LIMIT
     array_sites: tuple[tuple[int, int], ...] = ()
 
+    def __post_init__(self) -> None:
+        # Both limits are signed 64-bit words of the runtime's data (rt_fuel, rt_depth): a
+        # value the machine cannot encode is the CLI's one-line range error, not an
+        # immediate the assembler rejects.
+        for what, value in (("step limit", self.step_limit), ("depth limit", self.depth_limit)):
+            problem = None if value is None else limit_problem(value)
+            if problem is not None:
+                raise UsageError(f"the {what} {problem}")
+        if not 0 <= self.allocation_limit <= INT_MAX:
+            raise UsageError("the allocation limit must be from 0 to 2^63-1")
+
 
 def ascii_directive(text: str) -> str:
     """A ``.ascii`` directive for ``text`` (bytes as octal escapes where needed)."""
@@ -73,7 +90,7 @@ def strlen(text: str) -> int:
 
 def handler_bytes(config: RuntimeConfig) -> int:
     """Bytes reserved for try/catch records (a multiple of the page size)."""
-    records = max(MIN_HANDLERS, config.depth_limit * HANDLERS_PER_FRAME)
+    records = max(MIN_HANDLERS, min(config.depth_limit, HANDLER_DEPTH_CAP) * HANDLERS_PER_FRAME)
     return (records * HANDLER_RECORD + 4095) // 4096 * 4096
 
 

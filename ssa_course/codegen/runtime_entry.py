@@ -206,13 +206,15 @@ rt_parse_int:
 .Lint_significant:
     inc r9
     cmp r9, 19
-    ja .Lint_form
+    ja .Lint_next
     imul rax, rax, 10
     add rax, rdx
 .Lint_next:
     inc rcx
     jmp .Lint_loop
 .Lint_end:
+    cmp r9, 19
+    ja .Lint_range
     mov rdx, 0x8000000000000000
     test r8, r8
     jz .Lint_positive

@@ -127,7 +127,9 @@ def _missing(name: str):  # noqa: ANN202
     return missing
 
 
-_FACES = {"build": _build, "verify": _verify, "text": _text, "dot": _dot, "stats": _stats}
+# machine code is not counted instruction by instruction (run --profile says so)
+_FACES = {"build": _build, "verify": _verify, "text": _text, "dot": _dot, "stats": _stats,
+          "counts": False}
 add_representation("asm-aarch64", "the allocated AArch64 machine code as a GNU-syntax "
                    "listing with the source lines (dot: the machine CFG); runs emulated",
                    run=_run_emulated, missing=_missing("emulator_missing"),

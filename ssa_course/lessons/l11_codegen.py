@@ -173,23 +173,23 @@ def _disasm_missing() -> str | None:
 add_representation("native", "x86-64 machine code from the scheduled graph, assembled and "
                    "run as a child process (text: the listing)", build=_build,
                    run=_run_native, verify=_verify, text=_text, dot=_dot, stats=_stats,
-                   missing=_native_missing)
+                   missing=_native_missing, counts=False)
 add_representation("emulated", "the same machine code run under the unicorn emulator "
                    "(works where x86-64 cannot run natively)", build=_build,
                    run=_run_emulated, verify=_verify, text=_text, dot=_dot, stats=_stats,
-                   missing=_emulator_missing)
+                   missing=_emulator_missing, counts=False)
 add_representation("asm", "the allocated machine code as an Intel-syntax listing with the "
                    "source lines, after which assembler made its bytes (dot: the machine "
                    "CFG); runs natively", build=_build,
                    run=_run_native, verify=_verify, text=_asm_text, dot=_dot, stats=_stats,
-                   missing=_native_missing, runs_as="native")
+                   missing=_native_missing, runs_as="native", counts=False)
 add_representation("interference", "register allocation: each function's interference "
                    "graph coloured by register (text: coalescing, spill costs, registers)",
                    build=_build, run=_run_native, verify=_verify, text=_interference_text,
                    dot=_interference_dot, stats=_stats, face="draw",
-                   missing=_native_missing, runs_as="native")
+                   missing=_native_missing, runs_as="native", counts=False)
 add_representation("disasm", "the assembled bytes disassembled by capstone, address by "
                    "address; runs natively", build=_build, run=_run_native, verify=_verify,
                    text=_disasm_text, dot=_dot, stats=_stats, missing=_disasm_missing,
-                   runs_as="native")
+                   runs_as="native", counts=False)
 from ssa_course.lessons import l11_aarch64  # noqa: E402, F401  (the second target)

@@ -42,6 +42,7 @@ from ssa_course.quads.bril_write import (  # noqa: F401 - the writers are part o
     to_bril_text,
 )
 from ssa_course.quads.ir import Function, Instr, Label, Program, StructInfo, is_known_op
+from ssa_course.runtime import INT_MAX, INT_MIN, decimal_value
 from ssa_course.tiny.types import BOOL, INT, ArrayType, StructType, Type
 
 MAX_TYPE_DEPTH = 64  # [[...[int]...]]: Tiny types are compared and printed recursively
@@ -266,9 +267,10 @@ class _TextParser:
         if op == "const":
             v = self.advance()
             if v.kind == "number":
-                if len(v.text.lstrip("-")) > 19:  # int() of 5000 digits would be refused
+                value = decimal_value(v.text)  # 0...05 is 5, as in Tiny and arguments
+                if value is None or not INT_MIN <= value <= INT_MAX:
                     raise self.error("integer constant out of 64-bit range", v)
-                instr.value = int(v.text)
+                instr.value = value
             elif v.text in ("true", "false"):
                 instr.value = v.text == "true"
             else:

@@ -153,6 +153,10 @@ def check_types(program: Program, runtime_errors_allowed: bool = False) -> None:
     if main is not None and main.ret is not None:
         raise BrilProblem(f"@main must not return a value (it is declared {main.ret})",
                           "main")
+    for name, ty in main.params if main is not None else ():
+        if ty not in (INT, BOOL):  # its arguments come from the command line (as in Tiny)
+            raise BrilProblem(f"parameter '{name}' of @main must be int or bool, not {ty}",
+                              "main")
 
 
 def _known_type(program: Program, ty: Type | None, fn: str | None,

@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 from ssa_course import opcodes
 from ssa_course.errors import Pos, SourceError
-from ssa_course.runtime import INT_MAX, INT_MIN, deep_recursion
+from ssa_course.runtime import INT_MAX, INT_MIN, decimal_value, deep_recursion
 from ssa_course.tiny import ast
 from ssa_course.tiny.lexer import Token, tokenize
 from ssa_course.tiny.types import BOOL, INT, VOID, ArrayType, StructType, Type
@@ -551,9 +551,11 @@ _STATEMENT_KEYWORDS: dict[str, Callable[[Parser], ast.Stmt]] = {
 
 
 def _literal_value(digits: str) -> int:
-    """The value of a decimal literal; absurdly long ones count as "too large"."""
-    digits = digits.lstrip("0") or "0"
-    return int(digits) if len(digits) <= 20 else INT_MAX + 2
+    """The value of a decimal literal (leading zeros count for nothing, as in Bril and in
+    program arguments); one beyond 64 bits is some int above ``INT_MAX + 1``."""
+    value = decimal_value(digits)
+    assert value is not None  # the lexer matched [0-9]+
+    return value
 
 
 def parse(source: str, filename: str = "<input>") -> ast.Program:
