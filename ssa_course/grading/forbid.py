@@ -79,6 +79,8 @@ def shape(code: types.CodeType) -> tuple:
     return (code.co_code, code.co_names, consts, code.co_argcount)
 
 
+SHAPE_MIN = 100  # bytes of bytecode: a shorter function is too common a pattern to match
+
 # The grader's own modules: they run inside the watch (turning an answer into data,
 # explaining a crash) and are never an answer.
 _MACHINERY = ("ssa_course.grading.forbid", "ssa_course.grading.detach",
@@ -177,7 +179,8 @@ class Rules:
                     candidates.extend(_functions_of(member) if _watchable(member) else ())
         for code in candidates:
             name = self.verdict(code)
-            if name is not None and len(code.co_code) >= 24:
+            # whole functions only (a comprehension or a lambda is too small a pattern)
+            if name is not None and len(code.co_code) >= SHAPE_MIN and code.co_name[:1] != "<":
                 shapes.setdefault(shape(code), name)
         return shapes
 
