@@ -7,7 +7,6 @@ import traceback
 
 from ssa_course.errors import SsaCourseError
 
-
 Frame = tuple[str, int, str]  # (file name, line, function) of one traceback entry
 
 

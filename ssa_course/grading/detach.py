@@ -74,3 +74,33 @@ def _text(value: object) -> str:
     except Exception:  # noqa: BLE001 - a learner's __repr__ that fails
         text = f"<{type(value).__name__} object>"
     return text if len(text) <= 300 else text[:300] + " ..."
+
+
+def fresh(value: object) -> object:
+    """A copy of the data containers in ``value`` (dicts, lists, sets, tuples, at any
+    depth) for one call of an answer: an answer that updates what it is given (``a[k] |=
+    b[k]``) cannot change what the next call gets. Everything else -- the course's
+    objects, a graph's nodes -- is handed over as it is (its identity matters)."""
+    return _fresh(value, {})
+
+
+def _fresh(value: object, done: dict[int, object]) -> object:
+    kind = type(value)
+    if kind not in (dict, list, set, tuple, frozenset):
+        return value
+    if id(value) in done:  # shared twice, or containing itself: one copy
+        return done[id(value)]
+    if kind is dict:
+        copy: dict = {}
+        done[id(value)] = copy
+        for k, v in value.items():  # type: ignore[attr-defined]
+            copy[_fresh(k, done)] = _fresh(v, done)
+        return copy
+    if kind is list:
+        items: list = []
+        done[id(value)] = items
+        items.extend(_fresh(v, done) for v in value)  # type: ignore[attr-defined]
+        return items
+    rebuilt = kind(_fresh(v, done) for v in value)  # type: ignore[call-arg,attr-defined]
+    done[id(value)] = rebuilt
+    return rebuilt

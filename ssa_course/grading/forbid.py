@@ -29,7 +29,7 @@ from typing import Any
 
 from ssa_course.grading import sandbox
 from ssa_course.grading.check import Mismatch
-from ssa_course.grading.detach import detach
+from ssa_course.grading.detach import detach, fresh
 
 
 class Forbidden(Mismatch):
@@ -76,10 +76,10 @@ def shape(code: types.CodeType) -> tuple:
     """What a function does, without its name, file or line numbers: a copy made with
     ``code.replace`` or by running the module's source again has the same shape."""
     consts = tuple(c.co_code if type(c) is types.CodeType else c for c in code.co_consts)
-    return (code.co_code, code.co_names, consts, code.co_argcount)
+    return (code.co_code, code.co_names, code.co_varnames, consts, code.co_argcount)
 
 
-SHAPE_MIN = 100  # bytes of bytecode: a shorter function is too common a pattern to match
+SHAPE_MIN = 60  # bytes of bytecode: a shorter function is too common a pattern to match
 
 # The grader's own modules: they run inside the watch (turning an answer into data,
 # explaining a crash) and are never an answer.
@@ -258,7 +258,7 @@ def _watched(fn: Callable[..., Any], args: tuple, kwargs: dict, rules: Rules,
     token = object()  # only this frame and the hook know it: the answer cannot end the watch
     sys.audit("ssa_course.guard", "enter", token, rules, required, label, advice)
     try:
-        result = detach(fn(*args, **kwargs))
+        result = detach(fn(*fresh(args), **fresh(kwargs)))
     except BaseException as e:  # noqa: BLE001 - told as data, so no code of the answer runs later
         crashed = _crashed(e)
         sys.audit("ssa_course.guard", "exit", token)
@@ -326,7 +326,7 @@ def _watch_in_process(fn: Callable[..., Any], rules: Rules, required: dict, labe
         sys.setprofile(hook)
         threading.setprofile(hook)  # a thread the answer starts is watched too
         try:
-            result = fn(*args, **kwargs)
+            result = fn(*fresh(args), **fresh(kwargs))
         except Exception as e:
             # a forbidden call that then failed is still reported as the forbidden call
             if hits:

@@ -28,6 +28,7 @@ counts).
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import pickle
@@ -77,7 +78,7 @@ def can_isolate() -> bool:
 
 def in_child() -> bool:
     """Is this process a grading child (started by :func:`stream`)?"""
-    return _CHILD_PID == os.getpid()
+    return os.getpid() == _CHILD_PID
 
 
 _CHILD_PID = -1
@@ -128,10 +129,8 @@ def call(fn: Callable[..., Any], args: tuple = (), *, seconds: float | None = 10
 
 
 def _kill(pid: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
     _wait(pid)
 
 
@@ -434,6 +433,8 @@ def _install_hook() -> None:
             return (f"imported {args[0]} while it was graded (import what you need in a "
                     "cell above)")
         if event == "open":
+            if _isinstance(args[0], int):
+                return f"opened file descriptor {args[0]} (a pipe to another program?)"
             return f"opened the file {args[0]!r}"
         if event in ("sys._getframe", "sys._current_frames", "sys._current_exceptions"):
             return f"looked at the grader's stack frames ({event})"
@@ -483,7 +484,7 @@ def _install_hook() -> None:
 
     def content(code: Any) -> tuple:
         consts = _tuple(c.co_code if _type(c) is code_type else c for c in code.co_consts)
-        return (code.co_code, code.co_names, consts, code.co_argcount)
+        return (code.co_code, code.co_names, code.co_varnames, consts, code.co_argcount)
 
     def verdict(code: Any, rules: tuple) -> str | None:
         codes, files, packages, shapes = rules
@@ -502,7 +503,7 @@ def _install_hook() -> None:
                     return what
                 module = name[_len(prefix):].removesuffix(".py").replace("/", ".")
                 return f"{what}.{module}.{code.co_qualname}".replace(".__init__.", ".")
-        if _len(code.co_code) >= 100:  # a copy of the course's code under another name
+        if _len(code.co_code) >= 60:  # a copy of the course's code under another name
             return shapes.get(content(code))
         return None
 
@@ -510,7 +511,7 @@ def _install_hook() -> None:
         code = frame.f_code
         if code.co_name == "<module>":  # a first import runs module code: not an answer
             return
-        for token, rules, required, seen, label, advice in state["guards"]:
+        for _token, rules, required, seen, label, advice in state["guards"]:
             if code in required:
                 seen.add(required[code])
             key = (_id(code), _id(rules))
@@ -565,7 +566,7 @@ def _install_hook() -> None:
 
     def hook(event: str, args: tuple) -> None:
         if not state["armed"]:
-            if event == "ssa_course.sandbox.arm" and _CHILD_PID == getpid():
+            if event == "ssa_course.sandbox.arm" and getpid() == _CHILD_PID:
                 state["fd"], state["out"] = args
                 state["armed"] = True
             return
