@@ -93,6 +93,15 @@ fuzz: venv
 bench: venv
 	$(PY) benchmarks/run_all.py
 	$(PY) benchmarks/native/bench.py
+	$(PY) benchmarks/grading.py $(GRADING_ARGS)
+
+# nbgrader autograde at class scale: seconds per submission for each exercise (30
+# generated submissions each, 2 at a time; about 40 minutes on two cores).
+# GRADING_ARGS="--exercises 10-escape --submissions 10" for a quick look.
+GRADING_ARGS ?=
+.PHONY: bench-grading
+bench-grading: venv
+	$(PY) benchmarks/grading.py $(GRADING_ARGS)
 
 # Our native code against gcc -O0/-O1 on C twins of the kernels (benchmarks/native/);
 # gcc is needed only here. NATIVE_ARGS=--kernels fib,sieve --repeat 1 for a quick look.
