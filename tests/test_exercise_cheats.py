@@ -169,6 +169,17 @@ def leaders(body):
         os._exit(0)
     return [0]
 """, "os.fork"),
+    ("01-quads.ipynb", "leaders", "exec of the solutions/ notebook's cell", """
+import json, pathlib, ssa_course
+_nb = json.loads((pathlib.Path(ssa_course.__file__).parent.parent / "solutions"
+                  / "01-quads.ipynb").read_text())
+_ns = dict(globals())
+for _cell in _nb["cells"]:
+    if "def leaders" in "".join(_cell["source"]):
+        exec("".join(_cell["source"]), _ns)
+def leaders(body):
+    return _ns["leaders"](body)
+""", "runs leaders from the instructor's notebook 01-quads.ipynb"),
     ("02-peepholes.ipynb", "fold_constant", "python -c", """
 import subprocess, sys
 def fold_constant(op, a, b):
@@ -209,6 +220,43 @@ def test_a_cheat_scores_nothing_on_visible_and_hidden_tests(name, answer, label,
         assert verdict is not None, f"the cheat scores ({'visible' if released else 'hidden'})"
         assert says in verdict, verdict
         assert len(verdict.splitlines()) <= 12, verdict  # a message, not a traceback
+
+
+def test_exec_of_the_course_s_source_tree_while_autograding_is_refused(tmp_path, monkeypatch):
+    """Autograding runs in <course>/autograded/<student>/<assignment>, as the instructor:
+    a notebook can read <course>/source/. Its answers and tests are refused like the
+    engine (here a source notebook whose solution differs from solutions/)."""
+    import json
+
+    from ssa_course.grading import forbid
+
+    nb = json.loads((ROOT / "solutions" / "01-quads.ipynb").read_text())
+    for cell in nb["cells"]:
+        text = "".join(cell["source"])
+        if "def leaders" in text and cell["metadata"]["nbgrader"].get("solution"):
+            cell["source"] = text.replace("after_terminator", "after_a_terminator")
+    (tmp_path / "source" / "01-quads").mkdir(parents=True)
+    (tmp_path / "source" / "01-quads" / "01-quads.ipynb").write_text(json.dumps(nb))
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n")
+    here = tmp_path / "autograded" / "someone" / "01-quads"
+    here.mkdir(parents=True)
+    monkeypatch.chdir(here)
+    monkeypatch.setattr(forbid, "_SOLUTION_SHAPES", {})
+    code = """
+import json
+_nb = json.load(open("../../../source/01-quads/01-quads.ipynb"))
+_ns = dict(globals())
+for _cell in _nb["cells"]:
+    if "def leaders" in "".join(_cell["source"]):
+        exec("".join(_cell["source"]), _ns)
+def leaders(body):
+    return _ns["leaders"](body)
+"""
+    for released in (True, False):
+        verdict = outcome("01-quads.ipynb", "test_leaders", {"leaders": code},
+                          released=released)
+        assert verdict is not None and "from the instructor's notebook 01-quads" in verdict, \
+            verdict
 
 
 def test_a_memory_hungry_answer_is_stopped_and_the_grader_survives():

@@ -79,6 +79,66 @@ def shape(code: types.CodeType) -> tuple:
     return (code.co_code, code.co_names, code.co_varnames, consts, code.co_argcount)
 
 
+def solution_shapes() -> dict[tuple, str]:
+    """The shapes of the functions in the instructor's notebooks this machine holds --
+    ``solutions/`` beside the package (an editable install) and ``source/`` of the
+    nbgrader course around the working directory (autograding) -- answer and test cells,
+    not the setup cells (their helpers are offered to the learner). Run from a notebook
+    cell they are the instructor's own run; read from the file and ``exec``'d they are an
+    answer copied from the instructor (see :func:`sandbox.from_a_cell`)."""
+    here = os.getcwd()
+    if here not in _SOLUTION_SHAPES:
+        found: dict[tuple, str] = {}
+        for path in _instructor_notebooks(here):
+            found.update(_notebook_shapes(path))
+        _SOLUTION_SHAPES[here] = found
+    return _SOLUTION_SHAPES[here]
+
+
+_SOLUTION_SHAPES: dict[str, dict[tuple, str]] = {}  # working directory -> shapes
+def _instructor_notebooks(here: str) -> list[str]:
+    import glob
+
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    found = glob.glob(os.path.join(os.path.dirname(package), "solutions", "*.ipynb"))
+    here = os.path.abspath(here)
+    for _ in range(6):  # autograding runs in <course>/autograded/<student>/<assignment>
+        if os.path.exists(os.path.join(here, "nbgrader_config.py")):
+            found += glob.glob(os.path.join(here, "source", "*", "*.ipynb"))
+            break
+        parent = os.path.dirname(here)
+        if parent == here:
+            break
+        here = parent
+    return sorted(set(found))
+
+
+def _notebook_shapes(path: str) -> dict[tuple, str]:
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            cells = json.load(f).get("cells", [])
+    except (OSError, ValueError):
+        return {}
+    where = f"{sandbox.SOLUTION}{os.path.basename(path)}"
+    shapes: dict[tuple, str] = {}
+    for cell in cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if cell.get("cell_type") != "code" or not (meta.get("solution") or meta.get("grade")):
+            continue
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else source
+        try:
+            module = compile(source, path, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            continue
+        for code in _nested_codes(module):
+            if code.co_name[:1] != "<" and len(code.co_code) >= SHAPE_MIN:
+                shapes.setdefault(shape(code), f"{where}:{code.co_name}")
+    return shapes
+
+
 SHAPE_MIN = 60  # bytes of bytecode: a shorter function is too common a pattern to match
 
 # The grader's own modules: they run inside the watch (turning an answer into data,
@@ -159,7 +219,9 @@ class Rules:
             packages += [(alias, f, n) for prefix, f, n in self._packages
                          for alias in self._aliases.get(prefix, ())]
             packages.sort(key=lambda p: -len(p[0]))
-            self._tables = (dict(self._codes), files, packages, self._shapes())
+            shapes = dict(solution_shapes())
+            shapes.update(self._shapes())
+            self._tables = (dict(self._codes), files, packages, shapes)
         return self._tables
 
     def _shapes(self) -> dict[tuple, str]:

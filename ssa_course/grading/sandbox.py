@@ -393,6 +393,17 @@ def _seccomp() -> None:
 # ------------------------------------------------------------------ the audit hook
 
 
+SOLUTION = "the instructor's notebook "  # how a verdict names a copied solution
+
+
+def from_a_cell(filename: str) -> bool:
+    """Was code of this file name compiled from a notebook cell (IPython, ipykernel, or
+    the test suite's runner), rather than read from a file and ``exec``'d?"""
+    return (filename.startswith(("<ipython-input-", "<cell"))
+            or ("ipykernel_" in filename and filename.endswith(".py"))
+            or (filename.startswith("<") and ".ipynb:" in filename))
+
+
 def _genuine(fn: object, name: str) -> Any:
     """``fn`` if it is the interpreter's own built-in ``name`` (not one a notebook put in
     its place before the grader was imported)."""
@@ -416,6 +427,7 @@ def _install_hook() -> None:
     _isinstance, _getattr, _id, _str, _map = isinstance, getattr, id, str, map
     pack, output_limit, refused_exit = _HEADER.pack, OUTPUT_LIMIT, _REFUSED_EXIT
     traceback_of = BaseException.__dict__["__traceback__"].__get__
+    solution = SOLUTION
     state: dict[str, Any] = {"armed": False, "fd": -1, "out": None, "busy": False,
                              "guards": [], "verdicts": {}, "keep": [], "rules": {}}
     profile = method(audit, "ssa_course.call")
@@ -478,6 +490,9 @@ def _install_hook() -> None:
         exit_now(refused_exit)
 
     def refusal(label: str, name: str, advice: str) -> str:
+        if name.startswith(solution):
+            where, _, function = name.rpartition(":")
+            return f"your {label} runs {function} from {where}, read from its file; {advice}"
         if name.startswith("ssa_course"):
             return f"your {label} calls ssa_course's own {short(name)}; {advice}"
         return f"your {label} calls the library {name}, which does the task for you; {advice}"
@@ -504,7 +519,10 @@ def _install_hook() -> None:
                 module = name[_len(prefix):].removesuffix(".py").replace("/", ".")
                 return f"{what}.{module}.{code.co_qualname}".replace(".__init__.", ".")
         if _len(code.co_code) >= 60:  # a copy of the course's code under another name
-            return shapes.get(content(code))
+            found = shapes.get(content(code))
+            if found is not None and found.startswith(solution) and from_a_cell(name):
+                return None  # the instructor's notebook run as itself, or typed in
+            return found
         return None
 
     def on_call(frame: Any) -> None:
