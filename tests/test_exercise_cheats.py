@@ -411,3 +411,17 @@ def test_the_wheel_holds_the_package_and_no_solutions(tmp_path):
     for folder in ("solutions/", "exercises/", "notebooks/", "tests/", "tools/", "source/"):
         assert not any(n.startswith(folder) or f"/{folder}" in n for n in names), folder
     assert not any(n.endswith(".ipynb") for n in names)
+
+
+def test_every_intro_says_what_is_checked_with_the_grader_s_own_numbers():
+    import nbformat
+
+    from ssa_course.grading.check import DEFAULT_TIME_LIMIT
+    from ssa_course.grading.sandbox import MEMORY_GB
+
+    for name in NOTEBOOKS:
+        for folder in ("solutions", "exercises"):
+            intro = nbformat.read(ROOT / folder / name, as_version=4).cells[0].source
+            assert "**What is checked, and how.**" in intro, (folder, name)
+            assert f"{DEFAULT_TIME_LIMIT:g} s and {MEMORY_GB:g} GB of memory" in intro, name
+            assert "runs in a separate process" in intro, name
