@@ -163,6 +163,47 @@ def bench_exercise(tmp: Path, assignment: str, count: int, jobs: int) -> dict:
             "scores_right": right}
 
 
+def _code_cells(path: Path) -> list[str]:
+    import nbformat
+
+    return [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+
+
+def _run_solution(name: str, cells: list[str]) -> float:
+    """Every code cell of a solution notebook (hidden tests included), in this process:
+    the seconds it took."""
+    import contextlib
+    import io
+
+    ns: dict = {"__name__": "__main__"}
+    start = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()):
+        for source in cells:
+            exec(compile(source, f"<{name}.ipynb:cell>", "exec"), ns)  # noqa: S102
+    return time.perf_counter() - start
+
+
+def checker_table(names: list[str]) -> None:
+    """The graded cells of each solution, run in this process: each check in a grading
+    child (as autograding does) against the same checks in-process (the fallback where
+    ``os.fork`` is missing) -- what the isolation costs."""
+    from unittest import mock
+
+    from ssa_course.grading import sandbox
+
+    print("\nThe checks of each solution notebook (hidden tests included), in one process "
+          "(second run)")
+    print(f"{'exercise':<28} {'children':>9} {'in-process':>11} {'ratio':>6}")
+    for name in names:
+        cells = _code_cells(ROOT / "solutions" / f"{name}.ipynb")
+        _run_solution(name, cells)  # first imports and caches, for both
+        isolated = _run_solution(name, cells)
+        with mock.patch.object(sandbox, "can_isolate", lambda: False):
+            plain = _run_solution(name, cells)
+        print(f"{name:<28} {isolated:>8.1f}s {plain:>10.1f}s {isolated / plain:>6.2f}",
+              flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--exercises", default="all",
@@ -171,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="students autograded at a time")
     parser.add_argument("--class-size", type=int, default=200,
                         help="the class size to extrapolate to")
+    parser.add_argument("--checks-only", action="store_true",
+                        help="only the table of checks with and without grading children")
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -183,6 +226,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: unknown exercise {unknown[0]}" if unknown else
               "error: --submissions and --jobs must be at least 1", file=sys.stderr)
         return 1
+    if args.checks_only:
+        checker_table(chosen)
+        return 0
     print(f"nbgrader autograde: {args.submissions} generated submissions per exercise "
           f"(kinds turn round: {', '.join(KINDS)}), {args.jobs} at a time, "
           f"{os.cpu_count()} CPUs")
@@ -203,6 +249,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name:<28} {row['wall'] / row['count']:>12.1f} {k['correct']:>7.1f}s "
                   f"{k['wrong']:>6.1f}s {k['looping']:>7.1f}s {k['crashing']:>8.1f}s "
                   f"{'ok' if row['scores_right'] else 'WRONG':>7}", flush=True)
+    checker_table(chosen)
     slowest = max(rows, key=lambda r: r["wall"] / r["count"])
     rate = slowest["wall"] / slowest["count"]
     total = rate * args.class_size
