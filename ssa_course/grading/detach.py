@@ -11,6 +11,7 @@ while the grader reads, compares, prints or sends the answer.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 from ssa_course.grading.plain import MAX_NESTING, _course_class, kind_name
@@ -74,7 +75,9 @@ def _course_kind(kind: type) -> bool:
     if _course_class(kind):
         return True
     module = kind.__module__ or ""
-    return ((module == "ssa_course" or module.startswith("ssa_course."))
+    maker, local, _ = kind.__qualname__.partition(".<locals>.")
+    return (bool(local) and (module == "ssa_course" or module.startswith("ssa_course."))
+            and callable(getattr(sys.modules.get(module), maker, None))
             and any(_course_class(base) for base in kind.__mro__[1:-1]))
 
 
