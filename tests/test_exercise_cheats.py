@@ -425,3 +425,41 @@ def test_every_intro_says_what_is_checked_with_the_grader_s_own_numbers():
             assert "**What is checked, and how.**" in intro, (folder, name)
             assert f"{DEFAULT_TIME_LIMIT:g} s and {MEMORY_GB:g} GB of memory" in intro, name
             assert "runs in a separate process" in intro, name
+
+
+# ---------------------------------------------------------------- the child itself
+
+
+def test_no_expected_answer_is_ever_in_the_child(capsys):
+    import os
+
+    from ssa_course.grading import check_against
+
+    computed: list[int] = []  # the reference's calls, as the process that made them saw
+
+    def reference(n: int) -> int:
+        computed.append(n)
+        return n * n
+
+    def answer(n: int) -> int:
+        print(f"child {os.getpid()} saw {len(computed)} expected answers")
+        return n * n
+
+    check_against(answer, reference, [3, 1, 2])
+    assert computed == [3, 1, 2]  # in this process (equal sizes keep their order)
+    printed = capsys.readouterr().out
+    assert printed.count("saw 0 expected answers") == 3, printed  # shown by the parent
+    assert f"child {os.getpid()} " not in printed  # and run elsewhere
+
+
+def test_answers_cross_back_as_data_only():
+    from ssa_course.grading import sandbox
+
+    class Mine:
+        def __reduce__(self):  # would run in the grader if it were unpickled there
+            return (print, ("unpickled in the grader",))
+
+    outcome = sandbox.call(lambda: [Mine()])
+    assert outcome.kind == "died" and "could not be read back" in outcome.text
+    assert sandbox.call(lambda: {"a": [1, (2, 3)], "b": {4}}).value == {"a": [1, (2, 3)],
+                                                                        "b": {4}}
