@@ -463,3 +463,60 @@ def test_answers_cross_back_as_data_only():
     assert outcome.kind == "died" and "could not be read back" in outcome.text
     assert sandbox.call(lambda: {"a": [1, (2, 3)], "b": {4}}).value == {"a": [1, (2, 3)],
                                                                         "b": {4}}
+
+
+def test_autograding_kernels_shut_the_instructor_s_files_away(tmp_path, monkeypatch):
+    """make_course's configuration starts every autograding kernel with
+    sandbox.protect_course(): a notebook that reads the course's source/ at its top level
+    (to copy a solution, or the hidden tests) is refused there, before its first cell."""
+    pytest.importorskip("nbgrader")
+    import json as _json
+
+    import nbformat
+    from nbgrader.api import Gradebook
+    from nbgrader.apps import NbGraderAPI
+    from traitlets.config.loader import PyFileConfigLoader
+
+    for var in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "IPYTHONDIR"):
+        monkeypatch.setenv(var, str(tmp_path / var.lower()))
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent) + ":" + __import__("os")
+                       .environ["PATH"])
+    course = tmp_path / "course"
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "make_course.py"), "--out",
+                           str(course), "--exchange", str(tmp_path / "exchange"),
+                           "--assignments", "01-quads"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "protect_course()" in (course / "nbgrader_config.py").read_text()
+    cfg = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
+    cfg.GenerateAssignment.force = True
+    api = NbGraderAPI(config=cfg)
+    assert api.generate_assignment("01-quads")["success"]
+    snoop = '''
+import json
+try:
+    _nb = json.load(open("../../../source/01-quads/01-quads.ipynb"))
+    print("read the source")
+except PermissionError as e:
+    print(e)
+    _nb = {"cells": []}
+for _cell in _nb["cells"]:
+    if "def leaders" in "".join(_cell["source"]):
+        exec("".join(_cell["source"]).replace("### BEGIN SOLUTION", ""))
+'''
+    nb = nbformat.read(course / "release" / "01-quads" / "01-quads.ipynb", as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "leaders":
+            cell.source = snoop
+    folder = course / "submitted" / "snooper" / "01-quads"
+    folder.mkdir(parents=True)
+    nbformat.write(nb, folder / "01-quads.ipynb")
+    result = api.autograde("01-quads", "snooper")
+    assert result["success"], result["log"]
+    graded = _json.loads((course / "autograded" / "snooper" / "01-quads" / "01-quads.ipynb")
+                         .read_text())
+    printed = "".join("".join(o.get("text", "")) for c in graded["cells"]
+                      for o in c.get("outputs", []))
+    assert "read the source" not in printed
+    assert "may not do this: it read the instructor's files" in printed, printed[-2000:]
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        assert gb.find_grade("test_leaders", "01-quads", "01-quads", "snooper").score == 0

@@ -48,6 +48,11 @@ c.Exchange.root = {exchange!r}
 c.ExecutePreprocessor.timeout = {timeout}
 # Grade submissions of students who are not in the gradebook yet (submitted/<name>/).
 c.Autograde.create_student = True
+# Each autograding kernel, before the notebook's first cell, shuts the instructor's files
+# (source/, submitted/, the gradebook, ...) away from the notebook (docs/grading.md).
+c.ExecutePreprocessor.extra_arguments = [
+    "--InteractiveShellApp.exec_lines=import ssa_course.grading.sandbox as _ssa_sandbox; "
+    "_ssa_sandbox.protect_course(); del _ssa_sandbox"]
 '''
 
 STUDENT_CONFIG = '''\

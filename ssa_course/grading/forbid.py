@@ -82,7 +82,7 @@ def shape(code: types.CodeType) -> tuple:
     return (code.co_code, code.co_names, code.co_varnames, consts, code.co_argcount)
 
 
-def solution_shapes() -> dict[tuple, str]:
+def solution_shapes() -> dict[int, str]:
     """The shapes of the functions in the instructor's notebooks this machine holds --
     ``solutions/`` beside the package (an editable install) and ``source/`` of the
     nbgrader course around the working directory (autograding) -- answer and test cells,
@@ -91,14 +91,14 @@ def solution_shapes() -> dict[tuple, str]:
     answer copied from the instructor (see :func:`sandbox.from_a_cell`)."""
     here = os.getcwd()
     if here not in _SOLUTION_SHAPES:
-        found: dict[tuple, str] = {}
+        found: dict[int, str] = {}
         for path in _instructor_notebooks(here):
             found.update(_notebook_shapes(path))
         _SOLUTION_SHAPES[here] = found
     return _SOLUTION_SHAPES[here]
 
 
-_SOLUTION_SHAPES: dict[str, dict[tuple, str]] = {}  # working directory -> shapes
+_SOLUTION_SHAPES: dict[str, dict[int, str]] = {}  # working directory -> hashed shapes
 _SHAPES: dict[tuple, tuple] = {}  # (ids of the entries, directory) -> (entries, shapes)
 def _instructor_notebooks(here: str) -> list[str]:
     import glob
@@ -117,7 +117,7 @@ def _instructor_notebooks(here: str) -> list[str]:
     return sorted(set(found))
 
 
-def _notebook_shapes(path: str) -> dict[tuple, str]:
+def _notebook_shapes(path: str) -> dict[int, str]:
     import json
 
     try:
@@ -126,7 +126,7 @@ def _notebook_shapes(path: str) -> dict[tuple, str]:
     except (OSError, ValueError):
         return {}
     where = f"{sandbox.SOLUTION}{os.path.basename(path)}"
-    shapes: dict[tuple, str] = {}
+    shapes: dict[int, str] = {}
     for cell in cells:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         if cell.get("cell_type") != "code" or not (meta.get("solution") or meta.get("grade")):
@@ -139,7 +139,9 @@ def _notebook_shapes(path: str) -> dict[tuple, str]:
             continue
         for code in _nested_codes(module):
             if code.co_name[:1] != "<" and len(code.co_code) >= SHAPE_MIN:
-                shapes.setdefault(shape(code), f"{where}:{code.co_name}")
+                # only a hash: the shape itself (bytecode, constants) would hand the
+                # solution and the hidden tests' constants to the notebook
+                shapes.setdefault(hash(shape(code)), f"{where}:{code.co_name}")
     return shapes
 
 
@@ -237,10 +239,10 @@ class Rules:
             self._tables = (dict(self._codes), files, packages, shapes)
         return self._tables
 
-    def _shapes(self) -> dict[tuple, str]:
+    def _shapes(self) -> dict[int, str]:
         """Shapes of the course's forbidden functions (a library's are left out: nobody
         copies networkx's code object, and walking it takes long)."""
-        shapes: dict[tuple, str] = {}
+        shapes: dict[int, str] = {}
         names = tuple(name for _, forbidden, name in self._packages
                       if forbidden and name.startswith("ssa_course"))
         names += tuple(name for forbidden, name in self._files.values()
@@ -259,7 +261,7 @@ class Rules:
             name = self.verdict(code)
             # whole functions only (a comprehension or a lambda is too small a pattern)
             if name is not None and len(code.co_code) >= SHAPE_MIN and code.co_name[:1] != "<":
-                shapes.setdefault(shape(code), name)
+                shapes.setdefault(hash(shape(code)), name)
         return shapes
 
     def verdict(self, code: types.CodeType) -> str | None:

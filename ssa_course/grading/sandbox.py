@@ -398,6 +398,36 @@ def _seccomp() -> None:
 # ------------------------------------------------------------------ the audit hook
 
 
+def protect_course() -> str | None:
+    """While autograding (the working directory is ``<course>/autograded/<student>/<a>``,
+    below a directory holding ``nbgrader_config.py``), make this kernel refuse to read the
+    course directory outside the working directory (``source/`` holds the solutions and
+    hidden tests, ``gradebook.db`` and ``submitted/`` the other students') and to start
+    any program but Graphviz. The course's nbgrader configuration runs this when each
+    autograding kernel starts, before the notebook's first cell. Returns the course
+    directory, or None (not autograding: nothing changes)."""
+    here = os.path.abspath(os.getcwd())
+    parts = here.split(os.sep)
+    for i in range(len(parts) - 1, 0, -1):
+        root = os.sep.join(parts[:i]) or os.sep
+        if os.path.exists(os.path.join(root, "nbgrader_config.py")):
+            if parts[i:i + 1] != ["autograded"]:
+                return None
+            from ssa_course.grading.forbid import solution_shapes
+
+            solution_shapes()  # read now: the notebook may not read them any more
+            package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+            closed = [os.path.join(root, d) + os.sep for d in
+                      ("source", "release", "submitted", "autograded", "feedback")]
+            closed += [os.path.join(root, "gradebook.db") + os.sep,
+                       os.path.join(os.path.dirname(package), "solutions") + os.sep]
+            sys.audit("ssa_course.sandbox.course", tuple(closed), here + os.sep)
+            return root
+    return None
+
+
+_PROGRAMS = frozenset({"dot", "neato", "fdp", "sfdp", "twopi", "circo"})  # Graphviz
+
 SOLUTION = "the instructor's notebook "  # how a verdict names a copied solution
 
 
@@ -430,10 +460,13 @@ def _install_hook() -> None:
     method, code_type, string_io = types.MethodType, types.CodeType, io.StringIO
     _type, _len, _set, _dict, _sorted, _tuple = type, len, set, dict, sorted, tuple
     _isinstance, _getattr, _id, _str, _map = isinstance, getattr, id, str, map
+    _hash = hash
     pack, output_limit, refused_exit = _HEADER.pack, OUTPUT_LIMIT, _REFUSED_EXIT
     traceback_of = BaseException.__dict__["__traceback__"].__get__
     solution = SOLUTION
-    state: dict[str, Any] = {"armed": False, "fd": -1, "out": None, "busy": False,
+    getcwd, programs = _genuine(os.getcwd, "getcwd"), _PROGRAMS
+    state: dict[str, Any] = {"armed": False, "course": None, "fd": -1, "out": None,
+                             "busy": False,
                              "guards": [], "verdicts": {}, "keep": [], "rules": {}}
     profile = method(audit, "ssa_course.call")
 
@@ -524,7 +557,7 @@ def _install_hook() -> None:
                 module = name[_len(prefix):].removesuffix(".py").replace("/", ".")
                 return f"{what}.{module}.{code.co_qualname}".replace(".__init__.", ".")
         if _len(code.co_code) >= 60:  # a copy of the course's code under another name
-            found = shapes.get(content(code))
+            found = shapes.get(_hash(content(code)))
             if found is not None and found.startswith(solution) and from_a_cell(name):
                 return None  # the instructor's notebook run as itself, or typed in
             return found
@@ -591,6 +624,48 @@ def _install_hook() -> None:
 
     guards = state["guards"]
 
+    def absolute(path: str) -> str:
+        """``path`` made absolute and normalised, by this closure's own means."""
+        if not path.startswith("/"):
+            path = getcwd() + "/" + path
+        out: list[str] = []
+        for part in path.split("/"):
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if out:
+                    out.pop()
+                continue
+            out.append(part)
+        return "/" + "/".join(out) + "/"
+
+    def course_check(event: str, args: tuple) -> None:
+        """The autograding kernel's rules (:func:`protect_course`)."""
+        closed, here = state["course"]
+        what = None
+        if event in ("open", "os.listdir", "os.scandir", "shutil.copyfile", "shutil.copytree",
+                     "sqlite3.connect", "os.symlink", "os.link"):
+            target = args[0]
+            if _isinstance(target, bytes):
+                target = target.decode("utf-8", "replace")
+            if _isinstance(target, _str) and target not in (":memory:", ""):
+                full = absolute(target)
+                if full.startswith(closed) and not full.startswith(here):
+                    what = f"read the instructor's files ({target})"
+                elif event in ("os.symlink", "os.link"):
+                    what = "made a link (the instructor's files are off limits)"
+        elif event == "subprocess.Popen":
+            program = args[0] if args[0] is not None else (args[1] or [""])[0]
+            name = _str(program).rsplit("/", 1)[-1]
+            if name not in programs:
+                what = f"started the program {name!r}"
+        elif event.startswith(("os.system", "os.exec", "os.posix_spawn", "os.spawn",
+                               "pty.spawn", "ctypes.dlopen", "ctypes.dlsym")) and not (
+                event.startswith("ctypes.") and getpid() == _CHILD_PID):
+            what = f"used {event}"
+        if what is not None:
+            raise PermissionError(f"while autograding, a notebook may not do this: it {what}")
+
     def hook(event: str, args: tuple) -> None:
         if event == "ssa_course.call":  # the hot path: one per call of the watched code
             if args[1] != "call" or not guards or state["busy"]:
@@ -605,6 +680,14 @@ def _install_hook() -> None:
             if event == "ssa_course.sandbox.arm" and getpid() == _CHILD_PID:
                 state["fd"], state["out"] = args
                 state["armed"] = True
+            elif event == "ssa_course.sandbox.course" and state["course"] is None:
+                state["course"] = (_tuple(_str(c) for c in args[0]), _str(args[1]))
+            elif state["course"] is not None and not state["busy"]:
+                state["busy"] = True
+                try:
+                    course_check(event, args)
+                finally:
+                    state["busy"] = False
             return
         if state["busy"]:
             return
