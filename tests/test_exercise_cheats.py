@@ -520,3 +520,13 @@ for _cell in _nb["cells"]:
     assert "may not do this: it read the instructor's files" in printed, printed[-2000:]
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         assert gb.find_grade("test_leaders", "01-quads", "01-quads", "snooper").score == 0
+
+
+def test_a_runaway_recursion_is_told_as_one_not_as_switching_the_watch_off():
+    # the interpreter drops a profiler that overflows the stack (an audit event the
+    # watch would otherwise refuse as "switched off")
+    code = "def liveness(blocks, succs):\n    return liveness(blocks, succs)\n"
+    for released in (True, False):
+        verdict = outcome("11-codegen.ipynb", "test_liveness", {"liveness": code},
+                          released=released)
+        assert verdict is not None and "called itself too deeply (RecursionError)" in verdict

@@ -465,6 +465,8 @@ def _install_hook() -> None:
     traceback_of = BaseException.__dict__["__traceback__"].__get__
     solution = SOLUTION
     getcwd, programs = _genuine(os.getcwd, "getcwd"), _PROGRAMS
+    getframe = _genuine(sys._getframe, "_getframe")
+    getrecursionlimit = _genuine(sys.getrecursionlimit, "getrecursionlimit")
     state: dict[str, Any] = {"armed": False, "course": None, "fd": -1, "out": None,
                              "busy": False,
                              "guards": [], "verdicts": {}, "keep": [], "rules": {}}
@@ -666,6 +668,13 @@ def _install_hook() -> None:
         if what is not None:
             raise PermissionError(f"while autograding, a notebook may not do this: it {what}")
 
+    def deep() -> bool:
+        """Is the stack within a few frames of the recursion limit?"""
+        frame, depth, limit = getframe(0), 0, getrecursionlimit() - 60
+        while frame is not None and depth < limit:
+            frame, depth = frame.f_back, depth + 1
+        return depth >= limit
+
     def hook(event: str, args: tuple) -> None:
         if event == "ssa_course.call":  # the hot path: one per call of the watched code
             if args[1] != "call" or not guards or state["busy"]:
@@ -698,6 +707,13 @@ def _install_hook() -> None:
                 return
             if not state["guards"]:
                 return
+            if event == "sys.setprofile" and deep():
+                # the interpreter drops a profiler that overflowed the stack: an answer
+                # that recursed without end, not one that switched the watch off
+                refuse(f"your {state['guards'][-1][4]} called itself too deeply "
+                       "(RecursionError): a recursion without a base case, or a walk that "
+                       "goes round a cycle of the graph without remembering where it has "
+                       "been?")
             what = what_of(event, args)
             if what is not None:
                 refuse(f"your {state['guards'][-1][4]} {what}: that is not allowed while it "
