@@ -467,7 +467,7 @@ def test_answers_cross_back_as_data_only():
 
 def test_autograding_kernels_shut_the_instructor_s_files_away(tmp_path, monkeypatch):
     """make_course's configuration starts every autograding kernel with
-    sandbox.protect_course(): a notebook that reads the course's source/ at its top level
+    watch.protect_course(): a notebook that reads the course's source/ at its top level
     (to copy a solution, or the hidden tests) is refused there, before its first cell."""
     pytest.importorskip("nbgrader")
     import json as _json

@@ -51,8 +51,8 @@ c.Autograde.create_student = True
 # Each autograding kernel, before the notebook's first cell, shuts the instructor's files
 # (source/, submitted/, the gradebook, ...) away from the notebook (docs/grading.md).
 c.ExecutePreprocessor.extra_arguments = [
-    "--InteractiveShellApp.exec_lines=import ssa_course.grading.sandbox as _ssa_sandbox; "
-    "_ssa_sandbox.protect_course(); del _ssa_sandbox"]
+    "--InteractiveShellApp.exec_lines=import ssa_course.grading.watch as _ssa_watch; "
+    "_ssa_watch.protect_course(); del _ssa_watch"]
 '''
 
 STUDENT_CONFIG = '''\

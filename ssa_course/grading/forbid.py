@@ -27,7 +27,7 @@ import types
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ssa_course.grading import sandbox
+from ssa_course.grading import sandbox, watch
 from ssa_course.grading.check import Mismatch
 from ssa_course.grading.detach import detach, fresh
 
@@ -88,7 +88,7 @@ def solution_shapes() -> dict[int, str]:
     nbgrader course around the working directory (autograding) -- answer and test cells,
     not the setup cells (their helpers are offered to the learner). Run from a notebook
     cell they are the instructor's own run; read from the file and ``exec``'d they are an
-    answer copied from the instructor (see :func:`sandbox.from_a_cell`)."""
+    answer copied from the instructor (see :func:`watch.from_a_cell`)."""
     here = os.getcwd()
     if here not in _SOLUTION_SHAPES:
         found: dict[int, str] = {}
@@ -125,7 +125,7 @@ def _notebook_shapes(path: str) -> dict[int, str]:
             cells = json.load(f).get("cells", [])
     except (OSError, ValueError):
         return {}
-    where = f"{sandbox.SOLUTION}{os.path.basename(path)}"
+    where = f"{watch.SOLUTION}{os.path.basename(path)}"
     shapes: dict[int, str] = {}
     for cell in cells:
         meta = cell.get("metadata", {}).get("nbgrader", {})
@@ -150,7 +150,7 @@ SHAPE_MIN = 60  # bytes of bytecode: a shorter function is too common a pattern 
 # The grader's own modules: they run inside the watch (turning an answer into data,
 # explaining a crash) and are never an answer.
 _MACHINERY = ("ssa_course.grading.forbid", "ssa_course.grading.detach",
-              "ssa_course.grading.sandbox",
+              "ssa_course.grading.sandbox", "ssa_course.grading.watch",
               "ssa_course.grading.crash", "ssa_course.grading.plain", "ssa_course.errors")
 
 
