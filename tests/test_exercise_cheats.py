@@ -77,6 +77,16 @@ def leaders(body):
         time.sleep(0.01)
     return out[0]
 """, "can't start new thread"),
+    ("01-quads.ipynb", "leaders", "a signal handler that fires after the answer", f"""
+import signal
+from ssa_course.quads.cfg import find_leaders
+def leaders(body):
+    def later(*args):
+        print("the handler ran", find_leaders({_LEADERS}))
+    signal.signal(signal.SIGALRM, later)
+    signal.setitimer(signal.ITIMER_REAL, 0.001)
+    return [0]
+""", "wrong leaders"),
     ("01-quads.ipynb", "leaders", "code.replace clone", f"""
 import types
 from ssa_course.quads.cfg import find_leaders as _f

@@ -13,9 +13,11 @@ tried (written to the result pipe; see docs/grading.md for the list).
 
 from __future__ import annotations
 
+import _signal
 import io
 import os
 import pickle
+import signal
 import struct
 import sys
 import types
@@ -95,6 +97,14 @@ def _install_hook() -> None:
     solution = SOLUTION
     getcwd, programs = _genuine(os.getcwd, "getcwd"), _PROGRAMS
     getframe = _genuine(sys._getframe, "_getframe")
+    set_timer = _genuine(signal.setitimer, "setitimer")
+    set_handler = _genuine(_signal.signal, "signal")
+    default = _signal.SIG_DFL
+    timers = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
+    handled = _tuple(int(s) for s in (signal.SIGALRM, signal.SIGVTALRM, signal.SIGPROF,
+                                 signal.SIGUSR1, signal.SIGUSR2, signal.SIGCHLD, signal.SIGIO,
+                                 signal.SIGHUP, signal.SIGTERM, signal.SIGURG,
+                                 signal.SIGWINCH, signal.SIGPIPE))
     getrecursionlimit = _genuine(sys.getrecursionlimit, "getrecursionlimit")
     state: dict[str, Any] = {"armed": False, "course": None, "fd": -1, "out": None,
                              "busy": False,
@@ -248,6 +258,11 @@ def _install_hook() -> None:
             token, rules, required, seen, label, advice = guards.pop()
             if not guards:  # the checker's own code runs unwatched (and fast)
                 setprofile(None)
+                # no handler or timer of the answer's may fire once it is over
+                for timer in timers:
+                    set_timer(timer, 0)
+                for sig in handled:
+                    set_handler(sig, default)
             missing = _sorted(_set(required.values()) - seen)
             if missing:
                 refuse(f"your {label} never calls {', '.join(_map(short, missing))}: "
