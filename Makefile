@@ -137,6 +137,15 @@ bench: venv binutils cross-gcc
 	$(PY) benchmarks/native/bench.py
 	$(PY) benchmarks/native/assemblers.py
 	$(PY) benchmarks/native/aarch64.py
+	$(PY) benchmarks/grading.py $(GRADING_ARGS)
+
+# nbgrader autograde at class scale: seconds per submission for each exercise (30
+# generated submissions each, 2 at a time; about 40 minutes on two cores).
+# GRADING_ARGS="--exercises 10-escape --submissions 10" for a quick look.
+GRADING_ARGS ?=
+.PHONY: bench-grading
+bench-grading: venv
+	$(PY) benchmarks/grading.py $(GRADING_ARGS)
 
 # Our native code against gcc -O0/-O1 on C twins of the kernels (benchmarks/native/),
 # then the aarch64 table (instructions under unicorn, time under qemu, against

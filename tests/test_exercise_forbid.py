@@ -67,16 +67,16 @@ def test_a_forbidden_call_that_then_fails_is_still_reported_as_forbidden():
     def fake(body):
         find_leaders(None)  # raises inside the engine
 
-    with pytest.raises(Forbidden) as info:
+    with pytest.raises(Forbidden, match="calls ssa_course's own find_leaders"):
         guard(fake, forbid=[ssa_course])([])
-    assert info.value.__cause__ is not None
 
 
-def test_a_learner_error_passes_through_unchanged():
+def test_a_learner_error_is_told_in_one_line():
     def broken(body):
         return body[10]
 
-    with pytest.raises(IndexError):
+    with pytest.raises(Mismatch, match=r"^your code raised IndexError: list index out of "
+                                       r"range \(test_exercise_forbid.py:\d+, in `broken`\)"):
         guard(broken, forbid=[ssa_course])([])
 
 
@@ -134,7 +134,9 @@ def test_a_thread_the_answer_starts_is_watched_too():
         worker.join()
         return out[0]
 
-    with pytest.raises(Forbidden):
+    # in a grading child the system refuses new threads (seccomp); in-process the profile
+    # hook follows the thread
+    with pytest.raises(Mismatch, match="can't start new thread|calls ssa_course's own"):
         guard(in_a_thread, forbid=[ssa_course])(_function().body)
     assert threading.getprofile() is None
 

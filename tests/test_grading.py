@@ -48,7 +48,7 @@ def test_a_crash_names_the_exception_and_the_input():
     with pytest.raises(Mismatch) as info:
         check_against(crashes, _square, [5, 2, 3], describe=lambda n: f"<{n}>")
     assert "ZeroDivisionError" in str(info.value) and "<2>" in str(info.value)
-    assert isinstance(info.value.__cause__, ZeroDivisionError)
+    assert "(test_grading.py:" in str(info.value)  # where, in the learner's code
 
 
 def test_a_stub_says_not_implemented():
@@ -472,7 +472,8 @@ def test_a_mismatch_raised_inside_the_answer_is_passed_on_as_it_is():
     def guarded(n: int) -> int:
         raise Refused("your answer calls the course's own code")
 
-    with pytest.raises(Refused, match="^your answer calls the course's own code$"):
+    # (it ran in a grading child: its message comes back, word for word)
+    with pytest.raises(Mismatch, match="^your answer calls the course's own code$"):
         check_against(guarded, _square, [1])
 
 
@@ -496,11 +497,12 @@ def test_container_subclasses_count_as_their_base_and_their_eq_is_ignored():
         check_against(lambda n: Liar(), lambda n: [1, 2, 3], [0])
 
 
-def test_an_endless_answer_is_stopped_while_it_is_read():
+def test_a_generator_is_not_an_answer_and_never_runs_in_the_grader():
     def endless(n: int):  # noqa: ANN202 - a generator that never ends
         while True:
             yield n
 
-    with pytest.raises(Mismatch, match="reading your answer did not finish in 0.2 s"):
+    # the generator stays in the child that ran the answer: the grader never iterates it
+    with pytest.raises(Mismatch, match="not a value the check can compare: it is a generator"):
         check_against(endless, lambda n: iter([n]), [1], normalise=lambda xs: list(xs)[:5],
                       time_limit=0.2)

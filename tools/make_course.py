@@ -58,6 +58,11 @@ c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.ClearHiddenTests",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
+# Each autograding kernel, before the notebook's first cell, shuts the instructor's files
+# (source/, submitted/, the gradebook, ...) away from the notebook (docs/grading.md).
+c.ExecutePreprocessor.extra_arguments = [
+    "--InteractiveShellApp.exec_lines=import ssa_course.grading.watch as _ssa_watch; "
+    "_ssa_watch.protect_course(); del _ssa_watch"]
 '''
 
 INSTRUCTOR_CONFIG = '''\

@@ -14,7 +14,7 @@ them runs inside the ``try``.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ssa_course.grading.crash import explain_crash
@@ -79,30 +79,90 @@ def check_against(
     ``show`` writes a value in a message (exercise 09 writes ``INT_MAX - 1``, not its digits).
     """
     ordered = sorted(cases, key=size)  # stable: equal sizes keep the caller's order
-    for case in ordered:
-        raw_expected = reference(case)
-        expected = normalise(raw_expected)
-        try:
-            expected_plain = plain(expected)
-        except NotPlain as e:  # a mistake in the exercise itself, not the learner's
-            raise TypeError(f"the reference's {what} cannot be compared: {e}") from None
-        raw_actual = _run_student(student, case, describe, draw, time_limit)
-        actual = _normalised(raw_actual, normalise, expected, case, describe, draw, what,
-                             time_limit, show)
-        try:
-            same = plain(actual) == expected_plain
-        except NotPlain as e:
-            _show(case, draw, draw_answer, raw_expected, raw_actual)
-            raise Mismatch("\n".join([
-                f"wrong {what} on this input (the smallest one that differs):",
-                describe(case), f"expected: {show(expected)}",
-                f"     got: {_safe_shown(actual, show)}",
-                f"(that is not a value the check can compare: {e})"])) from None
-        if same:
-            continue
-        _show(case, draw, draw_answer, raw_expected, raw_actual)
-        raise Mismatch(_wrong_message(what, describe(case), expected, actual, show))
+    answers = _answers(student, ordered, describe, draw, time_limit)
+    try:
+        for case in ordered:
+            # the learner's answer first: the expected one is computed afterwards, in this
+            # process, so it is never in the child that ran the learner's code
+            raw_actual = next(answers)
+            _compare(case, raw_actual, reference, describe, draw, draw_answer, normalise,
+                     what, time_limit, show)
+    finally:
+        answers.close()  # stops the child at the first wrong case
     print(f"{what}: all {len(ordered)} cases agree with the reference")
+
+
+def _answers(student: Callable[..., Any], ordered: list, describe: Callable[[Any], str],
+             draw: Callable[[Any], object] | None, seconds: float | None) -> Iterator[object]:
+    """The learner's raw answer to each case in turn; a failure becomes a Mismatch.
+
+    Where it can (:func:`sandbox.can_isolate`), all cases run in one child process, each on
+    its own deep copy, and each answer comes back as plain data."""
+    from ssa_course.grading import sandbox
+    from ssa_course.grading.detach import detach
+
+    if not sandbox.can_isolate() or sandbox.in_child():
+        for case in ordered:
+            yield _run_student(student, case, describe, draw, seconds)
+        return
+    outcomes = sandbox.stream(lambda case: detach(student(_private_copy(case))), ordered,
+                              seconds=seconds)
+    try:
+        for case, outcome in zip(ordered, outcomes, strict=False):
+            if outcome.kind == "value":
+                yield outcome.value
+                continue
+            raise _failure(outcome, case, describe, draw, seconds)
+    finally:
+        outcomes.close()
+
+
+def _failure(outcome: Any, case: object, describe: Callable[[Any], str],
+             draw: Callable[[Any], object] | None, seconds: float | None) -> Mismatch:
+    """The Mismatch for a case that gave no answer (the same words as in-process)."""
+    from ssa_course.grading.sandbox import MEMORY_GB
+
+    if outcome.kind in ("refused",) or outcome.category == "mismatch":
+        return Mismatch(outcome.text)
+    if outcome.category == "notimpl":
+        return Mismatch("not implemented yet: replace the stub's `raise` line with your code")
+    _show(case, draw)
+    if outcome.kind == "timeout":
+        return Mismatch(f"your code did not finish in {seconds:g} s on this input "
+                        f"(an endless loop?):\n{describe(case)}")
+    if outcome.kind == "memory":
+        return Mismatch(f"your code used more than {MEMORY_GB:g} GB of memory on this "
+                        f"input:\n{describe(case)}")
+    return Mismatch(f"{outcome.text}\non this input:\n{describe(case)}")
+
+
+def _compare(case: object, raw_actual: object, reference: Callable[[Any], Any],
+             describe: Callable[[Any], str], draw: Callable[[Any], object] | None,
+             draw_answer: Callable[[Any, Any], object] | None,
+             normalise: Callable[[Any], Any], what: str, time_limit: float | None,
+             show: Callable[[Any], str]) -> None:
+    """Raise a Mismatch unless ``raw_actual`` is the reference's answer to ``case``."""
+    raw_expected = reference(case)
+    expected = normalise(raw_expected)
+    try:
+        expected_plain = plain(expected)
+    except NotPlain as e:  # a mistake in the exercise itself, not the learner's
+        raise TypeError(f"the reference's {what} cannot be compared: {e}") from None
+    actual = _normalised(raw_actual, normalise, expected, case, describe, draw, what,
+                         time_limit, show)
+    try:
+        same = plain(actual) == expected_plain
+    except NotPlain as e:
+        _show(case, draw, draw_answer, raw_expected, raw_actual)
+        raise Mismatch("\n".join([
+            f"wrong {what} on this input (the smallest one that differs):",
+            describe(case), f"expected: {show(expected)}",
+            f"     got: {_safe_shown(actual, show)}",
+            f"(that is not a value the check can compare: {e})"])) from None
+    if same:
+        return
+    _show(case, draw, draw_answer, raw_expected, raw_actual)
+    raise Mismatch(_wrong_message(what, describe(case), expected, actual, show))
 
 
 _UNSET = object()  # "no answer to draw"
@@ -139,6 +199,15 @@ def _normalised(raw: object, normalise: Callable[[Any], Any], expected: object, 
                 what: str, seconds: float | None, show: Callable[[Any], str] = shown) -> object:
     """``normalise(raw)``; an answer it cannot handle (``sorted`` of an int, an endless
     generator) is wrong."""
+    from ssa_course.grading.detach import Foreign
+
+    if isinstance(raw, Foreign):  # what came back from a child was not data
+        _show(case, draw)
+        raise Mismatch("\n".join([
+            f"wrong {what} on this input (the smallest one that differs):",
+            describe(case), f"expected: {show(expected)}", f"     got: {raw.text}",
+            f"(that is not a value the check can compare: it is {raw.kind}, not plain data "
+            "(a number, string, list, set, dict or one of the course's values))"]))
     try:
         return call_with_limit(normalise, (raw,), seconds)
     except OutOfTime:

@@ -62,6 +62,10 @@ def _container(value: object, kind: type, depth: int, active: set[int]) -> objec
     for base, tag, items in _CONTAINERS:
         if isinstance(value, base):
             return (tag, _collect(tag, items(value), inner, active))
+    if kind.__module__ == "ssa_course.grading.detach" and kind.__qualname__ == "Foreign" \
+            and _course_class(kind):  # what an answer held that was not plain data
+        raise NotPlain(f"it is {value.kind}, not plain data (a number, string, list, set, "  # type: ignore[attr-defined]
+                       "dict or one of the course's values)")
     if not _course_class(kind):
         raise NotPlain(f"it is {_a(kind)}, not plain data (a number, string, list, set, "
                        "dict or one of the course's values)")

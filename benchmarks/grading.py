@@ -1,0 +1,263 @@
+"""Grading at class scale: nbgrader autograde, seconds per submission, per exercise.
+
+For each exercise it builds a course (``tools/make_course.py``), releases the exercise,
+writes generated submissions straight into ``submitted/<student>/`` -- correct ones, and
+ones where one task is wrong, loops forever or crashes (which task turns round) -- and
+autogrades them with nbgrader, ``--jobs`` students at a time (each worker a process of its
+own with its own nbgrader API; they share the course's gradebook). It prints a table: the
+wall-clock seconds per submission, the mean autograde time of each kind of submission,
+and whether every score is what it must be (full for correct, less for the others); then
+what 200 submissions of the slowest exercise would take at the measured rate (a straight
+extrapolation: autograde handles submissions one by one, so time grows linearly).
+
+    python benchmarks/grading.py                           # 30 per exercise, 2 at a time
+    python benchmarks/grading.py --exercises 10-escape --submissions 8 --jobs 2
+
+Not part of ``make test``: it takes minutes per exercise (``make bench-grading``, and
+``make bench`` runs it last).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+KINDS = ("correct", "wrong", "looping", "crashing", "correct")  # turned round: 2/5 correct
+BROKEN = {
+    "wrong": "    return None  # the generated wrong answer\n",
+    "looping": "    while True:  # the generated endless loop\n        pass\n",
+    "crashing": "    raise ValueError('the generated crash')\n",
+}
+
+
+def _answers(source: Path) -> list[tuple[str, str]]:
+    """(grade id, correct code) of each answer cell, nbgrader's markers removed."""
+    import nbformat
+
+    out = []
+    for cell in nbformat.read(source, as_version=4).cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and meta.get("solution") and not meta.get("grade"):
+            out.append((meta["grade_id"], "\n".join(
+                line for line in cell.source.splitlines() if "### " not in line)))
+    return out
+
+
+def submission(released: Path, source: Path, kind: str, task: int) -> object:
+    """The released notebook answered: correctly, or with answer ``task`` broken."""
+    import nbformat
+
+    nb = nbformat.read(released, as_version=4)
+    answers = dict(_answers(source))
+    ids = list(answers)
+    for cell in nb.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if gid not in answers:
+            continue
+        code = answers[gid]
+        if kind != "correct" and gid == ids[task % len(ids)]:
+            name = re.search(r"^def (\w+)\((.*?)\):", code, flags=re.M)
+            if name:
+                code += f"\n\ndef {name.group(1)}({name.group(2)}):\n{BROKEN[kind]}"
+        cell.source = code
+    return nb
+
+
+def _config(course: Path):  # noqa: ANN202
+    from traitlets.config.loader import PyFileConfigLoader
+
+    cfg = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
+    cfg.GenerateAssignment.force = True
+    return cfg
+
+
+def _worker(course: str, assignment: str, students: list[str]) -> None:
+    """Autograde ``students`` one after the other; one JSON line each on stdout."""
+    import logging
+
+    from nbgrader.apps import NbGraderAPI
+
+    logging.disable(logging.WARNING)
+    api = NbGraderAPI(config=_config(Path(course)))
+    for student in students:
+        start = time.perf_counter()
+        result = api.autograde(assignment, student)
+        print(json.dumps({"student": student, "seconds": time.perf_counter() - start,
+                          "success": result["success"], "error": result.get("error")}),
+              flush=True)
+
+
+def grade_class(course: Path, assignment: str, students: list[str], jobs: int
+                ) -> tuple[float, dict[str, float]]:
+    """Autograde with ``jobs`` worker processes: (wall seconds, seconds per student)."""
+    groups = [students[i::jobs] for i in range(jobs)]
+    start = time.perf_counter()
+    workers = [subprocess.Popen([sys.executable, __file__, "--worker", str(course), assignment,
+                                 *group], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+               for group in groups if group]
+    seconds: dict[str, float] = {}
+    for worker in workers:
+        out, err = worker.communicate()
+        if worker.returncode:
+            raise RuntimeError(f"an autograde worker failed:\n{err[-3000:]}")
+        for line in out.splitlines():
+            if line.startswith("{"):
+                row = json.loads(line)
+                if not row["success"]:
+                    raise RuntimeError(f"autograde of {row['student']} failed: {row['error']}")
+                seconds[row["student"]] = row["seconds"]
+    return time.perf_counter() - start, seconds
+
+
+def _scores(course: Path, assignment: str, students: list[str]) -> dict[str, tuple[float, float]]:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        return {s: (gb.find_submission(assignment, s).score,
+                    gb.find_submission(assignment, s).max_score) for s in students}
+
+
+def bench_exercise(tmp: Path, assignment: str, count: int, jobs: int) -> dict:
+    import nbformat
+    from nbgrader.apps import NbGraderAPI
+
+    course = tmp / assignment
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "make_course.py"), "--out",
+                           str(course), "--exchange", str(tmp / f"exchange-{assignment}"),
+                           "--assignments", assignment], capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(done.stdout + done.stderr)
+    api = NbGraderAPI(config=_config(course))
+    result = api.generate_assignment(assignment)
+    if not result["success"]:
+        raise RuntimeError(result["log"])
+    source = course / "source" / assignment / f"{assignment}.ipynb"
+    released = course / "release" / assignment / f"{assignment}.ipynb"
+    students, kinds = [], {}
+    for i in range(count):
+        kind = KINDS[i % len(KINDS)]
+        student = f"s{i:03d}-{kind}"
+        folder = course / "submitted" / student / assignment
+        folder.mkdir(parents=True)
+        nbformat.write(submission(released, source, kind, i // len(KINDS)),
+                       folder / f"{assignment}.ipynb")
+        students.append(student)
+        kinds[student] = kind
+    wall, seconds = grade_class(course, assignment, students, jobs)
+    scores = _scores(course, assignment, students)
+    right = all((score == top) == (kinds[s] == "correct") for s, (score, top) in scores.items())
+    per_kind = {}
+    for kind in dict.fromkeys(KINDS):
+        times = [seconds[s] for s in students if kinds[s] == kind]
+        per_kind[kind] = sum(times) / len(times) if times else float("nan")
+    return {"assignment": assignment, "count": count, "wall": wall, "per_kind": per_kind,
+            "scores_right": right}
+
+
+def _code_cells(path: Path) -> list[str]:
+    import nbformat
+
+    return [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+
+
+def _run_solution(name: str, cells: list[str]) -> float:
+    """Every code cell of a solution notebook (hidden tests included), in this process:
+    the seconds it took."""
+    import contextlib
+    import io
+
+    ns: dict = {"__name__": "__main__"}
+    start = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()):
+        for source in cells:
+            exec(compile(source, f"<{name}.ipynb:cell>", "exec"), ns)  # noqa: S102
+    return time.perf_counter() - start
+
+
+def checker_table(names: list[str]) -> None:
+    """The graded cells of each solution, run in this process: each check in a grading
+    child (as autograding does) against the same checks in-process (the fallback where
+    ``os.fork`` is missing) -- what the isolation costs."""
+    from unittest import mock
+
+    from ssa_course.grading import sandbox
+
+    print("\nThe checks of each solution notebook (hidden tests included), in one process "
+          "(second run)")
+    print(f"{'exercise':<28} {'children':>9} {'in-process':>11} {'ratio':>6}")
+    for name in names:
+        cells = _code_cells(ROOT / "solutions" / f"{name}.ipynb")
+        _run_solution(name, cells)  # first imports and caches, for both
+        isolated = _run_solution(name, cells)
+        with mock.patch.object(sandbox, "can_isolate", lambda: False):
+            plain = _run_solution(name, cells)
+        print(f"{name:<28} {isolated:>8.1f}s {plain:>10.1f}s {isolated / plain:>6.2f}",
+              flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--exercises", default="all",
+                        help="comma-separated exercise names (default: all eleven)")
+    parser.add_argument("--submissions", type=int, default=30)
+    parser.add_argument("--jobs", type=int, default=2, help="students autograded at a time")
+    parser.add_argument("--class-size", type=int, default=200,
+                        help="the class size to extrapolate to")
+    parser.add_argument("--checks-only", action="store_true",
+                        help="only the table of checks with and without grading children")
+    parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        _worker(args.worker[0], args.worker[1], args.worker[2:])
+        return 0
+    names = sorted(p.stem for p in (ROOT / "solutions").glob("*.ipynb"))
+    chosen = names if args.exercises == "all" else args.exercises.split(",")
+    unknown = [c for c in chosen if c not in names]
+    if unknown or args.submissions < 1 or args.jobs < 1:
+        print(f"error: unknown exercise {unknown[0]}" if unknown else
+              "error: --submissions and --jobs must be at least 1", file=sys.stderr)
+        return 1
+    if args.checks_only:
+        checker_table(chosen)
+        return 0
+    print(f"nbgrader autograde: {args.submissions} generated submissions per exercise "
+          f"(kinds turn round: {', '.join(KINDS)}), {args.jobs} at a time, "
+          f"{os.cpu_count()} CPUs")
+    print(f"{'exercise':<28} {'s/submission':>12} {'correct':>8} {'wrong':>7} {'looping':>8} "
+          f"{'crashing':>9} {'scores':>7}")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="ssa-bench-grading-") as tmp_name:
+        tmp = Path(tmp_name)
+        env = {"JUPYTER_CONFIG_DIR": "jupyter-config", "JUPYTER_DATA_DIR": "jupyter-data",
+               "IPYTHONDIR": "ipython"}
+        for var, sub in env.items():
+            os.environ[var] = str(tmp / sub)
+        os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]
+        for name in chosen:
+            row = bench_exercise(tmp, name, args.submissions, args.jobs)
+            rows.append(row)
+            k = row["per_kind"]
+            print(f"{name:<28} {row['wall'] / row['count']:>12.1f} {k['correct']:>7.1f}s "
+                  f"{k['wrong']:>6.1f}s {k['looping']:>7.1f}s {k['crashing']:>8.1f}s "
+                  f"{'ok' if row['scores_right'] else 'WRONG':>7}", flush=True)
+    checker_table(chosen)
+    slowest = max(rows, key=lambda r: r["wall"] / r["count"])
+    rate = slowest["wall"] / slowest["count"]
+    total = rate * args.class_size
+    print(f"\n{args.class_size} submissions of {slowest['assignment']} (the slowest here), "
+          f"{args.jobs} at a time: {rate:.1f} s each -> {total / 60:.1f} min "
+          f"(goal: under 30 min; extrapolated from {slowest['count']} submissions)")
+    return 0 if all(r["scores_right"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
