@@ -5,17 +5,22 @@ runs under a wall-clock alarm, so a stage that hangs becomes a finding instead o
 the run; a Python exception escaping a stage is a finding too ("crash"). Besides the Tiny
 program itself, the program's quads are written as Bril text and read back as a Bril
 program, which then runs through every stage that accepts Bril (named ``bril:<stage>``).
+With ``pipelines``, random ``opt -p`` pipelines drawn from the pass registry run too
+(stage ``opt:<p1,p2,...>``): what the pipeline writes as Bril text, read back, runs
+through ``quads`` (as written) and ``cfg`` (translated out of SSA) like the program itself.
 """
 
 from __future__ import annotations
 
+import random
 import signal
 from dataclasses import dataclass
 
-from ssa_course import registry, stages
+from ssa_course import passes, registry, stages
 from ssa_course.compilation import Compilation, compile_source
+from ssa_course.errors import SourceError, SsaCourseError
 from ssa_course.quads.bril import to_bril_text
-from ssa_course.runtime import Limits
+from ssa_course.runtime import Limits, RunResult
 
 STEP_LIMIT = 2_000_000
 # Shrinking tries many candidates and some loop forever (a bound replaced by a constant):
@@ -100,6 +105,55 @@ def usable(ref: Outcome) -> bool:
     return ref.status in (0, 2) and "limit exceeded" not in ref.error
 
 
+OPT_PREFIX = "opt:"
+PIPELINE_EXECUTORS = ("quads", "cfg")  # the written text as written, and out of SSA
+
+
+def random_pipeline(rng: random.Random, max_length: int = 7) -> list[str]:
+    """A pipeline ``opt`` accepts (each pass takes the form the one before it makes),
+    drawn from the registry: 1 to ``max_length`` passes."""
+    form, names = "source", []
+    for _ in range(rng.randint(1, max_length)):
+        p = rng.choice(passes.accepting(form))
+        names.append(p.name)
+        form = p.makes
+    return names
+
+
+def pipeline_seeds(seed: int, count: int) -> list[str]:
+    """The ``opt:`` stage names of program ``seed``'s ``count`` random pipelines."""
+    rng = random.Random(seed * 7919 + 17)
+    return [OPT_PREFIX + ",".join(random_pipeline(rng)) for _ in range(count)]
+
+
+def optimized_text(comp: Compilation, names: list[str]) -> str:
+    """What ``opt -p NAMES --emit quads`` writes (raises what ``opt`` would report)."""
+    return passes.emit(passes.run_pipeline(comp, names), "quads", "text")
+
+
+def run_pipeline_stage(comp: Compilation, names: list[str], args: list[str] | None,
+                       limits: Limits) -> RunResult:
+    """``opt -p NAMES`` on ``comp``, the text it writes read back and run through each of
+    :data:`PIPELINE_EXECUTORS`: the first that differs from the first executor, or
+    the first executor's result. A refusal or a broken invariant is the result itself
+    (status 1 / 3, as ``opt`` exits)."""
+    try:
+        text = optimized_text(comp, names)
+    except SourceError as e:
+        return RunResult("", 1, e.render())
+    except SsaCourseError as e:
+        return RunResult("", e.exit_status, e.render())
+    back = compile_source(text, "opt.bril", kind="bril")
+    first = None
+    for via in PIPELINE_EXECUTORS:
+        got = stages.run(back, args, via=via, limits=limits)
+        if first is None:
+            first = got
+        elif (got.stdout, got.status, got.error) != (first.stdout, first.status, first.error):
+            return RunResult(got.stdout, got.status, f"[{via}] {got.error}")
+    return first  # type: ignore[return-value]
+
+
 class Runner:
     """Runs one program's stages, building the Bril text once."""
 
@@ -118,7 +172,12 @@ class Runner:
 
     def run(self, stage: str) -> tuple[Outcome, str | None]:
         limits = Limits(steps=self.steps)
-        if stage.startswith("bril:"):
+        if stage.startswith(OPT_PREFIX):
+            names = stage[len(OPT_PREFIX):].split(",")
+
+            def thunk():  # noqa: ANN202
+                return run_pipeline_stage(self.comp, names, self.args, limits)
+        elif stage.startswith("bril:"):
             name = stage[len("bril:"):]
 
             def thunk():  # noqa: ANN202

@@ -275,7 +275,13 @@ class _Writer:
             self.call(block, end)
         elif isinstance(end, Return):
             value = end.inputs[2]
-            self.emit(Instr("ret", args=[self.name(value)] if value is not None else []))
+            if value is None and ret is not None:
+                # Falling off the end of a function with a result: the front end proved
+                # this path never runs (``while (true)``), though the graph -- peepholes
+                # off -- still has it.
+                self.unreachable_end(f"v{end.id}", ret)
+            else:
+                self.emit(Instr("ret", args=[self.name(value)] if value is not None else []))
         elif isinstance(end, Throw):
             self.emit(Instr("throw", args=[self.name(end.inputs[2])]))
         elif isinstance(end, Trap):
@@ -403,11 +409,13 @@ class _Writer:
             if base.type.kind.startswith("ref ["):
                 elem = parse_type(base.type.kind[4:]).elem
             self.emit(Instr("aload", d, elem, w[:2], pos=trap.pos))
-        # Never reached: the instruction above stops the program. The block still ends
-        # the way the function's type demands, so the quads verifier (and Bril's type
-        # rules) accept it: a value of the result type, or -- when no constant of that
-        # type exists (arrays, structs) -- a throw, which Tiny's rules accept in place of
-        # a ret (a function may end only in throws).
+        self.unreachable_end(d, ret)  # never reached: the instruction above stops
+
+    def unreachable_end(self, d: str, ret: tt.Type | None) -> None:
+        """End a block control never reaches the way the function's type demands, so
+        the quads verifier (and Bril's type rules) accept it: a value of the result type,
+        or -- when no constant of that type exists (arrays, structs) -- a throw, which
+        Tiny's rules accept in place of a ret (a function may end only in throws)."""
         if ret is None:
             self.emit(Instr("ret"))
             return
