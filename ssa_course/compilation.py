@@ -59,11 +59,18 @@ class Compilation:
 
         A Bril program in SSA form (``phi``, ``set``/``get``/``undef``) is translated out
         of it here (:mod:`ssa_course.quads.bril_ssa`), so every stage that builds its own
-        SSA starts from plain quads; :attr:`quads_as_written` keeps the original.
+        SSA starts from plain quads, and a Bril read that may find no value becomes an
+        explicit check first (:mod:`ssa_course.quads.undefined_reads`);
+        :attr:`quads_as_written` keeps the original.
         """
         from ssa_course.quads.bril_ssa import out_of_ssa
 
-        return self.cached("quads", lambda: out_of_ssa(self.quads_as_written))
+        if self.kind == "tiny":  # Tiny's scopes: every read has a value
+            return self.cached("quads", lambda: out_of_ssa(self.quads_as_written))
+        from ssa_course.quads.undefined_reads import lower_undefined_reads
+
+        return self.cached("quads", lambda: out_of_ssa(lower_undefined_reads(
+            self.quads_as_written)))
 
     @property
     def quads_as_written(self) -> ir.Program:

@@ -264,6 +264,8 @@ class SsaGraphBuilder(Emitter):
             self.store_field(a[0], i.field, a[1])
         elif op == "catch":
             result = self.thrown
+        elif op == "checkdef":  # a Bril read that may find no value: a check, kept
+            self.guard(a[0], f"undefined variable '{i.field}'", None)
         elif op in ("leave", "nop"):
             pass
         else:

@@ -57,6 +57,9 @@ from ssa_course.tiny import types as tt
 _KINDS = {opcodes.INT: tt.INT, opcodes.BOOL: tt.BOOL}
 
 
+UNDEFINED_PREFIX = "undefined variable '"  # the Trap of a ``checkdef`` (son/from_ssa.py)
+
+
 def _row_trapping_with(message: str) -> opcodes.Opcode | None:
     """The first Bril row of the opcode table that fails with ``message`` when its divisor
     is zero (``div`` for ``division by zero``), or None."""
@@ -401,6 +404,10 @@ class _Writer:
             self.emit(Instr("const", d + "_z", _KINDS[row.operands], value=0))
             self.emit(Instr(row.name, d, _KINDS[row.result], [d + "_z"] * row.arity,
                             pos=trap.pos))
+        elif trap.message.startswith(UNDEFINED_PREFIX):  # a Bril read with no value
+            self.emit(Instr("const", d + "_f", tt.BOOL, value=False))
+            self.emit(Instr("checkdef", args=[d + "_f"],
+                            field=trap.message[len(UNDEFINED_PREFIX):-1]))
         elif trap.message == ARRAY_LENGTH_TRAP:  # newarr reports which end failed
             self.emit(Instr("newarr", d, tt.ArrayType(tt.INT), w[:1], pos=trap.pos))
         else:  # out of bounds, unset slot: the load fails the same way

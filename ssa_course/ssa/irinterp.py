@@ -179,6 +179,9 @@ def run_ircode(program: dict[str, IRCode], args: list[object], out: Output,
                     f.vals[idx] = val(f, s.args[0]).fields[s.field]
                 elif head == "setf":
                     val(f, s.args[0]).fields[s.field] = val(f, s.args[1])
+                elif head == "checkdef":  # a read that may find no value (Bril)
+                    if val(f, s.args[0]) is not True:
+                        raise RuntimeTrap(f"undefined variable '{s.field}'")
                 elif head == "the_exception":
                     f.vals[idx] = f.exc
                 elif head == "throw":
