@@ -321,7 +321,7 @@ def s_checkdef(sel: Selector, i: Instr) -> None:
         return  # proven: nothing to test
     r = sel.reg(i.args[0]) if c is None else sel.materialise(0)
     sel.emit("test", r, r)  # pattern: a definedness check
-    sel.emit("jcc", LabelRef(sel.trap_stub(CODE["undefined variable"], i)), cond="e")
+    sel.emit("jcc", LabelRef(sel.trap_stub(sel.undefined_code(i.field), i)), cond="e")
 
 
 def s_const(sel: Selector, i: Instr) -> None:
