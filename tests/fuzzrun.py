@@ -8,6 +8,9 @@ program, which then runs through every stage that accepts Bril (named ``bril:<st
 With ``pipelines``, random ``opt -p`` pipelines drawn from the pass registry run too
 (stage ``opt:<p1,p2,...>``): what the pipeline writes as Bril text, read back, runs
 through ``quads`` (as written) and ``cfg`` (translated out of SSA) like the program itself.
+Stages ``undef:<stage>`` run the Bril side of the generator (:mod:`fuzzbril`): the Bril
+text with some first assignments removed or made ``undef``, compared with what the
+``quads`` stage does with that text (Bril's rules: a read with no value stops the program).
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from ssa_course.compilation import Compilation, compile_source
 from ssa_course.errors import SourceError, SsaCourseError
 from ssa_course.quads.bril import to_bril_text
 from ssa_course.runtime import Limits, RunResult
+
+from fuzzbril import undefined_variant, variant_seed
 
 STEP_LIMIT = 2_000_000
 # Shrinking tries many candidates and some loop forever (a bound replaced by a constant):
@@ -89,6 +94,8 @@ def stage_names(bril: bool = True) -> list[str]:
     names = [s.name for s in every if s.name != "ast"]
     if bril:
         names += [f"bril:{s.name}" for s in every if not s.tiny_only]
+        names += [f"{UNDEF_PREFIX}{s.name}" for s in every
+                  if not s.tiny_only and s.name != "quads"]  # quads is their reference
     return names
 
 
@@ -106,6 +113,7 @@ def usable(ref: Outcome) -> bool:
 
 
 OPT_PREFIX = "opt:"
+UNDEF_PREFIX = "undef:"  # the Bril variant with reads that may find no value
 PIPELINE_EXECUTORS = ("quads", "cfg")  # the written text as written, and out of SSA
 
 
@@ -164,14 +172,39 @@ class Runner:
         self.comp = compile_source(source, "fuzz.tiny")
         self.args = self.comp.default_args()
         self._bril: str | None = None
+        self._variant: str | None = None
+        self._variant_ref: tuple[Outcome, str | None] | None = None
 
     def bril_text(self) -> str:
         if self._bril is None:
             self._bril = to_bril_text(self.comp.quads)
         return self._bril
 
+    def variant_text(self) -> str:
+        """The Bril variant with reads that may find no value ("" when there is none)."""
+        if self._variant is None:
+            program = undefined_variant(self.comp.quads, variant_seed(self.source))
+            self._variant = to_bril_text(program) if program is not None else ""
+        return self._variant
+
+    def variant_reference(self) -> tuple[Outcome, str | None]:
+        """What the ``quads`` stage does with the variant (the ``undef:`` reference)."""
+        if self._variant_ref is None:
+            self._variant_ref = self._run_bril(self.variant_text(), "quads")
+        return self._variant_ref
+
+    def _run_bril(self, text: str, name: str) -> tuple[Outcome, str | None]:
+        limits = Limits(steps=self.steps)
+
+        def thunk():  # noqa: ANN202
+            comp = compile_source(text, "fuzz.bril", kind="bril")
+            return stages.run(comp, self.args, via=name, limits=limits)
+        return guarded(thunk, self.seconds)
+
     def run(self, stage: str) -> tuple[Outcome, str | None]:
         limits = Limits(steps=self.steps)
+        if stage.startswith(UNDEF_PREFIX):
+            return self._run_bril(self.variant_text(), stage[len(UNDEF_PREFIX):])
         if stage.startswith(OPT_PREFIX):
             names = stage[len(OPT_PREFIX):].split(",")
 
@@ -203,10 +236,17 @@ def compare(source: str, names: list[str], seconds: float) -> tuple[Outcome | No
         return None, []
     found = []
     for stage in names:
+        want = ref
+        if stage.startswith(UNDEF_PREFIX):
+            if not runner.variant_text():
+                continue  # no variable assigned twice: no variant
+            want, bad = runner.variant_reference()
+            if bad or "limit exceeded" in want.error:
+                continue  # the variant itself does not end: nothing to compare
         got, bad = runner.run(stage)
-        kind = bad or category(ref, got)
+        kind = bad or category(want, got)
         if kind:
-            found.append(Mismatch(stage, kind, ref, got))
+            found.append(Mismatch(stage, kind, want, got))
     return ref, found
 
 
@@ -216,5 +256,11 @@ def still_fails(source: str, stage: str, kind: str, seconds: float) -> bool:
     ref, bad = reference(runner.comp, seconds, SHRINK_STEP_LIMIT)
     if bad or not usable(ref):
         return False
+    if stage.startswith(UNDEF_PREFIX):
+        if not runner.variant_text():
+            return False
+        ref, bad = runner.variant_reference()
+        if bad:
+            return False
     got, bad = runner.run(stage)
     return (bad or category(ref, got)) == kind
