@@ -26,7 +26,7 @@ from ssa_course.quads.ir import Function, Instr, Program
 from ssa_course.runtime import paused_gc
 from ssa_course.son.control import Never, Phi, Region, Return, Throw
 from ssa_course.son.data import Undefined, operator_node
-from ssa_course.son.emit import Dead, Emitter
+from ssa_course.son.emit import Dead, Emitter, sweep
 from ssa_course.son.graph import Node
 from ssa_course.son.memory import Len, Print
 from ssa_course.son.program import FunctionGraph, SeaOfNodes, lattice_type
@@ -79,11 +79,16 @@ class SsaGraphBuilder(Emitter):
             self.done.add(name)
         self._fill_pending()
         entered = self._reached_from_start()
-        self._drop_unreached_paths(entered)
-        self.exits = [e for e in self.exits if e.id in entered]  # a dead loop's Trap, ...
+        dropped = self._drop_unreached_paths(entered)
+        live_exits = [e for e in self.exits if e.id in entered]  # not a dead loop's Trap
+        swept = dropped or len(live_exits) < len(self.exits)
+        self.exits = live_exits
         self._endless_loops_get_an_exit(entered)
         ret = self.fn.ret
-        return self.finish(self.fn.name, list(self.fn.params), ret)
+        fg = self.finish(self.fn.name, list(self.fn.params), ret)
+        if swept and not self.optimize:  # (with peepholes on, finish() sweeps anyway)
+            sweep(self.g)  # the raw graph keeps what was built, but not what nothing enters
+        return fg
 
     # -- blocks ---------------------------------------------------------------------
 
@@ -165,12 +170,13 @@ class SsaGraphBuilder(Emitter):
                     phi.set_input(i, value)
             region.open = False
 
-    def _drop_unreached_paths(self, entered: set[int]) -> None:
+    def _drop_unreached_paths(self, entered: set[int]) -> bool:
         """A live Region loses the paths no live control takes: the back edge of a loop
         that a constant branch skipped, or its exit into code after it. Built block by
         block, such a loop keeps only its back edge (its way in went dead when the branch
         folded); with the path gone, nothing reads it and the sweep drops it, as SCCP
         would (GCM needs every Phi's Region in a block)."""
+        dropped = False
         for region in [n for n in self.g.nodes.values() if isinstance(n, Region)]:
             if region.id not in entered:
                 continue
@@ -181,6 +187,8 @@ class SsaGraphBuilder(Emitter):
                             and u.inputs[0] is region]:
                     phi.remove_input(i)
                 region.remove_input(i)
+            dropped = dropped or bool(dead)
+        return dropped
 
     def _endless_loops_get_an_exit(self, entered: set[int]) -> None:
         """A loop head from which no exit is reachable gets a Never exit (control never
