@@ -19,13 +19,13 @@ import random
 import signal
 from dataclasses import dataclass
 
+from fuzzbril import undefined_variant, variant_seed
+
 from ssa_course import passes, registry, stages
 from ssa_course.compilation import Compilation, compile_source
 from ssa_course.errors import SourceError, SsaCourseError
 from ssa_course.quads.bril import to_bril_text
 from ssa_course.runtime import Limits, RunResult
-
-from fuzzbril import undefined_variant, variant_seed
 
 STEP_LIMIT = 2_000_000
 # Shrinking tries many candidates and some loop forever (a bound replaced by a constant):
