@@ -114,3 +114,21 @@ def test_generated_variants_agree_in_every_stage(seed):
         got = run(comp, args, via=via, limits=limits)
         assert (got.status, got.stdout, got.error) == (want.status, want.stdout,
                                                        want.error), (seed, via)
+
+
+def test_fuzz_seed_25_an_array_with_no_value_around_loops():
+    """Found by tools/fuzz.py (seed 25, stage undef:out-of-ssa): an array variable with
+    no value on the first trip; out of SSA its copies stopped the program. Tracked
+    variables of every type get a dummy value (an empty array here)."""
+    from fuzzbril import variant_seed
+
+    source = generate(25, 30)
+    program = undefined_variant(compile_source(source, "g.tiny").quads, variant_seed(source))
+    comp = compile_source(to_bril_text(program), "v.bril", kind="bril")
+    args = compile_source(source, "g.tiny").default_args()
+    want = run(comp, args, via="quads")
+    got = run(comp, args, via="out-of-ssa")
+    assert (got.status, got.stdout, got.error) == (want.status, want.stdout, want.error)
+    lowered = lower_undefined_reads(comp.quads_as_written)
+    assert any(i.op == "newarr" and i.args[0].startswith("st.zero")
+               for i in lowered.functions["main"].instrs())

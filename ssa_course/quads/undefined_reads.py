@@ -30,15 +30,16 @@ function:
 A function whose reads are all proven is returned unchanged (nearly every program: no
 check costs anything then). ``undef`` becomes the dummy value everywhere. Functions with
 ``try`` regions are analysed without their exceptional edges: a handler proves nothing.
-Reference-typed candidates get no dummy value (there is no constant of such a type).
+A reference-typed candidate gets an empty array or a struct of dummies (none for a struct
+that contains itself).
 """
 
 from __future__ import annotations
 
 from ssa_course.quads.bril_defined import _blocks
 from ssa_course.quads.domtree import Dominance
-from ssa_course.quads.ir import Function, Instr, Label, Program
-from ssa_course.tiny.types import BOOL, INT, Type
+from ssa_course.quads.ir import Function, Instr, Label, Program, StructInfo
+from ssa_course.tiny.types import BOOL, INT, ArrayType, StructType, Type
 
 UNASSIGNED, UNDEF, VALUE = 0, 1, 2  # a status variable's values
 COPIES = frozenset({"id", "set"})  # reads that take an ``undef`` along (need status >= 1)
@@ -48,15 +49,17 @@ NEVER = "__undefined"  # Bril's phi argument with no value
 def lower_undefined_reads(program: Program) -> Program:
     """The same program with a check before every read that may find no value (the
     input is unchanged; it is returned as is when no read needs one)."""
-    functions = {name: _Function(fn).lower() for name, fn in program.functions.items()}
+    functions = {name: _Function(fn, program.structs).lower()
+                 for name, fn in program.functions.items()}
     if all(functions[n] is f for n, f in program.functions.items()):
         return program
     return Program(functions, program.structs)
 
 
 class _Function:
-    def __init__(self, fn: Function):
+    def __init__(self, fn: Function, structs: dict[str, StructInfo]):
         self.fn = fn
+        self.structs = structs
         self.blocks, self.succs, _ = _blocks(fn)
         self.end = len(self.blocks)
         self.graph = {b: [s for s in self.succs[b] if s != self.end]
@@ -265,9 +268,8 @@ class _Writer:
             for x in sorted(self.tracked):
                 body.append(Instr("id", self.status[x], INT,
                                   [self.two if x in f.params else self.zero]))
-                dummy = _dummy(f.types.get(x))
-                if dummy is not None and x not in f.params:
-                    body.append(Instr("const", x, f.types.get(x), value=dummy))
+                if x not in f.params:
+                    body += self.dummy(x, f.types.get(x), set())
         for item in f.fn.body:
             if isinstance(item, Label):
                 body.append(item)
@@ -280,6 +282,29 @@ class _Writer:
                 body.append(Instr("checkdef", args=[ok], field=x))
             body += self.rewrite(item)
         return Function(f.fn.name, list(f.fn.params), f.fn.ret, body)
+
+    def dummy(self, x: str, ty: Type | None, making: set[str]) -> list[Instr]:
+        """Instructions giving ``x`` some value of type ``ty`` (never read as such: its
+        status says "no value"): 0, false, an empty array, a struct of dummies -- or
+        nothing for a struct that contains itself."""
+        value = _dummy(ty)
+        if value is not None:
+            return [Instr("const", x, ty, value=value)]
+        if isinstance(ty, ArrayType):
+            return [Instr("newarr", x, ty, [self.zero])]
+        info = self.f.structs.get(ty.name) if isinstance(ty, StructType) else None
+        if info is None or info.name in making:
+            return []
+        out: list[Instr] = []
+        fields: list[str] = []
+        for fname, fty in info.fields:
+            part = self.fresh(f"{x}.{fname}")
+            made = self.dummy(part, fty, making | {info.name})
+            if not made:
+                return []
+            out += made
+            fields.append(part)
+        return [*out, Instr("newstruct", x, ty, fields)]
 
     def rewrite(self, item: Instr) -> list[Instr]:
         """The instruction (``undef`` as its dummy value) and the status it assigns."""
