@@ -93,7 +93,8 @@ class _Translator:
             if pred is None or pred not in self.slots[id(phi)]:
                 continue
             source = phi.args[self.slots[id(phi)][pred]]
-            if source in self.assigned and source != phi.dest:
+            # (into a handler even x = phi x ...: the handler reads the temporary)
+            if source in self.assigned and (source != phi.dest or target in self.handlers):
                 moves.append((phi, source))
         if target in self.handlers:  # into the temporaries: no destination is a source
             return [Instr("id", self.temp(phi), phi.type, [source]) for phi, source in moves]
@@ -111,6 +112,9 @@ class _Translator:
         if id(phi) not in self.temps:
             self.temps[id(phi)] = self.fresh(f"{phi.dest}.exc", self.names)
         return self.temps[id(phi)]
+
+    def _handler_phis(self) -> list[Instr]:
+        return [phi for h in sorted(self.handlers) for phi in self.phis_at.get(h, [])]
 
     def throws_to(self) -> dict[int, str]:
         """id(instruction) -> the handler with phis that a ``call``/``throw`` may land in
@@ -179,6 +183,12 @@ class _Translator:
                 body.append(self.split(item, current, edges))
             else:
                 body.append(item.copy())
+        # A temporary no throwing point set (an argument with no value) leaves the phi
+        # with a value nobody reads as such (its status, if read, says so: see
+        # undefined_reads): start every int or bool temporary at 0 / false.
+        body[:0] = [Instr("const", t, phi.type, value=False if phi.type == BOOL else 0)
+                    for phi in self._handler_phis() if phi.type in (INT, BOOL)
+                    for t in [self.temp(phi)]]
         if edges:
             if not (body and isinstance(body[-1], Instr) and body[-1].is_terminator()):
                 body.append(Instr("ret"))  # the code used to fall off the end here
