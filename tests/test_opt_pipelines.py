@@ -213,3 +213,13 @@ def test_ssa_of_try_programs_reads_back_the_same(case, names):
         r = run(back, case.args, via=via)
         assert (r.status, r.stdout, r.error) == (case.exit, case.stdout,
                                                  case.stderr.rstrip("\n")), via
+
+
+@pytest.mark.parametrize("pipeline", [["parse-raw"], ["parse-raw", "gcm", "out-of-ssa"],
+                                      ["parse"], ["parse", "sccp", "gcm"]], ids=",".join)
+def test_fuzz_seed_5003_raw_graph_check_on_a_handler_phi(pipeline):
+    case = next(c for c in load_corpus() if c.name == "fuzz_raw_trap_phi_type")
+    got = run_pipeline_stage(compile_source(case.source, case.path.name), pipeline,
+                             case.args, Limits())
+    assert (got.status, got.stdout, got.error) == (case.exit, case.stdout,
+                                                   case.stderr.rstrip("\n"))

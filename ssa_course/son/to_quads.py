@@ -413,8 +413,12 @@ class _Writer:
         else:  # out of bounds, unset slot: the load fails the same way
             elem = tt.INT
             base = trap.inputs[2]
-            if base.type.kind.startswith("ref ["):
-                elem = parse_type(base.type.kind[4:]).elem
+            # a Phi's type may still be TOP in a raw graph (peepholes off): its declared
+            # type says what it holds (fuzz seed 5003, opt -p parse-raw)
+            for ty in (base.type, getattr(base, "declared", None)):
+                if ty is not None and ty.kind.startswith("ref ["):
+                    elem = parse_type(ty.kind[4:]).elem
+                    break
             self.emit(Instr("aload", d, elem, w[:2], pos=trap.pos))
         self.unreachable_end(d, ret)  # never reached: the instruction above stops
 
