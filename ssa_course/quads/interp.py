@@ -325,6 +325,8 @@ def run_quads(program: Program, args: list[object], out: Output, limits: Limits)
                     continue
                 if op == ASTORE:
                     array, i, v = env[a[0]], env[a[1]], env[a[2]]
+                    if v is UNDEF_VALUE:  # storing an undef uses it (every stage agrees)
+                        raise _bad_operands(instr, env, frame.res.fn.name)
                     check_index(array, i, instr.pos)
                     array.items[i] = v
                     continue
@@ -335,15 +337,20 @@ def run_quads(program: Program, args: list[object], out: Output, limits: Limits)
                     env[dest] = env[a[0]].fields[extra]
                     continue
                 if op == SETF:
-                    env[a[0]].fields[extra] = env[a[1]]
+                    obj, v = env[a[0]], env[a[1]]  # (nothing assigned is found first)
+                    if v is UNDEF_VALUE:
+                        raise _bad_operands(instr, env, frame.res.fn.name)
+                    obj.fields[extra] = v
                     continue
                 if op == NEWARR:
                     env[dest] = heap.new_array(env[a[0]], extra, instr.pos)
                     continue
                 if op == NEWSTRUCT:
                     name, fields = extra
-                    env[dest] = TinyStruct(name, {f: env[v] for f, v in zip(fields, a,
-                                                                           strict=False)})
+                    values = [env[x] for x in a]  # (nothing assigned is found first)
+                    if any(v is UNDEF_VALUE for v in values):
+                        raise _bad_operands(instr, env, frame.res.fn.name)
+                    env[dest] = TinyStruct(name, dict(zip(fields, values, strict=False)))
                     continue
                 if op == VALUE:
                     env[dest] = extra.apply([env[x] for x in a], instr.pos)
@@ -416,6 +423,8 @@ def run_quads(program: Program, args: list[object], out: Output, limits: Limits)
                     continue
                 if op == THROW:
                     value = env[a[0]]
+                    if value is UNDEF_VALUE:
+                        raise _undefined(a[0])
                     came = pc - 1  # the handler's phis come from the throwing point
                     while not frame.handlers:
                         stack.pop()

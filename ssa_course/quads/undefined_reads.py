@@ -227,6 +227,14 @@ class _Function:
         return _Writer(self, set(cands), need).write()
 
 
+def _in_order(wants: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The checks of one instruction in the order ``quads`` finds the problems: first any
+    operand with nothing assigned, then any holding an ``undef`` (each in operand order)."""
+    if len(wants) < 2:
+        return wants
+    return [(x, UNDEF) for x, _ in wants] + [(x, lv) for x, lv in wants if lv == VALUE]
+
+
 def _reads(item: Instr) -> list[str]:
     if item.op == "phi":
         return []
@@ -274,7 +282,7 @@ class _Writer:
             if isinstance(item, Label):
                 body.append(item)
                 continue
-            for x, level in sorted(self.need.get(id(item), ()), key=lambda w: w[1]):
+            for x, level in _in_order(self.need.get(id(item), [])):
                 ok = self.fresh(f"{x}.ok")
                 body.append(Instr("le", ok, BOOL, [self.one, self.status[x]])
                             if level == UNDEF else
