@@ -227,7 +227,7 @@ def test_fuzz_seed_5003_raw_graph_check_on_a_handler_phi(pipeline):
 
 def test_fuzz_seed_308_a_phi_names_a_label_merged_into_the_next():
     case = next(c for c in load_corpus() if c.name == "fuzz_phi_names_merged_label")
-    names = "landing,coalesce,layout,ssa,dom-cse,coalesce-phis,out-of-ssa".split(",")
+    names = ["landing", "coalesce", "layout", "ssa", "dom-cse", "coalesce-phis", "out-of-ssa"]
     got = run_pipeline_stage(compile_source(case.source, case.path.name), names, case.args,
                              Limits())
     assert (got.status, got.stdout, got.error) == (case.exit, case.stdout, "")
