@@ -6,7 +6,8 @@
 #         make bench-asm (GNU as vs keystone vs our own assembler on those kernels),
 #         make course (an nbgrader course directory in out/course, see docs/instructors.md),
 #         make class-test (as root: JupyterHub, Unix accounts and the whole nbgrader loop),
-#         make fuzz N=10000 [SEED=0] [JOBS=2] (generated programs through every stage;
+#         make fuzz N=10000 [SEED=0] [JOBS=2] [PIPELINES=2] (generated programs through every stage
+#         and random opt pipelines;
 #         shrunk mismatches go to out/fuzz/), make bril-conformance BRIL=<bril checkout>,
 #         make clean (caches), make distclean (caches and the virtual environment).
 PYTHON ?= python3
@@ -129,8 +130,9 @@ browser-test: venv graphviz binutils
 N ?= 1000
 SEED ?= 0
 JOBS ?= 2
+PIPELINES ?= 2
 fuzz: venv
-	$(PY) tools/fuzz.py -n $(N) --seed $(SEED) --jobs $(JOBS)
+	$(PY) tools/fuzz.py -n $(N) --seed $(SEED) --jobs $(JOBS) --pipelines $(PIPELINES)
 
 bench: venv binutils cross-gcc
 	$(PY) benchmarks/run_all.py

@@ -204,11 +204,17 @@ def build(source: str | Compilation, name: str) -> object:
         raise e.with_traceback(None) from None
 
 
-def code_typed(source: str, fn: str = "main"):  # noqa: ANN201
-    """The IRCode of function ``fn``, like Julia's ``@code_typed`` (lesson 04)."""
+def code_typed(source: str | Compilation, fn: str = "main"):  # noqa: ANN201
+    """The IRCode of function ``fn``, like Julia's ``@code_typed`` (lesson 04). An
+    unknown ``fn`` raises ``ValueError`` (``ArgumentValueError``) listing the functions."""
     from ssa_course.lessons.l04_julia import code_typed as typed
 
-    return typed(source, fn)
+    try:
+        comp = _compile("code_typed", source)
+        params.name_in("code_typed", "fn", fn, list(comp.quads.functions), "function")
+        return typed(comp, fn)
+    except SsaCourseError as e:
+        raise e.with_traceback(None) from None
 
 
 def code_escapes(source: str | Compilation):  # noqa: ANN201
@@ -222,6 +228,18 @@ def code_escapes(source: str | Compilation):  # noqa: ANN201
 def sea_of_nodes(source: str | Compilation, optimize: bool = True, options=None):  # noqa: ANN001, ANN201
     """The verified sea of nodes of a Tiny program (lessons 05-07); ``optimize=False``
     switches the parser's peepholes off."""
+    from ssa_course.errors import ArgumentTypeError
     from ssa_course.lessons.l05_control import sea_of_nodes as son
+    from ssa_course.son.emit import BuildOptions
 
-    return son(source, optimize, options)
+    try:
+        comp = _compile("sea_of_nodes", source)
+        if not isinstance(optimize, bool):
+            raise ArgumentTypeError(f"sea_of_nodes(): 'optimize' must be a bool, not "
+                                    f"{params.type_name(optimize)}")
+        if options is not None and not isinstance(options, BuildOptions):
+            raise ArgumentTypeError(f"sea_of_nodes(): 'options' must be a BuildOptions or "
+                                    f"None, not {params.type_name(options)}")
+        return son(comp, optimize, options)
+    except SsaCourseError as e:
+        raise e.with_traceback(None) from None

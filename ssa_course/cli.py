@@ -244,8 +244,8 @@ def _cmd_opt(ns: argparse.Namespace) -> int:
 
     names = passes.DEFAULT_PIPELINE if ns.passes is None else \
         [p.strip() for p in ns.passes.split(",") if p.strip()]
-    for name in names:
-        passes.get_pass(name)  # an unknown pass is reported before anything runs
+    passes.check_pipeline(names)  # an unknown pass, or one in the wrong place, is
+    # reported before anything runs
     registry.representation(ns.emit)  # so is an unknown representation
     if ns.output is not None:
         refuse_inputs(ns.output, [ns.file])  # and an output that would destroy the input

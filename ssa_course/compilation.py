@@ -63,11 +63,18 @@ class Compilation:
 
         A Bril program in SSA form (``phi``, ``set``/``get``/``undef``) is translated out
         of it here (:mod:`ssa_course.quads.bril_ssa`), so every stage that builds its own
-        SSA starts from plain quads; :attr:`quads_as_written` keeps the original.
+        SSA starts from plain quads, and a Bril read that may find no value becomes an
+        explicit check first (:mod:`ssa_course.quads.undefined_reads`);
+        :attr:`quads_as_written` keeps the original.
         """
         from ssa_course.quads.bril_ssa import out_of_ssa
 
-        return self.cached("quads", lambda: out_of_ssa(self.quads_as_written))
+        if self.kind == "tiny":  # Tiny's scopes: every read has a value
+            return self.cached("quads", lambda: out_of_ssa(self.quads_as_written))
+        from ssa_course.quads.undefined_reads import lower_undefined_reads
+
+        return self.cached("quads", lambda: out_of_ssa(lower_undefined_reads(
+            self.quads_as_written)))
 
     @property
     def quads_as_written(self) -> ir.Program:
@@ -88,18 +95,26 @@ class Compilation:
         return bril.parse_bril_json(self.source, self.filename)
 
     def check(self) -> None:
-        """Compile far enough to report every compile error (raises SourceError)."""
-        _ = self.ast if self.kind == "tiny" else self.quads
+        """Compile far enough to report every compile error (raises SourceError), and
+        say (UsageError) when there is no ``main`` to run: ``check``, ``run``,
+        ``compile`` and ``opt`` all refuse such a program the same way."""
+        if self.kind == "tiny":
+            _ = self.ast  # the Tiny checker itself requires main
+            return
+        self._main_function()
+
+    def _main_function(self) -> ir.Function:
+        fn = self.quads.functions.get("main")
+        if fn is None:
+            raise UsageError(f"{self.filename}: no function '@main'")
+        return fn
 
     def main_params(self) -> list[tuple[str, Type]]:
         """Names and types of ``main``'s parameters (the command-line arguments)."""
         if self.kind == "tiny":
             main = self.ast.functions["main"]
             return [(p.name, p.ty) for p in main.params]
-        fn = self.quads.functions.get("main")
-        if fn is None:
-            raise UsageError(f"{self.filename}: no function '@main'")
-        return list(fn.params)
+        return list(self._main_function().params)
 
     def default_args(self) -> list[str] | None:
         """Arguments written in the program text (``// ARGS:`` or Bril's ``# ARGS:``)."""

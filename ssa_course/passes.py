@@ -93,10 +93,31 @@ def run_pass(state: PassState, p: Pass) -> None:
     registry.verify_as(FORM_REPRESENTATION[p.makes], artifact, after=p.name)
 
 
+def check_pipeline(names: list[str] | tuple[str, ...]) -> list[Pass]:
+    """The passes of a pipeline, checked before anything runs: every name is known and
+    every pass gets the form it needs from the one before it (a program starts as
+    ``source``). A bad pipeline raises one UsageError naming the pass and what it needs."""
+    passes = [get_pass(name) for name in names]
+    form = "source"
+    for i, p in enumerate(passes):
+        if form not in p.needs:
+            done = ", ".join(q.name for q in passes[:i]) or "nothing"
+            raise UsageError(f"pass '{p.name}' works on {' or '.join(p.needs)}, but after "
+                             f"{done} the program is {form}")
+        form = p.makes
+    return passes
+
+
+def accepting(form: str) -> list[Pass]:
+    """The passes that take a program in ``form`` (what may come next in a pipeline)."""
+    return [p for p in all_passes() if form in p.needs]
+
+
 def run_pipeline(comp: Compilation, names: list[str] | tuple[str, ...] = DEFAULT_PIPELINE
                  ) -> PassState:
-    """Run the passes in order (unknown names are reported before anything runs)."""
-    passes = [get_pass(name) for name in names]
+    """Run the passes in order (an unknown name, or a pass that does not take what the
+    one before it makes, is reported before anything runs: :func:`check_pipeline`)."""
+    passes = check_pipeline(names)
     comp.check()
     state = PassState(comp)
     for p in passes:

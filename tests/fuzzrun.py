@@ -5,17 +5,27 @@ runs under a wall-clock alarm, so a stage that hangs becomes a finding instead o
 the run; a Python exception escaping a stage is a finding too ("crash"). Besides the Tiny
 program itself, the program's quads are written as Bril text and read back as a Bril
 program, which then runs through every stage that accepts Bril (named ``bril:<stage>``).
+With ``pipelines``, random ``opt -p`` pipelines drawn from the pass registry run too
+(stage ``opt:<p1,p2,...>``): what the pipeline writes as Bril text, read back, runs
+through ``quads`` (as written) and ``cfg`` (translated out of SSA) like the program itself.
+Stages ``undef:<stage>`` run the Bril side of the generator (:mod:`fuzzbril`): the Bril
+text with some first assignments removed or made ``undef``, compared with what the
+``quads`` stage does with that text (Bril's rules: a read with no value stops the program).
 """
 
 from __future__ import annotations
 
+import random
 import signal
 from dataclasses import dataclass
 
-from ssa_course import registry, stages
+from fuzzbril import undefined_variant, variant_seed
+
+from ssa_course import passes, registry, stages
 from ssa_course.compilation import Compilation, compile_source
+from ssa_course.errors import SourceError, SsaCourseError
 from ssa_course.quads.bril import to_bril_text
-from ssa_course.runtime import Limits
+from ssa_course.runtime import Limits, RunResult
 
 STEP_LIMIT = 2_000_000
 # Shrinking tries many candidates and some loop forever (a bound replaced by a constant):
@@ -84,6 +94,8 @@ def stage_names(bril: bool = True) -> list[str]:
     names = [s.name for s in every if s.name != "ast"]
     if bril:
         names += [f"bril:{s.name}" for s in every if not s.tiny_only]
+        names += [f"{UNDEF_PREFIX}{s.name}" for s in every
+                  if not s.tiny_only and s.name != "quads"]  # quads is their reference
     return names
 
 
@@ -100,6 +112,56 @@ def usable(ref: Outcome) -> bool:
     return ref.status in (0, 2) and "limit exceeded" not in ref.error
 
 
+OPT_PREFIX = "opt:"
+UNDEF_PREFIX = "undef:"  # the Bril variant with reads that may find no value
+PIPELINE_EXECUTORS = ("quads", "cfg")  # the written text as written, and out of SSA
+
+
+def random_pipeline(rng: random.Random, max_length: int = 7) -> list[str]:
+    """A pipeline ``opt`` accepts (each pass takes the form the one before it makes),
+    drawn from the registry: 1 to ``max_length`` passes."""
+    form, names = "source", []
+    for _ in range(rng.randint(1, max_length)):
+        p = rng.choice(passes.accepting(form))
+        names.append(p.name)
+        form = p.makes
+    return names
+
+
+def pipeline_seeds(seed: int, count: int) -> list[str]:
+    """The ``opt:`` stage names of program ``seed``'s ``count`` random pipelines."""
+    rng = random.Random(seed * 7919 + 17)
+    return [OPT_PREFIX + ",".join(random_pipeline(rng)) for _ in range(count)]
+
+
+def optimized_text(comp: Compilation, names: list[str]) -> str:
+    """What ``opt -p NAMES --emit quads`` writes (raises what ``opt`` would report)."""
+    return passes.emit(passes.run_pipeline(comp, names), "quads", "text")
+
+
+def run_pipeline_stage(comp: Compilation, names: list[str], args: list[str] | None,
+                       limits: Limits) -> RunResult:
+    """``opt -p NAMES`` on ``comp``, the text it writes read back and run through each of
+    :data:`PIPELINE_EXECUTORS`: the first that differs from the first executor, or
+    the first executor's result. A refusal or a broken invariant is the result itself
+    (status 1 / 3, as ``opt`` exits)."""
+    try:
+        text = optimized_text(comp, names)
+    except SourceError as e:
+        return RunResult("", 1, e.render())
+    except SsaCourseError as e:
+        return RunResult("", e.exit_status, e.render())
+    back = compile_source(text, "opt.bril", kind="bril")
+    first = None
+    for via in PIPELINE_EXECUTORS:
+        got = stages.run(back, args, via=via, limits=limits)
+        if first is None:
+            first = got
+        elif (got.stdout, got.status, got.error) != (first.stdout, first.status, first.error):
+            return RunResult(got.stdout, got.status, f"[{via}] {got.error}")
+    return first  # type: ignore[return-value]
+
+
 class Runner:
     """Runs one program's stages, building the Bril text once."""
 
@@ -110,15 +172,45 @@ class Runner:
         self.comp = compile_source(source, "fuzz.tiny")
         self.args = self.comp.default_args()
         self._bril: str | None = None
+        self._variant: str | None = None
+        self._variant_ref: tuple[Outcome, str | None] | None = None
 
     def bril_text(self) -> str:
         if self._bril is None:
             self._bril = to_bril_text(self.comp.quads)
         return self._bril
 
+    def variant_text(self) -> str:
+        """The Bril variant with reads that may find no value ("" when there is none)."""
+        if self._variant is None:
+            program = undefined_variant(self.comp.quads, variant_seed(self.source))
+            self._variant = to_bril_text(program) if program is not None else ""
+        return self._variant
+
+    def variant_reference(self) -> tuple[Outcome, str | None]:
+        """What the ``quads`` stage does with the variant (the ``undef:`` reference)."""
+        if self._variant_ref is None:
+            self._variant_ref = self._run_bril(self.variant_text(), "quads")
+        return self._variant_ref
+
+    def _run_bril(self, text: str, name: str) -> tuple[Outcome, str | None]:
+        limits = Limits(steps=self.steps)
+
+        def thunk():  # noqa: ANN202
+            comp = compile_source(text, "fuzz.bril", kind="bril")
+            return stages.run(comp, self.args, via=name, limits=limits)
+        return guarded(thunk, self.seconds)
+
     def run(self, stage: str) -> tuple[Outcome, str | None]:
         limits = Limits(steps=self.steps)
-        if stage.startswith("bril:"):
+        if stage.startswith(UNDEF_PREFIX):
+            return self._run_bril(self.variant_text(), stage[len(UNDEF_PREFIX):])
+        if stage.startswith(OPT_PREFIX):
+            names = stage[len(OPT_PREFIX):].split(",")
+
+            def thunk():  # noqa: ANN202
+                return run_pipeline_stage(self.comp, names, self.args, limits)
+        elif stage.startswith("bril:"):
             name = stage[len("bril:"):]
 
             def thunk():  # noqa: ANN202
@@ -144,10 +236,17 @@ def compare(source: str, names: list[str], seconds: float) -> tuple[Outcome | No
         return None, []
     found = []
     for stage in names:
+        want = ref
+        if stage.startswith(UNDEF_PREFIX):
+            if not runner.variant_text():
+                continue  # no variable assigned twice: no variant
+            want, bad = runner.variant_reference()
+            if bad or "limit exceeded" in want.error:
+                continue  # the variant itself does not end: nothing to compare
         got, bad = runner.run(stage)
-        kind = bad or category(ref, got)
+        kind = bad or category(want, got)
         if kind:
-            found.append(Mismatch(stage, kind, ref, got))
+            found.append(Mismatch(stage, kind, want, got))
     return ref, found
 
 
@@ -157,5 +256,11 @@ def still_fails(source: str, stage: str, kind: str, seconds: float) -> bool:
     ref, bad = reference(runner.comp, seconds, SHRINK_STEP_LIMIT)
     if bad or not usable(ref):
         return False
+    if stage.startswith(UNDEF_PREFIX):
+        if not runner.variant_text():
+            return False
+        ref, bad = runner.variant_reference()
+        if bad:
+            return False
     got, bad = runner.run(stage)
     return (bad or category(ref, got)) == kind

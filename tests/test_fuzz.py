@@ -145,7 +145,10 @@ def test_compare_covers_every_stage_and_bril_variant():
     assert {s.name for s in every} - {"ast"} <= set(names)
     assert {f"bril:{s.name}" for s in every if not s.tiny_only} <= set(names)
     # views that run as another representation are not run twice
-    assert not any(registry.representation(n.removeprefix("bril:")).runs_as for n in names)
+    assert not any(registry.representation(n.split(":")[-1]).runs_as for n in names)
+    # the Bril side of the generator: every Bril stage but quads, its reference
+    assert {f"undef:{s.name}" for s in every if not s.tiny_only and s.name != "quads"} \
+        <= set(names) and "undef:quads" not in names
     ref, found = compare("// ARGS: 2 true\nfn main(n: int, flag: bool) { print(n, flag); }\n",
                          names, 30)
     assert ref == Outcome("2 true\n", 0, "") and found == []
@@ -157,6 +160,12 @@ def test_fuzz_cli_rejects_bad_arguments(capsys):
 
     with pytest.raises(SystemExit) as e:
         fuzz.main(["-n", "-3"])
+    assert e.value.code == 2
+    with pytest.raises(SystemExit) as e:
+        fuzz.main(["-n", "1", "--pipelines", "-1"])
+    assert e.value.code == 2
+    with pytest.raises(SystemExit) as e:
+        fuzz.main(["-n", "1", "--pipelines", "two"])
     assert e.value.code == 2
     with pytest.raises(SystemExit) as e:
         fuzz.main(["--stages", "no-such-stage"])

@@ -1,12 +1,15 @@
 """Differential fuzzing: N generated programs through every stage, mismatches shrunk.
 
-    python tools/fuzz.py -n 10000 [--seed S] [--jobs J] [--timeout SEC] [--out DIR]
-    make fuzz N=10000 [SEED=...] [JOBS=2]
+    python tools/fuzz.py -n 10000 [--seed S] [--jobs J] [--pipelines K] [--out DIR]
+    make fuzz N=10000 [SEED=...] [JOBS=2] [PIPELINES=2]
 
 Program ``i`` is ``tests/fuzzgen.generate(seed + i)``, so every finding can be reproduced
 from its seed. Each program runs through the ``ast`` reference and every other registered
 stage, and once more as Bril text through every stage that reads Bril (``bril:<stage>``);
-stdout, exit status and error message must all agree. Worker processes run the programs
+stdout, exit status and error message must all agree. With ``--pipelines K`` each program
+also goes through K random ``opt -p`` pipelines drawn from the pass registry (stage
+``opt:<p1,p2,...>``, seeded by the program's seed; the table sums them as ``opt:random``):
+the Bril text each writes, read back, must run like the program. Worker processes run the programs
 (each stage under a wall-clock limit, so a hang is a finding, not a stall). A few
 mismatches of each kind (stage and category) are then shrunk to small programs and written
 to ``--out`` (``NNN-<stage>.tiny``, plus ``.bril`` for Bril findings) with a header saying
@@ -31,7 +34,7 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tools")]
 
 from fuzzgen import generate  # noqa: E402
 from fuzzreport import summary, write_finding  # noqa: E402
-from fuzzrun import Mismatch, compare, stage_names, still_fails  # noqa: E402
+from fuzzrun import Mismatch, compare, pipeline_seeds, stage_names, still_fails  # noqa: E402
 from fuzzshrink import shrink  # noqa: E402
 
 MEMORY_LIMIT = 3 << 30  # per worker: a runaway allocation is a MemoryError, not the OOM killer
@@ -43,6 +46,7 @@ class Config:
     timeout: float
     size: int
     shrink_seconds: float
+    pipelines: int = 0
 
 
 _CONFIG: list[Config] = []  # the worker's copy, set once by _init_worker
@@ -57,7 +61,8 @@ def _init_worker(config: Config) -> None:
 def check_seed(seed: int) -> tuple[int, str, list[Mismatch], float]:
     """Worker: generate and compare one program -> (seed, reference kind, mismatches, time)."""
     cfg, start = _CONFIG[0], time.monotonic()
-    ref, found = compare(generate(seed, cfg.size), cfg.stages, cfg.timeout)
+    names = cfg.stages + pipeline_seeds(seed, cfg.pipelines)
+    ref, found = compare(generate(seed, cfg.size), names, cfg.timeout)
     kind = "skipped" if ref is None else "ok" if ref.status == 0 else "runtime error"
     return seed, kind, found, time.monotonic() - start
 
@@ -69,7 +74,8 @@ def shrink_one(task: tuple[int, str, str]) -> tuple[int, str, str, str, list[Mis
     small = shrink(generate(seed, cfg.size),
                    lambda s: still_fails(s, stage, kind, cfg.timeout),
                    seconds=cfg.shrink_seconds)
-    _, again = compare(small, cfg.stages, cfg.timeout)
+    _, again = compare(small, cfg.stages + ([stage] if stage not in cfg.stages else []),
+                       cfg.timeout)
     return seed, stage, kind, small, again
 
 
@@ -88,9 +94,12 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
                     help="time limit for shrinking one program (default 120)")
     ap.add_argument("--no-bril", action="store_true", help="skip the Bril-text variants")
     ap.add_argument("--stages", help="comma-separated stages to compare (default: all)")
+    ap.add_argument("--pipelines", type=int, default=0,
+                    help="random opt pipelines per program (default 0)")
     args = ap.parse_args(argv)
-    if args.n < 0 or args.jobs < 1 or args.timeout <= 0 or args.size < 1:
-        ap.error("N must be >= 0, JOBS >= 1, timeout > 0 and size >= 1")
+    if args.n < 0 or args.jobs < 1 or args.timeout <= 0 or args.size < 1 \
+            or args.pipelines < 0:
+        ap.error("N must be >= 0, JOBS >= 1, timeout > 0, size >= 1 and pipelines >= 0")
     return args
 
 
@@ -112,10 +121,10 @@ def main(argv: list[str] | None = None) -> int:
     if isinstance(names, str):
         print(f"fuzz: error: {names}", file=sys.stderr)
         raise SystemExit(2)
-    config = Config(names, args.timeout, args.size, args.shrink_seconds)
+    config = Config(names, args.timeout, args.size, args.shrink_seconds, args.pipelines)
     # A whole program gets every stage's time limit plus slack before the parent gives up
     # on a worker (a hang below Python, where the alarm cannot reach).
-    patience = args.timeout * (len(names) + 2) + 60
+    patience = args.timeout * (len(names) + args.pipelines + 2) + 60
     start = time.monotonic()
     kinds: Counter[str] = Counter()
     mismatches: list[tuple[int, Mismatch]] = []
@@ -145,7 +154,8 @@ def main(argv: list[str] | None = None) -> int:
         run_time = time.monotonic() - start
         written = [] if stalled else _shrink_all(pool, args, mismatches)
     log.close()
-    print(summary(args, names, kinds, mismatches, written, run_time,
+    shown = names + (["opt:random"] if args.pipelines else [])
+    print(summary(args, shown, kinds, mismatches, written, run_time,
                   time.monotonic() - start))
     return 1 if mismatches or stalled else 0
 

@@ -18,6 +18,7 @@ from ssa_course.codegen.isel import select_program_functions
 from ssa_course.codegen.mir import ALLOCATABLE, MFunction, MProgram
 from ssa_course.codegen.patterns import CodegenError
 from ssa_course.codegen.reloads import remove_redundant_reloads
+from ssa_course.codegen.runtime_abi import program_messages
 from ssa_course.codegen.runtime_asm import RuntimeConfig, program_source
 from ssa_course.quads.ir import Program
 from ssa_course.runtime import paused_gc
@@ -51,7 +52,7 @@ def select_program(program: Program, step_limit: int | None = None,
     main = program.functions.get("main")
     params = ["bool" if t == BOOL else "int" for _, t in main.params] if main else []
     structs = {name: [f for f, _ in info.fields] for name, info in program.structs.items()}
-    return MProgram(functions, params, structs, sites)
+    return MProgram(functions, params, structs, sites, program_messages(program))
 
 
 def allocate_program(mprog: MProgram, allocator_name: str = "color") -> dict[str, object]:
@@ -72,7 +73,8 @@ def runtime_config(program: Program, mprog: MProgram, step_limit: int | None,
     main = program.functions.get("main")
     params = tuple((name, str(t)) for name, t in main.params) if main else ()
     return RuntimeConfig(main_params=params, step_limit=step_limit, depth_limit=depth_limit,
-                         array_sites=tuple(mprog.trap_sites))
+                         array_sites=tuple(mprog.trap_sites),
+                         extra_messages=tuple(mprog.messages))
 
 
 def compile_program(program: Program, structs: object = None,
@@ -115,6 +117,7 @@ class CompiledProgram:
             main_params=self.main_params,
             step_limit=step_limit if self.fuel else None, depth_limit=depth_limit,
             array_sites=tuple(self.mprog.trap_sites),
+            extra_messages=tuple(self.mprog.messages),
             **({"allocation_limit": allocation_limit} if allocation_limit is not None
                else {}))
         return program_source(self.program_asm, config)

@@ -34,7 +34,7 @@ from ssa_course.codegen.quadcfg import (
     use_counts,
     variable_types,
 )
-from ssa_course.codegen.runtime_abi import CODE
+from ssa_course.codegen.runtime_abi import CODE, MESSAGES, program_messages
 from ssa_course.quads.ir import Function, Instr, Program
 
 # A Bril variable read where no assignment reached it: the runtime's "undefined variable"
@@ -63,6 +63,7 @@ class Selector:
         self.stack = stack or {}
         self.program = program
         self.sites = sites  # the program's new-array trap sites, shared by every function
+        self.messages: list[str] | None = None  # the program's own trap messages, on demand
         self.fuel = fuel
         self.types = variable_types(fn)
         self.vregs: dict[str, VReg] = {}
@@ -170,6 +171,16 @@ class Selector:
 
     def label(self, qlabel: str) -> str:
         return block_label(self.fn.name, qlabel)
+
+    def undefined_code(self, name: str | None) -> int:
+        """The trap code of ``undefined variable 'name'`` (the program's own messages
+        follow the runtime's; a name too long for a record gets the plain message)."""
+        if self.messages is None:
+            self.messages = program_messages(self.program)
+        message = f"undefined variable '{name}'"
+        if message in self.messages:
+            return len(MESSAGES) + self.messages.index(message)
+        return TRAP_UNDEFINED
 
     def trap_stub(self, code: int, instr: Instr) -> str:
         """The label of an out-of-line block calling ``rt_trap(code, line, col)``."""

@@ -211,3 +211,5 @@ class MProgram:
     structs: dict[str, list[str]] = field(default_factory=dict)  # name -> field names
     # (line, col) of each ``newarr``, indexed by the trap-site id given to rt_new_array
     trap_sites: list[tuple[int, int]] = field(default_factory=list)
+    # the program's own trap messages after runtime_abi.MESSAGES (runtime_abi.program_messages)
+    messages: list[str] = field(default_factory=list)

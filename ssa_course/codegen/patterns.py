@@ -56,6 +56,8 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern("division checks the divisor", "d = div|rem x y",
             "test y, y; je trap; cmp y, -1; je neg-path; mov rax, x; cqo; idiv y",
             "zero traps at the operator; -1 would fault on INT_MIN, so it negates"),
+    Pattern("a definedness check", "checkdef ok x", "test ok, ok; je trap",
+            "a Bril read that may find no value stops with the variable's own name"),
     Pattern("compare + branch fused", "c = lt x y; br c L1 L2 (c used once)",
             "cmp x, y; jl L1; jmp L2", "the flags feed the jump: no bool is made"),
     Pattern("compare with zero -> test", "c = lt x 0", "test x, x; jl ...",

@@ -23,7 +23,18 @@ MESSAGES = ("division by zero", "index out of bounds", "negative array length",
             "array too large", "unset element", "out of memory", "step limit exceeded",
             "stack overflow", "undefined variable")
 CODE = {m: k for k, m in enumerate(MESSAGES)}
-MESSAGE_RECORD = 32  # bytes per message: a length byte, then the text
+MESSAGE_RECORD = 64  # bytes per message: a length byte, then the text
+MESSAGE_SHIFT = 6  # log2(MESSAGE_RECORD): rt_trap finds record k at k << 6
+
+
+def program_messages(program: object) -> list[str]:
+    """Messages one program adds after :data:`MESSAGES` (codes ``len(MESSAGES) + k``):
+    ``undefined variable 'x'`` for each variable a ``checkdef`` names (a Bril read that
+    may find no value), sorted; a name too long for a record keeps the plain message."""
+    names = sorted({i.field for fn in program.functions.values()  # type: ignore[attr-defined]
+                    for i in fn.instrs() if i.op == "checkdef" and i.field is not None})
+    messages = [f"undefined variable '{n}'" for n in names]
+    return [m for m in messages if len(m.encode()) < MESSAGE_RECORD]
 
 NO_FUEL_LIMIT = 1 << 62  # the fuel of a build without a step limit: never runs out
 STACK_BYTES = 1 << 30  # the private stack: 100,000 nested calls of big frames fit
@@ -58,6 +69,7 @@ class RuntimeConfig:
     depth_limit: int = DEFAULT_DEPTH_LIMIT
     allocation_limit: int = DEFAULT_ALLOCATION_LIMIT
     array_sites: tuple[tuple[int, int], ...] = ()
+    extra_messages: tuple[str, ...] = ()  # the program's own (see program_messages)
 
     def __post_init__(self) -> None:
         # Both limits are signed 64-bit words of the runtime's data (rt_fuel, rt_depth): a

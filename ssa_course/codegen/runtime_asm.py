@@ -84,7 +84,7 @@ def _data(config: RuntimeConfig) -> list[str]:
         offset += strlen(name)
     out += string_data("rt_pname_blob", "".join(n for n, _ in config.main_params))
     out.append("rt_messages:")
-    for m in MESSAGES:
+    for m in (*MESSAGES, *config.extra_messages):
         raw = m.encode()
         out.append(f"    .byte {len(raw)}")
         out.append(f"    {ascii_directive(m)}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ssa_course.codegen.runtime_abi import (
     CODE,
+    MESSAGE_SHIFT,
     OUT_BUFFER,
     SYS_EXIT_GROUP,
     SYS_WRITE,
@@ -170,7 +171,7 @@ rt_trap:
     lea rsi, [rip + rt_str_error]
     mov edx, {length_of('rt_str_error')}
     call rt_err_write
-    shl rbx, 5
+    shl rbx, {MESSAGE_SHIFT}
     lea rsi, [rip + rt_messages]
     add rsi, rbx
     movzx edx, byte ptr [rsi]

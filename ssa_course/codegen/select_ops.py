@@ -314,6 +314,16 @@ def _divide_by_power(sel: Selector, a: str, c: int, d, rem: bool) -> None:  # no
     sel.emit("mov", d, t)
 
 
+def s_checkdef(sel: Selector, i: Instr) -> None:
+    """``checkdef ok x`` (a Bril read that may find no value): trap unless ``ok``."""
+    c = sel.const(i.args[0])
+    if c:
+        return  # proven: nothing to test
+    r = sel.reg(i.args[0]) if c is None else sel.materialise(0)
+    sel.emit("test", r, r)  # pattern: a definedness check
+    sel.emit("jcc", LabelRef(sel.trap_stub(sel.undefined_code(i.field), i)), cond="e")
+
+
 def s_const(sel: Selector, i: Instr) -> None:
     """Constants were collected before selection: they become immediates where used."""
 
@@ -324,7 +334,7 @@ SELECT = {
         "ret", "jmp", "enter", "leave", "throw", "catch")},
     "const": s_const, "id": s_id, "add": s_binary, "sub": s_binary, "and": s_binary,
     "or": s_binary, "mul": s_mul, "div": s_divide, "rem": s_divide, "not": s_not,
-    "neg": s_neg, "br": s_br,
+    "neg": s_neg, "br": s_br, "checkdef": s_checkdef,
     **{op: s_compare_value for op in COMPARES},
 }
 

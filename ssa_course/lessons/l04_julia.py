@@ -40,12 +40,12 @@ def ir_dot(program: object, title: str, options: object = None) -> str:
     return program_ir_dot(program, title, options)  # type: ignore[arg-type]
 
 
-def code_typed(source: str, fn: str = "main") -> object:
+def code_typed(source: str | Compilation, fn: str = "main") -> object:
     """The IRCode of function ``fn`` of a Tiny (or Bril) program, like Julia's
     ``@code_typed``: prints like Julia's, ``.draw()`` draws its blocks."""
     from ssa_course.ssa.julia import TypedCode, build_ircode
 
-    comp = compile_source(source)
+    comp = source if isinstance(source, Compilation) else compile_source(source)
     return TypedCode(build_ircode(comp.quads.functions[fn]))
 
 

@@ -31,7 +31,7 @@ SHAPES: dict[str, tuple[int | None, bool | None, int, int]] = {
     "aload": (2, True, 0, 0), "astore": (3, False, 0, 0),
     "newstruct": (None, True, 0, 0), "getf": (1, True, 0, 0), "setf": (2, False, 0, 0),
     "enter": (0, False, 2, 0), "leave": (0, False, 0, 0), "throw": (1, False, 0, 0),
-    "catch": (0, True, 0, 0),
+    "catch": (0, True, 0, 0), "checkdef": (1, False, 0, 0),
     "phi": (None, True, -1, 0),
     "set": (2, False, 0, 0), "get": (0, True, 0, 0), "undef": (0, True, 0, 0),
 }
@@ -43,12 +43,13 @@ def shape(op: str) -> tuple[int | None, bool | None, int, int]:
     return (value_op.arity, True, 0, 0) if value_op is not None else SHAPES[op]
 
 
-FIELD_OPS = ("getf", "setf")
+FIELD_OPS = ("getf", "setf", "checkdef")  # checkdef's "field" names the variable
 
 # Operations with a fixed signature: argument types and result type (None: no result).
 # (The value operators' signatures are their rows in the opcode table.)
 _SIGS: dict[str, tuple[tuple[Type, ...], Type | None]] = {
     "br": ((BOOL,), None), "throw": ((INT,), None), "catch": ((), INT),
+    "checkdef": ((BOOL,), None),
 }
 _KINDS: dict[str, Type] = {opcodes.INT: INT, opcodes.BOOL: BOOL}
 
@@ -114,7 +115,8 @@ def _check_shape(program: Program, fn: Function, item: Instr, labels: set[str]) 
     if item.op in FIELD_OPS and item.field is None:
         raise fail(f"'{item.op}' needs a field name")
     if item.op not in FIELD_OPS and item.field is not None:
-        raise fail(f"only 'getf' and 'setf' name a field, not '{item.op}'", "field")
+        raise fail(f"only 'getf', 'setf' and 'checkdef' name a field, not '{item.op}'",
+                   "field")
     if item.op == "const":
         if item.value is None:
             raise fail("'const' needs a value")

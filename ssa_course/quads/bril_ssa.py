@@ -21,11 +21,20 @@ same thing with plain copies:
   sources are read before any destination is written (through temporaries when a
   destination is also a source, the swap problem). A ``br`` edge gets a block of its own
   so the copies run only on that edge. An argument that is never assigned in the function
-  (Bril's ``__undefined``) gives no copy.
+  (Bril's ``__undefined``) gives no copy;
+* a phi at the top of a *handler* (the second label of an ``enter``) names, besides
+  ordinary predecessors, the blocks whose ``call`` or ``throw`` may land there (what
+  ``opt -p ssa`` writes: each such instruction inside a ``try`` ends its block). Control
+  reaches the handler from the middle of such a block, so its copies go right *before*
+  each instruction that may throw to it (values before the call: a call that throws
+  assigns nothing), into a temporary per phi (``s.3.exc``) that the handler then copies
+  into the phi's name. Ordinary edges into a handler go through the same temporaries.
 """
 
 from __future__ import annotations
 
+from ssa_course.quads.cfg import build_cfg
+from ssa_course.quads.exceptions import handler_stacks
 from ssa_course.quads.ir import Function, Instr, Label, Program, first_index
 from ssa_course.tiny.types import BOOL, INT
 
@@ -59,6 +68,8 @@ class _Translator:
         self.shadows: dict[str, str] = {}
         self.phis_at: dict[str, list[Instr]] = {}
         self.slots: dict[int, dict[str, int]] = {}  # id(phi) -> label -> arg index
+        self.handlers = {i.labels[1] for i in fn.instrs() if i.op == "enter"}
+        self.temps: dict[int, str] = {}  # id(phi) at a handler -> its temporary
 
     def fresh(self, base: str, taken: set[str]) -> str:
         name, k = base, 0
@@ -82,8 +93,11 @@ class _Translator:
             if pred is None or pred not in self.slots[id(phi)]:
                 continue
             source = phi.args[self.slots[id(phi)][pred]]
-            if source in self.assigned and source != phi.dest:
+            # (into a handler even x = phi x ...: the handler reads the temporary)
+            if source in self.assigned and (source != phi.dest or target in self.handlers):
                 moves.append((phi, source))
+        if target in self.handlers:  # into the temporaries: no destination is a source
+            return [Instr("id", self.temp(phi), phi.type, [source]) for phi, source in moves]
         dests = {phi.dest for phi, _ in moves}
         if not any(source in dests for _, source in moves):
             return [Instr("id", phi.dest, phi.type, [source]) for phi, source in moves]
@@ -94,6 +108,35 @@ class _Translator:
                                                                             strict=True)]
         return out
 
+    def temp(self, phi: Instr) -> str:
+        if id(phi) not in self.temps:
+            self.temps[id(phi)] = self.fresh(f"{phi.dest}.exc", self.names)
+        return self.temps[id(phi)]
+
+    def _handler_phis(self) -> list[Instr]:
+        return [phi for h in sorted(self.handlers) for phi in self.phis_at.get(h, [])]
+
+    def throws_to(self) -> dict[int, str]:
+        """id(instruction) -> the handler with phis that a ``call``/``throw`` may land in
+        (the innermost handler of its ``try`` region)."""
+        if not any(h in self.phis_at for h in self.handlers):
+            return {}
+        cfg = build_cfg(self.fn)
+        stacks = handler_stacks(cfg)
+        out: dict[int, str] = {}
+        originals = iter(i for i in self.fn.body if isinstance(i, Instr))
+        for name, block in cfg.blocks.items():  # blocks hold copies, in body order
+            stack = stacks.get(name)
+            for instr in block.instrs:
+                original = next(originals)
+                if stack is None:
+                    continue
+                if instr.op == "leave" and stack:
+                    stack = stack[:-1]
+                elif instr.op in ("call", "throw") and stack and stack[-1] in self.phis_at:
+                    out[id(original)] = stack[-1]
+        return out
+
     def run(self) -> Function:
         fn = self.fn
         current: str | None = None
@@ -102,6 +145,7 @@ class _Translator:
                 current = item.name
             elif item.op == "phi" and current is not None:
                 self.phis_at.setdefault(current, []).append(item)
+        throws_to = self.throws_to()
         body: list[Instr | Label] = []
         edges: list[Instr | Label] = []  # edge blocks, placed after the function's code
         current = None
@@ -113,10 +157,15 @@ class _Translator:
                     body += self.copies(current, item.name)
                 body.append(item)
                 current = item.name
+                if item.name in self.handlers:  # the temporaries become the phis' names
+                    body += [Instr("id", phi.dest, phi.type, [self.temp(phi)])
+                             for phi in self.phis_at.get(item.name, [])]
                 continue
             op = item.op
             if op == "phi":
                 continue
+            if id(item) in throws_to:  # the exceptional edge leaves from here
+                body += self.copies(current, throws_to[id(item)])
             if op == "set":
                 shadow = self.shadow(item.args[0])
                 body.append(Instr("id", shadow, None, [item.args[1]], pos=item.pos))
@@ -134,6 +183,12 @@ class _Translator:
                 body.append(self.split(item, current, edges))
             else:
                 body.append(item.copy())
+        # A temporary no throwing point set (an argument with no value) leaves the phi
+        # with a value nobody reads as such (its status, if read, says so: see
+        # undefined_reads): start every int or bool temporary at 0 / false.
+        body[:0] = [Instr("const", t, phi.type, value=False if phi.type == BOOL else 0)
+                    for phi in self._handler_phis() if phi.type in (INT, BOOL)
+                    for t in [self.temp(phi)]]
         if edges:
             if not (body and isinstance(body[-1], Instr) and body[-1].is_terminator()):
                 body.append(Instr("ret"))  # the code used to fall off the end here

@@ -149,6 +149,9 @@ def build_cfg(fn: Function) -> CFG:
             term = block.terminator
             if term is not None and term.labels:
                 term.labels = [alias.get(lb, lb) for lb in term.labels]
+            for instr in block.instrs:  # ... and so do phis naming it as a predecessor
+                if instr.op == "phi" and any(lb in alias for lb in instr.labels):
+                    instr.labels = [alias.get(lb, lb) for lb in instr.labels]
     for block in blocks.values():
         for s in block.succs:
             if s in blocks:

@@ -39,7 +39,7 @@ from ssa_course.tiny.types import BOOL, INT, ArrayType, Type, element_zero
 # ``apply``.
 (CONST, ID, ADD, SUB, MUL, DIV, REM, EQ, LT, GT, LE, GE, NOT, AND, OR, JMP, BR, CALL, RET,
  PRINT, NOP, NEWARR, ALEN, ALOAD, ASTORE, NEWSTRUCT, GETF, SETF, ENTER, LEAVE, THROW,
- CATCH, PHIS, SET, GET, UNDEF, VALUE) = range(37)
+ CATCH, PHIS, SET, GET, UNDEF, CHECKDEF, VALUE) = range(38)
 
 _CODES = {
     "const": CONST, "id": ID, "add": ADD, "sub": SUB, "mul": MUL, "div": DIV, "rem": REM,
@@ -48,6 +48,7 @@ _CODES = {
     "newarr": NEWARR, "alen": ALEN, "aload": ALOAD, "astore": ASTORE,
     "newstruct": NEWSTRUCT, "getf": GETF, "setf": SETF, "enter": ENTER, "leave": LEAVE,
     "throw": THROW, "catch": CATCH, "phi": PHIS, "set": SET, "get": GET, "undef": UNDEF,
+    "checkdef": CHECKDEF,
 }
 
 
@@ -125,7 +126,7 @@ def resolve(fn: Function, program: Program) -> Resolved:
                      callee.ret if callee else None)
         elif op == NEWARR:
             extra = element_zero(item.type.elem if isinstance(item.type, ArrayType) else None)
-        elif op in (GETF, SETF):
+        elif op in (GETF, SETF, CHECKDEF):
             extra = item.field
         elif op == NEWSTRUCT:
             struct = program.structs.get(str(item.type))
@@ -191,10 +192,9 @@ def _has_type(value: object, ty: Type | None) -> bool:
 
 
 def _bad_operands(instr: Instr, env: dict[str, object], fn: str) -> RuntimeTrap:
-    for name in instr.args:
+    for name in instr.args:  # an ``undef`` used, not copied: no value, as every stage says
         if env.get(name) is UNDEF_VALUE:
-            what = "print of" if instr.op == "print" else f"'{instr.op}' on"
-            return RuntimeTrap(f"{what} an undefined value ('{name}' is undef) in @{fn}")
+            return _undefined(name)
     return RuntimeTrap(f"bad operand types for '{instr.op}' in @{fn}")
 
 
@@ -325,6 +325,8 @@ def run_quads(program: Program, args: list[object], out: Output, limits: Limits)
                     continue
                 if op == ASTORE:
                     array, i, v = env[a[0]], env[a[1]], env[a[2]]
+                    if v is UNDEF_VALUE:  # storing an undef uses it (every stage agrees)
+                        raise _bad_operands(instr, env, frame.res.fn.name)
                     check_index(array, i, instr.pos)
                     array.items[i] = v
                     continue
@@ -335,15 +337,20 @@ def run_quads(program: Program, args: list[object], out: Output, limits: Limits)
                     env[dest] = env[a[0]].fields[extra]
                     continue
                 if op == SETF:
-                    env[a[0]].fields[extra] = env[a[1]]
+                    obj, v = env[a[0]], env[a[1]]  # (nothing assigned is found first)
+                    if v is UNDEF_VALUE:
+                        raise _bad_operands(instr, env, frame.res.fn.name)
+                    obj.fields[extra] = v
                     continue
                 if op == NEWARR:
                     env[dest] = heap.new_array(env[a[0]], extra, instr.pos)
                     continue
                 if op == NEWSTRUCT:
                     name, fields = extra
-                    env[dest] = TinyStruct(name, {f: env[v] for f, v in zip(fields, a,
-                                                                           strict=False)})
+                    values = [env[x] for x in a]  # (nothing assigned is found first)
+                    if any(v is UNDEF_VALUE for v in values):
+                        raise _bad_operands(instr, env, frame.res.fn.name)
+                    env[dest] = TinyStruct(name, dict(zip(fields, values, strict=False)))
                     continue
                 if op == VALUE:
                     env[dest] = extra.apply([env[x] for x in a], instr.pos)
@@ -353,6 +360,10 @@ def run_quads(program: Program, args: list[object], out: Output, limits: Limits)
                     continue
                 if op == NOP:
                     continue
+                if op == CHECKDEF:
+                    if env[a[0]] is not True:
+                        raise _undefined(extra)
+                    continue
                 if op == CALL:
                     fname, ptypes, _ = extra
                     callee = get(fname)
@@ -360,7 +371,9 @@ def run_quads(program: Program, args: list[object], out: Output, limits: Limits)
                     if len(values) != len(callee.params):
                         raise RuntimeTrap(f"@{fname} takes {len(callee.params)} arguments, "
                                           f"{len(values)} given")
-                    for v, t in zip(values, ptypes, strict=True):
+                    for v, t, x in zip(values, ptypes, a, strict=True):
+                        if v is UNDEF_VALUE:
+                            raise _undefined(x)
                         if not _has_type(v, t):
                             raise RuntimeTrap(f"argument of the wrong type for @{fname} "
                                               f"(called from @{frame.res.fn.name})")
@@ -410,6 +423,8 @@ def run_quads(program: Program, args: list[object], out: Output, limits: Limits)
                     continue
                 if op == THROW:
                     value = env[a[0]]
+                    if value is UNDEF_VALUE:
+                        raise _undefined(a[0])
                     came = pc - 1  # the handler's phis come from the throwing point
                     while not frame.handlers:
                         stack.pop()
@@ -424,6 +439,8 @@ def run_quads(program: Program, args: list[object], out: Output, limits: Limits)
                     continue
                 # RET
                 retval = env[a[0]] if a else None
+                if retval is UNDEF_VALUE:
+                    raise _undefined(a[0])
             except KeyError as e:
                 raise _undefined(str(e.args[0])) from None
             except (TypeError, AttributeError):

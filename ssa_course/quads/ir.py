@@ -44,6 +44,9 @@ EXTENSION_OPS: dict[str, tuple[int | None, bool | None]] = {
     "leave": (0, False),     # pop the innermost handler of this frame
     "throw": (1, False),     # throw v                (terminator)
     "catch": (0, True),      # dest: int = catch      (the exception being handled)
+    # checkdef ok x: stops with "undefined variable 'x'" unless ok -- a read of a Bril
+    # variable that may have no value there, made explicit (quads/undefined_reads.py)
+    "checkdef": (1, False),  # checkdef ok   field=x
 }
 
 # Bril's SSA extension (lesson 03): ``x.2: int = phi x.0 x.1 .entry .loop;`` takes the
@@ -76,13 +79,13 @@ TERMINATORS = frozenset({"jmp", "br", "ret", "enter", "throw"})
 
 # Operations besides the value operators that may stop the program with a runtime error;
 # they carry a ``pos``. (A value operator may trap when its table row says so: ``div``.)
-TRAPPING_OPS = frozenset({"newarr", "aload", "astore"})
+TRAPPING_OPS = frozenset({"newarr", "aload", "astore", "checkdef"})
 
 # Operations with effects beyond their destination (never removed as dead code); a value
 # operator that may trap counts too (see :func:`has_effect`).
 EFFECT_OPS = frozenset(
     {"call", "print", "ret", "jmp", "br", "astore", "setf", "enter", "leave", "throw",
-     "newarr", "aload", "nop"}
+     "newarr", "aload", "nop", "checkdef"}
 )
 
 

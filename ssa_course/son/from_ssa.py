@@ -26,7 +26,7 @@ from ssa_course.quads.ir import Function, Instr, Program
 from ssa_course.runtime import paused_gc
 from ssa_course.son.control import Never, Phi, Region, Return, Throw
 from ssa_course.son.data import Undefined, operator_node
-from ssa_course.son.emit import Dead, Emitter
+from ssa_course.son.emit import Dead, Emitter, sweep
 from ssa_course.son.graph import Node
 from ssa_course.son.memory import Len, Print
 from ssa_course.son.program import FunctionGraph, SeaOfNodes, lattice_type
@@ -78,9 +78,17 @@ class SsaGraphBuilder(Emitter):
             self.block(name)
             self.done.add(name)
         self._fill_pending()
-        self._endless_loops_get_an_exit()
+        entered = self._reached_from_start()
+        dropped = self._drop_unreached_paths(entered)
+        live_exits = [e for e in self.exits if e.id in entered]  # not a dead loop's Trap
+        swept = dropped or len(live_exits) < len(self.exits)
+        self.exits = live_exits
+        self._endless_loops_get_an_exit(entered)
         ret = self.fn.ret
-        return self.finish(self.fn.name, list(self.fn.params), ret)
+        fg = self.finish(self.fn.name, list(self.fn.params), ret)
+        if swept and not self.optimize:  # (with peepholes on, finish() sweeps anyway)
+            sweep(self.g)  # the raw graph keeps what was built, but not what nothing enters
+        return fg
 
     # -- blocks ---------------------------------------------------------------------
 
@@ -162,7 +170,27 @@ class SsaGraphBuilder(Emitter):
                     phi.set_input(i, value)
             region.open = False
 
-    def _endless_loops_get_an_exit(self) -> None:
+    def _drop_unreached_paths(self, entered: set[int]) -> bool:
+        """A live Region loses the paths no live control takes: the back edge of a loop
+        that a constant branch skipped, or its exit into code after it. Built block by
+        block, such a loop keeps only its back edge (its way in went dead when the branch
+        folded); with the path gone, nothing reads it and the sweep drops it, as SCCP
+        would (GCM needs every Phi's Region in a block)."""
+        dropped = False
+        for region in [n for n in self.g.nodes.values() if isinstance(n, Region)]:
+            if region.id not in entered:
+                continue
+            dead = [i for i in range(len(region.inputs) - 1, 0, -1)
+                    if region.inputs[i] is not None and region.inputs[i].id not in entered]
+            for i in dead:
+                for phi in [u for u in region.outputs if isinstance(u, Phi)
+                            and u.inputs[0] is region]:
+                    phi.remove_input(i)
+                region.remove_input(i)
+            dropped = dropped or bool(dead)
+        return dropped
+
+    def _endless_loops_get_an_exit(self, entered: set[int]) -> None:
         """A loop head from which no exit is reachable gets a Never exit (control never
         takes it), so that Stop still reaches the loop and what it prints."""
         reaches_stop: set[int] = set()
@@ -174,10 +202,27 @@ class SsaGraphBuilder(Emitter):
             reaches_stop.add(n.id)
             work.extend(n.inputs if isinstance(n, Region) else n.inputs[:1])
         for region, _, waiting in self.pending:
-            if region.id in reaches_stop:
-                continue
+            if region.id in reaches_stop or region.id not in entered:
+                continue  # a loop no live path enters (a constant branch skipped it) is dead
             mem = next((phi for phi, what in waiting if what == "mem"), self.mem)
             self.exits.append(self.p(Never(self.g, region, mem)))
+
+    def _reached_from_start(self) -> set[int]:
+        """Control nodes some path from Start reaches (following control forwards). A loop
+        whose entry edges all went dead while building (``br`` on a constant) keeps only
+        its back edge: nothing reaches it, so it gets no Never exit and the sweep drops it.
+        """
+        seen: set[int] = set()
+        work = [u for u in self.start.outputs if u.is_control]
+        while work:
+            n = work.pop()
+            if n.id in seen:
+                continue
+            seen.add(n.id)
+            for u in n.outputs:
+                if u.is_control and (isinstance(u, Region) or u.inputs[0] is n):
+                    work.append(u)
+        return seen
 
     def _jump(self, src: str, dst: str, thrown: Node | None = None) -> None:
         self.edges[(src, dst)] = _Edge(self.ctrl, self.mem, thrown)
@@ -227,6 +272,8 @@ class SsaGraphBuilder(Emitter):
             self.store_field(a[0], i.field, a[1])
         elif op == "catch":
             result = self.thrown
+        elif op == "checkdef":  # a Bril read that may find no value: a check, kept
+            self.guard(a[0], f"undefined variable '{i.field}'", None)
         elif op in ("leave", "nop"):
             pass
         else:

@@ -57,6 +57,9 @@ from ssa_course.tiny import types as tt
 _KINDS = {opcodes.INT: tt.INT, opcodes.BOOL: tt.BOOL}
 
 
+UNDEFINED_PREFIX = "undefined variable '"  # the Trap of a ``checkdef`` (son/from_ssa.py)
+
+
 def _row_trapping_with(message: str) -> opcodes.Opcode | None:
     """The first Bril row of the opcode table that fails with ``message`` when its divisor
     is zero (``div`` for ``division by zero``), or None."""
@@ -275,7 +278,13 @@ class _Writer:
             self.call(block, end)
         elif isinstance(end, Return):
             value = end.inputs[2]
-            self.emit(Instr("ret", args=[self.name(value)] if value is not None else []))
+            if value is None and ret is not None:
+                # Falling off the end of a function with a result: the front end proved
+                # this path never runs (``while (true)``), though the graph -- peepholes
+                # off -- still has it.
+                self.unreachable_end(f"v{end.id}", ret)
+            else:
+                self.emit(Instr("ret", args=[self.name(value)] if value is not None else []))
         elif isinstance(end, Throw):
             self.emit(Instr("throw", args=[self.name(end.inputs[2])]))
         elif isinstance(end, Trap):
@@ -395,19 +404,29 @@ class _Writer:
             self.emit(Instr("const", d + "_z", _KINDS[row.operands], value=0))
             self.emit(Instr(row.name, d, _KINDS[row.result], [d + "_z"] * row.arity,
                             pos=trap.pos))
+        elif trap.message.startswith(UNDEFINED_PREFIX):  # a Bril read with no value
+            self.emit(Instr("const", d + "_f", tt.BOOL, value=False))
+            self.emit(Instr("checkdef", args=[d + "_f"],
+                            field=trap.message[len(UNDEFINED_PREFIX):-1]))
         elif trap.message == ARRAY_LENGTH_TRAP:  # newarr reports which end failed
             self.emit(Instr("newarr", d, tt.ArrayType(tt.INT), w[:1], pos=trap.pos))
         else:  # out of bounds, unset slot: the load fails the same way
             elem = tt.INT
             base = trap.inputs[2]
-            if base.type.kind.startswith("ref ["):
-                elem = parse_type(base.type.kind[4:]).elem
+            # a Phi's type may still be TOP in a raw graph (peepholes off): its declared
+            # type says what it holds (fuzz seed 5003, opt -p parse-raw)
+            for ty in (base.type, getattr(base, "declared", None)):
+                if ty is not None and ty.kind.startswith("ref ["):
+                    elem = parse_type(ty.kind[4:]).elem
+                    break
             self.emit(Instr("aload", d, elem, w[:2], pos=trap.pos))
-        # Never reached: the instruction above stops the program. The block still ends
-        # the way the function's type demands, so the quads verifier (and Bril's type
-        # rules) accept it: a value of the result type, or -- when no constant of that
-        # type exists (arrays, structs) -- a throw, which Tiny's rules accept in place of
-        # a ret (a function may end only in throws).
+        self.unreachable_end(d, ret)  # never reached: the instruction above stops
+
+    def unreachable_end(self, d: str, ret: tt.Type | None) -> None:
+        """End a block control never reaches the way the function's type demands, so
+        the quads verifier (and Bril's type rules) accept it: a value of the result type,
+        or -- when no constant of that type exists (arrays, structs) -- a throw, which
+        Tiny's rules accept in place of a ret (a function may end only in throws)."""
         if ret is None:
             self.emit(Instr("ret"))
             return

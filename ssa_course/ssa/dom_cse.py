@@ -31,7 +31,7 @@ from __future__ import annotations
 from ssa_course import opcodes
 from ssa_course.quads.cfg import build_cfg
 from ssa_course.quads.domtree import Dominance
-from ssa_course.quads.ir import Function, Instr
+from ssa_course.quads.ir import Function, Instr, Label
 
 Key = tuple
 
@@ -78,11 +78,20 @@ def dom_cse(fn: Function) -> Function:
     if not rename:
         return fn
     body: list = []
+    emptied = False  # an operation of the current block went and nothing is left of it
     for item in fn.body:
         if isinstance(item, Instr):
             if item.dest in rename:
+                emptied = emptied or not body or isinstance(body[-1], Label)
                 continue
             item = item.copy()
             item.args = [rename.get(a, a) for a in item.args]
+        elif emptied and body and isinstance(body[-1], Label):
+            # Two labels in a row name one block: a phi naming the emptied block as its
+            # predecessor would then name no edge. The block keeps one ``nop`` in place of
+            # the deleted operation (no more instructions run than before).
+            body.append(Instr("nop"))
+        if isinstance(item, Label):
+            emptied = False
         body.append(item)
     return Function(fn.name, list(fn.params), fn.ret, body)

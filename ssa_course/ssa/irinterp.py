@@ -179,6 +179,9 @@ def run_ircode(program: dict[str, IRCode], args: list[object], out: Output,
                     f.vals[idx] = val(f, s.args[0]).fields[s.field]
                 elif head == "setf":
                     val(f, s.args[0]).fields[s.field] = val(f, s.args[1])
+                elif head == "checkdef":  # a read that may find no value (Bril)
+                    if val(f, s.args[0]) is not True:
+                        raise RuntimeTrap(f"undefined variable '{s.field}'")
                 elif head == "the_exception":
                     f.vals[idx] = f.exc
                 elif head == "throw":
@@ -210,7 +213,10 @@ def run_ircode(program: dict[str, IRCode], args: list[object], out: Output,
             if isinstance(s, UpsilonNode):
                 f.clock += 1
                 v = s.val
-                f.ups[idx] = (f.clock, UNDEF if isinstance(v, str) else val(f, v))
+                # a variable not assigned yet on this path (Bril) travels as "no value":
+                # only a read of it in the handler is an error, as in every other stage
+                unset = isinstance(v, str) or isinstance(v, SSAValue) and v.id not in f.vals
+                f.ups[idx] = (f.clock, UNDEF if unset else val(f, v))
                 continue
             if isinstance(s, PhiCNode):
                 latest = max((f.ups[u.id] for u in s.values if u.id in f.ups),

@@ -481,7 +481,8 @@ def format_ir(ir: IRCode) -> str:
             ty = ir.types[i - 1]
             has_value = ty is not None and ty != VOID and not isinstance(
                 s, GotoNode | GotoIfNot | ReturnNode | UpsilonNode | LeaveNode) and (
-                not isinstance(s, Expr) or s.head not in ("throw", "print", "astore", "setf"))
+                not isinstance(s, Expr) or s.head not in ("throw", "print", "astore", "setf",
+                                                          "checkdef"))
             # An Upsilon has no value of its own, but the PhiC that reads its slot names
             # it by number, so it is numbered like the enter a leave names.
             value = f"%{i}".ljust(vw - 3) + " = " if has_value or isinstance(

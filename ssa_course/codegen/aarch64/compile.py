@@ -18,7 +18,7 @@ from ssa_course.codegen.aarch64.select import select_program_a64
 from ssa_course.codegen.mir import MProgram
 from ssa_course.codegen.patterns import CodegenError
 from ssa_course.codegen.reloads import remove_redundant_reloads
-from ssa_course.codegen.runtime_abi import RuntimeConfig
+from ssa_course.codegen.runtime_abi import RuntimeConfig, program_messages
 from ssa_course.quads.ir import Program
 from ssa_course.runtime import paused_gc
 from ssa_course.tiny.types import BOOL
@@ -32,7 +32,7 @@ def select_program(program: Program, fuel: bool = True, frame_arrays: bool = Tru
     main = program.functions.get("main")
     params = ["bool" if t == BOOL else "int" for _, t in main.params] if main else []
     structs = {name: [f for f, _ in info.fields] for name, info in program.structs.items()}
-    return MProgram(functions, params, structs, sites)
+    return MProgram(functions, params, structs, sites, program_messages(program))
 
 
 def allocate_program(mprog: MProgram, allocator: str = "color", fuel: bool = True
@@ -69,6 +69,7 @@ class CompiledA64:
             main_params=self.main_params,
             step_limit=step_limit if self.fuel else None, depth_limit=depth_limit,
             array_sites=tuple(self.mprog.trap_sites),
+            extra_messages=tuple(self.mprog.messages),
             **({"allocation_limit": allocation_limit} if allocation_limit is not None
                else {}))
         return program_source(self.program_asm, config)

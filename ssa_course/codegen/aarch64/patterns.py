@@ -34,6 +34,9 @@ PATTERNS: tuple[Pattern, ...] = (
             "smulh h, x, M; [add|sub h, h, x]; asr h, h, #s; add q, h, x, lsr #63; "
             "[msub d, q, c, x]", "the high half of x*M is x/c (Granlund-Montgomery); "
             "msub gives the remainder in one instruction"),
+    Pattern("a definedness check", "checkdef ok x", "cbz ok, trap",
+            "a Bril read that may find no value (docs/quads.md): one compare-and-branch "
+            "to ``undefined variable 'x'``"),
     Pattern("division checks the divisor", "d = div|rem x y",
             "cbz y, trap; sdiv q, x, y; [msub d, q, y, x]",
             "sdiv never faults: by 0 it gives 0 (so the code traps first) and "

@@ -28,6 +28,7 @@ from ssa_course.codegen.runtime_abi import (
     CODE,
     HANDLERS_PER_FRAME,
     HEAP_CHUNK,
+    MESSAGE_SHIFT,
     MIN_HANDLERS,
     OUT_BUFFER,
     RuntimeConfig,
@@ -170,7 +171,7 @@ rt_trap:
     mov x21, x2
     bl rt_flush
 {string("rt_str_error")}    bl rt_err_write
-{addr("x1", "rt_messages")}    add x1, x1, x19, lsl #5
+{addr("x1", "rt_messages")}    add x1, x1, x19, lsl #{MESSAGE_SHIFT}
     ldrb w2, [x1]
     add x1, x1, #1
     bl rt_err_write

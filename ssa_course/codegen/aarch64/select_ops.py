@@ -260,6 +260,14 @@ def _divide_by_power(sel: A64Selector, a: str, c: int, d: VReg, rem: bool) -> No
         sel.emit("asr", d, t, Imm(k))
 
 
+def s_checkdef(sel: A64Selector, i: Instr) -> None:
+    """``checkdef ok x`` (a Bril read that may find no value): trap unless ``ok``."""
+    if sel.const(i.args[0]):
+        return  # proven: nothing to test
+    ok = sel.reg(i.args[0])  # pattern: a definedness check
+    sel.emit("jcc", LabelRef(sel.trap_stub(sel.undefined_code(i.field), i)), ok, cond="z")
+
+
 def s_const(sel: A64Selector, i: Instr) -> None:
     """Constants become immediates where they fit (see :mod:`.immediates`)."""
     return  # pattern: constant
@@ -271,7 +279,7 @@ SELECT = {
         "ret", "jmp", "enter", "leave", "throw", "catch")},
     "const": s_const, "id": s_id, "add": s_binary, "sub": s_binary, "and": s_binary,
     "or": s_binary, "mul": s_mul, "div": s_divide, "rem": s_divide, "not": s_not,
-    "neg": s_neg, "br": s_br,
+    "neg": s_neg, "br": s_br, "checkdef": s_checkdef,
     **{op: s_compare_value for op in COMPARES},
 }
 
