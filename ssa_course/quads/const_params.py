@@ -32,7 +32,9 @@ constants per function are threaded.
 
 from __future__ import annotations
 
+from ssa_course.quads.analyses import available
 from ssa_course.quads.cfg import build_cfg
+from ssa_course.quads.dataflow import solve
 from ssa_course.quads.ir import Function, Instr, Label, Program
 
 MAX_CONSTANTS = 6
@@ -71,27 +73,19 @@ def _constants(fn: Function) -> dict[Key, Instr]:
     the frames it starts form a tree whose leaves end without recursing, so at least one
     of them made each constant the caller now makes once, and no other frame makes any."""
     cfg = build_cfg(fn)
-    made = {name: {_key(i) for i in b.instrs if i.op == "const" and i.value is not None}
-            for name, b in cfg.blocks.items()}
-    every = set().union(*made.values())
-    for name, block in cfg.blocks.items():  # a path through a recursive call is exempt
-        if any(i.op == "call" and i.funcs == [fn.name] for i in block.instrs):
-            made[name] = set(every)
-    made_in = {name: set(every) for name in cfg.blocks}  # must problem: start from all
-    made_in[cfg.entry] = set()
-    changed = True
-    while changed:
-        changed = False
-        for name, block in cfg.blocks.items():
-            if name == cfg.entry:
-                continue
-            new = set.intersection(*(made_in[p] | made[p] for p in block.preds)) \
-                if block.preds else set()
-            if new != made_in[name]:
-                made_in[name], changed = new, True
+    every = {_key(i) for i in fn.instrs() if i.op == "const" and i.value is not None}
+
+    def made(instr: Instr) -> set[Key]:
+        if instr.op == "call" and instr.funcs == [fn.name]:
+            return every  # a path through a recursive call is exempt
+        if instr.op == "const" and instr.value is not None:
+            return {_key(instr)}
+        return set()
+
+    made_by = solve(cfg, available(cfg, made, every)).bottom  # made on every path to here
     live = cfg.reachable()
     exits = [name for name in live if not cfg.blocks[name].succs]
-    always = set.intersection(*(made_in[n] | made[n] for n in exits)) if exits else set()
+    always = frozenset.intersection(*(made_by[n] for n in exits)) if exits else set()
     found: dict[Key, Instr] = {}
     for instr in fn.instrs():
         key = _key(instr) if instr.op == "const" and instr.value is not None else None

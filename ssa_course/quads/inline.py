@@ -42,6 +42,7 @@ before ``parse``, so everything after it optimizes across the former call bounda
 
 from __future__ import annotations
 
+from ssa_course.quads.analyses import assigned
 from ssa_course.quads.call_depth import (
     calls_after_a_call,
     calls_of,
@@ -51,6 +52,7 @@ from ssa_course.quads.call_depth import (
     recursive_functions,
 )
 from ssa_course.quads.cfg import build_cfg
+from ssa_course.quads.dataflow import solve
 from ssa_course.quads.ir import Function, Instr, Label, Program
 
 MAX_CALLEE = 60  # instructions in a callee worth copying into its callers
@@ -62,32 +64,13 @@ _NEVER = frozenset({"enter", "leave", "catch", "phi", "set", "get", "undef", "ca
 
 def all_reads_defined(fn: Function) -> bool:
     """Is every variable read by ``fn`` assigned on every path that reaches the read?"""
-    cfg = build_cfg(fn)
-    every = {p for p, _ in fn.params} | {i.dest for i in fn.instrs() if i.dest}
-    defined_in: dict[str, set[str]] = {name: set(every) for name in cfg.blocks}
-    defined_in[cfg.entry] = {p for p, _ in fn.params}
-    changed = True
-    while changed:  # a must-be-defined problem: intersect over predecessors
-        changed = False
-        for name, block in cfg.blocks.items():
-            if name != cfg.entry:
-                preds = [defined_out(cfg.blocks[p].instrs, defined_in[p])
-                         for p in block.preds]
-                new = set.intersection(*preds) if preds else set(every)
-                if new != defined_in[name]:
-                    defined_in[name], changed = new, True
+    cfg = build_cfg(fn)  # (no exceptional edges: a function with ``enter`` is never inlined)
+    facts = solve(cfg, assigned(cfg, [p for p, _ in fn.params], must=True))
     for name in cfg.reachable():
-        known = set(defined_in[name])
-        for instr in cfg.blocks[name].instrs:
+        for instr, known in zip(cfg.blocks[name].instrs, facts.points(name), strict=False):
             if any(a not in known for a in instr.args):
                 return False
-            if instr.dest:
-                known.add(instr.dest)
     return True
-
-
-def defined_out(instrs: list[Instr], defined: set[str]) -> set[str]:
-    return defined | {i.dest for i in instrs if i.dest}
 
 
 def inlinable(fn: Function, sites: int) -> bool:

@@ -29,8 +29,8 @@ Functions with exception handlers are left alone (their liveness has extra edges
 
 from __future__ import annotations
 
+from ssa_course.quads.analyses import liveness
 from ssa_course.quads.cfg import build_cfg
-from ssa_course.quads.coalesce import _liveness
 from ssa_course.quads.fold import PURE
 from ssa_course.quads.ir import Function, Instr, Item, Label
 
@@ -39,7 +39,7 @@ def landing_pads(fn: Function) -> Function:
     """``fn`` with the tail of each fall-through ``br``'s block sunk onto that edge."""
     if any(i.op in ("phi", "enter") for i in fn.instrs()):
         return fn
-    live_in, _ = _liveness(build_cfg(fn))
+    live_in = liveness(build_cfg(fn)).top
     block_of = _label_blocks(fn.body)
     params = {name for name, _ in fn.params}
     taken = set(block_of)

@@ -29,6 +29,7 @@ above), otherwise the copy is just more code.
 from __future__ import annotations
 
 from ssa_course import opcodes
+from ssa_course.quads.analyses import liveness
 from ssa_course.quads.cfg import CFG, BasicBlock, build_cfg
 from ssa_course.quads.domtree import Dominance
 from ssa_course.quads.ir import Function, Instr
@@ -80,34 +81,8 @@ def propagate_copies(cfg: CFG, runs: list[list[str]]) -> None:
                 computed[key] = i.dest
 
 
-def live_out(cfg: CFG) -> dict[str, set[str]]:
-    """Variables live at the end of each block (backward liveness, iterated)."""
-    exposed: dict[str, set[str]] = {}
-    killed: dict[str, set[str]] = {}
-    for name, block in cfg.blocks.items():
-        ue: set[str] = set()
-        defs: set[str] = set()
-        for i in block.instrs:
-            ue.update(a for a in i.args if a not in defs)
-            if i.dest:
-                defs.add(i.dest)
-        exposed[name], killed[name] = ue, defs
-    live_in = {name: set(ue) for name, ue in exposed.items()}
-    out: dict[str, set[str]] = {name: set() for name in cfg.blocks}
-    changed = True
-    while changed:
-        changed = False
-        for name in reversed(cfg.blocks):
-            out[name] = set().union(*(live_in[s] for s in cfg.blocks[name].succs
-                                      if s in live_in))
-            new = exposed[name] | (out[name] - killed[name])
-            if new != live_in[name]:
-                live_in[name], changed = new, True
-    return out
-
-
-def keeps_a_copy(cfg: CFG, head: str, blocks: list[str], live: dict[str, set[str]]
-                 ) -> bool:
+def keeps_a_copy(cfg: CFG, head: str, blocks: list[str],
+                 live: dict[str, frozenset[str]]) -> bool:
     """Will a copy ``x = id y`` stay in the loop out of SSA? Only a variable the loop
     carries (live at the header) turns its copy into a phi argument, and that copy goes
     only if ``x`` and ``y`` never hold different values at once: they *interfere* when
@@ -174,7 +149,8 @@ def unroll_loops(fn: Function) -> Function:
     propagate_copies(view, [[head] + [b for b in blocks if b != head]
                             for head, _, blocks in small]
                      + [[name] for name in view.blocks if name not in in_loops])
-    live = live_out(view)
+    # (no exceptional edges to add: a function with ``enter`` is never unrolled)
+    live = liveness(view).bottom
     chosen = [loop for loop in small if keeps_a_copy(view, loop[0], loop[2], live)]
     if not chosen:
         return fn
