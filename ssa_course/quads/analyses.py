@@ -72,25 +72,36 @@ def liveness(cfg: CFG) -> Facts[frozenset]:
     return solve(cfg, live_variables(cfg))
 
 
-def reaching_definitions(cfg: CFG) -> Analysis[frozenset]:
-    """Reaching definitions: the definitions ``(variable, block, index)`` that some path
-    from them reaches a point along without another write of the variable. Forward;
-    union; a write of ``x`` kills every other definition of ``x``; none on entry."""
-    site: dict[int, tuple[str, str, int]] = {}  # id(instr) -> its definition
-    of_var: dict[str, set[tuple[str, str, int]]] = {}
+def reaching_definitions(cfg: CFG, *, params: dict[str, Hashable] | None = None,
+                         names: set[str] | None = None,
+                         key: Callable[[Instr], Hashable] | None = None
+                         ) -> Analysis[frozenset]:
+    """Reaching definitions: the definitions that reach a point along some path with no
+    other write of their variable. Forward; union; a write of ``x`` kills every other
+    definition of ``x``; on entry, the parameters' (``params``: name -> its definition).
+    A definition is named ``(variable, block, index)``, or ``key(instr)`` when given;
+    ``names`` limits the question to some variables."""
+    where: dict[int, Hashable] = {}  # id(instr) -> the name of its definition
+    of_var: dict[str, set[Hashable]] = {}  # variable -> all its definitions
+    for var, d in (params or {}).items():
+        if names is None or var in names:
+            of_var.setdefault(var, set()).add(d)
     for name, block in cfg.blocks.items():
         for k, instr in enumerate(block.instrs):
-            if instr.dest is not None:
-                site[id(instr)] = (instr.dest, name, k)
-                of_var.setdefault(instr.dest, set()).add(site[id(instr)])
+            if instr.dest is not None and (names is None or instr.dest in names):
+                where[id(instr)] = (instr.dest, name, k) if key is None else key(instr)
+                of_var.setdefault(instr.dest, set()).add(where[id(instr)])
 
-    def gen(instr: Instr) -> Iterable[tuple[str, str, int]]:
-        return (site[id(instr)],) if instr.dest is not None else ()
+    def gen(instr: Instr) -> Iterable[Hashable]:
+        d = where.get(id(instr))
+        return (d,) if d is not None else ()
 
-    def kill(instr: Instr) -> Iterable[tuple[str, str, int]]:
-        return of_var[instr.dest] if instr.dest is not None else ()
+    def kill(instr: Instr) -> Iterable[Hashable]:
+        return of_var[instr.dest] if id(instr) in where else ()  # type: ignore[index]
 
-    return gen_kill("reaching definitions", forward=True, may=True, gen=gen, kill=kill)
+    start = frozenset(d for var, d in (params or {}).items() if var in of_var)
+    return gen_kill("reaching definitions", forward=True, may=True, gen=gen, kill=kill,
+                    boundary=start)
 
 
 def assigned(cfg: CFG, params: Iterable[str], *, must: bool,
