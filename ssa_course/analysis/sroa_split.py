@@ -19,6 +19,7 @@ from ssa_course.quads.analyses import reaching_definitions
 from ssa_course.quads.cfg import CFG
 from ssa_course.quads.dataflow import solve
 from ssa_course.quads.ir import Function, Instr
+from ssa_course.quads.names import Names
 from ssa_course.ssa.construct import prepare_cfg
 
 ENTRY = -1  # the definition of a parameter on entry
@@ -57,7 +58,7 @@ def split_struct_variables(fn: Function, structs: dict) -> Function:
             owner[id(i)] = i.dest
     order = [(v, ENTRY - k) for k, v in enumerate(n for n, _ in fn.params)] + \
         [(i.dest, id(i)) for i in wanted if i.dest in many]
-    taken = typed | params | {i.dest for i in fn.instrs() if i.dest is not None}
+    taken = Names(typed | params | {i.dest for i in fn.instrs() if i.dest is not None})
     name_of: dict[int, str] = {}  # web root -> name
     first: set[str] = set()
     for v, d in order:
@@ -70,11 +71,7 @@ def split_struct_variables(fn: Function, structs: dict) -> Function:
             first.add(v)
             name_of[root] = v
         else:
-            k = 2
-            while f"{v}.w{k}" in taken:
-                k += 1
-            name_of[root] = f"{v}.w{k}"
-            taken.add(name_of[root])
+            name_of[root] = taken.fresh(v, bare=False, sep=".w", start=2)  # v.w2, v.w3
     if all(n in many for n in name_of.values()):
         return fn
     body = []

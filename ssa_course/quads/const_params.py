@@ -35,7 +35,8 @@ from __future__ import annotations
 from ssa_course.quads.analyses import available
 from ssa_course.quads.cfg import build_cfg
 from ssa_course.quads.dataflow import solve
-from ssa_course.quads.ir import Function, Instr, Label, Program
+from ssa_course.quads.ir import Function, Instr, Program
+from ssa_course.quads.names import all_names
 
 MAX_CONSTANTS = 6
 Key = tuple
@@ -43,27 +44,6 @@ Key = tuple
 
 def _key(instr: Instr) -> Key:
     return (str(instr.type), type(instr.value).__name__, instr.value)
-
-
-def _taken(fn: Function) -> set[str]:
-    names = {p for p, _ in fn.params}
-    for item in fn.body:
-        if isinstance(item, Label):
-            names.add(item.name)
-        else:
-            names.update(item.args)
-            if item.dest:
-                names.add(item.dest)
-    return names
-
-
-def _fresh(base: str, taken: set[str]) -> str:
-    name, n = base, 0
-    while name in taken:
-        n += 1
-        name = f"{base}.{n}"
-    taken.add(name)
-    return name
 
 
 def _constants(fn: Function) -> dict[Key, Instr]:
@@ -102,8 +82,8 @@ def thread_constants(program: Program) -> tuple[Program, int]:
         recursive = any(i.op == "call" and i.funcs == [name] for i in fn.instrs())
         consts = _constants(fn) if recursive and name != "main" else {}
         if consts:
-            taken = _taken(fn)
-            threaded[name] = [(key, _fresh(f"const.{k}", taken), instr)
+            names = all_names(fn)
+            threaded[name] = [(key, names.fresh(f"const.{k}"), instr)
                               for k, (key, instr) in enumerate(consts.items())]
     if not threaded:
         return program, 0
@@ -115,7 +95,9 @@ def _rewrite(fn: Function, threaded: dict[str, list[tuple[Key, str, Instr]]]) ->
     mine = {key: param for key, param, _ in threaded.get(fn.name, [])}
     params = list(fn.params) + [(param, instr.type) for _, param, instr in
                                 threaded.get(fn.name, [])]  # type: ignore[misc]
-    taken = _taken(fn) | set(mine.values())
+    names = all_names(fn)
+    for param in mine.values():
+        names.reserve(param)
     body: list = []
     for item in fn.body:
         if isinstance(item, Instr) and item.op == "const" and _key(item) in mine:
@@ -131,7 +113,7 @@ def _rewrite(fn: Function, threaded: dict[str, list[tuple[Key, str, Instr]]]) ->
             if key in mine:  # this frame holds the constant already (a recursive call)
                 call.args.append(mine[key])
                 continue
-            name = _fresh("const.arg", taken)
+            name = names.fresh("const.arg")
             body.append(Instr("const", name, instr.type, value=instr.value, line=item.line))
             call.args.append(name)
         body.append(call)

@@ -54,6 +54,7 @@ from ssa_course.quads.call_depth import (
 from ssa_course.quads.cfg import build_cfg
 from ssa_course.quads.dataflow import solve
 from ssa_course.quads.ir import Function, Instr, Label, Program
+from ssa_course.quads.names import Names, all_names
 
 MAX_CALLEE = 60  # instructions in a callee worth copying into its callers
 MAX_SINGLE = 400  # ... and in a callee called from one place (nothing is duplicated)
@@ -83,31 +84,13 @@ def inlinable(fn: Function, sites: int) -> bool:
             and all_reads_defined(fn))
 
 
-def _names(fn: Function) -> set[str]:
-    taken = {p for p, _ in fn.params}
-    for item in fn.body:
-        if isinstance(item, Label):
-            taken.add(item.name)
-        else:
-            taken.update(item.args)
-            if item.dest:
-                taken.add(item.dest)
-    return taken
-
-
-def _copy_body(site: Instr, callee: Function, taken: set[str], tag: str) -> list:
+def _copy_body(site: Instr, callee: Function, taken: Names, tag: str) -> list:
     """The callee's body renamed for one call site, ending at a fresh label."""
     rename: dict[str, str] = {}
 
     def fresh(name: str) -> str:
-        if name not in rename:
-            base, n = f"{name}.{tag}", 0
-            new = base
-            while new in taken:
-                n += 1
-                new = f"{base}.{n}"
-            taken.add(new)
-            rename[name] = new
+        if name not in rename:  # x.i3 (or x.i3.1, ...) at call site 3
+            rename[name] = taken.fresh(f"{name}.{tag}")
         return rename[name]
 
     done = fresh(f"{callee.name}.done")
@@ -138,7 +121,7 @@ def inline_into(fn: Function, program: Program, leaves: set[str], deep: set[str]
     """``fn`` with every call of a function in ``leaves`` that is safe to inline replaced
     by a copy of its body (see the module docstring)."""
     size = len(fn.instrs())
-    taken = _names(fn)
+    taken = all_names(fn)
     safe = nonzero_constants(fn)
     labels = {item.name: i for i, item in enumerate(fn.body) if isinstance(item, Label)}
     after_call = calls_after_a_call(fn.body, staying) if fn.name in deep else set()

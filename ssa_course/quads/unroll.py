@@ -34,6 +34,7 @@ from ssa_course.quads.cfg import CFG, BasicBlock, build_cfg
 from ssa_course.quads.domtree import Dominance
 from ssa_course.quads.ir import Function, Instr
 from ssa_course.quads.loops import natural_loops
+from ssa_course.quads.names import Names
 
 MAX_BODY = 40  # instructions in a loop worth copying
 _NEVER = frozenset({"enter", "leave", "catch", "phi", "set", "get", "undef"})
@@ -117,15 +118,6 @@ def _small_and_innermost(cfg: CFG, loop: tuple[str, str, list[str]], headers: se
             and not any(b in headers and b != head for b in blocks))
 
 
-def _fresh(name: str, taken: set[str]) -> str:
-    new, n = f"{name}.u", 0
-    while new in taken:
-        n += 1
-        new = f"{name}.u{n}"
-    taken.add(new)
-    return new
-
-
 def _explicit_jump(block: BasicBlock) -> list[Instr]:
     """The block's instructions, ending in a jump even where it fell through."""
     instrs = [i.copy() for i in block.instrs]
@@ -154,12 +146,12 @@ def unroll_loops(fn: Function) -> Function:
     chosen = [loop for loop in small if keeps_a_copy(view, loop[0], loop[2], live)]
     if not chosen:
         return fn
-    taken = set(cfg.blocks)
+    labels = Names(cfg.blocks)  # a copied block of loop is loop.u (or loop.u1, ...)
     for head, latch, blocks in chosen:
         for name in blocks:  # every block jumps explicitly: the copies go elsewhere
             block = cfg.blocks[name]
             block.instrs = _explicit_jump(block)
-        rename = {name: _fresh(name, taken) for name in blocks}
+        rename = {name: labels.fresh(f"{name}.u", sep="") for name in blocks}
         copies = []
         for name in blocks:
             instrs = [i.copy() for i in cfg.blocks[name].instrs]

@@ -25,6 +25,7 @@ from ssa_course.quads.analyses import liveness
 from ssa_course.quads.cfg import CFG, BasicBlock, build_cfg, remove_unreachable
 from ssa_course.quads.exceptions import add_exception_edges
 from ssa_course.quads.ir import UNDEFINED, Function, Instr, Program, first_index
+from ssa_course.quads.names import Names
 from ssa_course.ssa.dom import (
     dominance_frontiers,
     dominator_tree,
@@ -64,22 +65,6 @@ def prepare_cfg(fn: Function, exception_edges: bool = True) -> CFG:
     return cfg
 
 
-def _fresh_namer(taken: set[str]):
-    counters: dict[str, int] = {}
-
-    def fresh(var: str) -> str:
-        k = counters.get(var, 0)
-        while True:
-            k += 1
-            name = f"{var}.{k}"
-            if name not in taken:
-                counters[var] = k
-                taken.add(name)
-                return name
-
-    return fresh
-
-
 def to_ssa_cfg(fn: Function, *, pruned: bool = True,
                stats: SSAStats | None = None) -> CFG:
     """Build SSA for one function; returns its CFG with phis at the top of blocks."""
@@ -110,7 +95,7 @@ def to_ssa_cfg(fn: Function, *, pruned: bool = True,
             phis[b].append(Instr("phi", var, types.get(var), [var] * len(preds), [],
                                  list(preds)))
 
-    fresh = _fresh_namer(taken)
+    names = Names(taken)  # versions x.1, x.2, ... beside every name already used
     stacks: dict[str, list[str]] = {name: [name] for name, _ in fn.params}
     renamed: dict[str, list[Instr]] = {}
     pushed: dict[str, list[str]] = {}
@@ -148,7 +133,7 @@ def to_ssa_cfg(fn: Function, *, pruned: bool = True,
         block = cfg.blocks[name]
         mine: list[str] = []
         for phi in phis[name]:
-            phi.dest = fresh(phi.field)
+            phi.dest = names.fresh(phi.field, bare=False)
             stacks.setdefault(phi.field, []).append(phi.dest)
             mine.append(phi.field)
         out: list[Instr] = []
@@ -158,7 +143,7 @@ def to_ssa_cfg(fn: Function, *, pruned: bool = True,
             new = instr.copy()
             new.args = [top(a) or a for a in instr.args]  # an undefined use keeps its name
             if instr.dest is not None:
-                new.dest = fresh(instr.dest)
+                new.dest = names.fresh(instr.dest, bare=False)
                 stacks.setdefault(instr.dest, []).append(new.dest)
                 mine.append(instr.dest)
             out.append(new)
