@@ -4,8 +4,9 @@
 # Others: make exercises (regenerate exercises/ from solutions/), make bench, make lint,
 #         make bench-native (our native code vs gcc on the kernels of benchmarks/native/),
 #         make course (an nbgrader course directory in out/course, see docs/instructors.md),
-#         make fuzz N=10000 [SEED=0] [JOBS=2] (generated programs through every stage;
-#         shrunk mismatches go to out/fuzz/), make bril-conformance BRIL=<bril checkout>,
+#         make fuzz N=10000 [SEED=0] [JOBS=2] [WORKLIST_SEED=0] (generated programs through
+#         every stage, peephole worklists in a random order per program; shrunk mismatches
+#         go to out/fuzz/), make bril-conformance BRIL=<bril checkout>,
 #         make clean (caches), make distclean (caches and the virtual environment).
 PYTHON ?= python3
 VENV := .venv
@@ -87,8 +88,9 @@ browser-test: venv graphviz binutils
 N ?= 1000
 SEED ?= 0
 JOBS ?= 2
+WORKLIST_SEED ?= 0
 fuzz: venv
-	$(PY) tools/fuzz.py -n $(N) --seed $(SEED) --jobs $(JOBS)
+	$(PY) tools/fuzz.py -n $(N) --seed $(SEED) --jobs $(JOBS) --worklist-seed $(WORKLIST_SEED)
 
 bench: venv
 	$(PY) benchmarks/run_all.py

@@ -6,7 +6,11 @@
 Program ``i`` is ``tests/fuzzgen.generate(seed + i)``, so every finding can be reproduced
 from its seed. Each program runs through the ``ast`` reference and every other registered
 stage, and once more as Bril text through every stage that reads Bril (``bril:<stage>``);
-stdout, exit status and error message must all agree. Worker processes run the programs
+stdout, exit status and error message must all agree. The iterative peepholes take their
+worklist in a random order seeded by the program's seed plus ``--worklist-seed`` (Simple's
+habit: a rewrite that only works in one order shows up as a mismatch) and check at the end
+that the graph has no progress left; ``--fifo`` keeps the lessons' first-in, first-out
+order. Worker processes run the programs
 (each stage under a wall-clock limit, so a hang is a finding, not a stall). A few
 mismatches of each kind (stage and category) are then shrunk to small programs and written
 to ``--out`` (``NNN-<stage>.tiny``, plus ``.bril`` for Bril findings) with a header saying
@@ -34,6 +38,8 @@ from fuzzreport import summary, write_finding  # noqa: E402
 from fuzzrun import Mismatch, compare, stage_names, still_fails  # noqa: E402
 from fuzzshrink import shrink  # noqa: E402
 
+from ssa_course.son.worklist import peephole_order  # noqa: E402
+
 MEMORY_LIMIT = 3 << 30  # per worker: a runaway allocation is a MemoryError, not the OOM killer
 
 
@@ -43,6 +49,13 @@ class Config:
     timeout: float
     size: int
     shrink_seconds: float
+    worklist_seed: int | None = 0  # None: first in, first out
+
+
+def _order(cfg: Config, seed: int):  # noqa: ANN202 - a context manager
+    """The iterative peepholes' worklist order for program ``seed`` (checked when done)."""
+    base = cfg.worklist_seed
+    return peephole_order(None if base is None else base + seed, check=True)
 
 
 _CONFIG: list[Config] = []  # the worker's copy, set once by _init_worker
@@ -57,7 +70,8 @@ def _init_worker(config: Config) -> None:
 def check_seed(seed: int) -> tuple[int, str, list[Mismatch], float]:
     """Worker: generate and compare one program -> (seed, reference kind, mismatches, time)."""
     cfg, start = _CONFIG[0], time.monotonic()
-    ref, found = compare(generate(seed, cfg.size), cfg.stages, cfg.timeout)
+    with _order(cfg, seed):
+        ref, found = compare(generate(seed, cfg.size), cfg.stages, cfg.timeout)
     kind = "skipped" if ref is None else "ok" if ref.status == 0 else "runtime error"
     return seed, kind, found, time.monotonic() - start
 
@@ -66,10 +80,11 @@ def shrink_one(task: tuple[int, str, str]) -> tuple[int, str, str, str, list[Mis
     """Worker: shrink seed's program while ``stage`` still differs with ``kind``."""
     seed, stage, kind = task
     cfg = _CONFIG[0]
-    small = shrink(generate(seed, cfg.size),
-                   lambda s: still_fails(s, stage, kind, cfg.timeout),
-                   seconds=cfg.shrink_seconds)
-    _, again = compare(small, cfg.stages, cfg.timeout)
+    with _order(cfg, seed):
+        small = shrink(generate(seed, cfg.size),
+                       lambda s: still_fails(s, stage, kind, cfg.timeout),
+                       seconds=cfg.shrink_seconds)
+        _, again = compare(small, cfg.stages, cfg.timeout)
     return seed, stage, kind, small, again
 
 
@@ -88,6 +103,11 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
                     help="time limit for shrinking one program (default 120)")
     ap.add_argument("--no-bril", action="store_true", help="skip the Bril-text variants")
     ap.add_argument("--stages", help="comma-separated stages to compare (default: all)")
+    ap.add_argument("--worklist-seed", type=int, default=0,
+                    help="added to each program's seed to seed the iterative peepholes' "
+                         "random worklist order (default 0)")
+    ap.add_argument("--fifo", action="store_true",
+                    help="first-in, first-out worklist order instead of a random one")
     args = ap.parse_args(argv)
     if args.n < 0 or args.jobs < 1 or args.timeout <= 0 or args.size < 1:
         ap.error("N must be >= 0, JOBS >= 1, timeout > 0 and size >= 1")
@@ -112,7 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     if isinstance(names, str):
         print(f"fuzz: error: {names}", file=sys.stderr)
         raise SystemExit(2)
-    config = Config(names, args.timeout, args.size, args.shrink_seconds)
+    config = Config(names, args.timeout, args.size, args.shrink_seconds,
+                    None if args.fifo else args.worklist_seed)
     # A whole program gets every stage's time limit plus slack before the parent gives up
     # on a worker (a hang below Python, where the alarm cannot reach).
     patience = args.timeout * (len(names) + 2) + 60
