@@ -41,9 +41,11 @@ from ssa_course.son.graph import Graph, Node
 from ssa_course.son.peephole import (
     CONSTANT,
     GVN,
+    IDEALIZED,
     Gvn,
     Peephole,
     RewriteError,
+    Tally,
     describe,
     peephole,
 )
@@ -52,7 +54,7 @@ from ssa_course.son.worklist import Order, Worklist, current_order
 
 
 @dataclass(slots=True)
-class IterStats:
+class IterStats(Tally):
     """What one run of the iterative peepholes did."""
 
     visits: int = 0  # nodes taken off the worklist
@@ -60,6 +62,8 @@ class IterStats:
     gvn_hits: int = 0  # nodes replaced by an equal node
     idealized: int = 0  # idealize() rewrites (in place or by another node)
     killed: int = 0  # nodes deleted because nobody used them (the final sweep included)
+
+    FIELDS = {CONSTANT: "constants", GVN: "gvn_hits", IDEALIZED: "idealized"}
 
     @property
     def rewrites(self) -> int:
@@ -144,12 +148,8 @@ class IterativePeepholes:
         if found is None:
             return  # no rule applies: n stays off the worklist until a neighbour changes
         what, better = found
-        if what == CONSTANT:
-            self.stats.constants += 1
-        elif what == GVN:
-            self.stats.gvn_hits += 1
-        else:
-            self.stats.idealized += 1
+        self.stats.count(what)
+        if what == IDEALIZED:
             self._count_rewrite(n, better)
         if better is n:  # changed in place (a Region lost a path): look at it again
             self.work.push(n)

@@ -45,8 +45,20 @@ class RewriteError(SsaCourseError):
     exit_status = 3  # like VerifyError: the engine's own rules are broken
 
 
+class Tally:
+    """Counting what :func:`peephole` found, in a driver's own statistics: ``FIELDS``
+    names the counter of each finding."""
+
+    __slots__ = ()
+    FIELDS: dict[str, str] = {}
+
+    def count(self, what: str) -> None:
+        field = self.FIELDS[what]
+        setattr(self, field, getattr(self, field) + 1)
+
+
 @dataclass(slots=True)
-class PeepholeStats:
+class PeepholeStats(Tally):
     """What the driver did: the numbers the lessons print."""
 
     constants_found: int = 0  # nodes replaced by a Constant
@@ -54,6 +66,8 @@ class PeepholeStats:
     idealized: int = 0  # algebraic rewrites applied
     dead_branches: int = 0  # If nodes with a constant predicate (one side never built)
     killed: int = 0  # nodes deleted because nobody used them any more
+
+    FIELDS = {"constant": "constants_found", "gvn": "gvn_hits", "idealized": "idealized"}
 
 
 _KEEP, _USE, _AGAIN = 0, 1, 2  # what one step decided: keep the node, use an old one, retry
@@ -178,12 +192,7 @@ class Peephole:
         what, target = found
         if target is node:  # a rule changed the node in place: it is kept as it is now
             return _KEEP, node
-        if what == CONSTANT:
-            self.stats.constants_found += 1
-        elif what == GVN:
-            self.stats.gvn_hits += 1
-        else:
-            self.stats.idealized += 1
+        self.stats.count(what)
         # an existing node is already optimized: use it as is; a new one goes round again
         return (_USE, target) if target.id < node.id else (_AGAIN, target)
 
