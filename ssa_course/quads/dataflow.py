@@ -60,7 +60,7 @@ class Analysis(Generic[F]):
     forward: bool
     boundary: F
     init: F
-    meet: Callable[[F, F], F]
+    meet: Callable[..., F]  # meet(f1, f2, ...): the facts of several edges as one
     transfer: Callable[[Instr, F], F]
     edge: Callable[[str, str, F], F] | None = None
     gen: Callable[[Instr], Iterable] | None = None
@@ -94,6 +94,8 @@ class _Node:
     succs: list[tuple[_Node, bool]]  # (node, does the edge cross between blocks?)
     preds: list[tuple[_Node, bool]]
     summary: tuple[frozenset, frozenset] | None = None  # (gen, kill) of a gen/kill problem
+    into: object = None  # the fact on the node's input side (top for forward, ...)
+    out: object = None  # ... and on its output side
 
 
 def _nodes(cfg: CFG) -> tuple[list[_Node], dict[str, _Node], dict[str, _Node]]:
@@ -130,8 +132,7 @@ class Facts(Generic[F]):
     """The solution: the fact at the top of every block (``top``) and at its bottom, after
     its last instruction on the normal path (``bottom``); :meth:`points` inside a block."""
 
-    __slots__ = ("analysis", "cfg", "top", "bottom", "visits", "_first", "_last",
-                 "_into", "_out")
+    __slots__ = ("analysis", "cfg", "top", "bottom", "visits", "_first", "_last")
 
     def __init__(self, analysis: Analysis[F], cfg: CFG) -> None:
         self.analysis = analysis
@@ -149,17 +150,17 @@ class Facts(Generic[F]):
         a = self.analysis
         first, last = self._first[block], self._last[block]
         if a.forward:
-            fact = self._into[id(first)]
+            fact = first.into
             found = [fact]
             for node in (first, last) if first is not last else (first,):
-                fact = self._into[id(node)]  # (for ``last``: the same as ``first``'s out)
+                fact = node.into  # (for ``last``: the same as ``first``'s out)
                 for instr in node.instrs:
                     fact = a.transfer(instr, fact)
                     found.append(fact)
             return found
-        found = [self._out[id(last)]]
+        found = [last.out]
         if first is not last:  # the point before the throwing instruction: both paths
-            found.append(self._out[id(first)])
+            found.append(first.out)
         fact = found[-1]
         for instr in reversed(first.instrs):
             fact = a.transfer(instr, fact)
@@ -176,8 +177,7 @@ class Facts(Generic[F]):
         if handler is None or first is self._last[block]:
             return None
         a = self.analysis
-        facts = self._into if not a.forward else self._out
-        fact = facts[id(self._first[handler])] if not a.forward else facts[id(first)]
+        fact = self._first[handler].into if not a.forward else first.out
         return a.edge(block, handler, fact) if a.edge is not None and not a.forward else fact
 
     def walk_backward(self, block: str) -> Iterator[tuple[int, Instr, set]]:
@@ -188,13 +188,13 @@ class Facts(Generic[F]):
         assert not a.forward and a.gen is not None and a.kill is not None
         first, last = self._first[block], self._last[block]
         instrs = self.cfg.blocks[block].instrs
-        fact = set(self._out[id(last)])
+        fact = set(last.out)
         for k in range(len(instrs) - 1, -1, -1):
             instr = instrs[k]
             yield k, instr, fact
             if first is not last and k == len(instrs) - 1:
                 # before the throwing instruction: its normal path met with the handler's
-                fact = set(self._out[id(first)])
+                fact = set(first.out)
                 continue
             fact.difference_update(a.kill(instr))
             fact.update(a.gen(instr))
@@ -207,10 +207,10 @@ def _summary(a: Analysis, node: _Node) -> tuple[frozenset, frozenset]:
     kill: set = set()
     assert a.gen is not None and a.kill is not None
     for instr in (node.instrs if a.forward else reversed(node.instrs)):
-        k = set(a.kill(instr))
-        gen -= k
+        k = a.kill(instr)
+        gen.difference_update(k)
         gen.update(a.gen(instr))
-        kill |= k
+        kill.update(k)
     return frozenset(gen), frozenset(kill - gen)
 
 
@@ -227,51 +227,56 @@ def _through(a: Analysis[F], node: _Node, fact: F) -> F:
     return fact
 
 
-def _combine(a: Analysis[F], node: _Node, edges: list[tuple[_Node, bool]],
-             facts: dict[int, F], is_start: bool) -> F:
-    """The meet of the facts flowing into ``node`` along ``edges`` (its predecessors for a
-    forward analysis, its successors for a backward one), with the boundary at a start."""
-    result: F | None = a.boundary if is_start else None
+def _combine(a: Analysis[F], node: _Node, edges: list[tuple[_Node, bool]], forward: bool,
+             is_start: bool) -> F:
+    """The meet of the facts flowing into ``node`` along ``edges`` (its predecessors' outs
+    for a forward analysis, its successors' ins for a backward one), with the boundary
+    at a start."""
+    facts: list = [a.boundary] if is_start else []
     for other, crosses in edges:
-        fact = facts[id(other)]
+        fact = other.out if forward else other.into
         if crosses and a.edge is not None:  # e.g. the phi arguments of this edge
-            src, dst = (other, node) if a.forward else (node, other)
+            src, dst = (other, node) if forward else (node, other)
             fact = a.edge(src.block, dst.block, fact)
-        result = fact if result is None else a.meet(result, fact)
-    return a.init if result is None else result  # nothing flows in: never reached
+        facts.append(fact)
+    if not facts:
+        return a.init  # nothing flows in: never reached
+    # one call for all of them (``frozenset.union(a, b, c)`` builds one set, not two)
+    return facts[0] if len(facts) == 1 else a.meet(*facts)
 
 
 def solve(cfg: CFG, analysis: Analysis[F]) -> Facts[F]:
     """Solve ``analysis`` on ``cfg`` (a worklist fixed point; see the module text)."""
     a = analysis
+    forward = a.forward
     order, first, last = _nodes(cfg)
     entry = first.get(cfg.entry)
-    into: dict[int, F] = {id(n): a.init for n in order}  # fact on the node's input side
-    out: dict[int, F] = {id(n): a.init for n in order}  # ... and on its output side
+    for n in order:  # every point starts from ``init``
+        n.into = n.out = a.init
     facts: Facts[F] = Facts(a, cfg)
     # A forward analysis visits blocks in layout order (most predecessors come first), a
     # backward one in reverse; a node is queued again only when its input may have changed.
-    work = deque(order if a.forward else reversed(order))
+    work = deque(order if forward else reversed(order))
     queued = {id(n) for n in order}
     while work:
         node = work.popleft()
         queued.discard(id(node))
         facts.visits += 1
-        if a.forward:
+        if forward:
             # in = meet of the predecessors' outs (and the boundary at the entry)
-            into[id(node)] = _combine(a, node, node.preds, out, node is entry)
-            new = _through(a, node, into[id(node)])
-            if new == out[id(node)]:
+            node.into = _combine(a, node, node.preds, True, node is entry)
+            new = _through(a, node, node.into)
+            if new == node.out:
                 continue
-            out[id(node)] = new
+            node.out = new
             nexts = node.succs
         else:
             # out = meet of the successors' ins (the boundary where nothing follows)
-            out[id(node)] = _combine(a, node, node.succs, into, not node.succs)
-            new = _through(a, node, out[id(node)])
-            if new == into[id(node)]:
+            node.out = _combine(a, node, node.succs, False, not node.succs)
+            new = _through(a, node, node.out)
+            if new == node.into:
                 continue
-            into[id(node)] = new
+            node.into = new
             nexts = node.preds
         for other, _ in nexts:  # whatever reads this node's result must look again
             if id(other) not in queued:
@@ -279,8 +284,7 @@ def solve(cfg: CFG, analysis: Analysis[F]) -> Facts[F]:
                 work.append(other)
     # Name the results by block: top of the first node, bottom of the last.
     for name in cfg.blocks:
-        f, la = first[name], last[name]
-        facts.top[name] = into[id(f)]
-        facts.bottom[name] = out[id(la)]
-    facts._first, facts._last, facts._into, facts._out = first, last, into, out
+        facts.top[name] = first[name].into
+        facts.bottom[name] = last[name].out
+    facts._first, facts._last = first, last
     return facts
