@@ -6,9 +6,10 @@
 #         make bench-asm (GNU as vs keystone vs our own assembler on those kernels),
 #         make course (an nbgrader course directory in out/course, see docs/instructors.md),
 #         make class-test (as root: JupyterHub, Unix accounts and the whole nbgrader loop),
-#         make fuzz N=10000 [SEED=0] [JOBS=2] [PIPELINES=2] (generated programs through every stage
-#         and random opt pipelines;
-#         shrunk mismatches go to out/fuzz/), make bril-conformance BRIL=<bril checkout>,
+#         make fuzz N=10000 [SEED=0] [JOBS=2] [PIPELINES=2] [WORKLIST_SEED=0] (generated
+#         programs through every stage and random opt pipelines, peephole worklists in a
+#         random order per program; shrunk mismatches go to out/fuzz/),
+#         make bril-conformance BRIL=<bril checkout>,
 #         make clean (caches), make distclean (caches and the virtual environment).
 PYTHON ?= python3
 VENV := .venv
@@ -131,8 +132,10 @@ N ?= 1000
 SEED ?= 0
 JOBS ?= 2
 PIPELINES ?= 2
+WORKLIST_SEED ?= 0
 fuzz: venv
-	$(PY) tools/fuzz.py -n $(N) --seed $(SEED) --jobs $(JOBS) --pipelines $(PIPELINES)
+	$(PY) tools/fuzz.py -n $(N) --seed $(SEED) --jobs $(JOBS) --pipelines $(PIPELINES) \
+	  --worklist-seed $(WORKLIST_SEED)
 
 bench: venv binutils cross-gcc
 	$(PY) benchmarks/run_all.py

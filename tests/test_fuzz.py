@@ -171,6 +171,26 @@ def test_fuzz_cli_rejects_bad_arguments(capsys):
         fuzz.main(["--stages", "no-such-stage"])
     assert e.value.code == 2
     assert "no-such-stage" in capsys.readouterr().err
+    for bad in (["--worklist-seed", "x"], ["--worklist-seed", "1.5"], ["--worklist-seed"]):
+        with pytest.raises(SystemExit) as e:
+            fuzz.main(bad)
+        assert e.value.code == 2
+        assert "worklist-seed" in capsys.readouterr().err
+
+
+def test_fuzz_shuffles_the_peephole_worklist_per_program(tmp_path, capsys):
+    """Each program's iterative peepholes run in a random order seeded by its seed, and a
+    graph left with progress would be a finding; ``--fifo`` keeps the lessons' order."""
+    sys.path.insert(0, str(TOOLS))
+    import fuzz
+
+    for extra, says in (([], "random, seeded"), (["--fifo"], "first in, first out")):
+        status = fuzz.main(["-n", "4", "--seed", "5", "--jobs", "1", "--size", "10",
+                            "--stages", "son-opt,optimized", "--no-bril",
+                            "--out", str(tmp_path), "--worklist-seed", "77", *extra])
+        report = capsys.readouterr().out
+        assert status == 0, report
+        assert says in report
 
 
 def test_fixed_slice_agrees_in_every_stage(tmp_path, capsys):

@@ -211,11 +211,11 @@ fn main() {
 
 
 def test_liveness_crosses_an_exceptional_edge_before_the_throwing_call():
-    from ssa_course.ssa.construct import live_in_sets
+    from ssa_course.quads.analyses import liveness
 
     fn = ssa_course.compile(THROWING_LOOP).quads.functions["main"]
     cfg = prepare_cfg(fn)
-    live = live_in_sets(cfg)
+    live = liveness(cfg).top
     call_blocks = [n for n, b in cfg.blocks.items()
                    if b.throws_to is not None and b.instrs[-1].op == "call"]
     assert call_blocks

@@ -9,7 +9,11 @@ stage, and once more as Bril text through every stage that reads Bril (``bril:<s
 stdout, exit status and error message must all agree. With ``--pipelines K`` each program
 also goes through K random ``opt -p`` pipelines drawn from the pass registry (stage
 ``opt:<p1,p2,...>``, seeded by the program's seed; the table sums them as ``opt:random``):
-the Bril text each writes, read back, must run like the program. Worker processes run the programs
+the Bril text each writes, read back, must run like the program. The iterative peepholes
+take their worklist in a random order seeded by the program's seed plus ``--worklist-seed``
+(Simple's habit: a rewrite that only works in one order shows up as a mismatch) and check at
+the end that the graph has no progress left; ``--fifo`` keeps the lessons' first-in,
+first-out order. Worker processes run the programs
 (each stage under a wall-clock limit, so a hang is a finding, not a stall). A few
 mismatches of each kind (stage and category) are then shrunk to small programs and written
 to ``--out`` (``NNN-<stage>.tiny``, plus ``.bril`` for Bril findings) with a header saying
@@ -37,6 +41,8 @@ from fuzzreport import summary, write_finding  # noqa: E402
 from fuzzrun import Mismatch, compare, pipeline_seeds, stage_names, still_fails  # noqa: E402
 from fuzzshrink import shrink  # noqa: E402
 
+from ssa_course.son.worklist import peephole_order  # noqa: E402
+
 MEMORY_LIMIT = 3 << 30  # per worker: a runaway allocation is a MemoryError, not the OOM killer
 
 
@@ -47,6 +53,13 @@ class Config:
     size: int
     shrink_seconds: float
     pipelines: int = 0
+    worklist_seed: int | None = 0  # None: first in, first out
+
+
+def _order(cfg: Config, seed: int):  # noqa: ANN202 - a context manager
+    """The iterative peepholes' worklist order for program ``seed`` (checked when done)."""
+    base = cfg.worklist_seed
+    return peephole_order(None if base is None else base + seed, check=True)
 
 
 _CONFIG: list[Config] = []  # the worker's copy, set once by _init_worker
@@ -62,7 +75,8 @@ def check_seed(seed: int) -> tuple[int, str, list[Mismatch], float]:
     """Worker: generate and compare one program -> (seed, reference kind, mismatches, time)."""
     cfg, start = _CONFIG[0], time.monotonic()
     names = cfg.stages + pipeline_seeds(seed, cfg.pipelines)
-    ref, found = compare(generate(seed, cfg.size), names, cfg.timeout)
+    with _order(cfg, seed):
+        ref, found = compare(generate(seed, cfg.size), names, cfg.timeout)
     kind = "skipped" if ref is None else "ok" if ref.status == 0 else "runtime error"
     return seed, kind, found, time.monotonic() - start
 
@@ -71,11 +85,12 @@ def shrink_one(task: tuple[int, str, str]) -> tuple[int, str, str, str, list[Mis
     """Worker: shrink seed's program while ``stage`` still differs with ``kind``."""
     seed, stage, kind = task
     cfg = _CONFIG[0]
-    small = shrink(generate(seed, cfg.size),
-                   lambda s: still_fails(s, stage, kind, cfg.timeout),
-                   seconds=cfg.shrink_seconds)
-    _, again = compare(small, cfg.stages + ([stage] if stage not in cfg.stages else []),
-                       cfg.timeout)
+    with _order(cfg, seed):
+        small = shrink(generate(seed, cfg.size),
+                       lambda s: still_fails(s, stage, kind, cfg.timeout),
+                       seconds=cfg.shrink_seconds)
+        _, again = compare(small, cfg.stages + ([stage] if stage not in cfg.stages else []),
+                           cfg.timeout)
     return seed, stage, kind, small, again
 
 
@@ -96,6 +111,11 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--stages", help="comma-separated stages to compare (default: all)")
     ap.add_argument("--pipelines", type=int, default=0,
                     help="random opt pipelines per program (default 0)")
+    ap.add_argument("--worklist-seed", type=int, default=0,
+                    help="added to each program's seed to seed the iterative peepholes' "
+                         "random worklist order (default 0)")
+    ap.add_argument("--fifo", action="store_true",
+                    help="first-in, first-out worklist order instead of a random one")
     args = ap.parse_args(argv)
     if args.n < 0 or args.jobs < 1 or args.timeout <= 0 or args.size < 1 \
             or args.pipelines < 0:
@@ -121,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     if isinstance(names, str):
         print(f"fuzz: error: {names}", file=sys.stderr)
         raise SystemExit(2)
-    config = Config(names, args.timeout, args.size, args.shrink_seconds, args.pipelines)
+    config = Config(names, args.timeout, args.size, args.shrink_seconds, args.pipelines,
+                    None if args.fifo else args.worklist_seed)
     # A whole program gets every stage's time limit plus slack before the parent gives up
     # on a worker (a hang below Python, where the alarm cannot reach).
     patience = args.timeout * (len(names) + args.pipelines + 2) + 60

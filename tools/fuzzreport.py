@@ -22,7 +22,10 @@ def summary(args: Namespace, names: list[str], kinds: Counter[str],
     lines = [
         f"fuzz: {programs} programs (seeds {args.seed}..{args.seed + args.n - 1}, size "
         f"{args.size}), {args.jobs} jobs, {run_time:.1f} s running, "
-        f"{total_time:.1f} s with shrinking",
+        f"{total_time:.1f} s with shrinking; peephole worklist: " + (
+            "first in, first out" if getattr(args, "fifo", True) else
+            f"random, seeded by the program's seed + {args.worklist_seed}, settled graphs "
+            "checked"),
         "reference (ast): " + ", ".join(f"{kinds[k]} {k}" for k in
                                         ("ok", "runtime error", "skipped")),
     ]

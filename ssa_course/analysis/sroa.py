@@ -64,6 +64,7 @@ from ssa_course.analysis.sroa_split import split_struct_variables
 from ssa_course.analysis.sroa_webs import Web, struct_webs
 from ssa_course.errors import Pos
 from ssa_course.quads.ir import Function, Instr, Label, Program
+from ssa_course.quads.names import Names
 from ssa_course.ssa.ircode import Expr, IRProgram, SSAValue
 from ssa_course.ssa.julia import build_ircode
 from ssa_course.tiny.types import BOOL
@@ -137,24 +138,16 @@ def _no_escape_allocations(program: Program) -> tuple[set[int], set[int]]:
     return local, seen
 
 
-def _fresh(base: str, taken: set[str]) -> str:
-    name, k = base, 1
-    while name in taken:
-        k += 1
-        name = f"{base}.{k}"
-    taken.add(name)
-    return name
-
-
 def _rewrite(fn: Function, structs: dict, webs: list[Web], moves: set[int],
              calls: tuple[dict, dict, list[Demand], set[str]]) -> tuple[Function, int]:
     """``fn`` with the members of the accepted ``webs`` turned into field variables."""
-    taken = {n for n, _ in fn.params} | {i.dest for i in fn.instrs() if i.dest is not None}
+    taken = Names([n for n, _ in fn.params] + [i.dest for i in fn.instrs() if i.dest is not None])
     member: dict[str, Web] = {v: w for w in webs for v in w.members}
     names: dict[int, dict[str, str]] = {}
     for w in webs:
         base = min(w.members, key=lambda v: (len(v), v))  # a stable, readable name
-        names[id(w)] = {f: _fresh(f"{base}.{f}", taken) for f, _ in structs[w.struct].fields}
+        names[id(w)] = {f: taken.fresh(f"{base}.{f}", start=2)
+                       for f, _ in structs[w.struct].fields}
     fields = {v: [names[id(w)][f] for f, _ in structs[w.struct].fields]
               for v, w in member.items()}
     found, clone_name, demands, known = calls

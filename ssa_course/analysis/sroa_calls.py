@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 from ssa_course.analysis.sroa_webs import live_after, passes_once
 from ssa_course.quads.ir import Function, Instr, Label, Program
+from ssa_course.quads.names import Names
 from ssa_course.tiny.types import BOOL
 
 Demand = tuple[str, frozenset[int]]  # (callee, promoted argument positions)
@@ -149,21 +150,17 @@ def promoted_call(instr: Instr, fields: dict[str, list[str]], known: set[str] | 
 
 def clone_names(program: Program) -> dict:
     """A name for every clone a call might need, made on demand (a dict that invents)."""
-    taken = set(program.functions)
+    taken = Names(program.functions)
 
-    class Names(dict):
+    class CloneNames(dict):
         def __missing__(self, demand: Demand) -> str:
             callee, at = demand
             base = f"{callee}__sroa_{'_'.join(str(j + 1) for j in sorted(at))}"
-            name, n = base, 1
-            while name in taken:
-                n += 1
-                name = f"{base}_{n}"
-            taken.add(name)
+            name = taken.fresh(base, sep="_", start=2)  # f__sroa_1 (or f__sroa_1_2, ...)
             self[demand] = name
             return name
 
-    return Names()
+    return CloneNames()
 
 
 def make_clones(program: Program, demands: list[Demand],
@@ -189,7 +186,7 @@ def _clone(fn: Function, name: str, at: frozenset[int], structs: dict,
     webs = {k: promoted[k].web for k in at if k in promoted}
     rebuild: list[Instr] = []  # handed-over objects: made again from their fields
     params: list[tuple[str, object]] = []
-    taken = {n for n, _ in fn.params} | {i.dest for i in fn.instrs() if i.dest is not None}
+    taken = Names([n for n, _ in fn.params] + [i.dest for i in fn.instrs() if i.dest])
     fields: dict[str, list[str]] = {}
     field_of: dict[str, dict[str, str]] = {}
     field_type: dict[str, dict[str, object]] = {}
@@ -199,11 +196,7 @@ def _clone(fn: Function, name: str, at: frozenset[int], structs: dict,
             continue
         names_k: dict[str, str] = {}
         for f, ft in structs[str(t)].fields:
-            v, n = f"{p}.{f}", 1
-            while v in taken:
-                n += 1
-                v = f"{p}.{f}.{n}"
-            taken.add(v)
+            v = taken.fresh(f"{p}.{f}", start=2)  # p.x (or p.x.2, ...)
             names_k[f] = v
             params.append((v, ft))
         if k not in webs:

@@ -15,8 +15,11 @@ Unreachable instructions keep their names (they never run).
 from __future__ import annotations
 
 from ssa_course.errors import Pos
+from ssa_course.quads.analyses import reaching_definitions
 from ssa_course.quads.cfg import CFG
+from ssa_course.quads.dataflow import solve
 from ssa_course.quads.ir import Function, Instr
+from ssa_course.quads.names import Names
 from ssa_course.ssa.construct import prepare_cfg
 
 ENTRY = -1  # the definition of a parameter on entry
@@ -55,7 +58,7 @@ def split_struct_variables(fn: Function, structs: dict) -> Function:
             owner[id(i)] = i.dest
     order = [(v, ENTRY - k) for k, v in enumerate(n for n, _ in fn.params)] + \
         [(i.dest, id(i)) for i in wanted if i.dest in many]
-    taken = typed | params | {i.dest for i in fn.instrs() if i.dest is not None}
+    taken = Names(typed | params | {i.dest for i in fn.instrs() if i.dest is not None})
     name_of: dict[int, str] = {}  # web root -> name
     first: set[str] = set()
     for v, d in order:
@@ -68,11 +71,7 @@ def split_struct_variables(fn: Function, structs: dict) -> Function:
             first.add(v)
             name_of[root] = v
         else:
-            k = 2
-            while f"{v}.w{k}" in taken:
-                k += 1
-            name_of[root] = f"{v}.w{k}"
-            taken.add(name_of[root])
+            name_of[root] = taken.fresh(v, bare=False, sep=".w", start=2)  # v.w2, v.w3
     if all(n in many for n in name_of.values()):
         return fn
     body = []
@@ -119,66 +118,21 @@ def _reaching_uses(fn: Function, wanted: list[Instr], names: set[str]
         m = marks.get(id(instr.at))
         return id(m) if m is not None else id(instr)
 
-    # definitions as bits of one int: the state of a point is the set reaching it
-    bit: dict[int, int] = {}
-    keys: list[int] = []
-    mask: dict[str, int] = {}  # every definition of a variable (what a new one kills)
-
-    def define(key: int, var: str) -> int:
-        if key not in bit:
-            bit[key] = 1 << len(keys)
-            keys.append(key)
-            mask[var] = mask.get(var, 0) | bit[key]
-        return bit[key]
-
-    entry = 0
-    for k, (n, _) in enumerate(fn.params):
-        if n in names:
-            entry |= define(ENTRY - k, n)
+    var_of: dict[int, str] = {ENTRY - k: n for k, (n, _) in enumerate(fn.params)}
     for block in cfg.blocks.values():
         for instr in block.instrs:
             if instr.dest in names:
-                define(orig(instr), instr.dest)
-
-    def transfer(instrs: list[Instr], state: int) -> int:
-        for instr in instrs:
-            if instr.dest in names:
-                state = (state & ~mask[instr.dest]) | bit[orig(instr)]
-        return state
-
-    state_in: dict[str, int] = {cfg.entry: entry}
-    work = [cfg.entry]
-    while work:
-        name = work.pop()
-        block = cfg.blocks[name]
-        early = transfer(block.instrs[:-1], state_in[name])
-        out = transfer(block.instrs[-1:], early)
-        for s in block.succs:
-            edge = early if s == block.throws_to else out
-            old = state_in.get(s)
-            if old is None or edge & ~old:
-                state_in[s] = edge | (old or 0)
-                work.append(s)
+                var_of[orig(instr)] = instr.dest
+    params = {n: ENTRY - k for k, (n, _) in enumerate(fn.params) if n in names}
+    facts = solve(cfg, reaching_definitions(cfg, params=params, names=names, key=orig))
     found: dict[tuple[int, int], list[int]] = {}
     for name, block in cfg.blocks.items():
-        if name not in state_in:
-            continue
-        cur = state_in[name]
-        for instr in block.instrs:
-            o = orig(instr)
+        for instr, reaching in zip(block.instrs, facts.points(name), strict=False):
+            if id(instr.at) not in marks:
+                continue
             for k, a in enumerate(instr.args):
-                if a in names and id(instr.at) in marks:
-                    found[(o, k)] = _bits(cur & mask.get(a, 0), keys)
-            if instr.dest in names:
-                cur = (cur & ~mask[instr.dest]) | bit[o]
+                if a in names:
+                    found[(orig(instr), k)] = sorted(d for d in reaching if var_of[d] == a)
     return found
 
 
-def _bits(state: int, keys: list[int]) -> list[int]:
-    """The definitions (keys) whose bits are set in ``state``."""
-    out = []
-    while state:
-        low = state & -state
-        out.append(keys[low.bit_length() - 1])
-        state ^= low
-    return sorted(out)

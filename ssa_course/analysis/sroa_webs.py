@@ -35,8 +35,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ssa_course.analysis.sroa_split import marked_cfg
+from ssa_course.quads.analyses import assigned, liveness
+from ssa_course.quads.dataflow import solve
 from ssa_course.quads.ir import Function, Instr
-from ssa_course.ssa.construct import live_in_sets, prepare_cfg
+from ssa_course.ssa.construct import prepare_cfg
 
 # What a use means for a kept web (the report's reason), by instruction.
 USE_REASONS = {"call": "passed to a call", "ret": "returned", "setf": "stored in a field",
@@ -168,65 +170,28 @@ def _keep(web: Web, reason: str) -> None:
 def live_after(fn: Function, wanted: list[Instr]) -> dict[int, set[str]]:
     """``id(instr) -> variables live right after it`` for the ``wanted`` instructions of
     ``fn`` that can run (the CFG copies instructions: a position object of their own,
-    ``at``, finds them again)."""
+    ``at``, finds them again). After a call that may throw, both paths count: the callee
+    ran on both, so a handler reading the object after it sees what the callee did."""
     cfg, marks = marked_cfg(fn, wanted)
-    live_in = live_in_sets(cfg)
+    live = liveness(cfg)
     found: dict[int, set[str]] = {}
-    for block in cfg.blocks.values():
-        live: set[str] = set()
-        for s in block.succs:
-            if s != block.throws_to:
-                live |= live_in[s]
-        for k in range(len(block.instrs) - 1, -1, -1):
-            instr: Instr = block.instrs[k]
+    for name in cfg.blocks:
+        for k, instr, after in live.walk_backward(name):
             if id(instr.at) in marks:
-                found[id(marks[id(instr.at)])] = set(live)
-            if instr.dest is not None:
-                live.discard(instr.dest)
-            live.update(instr.args)
-            if k == len(block.instrs) - 1 and block.throws_to is not None:
-                live |= live_in[block.throws_to]  # the handler sees what was before it
-                if id(instr.at) in marks:  # ... and what a call wrote before it threw
-                    found[id(marks[id(instr.at)])] |= live_in[block.throws_to]
+                found[id(marks[id(instr.at)])] = set(after)
+                if k == len(cfg.blocks[name].instrs) - 1:
+                    found[id(marks[id(instr.at)])] |= live.from_handler(name) or set()
     return found
 
 
 def _defined_everywhere(fn: Function, names: set[str]) -> set[str]:
     """The names among ``names`` that are assigned on every path to each of their reads
-    (a must-be-defined problem over the blocks, exceptional edges included: a handler
-    sees what was defined before the instruction that threw)."""
+    (a must-be-assigned problem, exceptional edges included: a handler sees what was
+    assigned before the instruction that threw)."""
     cfg = prepare_cfg(fn)
-    blocks = list(cfg.blocks.values())
-    full = frozenset(names)
-    out = {b.name: full for b in blocks}  # optimistic start, lowered to a fixed point
-    early = dict(out)  # before each block's last instruction (what its handler edge sees)
-    entry_in: dict[str, frozenset[str]] = {}
-    changed = True
-    while changed:
-        changed = False
-        for b in blocks:
-            edges = [early[p] if cfg.blocks[p].throws_to == b.name else out[p]
-                     for p in b.preds]
-            ins = frozenset() if b.name == cfg.entry or not edges else \
-                frozenset.intersection(*edges)
-            entry_in[b.name] = ins
-            cur = set(ins)
-            for k, instr in enumerate(b.instrs):
-                if k == len(b.instrs) - 1:
-                    early[b.name] = frozenset(cur)
-                if instr.dest in names:
-                    cur.add(instr.dest)
-            if not b.instrs:
-                early[b.name] = frozenset(cur)
-            new = frozenset(cur)
-            if new != out[b.name]:
-                out[b.name] = new
-                changed = True
+    facts = solve(cfg, assigned(cfg, [], must=True, universe=names))
     bad: set[str] = set()
-    for b in blocks:
-        cur = set(entry_in[b.name])
-        for instr in b.instrs:
-            bad.update(a for a in instr.args if a in names and a not in cur)
-            if instr.dest in names:
-                cur.add(instr.dest)
+    for name, block in cfg.blocks.items():
+        for instr, before in zip(block.instrs, facts.points(name), strict=False):
+            bad.update(a for a in instr.args if a in names and a not in before)
     return names - bad

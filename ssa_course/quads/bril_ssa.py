@@ -36,6 +36,7 @@ from __future__ import annotations
 from ssa_course.quads.cfg import build_cfg
 from ssa_course.quads.exceptions import handler_stacks
 from ssa_course.quads.ir import Function, Instr, Label, Program, first_index
+from ssa_course.quads.names import label_names, variable_names
 from ssa_course.tiny.types import BOOL, INT
 
 SSA_FORM_OPS = frozenset({"phi", "set", "get", "undef"})
@@ -57,12 +58,8 @@ def out_of_ssa(program: Program) -> Program:
 class _Translator:
     def __init__(self, fn: Function):
         self.fn = fn
-        self.names = {n for n, _ in fn.params}
-        self.labels = {i.name for i in fn.body if isinstance(i, Label)}
-        for i in fn.instrs():
-            self.names.update(i.args)
-            if i.dest is not None:
-                self.names.add(i.dest)
+        self.names = variable_names(fn)
+        self.labels = label_names(fn)
         self.assigned = {n for n, _ in fn.params} | {i.dest for i in fn.instrs()
                                                       if i.dest is not None}
         self.shadows: dict[str, str] = {}
@@ -71,17 +68,9 @@ class _Translator:
         self.handlers = {i.labels[1] for i in fn.instrs() if i.op == "enter"}
         self.temps: dict[int, str] = {}  # id(phi) at a handler -> its temporary
 
-    def fresh(self, base: str, taken: set[str]) -> str:
-        name, k = base, 0
-        while name in taken:
-            k += 1
-            name = f"{base}.{k}"
-        taken.add(name)
-        return name
-
     def shadow(self, var: str) -> str:
         if var not in self.shadows:
-            self.shadows[var] = self.fresh(f"{var}.shadow", self.names)
+            self.shadows[var] = self.names.fresh(f"{var}.shadow")
         return self.shadows[var]
 
     def copies(self, pred: str | None, target: str) -> list[Instr]:
@@ -101,7 +90,7 @@ class _Translator:
         dests = {phi.dest for phi, _ in moves}
         if not any(source in dests for _, source in moves):
             return [Instr("id", phi.dest, phi.type, [source]) for phi, source in moves]
-        temps = [self.fresh(f"{phi.dest}.in", self.names) for phi, _ in moves]
+        temps = [self.names.fresh(f"{phi.dest}.in") for phi, _ in moves]
         out = [Instr("id", t, phi.type, [source]) for t, (phi, source) in zip(temps, moves,
                                                                               strict=True)]
         out += [Instr("id", phi.dest, phi.type, [t]) for t, (phi, _) in zip(temps, moves,
@@ -214,7 +203,7 @@ class _Translator:
 
     def edge_block(self, target: str, current: str | None, moves: list[Instr],
                    edges: list[Instr | Label]) -> str:
-        name = self.fresh(f"{current or self.fn.name}.to.{target}", self.labels)
+        name = self.labels.fresh(f"{current or self.fn.name}.to.{target}")
         edges += [Label(name), *moves, Instr("jmp", labels=[target])]
         return name
 

@@ -25,6 +25,9 @@ leaf call cannot vouch for another: it may be inlined as well, and print first.
 
 from __future__ import annotations
 
+from ssa_course.quads.analyses import available
+from ssa_course.quads.cfg import build_cfg
+from ssa_course.quads.dataflow import solve
 from ssa_course.quads.ir import Function, Instr, Label, Program, may_trap
 
 MAX_WALK = 32  # labels looked at for the call that must follow a call (recursive callers)
@@ -184,47 +187,18 @@ def calls_after_a_call(body: list, staying: set[str]) -> set[int]:
     stays (of a function in ``staying``) in the same frame (a must problem over the
     blocks). That earlier call entered a frame one deeper: the depth limit allowed it, so
     a leaf called at that same depth cannot overflow."""
-    blocks: list[list[int]] = [[]]
-    label_block: dict[str, int] = {}
-    for k, item in enumerate(body):
-        if isinstance(item, Label):
-            if blocks[-1]:
-                blocks.append([])
-            label_block[item.name] = len(blocks) - 1
-        else:
-            blocks[-1].append(k)
-            if item.is_terminator():
-                blocks.append([])
-    succs: list[list[int]] = []
-    for b, ks in enumerate(blocks):
-        last = body[ks[-1]] if ks else None
-        if last is not None and last.op in ("jmp", "br", "enter"):
-            succs.append([label_block[lb] for lb in last.labels])
-        elif last is not None and last.op in ("ret", "throw"):
-            succs.append([])
-        else:
-            succs.append([b + 1] if b + 1 < len(blocks) else [])
-    preds: list[list[int]] = [[] for _ in blocks]
-    for b, ss in enumerate(succs):
-        for t in ss:
-            preds[t].append(b)
-    def stays(k: int) -> bool:
-        return body[k].op == "call" and bool(body[k].funcs) and body[k].funcs[0] in staying
+    def stays(instr: Instr) -> bool:
+        return instr.op == "call" and bool(instr.funcs) and instr.funcs[0] in staying
 
-    has_call = [any(stays(k) for k in ks) for ks in blocks]
-    called_in = [b != 0 for b in range(len(blocks))]  # optimistic start, entry: no call yet
-    changed = True
-    while changed:
-        changed = False
-        for b in range(1, len(blocks)):
-            new = all(called_in[p] or has_call[p] for p in preds[b]) if preds[b] else False
-            if new != called_in[b]:
-                called_in[b], changed = new, True
+    cfg = build_cfg(Function("f", [], None, body))  # (its instructions are copies)
+    positions = iter(k for k, item in enumerate(body) if not isinstance(item, Label))
+    # one fact: "a staying call has run", on every path (a must problem; none on entry)
+    called = solve(cfg, available(cfg, lambda i: ("called",) if stays(i) else (),
+                                  ("called",)))
     found: set[int] = set()
-    for b, ks in enumerate(blocks):
-        seen = called_in[b]
-        for k in ks:
-            if body[k].op == "call" and seen:
+    for name, block in cfg.blocks.items():
+        for instr, before in zip(block.instrs, called.points(name), strict=False):
+            k = next(positions)
+            if instr.op == "call" and before:
                 found.add(k)
-            seen = seen or stays(k)
     return found

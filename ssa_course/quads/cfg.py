@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ssa_course.quads.ir import Function, Instr, Label
+from ssa_course.quads.names import label_names
 
 if TYPE_CHECKING:  # networkx is imported where it is used: 0.1 s of every start-up
     import networkx as nx
@@ -103,16 +104,9 @@ def find_leaders(fn: Function) -> list[int]:
     return leaders
 
 
-def _fresh(base: str, taken: set[str]) -> str:
-    n = 0
-    while f"{base}{n}" in taken:
-        n += 1
-    return f"{base}{n}"
-
-
 def build_cfg(fn: Function) -> CFG:
     """Split ``fn`` into basic blocks and connect them."""
-    taken = {item.name for item in fn.body if isinstance(item, Label)}
+    labels = label_names(fn)  # names for blocks without a label: b0, b1, ...
     blocks: OrderedDict[str, BasicBlock] = OrderedDict()
     alias: dict[str, str] = {}  # several labels in a row name one block
     current: BasicBlock | None = None
@@ -125,13 +119,12 @@ def build_cfg(fn: Function) -> CFG:
             blocks[current.name] = current
             continue
         if current is None or (current.instrs and current.instrs[-1].is_terminator()):
-            name = _fresh("b", taken)
-            taken.add(name)
+            name = labels.fresh("b", bare=False, sep="", start=0)
             current = BasicBlock(name, labelled=False)
             blocks[name] = current
         current.instrs.append(item.copy())
     if not blocks:
-        name = _fresh("b", taken)
+        name = labels.fresh("b", bare=False, sep="", start=0)
         blocks[name] = BasicBlock(name, labelled=False)
     names = list(blocks)
     for i, block in enumerate(blocks.values()):

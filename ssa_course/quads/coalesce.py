@@ -10,9 +10,9 @@ written while the other is live, except that ``a = id b`` itself does not make t
 interfere (both hold the same value afterwards). Two variables that do not interfere can
 share a name without changing any value a read sees. The pass
 
-1. computes liveness over the CFG (exceptional edges included: a variable read in a
-   handler is live across every call that may throw to it, and a call that throws
-   does not write its destination);
+1. computes liveness over the CFG with the one solver (:mod:`ssa_course.quads.dataflow`;
+   exceptional edges included: a variable read in a handler is live before every call
+   that may throw to it, and a call that throws does not write its destination);
 2. records interference, but only among variables that some copy connects;
 3. merges the two names of each copy whose classes do not interfere -- copies in the
    deepest loops first, since they run most often -- and deletes the copies that became
@@ -28,7 +28,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ssa_course.quads.analyses import liveness
 from ssa_course.quads.cfg import CFG, build_cfg
+from ssa_course.quads.dataflow import Facts
 from ssa_course.quads.exceptions import add_exception_edges
 from ssa_course.quads.ir import Function, Instr
 from ssa_course.quads.loops import loop_depths
@@ -40,14 +42,14 @@ def coalesce_copies(fn: Function) -> Function:
         return fn
     cfg = build_cfg(fn)
     add_exception_edges(cfg)
-    live_in, live_out = _liveness(cfg)
+    live = liveness(cfg)
     params = [name for name, _ in fn.params]
-    mergeable = _mergeable(fn, live_in[cfg.entry] - set(params))
+    mergeable = _mergeable(fn, live.top[cfg.entry] - set(params))
     copies = _copies(cfg, mergeable)
     if not copies:
         return fn
     candidates = {v for _, d, s in copies for v in (d, s)}
-    adj = _interference(cfg, live_in, live_out, candidates, params)
+    adj = _interference(live, candidates, params)
     fixed = set(params) if fn.name == "main" else set()
     rename = merge_classes([(d, s) for _, d, s in copies], adj,
                            lambda v: 2 if v in fixed else 0)
@@ -100,71 +102,24 @@ def _copies(cfg: CFG, mergeable: set[str]) -> list[tuple[int, str, str]]:
     return [found[k] for k in order]
 
 
-def _liveness(cfg: CFG) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
-    """Live-in and live-out sets of every block (a backward worklist fixpoint)."""
-    live_in: dict[str, set[str]] = {name: set() for name in cfg.blocks}
-    live_out: dict[str, set[str]] = {name: set() for name in cfg.blocks}
-    work = list(cfg.blocks)
-    while work:
-        name = work.pop()
-        block = cfg.blocks[name]
-        out: set[str] = set()
-        for s in block.succs:
-            out |= live_in[s]
-        live_out[name] = out
-        new = _scan(block, out, live_in, None)
-        if new != live_in[name]:
-            live_in[name] = new
-            work.extend(p for p in block.preds if p in cfg.blocks)
-    return live_in, live_out
-
-
-def _scan(block, out: set[str], live_in: dict[str, set[str]], on_def) -> set[str]:  # noqa: ANN001
-    """Walk ``block`` backwards from ``out``; call ``on_def(instr, live_after)`` at every
-    definition; return what is live on entry."""
-    live = set(out)
-    for k in range(len(block.instrs) - 1, -1, -1):
-        instr = block.instrs[k]
-        if k == len(block.instrs) - 1 and block.throws_to is not None:
-            # an exceptional edge leaves *before* the instruction writes anything
-            handler = live_in.get(block.throws_to, set())
-            normal: set[str] = set()
-            for s in block.succs:
-                if s != block.throws_to:
-                    normal |= live_in[s]
-            if instr.dest is not None and on_def is not None:
-                # the destination is written only when the call returns: then only what
-                # the normal path reads must survive (``x = call f x`` in a try whose
-                # handler reads the old ``x`` is fine)
-                on_def(instr, normal)
-            live = (normal - {instr.dest}) | handler
-        else:
-            if instr.dest is not None:
-                if on_def is not None:
-                    on_def(instr, live)
-                live.discard(instr.dest)
-        live.update(instr.args)
-    return live
-
-
-def _interference(cfg: CFG, live_in: dict[str, set[str]], live_out: dict[str, set[str]],
-                  candidates: set[str], params: list[str]) -> dict[str, set[str]]:
+def _interference(live: Facts[frozenset], candidates: set[str], params: list[str]
+                  ) -> dict[str, set[str]]:
     """Interference edges among ``candidates``: a definition interferes with everything
-    live after it (but a copy not with its source); parameters with each other."""
+    live after it (but a copy not with its source); parameters with each other. After a
+    call that may throw, "live after it" is its normal path: on the exceptional edge the
+    call writes nothing (the rule of :mod:`ssa_course.quads.dataflow`), so what only the
+    handler reads may share the destination's name."""
     adj: dict[str, set[str]] = {v: set() for v in candidates}
-
-    def on_def(instr: Instr, live: set[str]) -> None:
-        d = instr.dest
-        if d not in candidates:
-            return
-        skip = instr.args[0] if instr.op == "id" else None
-        for v in live & candidates if len(live) > len(candidates) else live:
-            if v != d and v != skip and v in candidates:
-                adj[d].add(v)
-                adj[v].add(d)
-
-    for name, block in cfg.blocks.items():
-        _scan(block, live_out[name], live_in, on_def)
+    for name in live.cfg.blocks:
+        for _, instr, after in live.walk_backward(name):
+            d = instr.dest
+            if d is None or d not in candidates:
+                continue
+            skip = instr.args[0] if instr.op == "id" else None
+            for v in after & candidates if len(after) > len(candidates) else after:
+                if v != d and v != skip and v in candidates:
+                    adj[d].add(v)
+                    adj[v].add(d)
     ps = [p for p in params if p in candidates]
     for p in ps:
         adj[p].update(q for q in ps if q != p)

@@ -32,8 +32,11 @@ constants per function are threaded.
 
 from __future__ import annotations
 
+from ssa_course.quads.analyses import available
 from ssa_course.quads.cfg import build_cfg
-from ssa_course.quads.ir import Function, Instr, Label, Program
+from ssa_course.quads.dataflow import solve
+from ssa_course.quads.ir import Function, Instr, Program
+from ssa_course.quads.names import all_names
 
 MAX_CONSTANTS = 6
 Key = tuple
@@ -43,27 +46,6 @@ def _key(instr: Instr) -> Key:
     return (str(instr.type), type(instr.value).__name__, instr.value)
 
 
-def _taken(fn: Function) -> set[str]:
-    names = {p for p, _ in fn.params}
-    for item in fn.body:
-        if isinstance(item, Label):
-            names.add(item.name)
-        else:
-            names.update(item.args)
-            if item.dest:
-                names.add(item.dest)
-    return names
-
-
-def _fresh(base: str, taken: set[str]) -> str:
-    name, n = base, 0
-    while name in taken:
-        n += 1
-        name = f"{base}.{n}"
-    taken.add(name)
-    return name
-
-
 def _constants(fn: Function) -> dict[Key, Instr]:
     """The distinct constants that ``fn`` makes on every path from its entry to its end
     that makes no recursive call (first occurrence of each, at most
@@ -71,27 +53,19 @@ def _constants(fn: Function) -> dict[Key, Instr]:
     the frames it starts form a tree whose leaves end without recursing, so at least one
     of them made each constant the caller now makes once, and no other frame makes any."""
     cfg = build_cfg(fn)
-    made = {name: {_key(i) for i in b.instrs if i.op == "const" and i.value is not None}
-            for name, b in cfg.blocks.items()}
-    every = set().union(*made.values())
-    for name, block in cfg.blocks.items():  # a path through a recursive call is exempt
-        if any(i.op == "call" and i.funcs == [fn.name] for i in block.instrs):
-            made[name] = set(every)
-    made_in = {name: set(every) for name in cfg.blocks}  # must problem: start from all
-    made_in[cfg.entry] = set()
-    changed = True
-    while changed:
-        changed = False
-        for name, block in cfg.blocks.items():
-            if name == cfg.entry:
-                continue
-            new = set.intersection(*(made_in[p] | made[p] for p in block.preds)) \
-                if block.preds else set()
-            if new != made_in[name]:
-                made_in[name], changed = new, True
+    every = {_key(i) for i in fn.instrs() if i.op == "const" and i.value is not None}
+
+    def made(instr: Instr) -> set[Key]:
+        if instr.op == "call" and instr.funcs == [fn.name]:
+            return every  # a path through a recursive call is exempt
+        if instr.op == "const" and instr.value is not None:
+            return {_key(instr)}
+        return set()
+
+    made_by = solve(cfg, available(cfg, made, every)).bottom  # made on every path to here
     live = cfg.reachable()
     exits = [name for name in live if not cfg.blocks[name].succs]
-    always = set.intersection(*(made_in[n] | made[n] for n in exits)) if exits else set()
+    always = frozenset.intersection(*(made_by[n] for n in exits)) if exits else set()
     found: dict[Key, Instr] = {}
     for instr in fn.instrs():
         key = _key(instr) if instr.op == "const" and instr.value is not None else None
@@ -108,8 +82,8 @@ def thread_constants(program: Program) -> tuple[Program, int]:
         recursive = any(i.op == "call" and i.funcs == [name] for i in fn.instrs())
         consts = _constants(fn) if recursive and name != "main" else {}
         if consts:
-            taken = _taken(fn)
-            threaded[name] = [(key, _fresh(f"const.{k}", taken), instr)
+            names = all_names(fn)
+            threaded[name] = [(key, names.fresh(f"const.{k}"), instr)
                               for k, (key, instr) in enumerate(consts.items())]
     if not threaded:
         return program, 0
@@ -121,7 +95,9 @@ def _rewrite(fn: Function, threaded: dict[str, list[tuple[Key, str, Instr]]]) ->
     mine = {key: param for key, param, _ in threaded.get(fn.name, [])}
     params = list(fn.params) + [(param, instr.type) for _, param, instr in
                                 threaded.get(fn.name, [])]  # type: ignore[misc]
-    taken = _taken(fn) | set(mine.values())
+    names = all_names(fn)
+    for param in mine.values():
+        names.reserve(param)
     body: list = []
     for item in fn.body:
         if isinstance(item, Instr) and item.op == "const" and _key(item) in mine:
@@ -137,7 +113,7 @@ def _rewrite(fn: Function, threaded: dict[str, list[tuple[Key, str, Instr]]]) ->
             if key in mine:  # this frame holds the constant already (a recursive call)
                 call.args.append(mine[key])
                 continue
-            name = _fresh("const.arg", taken)
+            name = names.fresh("const.arg")
             body.append(Instr("const", name, instr.type, value=instr.value, line=item.line))
             call.args.append(name)
         body.append(call)

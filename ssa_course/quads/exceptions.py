@@ -18,6 +18,7 @@ differently, with Upsilon/PhiC nodes (lesson 04).
 from __future__ import annotations
 
 from ssa_course.quads.cfg import CFG, BasicBlock
+from ssa_course.quads.names import Names
 
 Stack = tuple[str, ...]
 
@@ -50,15 +51,6 @@ def handler_stacks(cfg: CFG) -> dict[str, Stack]:
     return at_entry
 
 
-def _fresh(base: str, taken: set[str]) -> str:
-    k = 1
-    while f"{base}.x{k}" in taken:
-        k += 1
-    name = f"{base}.x{k}"
-    taken.add(name)
-    return name
-
-
 def add_exception_edges(cfg: CFG) -> int:
     """Split blocks after calls inside try regions and add the exceptional edges.
 
@@ -66,7 +58,7 @@ def add_exception_edges(cfg: CFG) -> int:
     of a split block follows the first in layout.
     """
     stacks = handler_stacks(cfg)
-    taken = set(cfg.blocks)
+    labels = Names(cfg.blocks)  # the second half of a split block b3 is b3.x1, ...
     new_blocks: dict[str, BasicBlock] = {}
     added = 0
     for name, block in cfg.blocks.items():
@@ -81,7 +73,8 @@ def add_exception_edges(cfg: CFG) -> int:
             if instr.op == "call" and stack:
                 # (also when the call ends the block: the normal successor then gets a
                 # block of its own, entered only from here)
-                rest = BasicBlock(_fresh(name, taken), [], list(block.succs), [], False)
+                rest = BasicBlock(labels.fresh(name, bare=False, sep=".x"), [],
+                                  list(block.succs), [], False)
                 current.succs = [rest.name, stack[-1]]
                 current.throws_to = stack[-1]
                 pieces.append(current)

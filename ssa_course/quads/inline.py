@@ -42,6 +42,7 @@ before ``parse``, so everything after it optimizes across the former call bounda
 
 from __future__ import annotations
 
+from ssa_course.quads.analyses import assigned
 from ssa_course.quads.call_depth import (
     calls_after_a_call,
     calls_of,
@@ -51,7 +52,9 @@ from ssa_course.quads.call_depth import (
     recursive_functions,
 )
 from ssa_course.quads.cfg import build_cfg
+from ssa_course.quads.dataflow import solve
 from ssa_course.quads.ir import Function, Instr, Label, Program
+from ssa_course.quads.names import Names, all_names
 
 MAX_CALLEE = 60  # instructions in a callee worth copying into its callers
 MAX_SINGLE = 400  # ... and in a callee called from one place (nothing is duplicated)
@@ -62,32 +65,13 @@ _NEVER = frozenset({"enter", "leave", "catch", "phi", "set", "get", "undef", "ca
 
 def all_reads_defined(fn: Function) -> bool:
     """Is every variable read by ``fn`` assigned on every path that reaches the read?"""
-    cfg = build_cfg(fn)
-    every = {p for p, _ in fn.params} | {i.dest for i in fn.instrs() if i.dest}
-    defined_in: dict[str, set[str]] = {name: set(every) for name in cfg.blocks}
-    defined_in[cfg.entry] = {p for p, _ in fn.params}
-    changed = True
-    while changed:  # a must-be-defined problem: intersect over predecessors
-        changed = False
-        for name, block in cfg.blocks.items():
-            if name != cfg.entry:
-                preds = [defined_out(cfg.blocks[p].instrs, defined_in[p])
-                         for p in block.preds]
-                new = set.intersection(*preds) if preds else set(every)
-                if new != defined_in[name]:
-                    defined_in[name], changed = new, True
+    cfg = build_cfg(fn)  # (no exceptional edges: a function with ``enter`` is never inlined)
+    facts = solve(cfg, assigned(cfg, [p for p, _ in fn.params], must=True))
     for name in cfg.reachable():
-        known = set(defined_in[name])
-        for instr in cfg.blocks[name].instrs:
+        for instr, known in zip(cfg.blocks[name].instrs, facts.points(name), strict=False):
             if any(a not in known for a in instr.args):
                 return False
-            if instr.dest:
-                known.add(instr.dest)
     return True
-
-
-def defined_out(instrs: list[Instr], defined: set[str]) -> set[str]:
-    return defined | {i.dest for i in instrs if i.dest}
 
 
 def inlinable(fn: Function, sites: int) -> bool:
@@ -100,31 +84,13 @@ def inlinable(fn: Function, sites: int) -> bool:
             and all_reads_defined(fn))
 
 
-def _names(fn: Function) -> set[str]:
-    taken = {p for p, _ in fn.params}
-    for item in fn.body:
-        if isinstance(item, Label):
-            taken.add(item.name)
-        else:
-            taken.update(item.args)
-            if item.dest:
-                taken.add(item.dest)
-    return taken
-
-
-def _copy_body(site: Instr, callee: Function, taken: set[str], tag: str) -> list:
+def _copy_body(site: Instr, callee: Function, taken: Names, tag: str) -> list:
     """The callee's body renamed for one call site, ending at a fresh label."""
     rename: dict[str, str] = {}
 
     def fresh(name: str) -> str:
-        if name not in rename:
-            base, n = f"{name}.{tag}", 0
-            new = base
-            while new in taken:
-                n += 1
-                new = f"{base}.{n}"
-            taken.add(new)
-            rename[name] = new
+        if name not in rename:  # x.i3 (or x.i3.1, ...) at call site 3
+            rename[name] = taken.fresh(f"{name}.{tag}")
         return rename[name]
 
     done = fresh(f"{callee.name}.done")
@@ -155,7 +121,7 @@ def inline_into(fn: Function, program: Program, leaves: set[str], deep: set[str]
     """``fn`` with every call of a function in ``leaves`` that is safe to inline replaced
     by a copy of its body (see the module docstring)."""
     size = len(fn.instrs())
-    taken = _names(fn)
+    taken = all_names(fn)
     safe = nonzero_constants(fn)
     labels = {item.name: i for i, item in enumerate(fn.body) if isinstance(item, Label)}
     after_call = calls_after_a_call(fn.body, staying) if fn.name in deep else set()

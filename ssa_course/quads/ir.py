@@ -75,6 +75,9 @@ def is_known_op(op: str) -> bool:
     return op_shape(op) is not None
 
 
+# A phi argument for an edge where the variable has no value (SSA construction writes it).
+UNDEFINED = "__undefined"
+
 TERMINATORS = frozenset({"jmp", "br", "ret", "enter", "throw"})
 
 # Operations besides the value operators that may stop the program with a runtime error;

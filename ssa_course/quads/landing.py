@@ -29,20 +29,21 @@ Functions with exception handlers are left alone (their liveness has extra edges
 
 from __future__ import annotations
 
+from ssa_course.quads.analyses import liveness
 from ssa_course.quads.cfg import build_cfg
-from ssa_course.quads.coalesce import _liveness
 from ssa_course.quads.fold import PURE
 from ssa_course.quads.ir import Function, Instr, Item, Label
+from ssa_course.quads.names import Names
 
 
 def landing_pads(fn: Function) -> Function:
     """``fn`` with the tail of each fall-through ``br``'s block sunk onto that edge."""
     if any(i.op in ("phi", "enter") for i in fn.instrs()):
         return fn
-    live_in, _ = _liveness(build_cfg(fn))
+    live_in = liveness(build_cfg(fn)).top
     block_of = _label_blocks(fn.body)
     params = {name for name, _ in fn.params}
-    taken = set(block_of)
+    labels = Names(block_of)
     body: list[Item] = list(fn.body)
     k = len(body) - 2
     while k >= 0:  # backwards, so the indices of what is still to visit stay valid
@@ -54,7 +55,7 @@ def landing_pads(fn: Function) -> Function:
             moved = _sinkable(body[start:k], item, live_in.get(block_of.get(other, other),
                                                                set()), params)
             if moved:
-                pad = _fresh(f"{after.name}.pad", taken)
+                pad = labels.fresh(f"{after.name}.pad", sep="")
                 br = item.copy()
                 br.labels = [pad if lb == after.name else lb for lb in item.labels]
                 kept = [x for j, x in enumerate(body[start:k]) if j not in moved]
@@ -113,12 +114,3 @@ def _label_blocks(body: list[Item]) -> dict[str, str]:
         else:
             first = None
     return names
-
-
-def _fresh(base: str, taken: set[str]) -> str:
-    name, n = base, 0
-    while name in taken:
-        n += 1
-        name = f"{base}{n}"
-    taken.add(name)
-    return name

@@ -47,8 +47,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ssa_course.quads.analyses import liveness
 from ssa_course.quads.cfg import CFG, build_cfg
-from ssa_course.quads.coalesce import _liveness
 from ssa_course.quads.exceptions import add_exception_edges
 from ssa_course.quads.ir import Function, Instr
 
@@ -185,14 +185,15 @@ def _call_liveness(fn: Function) -> tuple[list[set[str] | None], set[str]]:
     destination), else None; and the variables some path may read before assigning."""
     ecfg = build_cfg(fn)
     add_exception_edges(ecfg)
-    live_in, _ = _liveness(ecfg)
+    live = liveness(ecfg)
+    live_in = live.top
     result: list[set[str] | None] = []
     for block in ecfg.blocks.values():  # blocks and calls stay in the order of fn
         for instr in block.instrs:
             if instr.op != "call":
                 continue
             if instr is block.instrs[-1] and block.throws_to is not None:
-                after = live_in[block.succs[0]] - {instr.dest}
+                after = live.bottom[block.name] - {instr.dest}  # the normal path
                 result.append(after | set(instr.args))
             else:
                 result.append(None)

@@ -29,10 +29,12 @@ above), otherwise the copy is just more code.
 from __future__ import annotations
 
 from ssa_course import opcodes
+from ssa_course.quads.analyses import liveness
 from ssa_course.quads.cfg import CFG, BasicBlock, build_cfg
 from ssa_course.quads.domtree import Dominance
 from ssa_course.quads.ir import Function, Instr
 from ssa_course.quads.loops import natural_loops
+from ssa_course.quads.names import Names
 
 MAX_BODY = 40  # instructions in a loop worth copying
 _NEVER = frozenset({"enter", "leave", "catch", "phi", "set", "get", "undef"})
@@ -80,34 +82,8 @@ def propagate_copies(cfg: CFG, runs: list[list[str]]) -> None:
                 computed[key] = i.dest
 
 
-def live_out(cfg: CFG) -> dict[str, set[str]]:
-    """Variables live at the end of each block (backward liveness, iterated)."""
-    exposed: dict[str, set[str]] = {}
-    killed: dict[str, set[str]] = {}
-    for name, block in cfg.blocks.items():
-        ue: set[str] = set()
-        defs: set[str] = set()
-        for i in block.instrs:
-            ue.update(a for a in i.args if a not in defs)
-            if i.dest:
-                defs.add(i.dest)
-        exposed[name], killed[name] = ue, defs
-    live_in = {name: set(ue) for name, ue in exposed.items()}
-    out: dict[str, set[str]] = {name: set() for name in cfg.blocks}
-    changed = True
-    while changed:
-        changed = False
-        for name in reversed(cfg.blocks):
-            out[name] = set().union(*(live_in[s] for s in cfg.blocks[name].succs
-                                      if s in live_in))
-            new = exposed[name] | (out[name] - killed[name])
-            if new != live_in[name]:
-                live_in[name], changed = new, True
-    return out
-
-
-def keeps_a_copy(cfg: CFG, head: str, blocks: list[str], live: dict[str, set[str]]
-                 ) -> bool:
+def keeps_a_copy(cfg: CFG, head: str, blocks: list[str],
+                 live: dict[str, frozenset[str]]) -> bool:
     """Will a copy ``x = id y`` stay in the loop out of SSA? Only a variable the loop
     carries (live at the header) turns its copy into a phi argument, and that copy goes
     only if ``x`` and ``y`` never hold different values at once: they *interfere* when
@@ -142,15 +118,6 @@ def _small_and_innermost(cfg: CFG, loop: tuple[str, str, list[str]], headers: se
             and not any(b in headers and b != head for b in blocks))
 
 
-def _fresh(name: str, taken: set[str]) -> str:
-    new, n = f"{name}.u", 0
-    while new in taken:
-        n += 1
-        new = f"{name}.u{n}"
-    taken.add(new)
-    return new
-
-
 def _explicit_jump(block: BasicBlock) -> list[Instr]:
     """The block's instructions, ending in a jump even where it fell through."""
     instrs = [i.copy() for i in block.instrs]
@@ -174,16 +141,17 @@ def unroll_loops(fn: Function) -> Function:
     propagate_copies(view, [[head] + [b for b in blocks if b != head]
                             for head, _, blocks in small]
                      + [[name] for name in view.blocks if name not in in_loops])
-    live = live_out(view)
+    # (no exceptional edges to add: a function with ``enter`` is never unrolled)
+    live = liveness(view).bottom
     chosen = [loop for loop in small if keeps_a_copy(view, loop[0], loop[2], live)]
     if not chosen:
         return fn
-    taken = set(cfg.blocks)
+    labels = Names(cfg.blocks)  # a copied block of loop is loop.u (or loop.u1, ...)
     for head, latch, blocks in chosen:
         for name in blocks:  # every block jumps explicitly: the copies go elsewhere
             block = cfg.blocks[name]
             block.instrs = _explicit_jump(block)
-        rename = {name: _fresh(name, taken) for name in blocks}
+        rename = {name: labels.fresh(f"{name}.u", sep="") for name in blocks}
         copies = []
         for name in blocks:
             instrs = [i.copy() for i in cfg.blocks[name].instrs]

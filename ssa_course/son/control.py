@@ -180,7 +180,11 @@ class Region(Node):
         if not (isinstance(a, Proj) and isinstance(b, Proj)) or a.inputs[0] is not b.inputs[0]:
             return None
         iff = a.inputs[0]
-        if not isinstance(iff, If) or a.outputs != [self] or b.outputs != [self]:
+        if not isinstance(iff, If):
+            return None
+        if a.outputs != [self] or b.outputs != [self]:
+            self.add_dep(a)  # not yet: look again when a side loses its other users
+            self.add_dep(b)
             return None
         return iff.inputs[0]
 

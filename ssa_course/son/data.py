@@ -149,10 +149,11 @@ class Add(Binary):
         if left is right:  # x + x -> x * 2
             return Mul(self.graph, None, left, const(self, 2))
         # (x + c1) + c2  ->  x + (c1 + c2): constants gather on the right
-        if isinstance(left, Add) and left.inputs[2].type.is_constant() \
-                and right.type.is_constant():
-            c = const(self, wrap(left.inputs[2].type.lo + right.type.lo))
-            return Add(self.graph, None, left.inputs[1], c)
+        if isinstance(left, Add) and right.type.is_constant():
+            if left.inputs[2].type.is_constant():
+                c = const(self, wrap(left.inputs[2].type.lo + right.type.lo))
+                return Add(self.graph, None, left.inputs[1], c)
+            self.add_dep(left.inputs[2])  # not yet: look again if c1 becomes a constant
         if left.type.is_constant() and not right.type.is_constant():
             return Add(self.graph, None, right, left)
         return None

@@ -38,6 +38,15 @@ class Graph:
         # Loads and stores whose bounds check lesson 09's analysis removed: their index
         # is in bounds (machine code may skip the test the operation itself makes)
         self.in_bounds: set[int] = set()
+        # Distant dependencies (Simple's ``addDep``): node id -> the nodes whose
+        # ``idealize()`` looked at it without being one of its users; when it changes, the
+        # iterative peepholes look at them again (:meth:`Node.add_dep`, :meth:`take_deps`).
+        self.deps: dict[int, dict[int, Node]] = {}
+
+    def take_deps(self, node: Node) -> list[Node]:
+        """The nodes that asked to be revisited when ``node`` changes (now forgotten)."""
+        found = self.deps.pop(node.id, None)
+        return list(found.values()) if found else []
 
     def register(self, node: Node) -> None:
         node.id = self.next_id
@@ -146,6 +155,13 @@ class Node:
         for i in range(n, len(self.inputs)):
             self.set_input(i, None)
         del self.inputs[n:]
+
+    def add_dep(self, distant: Node | None) -> None:
+        """Ask to be looked at again when ``distant`` changes: called by an ``idealize()``
+        that read a node further away than its own inputs (``(x + 1) + 2`` reads the ``1``
+        inside its left input), where a change would not reach it as a user."""
+        if distant is not None and distant is not self:
+            self.graph.deps.setdefault(distant.id, {})[self.id] = self
 
     def dependents(self) -> list[Node]:
         """Nodes besides ``self`` whose ``compute()`` or ``idealize()`` reads the inputs of

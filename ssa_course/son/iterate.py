@@ -9,18 +9,21 @@ leaves it when it is looked at, and comes back when something it depends on chan
 
 * its **type changed**: its users (their types come from it), and the nodes whose rules
   read their inputs (``Node.dependents()``: a Region's phis count only its live paths);
-* it was **replaced**: its old users (they have a new input, and rules such as
-  ``(x + 1) + 2`` look two steps up, so their users too), the new node and its inputs;
+* it was **replaced**: its old users (they have a new input), the new node and its inputs;
+* it changed in any way: the nodes whose ``idealize()`` read it from further away than an
+  input (``(x + 1) + 2`` reads the ``1`` inside its left input) and asked to be told
+  (``Node.add_dep``, Simple's ``addDep``);
 * it **lost a user**: it may be dead now.
 
-One look at a node is the parser's peephole, in the same order: its type (never less
-precise than what is known: SCCP's optimistic types stay), a constant type makes a
-Constant, an equal node already in the graph (GVN) replaces it, then ``idealize()``; a node
-nobody uses is deleted. The rules for control live in the control nodes, as for data: the
-live side of a decided ``If`` is the If's own control, a Region drops the paths control
-never takes (with their values in its phis), a Loop whose back edge is dead is a Region,
-Stop drops the exits control never reaches. A sweep from Stop finally removes the dead
-cycles that reference counting cannot see (a loop behind a dead branch).
+One look at a node is the parser's peephole, the same function
+(:func:`ssa_course.son.peephole.peephole`, Simple's ``Node.peephole``): its type (here
+never less precise than what is known: SCCP's optimistic types stay), a constant type makes
+a Constant, an equal node already in the graph (GVN) replaces it, then ``idealize()``, for
+control nodes too; a node nobody uses is deleted. The rules for control live in the control
+nodes, as for data: the live side of a decided ``If`` is the If's own control, a Region
+drops the paths control never takes (with their values in its phis), a Loop whose back edge
+is dead is a Region, Stop drops the exits control never reaches. A sweep from Stop finally
+removes the dead cycles that reference counting cannot see (a loop behind a dead branch).
 
 The rewrite budget and :class:`~ssa_course.son.peephole.RewriteError` are the parser's:
 a rule that keeps making new work is stopped and named.
@@ -28,8 +31,6 @@ a rule that keeps making new work is stopped and named.
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ssa_course.runtime import paused_gc
@@ -37,12 +38,23 @@ from ssa_course.son.control import Region
 from ssa_course.son.data import Constant
 from ssa_course.son.emit import sweep
 from ssa_course.son.graph import Graph, Node
-from ssa_course.son.peephole import Peephole, RewriteError, check_result, describe, guarded_idealize
+from ssa_course.son.peephole import (
+    CONSTANT,
+    GVN,
+    IDEALIZED,
+    Gvn,
+    Peephole,
+    RewriteError,
+    Tally,
+    describe,
+    peephole,
+)
 from ssa_course.son.types import CTRL, TOP, XCTRL, Type
+from ssa_course.son.worklist import Order, Worklist, current_order
 
 
 @dataclass(slots=True)
-class IterStats:
+class IterStats(Tally):
     """What one run of the iterative peepholes did."""
 
     visits: int = 0  # nodes taken off the worklist
@@ -51,34 +63,11 @@ class IterStats:
     idealized: int = 0  # idealize() rewrites (in place or by another node)
     killed: int = 0  # nodes deleted because nobody used them (the final sweep included)
 
+    FIELDS = {CONSTANT: "constants", GVN: "gvn_hits", IDEALIZED: "idealized"}
+
     @property
     def rewrites(self) -> int:
         return self.constants + self.gvn_hits + self.idealized
-
-
-class _Worklist:
-    """First in, first out, each node at most once."""
-
-    def __init__(self, nodes: Iterable[Node]):
-        self.queue: deque[Node] = deque()
-        self.on: set[int] = set()
-        self.push_all(nodes)
-
-    def push(self, node: Node | None) -> None:
-        if node is not None and node.id not in self.on:
-            self.on.add(node.id)
-            self.queue.append(node)
-
-    def push_all(self, nodes: Iterable[Node | None]) -> None:
-        for n in nodes:
-            self.push(n)
-
-    def pop(self) -> Node | None:
-        if not self.queue:
-            return None
-        node = self.queue.popleft()
-        self.on.discard(node.id)
-        return node
 
 
 class IterativePeepholes:
@@ -86,16 +75,17 @@ class IterativePeepholes:
 
     visits_per_node = 50  # looks at one node, on average, before it must have settled
 
-    def __init__(self, graph: Graph):
+    def __init__(self, graph: Graph, order: Order | None = None):
         assert graph.start is not None and graph.stop is not None, "an unfinished graph"
+        self.order = order if order is not None else current_order()
         self.g = graph
         self.start = graph.start
         self.stop = graph.stop
-        self.gvn: dict[tuple, Node] = {}
+        self.gvn = Gvn(lambda node: node.key())
         self.stats = IterStats()
         nodes = graph.live_nodes()
         self.budget = Peephole.per_node * len(nodes) + Peephole.slack
-        self.work = _Worklist(nodes)
+        self.work = Worklist(nodes, self.order.seed)
 
     def run(self) -> IterStats:
         while True:
@@ -113,6 +103,10 @@ class IterativePeepholes:
         before = len(self.g.nodes)
         sweep(self.g, live_loops_only=True)
         self.stats.killed += before - len(self.g.nodes)
+        if self.order.check:
+            left = progress_left(self.g)
+            if left is not None:
+                raise RewriteError(f"the iterative peepholes stopped with progress left: {left}")
         return self.stats
 
     def _unreachable_merges_are_dead(self) -> bool:
@@ -149,37 +143,19 @@ class IterativePeepholes:
         if self._unused(n):
             self._kill(n)
             return
-        self._retype(n)
-        t = n.type
-        if t.is_constant() and not n.is_control and not isinstance(n, Constant):
-            self.stats.constants += 1
-            self._replace(n, self._constant(t))
-            return
-        key = n.key()
-        if key is not None:
-            twin = self.gvn.get(key)
-            if twin is not None and twin is not n and self._current(twin, key):
-                self.stats.gvn_hits += 1
-                self._replace(n, twin)
-                return
-            self.gvn[key] = n
         before = list(n.inputs)
-        better = guarded_idealize(n)
-        if better is None:
-            return
-        if better is n and n.inputs == before:
-            # a rule answered the node itself without changing it: ``x + 0`` where x is
-            # the node (a dead cycle, e.g. an unreachable loop's ``i = i + 0``) -- nothing
-            # to do, and requeuing it would loop (a fuzz finding)
-            return
-        if better is not n:
-            check_result(n, better)
-        self.stats.idealized += 1
-        self._count_rewrite(n, better)
+        found = peephole(n, self.gvn, self._retype, self._constant, control=True)
+        if found is None:
+            return  # no rule applies: n stays off the worklist until a neighbour changes
+        what, better = found
+        self.stats.count(what)
+        if what == IDEALIZED:
+            self._count_rewrite(n, better)
         if better is n:  # changed in place (a Region lost a path): look at it again
             self.work.push(n)
             self.work.push_all(n.outputs)
             self.work.push_all(n.dependents())
+            self.work.push_all(self.g.take_deps(n))
             self.work.push_all(x for x in before if x is not None and x not in n.inputs)
             return
         self._replace(n, better)
@@ -195,21 +171,18 @@ class IterativePeepholes:
         if new == old:
             return
         n.type = new
-        for u in n.outputs:
+        for u in n.outputs:  # their types come from this one
             self.work.push(u)
             self.work.push_all(u.dependents())
+        self.work.push_all(self.g.take_deps(n))  # rules that read this node from afar
 
     def _constant(self, t: Type) -> Node:
         key = ("Constant", str(t))
         c = self.gvn.get(key)
-        if c is None or not self._current(c, key):
+        if c is None:
             c = Constant(self.g, self.start, t)
-            self.gvn[key] = c
+            self.gvn.put(key, c)
         return c
-
-    def _current(self, node: Node, key: tuple) -> bool:
-        """``node`` is alive and still has ``key`` (its inputs may have changed since)."""
-        return node.id in self.g.nodes and node.key() == key
 
     # -- changing the graph -------------------------------------------------------------
 
@@ -222,30 +195,26 @@ class IterativePeepholes:
         old.replace_with(new)
         self.work.push(new)
         self.work.push_all(new.inputs)
-        for u in users:
+        for u in users:  # they have a new input
             self.work.push(u)
-            self.work.push_all(u.outputs)
             self.work.push_all(u.dependents())
+        self.work.push_all(self.g.take_deps(old))  # rules that read the old node from afar
         if self._unused(old):
             self._kill(old)
 
     def _kill(self, n: Node) -> None:
         self._forget(n)
         inputs = [x for x in n.inputs if x is not None]
+        self.work.push_all(self.g.take_deps(n))
         n.kill()
         self.stats.killed += 1
         self.work.push_all(inputs)  # they lost a user
 
     def _forget(self, n: Node) -> None:
-        key = n.key()
-        if key is not None and self.gvn.get(key) is n:
-            del self.gvn[key]
+        self.gvn.forget(n)
 
     def _unused(self, n: Node) -> bool:
-        """Nobody reads ``n`` and it is not a root (Start, Stop, Start's projections)."""
-        if n.outputs or n is self.start or n is self.stop:
-            return False
-        return isinstance(n, Constant) or not (n.inputs and n.inputs[0] is self.start)
+        return unused(n)
 
     def _count_rewrite(self, n: Node, better: Node) -> None:
         if self.stats.rewrites > self.budget:
@@ -255,8 +224,53 @@ class IterativePeepholes:
                 f"{describe(n)} → {describe(better)})")
 
 
-def iterate(graph: Graph) -> IterStats:
+def unused(n: Node) -> bool:
+    """Nobody reads ``n`` and it is not a root (Start, Stop, Start's projections)."""
+    g = n.graph
+    if n.outputs or n is g.start or n is g.stop:
+        return False
+    return isinstance(n, Constant) or not (n.inputs and n.inputs[0] is g.start)
+
+
+class _Progress(Exception):
+    """Raised by the checking type rule: a type would still change."""
+
+
+def progress_left(graph: Graph) -> str | None:
+    """Simple's ``progressOnList`` for a settled graph: the first node on which one more
+    look would still change something (its type, a constant, an equal node, a rule of its
+    own, or it is unused), described; None when the graph is a true fixed point. Costs a
+    peephole per node: a check for tests and fuzzing (:func:`peephole_order`)."""
+    gvn = Gvn(lambda node: node.key())
+
+    def retype(n: Node) -> None:  # the iterative driver's rule, without changing anything
+        old, new = n.type, n.compute()
+        if old.kind != "top":
+            both = old.join(new)
+            if both.kind != "top" or new.kind == "top":
+                new = both
+        if new != old:
+            raise _Progress(f"{describe(n)} would change type {old} -> {new}")
+
+    for n in graph.live_nodes():
+        if unused(n):
+            return f"{describe(n)} is unused"
+        try:
+            # (a constant type is progress: the Constant itself need not be made)
+            found = peephole(n, gvn, retype, lambda _t: graph.start, control=True)
+        except _Progress as e:
+            return str(e)
+        if found is not None:
+            what, other = found
+            into = "a Constant" if what == CONSTANT else describe(other)
+            return f"{describe(n)} still has a rewrite ({what}: {into})"
+    return None
+
+
+def iterate(graph: Graph, order: Order | None = None) -> IterStats:
     """Run the peepholes on a finished graph to a fixed point; returns what they did.
-    Raises :class:`RewriteError` for a rule that keeps rewriting."""
+    ``order`` (default: :func:`~ssa_course.son.worklist.current_order`) picks the worklist
+    order and the final check. Raises :class:`RewriteError` for a rule that keeps
+    rewriting, or, when checking, for a graph left with progress."""
     with paused_gc():  # a big graph is a big heap the collector would rescan
-        return IterativePeepholes(graph).run()
+        return IterativePeepholes(graph, order).run()

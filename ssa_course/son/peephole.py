@@ -8,9 +8,14 @@ For every node the parser makes (in topological order, so its inputs are already
 4. ask the node to ``idealize()`` itself, and peephole the replacement again;
 5. whatever lost its last user is deleted.
 
-The driver knows nothing about any particular opcode. With ``enabled=False`` it only
-computes types: the parser then builds the *raw* graph, for comparison. Control nodes are
-not idealized here (their paths and phis are still being built); once the graph is
+Steps 1-4 are :func:`peephole`, the one look at one node that both drivers take (Simple's
+``Node.peephole``): this parser-time driver, and the iterative one after SCCP
+(:mod:`ssa_course.son.iterate`, Simple's ``IterPeeps``). They differ only in the type rule
+(here a type may only fall: a rise is a broken ``compute()``; there, SCCP's optimistic type
+is joined with the new one), in whether control is idealized, and in what they do with the
+answer. The driver knows nothing about any particular opcode. With ``enabled=False`` it
+only computes types: the parser then builds the *raw* graph, for comparison. Control nodes
+are not idealized here (their paths and phis are still being built); once the graph is
 finished, :mod:`ssa_course.son.iterate` runs the same steps over the whole graph to a fixed
 point, control included.
 
@@ -30,6 +35,7 @@ from dataclasses import dataclass
 from ssa_course.errors import SsaCourseError, VerifyError
 from ssa_course.son.data import Constant
 from ssa_course.son.graph import Node
+from ssa_course.son.types import Type
 
 
 class RewriteError(SsaCourseError):
@@ -39,8 +45,20 @@ class RewriteError(SsaCourseError):
     exit_status = 3  # like VerifyError: the engine's own rules are broken
 
 
+class Tally:
+    """Counting what :func:`peephole` found, in a driver's own statistics: ``FIELDS``
+    names the counter of each finding."""
+
+    __slots__ = ()
+    FIELDS: dict[str, str] = {}
+
+    def count(self, what: str) -> None:
+        field = self.FIELDS[what]
+        setattr(self, field, getattr(self, field) + 1)
+
+
 @dataclass(slots=True)
-class PeepholeStats:
+class PeepholeStats(Tally):
     """What the driver did: the numbers the lessons print."""
 
     constants_found: int = 0  # nodes replaced by a Constant
@@ -49,8 +67,70 @@ class PeepholeStats:
     dead_branches: int = 0  # If nodes with a constant predicate (one side never built)
     killed: int = 0  # nodes deleted because nobody used them any more
 
+    FIELDS = {"constant": "constants_found", "gvn": "gvn_hits", "idealized": "idealized"}
+
 
 _KEEP, _USE, _AGAIN = 0, 1, 2  # what one step decided: keep the node, use an old one, retry
+
+# What :func:`peephole` found (the drivers count them): a constant type, an equal node
+# already in the graph, a rule of the node's own ``idealize()``.
+CONSTANT, GVN, IDEALIZED = "constant", "gvn", "idealized"
+
+
+class Gvn:
+    """A global value numbering table: a node's key (opcode, inputs, ...) -> the node that
+    represents it. Only a node that is still alive and still has that key counts (its
+    inputs may have changed since it was entered)."""
+
+    __slots__ = ("table", "key")
+
+    def __init__(self, key: Callable[[Node], tuple | None]) -> None:
+        self.table: dict[tuple, Node] = {}
+        self.key = key
+
+    def get(self, key: tuple) -> Node | None:
+        node = self.table.get(key)
+        if node is None or node.id not in node.graph.nodes or self.key(node) != key:
+            return None
+        return node
+
+    def put(self, key: tuple, node: Node) -> None:
+        self.table[key] = node
+
+    def forget(self, node: Node) -> None:
+        """Drop ``node`` (its inputs are about to change, or it dies)."""
+        key = self.key(node)
+        if key is not None and self.table.get(key) is node:
+            del self.table[key]
+
+
+def peephole(node: Node, gvn: Gvn, retype: Callable[[Node], None],
+             constant: Callable[[Type], Node], control: bool) -> tuple[str, Node] | None:
+    """One look at one node: None when nothing applies (the node is then entered in the
+    GVN table), else what applied and the node to use instead -- the node itself when a
+    rule changed it in place. ``retype`` is the driver's type rule, ``constant`` makes
+    the Constant of a type; control nodes are idealized only when ``control``."""
+    retype(node)  # 1. its type, by the driver's rule
+    t = node.type
+    if t.is_constant() and not node.is_control and not isinstance(node, Constant):
+        return CONSTANT, constant(t)  # 2. a constant type: a Constant node instead
+    key = gvn.key(node)
+    if key is not None:
+        twin = gvn.get(key)  # 3. an equal node already in the graph: use it instead
+        if twin is not None and twin is not node:
+            return GVN, twin
+    if control or not node.is_control:
+        before = list(node.inputs)
+        better = guarded_idealize(node)  # 4. the node's own rules
+        # (a rule answering the node itself unchanged -- ``x + 0`` where x is the node,
+        # in a dead cycle -- is no progress)
+        if better is not None and not (better is node and node.inputs == before):
+            if better is not node:
+                check_result(node, better)
+            return IDEALIZED, better
+    if key is not None:
+        gvn.put(key, node)  # settled: the representative of its key
+    return None
 
 
 class Peephole:
@@ -64,9 +144,8 @@ class Peephole:
                  key: Callable[[Node], tuple | None] | None = None):
         self.start = start
         self.enabled = enabled
-        self.gvn: dict[tuple, Node] = {}
+        self.gvn = Gvn(_guarded(key) if key is not None else (lambda node: node.key()))
         self.stats = PeepholeStats()
-        self.key = _guarded(key) if key is not None else (lambda node: node.key())
         self.calls = 0  # nodes handed to the driver
         self.rewrites = 0  # steps that made a new node to peephole again
 
@@ -101,36 +180,33 @@ class Peephole:
     def _step(self, node: Node) -> tuple[int, Node]:
         """One round of steps 1-4 on ``node``: keep it, use an existing node, or peephole a
         new one again."""
+        if not self.enabled:
+            self._lower_only(node)
+            return _KEEP, node
+        # Control is still being built while parsing (a Region's paths and phis come one
+        # by one; the builder never builds a dead branch): control nodes are idealized
+        # only by the iterative peepholes, on a finished graph.
+        found = peephole(node, self.gvn, self._lower_only, self._constant, control=False)
+        if found is None:
+            return _KEEP, node
+        what, target = found
+        if target is node:  # a rule changed the node in place: it is kept as it is now
+            return _KEEP, node
+        self.stats.count(what)
+        # an existing node is already optimized: use it as is; a new one goes round again
+        return (_USE, target) if target.id < node.id else (_AGAIN, target)
+
+    def _lower_only(self, node: Node) -> None:
+        """The parser's type rule: a node's type only ever moves down the lattice."""
         new_type = node.compute()
         old = node.type
         if old != new_type and old.kind != "top" and not new_type.isa(old):
             raise VerifyError("types only move down the lattice", repr(node),
                               f"{old} -> {new_type}")
         node.type = new_type
-        if not self.enabled:
-            return _KEEP, node
-        if new_type.is_constant() and not isinstance(node, Constant) and not node.is_control:
-            self.stats.constants_found += 1
-            return _AGAIN, Constant(node.graph, self.start, new_type)
-        key = self.key(node)
-        if key is not None:
-            twin = self.gvn.get(key)
-            if twin is not None and twin is not node and twin.id in twin.graph.nodes:
-                self.stats.gvn_hits += 1
-                return _USE, twin
-        # Control is still being built while parsing (a Region's paths and phis come one
-        # by one; the builder never builds a dead branch): control nodes are idealized
-        # only by the iterative peepholes, on a finished graph.
-        better = None if node.is_control else guarded_idealize(node)
-        if better is not None and better is not node:
-            check_result(node, better)
-            self.stats.idealized += 1
-            if better.id < node.id:  # an existing node: already optimized, use it as is
-                return _USE, better
-            return _AGAIN, better
-        if key is not None:
-            self.gvn[key] = node
-        return _KEEP, node
+
+    def _constant(self, t: Type) -> Node:
+        return Constant(self.start.graph, self.start, t)  # (GVN finds an older twin next)
 
     def _check_budget(self, chain: list[Node], target: Node) -> None:
         if len(chain) > self.max_chain:
@@ -150,9 +226,7 @@ class Peephole:
 
     def forget(self, node: Node) -> None:
         """Drop ``node`` from the GVN table (its inputs are about to change)."""
-        key = self.key(node)
-        if key is not None and self.gvn.get(key) is node:
-            del self.gvn[key]
+        self.gvn.forget(node)
 
     def discard(self, node: Node) -> None:
         """Delete ``node`` if nobody uses it.

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from ssa_course.quads.cfg import CFG
 from ssa_course.quads.ir import Function, Instr, Program
+from ssa_course.quads.names import Names
 from ssa_course.runtime import deep_recursion
 from ssa_course.ssa.construct import UNDEFINED, SSAStats, prepare_cfg
 from ssa_course.ssa.dom import postorder
@@ -67,20 +68,12 @@ class Builder:
         for instr in fn.instrs():
             if instr.dest is not None:
                 self.types.setdefault(instr.dest, instr.type)
-        taken = set(self.types)
-        self.taken = taken
-        self.counters: dict[str, int] = {}
+        self.names = Names(self.types)  # versions x.1, x.2, ... of every variable
         self.phis_made = 0
         self.phis_removed = 0
 
     def fresh(self, var: str) -> str:
-        k = self.counters.get(var, 0)
-        while True:
-            k += 1
-            if f"{var}.{k}" not in self.taken:
-                self.counters[var] = k
-                self.taken.add(f"{var}.{k}")
-                return f"{var}.{k}"
+        return self.names.fresh(var, bare=False)
 
     # -- the algorithm ---------------------------------------------------------
 

@@ -11,24 +11,27 @@ The classic two steps (Cytron et al.):
    and each successor's phi takes, for this edge, the version on top when the block ends.
 
 The result is quads with Bril's ``phi`` instructions, run by the same quads interpreter.
-Exception edges come from :mod:`ssa_course.quads.exceptions`.
+Exception edges come from :mod:`ssa_course.quads.exceptions`; liveness (for pruned SSA)
+from the one data-flow solver, :mod:`ssa_course.quads.dataflow`, whose exception-edge rule
+is the one renaming follows: a handler receives the versions current *before* the
+throwing instruction.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ssa_course.quads.analyses import liveness
 from ssa_course.quads.cfg import CFG, BasicBlock, build_cfg, remove_unreachable
 from ssa_course.quads.exceptions import add_exception_edges
-from ssa_course.quads.ir import Function, Instr, Program, first_index
+from ssa_course.quads.ir import UNDEFINED, Function, Instr, Program, first_index
+from ssa_course.quads.names import Names
 from ssa_course.ssa.dom import (
     dominance_frontiers,
     dominator_tree,
     fast_immediate_dominators,
     iterated_frontier,
 )
-
-UNDEFINED = "__undefined"  # a phi argument for an edge where the variable has no value
 
 
 @dataclass
@@ -62,65 +65,6 @@ def prepare_cfg(fn: Function, exception_edges: bool = True) -> CFG:
     return cfg
 
 
-def block_uses_defs(block: BasicBlock) -> tuple[set[str], set[str]]:
-    """Variables read before any write in the block, and variables written."""
-    uses: set[str] = set()
-    defs: set[str] = set()
-    for instr in block.instrs:
-        for a in instr.args:
-            if a not in defs:
-                uses.add(a)
-        if instr.dest is not None:
-            defs.add(instr.dest)
-    return uses, defs
-
-
-def live_in_sets(cfg: CFG) -> dict[str, set[str]]:
-    """Backward liveness: the variables live on entry to each block (a worklist fixpoint).
-
-    An exceptional edge (``throws_to``) leaves *before* the block's last instruction, so
-    what the handler needs is killed only by the definitions before that instruction:
-    ``x = call f`` that throws leaves the old ``x`` live in the handler.
-    """
-    ud = {name: block_uses_defs(b) for name, b in cfg.blocks.items()}
-    # definitions that happen before the throwing (last) instruction
-    early_defs = {name: {i.dest for i in b.instrs[:-1] if i.dest is not None}
-                  for name, b in cfg.blocks.items() if b.throws_to is not None}
-    live_in: dict[str, set[str]] = {name: set(ud[name][0]) for name in cfg.blocks}
-    work = list(cfg.blocks)
-    while work:
-        name = work.pop()
-        block = cfg.blocks[name]
-        out: set[str] = set()
-        for s in block.succs:
-            if s != block.throws_to:
-                out |= live_in[s]
-        uses, defs = ud[name]
-        new = uses | (out - defs)
-        if block.throws_to is not None:
-            new |= live_in[block.throws_to] - early_defs[name]
-        if new != live_in[name]:
-            live_in[name] = new
-            work.extend(block.preds)
-    return live_in
-
-
-def _fresh_namer(taken: set[str]):
-    counters: dict[str, int] = {}
-
-    def fresh(var: str) -> str:
-        k = counters.get(var, 0)
-        while True:
-            k += 1
-            name = f"{var}.{k}"
-            if name not in taken:
-                counters[var] = k
-                taken.add(name)
-                return name
-
-    return fresh
-
-
 def to_ssa_cfg(fn: Function, *, pruned: bool = True,
                stats: SSAStats | None = None) -> CFG:
     """Build SSA for one function; returns its CFG with phis at the top of blocks."""
@@ -141,7 +85,7 @@ def to_ssa_cfg(fn: Function, *, pruned: bool = True,
                 defsites.setdefault(instr.dest, set()).add(name)
                 taken.add(instr.dest)
 
-    live_in = live_in_sets(cfg) if pruned else None
+    live_in = liveness(cfg).top if pruned else None  # pruned: only where the variable is live
     phis: dict[str, list[Instr]] = {name: [] for name in cfg.blocks}
     for var in sorted(defsites):
         for b in sorted(iterated_frontier(df, defsites[var])):
@@ -151,7 +95,7 @@ def to_ssa_cfg(fn: Function, *, pruned: bool = True,
             phis[b].append(Instr("phi", var, types.get(var), [var] * len(preds), [],
                                  list(preds)))
 
-    fresh = _fresh_namer(taken)
+    names = Names(taken)  # versions x.1, x.2, ... beside every name already used
     stacks: dict[str, list[str]] = {name: [name] for name, _ in fn.params}
     renamed: dict[str, list[Instr]] = {}
     pushed: dict[str, list[str]] = {}
@@ -189,7 +133,7 @@ def to_ssa_cfg(fn: Function, *, pruned: bool = True,
         block = cfg.blocks[name]
         mine: list[str] = []
         for phi in phis[name]:
-            phi.dest = fresh(phi.field)
+            phi.dest = names.fresh(phi.field, bare=False)
             stacks.setdefault(phi.field, []).append(phi.dest)
             mine.append(phi.field)
         out: list[Instr] = []
@@ -199,7 +143,7 @@ def to_ssa_cfg(fn: Function, *, pruned: bool = True,
             new = instr.copy()
             new.args = [top(a) or a for a in instr.args]  # an undefined use keeps its name
             if instr.dest is not None:
-                new.dest = fresh(instr.dest)
+                new.dest = names.fresh(instr.dest, bare=False)
                 stacks.setdefault(instr.dest, []).append(new.dest)
                 mine.append(instr.dest)
             out.append(new)

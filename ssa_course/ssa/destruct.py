@@ -19,8 +19,11 @@ handler reachable; control never takes it directly, so it carries no copies.)
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ssa_course.quads.cfg import CFG, BasicBlock, build_cfg
 from ssa_course.quads.ir import Function, Instr, Program
+from ssa_course.quads.names import variable_names
 from ssa_course.ssa.construct import UNDEFINED
 
 
@@ -48,21 +51,10 @@ def sequentialize(copies: list[tuple[str, str]], fresh) -> list[tuple[str, str]]
     return out
 
 
-def _namer(fn: Function):
-    taken = {n for n, _ in fn.params}
-    for instr in fn.instrs():
-        taken.update(instr.args)
-        if instr.dest:
-            taken.add(instr.dest)
-
-    def fresh(base: str) -> str:
-        k = 0
-        while f"{base}.c{k}" in taken:
-            k += 1
-        taken.add(f"{base}.c{k}")
-        return f"{base}.c{k}"
-
-    return fresh
+def _namer(fn: Function) -> Callable[[str], str]:
+    """Fresh variables for the copies out of SSA needs: ``x.c0``, ``x.c1``, ..."""
+    names = variable_names(fn)
+    return lambda base: names.fresh(base, bare=False, sep=".c", start=0)
 
 
 def _copy(dst: str, src: str, types: dict[str, object]) -> Instr:

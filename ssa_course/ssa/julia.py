@@ -19,10 +19,11 @@ entry point.
 from __future__ import annotations
 
 from ssa_course import opcodes
+from ssa_course.quads.analyses import liveness
 from ssa_course.quads.cfg import CFG
 from ssa_course.quads.exceptions import handler_stacks
 from ssa_course.quads.ir import Function, Instr, Program, first_index
-from ssa_course.ssa.construct import live_in_sets, prepare_cfg
+from ssa_course.ssa.construct import prepare_cfg
 from ssa_course.ssa.dom import (
     dominance_frontiers,
     dominator_tree,
@@ -93,7 +94,7 @@ class _Builder:
         idom = fast_immediate_dominators(succs, cfg.entry)
         df = dominance_frontiers(succs, idom)
         tree = dominator_tree(idom)
-        live_in = live_in_sets(cfg)
+        live_in = liveness(cfg).top
         stacks_at = handler_stacks(cfg)
 
         # Values live into a catch block travel through Upsilon/PhiC, not phis.

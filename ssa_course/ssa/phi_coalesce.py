@@ -18,6 +18,8 @@ its own. Phis whose arguments all became their result disappear; the others stay
 out-of-SSA, which turns them into (fewer) copies. The result has phis but is no longer
 strict SSA: several blocks may assign one name.
 
+Liveness is the one solver's (:mod:`ssa_course.quads.dataflow`), on the CFG split at calls
+that may throw: a phi of a handler reads its argument before the call its label names.
 Phis at the top of an exception handler are left alone (their values are those before a
 throwing call, anywhere in the ``try``), and so are names whose change could be seen:
 ``main``'s parameters and variables read before any assignment.
@@ -27,12 +29,13 @@ from __future__ import annotations
 
 import re
 
+from ssa_course.quads.analyses import live_variables
 from ssa_course.quads.cfg import CFG, build_cfg
 from ssa_course.quads.coalesce import apply_renaming, merge_classes
-from ssa_course.quads.exceptions import handler_stacks
-from ssa_course.quads.ir import Function
+from ssa_course.quads.dataflow import solve
+from ssa_course.quads.exceptions import add_exception_edges
+from ssa_course.quads.ir import UNDEFINED, Function
 from ssa_course.quads.loops import loop_depths
-from ssa_course.ssa.construct import UNDEFINED
 
 _NUMBERED = re.compile(r"^(.+?)(\.\d+)+$")
 
@@ -54,7 +57,7 @@ def coalesce_phis(fn: Function) -> Function:
     if not pairs:
         return fn
     candidates = {v for _, d, a in pairs for v in (d, a)}
-    adj = _interference(cfg, fn, handlers, candidates)
+    adj = _interference(fn, candidates)
     params = {name for name, _ in fn.params}
     fixed = params if fn.name == "main" else set()
     rename = merge_classes([(d, a) for _, d, a in pairs], adj,
@@ -91,22 +94,15 @@ def _pairs(cfg: CFG, fn: Function, handlers: set[str]) -> list[tuple[int, str, s
     return [(f[0], f[3], f[4]) for f in found]
 
 
-def _interference(cfg: CFG, fn: Function, handlers: set[str], candidates: set[str]
-                  ) -> dict[str, set[str]]:
+def _interference(fn: Function, candidates: set[str]) -> dict[str, set[str]]:
     """Interference edges among ``candidates`` (SSA liveness, exceptions included)."""
-    stacks = handler_stacks(cfg)
-    live_in = {name: set() for name in cfg.blocks}
-    phi_uses = _phi_uses(cfg, handlers)
-    changed = True
-    while changed:  # a plain fixpoint: handlers feed liveness into the middle of blocks
-        changed = False
-        for name in reversed(cfg.blocks):
-            new = _scan(cfg, name, live_in, phi_uses, stacks, None)
-            if new != live_in[name]:
-                live_in[name], changed = new, True
+    cfg = build_cfg(fn)
+    original = list(cfg.blocks)
+    add_exception_edges(cfg)  # a call in a try ends its block, with an edge to the handler
+    live = solve(cfg, live_variables(cfg, _phi_edges(cfg, original)))
     adj: dict[str, set[str]] = {v: set() for v in candidates}
 
-    def conflict(d: str, live: set[str]) -> None:
+    def conflict(d: str, live: set[str] | frozenset[str]) -> None:
         if d not in candidates:
             return
         for v in live & candidates if len(live) > len(candidates) else live:
@@ -115,28 +111,43 @@ def _interference(cfg: CFG, fn: Function, handlers: set[str], candidates: set[st
                 adj[v].add(d)
 
     for name, block in cfg.blocks.items():
-        _scan(cfg, name, live_in, phi_uses, stacks, conflict)
+        dests = {i.dest for i in block.instrs if i.op == "phi"}
+        for _, instr, after in live.walk_backward(name):
+            if instr.op != "phi":
+                conflict(instr.dest, after)  # (after a throwing call: its normal path)
+            elif dests:  # the phis of a block are all defined at once, on entry
+                for d in dests:
+                    conflict(d, after | dests)
+                dests = set()
         # out of SSA may put a successor's copies before this block's branch (when both
         # its labels name one block): its condition must survive them
         term = block.terminator
         if term is not None and term.args:
             for s in block.succs:
+                if s == block.throws_to:
+                    continue
                 for i in cfg.blocks[s].instrs:
                     if i.op == "phi":
                         conflict(i.dest, set(term.args))
-    entry = [n for n, _ in fn.params] + sorted(live_in[cfg.entry])
+    entry = [n for n, _ in fn.params] + sorted(live.top[cfg.entry])
     for p in entry:
         conflict(p, set(entry))
     return adj
 
 
-def _phi_uses(cfg: CFG, handlers: set[str]
-              ) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
-    """Variables phis read at the end of each block, and at the top of each block: a
-    handler's phis read theirs at its top (the handler's live-in then reaches every call
-    that may throw to it), and so does a phi naming a block that is no predecessor."""
-    at_end: dict[str, set[str]] = {name: set() for name in cfg.blocks}
-    at_top: dict[str, set[str]] = {name: set() for name in cfg.blocks}
+def _phi_edges(cfg: CFG, original: list[str]) -> dict[tuple[str, str], frozenset[str]]:
+    """``(pred, block) -> variables the phis of block read on that edge``, in ``cfg`` after
+    its blocks were split at throwing calls: a phi's label names a block as it was before
+    (``original``), whose normal edges now leave from its last piece; an exceptional edge
+    leaves from the piece that ends in the throwing instruction, which kept the name. A
+    phi argument whose label names no edge into the block is read on all of them."""
+    last_piece: dict[str, str] = {}
+    known = set(original)
+    current = None
+    for name in cfg.blocks:  # the pieces of a split block follow each other in layout
+        current = name if name in known or current is None else current
+        last_piece[current] = name
+    uses: dict[tuple[str, str], set[str]] = {}
     for name, block in cfg.blocks.items():
         preds = set(block.preds)  # a set: a join may have thousands of predecessors
         for instr in block.instrs:
@@ -145,45 +156,13 @@ def _phi_uses(cfg: CFG, handlers: set[str]
             for a, label in zip(instr.args, instr.labels, strict=False):
                 if a == UNDEFINED:
                     continue
-                if name in handlers or label not in preds:
-                    at_top[name].add(a)
+                if cfg.blocks.get(label) is not None and \
+                        cfg.blocks[label].throws_to == name and label in preds:
+                    edges = [label]  # the exceptional edge from the throwing piece
+                elif last_piece.get(label) in preds:
+                    edges = [last_piece[label]]
                 else:
-                    at_end[label].add(a)
-    return at_end, at_top
-
-
-def _scan(cfg: CFG, name: str, live_in: dict[str, set[str]],
-          uses: tuple[dict[str, set[str]], dict[str, set[str]]], stacks: dict,
-          on_def) -> set[str]:  # noqa: ANN001
-    """Walk block ``name`` backwards; ``on_def(dest, live after)`` at every definition;
-    return the variables live on entry (phi results excluded: they are defined there)."""
-    block = cfg.blocks[name]
-    live = set(uses[0][name])
-    for s in block.succs:
-        live |= live_in[s]
-    # the handler (if any) each instruction may throw to, found walking forwards
-    stack = stacks.get(name, ())
-    throws_to: list[str | None] = []
-    for instr in block.instrs:
-        throws_to.append(stack[-1] if stack and instr.op in ("call", "throw") else None)
-        if instr.op == "leave" and stack:
-            stack = stack[:-1]
-    phis = [i for i in block.instrs if i.op == "phi"]
-    for k in range(len(block.instrs) - 1, -1, -1):
-        instr = block.instrs[k]
-        if instr.op == "phi":
-            continue
-        handler = throws_to[k]
-        if instr.dest is not None:
-            after = live | live_in[handler] if handler is not None else live
-            if on_def is not None:
-                on_def(instr.dest, after)
-            live.discard(instr.dest)
-        if handler is not None:
-            live |= live_in[handler]  # a throw leaves before anything is written
-        live.update(instr.args)
-    dests = {p.dest for p in phis}
-    if on_def is not None:
-        for d in dests:
-            on_def(d, live | dests)
-    return (live - dests) | uses[1][name]
+                    edges = list(preds)
+                for p in edges:
+                    uses.setdefault((p, name), set()).add(a)
+    return {edge: frozenset(v) for edge, v in uses.items()}
