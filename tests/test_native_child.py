@@ -14,14 +14,18 @@ from pathlib import Path
 import pytest
 
 from ssa_course.codegen import toolchain
+from ssa_course.codegen.aarch64 import toolchain as a64_toolchain
 from ssa_course.codegen.child import run_child
 from ssa_course.runtime import Output
 
 NATIVE = toolchain.native_missing()
 EMULATOR = toolchain.emulator_missing() or toolchain.assembler_missing()
 needs_native = pytest.mark.skipif(NATIVE is not None, reason=NATIVE or "")
+A64_EMULATOR = a64_toolchain.emulator_missing()
+# both targets' emulated stages share one run loop (codegen/emulator.py): each is tested
 MACHINE = (["native", "asm"] if NATIVE is None else []) + \
-    (["emulated"] if EMULATOR is None else [])
+    (["emulated"] if EMULATOR is None else []) + \
+    (["emulated-aarch64"] if A64_EMULATOR is None else [])
 
 PRINTER = "fn main() { var i = 0; while (true) { print(i); i = i + 1; } }\n"
 SPIN = "fn main() { var i = 0; while (true) { i = i + 1; } }\n"
@@ -59,6 +63,15 @@ def test_a_reader_that_hangs_up_stops_every_stage_at_once(progs, via):
     # machine code (it used to run on to the limit and report 'step limit exceeded')
     line, status, _, err = _first_line_then_hang_up(
         ["run", "--via", via, "--steps", str(2 ** 62), str(progs / "printer.tiny")])
+    assert (line, status, err) == ("0\n", 0, "")
+
+
+@pytest.mark.skipif(A64_EMULATOR is not None, reason=A64_EMULATOR or "")
+def test_a_reader_that_hangs_up_stops_the_emulated_stage_of_either_target(progs):
+    # `--via emulated --target aarch64` is the same stage as `--via emulated-aarch64`
+    line, status, _, err = _first_line_then_hang_up(
+        ["run", "--via", "emulated", "--target", "aarch64", "--steps", str(2 ** 62),
+         str(progs / "printer.tiny")])
     assert (line, status, err) == ("0\n", 0, "")
 
 
