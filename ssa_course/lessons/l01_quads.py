@@ -108,6 +108,12 @@ def _json_roundtrip(comp: Compilation) -> object:
                                                         comp.filename, typecheck=False))
 
 
+def _json_lines(program: object) -> object:
+    from ssa_course.lessons.lines_faces import bril_json_lines
+
+    return bril_json_lines(program, _json_text(program))
+
+
 def _json_text(program: object) -> str:
     from ssa_course.quads.bril import to_bril_json
 
@@ -123,4 +129,5 @@ add_representation("cfg", "quads split into basic blocks (unreachable ones drawn
 add_quads("bril", "quads printed as Bril text and read back", _bril_roundtrip)
 add_representation("bril-json", "quads written as Bril JSON and read back",
                    build=_json_roundtrip, run=run_quads, verify=verify_quads, text=_json_text,
+                   lines=_json_lines,
                    dot=cfg_dot)

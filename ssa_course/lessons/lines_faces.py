@@ -6,7 +6,8 @@ and naming the line of each DOT node the family draws. The rules (one place):
 
 * a quad has the line of the statement it was lowered from (``Instr.line``; Bril input:
   its own line in the Bril file);
-* a label, a phi and any quad a pass added without a line of its own (a parallel copy of
+* a label, a phi (unless written in Bril input) and any quad a pass added without a
+  line of its own (a parallel copy of
   out-of-SSA, a jump added at layout) have the line of the statement that *made their
   block* (``Label.line``: the ``if``/``while``/``for`` whose merge, header or exit the block
   is); with no such statement, the first line of an instruction in the block;
@@ -56,7 +57,7 @@ def function_item_lines(fn: object) -> list[int | None]:
             fill = block_line if block_line is not None else first
             for k in range(start, i):
                 x = body[k]
-                own = None if isinstance(x, Label) or x.op == "phi" else x.line
+                own = None if isinstance(x, Label) else x.line
                 if own is None and x is not None and not isinstance(x, Label) \
                         and x.pos is not None:
                     own = x.pos.line
@@ -123,8 +124,7 @@ def cfg_lines(a: object) -> Lines:
                           if n is not None and i.op != "phi"), None)
             fill = block.line if block.line is not None else first
             out.append(fill)
-            out.extend(n if n is not None and i.op != "phi" else fill
-                       for n, i in zip(own, block.instrs, strict=True))
+            out.extend(n if n is not None else fill for n in own)
             blocks[(name, block.name)] = fill
         out.append(None)
     return Lines(out[:-1], _cfg_node(blocks))  # the text's last blank line ends it
@@ -193,3 +193,76 @@ def ir_lines(program: object, escapes: bool = False) -> Lines:
         if escapes:
             out.append(None)  # the summary
     return Lines(out, _cfg_node(blocks))
+
+
+# ---------------------------------------------------------------- machine code (any target)
+
+
+def machine_node(mprog: object):  # noqa: ANN201 - DOT name -> line
+    """The line of each block of a machine program's drawing (``f0_b3``: function 0,
+    block 3): its first instruction with a line. Duck-typed over ``functions`` -> ``blocks``
+    -> ``instrs`` with ``line``, so every target's machine IR gets it."""
+    lines: dict[str, int | None] = {}
+    for n, fn in enumerate(mprog.functions.values()):  # type: ignore[attr-defined]
+        for k, b in enumerate(fn.blocks):
+            line = next((i.line for i in b.instrs if i.line is not None), None)
+            lines[f"f{n}_b{k}"] = line
+    return lines.get
+
+
+def machine_lines(compiled: object, text: str) -> Lines:
+    """A listing's lines (``# line N`` comments, :func:`~ssa_course.srclines.listing_lines`)
+    and its machine CFG's blocks."""
+    from ssa_course.srclines import listing_lines
+
+    return Lines(listing_lines(text).text, machine_node(compiled.mprog))  # type: ignore
+
+
+def disasm_lines(listing: str, disasm: str, node=None) -> Lines:  # noqa: ANN001
+    """A disassembly of the listing's code: its instructions, in order, are the listing's
+    instructions (one for one), so each takes the line of its listing twin. When the counts
+    differ (an assembler that expands or relaxes), nothing is guessed: no lines."""
+    from ssa_course.srclines import listing_lines
+
+    src = listing_lines(listing).text
+    ours = [n for t, n in zip(listing.splitlines(), src, strict=True) if _is_instruction(t)]
+    rows = disasm.splitlines()
+    theirs = [i for i, t in enumerate(rows) if _DISASM_INSTR.match(t)]
+    out: list[int | None] = [None] * len(rows)
+    if len(ours) == len(theirs):
+        for i, n in zip(theirs, ours, strict=True):
+            out[i] = n
+    return Lines(out, node or (lambda name: None))
+
+
+def _is_instruction(t: str) -> bool:
+    s = t.strip()
+    return bool(s) and t[:1] in " \t" and not s.startswith((".", "#", "//")) \
+        and not s.endswith(":")
+
+
+_DISASM_INSTR = __import__("re").compile(r"^\s+[0-9a-f]+:\s")
+
+
+# ---------------------------------------------------------------- Bril JSON
+
+
+def bril_json_lines(program: object, text: str) -> Lines:
+    """Aligned with the bril-json text face (``json.dumps(indent=2, sort_keys=True)``):
+    every line of an instruction's object has that instruction's line."""
+    items = [n for fn in program.functions.values()  # type: ignore[attr-defined]
+             for n in function_item_lines(fn)]
+    out: list[int | None] = []
+    k, current, in_functions = -1, None, False
+    for t in text.splitlines():
+        if t == '  "functions": [':
+            in_functions = True
+        elif t.startswith('  "') and not t.startswith('  "functions"'):
+            in_functions = False
+        if in_functions and t == "        {":
+            k += 1
+            current = items[k] if k < len(items) else None
+        out.append(current if in_functions and t.startswith("        ") else None)
+        if t in ("        }", "        },"):
+            current = None
+    return Lines(out)
