@@ -76,15 +76,17 @@ def _item(text: str, line: int | None, number: int | None = None) -> str:
 _TITLE = re.compile(r'<g id="[^"]*" class="node">\s*<title>([^<]*)</title>')
 
 
-def _svg(dot: str, node_line) -> str:  # noqa: ANN001 - name -> line
-    """The drawing as inline SVG, each node ``<g>`` with its ``data-line``."""
+def _svg(dot: str, node_line, function: str | None = None) -> str:  # noqa: ANN001
+    """The drawing as inline SVG, each node ``<g>`` with its ``data-line`` (``node_line``:
+    DOT name -> line; ``function``: the one function drawn, whose names are unprefixed)."""
     from ssa_course.viz.dot import Drawing
 
     svg = Drawing(dot).svg()
     svg = svg[svg.find("<svg"):]
 
     def mark(m: re.Match) -> str:
-        line = node_line(html.unescape(m.group(1)))
+        name = html.unescape(m.group(1))
+        line = node_line(f"{function}/{name}" if function and "/" not in name else name)
         if line is None:
             return m.group(0)
         return m.group(0).replace('class="node"', f'class="node" data-line="{line}"', 1)
@@ -112,7 +114,8 @@ def pane(comp: Compilation, name: str, options: object = None, draw: bool = True
     why = graphviz_missing()
     if draw and why is None:
         dot = rep.dot(artifact, os.path.basename(comp.filename), options)
-        drawing = f'<div class="drawing">{_svg(dot, lines.node)}</div>'
+        function = getattr(options, "function", None)
+        drawing = f'<div class="drawing">{_svg(dot, lines.node, function)}</div>'
     elif draw:
         drawing = f'<div class="why">{html.escape(why)}</div>'
     return (f'<section data-pane="{html.escape(rep.name)}"><h3>{head}</h3>'
