@@ -105,6 +105,7 @@ browser-test: venv graphviz binutils
 	fi
 	$(PY) -m pip install --quiet playwright
 	$(PY) tools/browser_check.py
+	$(PY) tools/browser_linked.py
 
 N ?= 1000
 SEED ?= 0
