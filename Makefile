@@ -115,6 +115,7 @@ fuzz: venv
 
 bench: venv
 	$(PY) benchmarks/run_all.py
+	$(PY) benchmarks/linked.py
 	$(PY) benchmarks/native/bench.py
 	$(PY) benchmarks/native/assemblers.py
 

@@ -30,7 +30,7 @@ _STYLE = """
 .ssa-linked .lines>div{cursor:pointer;min-height:1.2em}
 .ssa-linked .noline{color:#888;cursor:default}
 .ssa-linked .num{color:#999;display:inline-block;width:3em}
-.ssa-linked .linked{outline:2px solid #d00;font-weight:bold}
+.ssa-linked .linked{outline:2px solid #d00;outline-offset:-2px}
 .ssa-linked g.linked polygon,.ssa-linked g.linked ellipse,.ssa-linked g.linked path
  {stroke:#d00;stroke-width:3px}
 .ssa-linked .why{color:#a60;font-size:12px}
@@ -99,8 +99,15 @@ def graphviz_missing() -> str | None:
     return None if shutil.which("dot") else "no drawing: Graphviz ('dot') is not installed"
 
 
-def pane(comp: Compilation, name: str, options: object = None, draw: bool = True) -> str:
+def pane(comp: Compilation, name: str, options: object = None,
+         draw: bool | str = "auto") -> str:
+    """One representation's pane: its text face, item by item, and (``draw``: True,
+    or ``"auto"`` for the representations ``show`` draws by default) its drawing."""
+    from ssa_course.viz.render import RenderError
+
     rep = registry.representation(name)
+    if draw == "auto":
+        draw = rep.face == "draw"
     artifact = registry.build(comp, rep.name)
     text = rep.text(artifact)
     lines = rep.source_lines(artifact)
@@ -115,7 +122,10 @@ def pane(comp: Compilation, name: str, options: object = None, draw: bool = True
     if draw and why is None:
         dot = rep.dot(artifact, os.path.basename(comp.filename), options)
         function = getattr(options, "function", None)
-        drawing = f'<div class="drawing">{_svg(dot, lines.node, function)}</div>'
+        try:
+            drawing = f'<div class="drawing">{_svg(dot, lines.node, function)}</div>'
+        except RenderError as e:  # too big for Graphviz in time: the text face only
+            drawing = f'<div class="why">no drawing: {html.escape(e.render())}</div>'
     elif draw:
         drawing = f'<div class="why">{html.escape(why)}</div>'
     return (f'<section data-pane="{html.escape(rep.name)}"><h3>{head}</h3>'
@@ -123,9 +133,9 @@ def pane(comp: Compilation, name: str, options: object = None, draw: bool = True
 
 
 def linked_html(comp: Compilation, names: list[str], options: object = None,
-                draw: bool = True) -> str:
+                draw: bool | str = "auto") -> str:
     """The source pane and one pane per representation, linked by line (a fragment:
-    a ``<div>`` followed by its script)."""
+    a ``<div>`` followed by its script). ``draw``: see :func:`pane`."""
     for name in names:
         registry.representation(name)  # an unknown name: one line, before any work
     source = comp.source.splitlines()
