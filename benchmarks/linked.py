@@ -30,7 +30,7 @@ from draw import straight  # noqa: E402
 
 from ssa_course import registry  # noqa: E402
 from ssa_course.compilation import compile_source  # noqa: E402
-from ssa_course.linked import linked_page  # noqa: E402
+from ssa_course.linked_page import linked_page  # noqa: E402
 
 VIEWS = ["quads", "son-opt", "asm"]
 WRITE_BUDGET = 1.0

@@ -214,9 +214,9 @@ def _cmd_show(ns: argparse.Namespace) -> int:
 
 
 def _show_html(ns: argparse.Namespace) -> int:
-    """``show --as A,B --format html``: the linked page (:mod:`ssa_course.linked`)."""
+    """``show --as A,B --format html``: the linked page (:mod:`ssa_course.linked_page`)."""
     from ssa_course import registry
-    from ssa_course.linked import linked_page
+    from ssa_course.linked_page import linked_page
     from ssa_course.viz.options import DrawOptions
 
     names = [v.strip() for v in ns.view.split(",")]

@@ -126,9 +126,9 @@ def _show_and_run(cell: str, ns: argparse.Namespace, shown: list[str]) -> None:
 
 
 def linked_widget(comp: object, shown: list[str], options: object = None) -> object:
-    """The source beside the views, linked by line (:mod:`ssa_course.linked`, the same
+    """The source beside the views, linked by line (:mod:`ssa_course.linked_page`, the same
     page ``show --format html`` writes), in an ipywidgets Output (HTML outside Jupyter)."""
-    from ssa_course.linked import linked_html
+    from ssa_course.linked_page import linked_html
 
     fragment = linked_html(comp, shown, options)  # type: ignore[arg-type]
     try:

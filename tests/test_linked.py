@@ -1,4 +1,4 @@
-"""The linked page (``show --as A,B --format html``, ssa_course.linked): parsed, not
+"""The linked page (``show --as A,B --format html``, ssa_course.linked_page): parsed, not
 eyeballed -- panes, an item per text line and node with its ``data-line``, every
 statement line present in every pane, nothing loaded from the network; bad input is
 one line."""
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from ssa_course import registry
 from ssa_course.cli import main
 from ssa_course.compilation import compile_source, load_file
-from ssa_course.linked import linked_html
+from ssa_course.linked_page import linked_html
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SUM = os.path.join(HERE, "..", "examples", "sum.tiny")
@@ -167,3 +167,19 @@ def test_any_views_of_any_program_give_a_well_formed_page(case, names) -> None: 
     for name in names:
         assert all(1 <= k <= n for k in page.panes[name])
         assert all("item" in c for c in page.classes.get(name, []))
+
+
+def test_linked_from_python_checks_its_arguments() -> None:
+    import ssa_course
+    from ssa_course.errors import SsaCourseError
+
+    src = _read(SUM)
+    with pytest.raises(SsaCourseError, match="at least one representation"):
+        ssa_course.linked(src)
+    with pytest.raises(SsaCourseError, match="unknown representation 'nope'"):
+        ssa_course.linked(src, "quads", "nope")
+    with pytest.raises(SsaCourseError, match="must be a str"):
+        ssa_course.linked(src, 3)
+    shown = ssa_course.linked(src, "quads", "son")  # outside Jupyter: the HTML
+    page = parse(shown)
+    assert list(page.panes) == ["source", "quads", "son"]

@@ -7,7 +7,7 @@ whose types differ in orange, nodes SCCP proves dead in grey), a zoom for drawin
 source itself (editable), and a stats line. "linked" shows the source beside the
 representation (and a second one, "beside"), linked by line: clicking or hovering a source
 line highlights its items in the text and the drawing, clicking an item its line (the
-page of ``show --format html``, :mod:`ssa_course.linked`).
+page of ``show --format html``, :mod:`ssa_course.linked_page`).
 
 Drawings are scaled to the panel's width ("fit": a large graph shrinks to fit, a small one
 keeps its size) or zoomed, and carry a legend of the colours and line styles the current
@@ -221,7 +221,7 @@ class Explorer:
         script, in an Output widget so the script runs)."""
         from IPython.display import HTML, display
 
-        from ssa_course.linked import linked_html
+        from ssa_course.linked_page import linked_html
 
         names = [name] + ([self.beside.value] if self.beside.value not in (NONE, name,
                                                                            SOURCE) else [])
