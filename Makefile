@@ -127,6 +127,7 @@ browser-test: venv graphviz binutils
 	fi
 	$(PY) -m pip install --quiet playwright
 	$(PY) tools/browser_check.py
+	$(PY) tools/browser_linked.py
 
 N ?= 1000
 SEED ?= 0
@@ -139,6 +140,7 @@ fuzz: venv
 
 bench: venv binutils cross-gcc
 	$(PY) benchmarks/run_all.py
+	$(PY) benchmarks/linked.py
 	$(PY) benchmarks/native/bench.py
 	$(PY) benchmarks/native/assemblers.py
 	$(PY) benchmarks/native/aarch64.py

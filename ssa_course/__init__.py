@@ -25,7 +25,7 @@ from ssa_course.runtime import Limits, RunResult
 __all__ = [
     "Compilation", "Limits", "RunResult", "RuntimeTrap", "SourceError", "SsaCourseError",
     "UsageError", "VerifyError", "build", "code_escapes", "code_typed", "compile", "explore",
-    "load_file",
+    "linked", "load_file",
     "run", "sea_of_nodes", "show", "stage_names",
 ]
 
@@ -155,6 +155,30 @@ def _show(comp: Compilation, view: str, fmt: str | None, options=None):  # noqa:
 
     return Drawing(views.render(comp, view, "dot", options),
                    timeout=options.timeout if options is not None else None)
+
+
+def linked(source: str | Compilation, *views: str, function: str | None = None,
+           around: str | int | None = None, radius: int = 2, budget: int | None = 150):
+    """The source beside ``views`` (representation names), linked by line: clicking or
+    hovering a source line highlights its items in every view's text and drawing, clicking
+    an item its line (docs/lines.md). What ``%%tiny --show A,B --linked`` shows; the
+    drawing options are :func:`show`'s. In Jupyter an ipywidgets Output, else the HTML."""
+    from ssa_course import registry
+
+    try:
+        comp = _compile("linked", source)
+        if not views:
+            raise UsageError("linked() needs at least one representation, e.g. "
+                             "linked(src, 'quads', 'son')")
+        for view in views:
+            params.name_in("linked", "view", view, registry.names(), "representation")
+        from ssa_course.magic import linked_widget
+        from ssa_course.viz.options import DrawOptions
+
+        options = DrawOptions(function=function, around=around, radius=radius, budget=budget)
+        return linked_widget(comp, list(views), options)
+    except SsaCourseError as e:
+        raise e.with_traceback(None) from None
 
 
 def explore(source: str | Compilation, view: str = "cfg", face: str = "graph"):

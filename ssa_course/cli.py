@@ -113,10 +113,13 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
     show = sub.add_parser("show", help="print or draw a representation of a program")
     show.add_argument("file", metavar="FILE")
     show.add_argument("--as", dest="view", default="quads", metavar="REPR",
-                      help=f"which representation ({view_names}); default: quads")
+                      help=f"which representation ({view_names}); default: quads; with "
+                      "--format html several, comma-separated (REPR1,REPR2,...)")
+    show.add_argument("--format", default="text",
+                      choices=("text", "dot", "svg", "png", "html"),
+                      help="text (default), dot, svg, png, or html: one self-contained page "
+                      "with the source and each representation, linked by source line")
     show.add_argument("--target", default=None, metavar="T", help=_TARGET_HELP)
-    show.add_argument("--format", default="text", choices=("text", "dot", "svg", "png"),
-                      help="text (default), dot, svg or png")
     show.add_argument("-o", "--output", metavar="OUT",
                       help="write to OUT instead of standard output (required for png)")
     show.add_argument("--function", metavar="F", help="draw function F only (default: "
@@ -221,6 +224,10 @@ def _cmd_show(ns: argparse.Namespace) -> int:
 
     if ns.format == "png" and not ns.output:  # say so before drawing anything
         raise UsageError("PNG is binary: give an output file with -o OUT.png")
+    if ns.format == "html":
+        return _show_html(ns)
+    if "," in ns.view:
+        raise UsageError("several representations (--as A,B) need --format html")
     if ns.output is not None:
         refuse_inputs(ns.output, [ns.file])  # before any work, not only before writing
     comp = load_file(ns.file)
@@ -236,6 +243,30 @@ def _cmd_show(ns: argparse.Namespace) -> int:
     if isinstance(data, bytes):
         raise UsageError("PNG is binary: give an output file with -o OUT.png")
     _write_out(data if data.endswith("\n") else data + "\n")
+    return 0
+
+
+def _show_html(ns: argparse.Namespace) -> int:
+    """``show --as A,B --format html``: the linked page (:mod:`ssa_course.linked_page`)."""
+    from ssa_course import registry
+    from ssa_course.linked_page import linked_page
+    from ssa_course.viz.options import DrawOptions
+
+    names = [v.strip() for v in ns.view.split(",")]
+    if not all(names):
+        raise UsageError(f"empty representation name in --as '{ns.view}'")
+    names = [registry.representation(_targeted(n, ns.target)).name for n in names]
+    if ns.output is not None:
+        refuse_inputs(ns.output, [ns.file])  # before any work, not only before writing
+    comp = load_file(ns.file)
+    options = DrawOptions(function=ns.function, around=ns.around, radius=ns.radius,
+                          budget=ns.budget or None)
+    with _assembler(ns):
+        page = linked_page(comp, names, options)
+    if ns.output is None:
+        _write_out(page)
+    else:
+        write_output(ns.output, page, [ns.file])
     return 0
 
 

@@ -4,9 +4,11 @@
     %%tiny --show quads,julia --args 5 --via quads
     fn main(n: int) { print(n * n); }
 
-``--show`` takes any view names (comma-separated; default: none), ``--face`` text or
-graph, ``--args`` the arguments of ``main``, ``--via`` the stage that runs it (``none``
-to only show). A cell whose first line starts with ``@`` is Bril text, ``{`` Bril JSON.
+``--show`` takes any view names (comma-separated; default: none), ``--linked`` shows
+them side by side with the source, linked by line (click or hover a line, click an item),
+``--face`` text or graph, ``--args`` the arguments of ``main``, ``--via`` the stage that
+runs it (``none`` to only show). A cell whose first line starts with ``@`` is Bril text,
+``{`` Bril JSON.
 
 Every mistake -- in the magic's line, in the program, at run time -- is printed as its
 one-line message (plus the source line and a caret for compile errors) on standard
@@ -22,7 +24,8 @@ import sys
 
 from ssa_course.errors import SourceError, SsaCourseError
 
-_USAGE = "usage: %%tiny [--show V1,V2] [--face text|graph] [--args A ...] [--via STAGE|none]"
+_USAGE = ("usage: %%tiny [--show V1,V2] [--linked] [--face text|graph] [--args A ...] "
+          "[--via STAGE|none]")
 
 
 class _LineError(Exception):
@@ -38,6 +41,7 @@ def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="%%tiny", add_help=False, exit_on_error=False)
     p.add_argument("--show", default="")
     p.add_argument("--face", choices=("text", "graph"), default="text")
+    p.add_argument("--linked", action="store_true")
     p.add_argument("--args", nargs="*", default=[])
     p.add_argument("--via", default="quads")
     return p
@@ -105,6 +109,9 @@ def _show_and_run(cell: str, ns: argparse.Namespace, shown: list[str]) -> None:
 
     comp = ssa_course.compile(cell, "<cell>", ssa_course.guess_kind(cell))
     display = _displayer()
+    if ns.linked and shown:
+        display(linked_widget(comp, shown))
+        shown = []
     for view in shown:
         face = "text" if ns.face == "text" else None
         picture = ssa_course.show(comp, view, face)
@@ -116,6 +123,27 @@ def _show_and_run(cell: str, ns: argparse.Namespace, shown: list[str]) -> None:
     sys.stdout.write(result.stdout)
     if result.error:
         _fail(result.error)
+
+
+def linked_widget(comp: object, shown: list[str], options: object = None) -> object:
+    """The source beside the views, linked by line (:mod:`ssa_course.linked_page`, the same
+    page ``show --format html`` writes), in an ipywidgets Output (HTML outside Jupyter)."""
+    from ssa_course.linked_page import linked_html
+
+    fragment = linked_html(comp, shown, options)  # type: ignore[arg-type]
+    try:
+        import ipywidgets
+        from IPython import get_ipython
+        from IPython.display import HTML
+        from IPython.display import display as show
+    except ImportError:
+        return fragment
+    if get_ipython() is None:
+        return fragment
+    out = ipywidgets.Output()
+    with out:
+        show(HTML(fragment))
+    return out
 
 
 def _displayer():  # noqa: ANN202

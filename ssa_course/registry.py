@@ -6,7 +6,10 @@ A :class:`Representation` is declared once, with its four faces:
   verified when built, so a broken invariant is reported by the representation's name);
 * **run** -- execute it (``ssa-course run --via NAME``);
 * **verify** -- check its invariants, raising :class:`~ssa_course.errors.VerifyError`;
-* **text** and **dot** -- print it (``show --as NAME``) and draw it.
+* **text** and **dot** -- print it (``show --as NAME``) and draw it;
+* **lines** -- which source line each line of the text face and each DOT node belongs to
+  (:mod:`ssa_course.srclines`, docs/lines.md); without one, the lines the text face prints
+  (``@3:5``, ``# line 4:`` comments) are read.
 
 A :class:`Pass` transforms a program in one *form* (see :data:`FORMS`) into another
 (``ssa-course opt -p``); after each pass the program is verified with the verifier of the
@@ -26,6 +29,7 @@ from dataclasses import dataclass
 from ssa_course.compilation import Compilation
 from ssa_course.errors import UsageError, VerifyError
 from ssa_course.runtime import Limits, Output
+from ssa_course.srclines import Lines, annotated_lines
 
 Runner = Callable[[object, list[object], Output, Limits], int]
 Drawer = Callable[[object, str, object], str]  # (artifact, title, DrawOptions | None) -> DOT
@@ -60,6 +64,13 @@ class Representation:
     missing: Callable[[], str | None] | None = None
     runs_as: str | None = None
     counts: bool = True
+    lines: Callable[[object], Lines] | None = None
+
+    def source_lines(self, artifact: object) -> Lines:
+        """The lines face (see :mod:`ssa_course.srclines`)."""
+        if self.lines is not None:
+            return self.lines(artifact)
+        return annotated_lines(self.text(artifact))
 
     def unavailable(self) -> str | None:
         """Why this representation cannot run here (one line), or None."""
@@ -113,7 +124,8 @@ def add_representation(name: str, description: str, *, build: Callable[[Compilat
                        text: Callable[[object], str], dot: Drawer,
                        stats: Callable[[object], str] | None = None, face: str = "text",
                        tiny_only: bool = False, missing: Callable[[], str | None] | None = None,
-                       runs_as: str | None = None, counts: bool = True) -> None:
+                       runs_as: str | None = None, counts: bool = True,
+                       lines: Callable[[object], Lines] | None = None) -> None:
     """Declare a representation with its four faces (all required)."""
     if name in _REPRESENTATIONS:
         raise ValueError(f"representation {name!r} registered twice")
@@ -121,7 +133,7 @@ def add_representation(name: str, description: str, *, build: Callable[[Compilat
         raise ValueError(f"face must be 'text' or 'draw', not {face!r}")
     _REPRESENTATIONS[name] = Representation(name, description, _current_lesson, build, run,
                                             verify, text, dot, stats, face, tiny_only,
-                                            missing, runs_as, counts)
+                                            missing, runs_as, counts, lines)
 
 
 def representations() -> list[Representation]:

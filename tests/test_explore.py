@@ -277,3 +277,34 @@ def test_the_blocks_switch_frames_sea_of_nodes_by_gcm_block():
     assert not ex.blocks.disabled and "cluster" not in ex._svg
     ex.blocks.value = True
     assert ex._svg.count('class="cluster"') >= 3
+
+
+def test_linked_shows_the_source_beside_two_views_and_keeps_the_filters():
+    from ssa_course.widgets.explore import NONE
+
+    ex = Explorer(SRC, view="quads", face="text")
+    ex.linked.value = True
+    ex.beside.value = "son-opt"
+    fragment = ex.body.children[0].fragment
+    assert 'data-pane="source"' in fragment and 'data-pane="quads"' in fragment
+    assert 'data-pane="son-opt"' in fragment and "<svg" not in fragment  # text face
+    assert "linked to the source" in ex.stats.value
+    ex.beside.value = NONE
+    assert 'data-pane="son-opt"' not in ex.body.children[0].fragment
+    ex.linked.value = False  # back to the plain listing
+    assert "<pre>" in ex.body.children[0].value
+
+
+def test_linked_graph_face_draws_with_the_function_filter():
+    from ssa_course.viz.dot import dot_available
+
+    src = "fn f(x: int) -> int { return x + 1; }\nfn main() { print(f(2)); }\n"
+    ex = Explorer(src, view="son-opt", face="graph")
+    ex.function.value = "f"
+    ex.linked.value = True
+    fragment = ex.body.children[0].fragment
+    assert 'data-pane="son-opt"' in fragment
+    if dot_available():
+        assert "<svg" in fragment and 'class="node" data-line="1"' in fragment
+        assert 'data-line="2"' not in fragment.split('data-pane="son-opt"')[1].split(
+            "<svg")[1]  # the drawing holds f only (line 1), not main

@@ -79,3 +79,35 @@ def test_only_showing(ip, capsys):
     ip.run_cell_magic("tiny", "--show quads --via none", CELL)
     captured = capsys.readouterr()
     assert "mul" in captured.out and captured.err == ""
+
+
+def test_linked_shows_the_source_beside_the_views(ip, capsys):
+    import ipywidgets
+
+    from ssa_course import compile as compile_program
+    from ssa_course.magic import linked_widget
+
+    ip.run_cell_magic("tiny", "--show quads,son-opt --linked --args 3", CELL)
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err and captured.err == ""
+    assert captured.out.strip().endswith("9")  # and it still runs
+    comp = compile_program(CELL, "<cell>", "tiny")
+    assert isinstance(linked_widget(comp, ["quads", "son-opt"]), ipywidgets.Output)
+
+
+def test_linked_outside_jupyter_is_the_page_fragment(monkeypatch):
+    import IPython
+
+    from ssa_course import compile as compile_program
+    from ssa_course.magic import linked_widget
+
+    monkeypatch.setattr(IPython, "get_ipython", lambda: None)
+    fragment = linked_widget(compile_program(CELL, "<cell>", "tiny"), ["quads"])
+    assert 'data-pane="source"' in fragment and 'data-pane="quads"' in fragment
+    assert 'data-line="1"' in fragment
+
+
+def test_linked_with_an_unknown_view_is_one_line(ip, capsys):
+    ip.run_cell_magic("tiny", "--show quads,nope --linked", CELL)
+    err = capsys.readouterr().err
+    assert "unknown view 'nope'" in err and "Traceback" not in err

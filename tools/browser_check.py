@@ -24,6 +24,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "out" / "browser"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -111,12 +113,44 @@ def check(port: int) -> list[str]:
             problems.append(f"the sea-of-nodes stats line is missing: {stats_before!r}")
         if stats_after == stats_before or "cfg:" not in stats_after:
             problems.append(f"the stats line did not follow the switch: {stats_after!r}")
+        problems += check_linked_in_notebook(page)
         page.screenshot(path=str(OUT / "tour.png"), full_page=False)
         text = page.inner_text(".jp-Notebook")
         if "Traceback" in text:
             problems.append("a cell printed a traceback")
         page.evaluate("window.jupyterapp.commands.execute('kernelmenu:shutdown')")
         browser.close()
+    return problems
+
+
+def check_linked_in_notebook(page) -> list[str]:  # noqa: ANN001 - a Playwright page
+    """The tour's linked view (``ssa_course.linked``, an ipywidgets Output holding the
+    page's HTML): a click on a source line marks exactly that line's items in every pane,
+    a click on an item lights its source line."""
+    from browser_linked import _MISMATCH
+
+    problems: list[str] = []
+    try:
+        page.wait_for_selector(".ssa-linked [data-pane='source'] [data-line]", timeout=60_000)
+    except Exception:  # noqa: BLE001 - Playwright's timeout: say what is missing
+        return ["the tour's linked view did not appear"]
+    root = page.locator(".ssa-linked").first
+    root.scroll_into_view_if_needed()
+    lines = root.locator("[data-pane='source'] [data-line]")
+    for k in range(lines.count()):
+        n = lines.nth(k).get_attribute("data-line")
+        lines.nth(k).click()
+        for pane, (unlit, stray, _) in page.evaluate(_MISMATCH, int(n)).items():
+            if unlit or stray:
+                problems.append(f"notebook, line {n}, pane {pane}: {unlit} items not "
+                                f"linked, {stray} others linked")
+    item = root.locator("[data-pane='julia'] .item").nth(2)
+    line = item.get_attribute("data-line")
+    item.click()
+    lit = root.locator("[data-pane='source'] .linked")
+    if lit.count() != 1 or lit.first.get_attribute("data-line") != line:
+        problems.append(f"notebook: clicking a julia item of line {line} did not light it")
+    root.screenshot(path=str(OUT / "tour-linked.png"))
     return problems
 
 

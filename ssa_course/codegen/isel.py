@@ -79,6 +79,8 @@ class Selector:
         self.fused: dict[str, Instr] = {}  # compares emitted by the branch that uses them
         self.zero_tested: set[str] = set()  # values only ever compared with 0
         self.undefined: set[str] = set()  # Bril variables no path assigns
+        self.def_lines: dict[str, int | None] = {}  # quads name -> its source line
+        self.copy_lines: dict[int, int | None] = {}  # a phi copy's source -> its line
         self.hoisted = hoist.LoopConstants()  # wide constants loaded before their loops
         # other loads a target places before their loops: (loop header, instruction)
         self.hoisted_loads: list[tuple[str, MInstr]] = []
@@ -233,13 +235,19 @@ class Selector:
         self.end_jump(self.label(blocks[0].label))
         entry.succs = [self.label(blocks[0].label)]
         copies: EdgeCopies = {}
+        # a phi's copy has the line of the value it copies (docs/lines.md)
+        self.def_lines = {i.dest: i.line if i.line is not None else (
+            i.pos.line if i.pos is not None else None)
+            for qb in blocks for i in (*qb.phis, *qb.body) if i.dest is not None}
+        self.copy_lines = {}
         for qb in blocks:
             self.select_block(qb, qb.label in headers, copies)
         hoist.place(self.hoisted, self.exit_of, entry, self.hoisted_loads)
         self.mfn.blocks.extend(self.cold)
         edges: EdgeCopies = {(self.exit_of[p].label, self.label(s)): c
                              for (p, s), c in copies.items() if p in self.exit_of}
-        lower_phis(self.mfn, edges, self.new_vreg)
+        lower_phis(self.mfn, edges, self.new_vreg,
+                   lambda src: self.copy_lines.get(id(src)))
         duplicate_tests(self.mfn)
         return self.mfn
 
@@ -257,7 +265,10 @@ class Selector:
                 # no value on this edge (Bril): 0 keeps every use defined for the allocator
                 src = 0 if arg == "__undefined" else self.consts.get(arg)
                 edge = copies.setdefault((pred, qb.label), [])
-                edge.append((dest, Imm(src) if src is not None else self.vreg(arg)))
+                operand = Imm(src) if src is not None else self.vreg(arg)
+                if isinstance(operand, Imm) or id(operand) not in self.copy_lines:
+                    self.copy_lines[id(operand)] = self.def_lines.get(arg)
+                edge.append((dest, operand))
                 if flag is not None:  # did a value come along this edge?
                     edge.append((flag, Imm(0) if arg == "__undefined"
                                  else self.flags.get(arg, Imm(1))))

@@ -56,15 +56,20 @@ def _retarget(block: MBlock, old: str, new: str) -> None:
     block.succs = [new if s == old else s for s in block.succs]
 
 
-def lower_phis(fn: MFunction, edges: EdgeCopies, new_vreg: Callable[[str], VReg]) -> None:
-    """Insert every edge's copies (splitting critical edges) into ``fn``'s blocks."""
+def lower_phis(fn: MFunction, edges: EdgeCopies, new_vreg: Callable[[str], VReg],
+               line_of: Callable[[object], int | None] | None = None) -> None:
+    """Insert every edge's copies (splitting critical edges) into ``fn``'s blocks;
+    ``line_of(source)`` gives a copy its source line (that of the value it copies)."""
+    line_of = line_of or (lambda source: None)
     blocks = fn.block_map()
     after: dict[str, list[MBlock]] = {}  # edge blocks to lay out after each predecessor
     for (pred_label, succ_label), copies in edges.items():
         pred = blocks[pred_label]
         if blocks[succ_label].handler:
             raise CodegenError(f"@{fn.name}: a handler block with phis ({succ_label})")
-        moves = [ins("mov", d, s) for d, s in sequentialise(copies, lambda: new_vreg("swap"))]
+        lines = {id(s): line_of(s) for _, s in copies}
+        moves = [ins("mov", d, s, line=lines.get(id(s)))
+                 for d, s in sequentialise(copies, lambda: new_vreg("swap"))]
         if not moves:
             continue
         if len(set(pred.succs)) > 1:

@@ -53,7 +53,19 @@ def add_quads(name: str, description: str, build: Callable[[Compilation], object
     """A representation that is a quads program (with phis when ``ssa``)."""
     add_representation(name, description, build=build, run=run_quads,
                        verify=verify_ssa if ssa else verify_quads, text=text, dot=cfg_dot,
-                       face=face)
+                       face=face, lines=quads_lines if text is bril_text else None)
+
+
+def quads_lines(program: object) -> object:
+    from ssa_course.lessons.lines_faces import quads_lines as lines
+
+    return lines(program)
+
+
+def graphs_lines(program: object) -> object:
+    from ssa_course.lessons.lines_faces import graphs_lines as lines
+
+    return lines(program)
 
 
 def run_graphs(program: object, args: list[object], out: Output, limits: Limits) -> int:
@@ -95,10 +107,12 @@ def graphs_stats(program: object) -> str:
 
 def add_graphs(name: str, description: str, build: Callable[[Compilation], object], *,
                text: Callable[[object], str] = graphs_text,
-               dot: Callable[[object, str, object], str] | None = None) -> None:
+               dot: Callable[[object, str, object], str] | None = None,
+               lines: Callable[[object], object] | None = None) -> None:
     """A representation that is a sea of nodes (one graph per function)."""
     add_representation(name, description, build=build, run=run_graphs, verify=verify_graphs,
-                       text=text, dot=dot or _titled(name), stats=graphs_stats, face="draw")
+                       text=text, dot=dot or _titled(name), stats=graphs_stats, face="draw",
+                       lines=lines or (graphs_lines if text is graphs_text else None))
 
 
 def fresh_graphs(comp: Compilation, optimize: bool = True) -> object:

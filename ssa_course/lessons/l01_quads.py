@@ -78,16 +78,40 @@ def _cfg_dot(a: object, title: str, options: object = None) -> str:
     return program_cfg_dot(a.cfgs, title=title, options=options)  # type: ignore
 
 
+def _cfg_lines(a: object) -> object:
+    from ssa_course.lessons.lines_faces import cfg_lines
+
+    return cfg_lines(a)
+
+
 def _bril_roundtrip(comp: Compilation) -> object:
     from ssa_course.quads import bril
 
-    return bril.parse_bril_text(bril.to_bril_text(comp.quads), comp.filename, typecheck=False)
+    return _same_lines(comp.quads, bril.parse_bril_text(bril.to_bril_text(comp.quads),
+                                                        comp.filename, typecheck=False))
+
+
+def _same_lines(original: object, read: object) -> object:
+    """The program read back has the lines of the program written (the source's, not
+    those of the Bril text in between): the same items in the same order."""
+    for fn, back in zip(original.functions.values(), read.functions.values(),  # type: ignore
+                        strict=True):
+        for item, again in zip(fn.body, back.body, strict=True):
+            again.line = item.line
+    return read
 
 
 def _json_roundtrip(comp: Compilation) -> object:
     from ssa_course.quads import bril
 
-    return bril.parse_bril_json(bril.to_bril_json(comp.quads), comp.filename, typecheck=False)
+    return _same_lines(comp.quads, bril.parse_bril_json(bril.to_bril_json(comp.quads),
+                                                        comp.filename, typecheck=False))
+
+
+def _json_lines(program: object) -> object:
+    from ssa_course.lessons.lines_faces import bril_json_lines
+
+    return bril_json_lines(program, _json_text(program))
 
 
 def _json_text(program: object) -> str:
@@ -100,8 +124,10 @@ add_quads("quads", "three-address code (Bril-compatible quads) as written, run b
           "interpreter", lambda comp: comp.quads_as_written)
 add_representation("cfg", "quads split into basic blocks (unreachable ones drawn grey), run "
                    "as laid out again without the unreachable blocks", build=cfg_program,
+                   lines=_cfg_lines,
                    run=_cfg_run, verify=_cfg_verify, text=cfg_text, dot=_cfg_dot, face="draw")
 add_quads("bril", "quads printed as Bril text and read back", _bril_roundtrip)
 add_representation("bril-json", "quads written as Bril JSON and read back",
                    build=_json_roundtrip, run=run_quads, verify=verify_quads, text=_json_text,
+                   lines=_json_lines,
                    dot=cfg_dot)

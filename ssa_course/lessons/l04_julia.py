@@ -34,6 +34,12 @@ def ir_text(program: object) -> str:
     return "\n".join(format_ir(ir) for ir in program.values())  # type: ignore[attr-defined]
 
 
+def ir_lines(program: object) -> object:
+    from ssa_course.lessons.lines_faces import ir_lines as lines
+
+    return lines(program)
+
+
 def ir_dot(program: object, title: str, options: object = None) -> str:
     from ssa_course.ssa.julia import program_ir_dot
 
@@ -55,4 +61,4 @@ def _build(comp: Compilation) -> object:
 
 add_representation("julia", "Julia-style IRCode (flat statements, PiNodes, Upsilon/PhiC), "
                    "compacted", build=_build, run=run_ir, verify=verify_ir, text=ir_text,
-                   dot=ir_dot)
+                   dot=ir_dot, lines=ir_lines)

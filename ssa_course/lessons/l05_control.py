@@ -38,11 +38,18 @@ def _select_dot(program: object, title: str, options: object = None) -> str:
                               options)
 
 
+def _select_lines(program: object) -> object:
+    from ssa_course.lessons.lines_faces import select_lines
+
+    return select_lines(program)
+
+
 add_graphs("son-raw", "sea of nodes straight from the parser, peepholes off",
            lambda comp: fresh_graphs(comp, False))
 add_graphs("son-select", "the raw graph with every Phi shown as Select + Compose (the "
            "paper's stepping stone to Region + Phi); runs as son-raw",
-           lambda comp: son_program(comp, False), text=_select_text, dot=_select_dot)
+           lambda comp: son_program(comp, False), text=_select_text, dot=_select_dot,
+           lines=_select_lines)
 
 
 @add_pass("parse-raw", "parse into the sea of nodes with peepholes off", ("source",), "graph")

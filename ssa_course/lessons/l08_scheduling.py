@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ssa_course.compilation import Compilation
 from ssa_course.lessons.faces import add_quads, add_quads_pass, cfg_dot, verify_ssa
-from ssa_course.lessons.l04_julia import ir_text, ircode_of, run_ir, verify_ir
+from ssa_course.lessons.l04_julia import ir_lines, ir_text, ircode_of, run_ir, verify_ir
 from ssa_course.registry import add_pass, add_representation, build
 from ssa_course.runtime import Limits, Output
 
@@ -54,6 +54,14 @@ def _verify(a: object) -> None:
     verify_ir(a.ircode)  # type: ignore[attr-defined]
 
 
+def _lines(a: object) -> object:
+    """The IRCode listing's lines; the drawing is the SSA quads' CFG, so its nodes'."""
+    from ssa_course.lessons.lines_faces import quads_lines
+    from ssa_course.srclines import Lines
+
+    return Lines(ir_lines(a.ircode).text, quads_lines(a.ssa).node)  # type: ignore
+
+
 def _dot(a: object, title: str, options: object = None) -> str:
     return cfg_dot(a.ssa, f"{title}: the graph scheduled into blocks (SSA)")  # type: ignore
 
@@ -71,7 +79,8 @@ def _optimized(comp: Compilation) -> object:
 
 add_representation("scheduled", "the SCCP'd graph scheduled into blocks by global code "
                    "motion, run as Julia-style IRCode", build=_build, run=_run,
-                   verify=_verify, text=lambda a: ir_text(a.ircode), dot=_dot)
+                   verify=_verify, text=lambda a: ir_text(a.ircode), dot=_dot,
+                   lines=_lines)
 add_quads("scheduled-bril", "the scheduled program out of SSA, as Bril",
           scheduled_quads)
 add_quads("optimized", "the whole default 'ssa-course opt' pipeline (parse, SCCP, GCM, out "

@@ -6,7 +6,7 @@ such as ``i < len(a)``, and the bounds checks they prove removed -- the ``ranges
 from __future__ import annotations
 
 from ssa_course.compilation import Compilation
-from ssa_course.lessons.faces import add_graphs, fresh_graphs, graphs_dot
+from ssa_course.lessons.faces import add_graphs, fresh_graphs, graphs_dot, graphs_lines
 from ssa_course.registry import add_pass, build
 
 
@@ -91,7 +91,8 @@ def machine_tests(comp: Compilation) -> tuple[int, int]:
 
 
 add_graphs("son-ranges", "sea of nodes after SCCP, integer ranges with facts along edges, "
-           "and the bounds checks they prove removed", _build, dot=_dot)
+           "and the bounds checks they prove removed", _build, dot=_dot,
+           lines=graphs_lines)
 
 
 @add_pass("ranges", "integer ranges with the facts of branches (widening, narrowing): "

@@ -6,7 +6,7 @@ use, scalar replacement of structs that never escape: the ``sroa`` pass of ``opt
 from __future__ import annotations
 
 from ssa_course.compilation import Compilation, compile_source
-from ssa_course.lessons.faces import bril_text, cfg_dot, run_quads, verify_quads
+from ssa_course.lessons.faces import bril_text, cfg_dot, quads_lines, run_quads, verify_quads
 from ssa_course.registry import add_pass, add_representation, build
 from ssa_course.runtime import Limits, Output
 
@@ -38,6 +38,12 @@ def _text(result: object) -> str:
     from ssa_course.analysis.escape_print import format_escapes
 
     return format_escapes(result)  # type: ignore[arg-type]
+
+
+def _lines(result: object) -> object:
+    from ssa_course.lessons.lines_faces import escapes_lines
+
+    return escapes_lines(result)
 
 
 def _dot(result: object, title: str, options: object = None) -> str:
@@ -89,7 +95,7 @@ class EscapesView:
 
 add_representation("escapes", "IRCode with Julia-style escape analysis: a glyph per value "
                    "(◌ ✓ ↑ * X, ′ for field/element aliases)", build=_build, run=_run,
-                   verify=_verify, text=_text, dot=_dot, stats=_stats)
+                   verify=_verify, text=_text, dot=_dot, stats=_stats, lines=_lines)
 
 
 # The reports of the last few ``sroa`` builds, by artifact: the stats face takes only the
@@ -122,7 +128,7 @@ def _sroa_stats(program: object) -> str:
 add_representation("sroa", "quads after scalar replacement: structs that never escape "
                    "(escape analysis) become one variable per field", build=scalar_replaced,
                    run=run_quads, verify=verify_quads, text=bril_text, dot=cfg_dot,
-                   stats=_sroa_stats)
+                   stats=_sroa_stats, lines=quads_lines)
 
 
 @add_pass("sroa", "scalar replacement: structs that never escape become one variable per "

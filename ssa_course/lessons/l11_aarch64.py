@@ -114,9 +114,19 @@ def _disasm_text(compiled: object) -> str:
     from ssa_course.codegen.aarch64.disasm import disassemble
 
     toolchain.require(toolchain.disassembler_missing())
+    from ssa_course.lessons.l11_codegen import _symbols
+
     image = image_of_a64(compiled)
-    names = [f"tiny_{n}" for n in compiled.mprog.functions]  # type: ignore[attr-defined]
-    return disassemble(image, only=[n for n in names if n in image.symbols])  # type: ignore
+    # every function's symbol and main's body entry (the same names as x86-64's listing)
+    return disassemble(image, only=[n for n in _symbols(compiled)
+                                    if n in image.symbols])  # type: ignore[attr-defined]
+
+
+def _disasm_lines(compiled: object) -> object:
+    from ssa_course.lessons.lines_faces import disasm_lines, machine_node
+
+    return disasm_lines(_text(compiled), _disasm_text(compiled),
+                        machine_node(compiled.mprog))  # type: ignore[attr-defined]
 
 
 def _missing(name: str):  # noqa: ANN202
@@ -149,4 +159,5 @@ add_representation("interference-aarch64", "register allocation for AArch64: the
                    **{**_FACES, "text": _interference_text, "dot": _interference_dot})
 add_representation("disasm-aarch64", "the assembled AArch64 bytes disassembled by capstone; "
                    "runs emulated", run=_run_emulated, missing=_missing("disassembler_missing"),
-                   runs_as="emulated-aarch64", **{**_FACES, "text": _disasm_text})
+                   runs_as="emulated-aarch64",
+                   **{**_FACES, "text": _disasm_text, "lines": _disasm_lines})

@@ -170,19 +170,38 @@ def _disasm_missing() -> str | None:
     return toolchain.disassembler_missing()
 
 
+def _lines(compiled: object) -> object:
+    from ssa_course.lessons.lines_faces import machine_lines
+
+    return machine_lines(compiled, _text(compiled))
+
+
+def _asm_lines(compiled: object) -> object:
+    from ssa_course.lessons.lines_faces import machine_lines
+
+    return machine_lines(compiled, _asm_text(compiled))
+
+
+def _disasm_lines(compiled: object) -> object:
+    from ssa_course.lessons.lines_faces import disasm_lines, machine_node
+
+    return disasm_lines(_text(compiled), _disasm_text(compiled),
+                        machine_node(compiled.mprog))  # type: ignore[attr-defined]
+
+
 add_representation("native", "x86-64 machine code from the scheduled graph, assembled and "
                    "run as a child process (text: the listing)", build=_build,
                    run=_run_native, verify=_verify, text=_text, dot=_dot, stats=_stats,
-                   missing=_native_missing, counts=False)
+                   missing=_native_missing, lines=_lines, counts=False)
 add_representation("emulated", "the same machine code run under the unicorn emulator "
                    "(works where x86-64 cannot run natively)", build=_build,
                    run=_run_emulated, verify=_verify, text=_text, dot=_dot, stats=_stats,
-                   missing=_emulator_missing, counts=False)
+                   missing=_emulator_missing, lines=_lines, counts=False)
 add_representation("asm", "the allocated machine code as an Intel-syntax listing with the "
                    "source lines, after which assembler made its bytes (dot: the machine "
                    "CFG); runs natively", build=_build,
                    run=_run_native, verify=_verify, text=_asm_text, dot=_dot, stats=_stats,
-                   missing=_native_missing, runs_as="native", counts=False)
+                   missing=_native_missing, runs_as="native", lines=_asm_lines, counts=False)
 add_representation("interference", "register allocation: each function's interference "
                    "graph coloured by register (text: coalescing, spill costs, registers)",
                    build=_build, run=_run_native, verify=_verify, text=_interference_text,
@@ -191,5 +210,5 @@ add_representation("interference", "register allocation: each function's interfe
 add_representation("disasm", "the assembled bytes disassembled by capstone, address by "
                    "address; runs natively", build=_build, run=_run_native, verify=_verify,
                    text=_disasm_text, dot=_dot, stats=_stats, missing=_disasm_missing,
-                   runs_as="native", counts=False)
+                   runs_as="native", lines=_disasm_lines, counts=False)
 from ssa_course.lessons import l11_aarch64  # noqa: E402, F401  (the second target)

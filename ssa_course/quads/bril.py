@@ -234,7 +234,7 @@ class _TextParser:
                 raise self.error(f"expected '}}' to close @{name}, found end of file")
             if self.tok.kind == "label" and self.toks[self.i + 1].text == ":":
                 tok = self.advance()
-                label = Label(tok.text[1:])
+                label = Label(tok.text[1:], tok.pos.line)
                 where[id(label)] = tok.pos
                 body.append(label)
                 self.advance()
@@ -262,7 +262,7 @@ class _TextParser:
         op = op_tok.text
         if not is_known_op(op):
             raise self.error(f"unsupported Bril op '{op}'", op_tok)
-        instr = Instr(op, dest, ty)
+        instr = Instr(op, dest, ty, line=first.pos.line)  # Bril input: its own lines
         where[id(instr)] = op_tok.pos
         if op == "const":
             v = self.advance()

@@ -34,6 +34,7 @@ class BasicBlock:
     # Set by quads.exceptions: the handler the block's last instruction may throw to (an
     # extra, *exceptional* successor; values on that edge are those before the instruction).
     throws_to: str | None = None
+    line: int | None = None  # its label's source line (the statement that made the block)
 
     @property
     def terminator(self) -> Instr | None:
@@ -60,7 +61,7 @@ class CFG:
         names = list(self.blocks)
         for i, name in enumerate(names):
             block = self.blocks[name]
-            body.append(Label(name))
+            body.append(Label(name, block.line))
             body.extend(instr.copy() for instr in block.instrs)
             if block.terminator is None and block.succs:
                 following = names[i + 1] if i + 1 < len(names) else None
@@ -115,7 +116,7 @@ def build_cfg(fn: Function) -> CFG:
             if current is not None and not current.instrs and current.labelled:
                 alias[item.name] = current.name
                 continue
-            current = BasicBlock(item.name)
+            current = BasicBlock(item.name, line=item.line)
             blocks[current.name] = current
             continue
         if current is None or (current.instrs and current.instrs[-1].is_terminator()):

@@ -64,7 +64,7 @@ def add_exception_edges(cfg: CFG) -> int:
     for name, block in cfg.blocks.items():
         stack = stacks.get(name, ())
         pieces: list[BasicBlock] = []
-        current = BasicBlock(name, [], list(block.succs), [], block.labelled)
+        current = BasicBlock(name, [], list(block.succs), [], block.labelled, line=block.line)
         for i, instr in enumerate(block.instrs):
             current.instrs.append(instr)
             if instr.op == "leave" and stack:
@@ -74,7 +74,8 @@ def add_exception_edges(cfg: CFG) -> int:
                 # (also when the call ends the block: the normal successor then gets a
                 # block of its own, entered only from here)
                 rest = BasicBlock(labels.fresh(name, bare=False, sep=".x"), [],
-                                  list(block.succs), [], False)
+                                  list(block.succs), [], False,
+                                  line=block.line)
                 current.succs = [rest.name, stack[-1]]
                 current.throws_to = stack[-1]
                 pieces.append(current)

@@ -139,6 +139,7 @@ class Instr:
 @dataclass(eq=False, slots=True)
 class Label:
     name: str
+    line: int | None = None  # the source line of the statement that made the block
 
 
 Item = Instr | Label

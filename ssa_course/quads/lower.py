@@ -42,6 +42,7 @@ class FunctionLowerer:
         self.label_count = 0
         self.loops: list[_Loop] = []
         self.handlers = 0  # try regions we are inside of (in this function)
+        self.line: int | None = None  # the statement being lowered (stamped on its quads)
 
     # -- helpers --------------------------------------------------------------
 
@@ -58,11 +59,13 @@ class FunctionLowerer:
         return [f"{kind}.{self.label_count}" for kind in kinds]
 
     def emit(self, instr: Instr) -> Instr:
+        if instr.line is None:
+            instr.line = self.line
         self.body.append(instr)
         return instr
 
     def label(self, name: str) -> None:
-        self.body.append(Label(name))
+        self.body.append(Label(name, self.line))
 
     def ends_in_terminator(self) -> bool:
         return bool(self.body) and isinstance(self.body[-1], Instr) and \
@@ -81,7 +84,9 @@ class FunctionLowerer:
             self.stmt(s)
 
     def stmt(self, s: ast.Stmt) -> None:
+        outer, self.line = self.line, s.pos.line
         getattr(self, "stmt_" + type(s).__name__)(s)
+        self.line = outer
 
     def stmt_Block(self, s: ast.Block) -> None:
         self.block(s)

@@ -250,6 +250,7 @@ class GraphBuilder(Emitter):
         else_side = sc.changes_since(depth, size)
         sc.undo()
         sc.pop()
+        self.g.line = s.pos.line  # the merge (Region, Phis) belongs to the if
         self.merge([then_side, else_side], size)
 
     def stmt_While(self, s: ast.While) -> None:  # noqa: N802
@@ -259,6 +260,7 @@ class GraphBuilder(Emitter):
         size = self.scope.size()
         if s.init is not None:
             self.stmt(s.init)
+        self.g.line = s.pos.line
         self.loop(s.cond, s.body, s.step)
         self.scope.truncate(size)
 
@@ -303,6 +305,7 @@ class GraphBuilder(Emitter):
     def loop(self, cond: ast.Expr | None, body: ast.Block, step: ast.Stmt | None) -> None:
         sc = self.scope
         size = sc.size()
+        line = self.g.line  # the loop statement's: its merges belong to it
         loop = self.p(Loop(self.g, None, sc.ctrl, None))
         slots = self._loop_slots(sc, size, cond, body, step)
         # Node ids as if every variable in scope had a phi (the one for slot i is number
@@ -341,6 +344,7 @@ class GraphBuilder(Emitter):
         self.loops.pop()
         current = sc.changes_since(depth, size)
         sc.undo()
+        self.g.line = line
         self.merge([current, *context.continues], size)
         if step is not None and not sc.dead():
             with contextlib.suppress(Dead):
@@ -355,6 +359,7 @@ class GraphBuilder(Emitter):
         sc.pop()
         back_dropped = [n for n in back.inputs if n is not None]
         back.release()
+        self.g.line = line
         self._close_loop(loop, head, back_values, back_dropped, slots)
         self.merge(context.breaks, size)
 

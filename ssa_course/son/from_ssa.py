@@ -77,6 +77,7 @@ class SsaGraphBuilder(Emitter):
         for name in reversed(postorder(succs, cfg.entry)):
             self.block(name)
             self.done.add(name)
+        self.g.line = 0  # nodes made from here on belong to no statement
         self._fill_pending()
         entered = self._reached_from_start()
         dropped = self._drop_unreached_paths(entered)
@@ -97,10 +98,14 @@ class SsaGraphBuilder(Emitter):
         self.current = name
         phis = [i for i in block.instrs if i.op == "phi"]
         body = [i for i in block.instrs if i.op != "phi"]
+        # nodes remember the statement they are made for (Graph.lines): a block's merge
+        # (Region, Phis) that of the statement that made the block
+        self.g.line = block.line or 0
         if name != self.cfg.entry and not self._enter(name, block.preds, phis):
             return  # no live way in
         with contextlib.suppress(Dead):
             for instr in body:
+                self.g.line = instr.line or (instr.pos.line if instr.pos else 0)
                 if self.instr(instr, block.throws_to):
                     return
         if self.ctrl is None:

@@ -237,6 +237,9 @@ class IRCode:
     stmts: list = field(default_factory=list)  # index 0 is statement %1
     types: list = field(default_factory=list)
     lines: list = field(default_factory=list)  # source positions (runtime errors use them)
+    # per statement: the source line of the statement it was made for (the lines face,
+    # :mod:`ssa_course.srclines`), None when it has none; may be shorter than ``stmts``
+    src: list = field(default_factory=list)
     flags: list = field(default_factory=list)  # per statement: FLAG_* bits
     blocks: list[Block] = field(default_factory=list)  # index 0 is block #1
     new_nodes: list[NewNode] = field(default_factory=list)
@@ -342,6 +345,12 @@ def compact(ir: IRCode) -> IRCode:
     def line(i: int) -> object:
         return ir.lines[i - 1] if i <= n_old else ir.new_nodes[i - n_old - 1].line
 
+    def src(i: int) -> object:
+        if i <= n_old:
+            return ir.src[i - 1] if i <= len(ir.src) else None
+        pos = ir.new_nodes[i - n_old - 1].line
+        return pos.line if pos is not None else None
+
     def flag(i: int) -> int:
         return ir.flags[i - 1] if i <= n_old else FLAG_NONE
 
@@ -409,6 +418,7 @@ def compact(ir: IRCode) -> IRCode:
             new.stmts.append(s)
             new.types.append(type_(i))
             new.lines.append(line(i))
+            new.src.append(src(i))
             new.flags.append(flag(i))
         new.blocks.append(Block(start, len(new.stmts)))
     old_blocks = [b for b, alive in enumerate(live, start=1) if alive]
@@ -461,6 +471,7 @@ class IncrementalCompact:
         self.result: list[object] = []
         self.types: list[object] = []
         self.lines: list[object] = []
+        self.src: list[object] = []
         self.flags: list[int] = []
         self.old_to_new: dict[int, int] = {}
         self.extra: list[tuple[int, object, object]] = []  # (before new index, stmt, type)
@@ -474,6 +485,7 @@ class IncrementalCompact:
             self.result.append(s)
             self.types.append(self.ir.types[i - 1])
             self.lines.append(self.ir.lines[i - 1])
+            self.src.append(self.ir.src[i - 1] if i <= len(self.ir.src) else None)
             self.flags.append(self.ir.flags[i - 1])
             self.old_to_new[i] = len(self.result)
             yield len(self.result), s
@@ -513,8 +525,8 @@ class IncrementalCompact:
                 return SSAValue(n - v.id)  # the k-th insertion is numbered n + k
             return v
 
-        for s, ty, ln, fl in zip(self.result, self.types, self.lines, self.flags,
-                                 strict=True):
+        for s, ty, ln, fl, sl in zip(self.result, self.types, self.lines, self.flags,
+                                     self.src, strict=True):
             if s is not None and not _is_value(s):
                 set_operands(s, [fix(v) for v in s.operands()])
             elif isinstance(s, SSAValue | OldSSAValue):
@@ -522,6 +534,7 @@ class IncrementalCompact:
             out.stmts.append(s)
             out.types.append(ty)
             out.lines.append(ln)
+            out.src.append(sl)
             out.flags.append(fl)
         for pos, s, ty in self.extra:
             s = _copy_stmt(s)

@@ -57,13 +57,14 @@ from ssa_course.tiny.types import BOOL, VOID
 class _Ref:
     """A statement whose final number is not known yet (numbering happens at layout)."""
 
-    __slots__ = ("stmt", "type", "line", "id")
+    __slots__ = ("stmt", "type", "line", "id", "src")
 
-    def __init__(self, stmt: object, type_: object, line: object):
+    def __init__(self, stmt: object, type_: object, line: object, src: int | None = None):
         self.stmt = stmt
         self.type = type_
         self.line = line
         self.id = 0
+        self.src = src  # the source line of the statement it was made for
 
 
 class _Builder:
@@ -71,6 +72,7 @@ class _Builder:
         self.fn = fn
         self.cfg: CFG = prepare_cfg(fn, exception_edges=False)
         self.stmts: dict[str, list[_Ref]] = {name: [] for name in self.cfg.blocks}
+        self.src_line: int | None = None  # the statement being translated (``_Ref.src``)
         self.stacks: dict[str, list[object]] = {}
         for n, (name, _) in enumerate(fn.params, start=1):
             self.stacks[name] = [Argument(n, name)]
@@ -84,7 +86,7 @@ class _Builder:
         return st[-1] if st else UNDEF
 
     def emit(self, block: str, stmt: object, type_: object = None, line: object = None) -> _Ref:
-        ref = _Ref(stmt, type_, line)
+        ref = _Ref(stmt, type_, line, self.src_line)
         self.stmts[block].append(ref)
         return ref
 
@@ -116,6 +118,7 @@ class _Builder:
         for var in sorted(defsites):
             for b in sorted(_phi_blocks(df, defsites[var], var, live_in, catch_vars)):
                 preds = cfg.blocks[b].preds
+                self.src_line = cfg.blocks[b].line  # a phi: the statement of its merge
                 node = PhiNode(list(preds), [UNDEF] * len(preds))
                 phis[b].append((var, node, self.emit(b, node, self.types.get(var))))
 
@@ -143,6 +146,7 @@ class _Builder:
             for var, _, ref in phis[name]:
                 self.stacks.setdefault(var, []).append(ref)
                 mine.append(var)
+            self.src_line = self.cfg.blocks[name].line
             for var in catch_vars.get(name, ()):
                 phic = PhiCNode([])
                 ref = self.emit(name, phic, self.types.get(var))
@@ -151,6 +155,7 @@ class _Builder:
                 mine.append(var)
             region = stacks_at.get(name, ())
             for instr in self.cfg.blocks[name].instrs:
+                self.src_line = instr.line
                 if instr.op == "leave":
                     self.emit(name, LeaveNode(enters[region[-1]]))
                     region = region[:-1]
@@ -231,7 +236,9 @@ class _Builder:
         for k, (name, target) in enumerate(order, start=1):
             out: list[_Ref] = []
             if target is not None:
-                out.append(_Ref(GotoNode(number[target]), None, None))
+                term = cfg.blocks[name].terminator
+                out.append(_Ref(GotoNode(number[target]), None, None,
+                                term.line if term is not None else None))
             else:
                 nxt = order[k][0] if k < len(order) and order[k][1] is None else None
                 for ref in self.stmts[name]:
@@ -252,7 +259,7 @@ class _Builder:
                     out.append(ref)
                 if not out and k < len(order):
                     # no empty blocks: an explicit goto keeps the block a block
-                    out.append(_Ref(GotoNode(k + 1), None, None))
+                    out.append(_Ref(GotoNode(k + 1), None, None, cfg.blocks[name].line))
             block_stmts.append(out)
             refs.extend(out)
         for i, ref in enumerate(refs, start=1):
@@ -270,6 +277,7 @@ class _Builder:
                 ir.stmts.append(s)
                 ir.types.append(ref.type)
                 ir.lines.append(ref.line)
+                ir.src.append(ref.src)
                 ir.flags.append(0)
             ir.blocks.append(Block(start, len(ir.stmts)))
         # edges from the terminators (or fall-through)

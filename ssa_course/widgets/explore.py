@@ -4,7 +4,10 @@ A representation selector (every registered view: source, AST, quads, CFG, SSA, 
 ... -- later lessons add theirs by registering a view), a text/graph face switch, a
 pessimistic/optimistic switch for the sea of nodes (the parser's types or SCCP's, nodes
 whose types differ in orange, nodes SCCP proves dead in grey), a zoom for drawings, the
-source itself (editable), and a stats line.
+source itself (editable), and a stats line. "linked" shows the source beside the
+representation (and a second one, "beside"), linked by line: clicking or hovering a source
+line highlights its items in the text and the drawing, clicking an item its line (the
+page of ``show --format html``, :mod:`ssa_course.linked_page`).
 
 Drawings are scaled to the panel's width ("fit": a large graph shrinks to fit, a small one
 keeps its size) or zoomed, and carry a legend of the colours and line styles the current
@@ -44,6 +47,7 @@ COMPARE_VIEW = "son"  # the view the pessimistic/optimistic switch applies to
 FACES = ("text", "graph")
 ERROR_STYLE = "color:#b00;white-space:pre-wrap"
 AUTO = "(auto)"  # the function selector's default: main, or all when they are small
+NONE = "(none)"  # the "beside" selector's default: one representation
 
 
 def _kind_of_text(text: str) -> str:
@@ -103,6 +107,9 @@ class Explorer:
         self.function = w.Dropdown(options=[AUTO], value=AUTO, description="function")
         # sea-of-nodes drawings: frame the nodes by the block global code motion gives them
         self.blocks = w.Checkbox(value=False, description="GCM blocks", indent=False)
+        self.linked = w.Checkbox(value=False, description="linked to the source",
+                                 indent=False)
+        self.beside = w.Dropdown(options=[NONE] + names[1:], value=NONE, description="beside")
         self._comp: Compilation | None = comp  # kept while the source text stays the same
         self._shown: dict[tuple, tuple] = {}  # (source, view, face, mode, fn) -> what showed
         self._busy = False
@@ -115,10 +122,11 @@ class Explorer:
         self._svg: str | None = None  # the last drawing, re-scaled without re-rendering
         self.panel = w.VBox([w.HBox([self.view, self.face, self.mode]),
                              w.HBox([self.function, self.blocks, self.zoom]),
+                             w.HBox([self.linked, self.beside]),
                              self.stats, self.legend, self.body,
                              w.Accordion(children=[self.editor], titles=("source",))])
         for control in (self.view, self.face, self.mode, self.function, self.blocks,
-                        self.editor):
+                        self.editor, self.linked, self.beside):
             control.observe(lambda _change: self.refresh(), names="value")
         self.zoom.observe(lambda _change: self._rescale(), names="value")
         self.refresh()
@@ -165,7 +173,7 @@ class Explorer:
             comp = self.compilation()
             self._set_functions(comp)
             key = (comp.source, name, self.face.value, self.mode.value, self.function.value,
-                   self.blocks.value)
+                   self.blocks.value, self.linked.value, self.beside.value)
             if key in self._shown:
                 self._restore(self._shown[key])
             else:
@@ -192,6 +200,9 @@ class Explorer:
 
     def _show(self, comp: Compilation, name: str) -> None:
         comp.check()
+        if self.linked.value and name != SOURCE:
+            self._show_linked(comp, name)
+            return
         if name == COMPARE_VIEW:
             self._show_compare(comp)
             return
@@ -204,6 +215,23 @@ class Explorer:
         else:
             text = render(comp, name, "text")
             self._show_text(text, extra or f"{text.count(chr(10))} lines")
+
+    def _show_linked(self, comp: Compilation, name: str) -> None:
+        """The source, ``name`` and the "beside" view, linked by line (the page's HTML and
+        script, in an Output widget so the script runs)."""
+        from IPython.display import HTML, display
+
+        from ssa_course.linked_page import linked_html
+
+        names = [name] + ([self.beside.value] if self.beside.value not in (NONE, name,
+                                                                           SOURCE) else [])
+        fragment = linked_html(comp, names, self.options(), draw=self.face.value == "graph")
+        self.stats.value = html.escape(f"{' | '.join(names)}: linked to the source by line")
+        out = w.Output(layout=w.Layout(width="100%"))
+        with out:
+            display(HTML(fragment))
+        out.fragment = fragment  # what it shows (tests read it)
+        self.body.children = [out]
 
     def _show_error(self, headline: str, message: str) -> None:
         self.stats.value = f"<b style='color:#b00'>{html.escape(headline)}</b>"

@@ -1,0 +1,185 @@
+"""The linked page (``show --as A,B --format html``, ssa_course.linked_page): parsed, not
+eyeballed -- panes, an item per text line and node with its ``data-line``, every
+statement line present in every pane, nothing loaded from the network; bad input is
+one line."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from html.parser import HTMLParser
+
+import pytest
+from corpus import load_corpus
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ssa_course import registry
+from ssa_course.cli import main
+from ssa_course.compilation import compile_source, load_file
+from ssa_course.linked_page import linked_html
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SUM = os.path.join(HERE, "..", "examples", "sum.tiny")
+
+
+def _read(path: str) -> str:
+    with open(path) as f:
+        return f.read()
+
+
+class Page(HTMLParser):
+    """Panes (by ``data-pane``) with the ``data-line`` of every item inside each, the
+    script text, and every ``src``/``href`` attribute."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[str | None] = []
+        self.panes: dict[str, list[int]] = {}
+        self.classes: dict[str, list[str]] = {}
+        self.scripts: list[str] = []
+        self.links: list[str] = []
+        self.in_script = False
+        self.noline: dict[str, int] = {}
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        a = dict(attrs)
+        pane = a.get("data-pane")
+        if pane is not None:
+            self.panes.setdefault(pane, [])
+        current = pane or (self.stack[-1] if self.stack else None)
+        if tag not in ("br", "meta", "img", "path", "polygon", "ellipse", "polyline"):
+            self.stack.append(current)
+        if "data-line" in a and current is not None:
+            self.panes[current].append(int(a["data-line"]))
+            self.classes.setdefault(current, []).append(a.get("class", ""))
+        if "noline" in (a.get("class") or "") and current is not None:
+            self.noline[current] = self.noline.get(current, 0) + 1
+        for key in ("src", "href", "xlink:href"):
+            if key in a:
+                self.links.append(a[key])
+        self.in_script = tag == "script"
+
+    def handle_startendtag(self, tag: str, attrs: list) -> None:
+        a = dict(attrs)
+        for key in ("src", "href", "xlink:href"):
+            if key in a:
+                self.links.append(a[key])
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag not in ("br", "meta", "img", "path", "polygon", "ellipse", "polyline") \
+                and self.stack:
+            self.stack.pop()
+        self.in_script = False
+
+    def handle_data(self, data: str) -> None:
+        if self.in_script:
+            self.scripts.append(data)
+
+
+def parse(text: str) -> Page:
+    page = Page()
+    page.feed(text)
+    return page
+
+
+def test_page_for_quads_son_opt_asm(tmp_path, capsys) -> None:  # noqa: ANN001
+    out = tmp_path / "page.html"
+    assert main(["show", SUM, "--as", "quads,son-opt,asm", "--format", "html",
+                 "-o", str(out)]) == 0
+    text = out.read_text()
+    page = parse(text)
+    assert list(page.panes) == ["source", "quads", "son-opt", "asm"]
+    source = _read(SUM).splitlines()
+    assert sorted(page.panes["source"]) == list(range(1, len(source) + 1))
+    statements = {3, 4, 5, 6, 8}  # sum.tiny's statement lines
+    for name in ("quads", "son-opt", "asm"):
+        lines = set(page.panes[name])
+        assert statements <= lines, (name, statements - lines)
+        assert all(1 <= n <= len(source) for n in lines)
+    script = "".join(page.scripts)
+    assert "linked" in script and not re.search(r"https?:|//[a-z]", script.replace(
+        "http://www.w3.org", ""))
+    assert all(not re.match(r"https?:", link) or "www.w3.org" in link
+               for link in page.links), page.links
+    if shutil.which("dot"):  # the drawings are inline SVG with their nodes marked
+        assert "<svg" in text and 'class="node" data-line=' in text
+    else:
+        assert "Graphviz ('dot') is not installed" in text
+
+
+def test_every_item_of_every_pane_has_its_line_and_band() -> None:
+    comp = load_file(SUM)
+    text = linked_html(comp, ["cfg", "julia", "scheduled"], draw=False)
+    page = parse(text)
+    for name in ("cfg", "julia", "scheduled"):
+        rep = registry.representation(name)
+        artifact = registry.build(comp, name)
+        lines = rep.source_lines(artifact)
+        expected = [n for n in lines.text if n is not None]
+        assert page.panes[name] == expected
+        assert page.noline.get(name, 0) == len(lines.no_line(rep.text(artifact)))
+    assert 'style="background:hsl(' in text  # one colour band per line
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--as", "quads,nope", "--format", "html"], "unknown representation 'nope'"),
+    (["--as", "quads,,son", "--format", "html"], "empty representation name"),
+    (["--as", "quads,son", "--format", "text"], "need --format html"),
+])
+def test_bad_input_is_one_line(argv, message, capsys, tmp_path) -> None:  # noqa: ANN001
+    status = main(["show", SUM, *argv, "-o", str(tmp_path / "p.html")])
+    err = capsys.readouterr().err
+    assert status == 1 and message in err and err.count("\n") == 1
+    assert not (tmp_path / "p.html").exists()
+
+
+def test_the_page_never_overwrites_its_input(tmp_path, capsys) -> None:  # noqa: ANN001
+    src = tmp_path / "p.tiny"
+    src.write_text(_read(SUM))
+    assert main(["show", str(src), "--as", "quads", "--format", "html", "-o",
+                 str(src)]) == 1
+    assert "refusing" in capsys.readouterr().err
+    assert src.read_text() == _read(SUM)
+
+
+CORPUS = [c for c in load_corpus() if c.exit == 0]
+NAMES = [r.name for r in registry.representations()
+         if r.name not in ("native", "emulated", "disasm", "interference")]
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.sampled_from(CORPUS), st.lists(st.sampled_from(NAMES), min_size=1, max_size=3,
+                                         unique=True))
+def test_any_views_of_any_program_give_a_well_formed_page(case, names) -> None:  # noqa: ANN001
+    comp = compile_source(case.source, str(case.path))
+    try:
+        text = linked_html(comp, names, draw=False)
+    except Exception as e:  # a representation this program is outside of: one clear error
+        from ssa_course.errors import SsaCourseError
+
+        assert isinstance(e, SsaCourseError), e
+        return
+    page = parse(text)
+    n = len(case.source.splitlines())
+    assert list(page.panes) == ["source", *names]
+    for name in names:
+        assert all(1 <= k <= n for k in page.panes[name])
+        assert all("item" in c for c in page.classes.get(name, []))
+
+
+def test_linked_from_python_checks_its_arguments() -> None:
+    import ssa_course
+    from ssa_course.errors import SsaCourseError
+
+    src = _read(SUM)
+    with pytest.raises(SsaCourseError, match="at least one representation"):
+        ssa_course.linked(src)
+    with pytest.raises(SsaCourseError, match="unknown representation 'nope'"):
+        ssa_course.linked(src, "quads", "nope")
+    with pytest.raises(SsaCourseError, match="must be a str"):
+        ssa_course.linked(src, 3)
+    shown = ssa_course.linked(src, "quads", "son")  # outside Jupyter: the HTML
+    page = parse(shown)
+    assert list(page.panes) == ["source", "quads", "son"]
