@@ -48,6 +48,10 @@ LOCK_DROP = {"networkx": ("matplotlib", "numpy", "setuptools")}
 # the package's own metadata names libraries that cannot exist in the browser)
 BROWSER_PACKAGES = ("ssa-course", "pydot", "pyparsing", "networkx", "ipywidgets", "comm")
 SETUP_MARK = "# ssa_course in the browser (JupyterLite)"
+PRACTICE_NOTE = (
+    "**In the browser, checking is practice, not grading.** The test cells run here, in\n"
+    "this page's Python; nothing is handed in. Your instructor grades the notebook you submit\n"
+    "(download it: File > Download).")
 KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
 CACHE = ROOT / "out" / "lite-cache"
 WORK = ROOT / "out" / "lite-build"
@@ -188,6 +192,8 @@ def contents_dir(dest: Path) -> None:
             text = "\n".join(c.source for c in nb.cells)
             read |= set(re.findall(r"\.\./((?:examples|tests/programs)/[\w./-]+\.\w+)", text))
             nb.cells.insert(0, setup_cell())
+            if folder == "exercises":
+                nb.cells.insert(0, nbformat.v4.new_markdown_cell(PRACTICE_NOTE))
             nbformat.write(nb, dest / folder / path.name)
     for rel in sorted(read):
         if (ROOT / rel).is_file():
@@ -201,6 +207,10 @@ def lite_config(path: Path) -> None:
         "jupyter-config-data": {
             "appName": "ssa_course",
             "litePluginSettings": {KERNEL_PLUGIN: {"disablePyPIFallback": True}},
+            # window.jupyterapp: tools/lite_check.py drives the page through it
+            "exposeAppInBrowser": "true",
+            # nbgrader's Lab extension (in this environment for the course) needs a server
+            "disabledExtensions": ["@jupyter/nbgrader"],
         },
     }, indent=2) + "\n")
 
