@@ -40,8 +40,8 @@ PINS = {
     "comm": "0.2.3",
 }
 # Pyodide-lock packages shipped in static/pyodide (with what they depend on in the lock);
-# the kernel needs micropip, packaging and ipython; the course needs networkx, pyparsing
-LOCK_ROOTS = ("micropip", "packaging", "ipython", "networkx", "pyparsing")
+# the kernel installs micropip, packaging, ipython and jedi; the course needs networkx, pyparsing
+LOCK_ROOTS = ("micropip", "packaging", "ipython", "jedi", "networkx", "pyparsing")
 # lock dependencies that cannot come along (compiled, and not needed by what we use)
 LOCK_DROP = {"networkx": ("matplotlib", "numpy", "setuptools")}
 # what the first cell of every notebook on the site installs from the site (deps=False:

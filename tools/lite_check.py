@@ -18,6 +18,7 @@ Screenshots and a timing table go to ``out/lite-shots/``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import http.server
 import json
@@ -72,6 +73,10 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args) -> None:  # noqa: ANN002
         pass
 
+    def handle(self) -> None:
+        with contextlib.suppress(ConnectionError):  # a page closed mid-download
+            super().handle()
+
 
 def serve(site: Path) -> tuple[http.server.ThreadingHTTPServer, int]:
     handler = functools.partial(QuietHandler, directory=str(site))
@@ -103,7 +108,9 @@ class Check:
         page.wait_for_function(f"window.jupyterapp && {NOTEBOOK} && {NOTEBOOK}.content && "
                                f"{NOTEBOOK}.sessionContext.isReady", timeout=120_000)
         # the kernel has started when it reports idle (Pyodide and IPython loaded)
-        page.wait_for_function(f"{NOTEBOOK}.sessionContext.session.kernel.status === 'idle'",
+        page.wait_for_function(f"{NOTEBOOK}.sessionContext.session && "
+                               f"{NOTEBOOK}.sessionContext.session.kernel && "
+                               f"{NOTEBOOK}.sessionContext.session.kernel.status === 'idle'",
                                timeout=KERNEL_SECONDS * 1000)
         return page
 
