@@ -10,6 +10,8 @@
 #         programs through every stage and random opt pipelines, peephole worklists in a
 #         random order per program; shrunk mismatches go to out/fuzz/),
 #         make bril-conformance BRIL=<bril checkout>,
+#         make lite (the course as a static JupyterLite site in out/lite, docs/lite.md),
+#         make lite-test (that site in headless Chromium, offline: every lesson, an exercise),
 #         make clean (caches), make distclean (caches and the virtual environment).
 PYTHON ?= python3
 VENV := .venv
@@ -25,8 +27,8 @@ ROOT_FLAG := $(if $(filter 0,$(USER_ID)),--allow-root,)
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: browser-test lab test venv graphviz binutils exercises course bench clean distclean lint fuzz \
-	bril-conformance class-test
+.PHONY: lite lite-test browser-test lab test venv graphviz binutils exercises course bench clean \
+	distclean lint fuzz bril-conformance class-test
 
 # Re-install only when pyproject.toml is newer than the stamp (or there is no venv yet).
 $(STAMP): pyproject.toml
@@ -128,6 +130,28 @@ browser-test: venv graphviz binutils
 	$(PY) -m pip install --quiet playwright
 	$(PY) tools/browser_check.py
 	$(PY) tools/browser_linked.py
+
+# The course in the browser (docs/lite.md). Not part of `make test`: building downloads
+# Pyodide and Graphviz-as-WebAssembly from npm and pure wheels from the package index.
+lite: venv
+	@command -v npm >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && apt-get install -y -qq --no-install-recommends npm >/dev/null; \
+	  else echo "error: npm is needed (e.g. 'sudo apt-get install npm')"; exit 1; fi; }
+	$(PY) -m pip install --quiet -e '.[lite]'
+	$(PY) tools/build_lite.py
+
+# Serve out/lite on 127.0.0.1 and run it in headless Chromium with every other host
+# unresolvable; screenshots and timings in out/lite-shots/.
+lite-test: venv
+	@test -f out/lite/jupyter-lite.json || { echo "error: run 'make lite' first"; exit 2; }
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
+	  else echo "note: install Chromium (e.g. 'sudo apt-get install chromium') first"; exit 1; fi; \
+	fi
+	$(PY) -m pip install --quiet -e '.[lite]'
+	$(PY) tools/lite_check.py
 
 N ?= 1000
 SEED ?= 0

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-
-import pydot
+from typing import TYPE_CHECKING
 
 from ssa_course.viz.render import Drawing, RenderError, dot_available
 
@@ -21,6 +20,9 @@ __all__ = [
     "Drawing", "GraphEdge", "GraphNode", "RenderError", "dot_available", "graph_drawing",
     "graph_to_dot",
 ]
+
+if TYPE_CHECKING:
+    import pydot
 
 UNREACHABLE_FILL = "#e8e8e8"
 
@@ -131,6 +133,8 @@ def graph_to_dot(nodes: Iterable[GraphNode], edges: Iterable[GraphEdge], *,
             if end not in index:
                 raise ValueError(f"edge {edge.src} -> {edge.dst} names an unknown node {end}")
     edges.sort(key=lambda e: index[e.src])
+
+    import pydot  # here, not at the top: importing the drawing layer needs no pydot
 
     graph = pydot.Dot(name, graph_type="digraph")
     graph.set("rankdir", rankdir)

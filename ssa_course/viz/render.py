@@ -1,45 +1,73 @@
-"""Turning DOT text into pictures: Graphviz when it is installed, matplotlib when it is not.
+"""Turning DOT text into pictures: one renderer hook for every drawing.
 
 :class:`Drawing` is what notebooks display and what ``ssa-course show --format svg|png``
-writes. It holds deterministic DOT text (``.dot``) and renders it on demand:
+writes. It holds deterministic DOT text (``.dot``) and renders it on demand with the
+first renderer that works (:func:`renderer` says which, :data:`RENDERERS` in order):
 
-* with Graphviz's ``dot`` program on the PATH, Jupyter shows the SVG (``_repr_svg_``);
-* without it -- or when ``dot`` fails -- ``_repr_svg_`` returns ``None`` and ``_repr_png_``
-  returns a simpler picture of the *same* graph, laid out in layers with networkx and drawn
-  by matplotlib. A lesson never crashes for want of a binary.
+* ``"graphviz"`` -- Graphviz's ``dot`` program on the PATH: Jupyter shows the SVG;
+* ``"wasm"`` -- Graphviz compiled to WebAssembly, in the browser (JupyterLite, where no
+  program can be started): :func:`set_browser_graphviz` registers it
+  (:mod:`ssa_course.viz.browser` does so); the same SVG;
+* ``"matplotlib"`` -- a simpler picture of the *same* graph, laid out in layers with
+  networkx and drawn by matplotlib (:mod:`ssa_course.viz.fallback`), a PNG;
+* ``"text"`` -- none of those: the DOT text itself, in a ``<pre>`` block.
 
-The notice about a missing Graphviz is one line on standard error, printed once per
-process (``print``, not ``warnings``: a warning would add a second line of source code and
-could be silenced by a filter a learner never set).
+When a renderer fails on one graph the next one down draws it. A lesson never crashes
+for want of a binary or a library. The notice about a missing Graphviz is one line on
+standard error, printed once per process (``print``, not ``warnings``: a warning would
+add a second line of source code and could be silenced by a filter a learner never set).
 """
 
 from __future__ import annotations
 
 import functools
-import io
+import html
+import importlib.util
 import re
 import shutil
 import subprocess
 import sys
-from collections import deque
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 
 from ssa_course.errors import SsaCourseError
+from ssa_course.viz.fallback import (  # noqa: F401 (re-exported: the fallback's API)
+    FONT_POINTS,
+    MAX_INCHES,
+    fallback_png,
+    layered_layout,
+    unescape_label,
+)
 
 # seconds; Graphviz lays out a lesson-size graph in milliseconds, and the drawing
 # options (viz.options) keep every view small enough to take well under one
 RENDER_TIMEOUT = 10.0
 
+RENDERERS = ("graphviz", "wasm", "matplotlib", "text")
+
 MISSING_NOTICE = ("note: Graphviz 'dot' is not installed; showing a simpler matplotlib "
                   "drawing (install graphviz for the real layout)")
+NOTHING_NOTICE = ("note: neither Graphviz nor matplotlib is available; showing the DOT "
+                  "text of each drawing (install graphviz to see the graphs)")
 
 
 class RenderError(SsaCourseError, RuntimeError):
-    """Graphviz is missing, failed, or took too long (the CLI prints ``error: ...``)."""
+    """No renderer can make this picture, or Graphviz failed or took too long (the CLI
+    prints ``error: ...``)."""
 
     def render(self) -> str:
         return f"error: {self}"
+
+
+# DOT text -> SVG text, synchronously; registered by the browser set-up (viz.browser)
+_browser_graphviz: Callable[[str], str] | None = None
+
+
+def set_browser_graphviz(fn: Callable[[str], str] | None) -> None:
+    """Register (or with ``None`` forget) the WebAssembly Graphviz: a function from DOT
+    text to SVG text that raises on bad input."""
+    global _browser_graphviz
+    _browser_graphviz = fn
 
 
 def dot_available() -> bool:
@@ -47,10 +75,34 @@ def dot_available() -> bool:
     return shutil.which("dot") is not None
 
 
+def matplotlib_available() -> bool:
+    """Can the fallback picture be drawn (matplotlib importable)?"""
+    try:
+        return importlib.util.find_spec("matplotlib") is not None
+    except (ImportError, ValueError):  # a None in sys.modules hides it
+        return False
+
+
+def renderer() -> str:
+    """The first of :data:`RENDERERS` available here (``"text"`` always is)."""
+    if dot_available():
+        return "graphviz"
+    if _browser_graphviz is not None:
+        return "wasm"
+    if matplotlib_available():
+        return "matplotlib"
+    return "text"
+
+
+def svg_available() -> bool:
+    """Can drawings be SVG here (Graphviz as a program or as WebAssembly)?"""
+    return renderer() in ("graphviz", "wasm")
+
+
 @functools.cache
 def notice_missing_graphviz() -> None:
-    """Print :data:`MISSING_NOTICE` to standard error, the first time only."""
-    print(MISSING_NOTICE, file=sys.stderr)
+    """Print the one-line notice for the renderer used instead of Graphviz, once."""
+    print(MISSING_NOTICE if matplotlib_available() else NOTHING_NOTICE, file=sys.stderr)
 
 
 def too_slow_message(dot: str, seconds: float) -> str:
@@ -82,8 +134,31 @@ def graphviz_render(dot: str, fmt: str, timeout: float | None = None) -> bytes:
     return done.stdout
 
 
+# viz.js measures text with built-in metrics; it knows Courier but not "monospace" (text
+# would overflow its boxes), so the browser draws with Courier, which is monospace too
+_MONOSPACE = re.compile(r'fontname\s*=\s*"?monospace"?')
+
+
+def browser_render(dot: str) -> str:
+    """SVG text from the registered WebAssembly Graphviz; :class:`RenderError` when there
+    is none or it fails."""
+    if _browser_graphviz is None:
+        raise RenderError("the WebAssembly Graphviz is not loaded "
+                          "(in JupyterLite: await ssa_course.viz.browser.load())")
+    try:
+        return _browser_graphviz(_MONOSPACE.sub('fontname="Courier"', dot))
+    except Exception as e:  # a JavaScript error crosses as any exception type
+        detail = str(e).strip().splitlines()[0][:300] if str(e).strip() else type(e).__name__
+        raise RenderError(f"Graphviz (WebAssembly) failed: {detail}") from None
+
+
+def dot_text_html(dot: str) -> str:
+    """The last resort: the DOT text itself, as HTML."""
+    return f"<pre>{html.escape(dot)}</pre>"
+
+
 class Drawing:
-    """A graph to show: DOT text plus ways to render it (SVG via Graphviz, PNG fallback)."""
+    """A graph to show: DOT text plus ways to render it (see the module docstring)."""
 
     __slots__ = ("dot", "timeout", "_svg", "_failure")
 
@@ -97,13 +172,18 @@ class Drawing:
         return f"Drawing({len(self.dot)} characters of DOT)"
 
     def svg(self) -> str:
-        """SVG text rendered by Graphviz; raises :class:`RenderError` when it cannot be."""
+        """SVG text by Graphviz (program or WebAssembly); raises :class:`RenderError` when
+        neither can draw it."""
         if self._svg is None:
-            self._svg = graphviz_render(self.dot, "svg", self.timeout).decode("utf-8")
+            if dot_available() or _browser_graphviz is None:
+                self._svg = graphviz_render(self.dot, "svg", self.timeout).decode("utf-8")
+            else:
+                self._svg = browser_render(self.dot)
         return self._svg
 
     def png(self) -> bytes:
-        """PNG bytes: by Graphviz when it works, else the matplotlib fallback."""
+        """PNG bytes: by Graphviz when it works, else the matplotlib fallback; raises
+        :class:`RenderError` when neither is available."""
         if dot_available():
             try:
                 return graphviz_render(self.dot, "png", self.timeout)
@@ -111,6 +191,8 @@ class Drawing:
                 self._report(str(e))
         else:
             notice_missing_graphviz()
+        if not matplotlib_available():
+            raise RenderError("a PNG needs Graphviz or matplotlib, and neither is installed")
         return fallback_png(self.dot)
 
     def save(self, path: str | Path) -> None:
@@ -126,14 +208,14 @@ class Drawing:
             raise ValueError(f"cannot save a drawing as '{suffix or path}': "
                              "use .dot, .gv, .svg or .png")
 
-    # -- Jupyter's rich display: SVG when Graphviz works, otherwise the fallback PNG --
+    # -- Jupyter's rich display: SVG when Graphviz works, else the fallback PNG, else text --
 
     def _try_svg(self) -> str | None:
         if self._svg is not None:
             return self._svg
         if self._failure is not None:
             return None
-        if not dot_available():
+        if not svg_available():
             notice_missing_graphviz()
             return None
         try:
@@ -145,180 +227,18 @@ class Drawing:
     def _report(self, reason: str) -> None:
         if self._failure is None:
             self._failure = reason
-            print(f"note: {reason.splitlines()[0]}; showing a simpler matplotlib drawing",
-                  file=sys.stderr)
+            instead = "a simpler matplotlib drawing" if matplotlib_available() else "DOT text"
+            print(f"note: {reason.splitlines()[0]}; showing {instead}", file=sys.stderr)
 
     def _repr_svg_(self) -> str | None:
         return self._try_svg()
 
     def _repr_png_(self) -> bytes | None:
-        if self._try_svg() is not None:
-            return None  # the SVG is shown instead
+        if self._try_svg() is not None or not matplotlib_available():
+            return None  # the SVG is shown instead, or the DOT text (_repr_html_)
         return fallback_png(self.dot)
 
-
-# ---------------------------------------------------------------- reading DOT back
-
-
-@dataclass(slots=True)
-class _Shape:
-    """What the fallback needs of a graph: boxes of text lines and labelled edges."""
-
-    nodes: dict[str, list[str]] = field(default_factory=dict)  # id -> lines, in DOT order
-    edges: list[tuple[str, str, str, str]] = field(default_factory=list)  # src dst label style
-
-
-def unescape_label(label: str) -> list[str]:
-    """The text lines a DOT (or record) label shows: ``\\l``/``\\n``/``\\r`` break lines,
-    ``|`` separates record fields, braces group them, ``\\x`` is a literal ``x``."""
-    if len(label) >= 2 and label[0] == label[-1] == '"':
-        label = label[1:-1]
-    lines: list[str] = []
-    current: list[str] = []
-    i = 0
-    while i < len(label):
-        c = label[i]
-        if c == "\\" and i + 1 < len(label):
-            nxt = label[i + 1]
-            if nxt in "lnr":
-                lines.append("".join(current))
-                current = []
-            else:
-                current.append(nxt)
-            i += 2
-            continue
-        if c == "|":
-            lines.append("".join(current))
-            current = []
-        elif c not in "{}":
-            current.append(c)
-        i += 1
-    lines.append("".join(current))
-    return [line.rstrip() for line in lines if line.strip()] or [""]
-
-
-def _read_dot(dot: str) -> _Shape:
-    import pydot
-
-    shape = _Shape()
-    stack = list(reversed(pydot.graph_from_dot_data(dot) or []))
-    while stack:
-        graph = stack.pop()
-        for node in graph.get_nodes():
-            name = node.get_name().strip('"')
-            if name in ("node", "edge", "graph"):
-                continue
-            label = node.get("label")
-            shape.nodes[name] = unescape_label(label) if label is not None else [name]
-        for edge in graph.get_edges():
-            src, dst = edge.get_source().strip('"'), edge.get_destination().strip('"')
-            label = edge.get("label")
-            text = " ".join(unescape_label(label)) if label is not None else ""
-            style = (edge.get("style") or "solid").strip('"')
-            shape.edges.append((src, dst, text, style))
-            shape.nodes.setdefault(src, [src])
-            shape.nodes.setdefault(dst, [dst])
-        stack.extend(reversed(graph.get_subgraphs()))
-    return shape
-
-
-# ---------------------------------------------------------------- the fallback picture
-
-
-def layered_layout(nodes: dict[str, list[str]], edges: list[tuple[str, str]]
-                   ) -> dict[str, tuple[float, float]]:
-    """Rows by breadth-first distance from the first node not yet placed.
-
-    Coordinates are in characters (x) and text lines (y, downwards negative); each value
-    is the top-centre of the node's box, so the caller can size the figure to fit.
-    """
-    succs: dict[str, list[str]] = {n: [] for n in nodes}
-    for src, dst in edges:
-        succs[src].append(dst)
-    depth: dict[str, int] = {}
-    for start in nodes:
-        if start in depth:
-            continue
-        depth[start] = max(depth.values(), default=-1) + 1
-        queue = deque([start])
-        while queue:
-            node = queue.popleft()
-            for succ in succs[node]:
-                if succ not in depth:
-                    depth[succ] = depth[node] + 1
-                    queue.append(succ)
-    rows: dict[int, list[str]] = {}
-    for node in nodes:
-        rows.setdefault(depth[node], []).append(node)
-    pos: dict[str, tuple[float, float]] = {}
-    y = 0.0
-    for d in sorted(rows):
-        x = 0.0
-        for node in rows[d]:
-            w = max(len(line) for line in nodes[node]) + 2
-            pos[node] = (x + w / 2, y)
-            x += w + 4
-        y -= max(len(nodes[n]) for n in rows[d]) + 4
-    return pos
-
-
-FONT_POINTS = 8.0
-MAX_INCHES = (40.0, 60.0)  # a huge graph gets a smaller font rather than a huge image
-
-
-def fallback_png(dot: str) -> bytes:
-    """Draw DOT text with networkx's graph model and matplotlib (no Graphviz needed).
-
-    Geometry is computed in characters and lines of a monospace font; the figure is sized
-    so that one data unit is one character wide and one line tall.
-    """
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-    import networkx as nx
-
-    shape = _read_dot(dot)
-    g = nx.DiGraph()
-    g.add_nodes_from(shape.nodes)
-    g.add_edges_from((src, dst) for src, dst, _, _ in shape.edges)
-    pos = layered_layout(shape.nodes, list(g.edges))
-    half = {n: max(len(s) for s in lines) / 2 + 1 for n, lines in shape.nodes.items()}
-    tall = {n: len(lines) + 1 for n, lines in shape.nodes.items()}
-    width = max((x + half[n] for n, (x, _) in pos.items()), default=1.0) + 2
-    depth = max((-y + tall[n] for n, (_, y) in pos.items()), default=1.0) + 2
-    char_in, line_in = 0.6 / 72, 1.25 / 72  # inches per point of font size
-    points = min(FONT_POINTS, MAX_INCHES[0] / (width * char_in),
-                 MAX_INCHES[1] / (depth * line_in))
-    fig = plt.figure(figsize=(width * char_in * points, depth * line_in * points))
-    ax = fig.add_axes((0, 0, 1, 1))
-    ax.set_xlim(-1, width - 1)
-    ax.set_ylim(-depth + 1, 1)
-    ax.axis("off")
-    for src, dst, label, style in shape.edges:
-        (x1, y1), (x2, y2) = pos[src], pos[dst]
-        line = "--" if style in ("dashed", "dotted") else "-"
-        if y2 >= y1:  # a back edge (or a self loop): leave and enter on the right side
-            start = (x1 + half[src], y1 - tall[src] / 2)
-            end = (x2 + half[dst], y2 - tall[dst] / 2)
-            bend = "arc3,rad=0.6" if src != dst else "arc3,rad=2.5"
-        else:
-            start, end, bend = (x1, y1 - tall[src]), (x2, y2), "arc3"
-        ax.annotate("", xy=end, xytext=start,
-                    arrowprops={"arrowstyle": "->", "color": "dimgray", "lw": 0.8,
-                                "linestyle": line, "connectionstyle": bend,
-                                "shrinkA": 0, "shrinkB": 0})
-        if label:
-            ax.text((start[0] + end[0]) / 2, (start[1] + end[1]) / 2, label,
-                    fontsize=points * 0.9, family="monospace", color="dimgray",
-                    ha="center", va="center",
-                    bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none"})
-    for name, (x, y) in pos.items():
-        ax.text(x, y - tall[name] / 2, "\n".join(shape.nodes[name]), ha="center",
-                va="center", family="monospace", fontsize=points, multialignment="left",
-                linespacing=1.25,
-                bbox={"boxstyle": "square,pad=0.4", "fc": "lightyellow", "ec": "gray"})
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90)
-    plt.close(fig)
-    return buf.getvalue()
+    def _repr_html_(self) -> str | None:
+        if self._try_svg() is not None or matplotlib_available():
+            return None
+        return dot_text_html(self.dot)

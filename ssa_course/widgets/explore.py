@@ -11,7 +11,9 @@ page of ``show --format html``, :mod:`ssa_course.linked_page`).
 
 Drawings are scaled to the panel's width ("fit": a large graph shrinks to fit, a small one
 keeps its size) or zoomed, and carry a legend of the colours and line styles the current
-drawing uses. Without Graphviz, graphs are shown with the matplotlib fallback picture.
+drawing uses. Graphs are drawn by the renderer hook of :mod:`ssa_course.viz.render`
+(Graphviz, in the browser its WebAssembly build, else the matplotlib picture, else the
+DOT text).
 A function selector draws one function (default: ``main``, or all when they are small);
 drawings follow :class:`~ssa_course.viz.options.DrawOptions` (a node budget, constants at
 their users) so a large program still draws in a fraction of a second.
@@ -31,16 +33,26 @@ from __future__ import annotations
 
 import html
 import re
-
-import ipywidgets as w
+from typing import TYPE_CHECKING
 
 from ssa_course import registry
 from ssa_course.compilation import Compilation, compile_source
-from ssa_course.errors import SsaCourseError, VerifyError
+from ssa_course.errors import SsaCourseError, UsageError, VerifyError
 from ssa_course.views import render, stats
 from ssa_course.viz.legend import family_of, legend_entries, legend_html
 from ssa_course.viz.options import DrawOptions
 from ssa_course.viz.zoom import ZOOMS, scaled_svg, zoom_factor
+
+if TYPE_CHECKING:
+    import ipywidgets
+
+try:  # optional: the module imports without it, explore() then says what is missing
+    import ipywidgets as w
+except ImportError:
+    w = None
+
+NO_WIDGETS = ("explore() needs ipywidgets (pip install ipywidgets); "
+              "ssa_course.show(program, view) draws without it")
 
 SOURCE = "source"
 COMPARE_VIEW = "son"  # the view the pessimistic/optimistic switch applies to
@@ -254,7 +266,7 @@ class Explorer:
         self.body.children = [w.HTML(f"<pre>{html.escape(text)}</pre>")]
 
     def _show_graph(self, dot: str, summary: str = "") -> None:
-        from ssa_course.viz.dot import Drawing, RenderError, dot_available
+        from ssa_course.viz import render as renderers
 
         if not summary:
             nodes = len(re.findall(r"^\s*\"[^\"]+\" \[", dot, re.M))
@@ -262,16 +274,19 @@ class Explorer:
             summary = f"{nodes} nodes, {edges} edges"
         self.stats.value = html.escape(f"{self.view.value}: {summary}")
         self.legend.value = legend_html(legend_entries(dot, family_of(self.view.value)))
-        drawing = Drawing(dot)
-        if dot_available():
+        drawing = renderers.Drawing(dot)
+        if renderers.svg_available():
             try:
                 self._svg = drawing.svg()
                 self._rescale()
                 return
-            except RenderError as e:  # Graphviz failed on this graph: the simpler picture
+            except renderers.RenderError as e:  # Graphviz failed on this graph
                 self.stats.value += html.escape(f" ({e.render()}; a simpler drawing below)")
-        self.body.children = [w.Image(value=drawing.png(), format="png",
-                                      layout=w.Layout(max_width="100%"))]
+        if renderers.matplotlib_available():
+            self.body.children = [w.Image(value=drawing.png(), format="png",
+                                          layout=w.Layout(max_width="100%"))]
+        else:  # neither Graphviz nor matplotlib: the graph as DOT text
+            self.body.children = [w.HTML(renderers.dot_text_html(dot))]
 
     def _rescale(self) -> None:
         """Show the last SVG at the chosen zoom (no new Graphviz run)."""
@@ -281,15 +296,17 @@ class Explorer:
                                      layout=w.Layout(width="100%"))]
 
 
-def error_panel(message: str) -> w.VBox:
+def error_panel(message: str) -> ipywidgets.VBox:
     """A panel holding one message (what :func:`explore` shows instead of a traceback)."""
     return w.VBox([w.HTML(f"<pre style='{ERROR_STYLE}'>{html.escape(message)}</pre>")])
 
 
-def explore(source: str | Compilation, view: str = "cfg", face: str = "graph") -> w.VBox:
+def explore(source: str | Compilation, view: str = "cfg", face: str = "graph") -> ipywidgets.VBox:
     """A panel showing ``source`` (Tiny text, Bril text or JSON, or a Compilation) as any
     representation (pick it, pick text or graph). Wrong arguments give a panel with one
     message saying which parameter is wrong."""
+    if w is None:
+        raise UsageError(NO_WIDGETS)
     problem = argument_problem(source, view, face)
     if problem is not None:
         return error_panel(str(problem))

@@ -1,0 +1,250 @@
+"""Build the course as a static JupyterLite site in ``out/lite`` (``make lite``).
+
+The site runs JupyterLab and a Pyodide (WebAssembly CPython) kernel in the browser from
+static files only: lessons, exercises, the ``ssa_course`` wheel, Pyodide itself and
+Graphviz compiled to WebAssembly are all inside it, and nothing is fetched from another
+host at run time. Downloads happen here, at build time, from npm and the package index.
+
+    python tools/build_lite.py [--out out/lite]
+
+Every pinned version is in :data:`PINS` (docs/lite.md says why each is what it is).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+
+PINS = {
+    # the site builder and its kernel (pip); the kernel names the Pyodide it expects
+    "jupyterlite-core": "0.8.6",
+    "jupyterlite-pyodide-kernel": "0.8.6",
+    # npm: the Pyodide core (no wheels in it) and Graphviz as one ES module with its wasm
+    "pyodide": "314.0.6",
+    "@viz-js/viz": "3.31.0",
+    # pure wheels the lessons need that Pyodide's lock does not list (piplite installs them)
+    "pydot": "4.0.1",
+    "ipywidgets": "8.1.9",
+    "comm": "0.2.3",
+}
+# Pyodide-lock packages shipped in static/pyodide (with what they depend on in the lock);
+# the kernel installs micropip, packaging, ipython and jedi; the course needs networkx, pyparsing
+LOCK_ROOTS = ("micropip", "packaging", "ipython", "jedi", "networkx", "pyparsing")
+# lock dependencies that cannot come along (compiled, and not needed by what we use)
+LOCK_DROP = {"networkx": ("matplotlib", "numpy", "setuptools")}
+# what the first cell of every notebook on the site installs from the site (deps=False:
+# the package's own metadata names libraries that cannot exist in the browser)
+BROWSER_PACKAGES = ("ssa-course", "pydot", "pyparsing", "networkx", "ipywidgets", "comm")
+SETUP_MARK = "# ssa_course in the browser (JupyterLite)"
+PRACTICE_NOTE = (
+    "**In the browser, checking is practice, not grading.** The test cells run here, in\n"
+    "this page's Python; nothing is handed in. Your instructor grades the notebook you submit\n"
+    "(download it: File > Download).")
+KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
+CACHE = ROOT / "out" / "lite-cache"
+WORK = ROOT / "out" / "lite-build"
+
+
+def build_tools() -> None:
+    """The pinned site builder in this environment (pip installs it when it differs)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    wanted = []
+    for name in ("jupyterlite-core", "jupyterlite-pyodide-kernel"):
+        try:
+            ok = version(name) == PINS[name]
+        except PackageNotFoundError:
+            ok = False
+        if not ok:
+            wanted.append(f"{name}=={PINS[name]}")
+    if wanted:
+        run([sys.executable, "-m", "pip", "install", "--quiet", *wanted, "jupyter_server"])
+
+
+def run(cmd: list[str], **kw) -> None:
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    subprocess.run(cmd, check=True, **kw)
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def npm_package(name: str, version: str) -> Path:
+    """``npm pack`` name@version into the cache (once) and unpack it; its ``package`` dir."""
+    dest = CACHE / "npm" / f"{name.replace('/', '+')}-{version}"
+    if not (dest / "package" / "package.json").exists():
+        dest.mkdir(parents=True, exist_ok=True)
+        run(["npm", "pack", "--silent", f"{name}@{version}"], cwd=dest,
+            stdout=subprocess.DEVNULL)
+        (tgz,) = dest.glob("*.tgz")
+        with tarfile.open(tgz) as tar:
+            tar.extractall(dest, filter="data")
+    return dest / "package"
+
+
+def pure_wheel(name: str, version: str, python: str = "3.14") -> Path:
+    """The py3-none-any wheel of name==version from the package index (cached)."""
+    dest = CACHE / "wheels"
+    dest.mkdir(parents=True, exist_ok=True)
+    stem = re.sub(r"[-_.]+", "_", name).lower()
+    found = [w for w in dest.glob("*.whl")
+             if w.name.lower().startswith(f"{stem}-{version}-")]
+    if not found:
+        run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+             "--only-binary=:all:", "--python-version", python, "--platform", "any",
+             "--implementation", "py", "--abi", "none", "-d", str(dest),
+             f"{name}=={version}"])
+        found = [w for w in dest.glob("*.whl")
+                 if w.name.lower().startswith(f"{stem}-{version}-")]
+    if len(found) != 1:
+        raise SystemExit(f"error: expected one wheel for {name}=={version}, got {found}")
+    return found[0]
+
+
+def normal(name: str) -> str:
+    """A package name in PEP 503's normal form."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def lock_closure(packages: dict) -> list[str]:
+    """LOCK_ROOTS and their lock dependencies (minus LOCK_DROP), in a stable order."""
+    key = {normal(k): k for k in packages}  # depends may spell prompt_toolkit
+    seen: list[str] = []
+    todo = list(LOCK_ROOTS)
+    while todo:
+        name = key[normal(todo.pop(0))]
+        if name in seen:
+            continue
+        seen.append(name)
+        drop = LOCK_DROP.get(name, ())
+        todo += [d for d in packages[name]["depends"] if d not in drop]
+    return seen
+
+
+def pyodide_dir(dest: Path) -> None:
+    """Pyodide's core plus the lock's pure wheels, the lock trimmed to what is there."""
+    core = npm_package("pyodide", PINS["pyodide"])
+    dest.mkdir(parents=True)
+    for f in core.iterdir():
+        if f.suffix not in (".map", ".ts", ".html") and f.name not in ("package.json",):
+            shutil.copy2(f, dest / f.name)
+    lock = json.loads((core / "pyodide-lock.json").read_text())
+    lock["info"].setdefault("version", PINS["pyodide"])  # pyodide-lock wants one
+    python = ".".join(lock["info"]["python"].split(".")[:2])  # Pyodide's CPython
+    keep = {}
+    for name in lock_closure(lock["packages"]):
+        entry = dict(lock["packages"][name])
+        wheel = pure_wheel(entry["name"], entry["version"], python)
+        shutil.copy2(wheel, dest / wheel.name)
+        drop = LOCK_DROP.get(name, ())
+        entry.update(file_name=wheel.name, sha256=sha256(wheel),
+                     depends=[d for d in entry["depends"] if d not in drop])
+        keep[name] = entry
+    lock["packages"] = keep
+    (dest / "pyodide-lock.json").write_text(json.dumps(lock, indent=1) + "\n")
+
+
+def course_wheels() -> list[Path]:
+    """ssa_course built from this checkout, and the pure wheels the lessons need."""
+    dest = WORK / "wheels"
+    dest.mkdir(parents=True)
+    run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
+         "-w", str(dest), str(ROOT)])
+    wheels = list(dest.glob("ssa_course-*.whl"))
+    for name in ("pydot", "ipywidgets", "comm"):
+        wheels.append(shutil.copy2(pure_wheel(name, PINS[name]), dest))
+    return [Path(w) for w in wheels]
+
+
+def setup_cell() -> nbformat.NotebookNode:
+    """The first cell of every notebook on the site: install the course from the site
+    and load the WebAssembly Graphviz (the lesson's own first cell follows unchanged)."""
+    names = ", ".join(repr(p) for p in BROWSER_PACKAGES)
+    return nbformat.v4.new_code_cell(
+        f"{SETUP_MARK}: install the course from this site and load Graphviz\n"
+        "import piplite\n\n"
+        f"await piplite.install([{names}], deps=False)\n"
+        "from ssa_course.viz import browser\n\n"
+        "await browser.load()")
+
+
+def contents_dir(dest: Path) -> None:
+    """Lessons and exercises (each with the set-up cell first) and the files they read,
+    in the repository's layout so relative paths (../examples/...) still work."""
+    read = set()
+    for folder in ("notebooks", "exercises"):
+        (dest / folder).mkdir(parents=True)
+        for path in sorted((ROOT / folder).glob("*.ipynb")):
+            nb = nbformat.read(path, as_version=4)
+            text = "\n".join(c.source for c in nb.cells)
+            read |= set(re.findall(r"\.\./((?:examples|tests/programs)/[\w./-]+\.\w+)", text))
+            nb.cells.insert(0, setup_cell())
+            if folder == "exercises":
+                nb.cells.insert(0, nbformat.v4.new_markdown_cell(PRACTICE_NOTE))
+            nbformat.write(nb, dest / folder / path.name)
+    for rel in sorted(read):
+        if (ROOT / rel).is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / rel, dest / rel)
+
+
+def lite_config(path: Path) -> None:
+    path.write_text(json.dumps({
+        "jupyter-lite-schema-version": 0,
+        "jupyter-config-data": {
+            "appName": "ssa_course",
+            "litePluginSettings": {KERNEL_PLUGIN: {"disablePyPIFallback": True}},
+            # window.jupyterapp: tools/lite_check.py drives the page through it
+            "exposeAppInBrowser": "true",
+            # nbgrader's Lab extension (in this environment for the course) needs a server
+            "disabledExtensions": ["@jupyter/nbgrader"],
+        },
+    }, indent=2) + "\n")
+
+
+def build(out: Path) -> None:
+    started = time.monotonic()
+    build_tools()
+    shutil.rmtree(WORK, ignore_errors=True)
+    WORK.mkdir(parents=True)
+    pyodide_dir(WORK / "static" / "pyodide")
+    wheels = course_wheels()
+    contents_dir(WORK / "contents")
+    lite_config(WORK / "jupyter-lite.json")
+    shutil.rmtree(out, ignore_errors=True)
+    cmd = [sys.executable, "-m", "jupyterlite_core", "build", "--lite-dir", str(WORK),
+           "--output-dir", str(out), "--contents", str(WORK / "contents"),
+           "--no-sourcemaps"]
+    for wheel in wheels:
+        cmd += ["--piplite-wheels", str(wheel)]
+    run(cmd, cwd=WORK)
+    viz = npm_package("@viz-js/viz", PINS["@viz-js/viz"]) / "dist" / "viz.js"
+    (out / "static" / "viz").mkdir(parents=True, exist_ok=True)
+    shutil.copy2(viz, out / "static" / "viz" / "viz.js")
+    size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
+    print(f"built {out.relative_to(ROOT)}: {size / 1e6:.1f} MB in "
+          f"{time.monotonic() - started:.0f} s")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "out" / "lite")
+    build(parser.parse_args().out.resolve())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
