@@ -58,11 +58,6 @@ def _dot(a: object, title: str, options: object = None) -> str:
     return cfg_dot(a.ssa, f"{title}: the graph scheduled into blocks (SSA)")  # type: ignore
 
 
-def optimized_quads(comp: Compilation) -> object:
-    """The default ``ssa-course opt`` pipeline's result, as quads; cached."""
-    return build(comp, "optimized")
-
-
 def _optimized(comp: Compilation) -> object:
     from ssa_course.passes import DEFAULT_PIPELINE, finish_as_quads, run_pipeline
 

@@ -10,11 +10,6 @@ from ssa_course.lessons.faces import add_graphs, fresh_graphs, graphs_dot
 from ssa_course.registry import add_pass, build
 
 
-def ranges_program(comp: Compilation) -> object:
-    """The graph after SCCP, ranges and bounds-check elimination, verified; cached."""
-    return build(comp, "son-ranges")
-
-
 def _analysed(comp: Compilation) -> tuple[object, dict]:
     """A fresh graph after SCCP and ``ranges``, and every function's checks decided on
     it (the graph itself keeps its checks: what the drawing shows)."""

@@ -64,10 +64,6 @@ class FunctionLowerer:
     def label(self, name: str) -> None:
         self.body.append(Label(name))
 
-    def ends_in_terminator(self) -> bool:
-        return bool(self.body) and isinstance(self.body[-1], Instr) and \
-            self.body[-1].is_terminator()
-
     # -- functions and statements --------------------------------------------
 
     def lower(self) -> Function:

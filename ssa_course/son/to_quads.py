@@ -454,14 +454,3 @@ def scheduled_ssa(program: SeaOfNodes, structs: dict | None = None
         returns = {name: fg.returns for name, fg in program.functions.items()}
         functions = {name: _Writer(s, returns).write() for name, s in schedules.items()}
     return Program(functions, structs or {}), schedules
-
-
-def graph_to_quads(program: SeaOfNodes, structs: dict | None = None) -> Program:
-    """Schedule, write SSA quads, verify them, and come out of SSA: ordinary quads."""
-    from ssa_course.ssa.destruct import program_from_ssa
-    from ssa_course.ssa.verify import verify_ssa_program
-
-    ssa, _ = scheduled_ssa(program, structs)
-    with paused_gc():
-        verify_ssa_program(ssa)
-        return program_from_ssa(ssa)
