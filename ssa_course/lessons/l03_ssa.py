@@ -47,7 +47,7 @@ def _out_of_ssa(comp: Compilation) -> object:
 add_quads("ssa-minimal", "minimal SSA: a phi at every iterated dominance frontier",
           _ssa(False), ssa=True)
 add_quads("ssa-pruned", "pruned SSA: phis only where the variable is live", _ssa(True),
-          ssa=True)
+          ssa=True, checks=("ssa",))
 add_quads("ssa-braun", "SSA built on the fly (Braun et al.): sealed blocks, trivial phis "
           "removed", _braun, ssa=True)
 add_quads("out-of-ssa", "pruned SSA back to quads with parallel copies", _out_of_ssa)

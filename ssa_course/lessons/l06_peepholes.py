@@ -8,7 +8,7 @@ from ssa_course.lessons.faces import add_graphs, fresh_graphs
 from ssa_course.registry import add_pass
 
 add_graphs("son", "sea of nodes with pessimistic peepholes while parsing (folding, GVN)",
-           lambda comp: fresh_graphs(comp, True))
+           lambda comp: fresh_graphs(comp, True), checks=("graph",))
 
 
 @add_pass("parse", "parse straight into the sea of nodes, pessimistic peepholes on "

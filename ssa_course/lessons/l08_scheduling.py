@@ -5,13 +5,18 @@ graph (``scheduled``, run as IRCode; ``scheduled-bril``, the same out of SSA), a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ssa_course.compilation import Compilation
 from ssa_course.lessons.faces import add_quads, add_quads_pass, cfg_dot, verify_ssa
 from ssa_course.lessons.l04_julia import ir_text, ircode_of, run_ir, verify_ir
 from ssa_course.registry import add_pass, add_representation, build
 from ssa_course.runtime import Limits, Output
+
+if TYPE_CHECKING:
+    from ssa_course.quads.ir import Function
 
 
 @dataclass(slots=True)
@@ -90,18 +95,43 @@ def _coalesce_phis(state) -> None:  # noqa: ANN001
     state.quads = on_program(coalesce_phis, state.quads)
 
 
+# The quads passes after SSA: each loader imports its pass only when a pipeline runs it.
+def _coalesce() -> Callable[[Function], Function]:
+    from ssa_course.quads.coalesce import coalesce_copies
+
+    return coalesce_copies
+
+
+def _try_merge() -> Callable[[Function], Function]:
+    from ssa_course.quads.try_merge import merge_try_regions
+
+    return merge_try_regions
+
+
+def _layout() -> Callable[[Function], Function]:
+    from ssa_course.quads.layout import layout
+
+    return layout
+
+
+def _landing() -> Callable[[Function], Function]:
+    from ssa_course.quads.landing import landing_pads
+
+    return landing_pads
+
+
 add_quads_pass("coalesce", "copy coalescing: the two names of a copy that never hold "
                "different values become one (Chaitin's interference test), and the copy goes",
-               "ssa_course.quads.coalesce", "coalesce_copies")
+               _coalesce)
 add_quads_pass("try-merge", "try regions merged: the calls of one try share one enter/leave "
                "and one handler again (handler copies hoisted when no path gets longer)",
-               "ssa_course.quads.try_merge", "merge_try_regions")
+               _try_merge)
 add_quads_pass("layout", "block layout: blocks chained so that jumps fall through (deepest "
                "loops first), small blocks copied in place of a jump (loop rotation)",
-               "ssa_course.quads.layout", "layout")
+               _layout)
 add_quads_pass("landing", "landing pads: what only a loop (or a branch's fall-through side) "
                "needs sinks onto that edge, so a loop that runs zero times does not pay",
-               "ssa_course.quads.landing", "landing_pads")
+               _landing)
 
 
 @add_pass("inline", "inlining: calls of small leaf functions replaced by a renamed copy of "
