@@ -118,7 +118,7 @@ def _show_and_run(cell: str, ns: argparse.Namespace, shown: list[str]) -> None:
         _fail(result.error)
 
 
-def _displayer():  # noqa: ANN202
+def _displayer():
     try:
         from IPython import get_ipython
         from IPython.display import display
@@ -127,6 +127,6 @@ def _displayer():  # noqa: ANN202
     return display if get_ipython() is not None else print
 
 
-def load_ipython_extension(ipython) -> None:  # noqa: ANN001
+def load_ipython_extension(ipython) -> None:
     """``%load_ext ssa_course`` registers ``%%tiny``."""
     ipython.register_magic_function(tiny_magic, magic_kind="cell", magic_name="tiny")

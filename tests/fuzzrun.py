@@ -45,11 +45,11 @@ class Mismatch:
     actual: Outcome
 
 
-def _on_alarm(signum, frame):  # noqa: ANN001 - signal handler signature
+def _on_alarm(signum, frame):
     raise StageTimeout
 
 
-def guarded(thunk, seconds: float) -> tuple[Outcome, str | None]:  # noqa: ANN001
+def guarded(thunk, seconds: float) -> tuple[Outcome, str | None]:
     """Run ``thunk() -> RunResult`` under an alarm; (outcome, crash/hang category or None)."""
     old = signal.signal(signal.SIGALRM, _on_alarm)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -60,7 +60,7 @@ def guarded(thunk, seconds: float) -> tuple[Outcome, str | None]:  # noqa: ANN00
         return Outcome("", -1, f"no answer within {seconds:g} s"), "hang"
     except RecursionError:
         return Outcome("", -1, "RecursionError"), "crash"
-    except Exception as e:  # noqa: BLE001 - any escaping exception is the finding
+    except Exception as e:
         return Outcome("", -1, f"{type(e).__name__}: {e}"[:300]), "crash"
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -121,11 +121,11 @@ class Runner:
         if stage.startswith("bril:"):
             name = stage[len("bril:"):]
 
-            def thunk():  # noqa: ANN202
+            def thunk():
                 comp = compile_source(self.bril_text(), "fuzz.bril", kind="bril")
                 return stages.run(comp, self.args, via=name, limits=limits)
         else:
-            def thunk():  # noqa: ANN202
+            def thunk():
                 return stages.run(self.comp, self.args, via=stage, limits=limits)
         return guarded(thunk, self.seconds)
 

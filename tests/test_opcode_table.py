@@ -196,7 +196,7 @@ def test_tiny_rows_agree_with_the_ast_interpreter(symbol, a, b):
 _PROGRAMS: dict[str, ssa_course.Compilation] = {}
 
 
-def _binary_program(symbol: str):  # noqa: ANN202
+def _binary_program(symbol: str):
     if symbol not in _PROGRAMS:
         _PROGRAMS[symbol] = ssa_course.compile(
             f"fn main(a: int, b: int) {{ print(a {symbol} b); }}", "b.tiny")
@@ -312,7 +312,7 @@ def test_a_registered_trap_is_not_folded_away(test_ops):
     assert r.status == 2 and r.error == "error: floor modulo by zero at 1:21"
 
 
-def _min_nodes(program) -> list:  # noqa: ANN001
+def _min_nodes(program) -> list:
     return [n for fg in program.functions.values() for n in fg.nodes()
             if getattr(n, "opcode", None) == "tmin"]
 

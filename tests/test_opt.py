@@ -486,7 +486,7 @@ def test_dead_reads_keep_their_checks_as_one_quad():
     assert got.error.endswith("index out of bounds at 5:10")  # the dead read x = a[k]
 
 
-def _ssa(name: str, params: list[str], ret, items: list) -> object:  # noqa: ANN001
+def _ssa(name: str, params: list[str], ret, items: list) -> object:
     """A function in SSA form, built directly (Bril readers may rewrite phis)."""
     from ssa_course.quads.ir import Function
     from ssa_course.tiny import types as tt
@@ -494,7 +494,7 @@ def _ssa(name: str, params: list[str], ret, items: list) -> object:  # noqa: ANN
     return Function(name, [(p, tt.INT) for p in params], ret, items)
 
 
-def _i(op: str, dest: str | None = None, args=(), labels=(), bool_=False):  # noqa: ANN001
+def _i(op: str, dest: str | None = None, args=(), labels=(), bool_=False):
     from ssa_course.quads.ir import Instr
     from ssa_course.tiny import types as tt
 
@@ -586,7 +586,7 @@ def test_coalescing_passes_also_work_on_lesson_03_ssa():
     pipeline = ["ssa", "coalesce-phis", "out-of-ssa", "coalesce", "dce", "layout"]
     fewer = 0
     for case in load_corpus():
-        def steps_and_result(names: list[str], case=case):  # noqa: ANN202
+        def steps_and_result(names: list[str], case=case):
             comp = compile_source(case.source, case.name)
             text = passes.emit(passes.run_pipeline(comp, names), "bril")
             return run(compile_source(text, "o.bril"), case.args, via="quads")
@@ -619,7 +619,7 @@ def test_branch_threading_follows_each_jump_chain_once():
     real_get = dict.get
 
     class Counting(dict):
-        def get(self, key, default=None):  # noqa: ANN001, ANN201
+        def get(self, key, default=None):
             nonlocal reads
             reads += 1
             return real_get(self, key, default)

@@ -123,7 +123,7 @@ def test_each_form_is_checked_by_exactly_one_representation(monkeypatch):
 
 def test_a_pass_that_breaks_an_invariant_is_named(monkeypatch):
     """A pass leaving a jump to a label that does not exist is caught right after it."""
-    def breaks(state) -> None:  # noqa: ANN001
+    def breaks(state) -> None:
         fn = state.quads.functions["main"]
         fn.body.append(ir.Instr("jmp", labels=["nowhere"]))
 
@@ -170,7 +170,7 @@ def test_a_verifier_failure_names_the_representation(monkeypatch):
     comp = compile_source(PROGRAM)
     rep = registry.representation("julia")
 
-    def broken(artifact) -> None:  # noqa: ANN001
+    def broken(artifact) -> None:
         raise VerifyError("a rule", "somewhere")
 
     monkeypatch.setitem(registry._REPRESENTATIONS, "julia",

@@ -112,7 +112,7 @@ class DrawChooser:
 
     __slots__ = ("draw",)
 
-    def __init__(self, draw):  # noqa: ANN001 - hypothesis's draw function
+    def __init__(self, draw):
         self.draw = draw
 
     def int(self, lo: int, hi: int) -> int:

@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if mismatches or stalled else 0
 
 
-def _shrink_all(pool, args: argparse.Namespace,  # noqa: ANN001 - a multiprocessing pool
+def _shrink_all(pool, args: argparse.Namespace,
                 mismatches: list[tuple[int, Mismatch]]) -> list[str]:
     """Shrink up to ``--shrink`` programs per (stage, kind), smallest programs first."""
     by_seed: dict[int, list[Mismatch]] = {}

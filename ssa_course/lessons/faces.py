@@ -128,7 +128,7 @@ def add_quads_pass(name: str, description: str,
     the registration straight to the code (xDSL's ``get_all_passes`` does the same)."""
     from ssa_course.registry import add_pass
 
-    def run(state) -> None:  # noqa: ANN001
+    def run(state) -> None:
         from ssa_course.quads.peephole import on_program
 
         state.quads = on_program(load(), state.quads or state.comp.quads)

@@ -13,5 +13,5 @@ add_graphs("son", "sea of nodes with pessimistic peepholes while parsing (foldin
 
 @add_pass("parse", "parse straight into the sea of nodes, pessimistic peepholes on "
           "(Bril: from SSA)", ("source",), "graph")
-def _parse(state) -> None:  # noqa: ANN001
+def _parse(state) -> None:
     state.graph = fresh_graphs(state.comp, True)

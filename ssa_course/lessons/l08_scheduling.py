@@ -80,7 +80,7 @@ add_quads("optimized", "the whole default 'ssa-course opt' pipeline (parse, SCCP
 
 @add_pass("gcm", "global code motion: schedule the graph into blocks, write SSA quads",
           ("graph",), "ssa")
-def _gcm(state) -> None:  # noqa: ANN001
+def _gcm(state) -> None:
     from ssa_course.son.to_quads import scheduled_ssa
 
     state.quads, _ = scheduled_ssa(state.graph, state.comp.quads.structs)
@@ -88,7 +88,7 @@ def _gcm(state) -> None:  # noqa: ANN001
 
 @add_pass("coalesce-phis", "phi results and arguments that are never alive together share "
           "one name (fewer copies out of SSA)", ("ssa",), "phis")
-def _coalesce_phis(state) -> None:  # noqa: ANN001
+def _coalesce_phis(state) -> None:
     from ssa_course.quads.peephole import on_program
     from ssa_course.ssa.phi_coalesce import coalesce_phis
 
@@ -137,7 +137,7 @@ add_quads_pass("landing", "landing pads: what only a loop (or a branch's fall-th
 @add_pass("inline", "inlining: calls of small leaf functions replaced by a renamed copy of "
           "the callee (where the call depth limit cannot tell), before parsing",
           ("source",), "source")
-def _inline(state) -> None:  # noqa: ANN001
+def _inline(state) -> None:
     from ssa_course.compilation import from_quads
     from ssa_course.quads.inline import inline_calls
 
@@ -150,7 +150,7 @@ def _inline(state) -> None:  # noqa: ANN001
 @add_pass("dom-cse", "dominator-tree value numbering on SSA quads: an operation a "
           "dominating block already computed (a division GVN kept pinned) is reused",
           ("ssa",), "ssa")
-def _dom_cse(state) -> None:  # noqa: ANN001
+def _dom_cse(state) -> None:
     from ssa_course.quads.peephole import on_program
     from ssa_course.ssa.dom_cse import dom_cse
 
@@ -160,7 +160,7 @@ def _dom_cse(state) -> None:  # noqa: ANN001
 @add_pass("unroll", "loop unrolling: small innermost loops that rotate their variables "
           "(a, b = b, r) run twice per trip, so coalescing leaves no copy, before parsing",
           ("source",), "source")
-def _unroll(state) -> None:  # noqa: ANN001
+def _unroll(state) -> None:
     from ssa_course.compilation import from_quads
     from ssa_course.quads.peephole import on_program
     from ssa_course.quads.unroll import unroll_loops
@@ -175,7 +175,7 @@ def _unroll(state) -> None:  # noqa: ANN001
 @add_pass("const-params", "the constants of a self-recursive function become parameters "
           "its recursive calls pass along (a call's arguments cost nothing), before parsing",
           ("source",), "source")
-def _const_params(state) -> None:  # noqa: ANN001
+def _const_params(state) -> None:
     from ssa_course.compilation import from_quads
     from ssa_course.quads.const_params import thread_constants
 

@@ -92,7 +92,7 @@ add_graphs("son-ranges", "sea of nodes after SCCP, integer ranges with facts alo
 @add_pass("ranges", "integer ranges with the facts of branches (widening, narrowing): "
           "ranges become node types, comparisons they decide become constants",
           ("graph",), "graph")
-def _ranges(state) -> None:  # noqa: ANN001
+def _ranges(state) -> None:
     from ssa_course.son.bce import decide_branches
 
     for fg in state.graph.functions.values():
@@ -102,7 +102,7 @@ def _ranges(state) -> None:  # noqa: ANN001
 
 @add_pass("bce", "bounds-check elimination: the checks the ranges and the facts along "
           "edges prove (0 <= i < len(a)) are removed", ("graph",), "graph")
-def _bce(state) -> None:  # noqa: ANN001
+def _bce(state) -> None:
     from ssa_course.son.bce import eliminate_bounds_checks
 
     for fg in state.graph.functions.values():

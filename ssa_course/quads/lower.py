@@ -278,7 +278,7 @@ class FunctionLowerer:
 
     def op(self, opcode: str, dest: str | None, ty: Type, args: list[str], *,
            value: int | bool | None = None, funcs: list[str] | None = None,
-           field: str | None = None, pos=None) -> str:  # noqa: ANN001
+           field: str | None = None, pos=None) -> str:
         """Emit one value-producing instruction; returns its destination."""
         dest = dest or self.temp()
         self.emit(Instr(opcode, dest, ty, args, funcs or [], [], value, field, pos))

@@ -77,7 +77,7 @@ def const(node: Node, value: int | bool) -> Constant:
     return Constant(node.graph, start_of(node), type_of_value(value))
 
 
-def _int_binary(node: Node, fn, ranges=None) -> Type:  # noqa: ANN001
+def _int_binary(node: Node, fn, ranges=None) -> Type:
     """Constants fold exactly (wrapping as the program does); otherwise ``ranges(a, b)``
     (lesson 09's interval transfer, sound under wrapping) or the full range."""
     a, b = node.inputs[1].type, node.inputs[2].type

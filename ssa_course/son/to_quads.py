@@ -248,7 +248,7 @@ class _Writer:
 
     # -- block ends -----------------------------------------------------------------
 
-    def end(self, block, ret: tt.Type | None) -> None:  # noqa: ANN001
+    def end(self, block, ret: tt.Type | None) -> None:
         end = block.end
         self.line = self.lines.get(end.id, 0) if end is not None else 0
         if end is None:
@@ -365,7 +365,7 @@ class _Writer:
                 return array, index, Instr("aload", name, t.elem, pos=trap.pos)
         return None
 
-    def call(self, block, call: Call) -> None:  # noqa: ANN001
+    def call(self, block, call: Call) -> None:
         projs = {u.index: u for u in call.outputs if isinstance(u, Proj)}
         ret = self.returns.get(call.fn)
         if 2 in projs:
