@@ -379,3 +379,25 @@ def test_quads_trap_and_effect_facts_read_the_table(test_ops):
     assert not may_trap("add") and not may_trap("tmin") and not may_trap("print")
     assert has_effect("tfmod") and has_effect("print") and has_effect("astore")
     assert not has_effect("tmin") and not has_effect("eq") and not has_effect("alen")
+
+
+def test_the_language_pages_grammar_lists_exactly_the_tables_operators():
+    """docs/tiny.md's grammar names, level by level, the operators the table has: a row
+    added without its line in the grammar (or a symbol left in the grammar after its row
+    went) fails here. docs/adding-an-operator.md says which files a new row needs."""
+    import re
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    text = (docs / "tiny.md").read_text()
+    rules = {m.group(1): set(re.findall(r'"([^"A-Za-z(){}\[\],;.:]+)"', m.group(2)))
+             for m in re.finditer(r"^(or|and|cmp|sum|term|unary)\s+=(.*)$", text, re.M)}
+    assert rules["or"] == opcodes.binary_symbols(opcodes.OR_LEVEL)
+    assert rules["and"] == opcodes.binary_symbols(opcodes.AND_LEVEL)
+    assert rules["cmp"] == opcodes.binary_symbols(opcodes.CMP_LEVEL)
+    assert rules["sum"] == opcodes.binary_symbols(opcodes.SUM_LEVEL)
+    assert rules["term"] == opcodes.binary_symbols(opcodes.TERM_LEVEL)
+    assert rules["unary"] == opcodes.prefix_symbols()
+    guide = (docs / "adding-an-operator.md").read_text()
+    for path in re.findall(r"`((?:ssa_course|docs|tests)/[\w/.]+\.(?:py|md|tiny))`", guide):
+        assert (docs.parent / path).exists() or path.startswith("tests/programs/min_op"), path
