@@ -401,3 +401,29 @@ def test_the_language_pages_grammar_lists_exactly_the_tables_operators():
     guide = (docs / "adding-an-operator.md").read_text()
     for path in re.findall(r"`((?:ssa_course|docs|tests)/[\w/.]+\.(?:py|md|tiny))`", guide):
         assert (docs.parent / path).exists() or path.startswith("tests/programs/min_op"), path
+
+
+def test_the_fuzz_generators_use_a_registered_operator(test_ops):
+    """The generators (``make fuzz``'s and hypothesis's) read the table: the test-only
+    operators appear in generated programs, which run the same on the AST and on quads."""
+    from fuzzgen import generate
+    from hypothesis import HealthCheck
+    from tiny_gen import int_expr
+
+    programs = [generate(seed) for seed in range(60)]
+    for symbol in ("/\\", "%%%"):
+        with_it = [p for p in programs if f" {symbol} " in p]
+        assert with_it, symbol
+        for text in with_it[:3]:
+            ast_run = ssa_course.run(text, via="ast")
+            quads_run = ssa_course.run(text, via="quads")
+            assert (ast_run.stdout, ast_run.status) == (quads_run.stdout, quads_run.status)
+    seen: set[str] = set()
+
+    @settings(max_examples=200, database=None, suppress_health_check=list(HealthCheck))
+    @given(int_expr())
+    def collect(text: str) -> None:
+        seen.update(s for s in ("/\\", "%%%") if f" {s} " in text)
+
+    collect()
+    assert seen == {"/\\", "%%%"}
