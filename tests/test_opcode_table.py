@@ -427,3 +427,16 @@ def test_the_fuzz_generators_use_a_registered_operator(test_ops):
 
     collect()
     assert seen == {"/\\", "%%%"}
+
+
+def test_a_commutative_operator_moves_its_constant_right(test_ops):
+    """``5 /\\ a`` becomes ``a /\\ 5`` (the generic node's rule, like Add's), and is then
+    one node with ``a /\\ 5``; a row that does not commute keeps its order."""
+    ast = ssa_course.compile("fn main(a: int) { print(5 /\\ a, a /\\ 5); }", "c.tiny").ast
+    (node,) = _min_nodes(build_graphs(ast, optimize=True))
+    assert not node.inputs[1].type.is_constant() and node.inputs[2].type.is_constant()
+    ast = ssa_course.compile("fn main(a: int) { print(5 %%% (a + 1)); }", "f.tiny").ast
+    fmod = [n for fg in build_graphs(ast, optimize=True).functions.values()
+            for n in fg.nodes() if getattr(n, "opcode", None) == "tfmod"]
+    assert fmod and all(n.inputs[1].type.is_constant() for n in fmod)
+    assert ssa_course.run("fn main(a: int) { print(5 /\\ a); }", 3, via="son").stdout == "3\n"
