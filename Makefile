@@ -86,12 +86,16 @@ cross-gcc:
 lab: venv graphviz binutils
 	$(VENV)/bin/jupyter lab notebooks/00-tour.ipynb --ServerApp.root_dir="$(CURDIR)" $(ROOT_FLAG) $(LAB_ARGS)
 
+# ruff, then the type checker (mypy; what it checks: [tool.mypy] in pyproject.toml), then
+# the tests.
 test: venv graphviz binutils
 	$(VENV)/bin/ruff check ssa_course tests benchmarks tools
+	$(PY) -m mypy
 	$(PY) -m pytest
 
 lint: venv
 	$(VENV)/bin/ruff check ssa_course tests benchmarks tools
+	$(PY) -m mypy
 
 exercises: venv
 	$(PY) tools/make_exercises.py

@@ -71,7 +71,7 @@ def submission(released: Path, source: Path, kind: str, task: int) -> object:
     return nb
 
 
-def _config(course: Path):  # noqa: ANN202
+def _config(course: Path):
     from traitlets.config.loader import PyFileConfigLoader
 
     cfg = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
@@ -179,7 +179,7 @@ def _run_solution(name: str, cells: list[str]) -> float:
     start = time.perf_counter()
     with contextlib.redirect_stdout(io.StringIO()):
         for source in cells:
-            exec(compile(source, f"<{name}.ipynb:cell>", "exec"), ns)  # noqa: S102
+            exec(compile(source, f"<{name}.ipynb:cell>", "exec"), ns)
     return time.perf_counter() - start
 
 

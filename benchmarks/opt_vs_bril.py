@@ -29,9 +29,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ssa_course import passes  # noqa: E402
-from ssa_course.compilation import compile_source  # noqa: E402
-from ssa_course.quads.bril import dumps_json  # noqa: E402
+from ssa_course import passes
+from ssa_course.compilation import compile_source
+from ssa_course.quads.bril import dumps_json
 
 _ARGS = re.compile(r"^#\s*ARGS:(.*)$", re.M)
 _COUNT = re.compile(r"total_dyn_inst: (\d+)")

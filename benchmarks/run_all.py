@@ -22,15 +22,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import scaling  # noqa: E402
-from gen import CALL_PROGRAM, LOOP_PROGRAM, straight_line_program  # noqa: E402
-from timing import best_of  # noqa: E402
+import scaling
+from gen import CALL_PROGRAM, LOOP_PROGRAM, straight_line_program
+from timing import best_of
 
-from ssa_course.quads.interp import run_quads  # noqa: E402
-from ssa_course.quads.lower import lower_program  # noqa: E402
-from ssa_course.runtime import Limits, Output  # noqa: E402
-from ssa_course.tiny import compile_tiny  # noqa: E402
-from ssa_course.tiny.interp import run_ast  # noqa: E402
+from ssa_course.quads.interp import run_quads
+from ssa_course.quads.lower import lower_program
+from ssa_course.runtime import Limits, Output
+from ssa_course.tiny import compile_tiny
+from ssa_course.tiny.interp import run_ast
 
 
 def front_end_table() -> None:

@@ -32,7 +32,7 @@ __all__ = [
 __version__ = "0.1.0"
 
 
-def compile(source: str | Compilation, filename: str = "<input>",  # noqa: A001
+def compile(source: str | Compilation, filename: str = "<input>",
             kind: str | None = None) -> Compilation:
     """Wrap a program text (Tiny by default; ``kind="bril"`` or ``"bril-json"`` for Bril)."""
     try:
@@ -141,7 +141,7 @@ def show(source: str | Compilation, view: str = "cfg", fmt: str | None = None, *
         raise e.with_traceback(None) from None
 
 
-def _show(comp: Compilation, view: str, fmt: str | None, options=None):  # noqa: ANN001, ANN202
+def _show(comp: Compilation, view: str, fmt: str | None, options=None):
     from ssa_course import registry, views
     from ssa_course.viz.display import Text
 
@@ -201,7 +201,7 @@ def explore(source: str | Compilation, view: str = "cfg", face: str = "graph"):
     return _explore(source, view, face)
 
 
-def load_ipython_extension(ipython) -> None:  # noqa: ANN001
+def load_ipython_extension(ipython) -> None:
     """``%load_ext ssa_course``: registers the ``%%tiny`` cell magic."""
     from ssa_course.magic import load_ipython_extension as _load
 
@@ -228,7 +228,7 @@ def build(source: str | Compilation, name: str) -> object:
         raise e.with_traceback(None) from None
 
 
-def code_typed(source: str | Compilation, fn: str = "main"):  # noqa: ANN201
+def code_typed(source: str | Compilation, fn: str = "main"):
     """The IRCode of function ``fn``, like Julia's ``@code_typed`` (lesson 04). An
     unknown ``fn`` raises ``ValueError`` (``ArgumentValueError``) listing the functions."""
     from ssa_course.lessons.l04_julia import code_typed as typed
@@ -241,7 +241,7 @@ def code_typed(source: str | Compilation, fn: str = "main"):  # noqa: ANN201
         raise e.with_traceback(None) from None
 
 
-def code_escapes(source: str | Compilation):  # noqa: ANN201
+def code_escapes(source: str | Compilation):
     """Escape analysis of a program, like Julia's ``code_escapes`` (lesson 10): prints as
     IRCode with a glyph per value, ``["f"]`` gives function ``f``'s result."""
     from ssa_course.lessons.l10_escape import code_escapes as escapes
@@ -249,7 +249,7 @@ def code_escapes(source: str | Compilation):  # noqa: ANN201
     return escapes(source)
 
 
-def sea_of_nodes(source: str | Compilation, optimize: bool = True, options=None):  # noqa: ANN001, ANN201
+def sea_of_nodes(source: str | Compilation, optimize: bool = True, options=None):
     """The verified sea of nodes of a Tiny program (lessons 05-07); ``optimize=False``
     switches the parser's peepholes off."""
     from ssa_course.errors import ArgumentTypeError

@@ -174,7 +174,7 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
     return parser
 
 
-def _assembler(ns: argparse.Namespace):  # noqa: ANN202 - a context manager
+def _assembler(ns: argparse.Namespace):
     """The ``--assembler`` choice for the command's duration (a missing one: one line)."""
     from ssa_course.codegen.assemble import using_assembler
     from ssa_course.codegen.target import check_target, host_target

@@ -130,7 +130,7 @@ class Compilation:
                 return stripped[len("// ARGS:"):].split()
         return None
 
-    def cached(self, key: str, build):  # noqa: ANN001 - a tiny memo helper
+    def cached(self, key: str, build):
         """Memoise ``build()`` under ``key`` (stages use it for their artifacts).
 
         This is where the cyclic garbage collector is paused while a representation is built

@@ -76,7 +76,7 @@ def _item(text: str, line: int | None, number: int | None = None) -> str:
 _TITLE = re.compile(r'<g id="[^"]*" class="node">\s*<title>([^<]*)</title>')
 
 
-def _svg(dot: str, node_line, function: str | None = None) -> str:  # noqa: ANN001
+def _svg(dot: str, node_line, function: str | None = None) -> str:
     """The drawing as inline SVG, each node ``<g>`` with its ``data-line`` (``node_line``:
     DOT name -> line; ``function``: the one function drawn, whose names are unprefixed)."""
     from ssa_course.viz.dot import Drawing

@@ -146,7 +146,7 @@ def linked_widget(comp: object, shown: list[str], options: object = None) -> obj
     return out
 
 
-def _displayer():  # noqa: ANN202
+def _displayer():
     try:
         from IPython import get_ipython
         from IPython.display import display
@@ -155,6 +155,6 @@ def _displayer():  # noqa: ANN202
     return display if get_ipython() is not None else print
 
 
-def load_ipython_extension(ipython) -> None:  # noqa: ANN001
+def load_ipython_extension(ipython) -> None:
     """``%load_ext ssa_course`` registers ``%%tiny``."""
     ipython.register_magic_function(tiny_magic, magic_kind="cell", magic_name="tiny")

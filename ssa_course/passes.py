@@ -12,6 +12,7 @@ verifier of its form's representation: a pass that breaks an invariant is named.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from ssa_course import registry
@@ -23,13 +24,24 @@ DEFAULT_PIPELINE = ("inline", "unroll", "const-params", "sroa", "parse", "sccp",
                     "gcm", "dom-cse", "coalesce-phis", "out-of-ssa", "coalesce", "dce",
                     "try-merge", "layout", "landing")
 
-# The representation whose verifier checks a program in each form.
-# ("source": a pass such as ``inline`` that hands ``parse`` a new program leaves its quads.)
-FORM_REPRESENTATION = {"graph": "son", "ssa": "ssa-pruned", "phis": "quads", "quads": "quads",
-                       "source": "quads"}
 
-# Representations whose artifact is the graph itself: emitted straight from a graph state.
-GRAPH_REPRESENTATIONS = ("son-raw", "son-select", "son", "son-opt")
+
+class _FormRepresentation(Mapping[str, str]):
+    """Form -> the name of the representation whose verifier checks a program in that form,
+    read from the registry (each representation says which forms it ``checks``; "source":
+    a pass such as ``inline`` that hands ``parse`` a new program leaves its quads)."""
+
+    def __getitem__(self, form: str) -> str:
+        return registry.checker_of(form).name
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(registry.FORMS)
+
+    def __len__(self) -> int:
+        return len(registry.FORMS)
+
+
+FORM_REPRESENTATION: Mapping[str, str] = _FormRepresentation()
 
 
 @dataclass
@@ -155,7 +167,7 @@ def emit(state: PassState, name: str = "quads", fmt: str = "text") -> str:
     rep = registry.representation(name)
     if fmt not in ("text", "dot"):
         raise UsageError(f"unknown format '{fmt}' (text or dot)")
-    if state.form == "graph" and rep.name in GRAPH_REPRESENTATIONS:
+    if state.form == "graph" and rep.form == "graph":  # shown as it is, never rebuilt
         if fmt == "text":
             return rep.text(state.graph)
         return rep.dot(state.graph, os.path.basename(state.comp.filename), None)

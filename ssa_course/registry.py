@@ -48,6 +48,11 @@ class Representation:
     code views run natively): the differential tests run that one only. ``counts`` says
     whether the executor counts executed instructions (``run --profile``); machine code
     runs uncounted.
+    ``form`` is the ``opt`` form (see :data:`FORMS`) its artifact is in, when it is one: a
+    pipeline that leaves a program in that form is shown by this representation as it is
+    (``opt --emit son-opt`` after ``sccp`` prints the pipeline's graph, not a rebuilt one).
+    ``checks`` are the forms whose programs ``opt`` verifies with this representation's
+    verifier after every pass; each form has exactly one such representation.
     """
 
     name: str
@@ -65,6 +70,8 @@ class Representation:
     runs_as: str | None = None
     counts: bool = True
     lines: Callable[[object], Lines] | None = None
+    form: str | None = None
+    checks: tuple[str, ...] = ()
 
     def source_lines(self, artifact: object) -> Lines:
         """The lines face (see :mod:`ssa_course.srclines`)."""
@@ -125,15 +132,24 @@ def add_representation(name: str, description: str, *, build: Callable[[Compilat
                        stats: Callable[[object], str] | None = None, face: str = "text",
                        tiny_only: bool = False, missing: Callable[[], str | None] | None = None,
                        runs_as: str | None = None, counts: bool = True,
-                       lines: Callable[[object], Lines] | None = None) -> None:
+                       lines: Callable[[object], Lines] | None = None,
+                       form: str | None = None, checks: tuple[str, ...] = ()) -> None:
     """Declare a representation with its four faces (all required)."""
     if name in _REPRESENTATIONS:
         raise ValueError(f"representation {name!r} registered twice")
     if face not in ("text", "draw"):
         raise ValueError(f"face must be 'text' or 'draw', not {face!r}")
+    for f in (*checks, *([form] if form is not None else [])):
+        if f not in FORMS:
+            raise ValueError(f"unknown form {f!r} (forms: {', '.join(FORMS)})")
+    for other in _REPRESENTATIONS.values():
+        claimed = set(other.checks) & set(checks)
+        if claimed:
+            raise ValueError(f"form {sorted(claimed)[0]!r} is already checked by "
+                             f"{other.name!r}")
     _REPRESENTATIONS[name] = Representation(name, description, _current_lesson, build, run,
                                             verify, text, dot, stats, face, tiny_only,
-                                            missing, runs_as, counts, lines)
+                                            missing, runs_as, counts, lines, form, checks)
 
 
 def representations() -> list[Representation]:
@@ -151,6 +167,20 @@ def executors() -> list[Representation]:
 def names() -> list[str]:
     """The names ``run --via``, ``show --as`` and ``opt --emit`` accept: one list."""
     return [r.name for r in representations()]
+
+
+def in_form(form: str) -> list[Representation]:
+    """The representations whose artifact is a program in ``opt`` form ``form`` (they can
+    show such a program as it is)."""
+    return [r for r in representations() if r.form == form]
+
+
+def checker_of(form: str) -> Representation:
+    """The representation whose verifier checks a program in ``opt`` form ``form``."""
+    found = [r for r in representations() if form in r.checks]
+    if len(found) != 1:
+        raise ValueError(f"form {form!r} has {len(found)} checking representations, not one")
+    return found[0]
 
 
 def representation(name: str) -> Representation:

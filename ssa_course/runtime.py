@@ -232,7 +232,7 @@ class RunResult:
     extra: dict = field(default_factory=dict)
 
 
-class deep_recursion:  # noqa: N801 - used as a context manager, reads like a statement
+class deep_recursion:
     """Raise Python's recursion limit while walking a tree.
 
     Trees follow the program text, so a 10,000-term ``1+1+...+1`` is a 10,000-deep tree;
@@ -256,7 +256,7 @@ class deep_recursion:  # noqa: N801 - used as a context manager, reads like a st
         sys.setrecursionlimit(self.saved)
 
 
-class paused_gc:  # noqa: N801 - used as a context manager
+class paused_gc:
     """Pause the cyclic garbage collector while building a big tree or IR.
 
     A compiler allocates many small objects that all stay alive; CPython's collector would

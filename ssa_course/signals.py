@@ -19,7 +19,7 @@ from collections.abc import Iterator
 SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
-class Terminated(BaseException):  # noqa: N818 - like KeyboardInterrupt, not an error
+class Terminated(BaseException):
     """The process was asked to stop (SIGTERM or SIGHUP)."""
 
     def __init__(self, signum: int):

@@ -26,6 +26,8 @@ from typing import Protocol, TypeVar
 
 from fuzzparts import Fn, Scope, Var
 
+from ssa_course import opcodes
+
 T = TypeVar("T")
 
 STRUCTS = "struct P { v: int; ok: bool; xs: [int]; }"
@@ -33,6 +35,30 @@ INT_LITS = ["0", "1", "2", "3", "-1", "7", "5", "-5", "100", "922337203685477580
             "-9223372036854775808"]
 DIVISORS = ["1", "2", "3", "-1", "7", "-7"]
 COST_LIMIT = 3000  # rough dynamic statement count a program may reach
+
+
+# The operators come from the opcode table (ssa_course/opcodes.py), read at each use: a row
+# added to the table (or registered for a test) is fuzzed with no edit here. The lists keep
+# the table's order, so a seed makes the same program as long as the table is unchanged.
+def int_operators() -> list[opcodes.Opcode]:
+    """Tiny's binary operators from two ints to an int (``+ - * / %``)."""
+    return [op for op in opcodes.all_opcodes() if op.arity == 2 and op.symbol
+            and op.operands == opcodes.INT and op.result == opcodes.INT]
+
+
+def comparisons() -> list[str]:
+    """Tiny's binary operators from two ints to a bool: the int-only ones, then the ones
+    on any two values of one type (``< <= > >= == !=``)."""
+    rows = [op for op in opcodes.all_opcodes() if op.arity == 2 and op.symbol
+            and op.result == opcodes.BOOL and op.operands in (opcodes.INT, opcodes.SAME)]
+    return [op.symbol for op in sorted(rows, key=lambda op: op.operands == opcodes.SAME)
+            if op.symbol]
+
+
+def bool_operators() -> list[str]:
+    """Tiny's binary operators from two bools to a bool (``&& ||``)."""
+    return [op.symbol for op in opcodes.all_opcodes() if op.arity == 2 and op.symbol
+            and op.operands == opcodes.BOOL and op.result == opcodes.BOOL]
 
 
 class Chooser(Protocol):
@@ -120,11 +146,12 @@ class Gen:
         if k in (1, 2):
             return self.atom("int") or "0"
         if k <= 5:
-            op = self.pick(["+", "-", "*", "/", "%", "+", "-"])
+            rows = int_operators()
+            row = self.pick(rows + rows[:2])  # + and - twice as often
             left = self.int_expr(depth + 1)
-            if op in "/%" and not self.chance(25):
-                return f"({left} {op} {self.pick(DIVISORS)})"
-            return f"({left} {op} {self.int_expr(depth + 1)})"
+            if row.divisor is not None and not self.chance(25):  # mostly not zero
+                return f"({left} {row.symbol} {self.pick(DIVISORS)})"
+            return f"({left} {row.symbol} {self.int_expr(depth + 1)})"
         if k == 6:
             return f"(-{self.int_expr(depth + 1)})"
         if k == 7 and self.scope.visible("[int]"):
@@ -143,14 +170,14 @@ class Gen:
     def bool_expr(self, depth: int = 0) -> str:
         k = self.ch.int(0, 8 if depth < 2 else 1)
         if k == 0:
-            op = self.pick(["<", "<=", ">", ">=", "==", "!="])
+            op = self.pick(comparisons())
             return f"{self.int_expr(depth + 1)} {op} {self.int_expr(depth + 1)}"
         if k == 1:
             return self.atom("bool") or self.pick(["true", "false"])
         if k == 2:
             return f"!({self.bool_expr(depth + 1)})"
         if k in (3, 4):
-            op = self.pick(["&&", "||"])
+            op = self.pick(bool_operators())
             return f"({self.bool_expr(depth + 1)} {op} {self.bool_expr(depth + 1)})"
         if k == 5 and self.scope.visible("P"):
             return f"{self.ref_expr('P', depth + 1)}.ok"

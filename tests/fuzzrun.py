@@ -55,11 +55,11 @@ class Mismatch:
     actual: Outcome
 
 
-def _on_alarm(signum, frame):  # noqa: ANN001 - signal handler signature
+def _on_alarm(signum, frame):
     raise StageTimeout
 
 
-def guarded(thunk, seconds: float) -> tuple[Outcome, str | None]:  # noqa: ANN001
+def guarded(thunk, seconds: float) -> tuple[Outcome, str | None]:
     """Run ``thunk() -> RunResult`` under an alarm; (outcome, crash/hang category or None)."""
     old = signal.signal(signal.SIGALRM, _on_alarm)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -70,7 +70,7 @@ def guarded(thunk, seconds: float) -> tuple[Outcome, str | None]:  # noqa: ANN00
         return Outcome("", -1, f"no answer within {seconds:g} s"), "hang"
     except RecursionError:
         return Outcome("", -1, "RecursionError"), "crash"
-    except Exception as e:  # noqa: BLE001 - any escaping exception is the finding
+    except Exception as e:
         return Outcome("", -1, f"{type(e).__name__}: {e}"[:300]), "crash"
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -196,7 +196,7 @@ class Runner:
     def _run_bril(self, text: str, name: str) -> tuple[Outcome, str | None]:
         limits = Limits(steps=self.steps)
 
-        def thunk():  # noqa: ANN202
+        def thunk():
             comp = compile_source(text, "fuzz.bril", kind="bril")
             return stages.run(comp, self.args, via=name, limits=limits)
         return guarded(thunk, self.seconds)
@@ -208,16 +208,16 @@ class Runner:
         if stage.startswith(OPT_PREFIX):
             names = stage[len(OPT_PREFIX):].split(",")
 
-            def thunk():  # noqa: ANN202
+            def thunk():
                 return run_pipeline_stage(self.comp, names, self.args, limits)
         elif stage.startswith("bril:"):
             name = stage[len("bril:"):]
 
-            def thunk():  # noqa: ANN202
+            def thunk():
                 comp = compile_source(self.bril_text(), "fuzz.bril", kind="bril")
                 return stages.run(comp, self.args, via=name, limits=limits)
         else:
-            def thunk():  # noqa: ANN202
+            def thunk():
                 return stages.run(self.comp, self.args, via=stage, limits=limits)
         return guarded(thunk, self.seconds)
 

@@ -103,7 +103,7 @@ class _Frame:
     arrays: dict = field(default_factory=dict)  # slot index -> address of an array in the frame
 
 
-class _Stop(Exception):  # noqa: N818 -- control flow: the run is over
+class _Stop(Exception):
     pass
 
 

@@ -277,7 +277,7 @@ def test_any_mutated_document_is_read_or_refused_cleanly(data):
     assert len(seen) == 1
 
 
-def _takes_arg(comp) -> bool:  # noqa: ANN001
+def _takes_arg(comp) -> bool:
     try:
         return len(comp.main_params()) == 1 and comp.main_params()[0][1] == INT
     except (SourceError, UsageError):

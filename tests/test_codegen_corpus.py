@@ -20,7 +20,7 @@ from ssa_course.errors import SsaCourseError
 CASES = [*load_corpus(), *load_bril_corpus()]
 
 
-def _check(case, **how) -> None:  # noqa: ANN001, ANN003
+def _check(case, **how) -> None:
     try:
         got = run_native(case.source, case.args, filename=case.path.name, **how)
     except SsaCourseError as e:  # a compile error: nothing runs

@@ -27,7 +27,7 @@ from ssa_course.viz import render as render_mod
 from ssa_course.viz.options import DrawOptions
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-from draw import fuzz, straight  # noqa: E402
+from draw import fuzz, straight
 
 needs_dot = pytest.mark.skipif(not render_mod.dot_available(), reason="no Graphviz")
 NODE = re.compile(r'^"([^"]+)" \[(.*)\];$', re.M)
@@ -72,13 +72,13 @@ def parses(dot: str) -> None:
     assert graphs and graphs[0].get_name()
 
 
-def son_graph(src: str, name: str = "main", optimize: bool = True):  # noqa: ANN201
+def son_graph(src: str, name: str = "main", optimize: bool = True):
     from ssa_course.lessons.l05_control import son_program
 
     return son_program(compile_source(src, kind="tiny"), optimize).functions[name]
 
 
-def leafish(node) -> bool:  # noqa: ANN001
+def leafish(node) -> bool:
     return _kind(node) in ("constant", "param")
 
 

@@ -55,7 +55,7 @@ def test_listing_golden(path, monkeypatch):
     assert text.rstrip("\n") == path.with_suffix(".escapes").read_text().rstrip("\n")
 
 
-def analysed(source: str, edit=None):  # noqa: ANN001, ANN201
+def analysed(source: str, edit=None):
     program = ircode_of(compile_source(source).quads)
     if edit is not None:
         edit(program)

@@ -14,7 +14,7 @@ from ssa_course.lessons.l04_julia import ircode_of
 EXAMPLES = sorted((Path(__file__).parent / "escape_golden").glob("*.tiny"))
 
 
-def analysed(source: str):  # noqa: ANN201
+def analysed(source: str):
     return analyze_program(ircode_of(compile_source(source).quads))
 
 

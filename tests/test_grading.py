@@ -234,7 +234,7 @@ def test_a_bare_except_cannot_swallow_the_time_limit_for_good():
 def test_the_time_limit_leaves_an_outer_alarm_in_place():
     import signal
 
-    def outer(signum, frame):  # noqa: ANN001
+    def outer(signum, frame):
         raise AssertionError("not expected to fire")
 
     old = signal.signal(signal.SIGALRM, outer)
@@ -363,13 +363,13 @@ def test_a_picture_that_fails_is_replaced_by_its_reason():
 # ---------------------------------------------------------------- a learner's idealize()
 
 
-def _build_with_add(idealize, source="fn main(n: int, m: int) { print(n + m); }"):  # noqa: ANN001
+def _build_with_add(idealize, source="fn main(n: int, m: int) { print(n + m); }"):
     from ssa_course import sea_of_nodes
     from ssa_course.son.data import Add
     from ssa_course.son.emit import BuildOptions
 
     class LearnersAdd(Add):
-        def idealize(self):  # noqa: ANN202
+        def idealize(self):
             return idealize(self)
 
     return sea_of_nodes(source, True, BuildOptions(classes={"+": LearnersAdd}))
@@ -378,7 +378,7 @@ def _build_with_add(idealize, source="fn main(n: int, m: int) { print(n + m); }"
 def test_an_idealize_that_swaps_forever_is_stopped_with_the_chain():
     from ssa_course.son.peephole import RewriteError
 
-    def swaps(node):  # noqa: ANN001, ANN202
+    def swaps(node):
         return type(node)(node.graph, None, node.inputs[2], node.inputs[1])
 
     with pytest.raises(RewriteError) as info:
@@ -393,7 +393,7 @@ def test_an_idealize_that_goes_back_to_the_first_node_is_a_cycle():
 
     first = {}
 
-    def back(node):  # noqa: ANN001, ANN202
+    def back(node):
         if "node" not in first:
             first["node"] = node
             return type(node)(node.graph, None, node.inputs[2], node.inputs[1])
@@ -411,7 +411,7 @@ def test_an_idealize_must_return_a_live_node(result, message):
     from ssa_course.son.graph import Graph, Node
     from ssa_course.son.peephole import RewriteError
 
-    def odd(node):  # noqa: ANN001, ANN202
+    def odd(node):
         return Node(Graph()) if result == "dead" else result
 
     with pytest.raises(RewriteError, match=message):
@@ -457,7 +457,7 @@ def test_a_runaway_recursion_inside_idealize_is_a_recursion_error_not_a_crash():
 
 
 def test_check_against_shows_a_rewrite_loop_as_one_message():
-    def swaps(node):  # noqa: ANN001, ANN202
+    def swaps(node):
         return type(node)(node.graph, None, node.inputs[2], node.inputs[1])
 
     with pytest.raises(Mismatch) as info:
@@ -490,7 +490,7 @@ def test_container_subclasses_count_as_their_base_and_their_eq_is_ignored():
         def __eq__(self, other: object) -> bool:
             return True
 
-        def __iter__(self):  # noqa: ANN204
+        def __iter__(self):
             return iter([1, 2, 3])
 
     with pytest.raises(Mismatch, match="got: "):
@@ -498,7 +498,7 @@ def test_container_subclasses_count_as_their_base_and_their_eq_is_ignored():
 
 
 def test_a_generator_is_not_an_answer_and_never_runs_in_the_grader():
-    def endless(n: int):  # noqa: ANN202 - a generator that never ends
+    def endless(n: int):
         while True:
             yield n
 

@@ -173,7 +173,7 @@ def test_upsilon_phic_shape_follows_the_seed():
     assert out.text() == "1 3 10\n1 30\n"
 
 
-def _broken(mutate) -> str:  # noqa: ANN001
+def _broken(mutate) -> str:
     ir = ir_of(BRANCHY)
     mutate(ir)
     with pytest.raises(VerifyError) as info:
@@ -226,7 +226,7 @@ def test_phis_are_placed_without_visiting_every_join_below():
     reads = 0
 
     class Counting(dict):
-        def get(self, key, default=None):  # noqa: ANN001, ANN201
+        def get(self, key, default=None):
             nonlocal reads
             reads += 1
             return dict.get(self, key, default)

@@ -37,7 +37,10 @@ def test_native_timings_print_the_same_in_heap_and_frame():
     timed = native_seconds("fn main(n: int) { var t = 0; for (var i = 0; i < n; i = i + 1) {"
                            " var b = new int[2]; b[0] = i; b[1] = b[0] * 2; t = t + b[1]; }"
                            " print(t); }", 1000, repeat=1)
-    if isinstance(timed, str):  # no native runs here: the one-line reason
+    if isinstance(timed, str):  # no native runs here: the toolchain's one-line reason
+        from ssa_course.codegen import toolchain
+
+        assert timed == toolchain.native_missing()
         assert timed and "\n" not in timed
         return
     assert timed["heap"][1] == timed["frame"][1] == str(sum(2 * i for i in range(1000)))
@@ -52,3 +55,11 @@ def test_the_backend_keeps_arrays_in_the_heap_when_asked():
     framed = compile_machine(compile_source(source)).program_asm
     heaped = compile_machine(compile_source(source), frame_arrays=False).program_asm
     assert "rt_charge_array" in framed and "rt_charge_array" not in heaped
+
+
+def test_native_timings_say_why_when_native_code_cannot_run(monkeypatch):
+    from ssa_course.codegen import toolchain
+
+    reason = "native runs need x86-64 Linux (this is plan9 on mips): use --via emulated"
+    monkeypatch.setattr(toolchain, "native_missing", lambda: reason)
+    assert native_seconds("fn main() { print(1); }", repeat=1) == reason

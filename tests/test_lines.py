@@ -51,7 +51,7 @@ def statement_lines(program: A.Program) -> dict[int, set[str]]:
     return out
 
 
-def _faces(comp: Compilation):  # noqa: ANN202
+def _faces(comp: Compilation):
     for rep in registry.representations():
         if rep.name in SKIP or rep.unavailable():
             continue
@@ -66,7 +66,7 @@ def _faces(comp: Compilation):  # noqa: ANN202
 
 
 @pytest.mark.parametrize("case", TINY, ids=lambda c: c.name)
-def test_every_representation_maps_its_items_to_real_lines(case) -> None:  # noqa: ANN001
+def test_every_representation_maps_its_items_to_real_lines(case) -> None:
     comp = load_file(str(case.path))
     n = len(comp.source.splitlines())
     statements = statement_lines(comp.ast)
@@ -109,7 +109,7 @@ def _son_opt_lines(comp: Compilation) -> set[int]:
 
 
 @pytest.mark.parametrize("case", BRIL, ids=lambda c: c.name)
-def test_bril_input_maps_to_its_own_lines(case) -> None:  # noqa: ANN001
+def test_bril_input_maps_to_its_own_lines(case) -> None:
     comp = load_file(str(case.path))
     source = comp.source.splitlines()
     rep = registry.representation("quads")
@@ -147,7 +147,7 @@ def test_son_nodes_and_drawing_share_lines() -> None:
     assert lines.node("no such node") is None
 
 
-def Compilation_from(source: str) -> Compilation:  # noqa: N802
+def Compilation_from(source: str) -> Compilation:
     from ssa_course.compilation import compile_source
 
     return compile_source(source)

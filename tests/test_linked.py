@@ -84,7 +84,7 @@ def parse(text: str) -> Page:
     return page
 
 
-def test_page_for_quads_son_opt_asm(tmp_path, capsys) -> None:  # noqa: ANN001
+def test_page_for_quads_son_opt_asm(tmp_path, capsys) -> None:
     out = tmp_path / "page.html"
     assert main(["show", SUM, "--as", "quads,son-opt,asm", "--format", "html",
                  "-o", str(out)]) == 0
@@ -128,14 +128,14 @@ def test_every_item_of_every_pane_has_its_line_and_band() -> None:
     (["--as", "quads,,son", "--format", "html"], "empty representation name"),
     (["--as", "quads,son", "--format", "text"], "need --format html"),
 ])
-def test_bad_input_is_one_line(argv, message, capsys, tmp_path) -> None:  # noqa: ANN001
+def test_bad_input_is_one_line(argv, message, capsys, tmp_path) -> None:
     status = main(["show", SUM, *argv, "-o", str(tmp_path / "p.html")])
     err = capsys.readouterr().err
     assert status == 1 and message in err and err.count("\n") == 1
     assert not (tmp_path / "p.html").exists()
 
 
-def test_the_page_never_overwrites_its_input(tmp_path, capsys) -> None:  # noqa: ANN001
+def test_the_page_never_overwrites_its_input(tmp_path, capsys) -> None:
     src = tmp_path / "p.tiny"
     src.write_text(_read(SUM))
     assert main(["show", str(src), "--as", "quads", "--format", "html", "-o",
@@ -152,7 +152,7 @@ NAMES = [r.name for r in registry.representations()
 @settings(max_examples=15, deadline=None)
 @given(st.sampled_from(CORPUS), st.lists(st.sampled_from(NAMES), min_size=1, max_size=3,
                                          unique=True))
-def test_any_views_of_any_program_give_a_well_formed_page(case, names) -> None:  # noqa: ANN001
+def test_any_views_of_any_program_give_a_well_formed_page(case, names) -> None:
     comp = compile_source(case.source, str(case.path))
     try:
         text = linked_html(comp, names, draw=False)

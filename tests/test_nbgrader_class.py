@@ -173,7 +173,7 @@ def _make_course(tmp: Path, assignments: list[str]) -> Path:
     return course
 
 
-def _api(course: Path):  # noqa: ANN202
+def _api(course: Path):
     from nbgrader.apps import NbGraderAPI
     from traitlets.config.loader import PyFileConfigLoader
 

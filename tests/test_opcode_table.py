@@ -196,7 +196,7 @@ def test_tiny_rows_agree_with_the_ast_interpreter(symbol, a, b):
 _PROGRAMS: dict[str, ssa_course.Compilation] = {}
 
 
-def _binary_program(symbol: str):  # noqa: ANN202
+def _binary_program(symbol: str):
     if symbol not in _PROGRAMS:
         _PROGRAMS[symbol] = ssa_course.compile(
             f"fn main(a: int, b: int) {{ print(a {symbol} b); }}", "b.tiny")
@@ -312,7 +312,7 @@ def test_a_registered_trap_is_not_folded_away(test_ops):
     assert r.status == 2 and r.error == "error: floor modulo by zero at 1:21"
 
 
-def _min_nodes(program) -> list:  # noqa: ANN001
+def _min_nodes(program) -> list:
     return [n for fg in program.functions.values() for n in fg.nodes()
             if getattr(n, "opcode", None) == "tmin"]
 
@@ -379,3 +379,64 @@ def test_quads_trap_and_effect_facts_read_the_table(test_ops):
     assert not may_trap("add") and not may_trap("tmin") and not may_trap("print")
     assert has_effect("tfmod") and has_effect("print") and has_effect("astore")
     assert not has_effect("tmin") and not has_effect("eq") and not has_effect("alen")
+
+
+def test_the_language_pages_grammar_lists_exactly_the_tables_operators():
+    """docs/tiny.md's grammar names, level by level, the operators the table has: a row
+    added without its line in the grammar (or a symbol left in the grammar after its row
+    went) fails here. docs/adding-an-operator.md says which files a new row needs."""
+    import re
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    text = (docs / "tiny.md").read_text()
+    rules = {m.group(1): set(re.findall(r'"([^"A-Za-z(){}\[\],;.:]+)"', m.group(2)))
+             for m in re.finditer(r"^(or|and|cmp|sum|term|unary)\s+=(.*)$", text, re.M)}
+    assert rules["or"] == opcodes.binary_symbols(opcodes.OR_LEVEL)
+    assert rules["and"] == opcodes.binary_symbols(opcodes.AND_LEVEL)
+    assert rules["cmp"] == opcodes.binary_symbols(opcodes.CMP_LEVEL)
+    assert rules["sum"] == opcodes.binary_symbols(opcodes.SUM_LEVEL)
+    assert rules["term"] == opcodes.binary_symbols(opcodes.TERM_LEVEL)
+    assert rules["unary"] == opcodes.prefix_symbols()
+    guide = (docs / "adding-an-operator.md").read_text()
+    for path in re.findall(r"`((?:ssa_course|docs|tests)/[\w/.]+\.(?:py|md|tiny))`", guide):
+        assert (docs.parent / path).exists() or path.startswith("tests/programs/min_op"), path
+
+
+def test_the_fuzz_generators_use_a_registered_operator(test_ops):
+    """The generators (``make fuzz``'s and hypothesis's) read the table: the test-only
+    operators appear in generated programs, which run the same on the AST and on quads."""
+    from fuzzgen import generate
+    from hypothesis import HealthCheck
+    from tiny_gen import int_expr
+
+    programs = [generate(seed) for seed in range(60)]
+    for symbol in ("/\\", "%%%"):
+        with_it = [p for p in programs if f" {symbol} " in p]
+        assert with_it, symbol
+        for text in with_it[:3]:
+            ast_run = ssa_course.run(text, via="ast")
+            quads_run = ssa_course.run(text, via="quads")
+            assert (ast_run.stdout, ast_run.status) == (quads_run.stdout, quads_run.status)
+    seen: set[str] = set()
+
+    @settings(max_examples=200, database=None, suppress_health_check=list(HealthCheck))
+    @given(int_expr())
+    def collect(text: str) -> None:
+        seen.update(s for s in ("/\\", "%%%") if f" {s} " in text)
+
+    collect()
+    assert seen == {"/\\", "%%%"}
+
+
+def test_a_commutative_operator_moves_its_constant_right(test_ops):
+    """``5 /\\ a`` becomes ``a /\\ 5`` (the generic node's rule, like Add's), and is then
+    one node with ``a /\\ 5``; a row that does not commute keeps its order."""
+    ast = ssa_course.compile("fn main(a: int) { print(5 /\\ a, a /\\ 5); }", "c.tiny").ast
+    (node,) = _min_nodes(build_graphs(ast, optimize=True))
+    assert not node.inputs[1].type.is_constant() and node.inputs[2].type.is_constant()
+    ast = ssa_course.compile("fn main(a: int) { print(5 %%% (a + 1)); }", "f.tiny").ast
+    fmod = [n for fg in build_graphs(ast, optimize=True).functions.values()
+            for n in fg.nodes() if getattr(n, "opcode", None) == "tfmod"]
+    assert fmod and all(n.inputs[1].type.is_constant() for n in fmod)
+    assert ssa_course.run("fn main(a: int) { print(5 /\\ a); }", 3, via="son").stdout == "3\n"

@@ -60,7 +60,7 @@ fn main() {
 """  # x: 1, 2, 5, 12 -> prev = 5
 
 
-def _quads_out(program) -> str:  # noqa: ANN001
+def _quads_out(program) -> str:
     out = Output()
     run_quads(program, [], out, Limits())
     return out.text()

@@ -115,12 +115,12 @@ class Leaf(Node):
 
     __slots__ = ("given",)
 
-    def __init__(self, graph: Graph, t):  # noqa: ANN001
+    def __init__(self, graph: Graph, t):
         super().__init__(graph)
         self.given = t
         self.type = t
 
-    def compute(self):  # noqa: ANN201
+    def compute(self):
         return self.given
 
 

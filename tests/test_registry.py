@@ -76,9 +76,56 @@ def test_opt_emits_a_graph_as_it_stands():
         passes.emit(state, "ast")
 
 
+def test_every_graph_representation_emits_the_pipelines_graph_as_it_stands():
+    """Every representation whose artifact is a graph shows the pipeline's graph itself:
+    after ``parse`` (no SCCP) ``son-opt`` still prints the unfolded ``1 + 2``."""
+    graphs = registry.in_form("graph")
+    assert {"son-raw", "son-select", "son", "son-opt", "son-ranges"} <= \
+        {r.name for r in graphs}
+    state = passes.run_pipeline(compile_source("fn main() { var x = 1; print(x + 2); }"),
+                                ["parse"])
+    for rep in graphs:
+        assert passes.emit(state, rep.name) == rep.text(state.graph), rep.name
+
+
+def test_a_new_graph_representation_is_never_rebuilt_from_quads(monkeypatch):
+    """A graph representation added by a lesson (here a made-up one whose build fails) is
+    shown from the pipeline's graph without anything else to update: rebuilding it from
+    quads would call its build."""
+    from ssa_course.lessons.faces import add_graphs, graphs_text
+
+    def build(comp: object) -> object:
+        raise AssertionError("rebuilt from quads")
+
+    monkeypatch.setattr(registry, "_REPRESENTATIONS", dict(registry._REPRESENTATIONS))
+    add_graphs("son-new", "a graph a new lesson adds", build)
+    state = passes.run_pipeline(compile_source(PROGRAM), ["parse", "sccp"])
+    assert passes.emit(state, "son-new") == graphs_text(state.graph)
+    assert "son-new" in passes.emit(state, "son-new", "dot")
+
+
+def test_each_form_is_checked_by_exactly_one_representation(monkeypatch):
+    assert dict(passes.FORM_REPRESENTATION) == {
+        "source": "quads", "graph": "son", "ssa": "ssa-pruned", "phis": "quads",
+        "quads": "quads"}
+    monkeypatch.setattr(registry, "_REPRESENTATIONS", dict(registry._REPRESENTATIONS))
+    faces = registry.representation("son")
+    with pytest.raises(ValueError, match="form 'graph' is already checked by 'son'"):
+        registry.add_representation("son-2", "x", build=faces.build, run=faces.run,
+                                    verify=faces.verify, text=faces.text, dot=faces.dot,
+                                    checks=("graph",))
+    with pytest.raises(ValueError, match="unknown form 'graf'"):
+        registry.add_representation("son-3", "x", build=faces.build, run=faces.run,
+                                    verify=faces.verify, text=faces.text, dot=faces.dot,
+                                    form="graf")
+    del registry._REPRESENTATIONS["son"]
+    with pytest.raises(ValueError, match="form 'graph' has 0 checking representations"):
+        passes.FORM_REPRESENTATION["graph"]
+
+
 def test_a_pass_that_breaks_an_invariant_is_named(monkeypatch):
     """A pass leaving a jump to a label that does not exist is caught right after it."""
-    def breaks(state) -> None:  # noqa: ANN001
+    def breaks(state) -> None:
         fn = state.quads.functions["main"]
         fn.body.append(ir.Instr("jmp", labels=["nowhere"]))
 
@@ -125,7 +172,7 @@ def test_a_verifier_failure_names_the_representation(monkeypatch):
     comp = compile_source(PROGRAM)
     rep = registry.representation("julia")
 
-    def broken(artifact) -> None:  # noqa: ANN001
+    def broken(artifact) -> None:
         raise VerifyError("a rule", "somewhere")
 
     monkeypatch.setitem(registry._REPRESENTATIONS, "julia",

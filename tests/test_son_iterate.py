@@ -138,7 +138,7 @@ def test_a_second_run_finds_nothing_left_to_do():
 class _Swap(Add):
     """A broken rule: ``a + b`` becomes ``b + a``, forever."""
 
-    def idealize(self):  # noqa: ANN201
+    def idealize(self):
         return _Swap(self.graph, None, self.inputs[2], self.inputs[1])
 
 

@@ -254,7 +254,7 @@ def test_replacing_a_node_with_many_users_does_not_rescan_its_user_list():
     steps = 0
     real = graph_mod._remove_last
 
-    def counting(lst, node):  # noqa: ANN001, ANN202
+    def counting(lst, node):
         nonlocal steps
         steps += len(lst) - max(i for i, u in enumerate(lst) if u is node)
         return real(lst, node)

@@ -109,7 +109,7 @@ def test_labels_per_node_and_per_class():
         ("Start", "3", "mem")
 
 
-def _int(v: int):  # noqa: ANN202
+def _int(v: int):
     from ssa_course.son.types import int_const
 
     return int_const(v)

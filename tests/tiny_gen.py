@@ -15,7 +15,7 @@ and structs. ``programs()`` mixes both kinds.
 
 from __future__ import annotations
 
-from fuzzgen import Gen
+from fuzzgen import Gen, bool_operators, comparisons, int_operators
 from fuzzprogram import build_program
 from hypothesis import strategies as st
 
@@ -41,7 +41,8 @@ def int_expr(draw, depth: int = 0) -> str:
     if choice in (1, 2):
         return draw(st.sampled_from(VARS))
     if choice <= 6:
-        op = draw(st.sampled_from(["+", "-", "*", "/", "%", "+", "-", "*"]))
+        rows = [row.symbol for row in int_operators()]  # the table's (see fuzzgen)
+        op = draw(st.sampled_from(rows + rows[:3]))  # + - * twice as often
         return f"({draw(int_expr(depth + 1))} {op} {draw(int_expr(depth + 1))})"
     if choice == 7:
         return f"-{draw(int_expr(depth + 1))}"
@@ -54,7 +55,7 @@ def int_expr(draw, depth: int = 0) -> str:
 def bool_expr(draw, depth: int = 0) -> str:
     choice = draw(st.integers(0, 5 if depth < 2 else 1))
     if choice == 0:
-        op = draw(st.sampled_from(["<", "<=", ">", ">=", "==", "!="]))
+        op = draw(st.sampled_from(comparisons()))
         return f"{draw(int_expr(depth + 1))} {op} {draw(int_expr(depth + 1))}"
     if choice == 1:
         return draw(st.sampled_from(["true", "false", "flag"]))
@@ -62,7 +63,7 @@ def bool_expr(draw, depth: int = 0) -> str:
         return f"!({draw(bool_expr(depth + 1))})"
     if choice == 3:
         return f"g({draw(int_expr(depth + 1))})"
-    op = draw(st.sampled_from(["&&", "||"]))
+    op = draw(st.sampled_from(bool_operators()))
     return f"({draw(bool_expr(depth + 1))} {op} {draw(bool_expr(depth + 1))})"
 
 
@@ -112,7 +113,7 @@ class DrawChooser:
 
     __slots__ = ("draw",)
 
-    def __init__(self, draw):  # noqa: ANN001 - hypothesis's draw function
+    def __init__(self, draw):
         self.draw = draw
 
     def int(self, lo: int, hi: int) -> int:

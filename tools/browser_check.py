@@ -123,7 +123,7 @@ def check(port: int) -> list[str]:
     return problems
 
 
-def check_linked_in_notebook(page) -> list[str]:  # noqa: ANN001 - a Playwright page
+def check_linked_in_notebook(page) -> list[str]:
     """The tour's linked view (``ssa_course.linked``, an ipywidgets Output holding the
     page's HTML): a click on a source line marks exactly that line's items in every pane,
     a click on an item lights its source line."""
@@ -132,7 +132,7 @@ def check_linked_in_notebook(page) -> list[str]:  # noqa: ANN001 - a Playwright 
     problems: list[str] = []
     try:
         page.wait_for_selector(".ssa-linked [data-pane='source'] [data-line]", timeout=60_000)
-    except Exception:  # noqa: BLE001 - Playwright's timeout: say what is missing
+    except Exception:
         return ["the tour's linked view did not appear"]
     root = page.locator(".ssa-linked").first
     root.scroll_into_view_if_needed()

@@ -61,7 +61,7 @@ def check_page(page_file: Path, shots: Path) -> list[str]:
             viewport={"width": 1600, "height": 1000})
         page = browser.new_page()
 
-        def guard(route) -> None:  # noqa: ANN001
+        def guard(route) -> None:
             url = route.request.url
             if url.startswith(("file://", "http://127.0.0.1", "data:")):
                 route.continue_()

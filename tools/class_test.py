@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from classroom import accounts, environment  # noqa: E402
+from classroom import accounts, environment
 
 try:  # JupyterHub and its client side (requests): the `class` extra of the project
     import jupyterhub
@@ -49,7 +49,7 @@ except ImportError as missing:
     HubError = RuntimeError  # type: ignore[assignment,misc]
 else:
     NOT_INSTALLED = None
-from classroom.notebooks import answered, answers_of, hidden_lines  # noqa: E402
+from classroom.notebooks import answered, answers_of, hidden_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE_ID = "ssa_course"

@@ -56,7 +56,7 @@ class Config:
     worklist_seed: int | None = 0  # None: first in, first out
 
 
-def _order(cfg: Config, seed: int):  # noqa: ANN202 - a context manager
+def _order(cfg: Config, seed: int):
     """The iterative peepholes' worklist order for program ``seed`` (checked when done)."""
     base = cfg.worklist_seed
     return peephole_order(None if base is None else base + seed, check=True)
@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if mismatches or stalled else 0
 
 
-def _shrink_all(pool, args: argparse.Namespace,  # noqa: ANN001 - a multiprocessing pool
+def _shrink_all(pool, args: argparse.Namespace,
                 mismatches: list[tuple[int, Mismatch]]) -> list[str]:
     """Shrink up to ``--shrink`` programs per (stage, kind), smallest programs first."""
     by_seed: dict[int, list[Mismatch]] = {}

@@ -70,7 +70,7 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
                       ".wasm": "application/wasm", ".json": "application/json",
                       ".whl": "application/zip"}
 
-    def log_message(self, *args) -> None:  # noqa: ANN002
+    def log_message(self, *args) -> None:
         pass
 
     def handle(self) -> None:
@@ -88,7 +88,7 @@ def serve(site: Path) -> tuple[http.server.ThreadingHTTPServer, int]:
 class Check:
     """One browser, one page per notebook; problems and timings are collected."""
 
-    def __init__(self, context, base: str):  # noqa: ANN001
+    def __init__(self, context, base: str):
         self.context = context
         self.base = base
         self.problems: list[str] = []
@@ -97,13 +97,13 @@ class Check:
         self.kernel_ready = 0.0
         context.on("request", self._request)
 
-    def _request(self, request) -> None:  # noqa: ANN001
+    def _request(self, request) -> None:
         host = urlparse(request.url).hostname
         if request.url.startswith(("data:", "blob:")) or host == "127.0.0.1":
             return
         self.offsite.append(request.url)
 
-    def open(self, path: str):  # noqa: ANN201
+    def open(self, path: str):
         page = self.context.new_page()
         started = time.monotonic()
         page.goto(f"{self.base}lab/index.html?path={path}")
@@ -117,7 +117,7 @@ class Check:
         self.kernel_ready = time.monotonic() - started  # page opened -> kernel idle
         return page
 
-    def run_all(self, page, name: str) -> tuple[dict, float, float]:  # noqa: ANN001
+    def run_all(self, page, name: str) -> tuple[dict, float, float]:
         """Run every cell; (final state, seconds to the first lesson output, seconds)."""
         started = time.monotonic()
         page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
@@ -165,7 +165,7 @@ class Check:
             self.explorer(page)
         page.close()
 
-    def explorer(self, page) -> None:  # noqa: ANN001
+    def explorer(self, page) -> None:
         """The tour's explore() panel: flipping pessimistic/optimistic redraws."""
         panel = page.locator(".widget-vbox").first
         panel.scroll_into_view_if_needed()

@@ -82,7 +82,7 @@ def _block_fill(fe: FunctionEscapes, start: int, stop: int) -> str | None:
 
 
 def escapes_to_dot(result: ProgramEscapes, title: str | None = None,
-                   options=None) -> str:  # noqa: ANN001 (a viz DrawOptions)
+                   options=None) -> str:
     """DOT of the functions' IRCode blocks with glyphs, blocks filled by their worst value."""
     from dataclasses import replace
 

@@ -71,7 +71,7 @@ def run_child(argv: list[str], *, timeout_s: float = DEFAULT_TIMEOUT_S,
     with raising_on_termination(redeliver=True):
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True,
-                                preexec_fn=_ARM)  # noqa: PLW1509 - one libc call, no locks
+                                preexec_fn=_ARM)
         try:
             return _pump(proc, time.monotonic() + timeout_s, on_stdout)
         finally:

@@ -40,7 +40,7 @@ class _Machine(Machine):
     SYSCALLS = {SYS_WRITE: WRITE, SYS_MMAP: MMAP, SYS_EXIT_GROUP: EXIT}
     PC_NAME = "rip"
 
-    def engine(self):  # noqa: ANN201 - a unicorn Uc
+    def engine(self):
         from unicorn import UC_ARCH_X86, UC_MODE_64, Uc
 
         return Uc(UC_ARCH_X86, UC_MODE_64)
@@ -66,10 +66,10 @@ class _Machine(Machine):
     def fault_signal(self, intno: int) -> int:
         return _FAULT_SIGNALS.get(intno, SIGSEGV)
 
-    def _interrupt(self, _uc, intno: int, _data: object) -> None:  # noqa: ANN001
+    def _interrupt(self, _uc, intno: int, _data: object) -> None:
         self.stop_on_fault(intno)
 
-    def _syscall(self, uc, _data: object) -> None:  # noqa: ANN001 - unicorn's callback
+    def _syscall(self, uc, _data: object) -> None:
         from unicorn.x86_const import (
             UC_X86_REG_RAX,
             UC_X86_REG_RDI,

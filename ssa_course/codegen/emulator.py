@@ -89,7 +89,7 @@ class Machine:
         self.install()
 
     # -- the CPU (per target) -------------------------------------------------------------
-    def engine(self):  # noqa: ANN201 - a unicorn Uc
+    def engine(self):
         raise TypeError(f"{type(self).__name__} names no CPU")
 
     def sp_reg(self) -> int:
@@ -125,7 +125,7 @@ class Machine:
             if a0 == 1 and self.on_stdout is not None:
                 try:
                     self.on_stdout(self.decoder.decode(data))
-                except BaseException as e:  # noqa: BLE001 - re-raised by run_machine
+                except BaseException as e:
                     self.sink_error = e
                     uc.emu_stop()
                     return None

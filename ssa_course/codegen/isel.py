@@ -144,7 +144,7 @@ class Selector:
 
     # -- emission ----------------------------------------------------------------------
 
-    def emit(self, op: str, *operands, **kw) -> None:  # noqa: ANN002, ANN003
+    def emit(self, op: str, *operands, **kw) -> None:
         kw.setdefault("line", self.line)
         instr = self.make(op, *operands, **kw)
         self.cur.instrs.append(instr)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from ssa_course.codegen import toolchain
 from ssa_course.codegen.assemble import Image, assemble
-from ssa_course.codegen.child import (  # noqa: F401 - run_child is this module's runner
+from ssa_course.codegen.child import (
     DEFAULT_TIMEOUT_S,
     TIMEOUT_STATUS,
     ChildResult,

@@ -22,7 +22,7 @@ RAX, RDI, RSI, RSP = PReg("rax"), PReg("rdi"), PReg("rsi"), PReg("rsp")
 TRAP_BOUNDS, TRAP_UNSET = CODE["index out of bounds"], CODE["unset element"]
 
 
-def _bounds(sel: Selector, i: Instr, ra, index: str) -> Mem:  # noqa: ANN001
+def _bounds(sel: Selector, i: Instr, ra, index: str) -> Mem:
     """Check ``index`` against the length (one unsigned compare catches negatives too);
     the address of the element. An access lesson 09 proved in bounds is not tested."""
     if i.in_bounds:

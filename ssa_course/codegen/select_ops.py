@@ -248,7 +248,7 @@ def s_divide(sel: Selector, i: Instr) -> None:
         sel.start_block(rest)
 
 
-def _divide_by_constant(sel: Selector, a: str, c: int, d, rem: bool) -> None:  # noqa: ANN001
+def _divide_by_constant(sel: Selector, a: str, c: int, d, rem: bool) -> None:
     """Division by another constant: the high half of a product with its magic reciprocal
     (:mod:`ssa_course.codegen.magic`), corrected, shifted, rounded toward zero."""
     m, shift = magic(c)
@@ -280,7 +280,7 @@ def _divide_by_constant(sel: Selector, a: str, c: int, d, rem: bool) -> None:  #
     sel.emit("sub", d, p)
 
 
-def _divide_by_power(sel: Selector, a: str, c: int, d, rem: bool) -> None:  # noqa: ANN001
+def _divide_by_power(sel: Selector, a: str, c: int, d, rem: bool) -> None:
     """Division by +-2^k without idiv: add the bias (2^k - 1 for a negative dividend),
     then shift; the remainder is the dividend minus the rounded-down multiple."""
     k = abs(c).bit_length() - 1

@@ -51,7 +51,7 @@ def _detach(value: object, depth: int, active: set[int]) -> object:
 
 
 def _rebuilt(value: object, kind: type, inner: int, active: set[int]) -> object:
-    def detach(item: object, _: int) -> object:  # noqa: F811 - one level further in
+    def detach(item: object, _: int) -> object:
         return _detach(item, inner, active)
 
     if isinstance(value, dict):
@@ -84,7 +84,7 @@ def _course_kind(kind: type) -> bool:
 def _text(value: object) -> str:
     try:
         text = repr(value)
-    except Exception:  # noqa: BLE001 - a learner's __repr__ that fails
+    except Exception:
         text = f"<{type(value).__name__} object>"
     return text if len(text) <= 300 else text[:300] + " ..."
 

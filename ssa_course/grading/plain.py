@@ -159,7 +159,7 @@ def first_difference(expected: object, actual: object,
     """Where two answers of the same shape first differ (``at key 'b2'``, ``at index 3``),
     or an empty string when there is no simpler way to say it (values written by ``show``,
     default :func:`shown`)."""
-    def shown(value: object, limit: int) -> str:  # noqa: F811 - the caller's writer, cut
+    def shown(value: object, limit: int) -> str:
         text = _shown(value, 0) if show is None else show(value)
         return text if len(text) <= limit else text[:limit] + " ..."
 

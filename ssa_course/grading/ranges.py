@@ -85,7 +85,7 @@ def engine_narrowing(old: Pair | None, new: Pair | None) -> Pair | None:
     return as_pair(intervals.narrow(as_range(old), as_range(new)))
 
 
-def loop_back(op: str, limit: Pair, step: int):  # noqa: ANN201 - a closure
+def loop_back(op: str, limit: Pair, step: int):
     """The back edge of ``while (i op limit) { i = i + step; }``: given the loop phi's
     range, the range of ``i + step`` where the loop's test holds (None: nothing comes
     back) -- the engine's narrowing and ``+``."""

@@ -59,7 +59,7 @@ class Outcome:
     output: str = ""
 
 
-class Crashed(Exception):  # noqa: N818 - a message, not an error of the grader
+class Crashed(Exception):
     """A guarded answer failed; ``category`` and ``text`` say how (only data: nothing of
     the learner's code is left in it)."""
 
@@ -239,7 +239,7 @@ def _outcome(frame: bytes) -> Outcome:
             value = _CourseValues(io.BytesIO(payload)).load()
             return Outcome("value", value=value, output=str(output))
         return Outcome(str(kind), text=str(text), category=str(category), output=str(output))
-    except Exception as e:  # noqa: BLE001 - whatever came through the pipe is not trusted
+    except Exception as e:
         return Outcome("died", text=f"your answer could not be read back ({e})")
 
 
@@ -261,12 +261,12 @@ def _child(fn: Callable[[Any], Any], cases: list, fd: int, memory_gb: float,
             _write(fd, HEADER.pack(len(data)) + data)
             if message[0] != "value":
                 break
-    except BaseException as e:  # noqa: BLE001 - the child must never return
+    except BaseException as e:
         try:
             data = pickle.dumps(("died", b"", f"the grader failed in its child: {e!r}",
                                  "", ""))
             _write(fd, HEADER.pack(len(data)) + data)
-        except BaseException:  # noqa: BLE001
+        except BaseException:
             pass
     finally:
         os._exit(0)
@@ -287,13 +287,13 @@ def _run_one(fn: Callable[[Any], Any], case: object) -> tuple:
         return ("raised", b"", str(e), "mismatch")
     except NotImplementedError:
         return ("raised", b"", "", "notimpl")
-    except BaseException as e:  # noqa: BLE001 - the learner's code crashed: say what
+    except BaseException as e:
         return ("raised", b"", _crash_line(e), "crash")
     try:
         payload = pickle.dumps(value, protocol=4)
     except MemoryError:
         return ("memory", b"", "", "")
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         return ("raised", b"", f"your answer cannot be sent back for checking ({e})", "crash")
     return ("value", payload, "", "")
 

@@ -167,8 +167,8 @@ def _shown(value: object) -> str:
         else f"raised {type(value).__name__}"
 
 
-def draw_types(fg, types: dict[int, Type], focus: int, expected: object,  # noqa: ANN001
-               actual: object, title: str = ""):  # noqa: ANN201
+def draw_types(fg, types: dict[int, Type], focus: int, expected: object,
+               actual: object, title: str = ""):
     """A function graph with each node's type from ``types`` (absent: TOP), the node
     ``focus`` filled and showing the expected result next to the learner's."""
     from ssa_course.viz.dot import GraphEdge, GraphNode, graph_drawing
@@ -190,7 +190,7 @@ def draw_types(fg, types: dict[int, Type], focus: int, expected: object,  # noqa
 
 
 def draw_blocks(succs: dict[str, list[str]], entry: str, expected: dict[str, str],
-                actual: dict[str, str], title: str = ""):  # noqa: ANN201
+                actual: dict[str, str], title: str = ""):
     """The CFG twice, side by side: blocks marked with the expected result (left) and with
     the learner's (right). ``expected``/``actual`` map a block to the text it shows; a
     block whose two texts differ is filled on the right."""

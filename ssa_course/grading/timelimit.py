@@ -26,7 +26,7 @@ T = TypeVar("T")
 _REPEAT = 0.01  # seconds between alarms once the limit has passed
 
 
-class OutOfTime(BaseException):  # noqa: N818 - not an error of the code that catches it
+class OutOfTime(BaseException):
     """The learner's call ran past its time limit.
 
     A ``BaseException``, like ``KeyboardInterrupt``, so ``except Exception`` in the learner's

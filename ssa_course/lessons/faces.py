@@ -9,10 +9,14 @@ node listing and draws in the literature's style. The lesson modules pass these 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ssa_course.compilation import Compilation
 from ssa_course.registry import add_representation
 from ssa_course.runtime import Limits, Output
+
+if TYPE_CHECKING:
+    from ssa_course.quads.ir import Function
 
 
 def run_quads(program: object, args: list[object], out: Output, limits: Limits) -> int:
@@ -49,11 +53,13 @@ def cfg_dot(program: object, title: str, options: object = None) -> str:
 
 def add_quads(name: str, description: str, build: Callable[[Compilation], object], *,
               ssa: bool = False, text: Callable[[object], str] = bril_text,
-              face: str = "text") -> None:
-    """A representation that is a quads program (with phis when ``ssa``)."""
+              face: str = "text", checks: tuple[str, ...] = ()) -> None:
+    """A representation that is a quads program (with phis when ``ssa``); ``checks``: the
+    ``opt`` forms its verifier checks after every pass (see the registry)."""
     add_representation(name, description, build=build, run=run_quads,
                        verify=verify_ssa if ssa else verify_quads, text=text, dot=cfg_dot,
-                       face=face, lines=quads_lines if text is bril_text else None)
+                       face=face, lines=quads_lines if text is bril_text else None,
+                       checks=checks)
 
 
 def quads_lines(program: object) -> object:
@@ -108,11 +114,14 @@ def graphs_stats(program: object) -> str:
 def add_graphs(name: str, description: str, build: Callable[[Compilation], object], *,
                text: Callable[[object], str] = graphs_text,
                dot: Callable[[object, str, object], str] | None = None,
-               lines: Callable[[object], object] | None = None) -> None:
-    """A representation that is a sea of nodes (one graph per function)."""
+               lines: Callable[[object], object] | None = None,
+               checks: tuple[str, ...] = ()) -> None:
+    """A representation that is a sea of nodes (one graph per function): its artifact is
+    a program in ``opt``'s form ``graph``, so a pipeline's graph is shown by it as it is."""
     add_representation(name, description, build=build, run=run_graphs, verify=verify_graphs,
                        text=text, dot=dot or _titled(name), stats=graphs_stats, face="draw",
-                       lines=lines or (graphs_lines if text is graphs_text else None))
+                       lines=lines or (graphs_lines if text is graphs_text else None),
+                       form="graph", checks=checks)
 
 
 def fresh_graphs(comp: Compilation, optimize: bool = True) -> object:
@@ -126,17 +135,17 @@ def fresh_graphs(comp: Compilation, optimize: bool = True) -> object:
     return graphs_from_quads(comp.quads, optimize)
 
 
-def add_quads_pass(name: str, description: str, module: str, fn_name: str) -> None:
-    """Register a quads function pass (``module.fn_name(fn) -> fn``), applied to every
-    function of a program in quads form (not SSA)."""
+def add_quads_pass(name: str, description: str,
+                   load: Callable[[], Callable[[Function], Function]]) -> None:
+    """Register a quads function pass, applied to every function of a program in quads
+    form (not SSA). ``load()`` imports the module that holds the pass and returns its
+    function (``fn -> fn``): the lesson's import stays cheap, and grep or an IDE goes from
+    the registration straight to the code (xDSL's ``get_all_passes`` does the same)."""
     from ssa_course.registry import add_pass
 
-    def run(state) -> None:  # noqa: ANN001
-        import importlib
-
+    def run(state) -> None:
         from ssa_course.quads.peephole import on_program
 
-        fn = getattr(importlib.import_module(module), fn_name)
-        state.quads = on_program(fn, state.quads or state.comp.quads)
+        state.quads = on_program(load(), state.quads or state.comp.quads)
 
     add_pass(name, description, ("quads", "source"), "quads")(run)

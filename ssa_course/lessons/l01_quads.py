@@ -121,7 +121,8 @@ def _json_text(program: object) -> str:
 
 
 add_quads("quads", "three-address code (Bril-compatible quads) as written, run by the quads "
-          "interpreter", lambda comp: comp.quads_as_written)
+          "interpreter", lambda comp: comp.quads_as_written,
+          checks=("source", "phis", "quads"))
 add_representation("cfg", "quads split into basic blocks (unreachable ones drawn grey), run "
                    "as laid out again without the unreachable blocks", build=cfg_program,
                    lines=_cfg_lines,

@@ -4,8 +4,14 @@ passes of the same names for ``ssa-course opt``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from ssa_course.compilation import Compilation
 from ssa_course.lessons.faces import add_quads, add_quads_pass
+
+if TYPE_CHECKING:
+    from ssa_course.quads.ir import Function
 
 
 def peephole_program(comp: Compilation, which: str) -> object:
@@ -29,9 +35,27 @@ add_quads("lvn", "quads after local value numbering", lambda comp: peephole_prog
 add_quads("lvn-dce", "local value numbering, then dead-code elimination",
           lambda comp: peephole_program(comp, "lvn-dce"))
 
-add_quads_pass("lvn", "local value numbering", "ssa_course.quads.peephole",
-               "local_value_numbering")
-add_quads_pass("dce", "dead-code elimination on quads", "ssa_course.quads.peephole",
-               "dead_code")
-add_quads_pass("window", "fixed-window peephole", "ssa_course.quads.peephole",
-               "window_peephole")
+
+
+# The passes of ``ssa-course opt``: each loader imports its pass only when a pipeline runs it.
+def _lvn() -> Callable[[Function], Function]:
+    from ssa_course.quads.peephole import local_value_numbering
+
+    return local_value_numbering
+
+
+def _dce() -> Callable[[Function], Function]:
+    from ssa_course.quads.peephole import dead_code
+
+    return dead_code
+
+
+def _window() -> Callable[[Function], Function]:
+    from ssa_course.quads.peephole import window_peephole
+
+    return window_peephole
+
+
+add_quads_pass("lvn", "local value numbering", _lvn)
+add_quads_pass("dce", "dead-code elimination on quads", _dce)
+add_quads_pass("window", "fixed-window peephole", _window)

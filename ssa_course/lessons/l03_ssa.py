@@ -16,7 +16,7 @@ def ssa_program(comp: Compilation, pruned: bool = True) -> object:
     return build(comp, "ssa-pruned" if pruned else "ssa-minimal")
 
 
-def _ssa(pruned: bool):  # noqa: ANN202
+def _ssa(pruned: bool):
     def make(comp: Compilation) -> object:
         from ssa_course.ssa.construct import SSAStats, program_to_ssa
 
@@ -47,14 +47,14 @@ def _out_of_ssa(comp: Compilation) -> object:
 add_quads("ssa-minimal", "minimal SSA: a phi at every iterated dominance frontier",
           _ssa(False), ssa=True)
 add_quads("ssa-pruned", "pruned SSA: phis only where the variable is live", _ssa(True),
-          ssa=True)
+          ssa=True, checks=("ssa",))
 add_quads("ssa-braun", "SSA built on the fly (Braun et al.): sealed blocks, trivial phis "
           "removed", _braun, ssa=True)
 add_quads("out-of-ssa", "pruned SSA back to quads with parallel copies", _out_of_ssa)
 
 
 @add_pass("ssa", "quads into pruned SSA form", ("quads", "source"), "ssa")
-def _ssa_pass(state) -> None:  # noqa: ANN001
+def _ssa_pass(state) -> None:
     from ssa_course.ssa.construct import program_to_ssa
 
     state.quads = program_to_ssa(state.quads or state.comp.quads)
@@ -62,7 +62,7 @@ def _ssa_pass(state) -> None:  # noqa: ANN001
 
 @add_pass("out-of-ssa", "phis become copies (critical edges split, parallel copies "
           "sequentialized)", ("ssa", "phis"), "quads")
-def _out_of_ssa_pass(state) -> None:  # noqa: ANN001
+def _out_of_ssa_pass(state) -> None:
     from ssa_course.ssa.destruct import program_from_ssa
 
     state.quads = program_from_ssa(state.quads)

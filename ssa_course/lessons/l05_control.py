@@ -53,5 +53,5 @@ add_graphs("son-select", "the raw graph with every Phi shown as Select + Compose
 
 
 @add_pass("parse-raw", "parse into the sea of nodes with peepholes off", ("source",), "graph")
-def _parse_raw(state) -> None:  # noqa: ANN001
+def _parse_raw(state) -> None:
     state.graph = fresh_graphs(state.comp, False)

@@ -8,10 +8,10 @@ from ssa_course.lessons.faces import add_graphs, fresh_graphs
 from ssa_course.registry import add_pass
 
 add_graphs("son", "sea of nodes with pessimistic peepholes while parsing (folding, GVN)",
-           lambda comp: fresh_graphs(comp, True))
+           lambda comp: fresh_graphs(comp, True), checks=("graph",))
 
 
 @add_pass("parse", "parse straight into the sea of nodes, pessimistic peepholes on "
           "(Bril: from SSA)", ("source",), "graph")
-def _parse(state) -> None:  # noqa: ANN001
+def _parse(state) -> None:
     state.graph = fresh_graphs(state.comp, True)

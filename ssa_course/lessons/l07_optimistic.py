@@ -42,7 +42,7 @@ add_graphs("son-opt", "sea of nodes after SCCP: optimistic constants and dead co
 
 @add_pass("sccp", "sparse conditional constant propagation (optimistic), then constants "
           "and dead control removed", ("graph",), "graph")
-def _sccp(state) -> None:  # noqa: ANN001
+def _sccp(state) -> None:
     from ssa_course.son.sccp import apply_to_program
 
     apply_to_program(state.graph)

@@ -5,13 +5,18 @@ graph (``scheduled``, run as IRCode; ``scheduled-bril``, the same out of SSA), a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ssa_course.compilation import Compilation
 from ssa_course.lessons.faces import add_quads, add_quads_pass, cfg_dot, verify_ssa
 from ssa_course.lessons.l04_julia import ir_lines, ir_text, ircode_of, run_ir, verify_ir
 from ssa_course.registry import add_pass, add_representation, build
 from ssa_course.runtime import Limits, Output
+
+if TYPE_CHECKING:
+    from ssa_course.quads.ir import Function
 
 
 @dataclass(slots=True)
@@ -66,11 +71,6 @@ def _dot(a: object, title: str, options: object = None) -> str:
     return cfg_dot(a.ssa, f"{title}: the graph scheduled into blocks (SSA)")  # type: ignore
 
 
-def optimized_quads(comp: Compilation) -> object:
-    """The default ``ssa-course opt`` pipeline's result, as quads; cached."""
-    return build(comp, "optimized")
-
-
 def _optimized(comp: Compilation) -> object:
     from ssa_course.passes import DEFAULT_PIPELINE, finish_as_quads, run_pipeline
 
@@ -89,7 +89,7 @@ add_quads("optimized", "the whole default 'ssa-course opt' pipeline (parse, SCCP
 
 @add_pass("gcm", "global code motion: schedule the graph into blocks, write SSA quads",
           ("graph",), "ssa")
-def _gcm(state) -> None:  # noqa: ANN001
+def _gcm(state) -> None:
     from ssa_course.son.to_quads import scheduled_ssa
 
     state.quads, _ = scheduled_ssa(state.graph, state.comp.quads.structs)
@@ -97,31 +97,56 @@ def _gcm(state) -> None:  # noqa: ANN001
 
 @add_pass("coalesce-phis", "phi results and arguments that are never alive together share "
           "one name (fewer copies out of SSA)", ("ssa",), "phis")
-def _coalesce_phis(state) -> None:  # noqa: ANN001
+def _coalesce_phis(state) -> None:
     from ssa_course.quads.peephole import on_program
     from ssa_course.ssa.phi_coalesce import coalesce_phis
 
     state.quads = on_program(coalesce_phis, state.quads)
 
 
+# The quads passes after SSA: each loader imports its pass only when a pipeline runs it.
+def _coalesce() -> Callable[[Function], Function]:
+    from ssa_course.quads.coalesce import coalesce_copies
+
+    return coalesce_copies
+
+
+def _try_merge() -> Callable[[Function], Function]:
+    from ssa_course.quads.try_merge import merge_try_regions
+
+    return merge_try_regions
+
+
+def _layout() -> Callable[[Function], Function]:
+    from ssa_course.quads.layout import layout
+
+    return layout
+
+
+def _landing() -> Callable[[Function], Function]:
+    from ssa_course.quads.landing import landing_pads
+
+    return landing_pads
+
+
 add_quads_pass("coalesce", "copy coalescing: the two names of a copy that never hold "
                "different values become one (Chaitin's interference test), and the copy goes",
-               "ssa_course.quads.coalesce", "coalesce_copies")
+               _coalesce)
 add_quads_pass("try-merge", "try regions merged: the calls of one try share one enter/leave "
                "and one handler again (handler copies hoisted when no path gets longer)",
-               "ssa_course.quads.try_merge", "merge_try_regions")
+               _try_merge)
 add_quads_pass("layout", "block layout: blocks chained so that jumps fall through (deepest "
                "loops first), small blocks copied in place of a jump (loop rotation)",
-               "ssa_course.quads.layout", "layout")
+               _layout)
 add_quads_pass("landing", "landing pads: what only a loop (or a branch's fall-through side) "
                "needs sinks onto that edge, so a loop that runs zero times does not pay",
-               "ssa_course.quads.landing", "landing_pads")
+               _landing)
 
 
 @add_pass("inline", "inlining: calls of small leaf functions replaced by a renamed copy of "
           "the callee (where the call depth limit cannot tell), before parsing",
           ("source",), "source")
-def _inline(state) -> None:  # noqa: ANN001
+def _inline(state) -> None:
     from ssa_course.compilation import from_quads
     from ssa_course.quads.inline import inline_calls
 
@@ -134,7 +159,7 @@ def _inline(state) -> None:  # noqa: ANN001
 @add_pass("dom-cse", "dominator-tree value numbering on SSA quads: an operation a "
           "dominating block already computed (a division GVN kept pinned) is reused",
           ("ssa",), "ssa")
-def _dom_cse(state) -> None:  # noqa: ANN001
+def _dom_cse(state) -> None:
     from ssa_course.quads.peephole import on_program
     from ssa_course.ssa.dom_cse import dom_cse
 
@@ -144,7 +169,7 @@ def _dom_cse(state) -> None:  # noqa: ANN001
 @add_pass("unroll", "loop unrolling: small innermost loops that rotate their variables "
           "(a, b = b, r) run twice per trip, so coalescing leaves no copy, before parsing",
           ("source",), "source")
-def _unroll(state) -> None:  # noqa: ANN001
+def _unroll(state) -> None:
     from ssa_course.compilation import from_quads
     from ssa_course.quads.peephole import on_program
     from ssa_course.quads.unroll import unroll_loops
@@ -159,7 +184,7 @@ def _unroll(state) -> None:  # noqa: ANN001
 @add_pass("const-params", "the constants of a self-recursive function become parameters "
           "its recursive calls pass along (a call's arguments cost nothing), before parsing",
           ("source",), "source")
-def _const_params(state) -> None:  # noqa: ANN001
+def _const_params(state) -> None:
     from ssa_course.compilation import from_quads
     from ssa_course.quads.const_params import thread_constants
 

@@ -10,11 +10,6 @@ from ssa_course.lessons.faces import add_graphs, fresh_graphs, graphs_dot, graph
 from ssa_course.registry import add_pass, build
 
 
-def ranges_program(comp: Compilation) -> object:
-    """The graph after SCCP, ranges and bounds-check elimination, verified; cached."""
-    return build(comp, "son-ranges")
-
-
 def _analysed(comp: Compilation) -> tuple[object, dict]:
     """A fresh graph after SCCP and ``ranges``, and every function's checks decided on
     it (the graph itself keeps its checks: what the drawing shows)."""
@@ -98,7 +93,7 @@ add_graphs("son-ranges", "sea of nodes after SCCP, integer ranges with facts alo
 @add_pass("ranges", "integer ranges with the facts of branches (widening, narrowing): "
           "ranges become node types, comparisons they decide become constants",
           ("graph",), "graph")
-def _ranges(state) -> None:  # noqa: ANN001
+def _ranges(state) -> None:
     from ssa_course.son.bce import decide_branches
 
     for fg in state.graph.functions.values():
@@ -108,7 +103,7 @@ def _ranges(state) -> None:  # noqa: ANN001
 
 @add_pass("bce", "bounds-check elimination: the checks the ranges and the facts along "
           "edges prove (0 <= i < len(a)) are removed", ("graph",), "graph")
-def _bce(state) -> None:  # noqa: ANN001
+def _bce(state) -> None:
     from ssa_course.son.bce import eliminate_bounds_checks
 
     for fg in state.graph.functions.values():

@@ -87,7 +87,7 @@ class EscapesView:
 
         return f"<pre>{html.escape(_text(self.result))}</pre>"
 
-    def draw(self):  # noqa: ANN201
+    def draw(self):
         from ssa_course.viz.dot import Drawing
 
         return Drawing(_dot(self.result, "escapes"))
@@ -133,7 +133,7 @@ add_representation("sroa", "quads after scalar replacement: structs that never e
 
 @add_pass("sroa", "scalar replacement: structs that never escape become one variable per "
           "field (escape analysis on IRCode), before parsing", ("source", "quads"), "source")
-def _sroa_pass(state) -> None:  # noqa: ANN001
+def _sroa_pass(state) -> None:
     from ssa_course.analysis.sroa import scalar_replace
     from ssa_course.compilation import from_quads
 

@@ -129,7 +129,7 @@ def _disasm_lines(compiled: object) -> object:
                         machine_node(compiled.mprog))  # type: ignore[attr-defined]
 
 
-def _missing(name: str):  # noqa: ANN202
+def _missing(name: str):
     def missing() -> str | None:
         from ssa_course.codegen.aarch64 import toolchain
 

@@ -101,7 +101,7 @@ def _block_lines(name: str, fn: object, items: list[int | None],
         blocks[(name, block.name)] = line
 
 
-def _cfg_node(blocks: dict[tuple[str, str], int | None]):  # noqa: ANN202
+def _cfg_node(blocks: dict[tuple[str, str], int | None]):
     names = {fn for fn, _ in blocks}
     only = next(iter(names)) if len(names) == 1 else "main"
 
@@ -198,7 +198,7 @@ def ir_lines(program: object, escapes: bool = False) -> Lines:
 # ---------------------------------------------------------------- machine code (any target)
 
 
-def machine_node(mprog: object):  # noqa: ANN201 - DOT name -> line
+def machine_node(mprog: object):
     """The line of each block of a machine program's drawing (``f0_b3``: function 0,
     block 3): its first instruction with a line. Duck-typed over ``functions`` -> ``blocks``
     -> ``instrs`` with ``line``, so every target's machine IR gets it."""
@@ -218,7 +218,7 @@ def machine_lines(compiled: object, text: str) -> Lines:
     return Lines(listing_lines(text).text, machine_node(compiled.mprog))  # type: ignore
 
 
-def disasm_lines(listing: str, disasm: str, node=None) -> Lines:  # noqa: ANN001
+def disasm_lines(listing: str, disasm: str, node=None) -> Lines:
     """A disassembly of the listing's code: its instructions, in order, are the listing's
     instructions (one for one), so each takes the line of its listing twin. When the counts
     differ (an assembler that expands or relaxes), nothing is guessed: no lines."""

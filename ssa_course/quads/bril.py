@@ -300,7 +300,7 @@ class _TextParser:
 # ---------------------------------------------------------------- checks
 
 
-def run_checks(program: Program, typecheck: bool, locate) -> None:  # noqa: ANN001
+def run_checks(program: Program, typecheck: bool, locate) -> None:
     """Shapes (always) and types (when ``typecheck``); ``locate(problem)`` turns a
     :class:`BrilProblem` into the reader's located :class:`SourceError`."""
     try:

@@ -252,7 +252,7 @@ class _FunctionChecker:
             raise self.fail(f"'{item.op}' produces {want}, but '{item.dest}' is declared "
                             f"{item.type}", item, "type")
 
-    def instr(self, item: Instr) -> None:  # noqa: C901 - one case per operation
+    def instr(self, item: Instr) -> None:
         op = item.op
         sig = _SIGS.get(op)
         value_op = opcodes.bril_op(op)

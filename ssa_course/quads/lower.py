@@ -67,10 +67,6 @@ class FunctionLowerer:
     def label(self, name: str) -> None:
         self.body.append(Label(name, self.line))
 
-    def ends_in_terminator(self) -> bool:
-        return bool(self.body) and isinstance(self.body[-1], Instr) and \
-            self.body[-1].is_terminator()
-
     # -- functions and statements --------------------------------------------
 
     def lower(self) -> Function:
@@ -85,16 +81,44 @@ class FunctionLowerer:
 
     def stmt(self, s: ast.Stmt) -> None:
         outer, self.line = self.line, s.pos.line
-        getattr(self, "stmt_" + type(s).__name__)(s)
+        match s:  # one case per statement class of the AST
+            case ast.Block():
+                self.stmt_block(s)
+            case ast.VarDecl():
+                self.stmt_var_decl(s)
+            case ast.Assign():
+                self.stmt_assign(s)
+            case ast.If():
+                self.stmt_if(s)
+            case ast.While():
+                self.stmt_while(s)
+            case ast.For():
+                self.stmt_for(s)
+            case ast.Break():
+                self.stmt_break(s)
+            case ast.Continue():
+                self.stmt_continue(s)
+            case ast.Return():
+                self.stmt_return(s)
+            case ast.Print():
+                self.stmt_print(s)
+            case ast.ExprStmt():
+                self.stmt_expr_stmt(s)
+            case ast.Try():
+                self.stmt_try(s)
+            case ast.Throw():
+                self.stmt_throw(s)
+            case _:
+                raise TypeError(f"cannot lower {type(s).__name__}")
         self.line = outer
 
-    def stmt_Block(self, s: ast.Block) -> None:
+    def stmt_block(self, s: ast.Block) -> None:
         self.block(s)
 
-    def stmt_VarDecl(self, s: ast.VarDecl) -> None:
+    def stmt_var_decl(self, s: ast.VarDecl) -> None:
         self.expr_into(s.init, s.var.unique_name())
 
-    def stmt_Assign(self, s: ast.Assign) -> None:
+    def stmt_assign(self, s: ast.Assign) -> None:
         target = s.target
         if isinstance(target, ast.Name):
             self.expr_into(s.value, target.var.unique_name())
@@ -108,7 +132,7 @@ class FunctionLowerer:
             value = self.expr(s.value)
             self.emit(Instr("setf", args=[obj, value], field=target.name))
 
-    def stmt_If(self, s: ast.If) -> None:
+    def stmt_if(self, s: ast.If) -> None:
         then_l, else_l, end_l = self.labels("then", "else", "endif")
         cond = self.expr(s.cond)
         self.emit(Instr("br", args=[cond], labels=[then_l, else_l if s.orelse else end_l]))
@@ -118,12 +142,12 @@ class FunctionLowerer:
             self.emit(Instr("jmp", labels=[end_l]))
             self.label(else_l)
             if isinstance(s.orelse, ast.If):
-                self.stmt_If(s.orelse)
+                self.stmt_if(s.orelse)
             else:
                 self.block(s.orelse)
         self.label(end_l)
 
-    def stmt_While(self, s: ast.While) -> None:
+    def stmt_while(self, s: ast.While) -> None:
         cond_l, body_l, end_l = self.labels("while.cond", "while.body", "while.end")
         self.label(cond_l)
         cond = self.expr(s.cond)
@@ -135,7 +159,7 @@ class FunctionLowerer:
         self.emit(Instr("jmp", labels=[cond_l]))
         self.label(end_l)
 
-    def stmt_For(self, s: ast.For) -> None:
+    def stmt_for(self, s: ast.For) -> None:
         cond_l, body_l, step_l, end_l = self.labels("for.cond", "for.body", "for.step",
                                                     "for.end")
         if s.init is not None:
@@ -159,26 +183,26 @@ class FunctionLowerer:
         for _ in range(self.handlers - handlers):
             self.emit(Instr("leave"))
 
-    def stmt_Break(self, s: ast.Break) -> None:
+    def stmt_break(self, s: ast.Break) -> None:
         loop = self.loops[-1]
         self.leave_to(loop.handlers)
         self.emit(Instr("jmp", labels=[loop.break_label]))
 
-    def stmt_Continue(self, s: ast.Continue) -> None:
+    def stmt_continue(self, s: ast.Continue) -> None:
         loop = self.loops[-1]
         self.leave_to(loop.handlers)
         self.emit(Instr("jmp", labels=[loop.continue_label]))
 
-    def stmt_Return(self, s: ast.Return) -> None:
+    def stmt_return(self, s: ast.Return) -> None:
         value = None if s.value is None else self.expr(s.value)
         # Returning pops the whole frame, handlers included: no ``leave`` needed.
         self.emit(Instr("ret", args=[] if value is None else [value]))
 
-    def stmt_Print(self, s: ast.Print) -> None:
+    def stmt_print(self, s: ast.Print) -> None:
         args = [self.expr(a) for a in s.args]
         self.emit(Instr("print", args=args))
 
-    def stmt_ExprStmt(self, s: ast.ExprStmt) -> None:
+    def stmt_expr_stmt(self, s: ast.ExprStmt) -> None:
         call = s.expr
         assert isinstance(call, ast.Call)
         args = [self.expr(a) for a in call.args]
@@ -187,7 +211,7 @@ class FunctionLowerer:
         else:  # the result is unused, but Bril's call with a dest keeps the type visible
             self.op("call", None, call.ty, args, funcs=[call.name])
 
-    def stmt_Try(self, s: ast.Try) -> None:
+    def stmt_try(self, s: ast.Try) -> None:
         body_l, catch_l, end_l = self.labels("try.body", "catch", "try.end")
         self.emit(Instr("enter", labels=[body_l, catch_l]))
         self.label(body_l)
@@ -201,7 +225,7 @@ class FunctionLowerer:
         self.block(s.handler)
         self.label(end_l)
 
-    def stmt_Throw(self, s: ast.Throw) -> None:
+    def stmt_throw(self, s: ast.Throw) -> None:
         self.emit(Instr("throw", args=[self.expr(s.value)]))
 
     # -- expressions ----------------------------------------------------------
@@ -217,48 +241,49 @@ class FunctionLowerer:
         """Lower ``e`` so that its value ends up in ``dest`` (a fresh temporary, numbered
         after its operands', when ``dest`` is None); returns the variable."""
         ty: Type = e.ty
-        kind = type(e)
-        if kind is ast.Name:
-            return self.op("id", dest, ty, [e.var.unique_name()])
-        if kind is ast.IntLit or kind is ast.BoolLit:
-            return self.op("const", dest, ty, [], value=e.value)
-        if kind is ast.Binary:
-            return self.binary_into(e, dest)
-        if kind is ast.Unary:
-            operand = self.expr(e.operand)
-            op = opcodes.TABLE.prefix[e.op]
-            if op.name == "neg":  # Bril has no negation: 0 - x
-                zero = self.op("const", None, INT, [], value=0)
-                return self.op("sub", dest, INT, [zero, operand])
-            return self.op(op.name, dest, _KINDS[op.result], [operand],
-                           pos=e.pos if op.may_trap else None)
-        if kind is ast.Call:
-            args = [self.expr(a) for a in e.args]
-            return self.op("call", dest, ty, args, funcs=[e.name])
-        if kind is ast.Index:
-            array = self.expr(e.base)
-            index = self.expr(e.index)
-            return self.op("aload", dest, ty, [array, index], pos=e.pos)
-        if kind is ast.Field:
-            obj = self.expr(e.base)
-            return self.op("getf", dest, ty, [obj], field=e.name)
-        if kind is ast.Len:
-            return self.op("alen", dest, INT, [self.expr(e.operand)])
-        if kind is ast.NewArray:
-            return self.op("newarr", dest, ty, [self.expr(e.length)], pos=e.pos)
-        if kind is ast.NewStruct:
-            # Evaluate in source order, pass in declaration order.
-            values = {name: self.expr(fexpr) for name, fexpr, _ in e.fields}
-            struct = self.program.structs[e.name]
-            made = self.op("newstruct", dest, ty, [values[f] for f, _, _ in struct.fields])
-            # It cannot fail, so no ``pos``; ``at`` lets listings (lesson 10) find it.
-            self.body[-1].at = e.pos
-            return made
-        raise TypeError(f"cannot lower {kind.__name__}")
+        match e:  # one case per expression class of the AST
+            case ast.Name():
+                return self.op("id", dest, ty, [e.var.unique_name()])
+            case ast.IntLit() | ast.BoolLit():
+                return self.op("const", dest, ty, [], value=e.value)
+            case ast.Binary():
+                return self.binary_into(e, dest)
+            case ast.Unary():
+                operand = self.expr(e.operand)
+                op = opcodes.TABLE.prefix[e.op]
+                if op.name == "neg":  # Bril has no negation: 0 - x
+                    zero = self.op("const", None, INT, [], value=0)
+                    return self.op("sub", dest, INT, [zero, operand])
+                return self.op(op.name, dest, _KINDS[op.result], [operand],
+                               pos=e.pos if op.may_trap else None)
+            case ast.Call():
+                args = [self.expr(a) for a in e.args]
+                return self.op("call", dest, ty, args, funcs=[e.name])
+            case ast.Index():
+                array = self.expr(e.base)
+                index = self.expr(e.index)
+                return self.op("aload", dest, ty, [array, index], pos=e.pos)
+            case ast.Field():
+                obj = self.expr(e.base)
+                return self.op("getf", dest, ty, [obj], field=e.name)
+            case ast.Len():
+                return self.op("alen", dest, INT, [self.expr(e.operand)])
+            case ast.NewArray():
+                return self.op("newarr", dest, ty, [self.expr(e.length)], pos=e.pos)
+            case ast.NewStruct():
+                # Evaluate in source order, pass in declaration order.
+                values = {name: self.expr(fexpr) for name, fexpr, _ in e.fields}
+                struct = self.program.structs[e.name]
+                made = self.op("newstruct", dest, ty,
+                               [values[f] for f, _, _ in struct.fields])
+                # It cannot fail, so no ``pos``; ``at`` lets listings (lesson 10) find it.
+                self.body[-1].at = e.pos
+                return made
+        raise TypeError(f"cannot lower {type(e).__name__}")
 
     def op(self, opcode: str, dest: str | None, ty: Type, args: list[str], *,
            value: int | bool | None = None, funcs: list[str] | None = None,
-           field: str | None = None, pos=None) -> str:  # noqa: ANN001
+           field: str | None = None, pos=None) -> str:
         """Emit one value-producing instruction; returns its destination."""
         dest = dest or self.temp()
         self.emit(Instr(opcode, dest, ty, args, funcs or [], [], value, field, pos))

@@ -212,6 +212,6 @@ def dead_code(fn: Function) -> Function:
         body = keep
 
 
-def on_program(pass_fn, program: Program) -> Program:  # noqa: ANN001
+def on_program(pass_fn, program: Program) -> Program:
     """Apply a function pass to every function of a program."""
     return Program({n: pass_fn(f) for n, f in program.functions.items()}, program.structs)

@@ -177,17 +177,44 @@ class GraphBuilder(Emitter):
         pos = getattr(s, "pos", None)
         if pos is not None:
             self.g.line = pos.line
-        method = getattr(self, "stmt_" + type(s).__name__)
-        method(s)
+        match s:  # one case per statement class of the AST
+            case ast.Block():
+                self.stmt_block(s)
+            case ast.VarDecl():
+                self.stmt_var_decl(s)
+            case ast.Assign():
+                self.stmt_assign(s)
+            case ast.ExprStmt():
+                self.stmt_expr_stmt(s)
+            case ast.Print():
+                self.stmt_print(s)
+            case ast.Return():
+                self.stmt_return(s)
+            case ast.Throw():
+                self.stmt_throw(s)
+            case ast.If():
+                self.stmt_if(s)
+            case ast.While():
+                self.stmt_while(s)
+            case ast.For():
+                self.stmt_for(s)
+            case ast.Break():
+                self.stmt_break(s)
+            case ast.Continue():
+                self.stmt_continue(s)
+            case ast.Try():
+                self.stmt_try(s)
+            case _:
+                raise TypeError(f"cannot build {type(s).__name__}")
 
-    def stmt_Block(self, s: ast.Block) -> None:  # noqa: N802
+    def stmt_block(self, s: ast.Block) -> None:
         self.block(s)
 
-    def stmt_VarDecl(self, s: ast.VarDecl) -> None:  # noqa: N802
+    def stmt_var_decl(self, s: ast.VarDecl) -> None:
         value = self.expr(s.init)
         self.scope.define(s.var, value, s.name, lattice_type(s.var.ty))
 
-    def stmt_Assign(self, s: ast.Assign) -> None:  # noqa: N802
+    def stmt_assign(self, s: ast.Assign) -> None:
         target = s.target
         if isinstance(target, ast.Name):
             value = self.expr(s.value)  # (may replace self.scope: && and || merge)
@@ -200,21 +227,21 @@ class GraphBuilder(Emitter):
             base = self.expr(target.base)
             self.store_field(base, target.name, self.expr(s.value))
 
-    def stmt_ExprStmt(self, s: ast.ExprStmt) -> None:  # noqa: N802
+    def stmt_expr_stmt(self, s: ast.ExprStmt) -> None:
         self.expr(s.expr)
 
-    def stmt_Print(self, s: ast.Print) -> None:  # noqa: N802
+    def stmt_print(self, s: ast.Print) -> None:
         values = [self.expr(a) for a in s.args]
         sc = self.scope
         sc.mem = self.p(Print(self.g, sc.ctrl, sc.mem, *values))
 
-    def stmt_Return(self, s: ast.Return) -> None:  # noqa: N802
+    def stmt_return(self, s: ast.Return) -> None:
         value = self.expr(s.value) if s.value is not None else None
         sc = self.scope
         self.exits.append(self.p(Return(self.g, sc.ctrl, sc.mem, value)))
         sc.ctrl = None
 
-    def stmt_Throw(self, s: ast.Throw) -> None:  # noqa: N802
+    def stmt_throw(self, s: ast.Throw) -> None:
         value = self.expr(s.value)
         sc = self.scope
         if self.handlers:
@@ -228,7 +255,7 @@ class GraphBuilder(Emitter):
             self.exits.append(self.p(Throw(self.g, sc.ctrl, sc.mem, value)))
         sc.ctrl = None
 
-    def stmt_If(self, s: ast.If) -> None:  # noqa: N802
+    def stmt_if(self, s: ast.If) -> None:
         pred = self.expr(s.cond)
         t, f = self.branch(pred)
         size = self.scope.size()
@@ -253,10 +280,10 @@ class GraphBuilder(Emitter):
         self.g.line = s.pos.line  # the merge (Region, Phis) belongs to the if
         self.merge([then_side, else_side], size)
 
-    def stmt_While(self, s: ast.While) -> None:  # noqa: N802
+    def stmt_while(self, s: ast.While) -> None:
         self.loop(s.cond, s.body, None)
 
-    def stmt_For(self, s: ast.For) -> None:  # noqa: N802
+    def stmt_for(self, s: ast.For) -> None:
         size = self.scope.size()
         if s.init is not None:
             self.stmt(s.init)
@@ -264,19 +291,19 @@ class GraphBuilder(Emitter):
         self.loop(s.cond, s.body, s.step)
         self.scope.truncate(size)
 
-    def stmt_Break(self, s: ast.Break) -> None:  # noqa: N802
+    def stmt_break(self, s: ast.Break) -> None:
         self.burn_id()
         ctx = self.loops[-1]
         ctx.breaks.append(self.scope.changes_since(ctx.depth, ctx.size))
         self.scope.ctrl = None
 
-    def stmt_Continue(self, s: ast.Continue) -> None:  # noqa: N802
+    def stmt_continue(self, s: ast.Continue) -> None:
         self.burn_id()
         ctx = self.loops[-1]
         ctx.continues.append(self.scope.changes_since(ctx.depth, ctx.size))
         self.scope.ctrl = None
 
-    def stmt_Try(self, s: ast.Try) -> None:  # noqa: N802
+    def stmt_try(self, s: ast.Try) -> None:
         sc = self.scope
         size = sc.size()
         depth = sc.push()
@@ -406,26 +433,49 @@ class GraphBuilder(Emitter):
     # -- expressions ------------------------------------------------------------------
 
     def expr(self, e: ast.Expr) -> Node:
-        method = getattr(self, "expr_" + type(e).__name__)
-        return method(e)
+        match e:  # one case per expression class of the AST
+            case ast.IntLit():
+                return self.expr_int_lit(e)
+            case ast.BoolLit():
+                return self.expr_bool_lit(e)
+            case ast.Name():
+                return self.expr_name(e)
+            case ast.Unary():
+                return self.expr_unary(e)
+            case ast.Binary():
+                return self.expr_binary(e)
+            case ast.Call():
+                return self.expr_call(e)
+            case ast.Index():
+                return self.expr_index(e)
+            case ast.Field():
+                return self.expr_field(e)
+            case ast.Len():
+                return self.expr_len(e)
+            case ast.NewArray():
+                return self.expr_new_array(e)
+            case ast.NewStruct():
+                return self.expr_new_struct(e)
+            case _:
+                raise TypeError(f"cannot build {type(e).__name__}")
 
-    def expr_IntLit(self, e: ast.IntLit) -> Node:  # noqa: N802
+    def expr_int_lit(self, e: ast.IntLit) -> Node:
         return self.const(e.value)
 
-    def expr_BoolLit(self, e: ast.BoolLit) -> Node:  # noqa: N802
+    def expr_bool_lit(self, e: ast.BoolLit) -> Node:
         return self.const(e.value)
 
-    def expr_Name(self, e: ast.Name) -> Node:  # noqa: N802
+    def expr_name(self, e: ast.Name) -> Node:
         return self.scope.lookup(e.var)
 
-    def expr_Unary(self, e: ast.Unary) -> Node:  # noqa: N802
+    def expr_unary(self, e: ast.Unary) -> Node:
         x = self.expr(e.operand)
         row = opcodes.TABLE.prefix[e.op]
         if row.may_trap:
             return self.divide(row.name, x, None, e.pos)
         return self.p(operator_node(self.g, None, row.name, x))
 
-    def expr_Binary(self, e: ast.Binary) -> Node:  # noqa: N802
+    def expr_binary(self, e: ast.Binary) -> Node:
         row = opcodes.TABLE.binary[e.op]
         if row.short_circuit is not None:
             return self.short_circuit(e, row.short_circuit)
@@ -473,7 +523,7 @@ class GraphBuilder(Emitter):
         assert value is not None, "a live && or || has a value"
         return value
 
-    def expr_Call(self, e: ast.Call) -> Node:  # noqa: N802
+    def expr_call(self, e: ast.Call) -> Node:
         args = [self.expr(a) for a in e.args]
         ret = None if isinstance(e.fn.ret, tt.VoidType) else e.fn.ret
         before = None
@@ -489,20 +539,20 @@ class GraphBuilder(Emitter):
             ctx.caught.append(before)
         return result if result is not None else self.mem
 
-    def expr_Index(self, e: ast.Index) -> Node:  # noqa: N802
+    def expr_index(self, e: ast.Index) -> Node:
         base, index = self.expr(e.base), self.expr(e.index)
         return self.load_element(base, index, e.ty, e.pos)
 
-    def expr_Field(self, e: ast.Field) -> Node:  # noqa: N802
+    def expr_field(self, e: ast.Field) -> Node:
         return self.load_field(self.expr(e.base), e.name, e.ty)
 
-    def expr_Len(self, e: ast.Len) -> Node:  # noqa: N802
+    def expr_len(self, e: ast.Len) -> Node:
         return self.p(Len(self.g, None, self.expr(e.operand)))
 
-    def expr_NewArray(self, e: ast.NewArray) -> Node:  # noqa: N802
+    def expr_new_array(self, e: ast.NewArray) -> Node:
         return self.new_array(self.expr(e.length), e.elem, e.pos)
 
-    def expr_NewStruct(self, e: ast.NewStruct) -> Node:  # noqa: N802
+    def expr_new_struct(self, e: ast.NewStruct) -> Node:
         given = {name: self.expr(value) for name, value, _ in e.fields}
         names = [f for f, _, _ in self.program.structs[e.name].fields]
         return self.new_struct(e.name, names, [given[n] for n in names])

@@ -77,7 +77,7 @@ def const(node: Node, value: int | bool) -> Constant:
     return Constant(node.graph, start_of(node), type_of_value(value))
 
 
-def _int_binary(node: Node, fn, ranges=None) -> Type:  # noqa: ANN001
+def _int_binary(node: Node, fn, ranges=None) -> Type:
     """Constants fold exactly (wrapping as the program does); otherwise ``ranges(a, b)``
     (lesson 09's interval transfer, sound under wrapping) or the full range."""
     a, b = node.inputs[1].type, node.inputs[2].type
@@ -387,7 +387,8 @@ class Operator(Node):
 
     Its facts are the table's: the type is folded from constant operands (``fold``, so a
     division by zero is never folded), the rewrites are the row's identities
-    (``x op e -> x``, ``e op x -> x``, ``z op x -> z``, ``x op x -> c``), and GVN keys on
+    (``x op e -> x``, ``e op x -> x``, ``z op x -> z``, ``x op x -> c``) and, for a
+    commutative row, a constant moved right (``c op x -> x op c``), and GVN keys on
     the row's name (commutative rows sort their operands)."""
 
     __slots__ = ("row", "opcode", "commutative", "pinned", "label")
@@ -426,6 +427,10 @@ class Operator(Node):
             return left
         if row.left_identity is not None and _is_const(left, row.left_identity):
             return right
+        # c op x -> x op c: constants gather on the right, as Add does, so later rewrites
+        # and GVN look for them in one place (-1 ^ a and a ^ -1 become one node)
+        if row.commutative and left.type.is_constant() and not right.type.is_constant():
+            return Operator(self.graph, self.inputs[0], row, right, left)
         return None
 
     def key(self) -> tuple:

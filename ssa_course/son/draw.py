@@ -153,7 +153,7 @@ def _choose_in(fg: FunctionGraph, options: DrawOptions) -> Choice:
     return choose(ids, kinds, pairs, options)
 
 
-def program_dot(program: SeaOfNodes, parts, title: str | None,  # noqa: ANN001
+def program_dot(program: SeaOfNodes, parts, title: str | None,
                 options: DrawOptions | None = None) -> str:
     """One drawing of the functions ``options`` picks, each drawn by
     ``parts(fg, prefix, cluster) -> (nodes, edges)``: a frame per function when there are
@@ -261,7 +261,7 @@ def compare_dot(program: SeaOfNodes, mode: str, title: str | None = None,
 
     table = table or compare(program)
 
-    def parts(fg, prefix: str, cluster: str | None, only=None):  # noqa: ANN001, ANN202
+    def parts(fg, prefix: str, cluster: str | None, only=None):
         result, changed, dead = table[fg.name]
         part_nodes, part_edges = graph_parts(fg, prefix, cluster, only)
         by_id = {n.id: n for n in fg.nodes()}

@@ -33,7 +33,7 @@ def facts_dot(program: SeaOfNodes, results: dict[str, BceResult], title: str | N
     """``program`` (the graph before the checks were removed) with ranges on the integer
     nodes, facts on the branch edges and the checks greyed (removed) or orange (kept)."""
 
-    def parts(fg, prefix: str, cluster: str | None, only=None):  # noqa: ANN001, ANN202
+    def parts(fg, prefix: str, cluster: str | None, only=None):
         result = results.get(fg.name)
         nodes, edges = graph_parts(fg, prefix, cluster, only)
         if result is None:

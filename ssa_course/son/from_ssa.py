@@ -132,7 +132,7 @@ class SsaGraphBuilder(Emitter):
         region = self.p(region)
         waiting: list[tuple[Phi, object]] = []
 
-        def merge(what: object, values: list[Node | None], declared, label: str) -> Node:  # noqa: ANN001
+        def merge(what: object, values: list[Node | None], declared, label: str) -> Node:
             phi = self.p(Phi(self.g, region, *values, declared=declared, name=label))
             if region.open:
                 waiting.append((phi, what))

@@ -84,7 +84,7 @@ class SeaOfNodes:
 
         return graphs_to_dot(self)
 
-    def draw(self):  # noqa: ANN201 - a Drawing (SVG in Jupyter)
+    def draw(self):
         from ssa_course.viz.render import Drawing
 
         return Drawing(self.dot())

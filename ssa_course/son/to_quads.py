@@ -251,7 +251,7 @@ class _Writer:
 
     # -- block ends -----------------------------------------------------------------
 
-    def end(self, block, ret: tt.Type | None) -> None:  # noqa: ANN001
+    def end(self, block, ret: tt.Type | None) -> None:
         end = block.end
         self.line = self.lines.get(end.id, 0) if end is not None else 0
         if end is None:
@@ -374,7 +374,7 @@ class _Writer:
                 return array, index, Instr("aload", name, t.elem, pos=trap.pos)
         return None
 
-    def call(self, block, call: Call) -> None:  # noqa: ANN001
+    def call(self, block, call: Call) -> None:
         projs = {u.index: u for u in call.outputs if isinstance(u, Proj)}
         ret = self.returns.get(call.fn)
         if 2 in projs:
@@ -473,14 +473,3 @@ def scheduled_ssa(program: SeaOfNodes, structs: dict | None = None
         returns = {name: fg.returns for name, fg in program.functions.items()}
         functions = {name: _Writer(s, returns).write() for name, s in schedules.items()}
     return Program(functions, structs or {}), schedules
-
-
-def graph_to_quads(program: SeaOfNodes, structs: dict | None = None) -> Program:
-    """Schedule, write SSA quads, verify them, and come out of SSA: ordinary quads."""
-    from ssa_course.ssa.destruct import program_from_ssa
-    from ssa_course.ssa.verify import verify_ssa_program
-
-    ssa, _ = scheduled_ssa(program, structs)
-    with paused_gc():
-        verify_ssa_program(ssa)
-        return program_from_ssa(ssa)

@@ -27,7 +27,7 @@ from ssa_course.quads.names import variable_names
 from ssa_course.ssa.construct import UNDEFINED
 
 
-def sequentialize(copies: list[tuple[str, str]], fresh) -> list[tuple[str, str]]:  # noqa: ANN001
+def sequentialize(copies: list[tuple[str, str]], fresh) -> list[tuple[str, str]]:
     """Order parallel copies ``dst <- src`` so they can run one after the other.
 
     A copy may run once no other pending copy still reads its destination; when every

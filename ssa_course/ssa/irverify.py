@@ -135,13 +135,13 @@ def _successors(last: object, k: int, n: int) -> list[int]:
     return [k + 1] if k < n else []
 
 
-def _same_type(ir: IRCode, v: object, ty: object, fail, where: str) -> None:  # noqa: ANN001
+def _same_type(ir: IRCode, v: object, ty: object, fail, where: str) -> None:
     vt = ir.type_of(v)
     if vt is not None and ty is not None and vt != ty:
         raise fail("types consistent", where, f"{v} is {vt}, expected {ty}")
 
 
-def _check_types(ir: IRCode, i: int, s: object, fail, where: str) -> None:  # noqa: ANN001
+def _check_types(ir: IRCode, i: int, s: object, fail, where: str) -> None:
     ty = ir.types[i - 1]
     if isinstance(s, GotoIfNot):
         _same_type(ir, s.cond, BOOL, fail, where)

@@ -541,7 +541,7 @@ def ir_graph(ir: IRCode, prefix: str = "", cluster: str | None = None) -> tuple[
     return nodes, edges
 
 
-def ir_to_dot(ir: IRCode, options=None) -> str:  # noqa: ANN001 (a viz DrawOptions)
+def ir_to_dot(ir: IRCode, options=None) -> str:
     """DOT of one function's IRCode blocks; ``options`` (a
     :class:`~ssa_course.viz.options.DrawOptions`) may narrow it to the blocks around one
     (``around="3"`` or ``"#3"``) or to a budget of blocks."""
@@ -549,7 +549,7 @@ def ir_to_dot(ir: IRCode, options=None) -> str:  # noqa: ANN001 (a viz DrawOptio
 
 
 def program_ir_dot(program: dict, title: str | None = None,
-                   options=None) -> str:  # noqa: ANN001 (a DrawOptions)
+                   options=None) -> str:
     """DOT of the functions' IRCode (name -> IRCode) that ``options`` picks (by default
     every function unless they are over the node budget together, then ``main``), one
     framed cluster per function; ``around`` names a block (``3`` or ``#3``) of the first."""
@@ -581,7 +581,7 @@ class TypedCode:
 
         return f"<pre>{html.escape(format_ir(self.ir))}</pre>"
 
-    def draw(self):  # noqa: ANN201
+    def draw(self):
         from ssa_course.viz.dot import Drawing
 
         return Drawing(ir_to_dot(self.ir))

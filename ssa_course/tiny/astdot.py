@@ -60,11 +60,11 @@ def _quote(text: str) -> str:
 def _walk(fn: ast.FnDef) -> list[tuple[str, str, str | None, str, int]]:
     """(id, label, parent id, edge label, depth) of every node under ``fn``, in preorder
     (ids ``n<k>`` are assigned later, per drawing)."""
-    out = [("", _label(fn), None, "", 0)]
-    stack = [(0, fn, 0)]
+    out: list[tuple[str, str, str | None, str, int]] = [("", _label(fn), None, "", 0)]
+    stack: list[tuple[int, object, int]] = [(0, fn, 0)]
     while stack:
         parent, node, depth = stack.pop()
-        pending = []
+        pending: list[tuple[int, object, int]] = []
         for edge_label, child in _children(node):
             out.append(("", _label(child), str(parent), edge_label, depth + 1))
             pending.append((len(out) - 1, child, depth + 1))

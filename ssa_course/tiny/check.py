@@ -41,23 +41,22 @@ def type_of(e: ast.Expr) -> Type | None:
 
 def expr_children(e: ast.Expr) -> list[ast.Expr]:
     """The sub-expressions of ``e`` in evaluation (source) order."""
-    if isinstance(e, ast.Binary):
-        return [e.left, e.right]
-    if isinstance(e, ast.Unary):
-        return [e.operand]
-    if isinstance(e, ast.Call):
-        return e.args
-    if isinstance(e, ast.Index):
-        return [e.base, e.index]
-    if isinstance(e, ast.Field):
-        return [e.base]
-    if isinstance(e, ast.Len):
-        return [e.operand]
-    if isinstance(e, ast.NewArray):
-        return [e.length]
-    if isinstance(e, ast.NewStruct):
-        return [x for _, x, _ in e.fields]
-    return []
+    match e:
+        case ast.Binary():
+            return [e.left, e.right]
+        case ast.Unary() | ast.Len():
+            return [e.operand]
+        case ast.Call():
+            return e.args
+        case ast.Index():
+            return [e.base, e.index]
+        case ast.Field():
+            return [e.base]
+        case ast.NewArray():
+            return [e.length]
+        case ast.NewStruct():
+            return [x for _, x, _ in e.fields]
+    return []  # names and literals
 
 
 class Checker:
@@ -140,7 +139,35 @@ class Checker:
 
     def check_stmt(self, s: ast.Stmt) -> None:
         # Statement nesting is bounded by the parser (MAX_BLOCK_DEPTH), so recursion is safe.
-        _STATEMENT_CHECKS[type(s)](self, s)
+        match s:
+            case ast.Block():
+                self.stmt_block(s)
+            case ast.VarDecl():
+                self.stmt_var(s)
+            case ast.Assign():
+                self.stmt_assign(s)
+            case ast.If():
+                self.stmt_if(s)
+            case ast.While():
+                self.stmt_while(s)
+            case ast.For():
+                self.stmt_for(s)
+            case ast.Break():
+                self.stmt_break(s)
+            case ast.Continue():
+                self.stmt_continue(s)
+            case ast.Return():
+                self.stmt_return(s)
+            case ast.Print():
+                self.stmt_print(s)
+            case ast.Try():
+                self.stmt_try(s)
+            case ast.Throw():
+                self.stmt_throw(s)
+            case ast.ExprStmt():
+                self.stmt_expr(s)
+            case _:
+                raise TypeError(f"not a Tiny statement: {type(s).__name__}")
 
     def stmt_block(self, s: ast.Block) -> None:
         self.check_block(s)
@@ -289,48 +316,52 @@ class Checker:
 
     def enter(self, e: ast.Expr) -> None:
         """Checks before the children: names and the callee resolve, the arity fits."""
-        if isinstance(e, ast.Name):
-            e.var = self.lookup(e.name, e.pos)
-        elif isinstance(e, ast.Call):
-            fn = self.program.functions.get(e.name)
-            if fn is None:
-                if any(e.name in scope for scope in self.scopes):
-                    raise self.error(f"'{e.name}' is a variable, not a function", e.pos)
-                raise self.error(f"undefined function '{e.name}'", e.pos)
-            e.fn = fn
-            if len(e.args) != len(fn.params):
-                want, got = len(fn.params), len(e.args)
-                raise self.error(f"'{e.name}' takes {want} argument{'' if want == 1 else 's'}"
-                                 f", but {got} {'was' if got == 1 else 'were'} given", e.pos)
+        match e:
+            case ast.Name():
+                e.var = self.lookup(e.name, e.pos)
+            case ast.Call():
+                fn = self.program.functions.get(e.name)
+                if fn is None:
+                    if any(e.name in scope for scope in self.scopes):
+                        raise self.error(f"'{e.name}' is a variable, not a function", e.pos)
+                    raise self.error(f"undefined function '{e.name}'", e.pos)
+                e.fn = fn
+                if len(e.args) != len(fn.params):
+                    want, got = len(fn.params), len(e.args)
+                    raise self.error(f"'{e.name}' takes {want} argument"
+                                     f"{'' if want == 1 else 's'}, but {got} "
+                                     f"{'was' if got == 1 else 'were'} given", e.pos)
 
     def child_done(self, e: ast.Expr, k: int, child: ast.Expr) -> None:
         """Checks of child number ``k`` of ``e``, right after it was checked."""
         self._no_void(child)
-        if isinstance(e, ast.Call):
-            assert e.fn is not None
-            param = e.fn.params[k]
-            self.require(child, param.ty, f"argument {k + 1} of '{e.name}' ('{param.name}')")
-        elif isinstance(e, ast.Index):
-            if k == 0 and not isinstance(type_of(child), ArrayType):
-                raise self.error("type mismatch: only arrays can be indexed, not "
-                                 f"{type_of(child)}", e.pos)
-            if k == 1:
-                self.require(child, INT, "an array index")
-        elif isinstance(e, ast.Field):
-            base = type_of(child)
-            if not isinstance(base, StructType):
-                raise self.error(f"type mismatch: {base} has no field '{e.name}' (not a "
-                                 "struct)", e.pos)
-            if all(f != e.name for f, _, _ in self.program.structs[base.name].fields):
-                raise self.error(f"struct {base.name} has no field '{e.name}'", e.pos)
-        elif isinstance(e, ast.Len):
-            if not isinstance(type_of(child), ArrayType):
-                raise self.error("type mismatch: len() needs an array, not "
-                                 f"{type_of(child)}", child.pos)
-        elif isinstance(e, ast.NewArray):
-            self.require(child, INT, "an array length")
-        elif isinstance(e, ast.NewStruct):
-            self._struct_field_done(e, k, child)
+        match e:
+            case ast.Call():
+                assert e.fn is not None
+                param = e.fn.params[k]
+                self.require(child, param.ty,
+                             f"argument {k + 1} of '{e.name}' ('{param.name}')")
+            case ast.Index():
+                if k == 0 and not isinstance(type_of(child), ArrayType):
+                    raise self.error("type mismatch: only arrays can be indexed, not "
+                                     f"{type_of(child)}", e.pos)
+                if k == 1:
+                    self.require(child, INT, "an array index")
+            case ast.Field():
+                base = type_of(child)
+                if not isinstance(base, StructType):
+                    raise self.error(f"type mismatch: {base} has no field '{e.name}' (not a "
+                                     "struct)", e.pos)
+                if all(f != e.name for f, _, _ in self.program.structs[base.name].fields):
+                    raise self.error(f"struct {base.name} has no field '{e.name}'", e.pos)
+            case ast.Len():
+                if not isinstance(type_of(child), ArrayType):
+                    raise self.error("type mismatch: len() needs an array, not "
+                                     f"{type_of(child)}", child.pos)
+            case ast.NewArray():
+                self.require(child, INT, "an array length")
+            case ast.NewStruct():
+                self._struct_field_done(e, k, child)
 
     def _struct_field_done(self, e: ast.NewStruct, k: int, child: ast.Expr) -> None:
         fname, _, fpos = e.fields[k]
@@ -345,44 +376,44 @@ class Checker:
 
     def finish(self, e: ast.Expr) -> Type:
         """The type of ``e``, its children being checked; operators check their operands."""
-        if isinstance(e, ast.IntLit):
-            return INT
-        if isinstance(e, ast.BoolLit):
-            return BOOL
-        if isinstance(e, ast.Name):
-            assert e.var is not None
-            return e.var.ty
-        if isinstance(e, ast.Unary):
-            op = opcodes.tiny_operator(e.op, 1)
-            assert op is not None  # the parser reads only the table's prefix symbols
-            want = _KINDS[op.operands]
-            got = type_of(e.operand)
-            if got != want:
-                raise self.error(f"type mismatch: '{e.op}' needs {want}, not {got}", e.pos)
-            return _KINDS[op.result]
-        if isinstance(e, ast.Binary):
-            return self._binary_type(e)
-        if isinstance(e, ast.Call):
-            assert e.fn is not None
-            return e.fn.ret
-        if isinstance(e, ast.Index):
-            base = type_of(e.base)
-            assert isinstance(base, ArrayType)
-            return base.elem
-        if isinstance(e, ast.Field):
-            base = type_of(e.base)
-            assert isinstance(base, StructType)
-            return self.program.structs[base.name].field_type(e.name)
-        if isinstance(e, ast.Len):
-            return INT
-        if isinstance(e, ast.NewArray):
-            return ArrayType(e.elem)
-        if isinstance(e, ast.NewStruct):
-            given = {f for f, _, _ in e.fields}
-            for fname, _, _ in self.program.structs[e.name].fields:
-                if fname not in given:
-                    raise self.error(f"missing field '{fname}' in new {e.name}", e.pos)
-            return StructType(e.name)
+        match e:
+            case ast.IntLit() | ast.Len():
+                return INT
+            case ast.BoolLit():
+                return BOOL
+            case ast.Name():
+                assert e.var is not None
+                return e.var.ty
+            case ast.Unary():
+                op = opcodes.tiny_operator(e.op, 1)
+                assert op is not None  # the parser reads only the table's prefix symbols
+                want = _KINDS[op.operands]
+                got = type_of(e.operand)
+                if got != want:
+                    raise self.error(f"type mismatch: '{e.op}' needs {want}, not {got}",
+                                     e.pos)
+                return _KINDS[op.result]
+            case ast.Binary():
+                return self._binary_type(e)
+            case ast.Call():
+                assert e.fn is not None
+                return e.fn.ret
+            case ast.Index():
+                array = type_of(e.base)
+                assert isinstance(array, ArrayType)  # child_done checked it
+                return array.elem
+            case ast.Field():
+                struct = type_of(e.base)
+                assert isinstance(struct, StructType)  # child_done checked it
+                return self.program.structs[struct.name].field_type(e.name)
+            case ast.NewArray():
+                return ArrayType(e.elem)
+            case ast.NewStruct():
+                given = {f for f, _, _ in e.fields}
+                for fname, _, _ in self.program.structs[e.name].fields:
+                    if fname not in given:
+                        raise self.error(f"missing field '{fname}' in new {e.name}", e.pos)
+                return StructType(e.name)
         raise TypeError(f"not a Tiny expression: {type(e).__name__}")
 
     def _binary_type(self, e: ast.Binary) -> Type:
@@ -400,23 +431,6 @@ class Checker:
         return _KINDS[op.result]
 
 
-_STATEMENT_CHECKS = {
-    ast.Block: Checker.stmt_block,
-    ast.VarDecl: Checker.stmt_var,
-    ast.Assign: Checker.stmt_assign,
-    ast.If: Checker.stmt_if,
-    ast.While: Checker.stmt_while,
-    ast.For: Checker.stmt_for,
-    ast.Break: Checker.stmt_break,
-    ast.Continue: Checker.stmt_continue,
-    ast.Return: Checker.stmt_return,
-    ast.Print: Checker.stmt_print,
-    ast.Try: Checker.stmt_try,
-    ast.Throw: Checker.stmt_throw,
-    ast.ExprStmt: Checker.stmt_expr,
-}
-
-
 def ends_path(s: ast.Stmt) -> bool:
     """LANGUAGE.md's syntactic "ends every path" test used by the missing-return rule.
 
@@ -424,25 +438,27 @@ def ends_path(s: ast.Stmt) -> bool:
     (the rest is dead code); ``if``/``else`` when both branches do; ``try``/``catch`` when
     both parts do; ``while (true)`` or ``for (;;)`` when it has no ``break`` of its own.
     """
-    if isinstance(s, ast.Return | ast.Throw):
-        return True
-    if isinstance(s, ast.Block):
-        return any(ends_path(x) for x in s.stmts)
-    if isinstance(s, ast.If):
-        # Walk the else-if chain with a loop: every link's branch must end, and the
-        # chain must end in an else.
-        link: ast.If | ast.Block | None = s
-        while isinstance(link, ast.If):
-            if not ends_path(link.then):
-                return False
-            link = link.orelse
-        return link is not None and ends_path(link)
-    if isinstance(s, ast.Try):
-        return ends_path(s.body) and ends_path(s.handler)
-    if isinstance(s, ast.While):
-        return isinstance(s.cond, ast.BoolLit) and s.cond.value and not has_own_break(s.body)
-    if isinstance(s, ast.For):
-        return s.cond is None and not has_own_break(s.body)
+    match s:
+        case ast.Return() | ast.Throw():
+            return True
+        case ast.Block():
+            return any(ends_path(x) for x in s.stmts)
+        case ast.If():
+            # Walk the else-if chain with a loop: every link's branch must end, and the
+            # chain must end in an else.
+            link: ast.If | ast.Block | None = s
+            while isinstance(link, ast.If):
+                if not ends_path(link.then):
+                    return False
+                link = link.orelse
+            return link is not None and ends_path(link)
+        case ast.Try():
+            return ends_path(s.body) and ends_path(s.handler)
+        case ast.While():
+            return (isinstance(s.cond, ast.BoolLit) and s.cond.value
+                    and not has_own_break(s.body))
+        case ast.For():
+            return s.cond is None and not has_own_break(s.body)
     return False
 
 
@@ -454,16 +470,17 @@ def has_own_break(body: ast.Stmt) -> bool:
     stack: list[ast.Stmt] = [body]
     while stack:
         s = stack.pop()
-        if isinstance(s, ast.Break):
-            return True
-        if isinstance(s, ast.Block):
-            stack.extend(s.stmts)
-        elif isinstance(s, ast.If):
-            stack.append(s.then)
-            if s.orelse is not None:
-                stack.append(s.orelse)
-        elif isinstance(s, ast.Try):
-            stack.extend((s.body, s.handler))
+        match s:
+            case ast.Break():
+                return True
+            case ast.Block():
+                stack.extend(s.stmts)
+            case ast.If():
+                stack.append(s.then)
+                if s.orelse is not None:
+                    stack.append(s.orelse)
+            case ast.Try():
+                stack.extend((s.body, s.handler))
     return False
 
 

@@ -198,7 +198,7 @@ class Explorer:
             self._show_error("does not compile", e.render())
         except RecursionError:
             self._show_error("too deep", f"{name}: the program is nested too deeply to show")
-        except Exception as e:  # noqa: BLE001 - a panel must never show a traceback
+        except Exception as e:
             self._show_error("internal error",
                              f"{name}: {type(e).__name__}: {e} (please report this)")
         self.zoom.disabled = self._svg is None

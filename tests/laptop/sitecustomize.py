@@ -33,18 +33,18 @@ _find_spec = importlib.util.find_spec
 _which = shutil.which
 
 
-def find_spec(name, package=None):  # noqa: ANN001, ANN201
+def find_spec(name, package=None):
     return None if _hidden_module(name) else _find_spec(name, package)
 
 
-def which(cmd, mode=os.F_OK | os.X_OK, path=None):  # noqa: ANN001, ANN201
+def which(cmd, mode=os.F_OK | os.X_OK, path=None):
     return None if _hidden_tool(str(cmd)) else _which(cmd, mode, path)
 
 
 class _NotInstalled(importlib.abc.MetaPathFinder):
     """``import keystone`` fails as it does where the package is not installed."""
 
-    def find_spec(self, name, path=None, target=None):  # noqa: ANN001, ANN201
+    def find_spec(self, name, path=None, target=None):
         if _hidden_module(name):
             raise ModuleNotFoundError(f"No module named '{name}'", name=name)
         return None

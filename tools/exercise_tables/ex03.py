@@ -1,5 +1,5 @@
 """Regenerates the setup and graded cells of solutions/03-*.ipynb (see build.py)."""
-# ruff: noqa: E402, E501, E702 - cell templates keep the notebooks' style; imports follow setup
+# ruff: noqa: E402, E501 - cell templates keep the notebooks' style; imports follow setup
 from common import listing, load, run, save, setsrc, sset
 
 NAME = "03-ssa.ipynb"

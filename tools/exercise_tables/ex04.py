@@ -1,5 +1,5 @@
 """Regenerates the setup and graded cells of solutions/04-*.ipynb (see build.py)."""
-# ruff: noqa: E402, E501, E702 - cell templates keep the notebooks' style; imports follow setup
+# ruff: noqa: E501 - cell templates keep the notebooks' style; imports follow setup
 from common import load, run, save, setsrc, sset, table
 
 NAME = "04-julia-ir.ipynb"

@@ -1,5 +1,5 @@
 """Regenerates the setup and graded cells of solutions/06-*.ipynb (see build.py)."""
-# ruff: noqa: E402, E501, E702 - cell templates keep the notebooks' style; imports follow setup
+# ruff: noqa: E402, E501 - cell templates keep the notebooks' style; imports follow setup
 from common import cell, listing, load, run, save, setsrc, table
 from types_src import tsrc
 

@@ -1,5 +1,5 @@
 """Regenerates the setup and graded cells of solutions/08-*.ipynb (see build.py)."""
-# ruff: noqa: E402, E501, E702 - cell templates keep the notebooks' style; imports follow setup
+# ruff: noqa: E402, E501 - cell templates keep the notebooks' style; imports follow setup
 from common import listing, load, run, save, setsrc, table
 
 NAME = "08-scheduling.ipynb"

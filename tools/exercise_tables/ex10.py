@@ -1,5 +1,5 @@
 """Regenerates the setup and graded cells of solutions/10-*.ipynb (see build.py)."""
-# ruff: noqa: E402, E501 - cell templates keep the notebooks' style; imports follow setup
+# ruff: noqa: E501 - cell templates keep the notebooks' style; imports follow setup
 from common import load, run, save, setsrc
 
 NAME = "10-escape.ipynb"

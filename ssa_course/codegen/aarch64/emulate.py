@@ -60,13 +60,13 @@ class _A64Machine(Machine):
     SYSCALLS = {SYS_WRITE: WRITE, SYS_MMAP: MMAP, SYS_EXIT_GROUP: EXIT}
     PC_NAME = "pc"
 
-    def __init__(self, segments: list[Segment], argv: list[bytes],  # noqa: D107
+    def __init__(self, segments: list[Segment], argv: list[bytes],
                  on_stdout: Callable[[str], object] | None = None, count: bool = False):
         self.count = count
         self.executed = 0
         super().__init__(segments, argv, on_stdout)
 
-    def engine(self):  # noqa: ANN201 - a unicorn Uc
+    def engine(self):
         from unicorn import UC_ARCH_ARM64, UC_MODE_ARM, Uc
 
         return Uc(UC_ARCH_ARM64, UC_MODE_ARM)
@@ -91,10 +91,10 @@ class _A64Machine(Machine):
     def fault_signal(self, intno: int) -> int:
         return SIGILL
 
-    def _block(self, _uc, _address: int, size: int, _data: object) -> None:  # noqa: ANN001
+    def _block(self, _uc, _address: int, size: int, _data: object) -> None:
         self.executed += size // 4
 
-    def _interrupt(self, uc, intno: int, _data: object) -> None:  # noqa: ANN001
+    def _interrupt(self, uc, intno: int, _data: object) -> None:
         if intno != EXCP_SWI:
             self.stop_on_fault(intno)
             return

@@ -128,7 +128,7 @@ def resolve(instr: str, pc: int, labels: dict[str, int]) -> str:
     return f"{op} " + ", ".join(parts)
 
 
-def _keystone_encoder():  # noqa: ANN202 - a callable (text, pc) -> word
+def _keystone_encoder():
     from keystone import KS_ARCH_ARM64, KS_MODE_LITTLE_ENDIAN, Ks, KsError
 
     ks = Ks(KS_ARCH_ARM64, KS_MODE_LITTLE_ENDIAN)

@@ -23,7 +23,7 @@ from ssa_course.quads.ir import Instr, Program
 class A64Selector(Selector):
     """Selection state for one function, AArch64 flavour."""
 
-    def __init__(self, *args, **kw) -> None:  # noqa: ANN002, ANN003
+    def __init__(self, *args, **kw) -> None:
         super().__init__(*args, **kw)
         self._lengths: dict[tuple[str, str], VReg] = {}
         self._defined_in: dict[str, str] | None = None
