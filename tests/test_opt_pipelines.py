@@ -231,3 +231,17 @@ def test_fuzz_seed_308_a_phi_names_a_label_merged_into_the_next():
     got = run_pipeline_stage(compile_source(case.source, case.path.name), names, case.args,
                              Limits())
     assert (got.status, got.stdout, got.error) == (case.exit, case.stdout, "")
+
+
+def test_a_phi_that_names_an_empty_block_keeps_its_edge():
+    # Fuzz seed 313: after ssa,dom-cse,coalesce-phis an empty block (.and.end.3) falls into
+    # a loop header whose phi names it; building the CFG merged the two labels into one
+    # block, so the phi's edge from .and.end.3 became an edge from itself and out-of-ssa
+    # put its copy on a block of its own (the loop counter was never set).
+    from fuzzgen import generate
+
+    comp = compile_source(generate(313, 30), "s313.tiny")
+    want = run(comp, ["1", "true"], via="quads")
+    got = run_pipeline_stage(comp, ["ssa", "dom-cse", "coalesce-phis", "out-of-ssa"],
+                             ["1", "true"], Limits())
+    assert (got.stdout, got.status, got.error) == (want.stdout, want.status, want.error)

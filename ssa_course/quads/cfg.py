@@ -111,9 +111,14 @@ def build_cfg(fn: Function) -> CFG:
     blocks: OrderedDict[str, BasicBlock] = OrderedDict()
     alias: dict[str, str] = {}  # several labels in a row name one block
     current: BasicBlock | None = None
+    # An empty labelled block that a phi names as a predecessor stays a block of its own:
+    # merged into the next label, the phi's edge from it would become an edge from itself.
+    phi_preds = {lb for item in fn.body if isinstance(item, Instr) and item.op == "phi"
+                 for lb in item.labels}
     for item in fn.body:
         if isinstance(item, Label):
-            if current is not None and not current.instrs and current.labelled:
+            if current is not None and not current.instrs and current.labelled \
+                    and current.name not in phi_preds:
                 alias[item.name] = current.name
                 continue
             current = BasicBlock(item.name, line=item.line)
