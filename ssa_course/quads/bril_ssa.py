@@ -99,7 +99,7 @@ class _Translator:
 
     def temp(self, phi: Instr) -> str:
         if id(phi) not in self.temps:
-            self.temps[id(phi)] = self.fresh(f"{phi.dest}.exc", self.names)
+            self.temps[id(phi)] = self.names.fresh(f"{phi.dest}.exc")
         return self.temps[id(phi)]
 
     def _handler_phis(self) -> list[Instr]:

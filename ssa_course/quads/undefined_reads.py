@@ -39,6 +39,7 @@ from __future__ import annotations
 from ssa_course.quads.bril_defined import _blocks
 from ssa_course.quads.domtree import Dominance
 from ssa_course.quads.ir import Function, Instr, Label, Program, StructInfo
+from ssa_course.quads.names import variable_names
 from ssa_course.tiny.types import BOOL, INT, ArrayType, StructType, Type
 
 UNASSIGNED, UNDEF, VALUE = 0, 1, 2  # a status variable's values
@@ -246,19 +247,14 @@ class _Writer:
         self.f = f
         self.tracked = tracked
         self.need = need
-        self.taken = set(f.assigned) | {a for i in f.fn.instrs() for a in i.args}
+        self.names = variable_names(f.fn)  # the one naming service (quads/names.py)
         self.status = {x: self.fresh(f"{x}.st") for x in sorted(tracked)}
         self.one = self.fresh("st.one")
         self.two = self.fresh("st.two")
         self.zero = self.fresh("st.zero")
 
     def fresh(self, base: str) -> str:
-        name, k = base, 0
-        while name in self.taken:
-            k += 1
-            name = f"{base}.{k}"
-        self.taken.add(name)
-        return name
+        return self.names.fresh(base)
 
     def st(self, var: str) -> str:
         """The status variable standing for ``var`` in a copy or phi."""
