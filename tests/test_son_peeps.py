@@ -111,3 +111,23 @@ def test_idealize_records_a_distant_dependency_and_the_driver_honours_it():
     assert progress_left(graph) is None
     assert any(isinstance(a, Add) and str(a.inputs[2].type) == "3"  # n + 3
                for a in graph.live_nodes())
+
+
+def test_a_merge_the_sweep_leaves_with_one_input_is_looked_at_again():
+    # Fuzz seed 7089's Bril variant with undefined reads: after the worklist settled, the
+    # sweep removed a dead predecessor of a Region, which then had a rewrite left (the
+    # settled-graph check said so); the driver now looks at the survivors again.
+    from fuzzbril import undefined_variant, variant_seed
+    from fuzzgen import generate
+
+    from ssa_course.compilation import compile_source
+    from ssa_course.quads.bril_write import to_bril_text
+    from ssa_course.son.worklist import peephole_order
+    from ssa_course.stages import run
+
+    src = generate(7089, 12)
+    text = to_bril_text(undefined_variant(compile_source(src, "s.tiny").quads,
+                                          variant_seed(src)))
+    with peephole_order(None, check=True):
+        got = run(compile_source(text, "v.bril", kind="bril"), ["7", "false"], via="optimized")
+    assert (got.status, got.error) == (2, "error: undefined variable 'a'")

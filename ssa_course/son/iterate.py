@@ -89,20 +89,27 @@ class IterativePeepholes:
 
     def run(self) -> IterStats:
         while True:
-            while (n := self.work.pop()) is not None:
-                if n.id not in self.g.nodes:
-                    continue  # deleted while it waited
-                self.stats.visits += 1
-                if self.stats.visits > self.visits_per_node * self.budget:
-                    raise RewriteError(f"the iterative peepholes looked at {describe(n)} "
-                                       f"and {self.stats.visits - 1} other nodes without "
-                                       "settling")
-                self._visit(n)
-            if not self._unreachable_merges_are_dead():
+            while True:
+                while (n := self.work.pop()) is not None:
+                    if n.id not in self.g.nodes:
+                        continue  # deleted while it waited
+                    self.stats.visits += 1
+                    if self.stats.visits > self.visits_per_node * self.budget:
+                        raise RewriteError(f"the iterative peepholes looked at "
+                                           f"{describe(n)} and {self.stats.visits - 1} "
+                                           "other nodes without settling")
+                    self._visit(n)
+                if not self._unreachable_merges_are_dead():
+                    break
+            before = len(self.g.nodes)
+            sweep(self.g, live_loops_only=True)
+            killed = before - len(self.g.nodes)
+            self.stats.killed += killed
+            if not killed:
                 break
-        before = len(self.g.nodes)
-        sweep(self.g, live_loops_only=True)
-        self.stats.killed += before - len(self.g.nodes)
+            # The sweep can leave a merge with one input left (its other predecessor was
+            # dead code): look at the survivors once more (fuzz seed 7089's undef variant).
+            self.work = Worklist(self.g.live_nodes(), self.order.seed)
         if self.order.check:
             left = progress_left(self.g)
             if left is not None:
