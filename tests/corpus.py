@@ -1,7 +1,10 @@
 """The program corpora, loaded for the differential and conformance tests.
 
 ``tests/programs/NAME.tiny``: header comments ``// ARGS: 5 true`` (arguments, default
-none) and ``// EXIT: 2`` (expected status, default 0); ``NAME.out`` the exact expected
+none) and ``// EXIT: 2`` (expected status, default 0) and ``// STEPS: 200000`` (a smaller step limit
+for the differential run: the step-limit error reads the same at any limit, and 28 stages
+counting to the default ten million took two minutes; the default itself is checked by
+tests/test_cli.py and tests/test_limits.py); ``NAME.out`` the exact expected
 standard output; ``NAME.err`` the exact expected standard error (absent: empty).
 
 ``tests/bril/NAME.bril`` (or ``.json``): ``# ARGS:`` and ``# EXIT:`` likewise (JSON files
@@ -31,6 +34,7 @@ class CorpusCase:
     stdout: str
     stderr: str
     profile: int | None = None
+    steps: int | None = None
 
 
 def _header(source: str, key: str) -> str | None:
@@ -53,9 +57,11 @@ def _case(path: Path, header_source: str | None = None) -> CorpusCase:
     exit_status = int(_header(header, "EXIT") or 0)
     prof_text = _read(path.with_suffix(".prof")).strip()
     profile = int(prof_text.split(":")[1]) if prof_text else None
+    steps = _header(header, "STEPS")
     return CorpusCase(path.stem + path.suffix.replace(".tiny", ""), path, source, args,
                       exit_status, _read(path.with_suffix(".out")),
-                      _read(path.with_suffix(".err")), profile)
+                      _read(path.with_suffix(".err")), profile,
+                      int(steps) if steps else None)
 
 
 def load_corpus() -> list[CorpusCase]:

@@ -12,12 +12,31 @@ import pytest
 from corpus import load_bril_corpus, load_corpus
 
 from ssa_course import registry, stages
-from ssa_course.compilation import compile_source
+from ssa_course.compilation import Compilation, compile_source
+from ssa_course.runtime import Limits
 
 CASES = load_corpus()
 BRIL_CASES = load_bril_corpus()
 STAGES = [s.name for s in registry.executors()]
 BRIL_STAGES = [s.name for s in registry.executors() if not s.tiny_only]
+
+
+def _compilation(case) -> Compilation:
+    """One Compilation per program, shared by its stages (they are parametrized fastest):
+    each stage builds on the cached representations before it, as the CLI and the
+    notebooks do, instead of redoing the whole pipeline ~30 times per program."""
+    if _LAST.get("name") != str(case.path):
+        _LAST.clear()
+        _LAST["name"] = str(case.path)
+        _LAST["comp"] = compile_source(case.source, case.path.name)
+    return _LAST["comp"]
+
+
+_LAST: dict[str, object] = {}
+
+
+def _limits(case) -> Limits:
+    return Limits(steps=case.steps) if case.steps else Limits()
 
 
 def _skip_if_unavailable(stage: str) -> None:
@@ -35,8 +54,8 @@ def test_corpus_is_big_enough():
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_tiny_program_through_stage(case, stage):
     _skip_if_unavailable(stage)
-    comp = compile_source(case.source, case.path.name)
-    result = stages.run(comp, case.args, via=stage)
+    comp = _compilation(case)
+    result = stages.run(comp, case.args, via=stage, limits=_limits(case))
     assert result.stdout == case.stdout, f"{stage}: stdout differs for {case.name}"
     assert result.status == case.exit, f"{stage}: exit status of {case.name}: {result.error}"
     assert result.error == case.stderr.rstrip("\n"), f"{stage}: stderr of {case.name}"
@@ -46,8 +65,8 @@ def test_tiny_program_through_stage(case, stage):
 @pytest.mark.parametrize("case", BRIL_CASES, ids=[c.name for c in BRIL_CASES])
 def test_bril_program_through_stage(case, stage):
     _skip_if_unavailable(stage)
-    comp = compile_source(case.source, case.path.name)
-    result = stages.run(comp, case.args, via=stage)
+    comp = _compilation(case)
+    result = stages.run(comp, case.args, via=stage, limits=_limits(case))
     assert result.stdout == case.stdout, f"{stage}: stdout differs for {case.name}"
     assert result.status == case.exit, f"{stage}: exit status of {case.name}: {result.error}"
     if case.stderr:

@@ -36,8 +36,12 @@ def statement_lines(program: A.Program) -> dict[int, set[str]]:
     """Each source line holding a statement -> the kinds of statement on it."""
     out: dict[int, set[str]] = defaultdict(set)
     work: list[object] = [program]
+    seen: set[int] = set()  # the AST shares nodes (a call's resolved callee): visit each once
     while work:
         x = work.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
         if isinstance(x, dict):
             work.extend(x.values())
             continue

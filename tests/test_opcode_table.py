@@ -371,6 +371,8 @@ def test_the_identities_of_a_registered_row_are_applied(test_ops):
     assert not _min_nodes(build_graphs(comp.ast, optimize=True))
     assert _min_nodes(build_graphs(comp.ast, optimize=False))
     for stage in ssa_course.stage_names():
+        if registry.representation(stage).unavailable():
+            continue  # e.g. native-aarch64 on an x86-64 machine
         assert ssa_course.run(comp, 5, via=stage).stdout == f"5 5 {INT_MIN}\n", stage
 
 
