@@ -87,11 +87,13 @@ lab: venv graphviz binutils
 	$(VENV)/bin/jupyter lab notebooks/00-tour.ipynb --ServerApp.root_dir="$(CURDIR)" $(ROOT_FLAG) $(LAB_ARGS)
 
 # ruff, then the type checker (mypy; what it checks: [tool.mypy] in pyproject.toml), then
-# the tests.
+# the tests, one pytest-xdist worker per core (TEST_JOBS=0: all in this one process; an
+# idle worker steals queued tests from a busy one); the 15 slowest tests are listed.
+TEST_JOBS ?= auto
 test: venv graphviz binutils
 	$(VENV)/bin/ruff check ssa_course tests benchmarks tools
 	$(PY) -m mypy
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_JOBS) --dist worksteal --durations=15
 
 lint: venv
 	$(VENV)/bin/ruff check ssa_course tests benchmarks tools

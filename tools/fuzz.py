@@ -24,9 +24,7 @@ something differed, 2 for bad command-line arguments.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import multiprocessing
-import resource
 import sys
 import time
 from collections import Counter
@@ -41,9 +39,12 @@ from fuzzreport import summary, write_finding  # noqa: E402
 from fuzzrun import Mismatch, compare, pipeline_seeds, stage_names, still_fails  # noqa: E402
 from fuzzshrink import shrink  # noqa: E402
 
+from ssa_course.memlimit import cap_address_space  # noqa: E402
 from ssa_course.son.worklist import peephole_order  # noqa: E402
 
-MEMORY_LIMIT = 3 << 30  # per worker: a runaway allocation is a MemoryError, not the OOM killer
+# per worker, beyond its size at the fork: a runaway allocation is a MemoryError, not the
+# OOM killer
+MEMORY_LIMIT = 3 << 30
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +68,7 @@ _CONFIG: list[Config] = []  # the worker's copy, set once by _init_worker
 
 def _init_worker(config: Config) -> None:
     _CONFIG[:] = [config]
-    with contextlib.suppress(ValueError, OSError):  # a lower hard limit is fine too
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    cap_address_space(MEMORY_LIMIT)  # on top of its size at the fork (ssa_course.memlimit)
 
 
 def check_seed(seed: int) -> tuple[int, str, list[Mismatch], float]:

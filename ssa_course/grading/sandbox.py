@@ -41,6 +41,7 @@ from typing import Any
 
 from ssa_course.grading import seccomp, watch
 from ssa_course.grading.watch import HEADER, OUTPUT_LIMIT
+from ssa_course.memlimit import cap_address_space
 
 MEMORY_GB = 2.0  # per graded cell, on top of what the kernel already uses
 FRAME_LIMIT = 64 << 20  # bytes of one answer
@@ -317,9 +318,7 @@ def _isolate(keep: int, memory_gb: float, seconds: float | None, cases: int) -> 
     os.closerange(keep + 1, 1 << 16)
     out = io.StringIO()
     sys.stdout = sys.stderr = out
-    size = _memory_now()
-    limit = size + int(memory_gb * (1 << 30))
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    cap_address_space(int(memory_gb * (1 << 30)))
     if seconds is not None:
         cpu = int(resource.getrusage(resource.RUSAGE_SELF).ru_utime
                   + resource.getrusage(resource.RUSAGE_SELF).ru_stime
@@ -332,11 +331,3 @@ def _isolate(keep: int, memory_gb: float, seconds: float | None, cases: int) -> 
         with contextlib.suppress(OSError, ValueError):
             resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
     return out
-
-
-def _memory_now() -> int:
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except OSError:
-        return 1 << 30
