@@ -39,7 +39,7 @@ from ssa_course.tiny.types import BOOL, INT, ArrayType, Type, element_zero
 # ``apply``.
 (CONST, ID, ADD, SUB, MUL, DIV, REM, EQ, LT, GT, LE, GE, NOT, AND, OR, JMP, BR, CALL, RET,
  PRINT, NOP, NEWARR, ALEN, ALOAD, ASTORE, NEWSTRUCT, GETF, SETF, ENTER, LEAVE, THROW,
- CATCH, PHIS, SET, GET, UNDEF, CHECKDEF, VALUE) = range(38)
+ CATCH, PHIS, SET, GET, UNDEF, CHECKDEF, VALUE, LABEL) = range(39)
 
 _CODES = {
     "const": CONST, "id": ID, "add": ADD, "sub": SUB, "mul": MUL, "div": DIV, "rem": REM,
@@ -78,10 +78,14 @@ def resolve(fn: Function, program: Program) -> Resolved:
     current = f"{fn.name}.entry"
     count = 0
     previous: Instr | Label | None = None
+    slots = _label_slots(fn.body)
     for item in fn.body:
         if isinstance(item, Label):
             index[item.name] = count
             current = item.name
+            if id(item) in slots:
+                count += 1
+                block_of.append(current)
         elif not (item.op == "phi" and isinstance(previous, Instr) and previous.op == "phi"):
             count += 1  # a run of phis is one resolved instruction
             block_of.append(current)
@@ -90,6 +94,8 @@ def resolve(fn: Function, program: Program) -> Resolved:
     prev_was_phi = False
     for item in fn.body:
         if not isinstance(item, Instr):
+            if id(item) in slots:
+                code.append((LABEL, None, (), None, item))
             prev_was_phi = False
             continue
         if item.op == "phi":
@@ -133,6 +139,23 @@ def resolve(fn: Function, program: Program) -> Resolved:
             extra = (str(item.type), [f for f, _ in struct.fields] if struct else [])
         code.append((op, item.dest, tuple(item.args), extra, item))
     return Resolved(fn, code, [name for name, _ in fn.params], block_of)
+
+
+def _label_slots(body: list) -> set[int]:
+    """The labels that get a code slot of their own (``LABEL``, not counted as a step):
+    all but the last of two or more labels in a row before a ``phi``. A phi reads the
+    edge of the label passed just before its own (Bril's rule), so jumping to ``.a`` in
+    ``.a: .b: x = phi ... .a ...`` must be told from jumping to ``.b``."""
+    out: set[int] = set()
+    run: list = []
+    for item in body:
+        if isinstance(item, Label):
+            run.append(item)
+            continue
+        if item.op == "phi" and len(run) > 1:
+            out.update(id(label) for label in run[:-1])
+        run = []
+    return out
 
 
 class Frame:
@@ -256,7 +279,7 @@ def run_quads(program: Program, args: list[object], out: Output, limits: Limits)
         else:
             op, dest, a, extra, instr = code[pc]
             steps += 1
-            if steps > max_steps:
+            if steps > max_steps and op != LABEL:
                 raise step_limit_exceeded()
             pc += 1
             try:
@@ -359,6 +382,9 @@ def run_quads(program: Program, args: list[object], out: Output, limits: Limits)
                     write(format_print([env[x] for x in a]))
                     continue
                 if op == NOP:
+                    continue
+                if op == LABEL:  # a label passed on the way to a phi: no step
+                    steps -= 1
                     continue
                 if op == CHECKDEF:
                     if env[a[0]] is not True:
