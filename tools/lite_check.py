@@ -91,7 +91,7 @@ def report(problems: list[str], notebooks: list[str]) -> list[str]:
     return lines
 
 # JavaScript run in the page (window.jupyterapp: exposeAppInBrowser in jupyter-lite.json)
-NOTEBOOK = "window.jupyterapp.shell.currentWidget"
+NOTEBOOK = "window.jupyterapp?.shell.currentWidget"
 STATE_JS = """() => {
   const panel = PANEL;
   if (!panel || !panel.content || !panel.content.model) return null;
@@ -127,7 +127,8 @@ PICTURE_JS = """() => {
 CLOSE_OTHERS_JS = """async (path) => {
   const app = window.jupyterapp;
   for (const w of Array.from(app.shell.widgets('main'))) {
-    if (!(w.context && w.context.path === path)) w.dispose();
+    if (w.context && w.context.path === path) app.shell.activateById(w.id);
+    else w.dispose();
   }
   const sessions = app.serviceManager.sessions;
   await sessions.refreshRunning();
@@ -218,17 +219,15 @@ class Check:
         page = self.context.new_page()
         started = time.monotonic()
         page.goto(f"{self.base}lab/index.html?path={path}")
-        page.wait_for_function(f"window.jupyterapp && {NOTEBOOK} && {NOTEBOOK}.content && "
-                               f"{NOTEBOOK}.context && "
-                               f"{NOTEBOOK}.context.path === {json.dumps(path)}",
-                               timeout=120_000)
+        # (optional chaining: a predicate that throws ends the wait at once)
+        page.wait_for_function(f"{NOTEBOOK}?.context?.path === {json.dumps(path)} && "
+                               f"!!{NOTEBOOK}.content", timeout=120_000)
         page.evaluate(CLOSE_OTHERS_JS, path)
-        page.wait_for_function(f"{NOTEBOOK}.sessionContext.isReady", timeout=120_000)
+        page.wait_for_function(f"{NOTEBOOK}?.context?.path === {json.dumps(path)} && "
+                               f"{NOTEBOOK}.sessionContext?.isReady", timeout=120_000)
         # the kernel has started when it reports idle (Pyodide and IPython loaded)
-        page.wait_for_function(f"{NOTEBOOK}.sessionContext.session && "
-                               f"{NOTEBOOK}.sessionContext.session.kernel && "
-                               f"{NOTEBOOK}.sessionContext.session.kernel.status === 'idle'",
-                               timeout=KERNEL_SECONDS * 1000)
+        page.wait_for_function(f"{NOTEBOOK}?.sessionContext?.session?.kernel?.status "
+                               "=== 'idle'", timeout=KERNEL_SECONDS * 1000)
         self.kernel_ready = time.monotonic() - started  # page opened -> kernel idle
         return page
 
@@ -239,7 +238,7 @@ class Check:
         first = None
         deadline = started + LESSON_SECONDS
         while True:
-            state = page.evaluate(STATE_JS)
+            state = page.evaluate(STATE_JS) or {"cells": [], "status": "none"}
             cells = state["cells"]
             if first is None and any(c["outs"] for c in cells[1:]):
                 first = time.monotonic() - started
@@ -248,7 +247,7 @@ class Check:
                 break
             if any(o["type"] == "error" for c in cells for o in c["outs"]):
                 time.sleep(1.0)
-                state = page.evaluate(STATE_JS)
+                state = page.evaluate(STATE_JS) or state
                 break
             if time.monotonic() > deadline:
                 self.problems.append(f"{name}: not done after {LESSON_SECONDS} s")
