@@ -139,12 +139,15 @@ browser-test: venv graphviz binutils
 
 # The course in the browser (docs/lite.md). Not part of `make test`: building downloads
 # Pyodide and Graphviz-as-WebAssembly from npm and pure wheels from the package index.
+# the `lite` extra's requirements only: neither tool imports the package (the site gets a
+# wheel built from the checkout), so the environment's install of it is left as it is
+LITE_DEPS = $(PY) -c 'import tomllib; print(" ".join(tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["lite"]))'
 lite: venv
 	@command -v npm >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
 	    apt-get update -qq && apt-get install -y -qq --no-install-recommends npm >/dev/null; \
 	  else echo "error: npm is needed (e.g. 'sudo apt-get install npm')"; exit 1; fi; }
-	$(PY) -m pip install --quiet -e '.[lite]'
+	$(PY) -m pip install --quiet $$($(LITE_DEPS))
 	$(PY) tools/build_lite.py
 
 # Serve out/lite on 127.0.0.1 and run it in headless Chromium with every other host
@@ -156,7 +159,7 @@ lite-test: venv
 	    apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null; \
 	  else echo "note: install Chromium (e.g. 'sudo apt-get install chromium') first"; exit 1; fi; \
 	fi
-	$(PY) -m pip install --quiet -e '.[lite]'
+	$(PY) -m pip install --quiet $$($(LITE_DEPS))
 	$(PY) tools/lite_check.py
 
 N ?= 1000

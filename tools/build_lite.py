@@ -181,22 +181,43 @@ def setup_cell() -> nbformat.NotebookNode:
         "await browser.load()")
 
 
+# a path a lesson reads relative to its folder: ../examples/sum.tiny, ../Makefile
+RELATIVE = re.compile(r"\.\./((?:[\w-][\w.-]*/)*[\w-][\w.-]*)")
+
+
+def read_paths(text: str, root: Path = ROOT) -> list[str]:
+    """The repository files and folders ``text`` names as ``../path`` (those that exist,
+    outside notebooks/ and exercises/, which the site has already), sorted."""
+    found = set()
+    for rel in RELATIVE.findall(text):
+        rel = rel.rstrip(".")
+        if rel.split("/")[0] in ("notebooks", "exercises") or not (root / rel).exists():
+            continue
+        if rel.split("/")[0] == "js":  # it would shadow Pyodide's js module
+            raise SystemExit(f"error: a lesson reads ../{rel}: no site folder may be "
+                             "called 'js' (it kills the kernel; docs/lite.md)")
+        found.add(rel)
+    return sorted(found)
+
+
 def contents_dir(dest: Path) -> None:
     """Lessons and exercises (each with the set-up cell first) and the files they read,
     in the repository's layout so relative paths (../examples/...) still work."""
-    read = set()
+    read: set[str] = set()
     for folder in ("notebooks", "exercises"):
         (dest / folder).mkdir(parents=True)
         for path in sorted((ROOT / folder).glob("*.ipynb")):
             nb = nbformat.read(path, as_version=4)
-            text = "\n".join(c.source for c in nb.cells)
-            read |= set(re.findall(r"\.\./((?:examples|tests/programs)/[\w./-]+\.\w+)", text))
+            read.update(read_paths("\n".join(c.source for c in nb.cells)))
             nb.cells.insert(0, setup_cell())
             if folder == "exercises":
                 nb.cells.insert(0, nbformat.v4.new_markdown_cell(PRACTICE_NOTE))
             nbformat.write(nb, dest / folder / path.name)
     for rel in sorted(read):
-        if (ROOT / rel).is_file():
+        if (ROOT / rel).is_dir():
+            shutil.copytree(ROOT / rel, dest / rel, dirs_exist_ok=True,
+                            ignore=shutil.ignore_patterns("__pycache__", ".*"))
+        else:
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / rel, dest / rel)
 

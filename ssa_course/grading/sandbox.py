@@ -71,7 +71,7 @@ class Crashed(Exception):
 
 def can_isolate() -> bool:
     """Can graded calls run in a child process here (Linux with ``os.fork``)?"""
-    return sys.platform.startswith("linux") and hasattr(os, "fork")
+    return watch.can_fork()
 
 
 def in_child() -> bool:

@@ -1,7 +1,10 @@
 """The audit hook that watches a graded answer (PEP 578), and the autograding kernel's
 rules.
 
-:func:`_install_hook` runs when this module is imported: the hook cannot be removed. In a
+:func:`_install_hook` runs when this module is imported where grading children can be
+forked (:func:`can_fork`; not in the browser, where Pyodide has no ``fork`` and no
+``signal.setitimer``, and guarded answers are watched in-process): the hook cannot be
+removed. In a
 process that is not a grading child it does nothing -- unless :func:`protect_course` shut
 the instructor's files away (autograding). In a grading child
 (:mod:`ssa_course.grading.sandbox`) it is armed: while a guarded answer runs
@@ -368,4 +371,10 @@ def _install_hook() -> None:
     sys.addaudithook(hook)
 
 
-_install_hook()
+def can_fork() -> bool:
+    """Can grading children be forked here (Linux with ``os.fork``)?"""
+    return sys.platform.startswith("linux") and hasattr(os, "fork")
+
+
+if can_fork():
+    _install_hook()

@@ -1,0 +1,171 @@
+"""The pure parts of ``make lite`` (tools/build_lite.py) and ``make lite-test``
+(tools/lite_check.py); the browser run itself is outside ``make test`` (docs/lite.md)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+import build_lite  # noqa: E402
+import lite_check  # noqa: E402
+
+
+def cell(*outs: dict, count: int | None = 1) -> dict:
+    return {"count": count, "outs": list(outs)}
+
+
+def out(kind: str = "stream", text: str = "", mimes: tuple = ()) -> dict:
+    return {"type": kind, "text": text, "mimes": list(mimes)}
+
+
+# --- lite_check: what counts as leaving the site ---------------------------------------
+
+@pytest.mark.parametrize("url, leaves", [
+    ("http://127.0.0.1:8123/lab/index.html", False),
+    ("http://127.0.0.1/static/pyodide/pyodide.asm.wasm", False),
+    ("data:text/plain,hi", False),
+    ("blob:http://127.0.0.1:8123/3f0c", False),
+    ("about:blank", False),
+    ("https://pypi.org/simple/micropip/", True),
+    ("https://cdn.jsdelivr.net/pyodide/v0.29.0/full/pyodide.js", True),
+    ("http://localhost:8123/lab/", True),  # only 127.0.0.1 resolves in the check
+    ("ws://10.0.0.1/socket", True),
+])
+def test_leaves_site(url: str, leaves: bool) -> None:
+    assert lite_check.leaves_site(url) is leaves
+
+
+def test_the_offline_probe_counts_as_leaving() -> None:
+    assert lite_check.leaves_site(lite_check.PROBE_URL)
+
+
+@given(st.text())
+def test_one_line_is_one_short_line(text: str) -> None:
+    line = lite_check.one_line(text, 40)
+    assert "\n" not in line and len(line) <= 40
+    if len(" ".join(text.split())) <= 40:
+        assert line == " ".join(text.split())
+
+
+# --- lite_check: judging a notebook's outputs ------------------------------------------
+
+def test_judge_a_clean_notebook() -> None:
+    cells = [cell(out(text="159\n")), cell(out("display_data", mimes=("image/svg+xml",))),
+             cell()]
+    assert lite_check.judge("03-ssa", cells) == ([], 1)
+
+
+def test_judge_reports_each_kind_of_problem_with_the_notebook_name() -> None:
+    cells = [cell(out("error", "NameError: name 'x' is not defined")),
+             cell(out(text="note: Graphviz is not installed; a simpler drawing\n")),
+             cell(out("display_data", mimes=("image/png",))),
+             cell(count=None)]
+    problems, svgs = lite_check.judge("07-optimistic", cells)
+    assert svgs == 0
+    assert problems == [
+        "07-optimistic: error output: NameError: name 'x' is not defined",
+        "07-optimistic: printed 'note: Graphviz is not installed; a simpler drawing'",
+        "07-optimistic: 1 drawings are PNG (not the SVG of Graphviz)",
+        "07-optimistic: only 3 of 4 code cells ran",
+    ]
+
+
+def test_judge_a_notebook_with_no_cells_is_a_problem() -> None:
+    assert lite_check.judge("00-tour", [])[0] == ["00-tour: only 0 of 0 code cells ran"]
+
+
+def test_report_one_line_per_failing_notebook() -> None:
+    problems = ["03-ssa: error output: KeyError: 'x'", "03-ssa: only 4 of 9 code cells ran",
+                "11-codegen: TimeoutError: Page.wait_for_function: Timeout exceeded.",
+                "offline: 2 requests left 127.0.0.1, first https://pypi.org/"]
+    names = ["00-tour", "03-ssa", "11-codegen", "exercise-01-quads"]
+    assert lite_check.report(problems, names) == [
+        "FAIL 03-ssa: error output: KeyError: 'x' (+1 more above)",
+        "FAIL 11-codegen: TimeoutError: Page.wait_for_function: Timeout exceeded.",
+        "FAIL offline: 2 requests left 127.0.0.1, first https://pypi.org/",
+    ]
+    assert lite_check.report([], names) == []
+
+
+def test_timing_table_adds_kernel_and_first_output() -> None:
+    table = lite_check.timing_table([("00-tour", 20.0, 2.5, 6.0, 2)])
+    assert table.splitlines()[2] == "| 00-tour | 20.0 | 2.5 | 22.5 | 6.0 | 2 |"
+
+
+# --- build_lite: the files a lesson reads, the Pyodide lock ----------------------------
+
+def test_read_paths_finds_existing_files_and_folders(tmp_path: Path) -> None:
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "examples" / "sum.tiny").write_text("")
+    (tmp_path / "tests" / "programs").mkdir(parents=True)
+    (tmp_path / "Makefile").write_text("")
+    text = ('Path("../examples/sum.tiny").read_text()\n'
+            'corpus = Path("../tests/programs")\n'
+            'see ../Makefile.\n'
+            'open("../exercises/01-quads.ipynb"), ../examples/missing.tiny, ../')
+    assert build_lite.read_paths(text, tmp_path) == ["Makefile", "examples/sum.tiny",
+                                                     "tests/programs"]
+
+
+def test_read_paths_refuses_a_folder_called_js(tmp_path: Path) -> None:
+    (tmp_path / "js").mkdir()
+    (tmp_path / "js" / "x").write_text("")
+    with pytest.raises(SystemExit, match="'js'"):
+        build_lite.read_paths("../js/x", tmp_path)
+
+
+def test_lock_closure_follows_depends_and_drops_the_compiled_ones() -> None:
+    packages = {
+        "micropip": {"depends": ["packaging"]}, "packaging": {"depends": []},
+        "ipython": {"depends": ["prompt_toolkit", "decorator"]},
+        "prompt-toolkit": {"depends": ["wcwidth"]}, "wcwidth": {"depends": []},
+        "decorator": {"depends": []}, "jedi": {"depends": ["parso"]},
+        "parso": {"depends": []}, "pyparsing": {"depends": []},
+        "networkx": {"depends": ["matplotlib", "numpy", "setuptools"]},
+        "numpy": {"depends": []}, "matplotlib": {"depends": ["numpy"]},
+    }
+    closure = build_lite.lock_closure(packages)
+    assert set(closure) == set(packages) - {"numpy", "matplotlib", "setuptools"}
+    assert closure[: len(build_lite.LOCK_ROOTS)] == ["micropip", "packaging", "ipython",
+                                                     "jedi", "networkx", "pyparsing"]
+
+
+def test_setup_cell_installs_without_dependencies_and_loads_graphviz() -> None:
+    source = build_lite.setup_cell().source
+    assert source.startswith(build_lite.SETUP_MARK)
+    assert "deps=False" in source and "await browser.load()" in source
+
+
+# --- the grader imports where nothing can be forked (Pyodide) --------------------------
+
+def test_grading_imports_and_guards_in_process_without_fork_or_timers() -> None:
+    """In Pyodide there is no os.fork and no signal.setitimer: the grader's audit hook is
+    not installed and a guarded answer is watched in this process."""
+    code = (
+        "import os, signal, sys\n"
+        "del signal.setitimer, os.fork\n"
+        "sys.platform = 'emscripten'\n"
+        "import networkx\n"
+        "from ssa_course.grading import sandbox, watch\n"
+        "from ssa_course.grading.forbid import Forbidden, guard\n"
+        "assert not watch.can_fork() and not sandbox.can_isolate()\n"
+        "print(guard(lambda n: n + 1, forbid=[networkx])(41))\n"
+        "try:\n"
+        "    guard(lambda: networkx.DiGraph(), forbid=[networkx], task='answer')()\n"
+        "except Forbidden as e:\n"
+        "    print('refused:', e)\n")
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    first, second = done.stdout.splitlines()
+    assert first == "42"
+    assert second.startswith("refused: your answer calls the library networkx")
