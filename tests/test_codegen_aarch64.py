@@ -439,3 +439,36 @@ def test_bools_made_and_then_tested_are_threaded(tmp_path, capsys):
             out = capsys.readouterr().out
             assert main(["run", str(src), n]) == 0
             assert out == capsys.readouterr().out, n
+
+
+NEGATED_BOOLS = """fn main(n: int) {
+    var seen = new bool[n];
+    var hit = new bool[n];
+    var count = 0;
+    for (var i = 0; i < n; i = i + 1) {
+        seen[i] = i % 3 == 0;
+        hit[i] = i % 5 == 1;
+    }
+    for (var i = 0; i < n; i = i + 1) {
+        if (!seen[i] && !hit[i] && !seen[n - 1 - i]) { count = count + 1; }
+        if (!seen[i] || hit[i]) { count = count * 2 % 1000003; }
+    }
+    print(count);
+}
+"""
+
+
+def test_negated_bools_are_tested_with_cbz(tmp_path, capsys):
+    """``!seen[i] && ...``: the ``not`` of a loaded bool is no ``eor`` any more, the
+    branch is ``cbz``/``cbnz`` on the loaded value."""
+    src = tmp_path / "negated.tiny"
+    src.write_text(NEGATED_BOOLS)
+    assert main(["show", "--as", "asm", "--target", "aarch64", str(src)]) == 0
+    listing = capsys.readouterr().out
+    assert "eor " not in listing, listing
+    if toolchain.emulator_missing() is None:
+        for n in ("0", "1", "7", "30"):
+            assert main(["run", "--via", "emulated", "--target", "aarch64", str(src), n]) == 0
+            out = capsys.readouterr().out
+            assert main(["run", str(src), n]) == 0
+            assert out == capsys.readouterr().out, n

@@ -8,7 +8,8 @@ use). When a block ends ``...; def p; b J`` and J is only ``body; cbz/cbnz p, T;
 block takes a copy of the body and branches itself:
 
 * ``mov p, #c``: the test's outcome is known: ``b T`` or ``b F``;
-* ``cset p, cc`` (the body writes no flags): ``b.cc`` on the compare's flags.
+* ``cset p, cc`` (the body writes no flags): ``b.cc`` on the compare's flags;
+* ``eor p, t, #1`` (a ``not``) or ``mov p, t``: ``cbnz``/``cbz`` on t itself.
 
 The ``mov``/``cset`` (and a ``cset`` the phi's ``mov`` copied, when that was its only
 reader) is then deleted when p has no other reader and every block still jumping to J
@@ -67,15 +68,20 @@ def _definition(instrs: list[MInstr], end: int, p: VReg) -> int | None:
     return None
 
 
-def _outcome(instrs: list[MInstr], end: int, p: VReg) -> tuple[int, bool | str] | None:
+def _outcome(instrs: list[MInstr], end: int, p: VReg
+             ) -> tuple[int, bool | str | tuple[VReg, bool]] | None:
     """What ``p != 0`` is at ``end``: (index of the deciding instruction, True/False for a
-    constant, or the condition code of a ``cset`` whose flags still hold at ``end``),
-    following copies and ``eor p, t, #1`` (a bool's negation) back to it."""
-    negate, stop = False, end
+    constant, the condition code of a ``cset`` whose flags still hold at ``end``, or
+    (t, negated) for a register t that still holds the value p was copied or negated
+    from), following copies and ``eor p, t, #1`` back. ``eor #1`` is only ever the
+    selector's ``not`` of a bool (0 or 1), so ``p == 0`` is ``t != 0`` there."""
+    negate, stop, start = False, end, p
     while True:
         k = _definition(instrs, end, p)
-        if k is None:
-            return None
+        if k is None:  # test the register the copies and negations started from
+            if p is start or any(p in j.defs for j in instrs[end:stop]):
+                return None
+            return end, (p, negate)
         i = instrs[k]
         src = i.operands[1] if len(i.operands) > 1 else None
         if i.op == "mov" and isinstance(src, Imm):
@@ -111,6 +117,11 @@ def _resolve(b: MBlock) -> bool:
         goes = t.name if value == (test.cond == "nz") else f.name
         b.instrs[-2:] = [MInstr("jmp", [LabelRef(goes)], line=test.line)]
         b.succs = [goes]
+        return True
+    if isinstance(value, tuple):
+        r, negated = value
+        zero = (test.cond == "z") != negated
+        b.instrs[-2] = MInstr("jcc", [t, r], [], [r], "z" if zero else "nz", test.line)
         return True
     cc = value if test.cond == "nz" else NEGATE[value]
     b.instrs[-2] = MInstr("jcc", [t], cond=cc, line=test.line)
