@@ -350,3 +350,125 @@ def test_an_arm_laptop_without_assemblers_runs_aarch64(monkeypatch, capsys, tmp_
     exe = tmp_path / "sum"
     assert main(["compile", "-o", str(exe), SUM]) == 0
     assert exe.read_bytes()[18:20] == (183).to_bytes(2, "little")
+
+
+MADD = """fn main(n: int) {
+    var s = 0;
+    var t = 100;
+    for (var i = 0; i < n; i = i + 1) {
+        s = s + i * n;
+        t = t - i * 3000;
+        var k = i * (n + 1);
+        print(k, k + 7, s * 5 + 1);
+    }
+    print(s, t);
+}
+"""
+
+
+def test_multiply_add_fuses_a_product_used_once(tmp_path, capsys):
+    """``s + i * n`` is one ``madd``, ``t - i * 3000`` one ``msub`` (the constant in a
+    register); ``k = i * (n + 1)``, used twice, stays a ``mul``, and ``s * 5 + 1`` an
+    add with a shifted operand and an ``add #1``."""
+    src = tmp_path / "madd.tiny"
+    src.write_text(MADD)
+    assert main(["show", "--as", "asm", "--target", "aarch64", str(src)]) == 0
+    listing = capsys.readouterr().out
+    main_part = listing[listing.index("tiny_main:"):]
+    count = {op: len(re.findall(rf"^\s+{op} ", main_part, re.MULTILINE))
+             for op in ("madd", "msub", "mul")}
+    assert count == {"madd": 1, "msub": 1, "mul": 1}, listing
+    assert re.search(r"add x\d+, x\d+, x\d+, lsl #2", main_part), listing
+    if toolchain.emulator_missing() is None:
+        assert main(["run", "--via", "emulated", "--target", "aarch64", str(src), "4"]) == 0
+        out = capsys.readouterr().out
+        assert main(["run", str(src), "4"]) == 0
+        assert out == capsys.readouterr().out
+
+
+def test_loops_with_fuel_checks_branch_back_once(capsys):
+    """Loop inversion with the fuel in x27: the back edge repeats the header's
+    ``subs x27``/``b.mi``/``cmp`` and ends in one ``b.lt`` to the body (no ``b``
+    back to a header)."""
+    assert main(["show", "--as", "asm", "--target", "aarch64", SUM]) == 0
+    listing = capsys.readouterr().out
+    lines = [x.strip() for x in listing.splitlines()]
+    backs = [k for k, x in enumerate(lines) if x.startswith("b.lt ")]
+    assert backs, listing
+    k = backs[0]
+    assert lines[k - 3].startswith("subs x27, x27, #") and lines[k - 1].startswith("cmp ")
+
+
+THREADED = """fn main(n: int) {
+    var a = new int[n];
+    for (var i = 0; i < n; i = i + 1) { a[i] = (i * 7919) % 13; }
+    for (var i = 1; i < n; i = i + 1) {
+        var v = a[i];
+        var j = i - 1;
+        while (j >= 0 && a[j] > v) { a[j + 1] = a[j]; j = j - 1; }
+        a[j + 1] = v;
+    }
+    var kept = 0;
+    for (var i = 0; i < n; i = i + 1) {
+        var ok = i > 3 && a[i] > 5 || i == 0;
+        if (ok) { kept = kept + 1; }
+        if (i % 4 == 1 || !(a[i] < 7)) { kept = kept * 3; }
+        print(a[i], ok);
+    }
+    print(kept);
+}
+"""
+
+
+def test_bools_made_and_then_tested_are_threaded(tmp_path, capsys):
+    """``j >= 0 && a[j] > v`` becomes ``cmp; b.gt`` (no cset, no cbz), the constant
+    ``false`` edge a direct branch; a bool that is also printed keeps its cset. The
+    output is the interpreter's on every size (0 and 1: loops that never run)."""
+    from ssa_course.codegen.aarch64 import thread
+
+    src = tmp_path / "threaded.tiny"
+    src.write_text(THREADED)
+    assert main(["show", "--as", "asm", "--target", "aarch64", str(src)]) == 0
+    listing = capsys.readouterr().out
+    assert re.search(r"cmp x\d+, x\d+\n(    add x\d+, x\d+, #1\n)?    b\.gt ", listing), listing
+    assert listing.count("cset") == 1, listing  # the printed `ok` only
+    assert thread.MAX_BODY >= 1
+    if toolchain.emulator_missing() is None:
+        for n in ("0", "1", "2", "9", "40"):
+            assert main(["run", "--via", "emulated", "--target", "aarch64", str(src), n]) == 0
+            out = capsys.readouterr().out
+            assert main(["run", str(src), n]) == 0
+            assert out == capsys.readouterr().out, n
+
+
+NEGATED_BOOLS = """fn main(n: int) {
+    var seen = new bool[n];
+    var hit = new bool[n];
+    var count = 0;
+    for (var i = 0; i < n; i = i + 1) {
+        seen[i] = i % 3 == 0;
+        hit[i] = i % 5 == 1;
+    }
+    for (var i = 0; i < n; i = i + 1) {
+        if (!seen[i] && !hit[i] && !seen[n - 1 - i]) { count = count + 1; }
+        if (!seen[i] || hit[i]) { count = count * 2 % 1000003; }
+    }
+    print(count);
+}
+"""
+
+
+def test_negated_bools_are_tested_with_cbz(tmp_path, capsys):
+    """``!seen[i] && ...``: the ``not`` of a loaded bool is no ``eor`` any more, the
+    branch is ``cbz``/``cbnz`` on the loaded value."""
+    src = tmp_path / "negated.tiny"
+    src.write_text(NEGATED_BOOLS)
+    assert main(["show", "--as", "asm", "--target", "aarch64", str(src)]) == 0
+    listing = capsys.readouterr().out
+    assert "eor " not in listing, listing
+    if toolchain.emulator_missing() is None:
+        for n in ("0", "1", "7", "30"):
+            assert main(["run", "--via", "emulated", "--target", "aarch64", str(src), n]) == 0
+            out = capsys.readouterr().out
+            assert main(["run", str(src), n]) == 0
+            assert out == capsys.readouterr().out, n

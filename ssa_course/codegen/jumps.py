@@ -12,16 +12,21 @@ edges sit in blocks of their own and are reached the same way from either place.
 
 from __future__ import annotations
 
-from ssa_course.codegen.mir import LabelRef, MBlock, MFunction, MInstr
+from ssa_course.codegen.mir import LabelRef, MBlock, MFunction, MInstr, VReg
 
 MAX_COPY = 5  # instructions: fuel check (2) + compare (1) + jcc + jmp
 
 
 def _only_tests(block: MBlock) -> bool:
-    """Does the block only set flags (and burn fuel) and then branch two ways?"""
+    """Does the block only set flags (and burn fuel) and then branch two ways? Fuel is
+    ``sub [rip + rt_fuel], K`` on x86-64 (no register written) and ``subs x27, x27, #K``
+    on AArch64: a reserved physical register, never a value of the program (those are
+    virtual registers until allocation), so a copy of it computes the same."""
     if len(block.instrs) > MAX_COPY or block.handler or len(block.succs) != 2:
         return False
-    return all(i.op in ("cmp", "test", "sub", "jcc", "jmp") and not i.defs
+    return all(i.op in ("cmp", "test", "sub", "subs", "jcc", "jmp")
+               and not any(isinstance(d, VReg) for d in i.defs)
+               and (not i.defs or i.op == "subs")
                for i in block.instrs)
 
 
@@ -48,11 +53,11 @@ def duplicate_tests(fn: MFunction) -> int:
         b.succs = list(target.succs)
         done += 1
     if done:
-        _drop_unreachable(fn)
+        drop_unreachable(fn)
     return done
 
 
-def _drop_unreachable(fn: MFunction) -> None:
+def drop_unreachable(fn: MFunction) -> None:
     """Remove blocks no path reaches any more (a header every jump now bypasses); a
     trap stub is reached by a conditional jump in the middle of a block."""
     blocks = fn.block_map()

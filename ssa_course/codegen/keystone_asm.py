@@ -7,14 +7,24 @@ and a ``mov`` from an absolute address picks another encoding. So keystone only 
 one instruction without symbols, exactly like our own encoder
 (:mod:`ssa_course.codegen.x86_encode`): :func:`ssa_course.codegen.layout.lay_out` places
 sections, labels, branches and rip-relative displacements around it.
+
+One more keystone bug (found by the byte comparison on a program with an argument of
+65535 passed on the stack): ``push 65408`` .. ``push 65535`` come out as ``push imm8``
+(``6a 80`` .. ``6a ff``), which pushes -128 .. -1. Those pushes are encoded by keystone
+with another immediate of the imm32 form and the four bytes replaced (GNU's ``68 imm32``).
 """
 
 from __future__ import annotations
+
+import re
 
 from ssa_course.codegen.elf import Sections
 from ssa_course.codegen.layout import AssemblerError, lay_out, parse
 
 __all__ = ["AssemblerError", "KeystoneEncoder", "assemble_keystone", "parse"]
+
+_PUSH_IMM = re.compile(r"^push\s+(-?(?:0x[0-9a-fA-F]+|\d+))$")
+_MISREAD = range(0xFF80, 0x10000)  # keystone 0.9.2 writes these as push imm8
 
 
 class KeystoneEncoder:
@@ -26,6 +36,13 @@ class KeystoneEncoder:
         self.ks = Ks(KS_ARCH_X86, KS_MODE_64)
 
     def __call__(self, text: str) -> bytes:
+        m = _PUSH_IMM.match(text.strip())
+        if m is not None and int(m.group(1), 0) in _MISREAD:
+            form = self._asm("push 0x10000")  # 68 00 00 01 00: the imm32 form
+            return form[:1] + int(m.group(1), 0).to_bytes(4, "little")
+        return self._asm(text)
+
+    def _asm(self, text: str) -> bytes:
         from keystone import KsError
 
         try:

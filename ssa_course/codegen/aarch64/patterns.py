@@ -25,6 +25,9 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern("multiply by 2^k -> lsl", "d = mul x 2^k", "lsl d, x, #k", "one shift"),
     Pattern("x*(2^k+1) -> add with a shifted operand", "d = mul x 3|5|9|17...",
             "add d, x, x, lsl #k", "the second operand of add may be shifted for free"),
+    Pattern("multiply-add", "m = mul x y; d = add m z | sub z m (m used once, same block)",
+            "madd d, x, y, z (msub for sub)", "a four-register instruction: the product "
+            "needs no register of its own and the add no instruction"),
     Pattern("signed divide by 2^k -> csel", "d = div x 2^k",
             "add t, x, #2^k-1; cmp x, #0; csel t, t, x, lt; asr d, t, #k",
             "the bias only for a negative dividend, chosen without a branch"),

@@ -9,13 +9,14 @@ pattern table's emitting half (:mod:`.select_ops`).
 
 from __future__ import annotations
 
-from ssa_course.codegen.aarch64 import minstr, select_ops
+from ssa_course.codegen.aarch64 import minstr, select_ops, thread
 from ssa_course.codegen.aarch64.frame import Incoming
 from ssa_course.codegen.aarch64.registers import ARG_REGS, FUEL_REG
 from ssa_course.codegen.hoist import ENTRY
 from ssa_course.codegen.isel import Selector, select_program_functions
 from ssa_course.codegen.mir import Imm, LabelRef, Mem, MFunction, PReg, VReg
-from ssa_course.codegen.quadcfg import function_blocks
+from ssa_course.codegen.phis import EdgeCopies
+from ssa_course.codegen.quadcfg import QBlock, function_blocks
 from ssa_course.quads.domtree import Dominance
 from ssa_course.quads.ir import Instr, Program
 
@@ -28,6 +29,7 @@ class A64Selector(Selector):
         self._lengths: dict[tuple[str, str], VReg] = {}
         self._defined_in: dict[str, str] | None = None
         self._dom: Dominance | None = None
+        self.madds: dict[str, Instr] = {}
 
     arg_regs = ARG_REGS
     cond_eq = "eq"
@@ -48,6 +50,15 @@ class A64Selector(Selector):
         if k < len(ARG_REGS):
             return PReg(ARG_REGS[k])
         return Incoming(k - len(ARG_REGS))  # above the frame, addressed once it is laid out
+
+    def run(self) -> MFunction:
+        mfn = super().run()
+        thread.thread_bools(mfn)
+        return mfn
+
+    def select_block(self, qb: QBlock, header: bool, copies: EdgeCopies) -> None:
+        self.madds = select_ops.fusible_multiplies(self, qb.body)
+        super().select_block(qb, header, copies)
 
     def select_quad(self, instr: Instr) -> None:
         select_ops.select(self, instr)

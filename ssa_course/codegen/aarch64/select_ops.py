@@ -136,6 +136,15 @@ def s_id(sel: A64Selector, i: Instr) -> None:
 def s_binary(sel: A64Selector, i: Instr) -> None:
     a, b = i.args
     d = sel.vreg(i.dest)
+    for m, other in ((b, a), (a, b)) if i.op == "add" else ((b, a),):
+        mul = sel.madds.get(m)
+        if mul is not None:  # pattern: multiply-add
+            x, y = mul.args
+            if sel.const(x) is not None:
+                x, y = y, x
+            sel.emit("madd" if i.op == "add" else "msub", d, sel.reg(x), sel.reg(y),
+                     sel.reg(other))
+            return
     if i.op != "sub" and sel.const(a) is not None and sel.const(b) is None:
         a, b = b, a  # commutative: the constant goes right
     cb = sel.const(b)
@@ -158,6 +167,38 @@ def s_binary(sel: A64Selector, i: Instr) -> None:
     sel.emit(op, d, sel.reg(a), second)
 
 
+def general_multiply(sel: A64Selector, i: Instr) -> bool:
+    """Does :func:`s_mul` make this ``mul`` a ``mul`` instruction (no constant it turns
+    into a move, a negation or a shift)?"""
+    a, b = i.args
+    c = sel.const(b) if sel.const(a) is None else sel.const(a)
+    if c is None:
+        return True
+    if sel.const(a) is not None and sel.const(b) is not None:
+        return False
+    u = c & ((1 << 64) - 1)
+    return not (u <= 1 or c == -1 or u & (u - 1) == 0 or (c > 2 and (c - 1) & (c - 2) == 0))
+
+
+def fusible_multiplies(sel: A64Selector, body: list[Instr]) -> dict[str, Instr]:
+    """``mul``s whose only use is a later ``add`` of this block (either side) or the
+    subtrahend of a ``sub``: that ``add``/``sub`` becomes ``madd``/``msub`` and the
+    ``mul`` emits nothing. A constant addend goes into a register (hoisted out of a
+    call-free loop): ``movz`` + ``madd`` is no longer than ``mul`` + ``add #c``."""
+    muls = {i.dest: i for i in body if i.op == "mul" and i.dest is not None
+            and sel.uses.get(i.dest) == 1 and general_multiply(sel, i)}
+    fused: dict[str, Instr] = {}
+    for i in body:
+        if i.op not in ("add", "sub") or i.dest is None or len(i.args) != 2:
+            continue
+        a, b = i.args
+        for m, other in ((b, a), (a, b)) if i.op == "add" else ((b, a),):
+            if m in muls and m != other and m not in fused:
+                fused[m] = i
+                break
+    return {m: muls[m] for m in fused}
+
+
 def s_neg(sel: A64Selector, i: Instr) -> None:
     sel.emit("neg", sel.vreg(i.dest), sel.reg(i.args[0]))
 
@@ -166,6 +207,8 @@ def s_mul(sel: A64Selector, i: Instr) -> None:
     a, b = i.args
     if sel.const(a) is not None and sel.const(b) is None:
         a, b = b, a
+    if i.dest in sel.madds:
+        return  # its add or sub emits madd/msub
     d = sel.vreg(i.dest)
     c = sel.const(b)
     if c is None:
