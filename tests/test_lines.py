@@ -5,6 +5,7 @@ statement line kept where the representation keeps it, effects never lost."""
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 from corpus import load_bril_corpus, load_corpus
@@ -154,6 +155,27 @@ def test_son_nodes_and_drawing_share_lines() -> None:
     loops = [n for n in fg.nodes() if type(n).__name__ == "Loop"]
     assert loops and lines.node(str(loops[0].id)) == 3
     assert lines.node("no such node") is None
+
+
+def test_drawing_of_several_functions_has_the_nodes_lines() -> None:
+    """Several functions are drawn with prefixed names ("fib.6", a constant's copy
+    "fib.3>fib.6.1"): each name still finds its node's line."""
+    import re
+
+    comp = load_file(str(Path(__file__).parent / "programs" / "linked_calls.tiny"))
+    rep = registry.representation("son-opt")
+    program = registry.build(comp, "son-opt")
+    lines = rep.source_lines(program)
+    dot = rep.dot(program, "t", None)
+    names = re.findall(r'^\s*"([^"]+)" \[', dot, re.M)
+    expected = {f"{fn}.{i}": line for fn, fg in program.functions.items()  # type: ignore
+                for i, line in fg.graph.lines.items()}
+    drawn = [n for n in names if n in expected]
+    assert {n.split(".", 1)[0] for n in drawn} == {"fib", "twice", "main"}
+    assert all(lines.node(n) == expected[n] for n in drawn)
+    copies = [n for n in names if ">" in n]
+    assert copies and all(lines.node(n) == expected.get(n.split(">")[1].rsplit(".", 1)[0])
+                          for n in copies)
 
 
 def Compilation_from(source: str) -> Compilation:

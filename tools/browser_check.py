@@ -125,6 +125,16 @@ def _wait(page, js: str, what: str, seconds: int, arg: object = None) -> None:
         raise Failure(f"{what} within {seconds} s") from None
 
 
+# the first error a cell printed (a traceback's last line), or what is known
+_FIRST_ERROR = """() => {
+  const err = document.querySelector('.jp-OutputArea-output[data-mime-type='
+      + '"application/vnd.jupyter.stderr"]');
+  if (!err) { return 'no error output'; }
+  const lines = err.innerText.trim().split('\\n').filter(l => l.trim());
+  return lines.length ? lines[lines.length - 1].slice(0, 300) : 'an empty error';
+}"""
+
+
 def _run_all(page) -> None:
     """Run every cell of the open notebook and wait until all have run. The command is
     fired, not awaited (its promise settles only when the last cell has run, and an
@@ -143,9 +153,16 @@ def _run_all(page) -> None:
         except Failure:
             if attempt == 2:
                 raise
+    # done: no cell running or queued and the kernel idle (run-all stops at a cell that
+    # raises: the cells after it keep "[ ]:")
     _wait(page, f"() => {{ const p = {_PROMPTS}; return p.length > 0 && "
-                "p.every(t => /^\\[\\d+\\]:$/.test(t)); }",
-          "the tour's cells did not all finish running", RUN_ALL)
+                "!p.includes('[*]:') && document.querySelector("
+                "\".jp-Notebook-ExecutionIndicator[data-status='idle']\") !== null; }",
+          "the tour's cells did not finish running", RUN_ALL)
+    left = page.evaluate(f"() => {_PROMPTS}.filter(t => t === '[ ]:').length")
+    if left:
+        error = page.evaluate(_FIRST_ERROR)
+        raise Failure(f"the tour stopped with {left} cells not run: {error}")
 
 
 def close_dialogs(page) -> None:

@@ -59,13 +59,13 @@ def why_no_item(stmts: list[A.Stmt], item: str = "item") -> str:
                 return (f"{target} is another name for the value of {value.name}: "
                         f"a copy makes no {item}")
             constant = _value(value)
-            if constant is not None and item == "instruction":
-                return (f"{target} is the constant {constant}: no instruction of its own "
-                        f"(the {constant} is an operand of the instructions that use it, "
-                        f"or set once for an earlier line with the same constant)")
-            if constant is not None:
-                return (f"{target} is the constant {constant}: one {item} per constant, "
+            if constant is not None and item == "node":
+                return (f"{target} is the constant {constant}: one node per constant, "
                         f"shared by every line that uses it and marked with the first")
+            if constant is not None:
+                return (f"{target} is the constant {constant}: no {item} of its own (the "
+                        f"{constant} is an operand of the {item}s that use it, or made "
+                        f"once for an earlier line with the same constant)")
         if isinstance(s, A.Try):
             return (f"a try makes no {item} of its own: each call in its body gets an "
                     f"exceptional exit, and each throw a jump, to its catch")
