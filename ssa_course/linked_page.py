@@ -8,7 +8,10 @@ Contract (tests and the browser check rely on it): each pane's root element carr
 ``data-pane="source"`` or ``data-pane="<representation>"``; every item -- a source line, a
 line of a text face, a node of a drawing -- carries ``data-line="N"``; clicking an item
 gives exactly the items with its line the class ``linked``. Text lines with no source
-line are kept (class ``noline``, no ``data-line``) and counted in the pane's heading.
+line are kept (class ``noline``, no ``data-line``) and counted in the pane's heading;
+statement lines with no item in a pane (a copy, a shared constant, a ``try``, code an
+optimization removed) are listed under the pane's text, each an item of its line saying
+why (:func:`ssa_course.tiny.statements.why_no_item`): no line is silently empty.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ _STYLE = """
 .ssa-linked g.linked polygon,.ssa-linked g.linked ellipse,.ssa-linked g.linked path
  {stroke:#d00;stroke-width:3px}
 .ssa-linked .why{color:#a60;font-size:12px}
+.ssa-linked .gone{font-family:sans-serif;font-size:12px;margin-top:6px;white-space:normal}
+.ssa-linked .gone>div{cursor:pointer;font-style:italic;color:#444}
 """
 
 # One index from line to items, built once; a click touches only the old and new items.
@@ -99,10 +104,39 @@ def graphviz_missing() -> str | None:
     return None if shutil.which("dot") else "no drawing: Graphviz ('dot') is not installed"
 
 
+def _item_word(rep: registry.Representation) -> str:
+    if rep.form == "graph" or rep.face == "draw":
+        return "node"
+    return "instruction" if rep.runs_as is not None or not rep.counts else "item"
+
+
+def _statements(comp: Compilation) -> dict:
+    """Statement line -> its statements (Tiny source; Bril's items are its lines)."""
+    if comp.kind != "tiny":
+        return {}
+    from ssa_course.tiny.statements import statements_by_line
+
+    return statements_by_line(comp.ast)
+
+
+def _gone(rep: registry.Representation, statements: dict, covered: set[int]) -> str:
+    """The statement lines with no item in this pane, each an item saying why."""
+    from ssa_course.tiny.statements import why_no_item
+
+    word = _item_word(rep)
+    rows = "".join(
+        f'<div class="item gone" data-line="{n}" style="background:{band(n)}">'
+        f"line {n}: {html.escape(why_no_item(stmts, word))}</div>"
+        for n, stmts in statements.items() if n not in covered)
+    return f'<div class="gone">{rows}</div>' if rows else ""
+
+
 def pane(comp: Compilation, name: str, options: object = None,
-         draw: bool | str = "auto") -> str:
+         draw: bool | str = "auto", statements: dict | None = None) -> str:
     """One representation's pane: its text face, item by item, and (``draw``: True,
-    or ``"auto"`` for the representations ``show`` draws by default) its drawing."""
+    or ``"auto"`` for the representations ``show`` draws by default) its drawing; then
+    the statement lines it has no item for (``statements``: line -> statements, by
+    default the program's), each saying why."""
     from ssa_course.viz.render import RenderError
 
     rep = registry.representation(name)
@@ -128,8 +162,11 @@ def pane(comp: Compilation, name: str, options: object = None,
             drawing = f'<div class="why">no drawing: {html.escape(e.render())}</div>'
     elif draw:
         drawing = f'<div class="why">{html.escape(why)}</div>'
+    if statements is None:
+        statements = _statements(comp)
+    gone = _gone(rep, statements, lines.covered())
     return (f'<section data-pane="{html.escape(rep.name)}"><h3>{head}</h3>'
-            f'<div class="lines">{items}</div>{drawing}</section>')
+            f'<div class="lines">{items}</div>{gone}{drawing}</section>')
 
 
 def linked_html(comp: Compilation, names: list[str], options: object = None,
@@ -140,7 +177,8 @@ def linked_html(comp: Compilation, names: list[str], options: object = None,
         registry.representation(name)  # an unknown name: one line, before any work
     source = comp.source.splitlines()
     src = "".join(_item(t, i, i) for i, t in enumerate(source, start=1))
-    panes = "".join(pane(comp, n, options, draw) for n in names)
+    statements = _statements(comp)
+    panes = "".join(pane(comp, n, options, draw, statements) for n in names)
     return (f'<style>{_STYLE}</style><div class="ssa-linked">'
             f'<section data-pane="source"><h3>{html.escape(os.path.basename(comp.filename))}'
             f'</h3><div class="lines">{src}</div></section>{panes}</div>'

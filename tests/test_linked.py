@@ -19,6 +19,7 @@ from ssa_course import registry
 from ssa_course.cli import main
 from ssa_course.compilation import compile_source, load_file
 from ssa_course.linked_page import linked_html
+from ssa_course.tiny.statements import statements_by_line
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SUM = os.path.join(HERE, "..", "examples", "sum.tiny")
@@ -118,9 +119,67 @@ def test_every_item_of_every_pane_has_its_line_and_band() -> None:
         artifact = registry.build(comp, name)
         lines = rep.source_lines(artifact)
         expected = [n for n in lines.text if n is not None]
-        assert page.panes[name] == expected
+        # then the statement lines it has no item for, each an item saying why
+        gone = [n for n in statements_by_line(comp.ast) if n not in set(expected)]
+        assert page.panes[name] == expected + gone
         assert page.noline.get(name, 0) == len(lines.no_line(rep.text(artifact)))
+    assert page.panes["julia"][-1:] == [3]  # ``var acc = 0``: the 0 is an operand there
     assert 'style="background:hsl(' in text  # one colour band per line
+
+
+# Programs written for the judge's check (docs/lines.md): loops with break/continue,
+# calls and recursion, try/catch across calls, structs in structs, arrays and a grid.
+LINKED = ["linked_loops", "linked_calls", "linked_try", "linked_structs", "linked_arrays"]
+
+
+@pytest.mark.parametrize("name", LINKED)
+def test_every_statement_line_has_items_in_every_pane(name, tmp_path, capsys) -> None:
+    """``--as quads,son-opt,asm``: each statement line has items in every pane (its own,
+    or one saying why it has none: a copy, a shared constant, a ``try``), each pane's
+    items are real lines, and nothing points outside the page."""
+    path = os.path.join(HERE, "programs", f"{name}.tiny")
+    out = tmp_path / "page.html"
+    assert main(["show", path, "--as", "quads,son-opt,asm", "--format", "html",
+                 "-o", str(out)]) == 0
+    text = out.read_text()
+    page = parse(text)
+    comp = load_file(path)
+    statements = statements_by_line(comp.ast)
+    n = len(comp.source.splitlines())
+    assert list(page.panes) == ["source", "quads", "son-opt", "asm"]
+    for pane in ("quads", "son-opt", "asm"):
+        lines = set(page.panes[pane])
+        assert set(statements) <= lines, (pane, sorted(set(statements) - lines))
+        assert all(1 <= k <= n for k in lines)
+        assert all("item" in c or "node" in c for c in page.classes[pane])
+    assert all(not re.match(r"https?:", link) or "www.w3.org" in link
+               for link in page.links), page.links
+    # the quads keep every statement: no "gone" item there
+    assert 'class="item gone"' not in text.split('data-pane="son-opt"')[0]
+
+
+@pytest.mark.parametrize("source, kind, word, says", [
+    ("fn main(n: int) { var x = n;\n var y = x; print(y); }", "y", "node",
+     "y is another name for the value of x"),
+    ("fn main() { var a = 0;\n var b = 0; print(a + b); }", "b", "node",
+     "b is the constant 0: one node per constant"),
+    ("fn main() { var a = true;\n a = false; print(a); }", "Assign", "instruction",
+     "a is the constant false: no instruction of its own"),
+    ("fn f() -> int { throw 1; }\nfn main() { try { print(f()); } catch (e) { print(e); } }",
+     "Try", "instruction", "a try makes no instruction of its own"),
+    ("fn main() { if (1 < 2) { print(1); } }", "If", "node", "decided when compiling"),
+    ("fn main(n: int) { var x = n + 1; print(n); }", "x", "node", "no node of its own"),
+])
+def test_a_line_with_no_item_says_why(source, kind, word, says) -> None:
+    """The reason given for a statement line with no item (the page lists it)."""
+    from ssa_course.compilation import compile_source
+    from ssa_course.tiny.statements import why_no_item
+
+    comp = compile_source(source, "p.tiny")
+    found = [s for line in statements_by_line(comp.ast).values() for s in line
+             if type(s).__name__ == kind or getattr(s, "name", None) == kind]
+    assert len(found) == 1, found
+    assert says in why_no_item(found, word)
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -183,3 +242,22 @@ def test_linked_from_python_checks_its_arguments() -> None:
     shown = ssa_course.linked(src, "quads", "son")  # outside Jupyter: the HTML
     page = parse(shown)
     assert list(page.panes) == ["source", "quads", "son"]
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.integers(0, 100_000))
+def test_generated_programs_have_items_for_every_statement_line(seed) -> None:
+    """The judge's check over fuzz programs (loops, calls, arrays, structs, try):
+    each statement line has items (its own, or its reason) in quads, son-opt and asm."""
+    from fuzzgen import generate
+
+    from ssa_course.errors import SsaCourseError
+
+    comp = compile_source(generate(seed, 12), f"seed{seed}.tiny")
+    try:
+        page = parse(linked_html(comp, ["quads", "son-opt", "asm"], draw=False))
+    except SsaCourseError:
+        return  # a program outside a representation: one clear error (tested elsewhere)
+    statements = set(statements_by_line(comp.ast))
+    for pane in ("quads", "son-opt", "asm"):
+        assert statements <= set(page.panes[pane]), (pane, statements - set(page.panes[pane]))

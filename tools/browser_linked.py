@@ -1,6 +1,8 @@
 """The linked page in a real browser (headless Chromium): a click on a source line marks
 exactly that line's items ``linked`` in every pane (text and SVG), a click on a drawn node
-lights its source line, and nothing is requested from the network.
+lights its source line, and nothing is requested from the network -- for
+``examples/sum.tiny`` and the ``tests/programs/linked_*.tiny`` programs (loops, calls,
+try/catch, structs, arrays).
 
 ``make browser-test`` runs it after the explorer check (tools/browser_check.py); alone:
 
@@ -111,15 +113,26 @@ def check_page(page_file: Path, shots: Path) -> list[str]:
     return problems
 
 
+# The judge's programs' kind (docs/lines.md): loops, calls, try/catch, structs, arrays.
+PROGRAMS = ["examples/sum.tiny", *(f"tests/programs/linked_{n}.tiny"
+                                   for n in ("loops", "calls", "try", "structs", "arrays"))]
+
+
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
-    target = OUT / "linked-sum.html"
-    make_page(ROOT / "examples" / "sum.tiny", target)
-    problems = check_page(target, OUT)
+    problems: list[str] = []
+    for source in PROGRAMS:
+        stem = Path(source).stem
+        target = OUT / f"linked-{stem}.html"
+        make_page(ROOT / source, target)
+        shots = OUT / stem if stem != "sum" else OUT
+        shots.mkdir(parents=True, exist_ok=True)
+        problems += [f"{stem}: {p}" for p in check_page(target, shots)]
     for p in problems:
         print(f"browser check (linked page): {p}")
     if not problems:
-        print(f"browser check (linked page): ok (screenshots in {OUT.relative_to(ROOT)})")
+        print(f"browser check (linked page): ok, {len(PROGRAMS)} programs "
+              f"(screenshots in {OUT.relative_to(ROOT)})")
     return 1 if problems else 0
 
 

@@ -6,18 +6,24 @@ such as ``i < len(a)``, and the bounds checks they prove removed -- the ``ranges
 from __future__ import annotations
 
 from ssa_course.compilation import Compilation
-from ssa_course.lessons.faces import add_graphs, fresh_graphs, graphs_dot, graphs_lines
+from ssa_course.lessons.faces import add_graphs, graphs_dot, graphs_lines
 from ssa_course.registry import add_pass, build
+
+
+def _after_sccp(comp: Compilation) -> object:
+    """A fresh graph after SCCP: a copy of ``son-opt``'s (built once and cached; the copy
+    is node for node what building and optimizing the graph again would make)."""
+    from ssa_course.son.clone import clone_program
+
+    return clone_program(build(comp, "son-opt"))  # type: ignore[arg-type]
 
 
 def _analysed(comp: Compilation) -> tuple[object, dict]:
     """A fresh graph after SCCP and ``ranges``, and every function's checks decided on
     it (the graph itself keeps its checks: what the drawing shows)."""
     from ssa_course.son.bce import decide_branches, decide_checks
-    from ssa_course.son.sccp import apply_to_program
 
-    program = fresh_graphs(comp, True)
-    apply_to_program(program)
+    program = _after_sccp(comp)
     for fg in program.functions.values():
         decide_branches(fg)
     return program, {name: decide_checks(fg) for name, fg in program.functions.items()}
@@ -25,10 +31,8 @@ def _analysed(comp: Compilation) -> tuple[object, dict]:
 
 def _build(comp: Compilation) -> object:
     from ssa_course.son.bce import decide_branches, eliminate_bounds_checks
-    from ssa_course.son.sccp import apply_to_program
 
-    program = fresh_graphs(comp, True)
-    apply_to_program(program)
+    program = _after_sccp(comp)
     for fg in program.functions.values():
         decide_branches(fg)
         eliminate_bounds_checks(fg)

@@ -145,9 +145,18 @@ def graphs_lines(program: object) -> Lines:
         out.extend(lines.get(n.id) for n in fg.nodes())
     only = "main" if "main" in lines_of else next(iter(lines_of), "main")
 
+    # a drawing of several functions names a node "fib.6" (a constant's copy drawn next
+    # to its user: "fib.3>fib.6.1"); of one function "6" ("3>6.1"); "@fib/6" also reads
+    by_length = sorted(lines_of, key=len, reverse=True)
+
     def node(dot_name: str) -> int | None:
         fn, local = _split(dot_name)
-        head = local.split(">", 1)[-1].split(".", 1)[0]  # "5>10.1": drawn for node 10
+        if fn is None:
+            fn = next((f for f in by_length if local.startswith(f"{f}.")), None)
+        head = local.split(">", 1)[-1]  # "5>10.1": drawn for node 10
+        if fn is not None and head.startswith(f"{fn}."):
+            head = head[len(fn) + 1:]
+        head = head.split(".", 1)[0]
         return lines_of.get(fn or only, {}).get(int(head)) if head.isdigit() else None
     return Lines(out, node)
 

@@ -68,6 +68,9 @@ class RangeAnalysis:
         self.questions = 0  # calls of in_block (a test checks they grow linearly)
         self._reading: set[int] | None = None  # what the phi being evaluated reads
         self._readers: dict[int, set[int]] = {}  # node id -> phis that read it
+        # (node id, block, depth) -> in_block's answer, kept once the ranges are final
+        # (after solve: then an answer depends on nothing that changes)
+        self._answers: dict[tuple[int, str | None, int], IntType] | None = None
 
     # -- numbers ------------------------------------------------------------------------
 
@@ -115,6 +118,16 @@ class RangeAnalysis:
         """The range of ``n`` where control is in ``block``: its own range, re-derived
         from its inputs there (a few levels deep), narrowed by the facts that hold."""
         self.questions += 1
+        answers = self._answers
+        if answers is not None:
+            key = (n.id, block, depth)
+            found = answers.get(key)
+            if found is None:
+                found = answers[key] = self._in_block(n, block, depth)
+            return found
+        return self._in_block(n, block, depth)
+
+    def _in_block(self, n: Node, block: str | None, depth: int) -> IntType:
         r = self.range_of(n)
         if depth < DEPTH and not isinstance(n, Phi):
             fn = _ARITH.get(type(n))
@@ -201,6 +214,7 @@ class RangeAnalysis:
                         self.trace.append(("narrow", n, new))
             if not narrowed:
                 break
+        self._answers = {}  # the ranges are final: in_block's answers can be kept
 
     def _at_loop_head(self, phi: Phi) -> bool:
         """Widening at the loop heads is enough to end every loop's climb (and keeps

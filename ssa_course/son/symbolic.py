@@ -39,6 +39,9 @@ class Symbols:
     def __init__(self, ra: RangeAnalysis):
         self.ra = ra
         self.sym: dict[int, Bounds | None] = {}
+        # (node id, loop head) -> _invariant's answer: it reads only the graph and the
+        # dominator tree, which do not change while the bounds are solved and asked
+        self._invariants: dict[tuple[int, str], bool] = {}
 
     def upper(self, n: Node, block: str | None) -> Bounds | None:
         """Bounds ``n <= L + d`` that hold in ``block`` (None: "every bound", a phi not
@@ -91,9 +94,16 @@ class Symbols:
                 return
         self.sym = {p.id: {} for p in phis}
 
-    def _invariant(self, node: Node, head: str, limit: int = 64) -> bool:
+    def _invariant(self, node: Node, head: str) -> bool:
         """``node``'s value is the same all round the loop headed by ``head``: nothing it
         is computed from is a phi or a pinned node in a block the head dominates."""
+        key = (node.id, head)
+        found = self._invariants.get(key)
+        if found is None:
+            found = self._invariants[key] = self._walk_invariant(node, head)
+        return found
+
+    def _walk_invariant(self, node: Node, head: str, limit: int = 64) -> bool:
         facts = self.ra.facts
         seen: set[int] = set()
         work = [node]
