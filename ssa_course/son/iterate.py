@@ -163,7 +163,10 @@ class IterativePeepholes:
             self.work.push_all(n.outputs)
             self.work.push_all(n.dependents())
             self.work.push_all(self.g.take_deps(n))
-            self.work.push_all(x for x in before if x is not None and x not in n.inputs)
+            for x in before:  # inputs it let go of lost a user (see _kill)
+                if x is not None and x not in n.inputs:
+                    self.work.push(x)
+                    self.work.push_all(self.g.take_deps(x))
             return
         self._replace(n, better)
 
@@ -215,7 +218,9 @@ class IterativePeepholes:
         self.work.push_all(self.g.take_deps(n))
         n.kill()
         self.stats.killed += 1
-        self.work.push_all(inputs)  # they lost a user
+        self.work.push_all(inputs)  # they lost a user ...
+        for x in inputs:  # ... which a rule elsewhere may have waited for (an empty
+            self.work.push_all(self.g.take_deps(x))  # diamond: each side's only user)
 
     def _forget(self, n: Node) -> None:
         self.gvn.forget(n)
