@@ -152,7 +152,7 @@ def run_ircode(program: dict[str, IRCode], args: list[Value], out: Output,
                 elif head == "print":
                     out.write(format_print([val(f, a) for a in s.args]))
                 elif head == "call":
-                    callee = program.get(s.func)
+                    callee = program.get(s.func) if s.func is not None else None
                     if callee is None:
                         raise RuntimeTrap(f"undefined function '@{s.func}'")
                     if len(stack) >= limits.depth:
