@@ -18,13 +18,15 @@ one rule of :mod:`ssa_course.quads.dataflow`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import Any, TypeVar, overload
 
 from ssa_course.quads.cfg import CFG
 from ssa_course.quads.dataflow import Analysis, Facts, gen_kill, solve
 from ssa_course.quads.ir import UNDEFINED, Instr
 
 _NONE: tuple[str, ...] = ()
+D = TypeVar("D", bound=Hashable)  # how a caller names a definition (``key``)
 
 
 def _reads(instr: Instr) -> Iterable[str]:
@@ -72,10 +74,22 @@ def liveness(cfg: CFG) -> Facts[frozenset[str]]:
     return solve(cfg, live_variables(cfg))
 
 
-def reaching_definitions(cfg: CFG, *, params: dict[str, Hashable] | None = None,
+@overload
+def reaching_definitions(cfg: CFG, *, params: Mapping[str, D] | None = None,
+                         names: set[str] | None = None, key: Callable[[Instr], D]
+                         ) -> Analysis[frozenset[D]]: ...
+
+
+@overload
+def reaching_definitions(cfg: CFG, *, params: Mapping[str, Hashable] | None = None,
+                         names: set[str] | None = None, key: None = None
+                         ) -> Analysis[frozenset[Hashable]]: ...
+
+
+def reaching_definitions(cfg: CFG, *, params: Mapping[str, Hashable] | None = None,
                          names: set[str] | None = None,
                          key: Callable[[Instr], Hashable] | None = None
-                         ) -> Analysis[frozenset[Hashable]]:
+                         ) -> Analysis[frozenset[Any]]:
     """Reaching definitions: the definitions that reach a point along some path with no
     other write of their variable. Forward; union; a write of ``x`` kills every other
     definition of ``x``; on entry, the parameters' (``params``: name -> its definition).

@@ -136,6 +136,11 @@ class Instr:
         assert self.dest is not None, f"'{self.op}' without a destination"
         return self.dest
 
+    def field_name(self) -> str:
+        """The field of a ``getf``, ``setf`` or ``checkdef``: checked shapes guarantee it."""
+        assert self.field is not None, f"'{self.op}' without a field"
+        return self.field
+
     def copy(self) -> Instr:
         return Instr(self.op, self.dest, self.type, list(self.args), list(self.funcs),
                      list(self.labels), self.value, self.field, self.pos, self.line, self.at,
