@@ -19,6 +19,7 @@ from ssa_course.runtime import deep_recursion, paused_gc
 from ssa_course.tiny import ast
 from ssa_course.tiny.check import type_of
 from ssa_course.tiny.types import BOOL, INT, VOID, Type
+from ssa_course.tiny.visit import StmtVisitor
 
 _KINDS: dict[str, Type] = {opcodes.INT: INT, opcodes.BOOL: BOOL}
 
@@ -34,7 +35,7 @@ class _Loop:
         self.handlers = handlers
 
 
-class FunctionLowerer:
+class FunctionLowerer(StmtVisitor):
     def __init__(self, fn: ast.FnDef, program: ast.Program):
         self.fn = fn
         self.program = program
@@ -83,35 +84,7 @@ class FunctionLowerer:
 
     def stmt(self, s: ast.Stmt) -> None:
         outer, self.line = self.line, s.pos.line
-        match s:  # one case per statement class of the AST
-            case ast.Block():
-                self.stmt_block(s)
-            case ast.VarDecl():
-                self.stmt_var_decl(s)
-            case ast.Assign():
-                self.stmt_assign(s)
-            case ast.If():
-                self.stmt_if(s)
-            case ast.While():
-                self.stmt_while(s)
-            case ast.For():
-                self.stmt_for(s)
-            case ast.Break():
-                self.stmt_break(s)
-            case ast.Continue():
-                self.stmt_continue(s)
-            case ast.Return():
-                self.stmt_return(s)
-            case ast.Print():
-                self.stmt_print(s)
-            case ast.ExprStmt():
-                self.stmt_expr_stmt(s)
-            case ast.Try():
-                self.stmt_try(s)
-            case ast.Throw():
-                self.stmt_throw(s)
-            case _:
-                raise TypeError(f"cannot lower {type(s).__name__}")
+        self.dispatch(s)  # one method per statement class of the AST
         self.line = outer
 
     def stmt_block(self, s: ast.Block) -> None:
