@@ -17,7 +17,7 @@ packages.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -83,12 +83,12 @@ class Opcode:
     def node_label(self) -> str:
         return self.label or self.symbol or self.name
 
-    def traps(self, values: list[object] | tuple[object, ...]) -> bool:
+    def traps(self, values: Sequence[object]) -> bool:
         """Would these operands make the operator fail?"""
         d = self.divisor
         return d is not None and values[d] == 0 and values[d] is not False
 
-    def apply(self, values: list[object] | tuple[object, ...],
+    def apply(self, values: Sequence[object],
               pos: Pos | tuple[int, int] | None = None) -> object:
         """The operator's value, or :class:`RuntimeTrap` at ``pos`` when it fails."""
         d = self.divisor
@@ -96,7 +96,7 @@ class Opcode:
             raise RuntimeTrap(self.trap or "runtime error", pos)
         return self.evaluate(*values)
 
-    def fold(self, values: list[object] | tuple[object, ...]) -> object | None:
+    def fold(self, values: Sequence[object]) -> object | None:
         """The constant a compiler may put in place of the operation, or None when it must
         stay (it would trap: the program must fail at run time, where it says)."""
         if self.traps(values):

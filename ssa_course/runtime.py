@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ssa_course.errors import Pos, RuntimeTrap
 
@@ -27,6 +28,12 @@ MAX_ARRAY_LENGTH = 100_000_000  # LANGUAGE.md: more elements is ``array too larg
 # Every element costs at least one 8-byte slot in Python: 400 million elements is about
 # 3.2 GB, enough for four maximal arrays and little enough to keep a notebook kernel alive.
 DEFAULT_ALLOCATION_LIMIT = 400_000_000
+# A value of a running program: an int, a bool, a TinyArray, a TinyStruct, None (an unset
+# array slot) or an interpreter's ``undef``. The interpreters dispatch on the operation, not
+# on the value, and a wrong operand (``+`` on an array) is Python's TypeError or
+# AttributeError, which they report as the program's "bad operand types": to the type
+# checker a value is ``Any``, and these names say where one is meant.
+Value = Any
 # The sea of nodes tests both ends of a length at once; its trap names the end that failed.
 ARRAY_LENGTH_TRAP = "array length out of range"
 

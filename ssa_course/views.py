@@ -8,16 +8,30 @@ matplotlib fallback).
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING, Literal, overload
 
 from ssa_course import registry
 from ssa_course.compilation import Compilation
 from ssa_course.errors import UsageError
 
+if TYPE_CHECKING:
+    from ssa_course.viz.options import DrawOptions
+
 FORMATS = ("text", "dot", "svg", "png")
 
 
-def render(comp: Compilation, name: str, fmt: str = "text", options: object = None
-           ) -> str | bytes:
+@overload
+def render(comp: Compilation, name: str, fmt: Literal["text", "dot", "svg"] = "text",
+           options: DrawOptions | None = None) -> str: ...
+
+
+@overload
+def render(comp: Compilation, name: str, fmt: str,
+           options: DrawOptions | None = None) -> str | bytes: ...
+
+
+def render(comp: Compilation, name: str, fmt: str = "text",
+           options: DrawOptions | None = None) -> str | bytes:
     """The ``fmt`` face of representation ``name``: text/dot/svg as str, png as bytes.
     ``options`` (drawing options) shape the dot face."""
     rep = registry.representation(name)

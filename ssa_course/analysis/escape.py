@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ssa_course.analysis.escape_classes import ELEMENTS
+from ssa_course.analysis.escape_classes import ELEMENTS, _Root
 from ssa_course.analysis.escape_lattice import (
     ALIAS_NONE,
     ALIAS_UNKNOWN,
@@ -57,7 +57,7 @@ class FunctionEscapes:
         return EscapeInfo(True, root.info.returns, root.info.thrown, root.info.args,
                           root.info.everywhere, alias)
 
-    def _alias(self, root: object) -> AliasInfo:
+    def _alias(self, root: _Root) -> AliasInfo:
         cls = self.solver.classes
         if root.collapsed:
             return ALIAS_UNKNOWN

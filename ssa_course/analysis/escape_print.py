@@ -17,6 +17,7 @@ reason).
 from __future__ import annotations
 
 from ssa_course.analysis.escape import FunctionEscapes, ProgramEscapes
+from ssa_course.errors import Pos
 from ssa_course.ssa.ircode import Argument, Expr, SSAValue
 from ssa_course.ssa.julia import format_ir
 
@@ -28,7 +29,7 @@ FILLS = {"✓": "#d8f0d0", "↑": "#d6e9ff", "*": "#ffe08a", "X": "#ffb0a8"}
 SEVERITY = ("◌", "✓", "↑", "*", "X")
 
 
-def _pos(line: object) -> str:
+def _pos(line: Pos | None) -> str:
     return "" if line is None else f"  # at {line.line}:{line.col}"
 
 

@@ -144,12 +144,16 @@ class FunctionSolver:
         elif head == "newarr":
             cls.content(self.n(me), ELEMENTS)
         elif head in ("getf", "aload"):
-            c = cls.content(self.n(s.args[0]), s.field if head == "getf" else ELEMENTS)
+            slot = s.field if head == "getf" else ELEMENTS
+            assert slot is not None  # (shapes: a getf names its field)
+            c = cls.content(self.n(s.args[0]), slot)
             if self.is_ref(me):
                 cls.union(c, self.n(me))
         elif head in ("setf", "astore"):
             obj, val = s.args[0], s.args[-1]
-            c = cls.content(self.n(obj), s.field if head == "setf" else ELEMENTS)
+            slot = s.field if head == "setf" else ELEMENTS
+            assert slot is not None  # (shapes: a setf names its field)
+            c = cls.content(self.n(obj), slot)
             if self.is_ref(val):
                 cls.union(c, self.n(val))
                 self.stored_into.add(self.n(obj))

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ssa_course.analysis.escape import FunctionEscapes, ProgramEscapes
 from ssa_course.analysis.escape_solve import FunctionSolver, is_ref_type
 from ssa_course.analysis.escape_summary import EMPTY
-from ssa_course.ssa.ircode import Argument
+from ssa_course.ssa.ircode import Argument, IRCode
 from ssa_course.ssa.julia import format_ir
 
 _BOX = re.compile(r"^[\d\s─│└┄]+")  # block number and tree drawing in front of a statement
@@ -70,11 +70,11 @@ class _Tracer(FunctionSolver):
         return TraceStep(pc, what, fe, changed)
 
 
-def _pcs(ir: object) -> list[int | None]:
+def _pcs(ir: IRCode) -> list[int | None]:
     """The statement number of each line of ``format_ir`` after the header (blocks that
     hold no statement print one line of their own)."""
     out: list[int | None] = []
-    for blk in ir.blocks:  # type: ignore[attr-defined]
+    for blk in ir.blocks:
         if blk.stop < blk.start:
             out.append(None)
         else:

@@ -162,27 +162,27 @@ def _rewrite(fn: Function, structs: dict, webs: list[Web], moves: set[int],
             body.append(call[0])
             demands.append(call[1])
             continue
-        w = member.get(item.args[0]) if item.args else None
+        web = member.get(item.args[0]) if item.args else None
         if item.op == "newstruct" and item.dest in member:
             removed += 1
-            fw = member[item.dest]
+            fw = member[item.result()]
             for (f, t), a in zip(structs[fw.struct].fields, item.args, strict=True):
                 body.append(Instr("id", names[id(fw)][f], t, [a], line=item.line))
-        elif item.op == "getf" and w is not None:
-            body.append(Instr("id", item.dest, item.type, [names[id(w)][item.field]],
+        elif item.op == "getf" and web is not None:
+            body.append(Instr("id", item.dest, item.type, [names[id(web)][item.field_name()]],
                               line=item.line))
-        elif item.op == "setf" and w is not None:
-            t = dict(structs[w.struct].fields)[item.field]
-            body.append(Instr("id", names[id(w)][item.field], t, [item.args[1]],
+        elif item.op == "setf" and web is not None:
+            t = dict(structs[web.struct].fields)[item.field_name()]
+            body.append(Instr("id", names[id(web)][item.field_name()], t, [item.args[1]],
                               line=item.line))
-        elif item.op == "id" and w is not None and id(item) in moves:
-            to = names[id(member[item.dest])]  # a move: field by field into the other web
-            for f, t in structs[w.struct].fields:
-                body.append(Instr("id", to[f], t, [names[id(w)][f]], line=item.line))
-        elif item.op == "id" and w is not None:
+        elif item.op == "id" and web is not None and id(item) in moves:
+            to = names[id(member[item.result()])]  # a move: field by field into the other web
+            for f, t in structs[web.struct].fields:
+                body.append(Instr("id", to[f], t, [names[id(web)][f]], line=item.line))
+        elif item.op == "id" and web is not None:
             continue  # a copy inside the web: both names are the same field variables
-        elif item.op == "eq" and (w is not None or item.args[1] in member):
-            same = w is not None and member.get(item.args[1]) is w
+        elif item.op == "eq" and (web is not None or item.args[1] in member):
+            same = web is not None and member.get(item.args[1]) is web
             body.append(Instr("const", item.dest, BOOL, value=same, line=item.line))
         else:
             body.append(item)
@@ -193,7 +193,8 @@ def _round(program: Program, report: SroaReport, last: bool,
            clone_name: dict) -> tuple[Program, int]:
     local, seen = _no_escape_allocations(program)
     found = promotable(program)
-    calls = (found, clone_name, [], set(program.functions))
+    demands: list[Demand] = []
+    calls = (found, clone_name, demands, set(program.functions))
     functions: dict[str, Function] = {}
     total = 0
     for name, fn in program.functions.items():

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from ssa_course.analysis.sroa_webs import live_after, passes_once
 from ssa_course.quads.ir import Function, Instr, Label, Program
 from ssa_course.quads.names import Names
-from ssa_course.tiny.types import BOOL
+from ssa_course.tiny.types import BOOL, Type
 
 Demand = tuple[str, frozenset[int]]  # (callee, promoted argument positions)
 
@@ -68,7 +68,7 @@ def _param_web(fn: Function, k: int, instrs: list[Instr]) -> set[str] | None:
         grew = False
         for i in instrs:
             if i.op == "id" and i.args[0] in web and i.dest not in web:
-                web.add(i.dest)
+                web.add(i.result())
                 grew = True
     for i in instrs:
         if i.dest in web and not (i.op == "id" and i.args[0] in web):
@@ -185,11 +185,11 @@ def _clone(fn: Function, name: str, at: frozenset[int], structs: dict,
     promoted = found.get(fn.name, {})
     webs = {k: promoted[k].web for k in at if k in promoted}
     rebuild: list[Instr] = []  # handed-over objects: made again from their fields
-    params: list[tuple[str, object]] = []
+    params: list[tuple[str, Type]] = []
     taken = Names([n for n, _ in fn.params] + [i.dest for i in fn.instrs() if i.dest])
     fields: dict[str, list[str]] = {}
     field_of: dict[str, dict[str, str]] = {}
-    field_type: dict[str, dict[str, object]] = {}
+    field_type: dict[str, dict[str, Type]] = {}
     for k, (p, t) in enumerate(fn.params):
         if k not in at:
             params.append((p, t))
@@ -217,11 +217,11 @@ def _clone(fn: Function, name: str, at: frozenset[int], structs: dict,
             body.append(call[0])
             demands.append(call[1])
         elif item.op == "getf" and item.args[0] in field_of:
-            body.append(Instr("id", item.dest, item.type, [field_of[item.args[0]][item.field]],
-                              line=item.line))
+            body.append(Instr("id", item.dest, item.type,
+                              [field_of[item.args[0]][item.field_name()]], line=item.line))
         elif item.op == "setf" and item.args[0] in field_of:
-            body.append(Instr("id", field_of[item.args[0]][item.field], field_type[
-                item.args[0]][item.field], [item.args[1]], line=item.line))
+            body.append(Instr("id", field_of[item.args[0]][item.field_name()], field_type[
+                item.args[0]][item.field_name()], [item.args[1]], line=item.line))
         elif item.op == "id" and item.args[0] in field_of:
             continue  # a copy of the one object: its names are the same field parameters
         elif item.op == "eq" and item.args[0] in field_of:

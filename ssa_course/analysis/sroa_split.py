@@ -82,9 +82,9 @@ def split_struct_variables(fn: Function, structs: dict) -> Function:
             if new.dest in many and id(item) in owner:
                 new.dest = name_of[find(id(item))]
             for k, a in enumerate(new.args):
-                defs = reach.get((id(item), k))
-                if a in many and defs:
-                    new.args[k] = name_of[find(defs[0])]
+                reaching = reach.get((id(item), k))
+                if a in many and reaching:
+                    new.args[k] = name_of[find(reaching[0])]
             item = new
         body.append(item)
     return Function(fn.name, list(fn.params), fn.ret, body)

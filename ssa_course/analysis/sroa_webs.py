@@ -76,9 +76,9 @@ def struct_webs(fn: Function, structs: dict, local: set[int],
     known = known or set()
     types: dict[str, str] = {}
     params = {n for n, _ in fn.params}
-    for n, t in fn.params:
-        if str(t) in structs:
-            types[n] = str(t)
+    for n, ty in fn.params:
+        if str(ty) in structs:
+            types[n] = str(ty)
     instrs = list(fn.instrs())
     for i in instrs:
         if i.dest is not None and str(i.type) in structs:
@@ -92,31 +92,31 @@ def struct_webs(fn: Function, structs: dict, local: set[int],
         parent = {v: v for v in types}
         for i in copies:
             if id(i) in alias:
-                parent[_find(parent, i.dest)] = _find(parent, i.args[0])
+                parent[_find(parent, i.result())] = _find(parent, i.args[0])
         webs: dict[str, Web] = {}
         for v, t in types.items():
             webs.setdefault(_find(parent, v), Web(set(), t)).members.add(v)
         member_of = {v: webs[_find(parent, v)] for v in types}
         # a move must leave no name of the object behind in its old web
         bad = {id(i) for i in copies if id(i) not in alias
-               and member_of[i.dest] is not member_of[i.args[0]]
+               and member_of[i.result()] is not member_of[i.args[0]]
                and after[id(i)] & member_of[i.args[0]].members}
         if not bad:
             break
         alias |= bad
-    moves = {id(i) for i in copies if member_of[i.dest] is not member_of[i.args[0]]}
+    moves = {id(i) for i in copies if member_of[i.result()] is not member_of[i.args[0]]}
     for w in webs.values():
         if any(types[v] != w.struct for v in w.members):
             _keep(w, "mixes struct types")
     for v in params & set(types):
         _keep(member_of[v], "holds a parameter")
     for i in instrs:
-        w = member_of.get(i.dest) if i.dest is not None else None
-        if w is not None:
+        web = member_of.get(i.dest) if i.dest is not None else None
+        if web is not None:
             if i.op == "newstruct" and id(i) not in local:
-                _keep(w, "shares a variable with an escaping allocation")
+                _keep(web, "shares a variable with an escaping allocation")
             elif i.op not in ("newstruct", "id"):
-                _keep(w, f"merged with a reference from '{i.op}'")
+                _keep(web, f"merged with a reference from '{i.op}'")
         for k, a in enumerate(i.args):
             u = member_of.get(a)
             if u is None or (i.op in ("getf", "setf") and k == 0) or i.op in ("id", "eq"):
@@ -134,18 +134,18 @@ def struct_webs(fn: Function, structs: dict, local: set[int],
             if not w.members <= defined:
                 _keep(w, "not defined on every path to a use")
     for i in instrs:  # a new object for a web (made or moved in): no other member alive
-        w = member_of.get(i.dest) if i.dest is not None else None
-        if w is not None and (i.op == "newstruct" or id(i) in moves) and id(i) in after \
-                and (after[id(i)] & w.members) - {i.dest}:
-            _keep(w, "two of its objects are alive at once")
+        web = member_of.get(i.dest) if i.dest is not None else None
+        if web is not None and (i.op == "newstruct" or id(i) in moves) and id(i) in after \
+                and (after[id(i)] & web.members) - {i.dest}:
+            _keep(web, "two of its objects are alive at once")
     changed = True
     while changed:  # webs joined by moves are replaced together or kept together
         changed = False
         for i in copies:
-            a, b = member_of[i.args[0]], member_of[i.dest]
-            if (a.reason is None) != (b.reason is None):
-                _keep(a, f"moved to or from a kept struct ({b.reason or a.reason})")
-                _keep(b, f"moved to or from a kept struct ({a.reason})")
+            src, dst = member_of[i.args[0]], member_of[i.result()]
+            if (src.reason is None) != (dst.reason is None):
+                _keep(src, f"moved to or from a kept struct ({dst.reason or src.reason})")
+                _keep(dst, f"moved to or from a kept struct ({src.reason})")
                 changed = True
     return list(webs.values()), moves
 

@@ -92,7 +92,7 @@ def stack_arrays(program: Program) -> dict[int, int]:
                     named_elsewhere.add(a)
         words = 0
         for i in fn.instrs():
-            if i.op != "newarr" or id(i) not in local or defs.get(i.dest) != 1 \
+            if i.op != "newarr" or id(i) not in local or defs.get(i.result()) != 1 \
                     or i.dest in named_elsewhere:
                 continue
             n = consts.get(i.args[0])

@@ -91,13 +91,6 @@ class Liveness:
         after.reverse()
         return after
 
-    def live_before(self, label: str) -> list[frozenset[Reg]]:
-        """For each instruction of block ``label``, the registers live right before it."""
-        block = self.blocks[label]
-        after = self.live_after(label)
-        return [(after[k] - frozenset(instr.defs)) | frozenset(instr.uses)
-                for k, instr in enumerate(block.instrs)]
-
 
 def loop_depths(fn: MFunction) -> dict[str, int]:
     """How many natural loops each block of ``fn`` is in (0 outside loops and for blocks

@@ -32,14 +32,6 @@ FIRST_ROLE = {
 NO_RETURN = frozenset({"rt_trap", "rt_throw", "rt_step_limit", "rt_stack_overflow"})
 
 
-def _regs(o: Operand) -> list[Reg]:
-    if isinstance(o, VReg | PReg):
-        return [o]
-    if isinstance(o, Mem):
-        return o.regs()
-    return []
-
-
 def ins(op: str, *operands: Operand, cond: str | None = None, defs: tuple[Reg, ...] = (),
         uses: tuple[Reg, ...] = (), line: int | None = None, comment: str = "") -> MInstr:
     """An instruction whose ``defs``/``uses`` are its register operands by role, plus the

@@ -44,11 +44,6 @@ def function_dot(fn: MFunction, prefix: str = "", text: InstrText = instr_text) 
     return out
 
 
-def mfunction_dot(fn: MFunction) -> str:
-    lines = [f'digraph "{_escape(fn.name)}" {{', '  node [fontname="monospace"];']
-    return "\n".join([*lines, *function_dot(fn), "}"]) + "\n"
-
-
 def mprogram_dot(program: MProgram, text: InstrText = instr_text) -> str:
     """Every function of the program, one cluster each."""
     lines = ["digraph mir {", '  node [fontname="monospace", fontsize=10];']

@@ -18,13 +18,15 @@ one rule of :mod:`ssa_course.quads.dataflow`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import Any, TypeVar, overload
 
 from ssa_course.quads.cfg import CFG
 from ssa_course.quads.dataflow import Analysis, Facts, gen_kill, solve
 from ssa_course.quads.ir import UNDEFINED, Instr
 
 _NONE: tuple[str, ...] = ()
+D = TypeVar("D", bound=Hashable)  # how a caller names a definition (``key``)
 
 
 def _reads(instr: Instr) -> Iterable[str]:
@@ -51,14 +53,14 @@ def phi_edge_uses(cfg: CFG) -> dict[tuple[str, str], frozenset[str]]:
 
 
 def live_variables(cfg: CFG, on_edge: dict[tuple[str, str], frozenset[str]] | None = None
-                   ) -> Analysis[frozenset]:
+                   ) -> Analysis[frozenset[str]]:
     """Live variables: a variable is live at a point when some path from there reads it
     before writing it. Backward; union; ``uses | (live - defs)``; nothing live at the end.
     ``on_edge`` says what the phis read on each edge (default: :func:`phi_edge_uses`)."""
     if on_edge is None:
         on_edge = phi_edge_uses(cfg)
 
-    def edge(src: str, dst: str, live: frozenset) -> frozenset:
+    def edge(src: str, dst: str, live: frozenset[str]) -> frozenset[str]:
         extra = on_edge.get((src, dst))  # a phi of dst reads this on the edge from src
         return live | extra if extra else live
 
@@ -66,16 +68,28 @@ def live_variables(cfg: CFG, on_edge: dict[tuple[str, str], frozenset[str]] | No
                     edge=edge if on_edge else None)
 
 
-def liveness(cfg: CFG) -> Facts[frozenset]:
+def liveness(cfg: CFG) -> Facts[frozenset[str]]:
     """The live variables of ``cfg``: ``.top[b]`` live on entry to block ``b``,
     ``.bottom[b]`` live after its last instruction (on the normal path)."""
     return solve(cfg, live_variables(cfg))
 
 
-def reaching_definitions(cfg: CFG, *, params: dict[str, Hashable] | None = None,
+@overload
+def reaching_definitions(cfg: CFG, *, params: Mapping[str, D] | None = None,
+                         names: set[str] | None = None, key: Callable[[Instr], D]
+                         ) -> Analysis[frozenset[D]]: ...
+
+
+@overload
+def reaching_definitions(cfg: CFG, *, params: Mapping[str, Hashable] | None = None,
+                         names: set[str] | None = None, key: None = None
+                         ) -> Analysis[frozenset[Hashable]]: ...
+
+
+def reaching_definitions(cfg: CFG, *, params: Mapping[str, Hashable] | None = None,
                          names: set[str] | None = None,
                          key: Callable[[Instr], Hashable] | None = None
-                         ) -> Analysis[frozenset]:
+                         ) -> Analysis[frozenset[Any]]:
     """Reaching definitions: the definitions that reach a point along some path with no
     other write of their variable. Forward; union; a write of ``x`` kills every other
     definition of ``x``; on entry, the parameters' (``params``: name -> its definition).
@@ -97,7 +111,7 @@ def reaching_definitions(cfg: CFG, *, params: dict[str, Hashable] | None = None,
         return (d,) if d is not None else ()
 
     def kill(instr: Instr) -> Iterable[Hashable]:
-        return of_var[instr.dest] if id(instr) in where else ()  # type: ignore[index]
+        return of_var[instr.result()] if id(instr) in where else ()
 
     start = frozenset(d for var, d in (params or {}).items() if var in of_var)
     return gen_kill("reaching definitions", forward=True, may=True, gen=gen, kill=kill,
@@ -105,7 +119,7 @@ def reaching_definitions(cfg: CFG, *, params: dict[str, Hashable] | None = None,
 
 
 def assigned(cfg: CFG, params: Iterable[str], *, must: bool,
-             universe: Iterable[str] | None = None) -> Analysis[frozenset]:
+             universe: Iterable[str] | None = None) -> Analysis[frozenset[str]]:
     """Variables assigned on *some* path (``must=False``) or on *every* path (``must=True``)
     from the entry. Forward; union or intersection; a write adds its destination; the
     parameters on entry. ``universe`` limits the question to some names (a must problem
@@ -129,7 +143,7 @@ def assigned(cfg: CFG, params: Iterable[str], *, must: bool,
 
 
 def available(cfg: CFG, made: Callable[[Instr], Iterable[Hashable]],
-              universe: Iterable[Hashable]) -> Analysis[frozenset]:
+              universe: Iterable[Hashable]) -> Analysis[frozenset[Hashable]]:
     """Values available on every path from the entry: ``made(instr)`` are the values an
     instruction makes (e.g. the constants it loads), never taken back. Forward;
     intersection; nothing on entry; every other block starts with all of ``universe``."""

@@ -28,6 +28,7 @@ stages by :mod:`~ssa_course.quads.bril_ssa`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ssa_course.errors import Pos, SourceError
@@ -300,7 +301,8 @@ class _TextParser:
 # ---------------------------------------------------------------- checks
 
 
-def run_checks(program: Program, typecheck: bool, locate) -> None:
+def run_checks(program: Program, typecheck: bool,
+               locate: Callable[[BrilProblem], SourceError]) -> None:
     """Shapes (always) and types (when ``typecheck``); ``locate(problem)`` turns a
     :class:`BrilProblem` into the reader's located :class:`SourceError`."""
     try:

@@ -70,8 +70,8 @@ def check_shapes(program: Program) -> None:
         for _, ty in fn.params:
             _known_type(program, ty, fn.name, None)
         _known_type(program, fn.ret, fn.name, None)
-        for item in fn.instrs():
-            _known_type(program, item.type, fn.name, item)
+        for instr in fn.instrs():
+            _known_type(program, instr.type, fn.name, instr)
         labels: set[str] = set()
         for item in fn.body:
             if isinstance(item, Label):
@@ -79,9 +79,8 @@ def check_shapes(program: Program) -> None:
                     raise BrilProblem(f"label '.{item.name}' is defined twice in @{fn.name}",
                                       fn.name, item)
                 labels.add(item.name)
-        for item in fn.body:
-            if isinstance(item, Instr):
-                _check_shape(program, fn, item, labels)
+        for instr in fn.instrs():
+            _check_shape(program, fn, instr, labels)
 
 
 def _check_shape(program: Program, fn: Function, item: Instr, labels: set[str]) -> None:
@@ -187,7 +186,7 @@ class _FunctionChecker:
         for name, ty in fn.params:
             self.types[name] = ty
         for item in fn.instrs():
-            if item.dest is None:
+            if item.dest is None or item.type is None:  # (shapes: a dest has a type)
                 continue
             old = self.types.setdefault(item.dest, item.type)
             if old != item.type:

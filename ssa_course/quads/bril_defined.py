@@ -137,8 +137,10 @@ def _suspects(blocks: list[list[Instr]], dom: Dominance, params: frozenset[str]
             for var in _reads(item):
                 if var not in scope:
                     out.append((b, index, var, item, 0))
-            if item.op == "get" and _SHADOW + item.dest not in scope:
-                out.append((b, index, _SHADOW + item.dest, item, 1))
+            if item.op == "get" and item.dest is not None:  # (shapes: a get has a dest)
+                shadow = _SHADOW + item.dest
+                if shadow not in scope:
+                    out.append((b, index, shadow, item, 1))
             name = _defines(item)
             if name is not None and name not in scope:
                 scope.add(name)

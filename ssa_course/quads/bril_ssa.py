@@ -159,7 +159,7 @@ class _Translator:
                 shadow = self.shadow(item.args[0])
                 body.append(Instr("id", shadow, None, [item.args[1]], pos=item.pos))
             elif op == "get":
-                body.append(Instr("id", item.dest, item.type, [self.shadow(item.dest)],
+                body.append(Instr("id", item.dest, item.type, [self.shadow(item.result())],
                                   pos=item.pos))
             elif op == "undef":
                 if item.type in (INT, BOOL):

@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ssa_course.quads.bril import format_instr
+from ssa_course.quads.cfg import CFG
+from ssa_course.quads.ir import Instr
 from ssa_course.viz.dot import UNREACHABLE_FILL, GraphEdge, GraphNode, graph_to_dot
 from ssa_course.viz.options import DrawOptions, options_or_default
 
 
-def _edge_label(term, succ: str) -> tuple[str, str]:
+def _edge_label(term: Instr | None, succ: str) -> tuple[str, str]:
     """(label, style) of the edge from a block ending in ``term`` to ``succ``."""
     if term is None or not term.labels:
         return "", "solid"
@@ -28,7 +30,7 @@ def _edge_label(term, succ: str) -> tuple[str, str]:
     return "", "solid"
 
 
-def cfg_graph(cfg, prefix: str = "", cluster: str | None = None
+def cfg_graph(cfg: CFG, prefix: str = "", cluster: str | None = None
               ) -> tuple[list[GraphNode], list[GraphEdge]]:
     """Nodes and edges of one CFG, in layout order (``prefix`` keeps ids unique when
     several functions share a picture)."""
@@ -46,19 +48,19 @@ def cfg_graph(cfg, prefix: str = "", cluster: str | None = None
             label, style = _edge_label(term, succ)
             edges.append(GraphEdge(prefix + block.name, prefix + succ, label, style,
                                    kind="flow"))
-        thrown = getattr(block, "throws_to", None)
+        thrown = block.throws_to
         if thrown is not None and thrown not in block.succs:
             edges.append(GraphEdge(prefix + block.name, prefix + thrown, "throws", "dotted"))
     return nodes, edges
 
 
-def cfg_to_dot(cfg, title: str | None = None) -> str:
+def cfg_to_dot(cfg: CFG, title: str | None = None) -> str:
     """DOT text of one function's CFG (deterministic: blocks in layout order)."""
     nodes, edges = cfg_graph(cfg)
     return graph_to_dot(nodes, edges, title=title or f"@{cfg.function.name}", name="cfg")
 
 
-def program_cfg_dot(cfgs: Mapping[str, object], title: str | None = None,
+def program_cfg_dot(cfgs: Mapping[str, CFG], title: str | None = None,
                     options: DrawOptions | None = None) -> str:
     """DOT text of the functions' CFGs (name -> CFG) that ``options`` picks (by default
     all of them unless they are over the node budget together, then ``main``), one

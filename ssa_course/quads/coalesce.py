@@ -26,7 +26,7 @@ with ``phi`` instructions is left as it is: the pass works on ordinary quads.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Set
 
 from ssa_course.quads.analyses import liveness
 from ssa_course.quads.cfg import CFG, build_cfg
@@ -73,7 +73,7 @@ def apply_renaming(fn: Function, rename: dict[str, str], trivial_op: str) -> Fun
     return Function(fn.name, new_params, fn.ret, body)
 
 
-def _mergeable(fn: Function, maybe_unset: set[str]) -> set[str]:
+def _mergeable(fn: Function, maybe_unset: Set[str]) -> set[str]:
     """Variables whose name may change: written with one type, never read unset."""
     types: dict[str, object] = {name: t for name, t in fn.params}
     mixed: set[str] = set()

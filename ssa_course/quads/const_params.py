@@ -35,11 +35,11 @@ from __future__ import annotations
 from ssa_course.quads.analyses import available
 from ssa_course.quads.cfg import build_cfg
 from ssa_course.quads.dataflow import solve
-from ssa_course.quads.ir import Function, Instr, Program
+from ssa_course.quads.ir import Function, Instr, Item, Program
 from ssa_course.quads.names import all_names
 
 MAX_CONSTANTS = 6
-Key = tuple
+Key = tuple[str, str, int | bool | None]  # a constant: its type, its Python type, its value
 
 
 def _key(instr: Instr) -> Key:
@@ -68,7 +68,9 @@ def _constants(fn: Function) -> dict[Key, Instr]:
     always = frozenset.intersection(*(made_by[n] for n in exits)) if exits else set()
     found: dict[Key, Instr] = {}
     for instr in fn.instrs():
-        key = _key(instr) if instr.op == "const" and instr.value is not None else None
+        if instr.op != "const" or instr.value is None:
+            continue
+        key = _key(instr)
         if key in always and key not in found and len(found) < MAX_CONSTANTS:
             found[key] = instr
     return found
@@ -93,12 +95,14 @@ def thread_constants(program: Program) -> tuple[Program, int]:
 
 def _rewrite(fn: Function, threaded: dict[str, list[tuple[Key, str, Instr]]]) -> Function:
     mine = {key: param for key, param, _ in threaded.get(fn.name, [])}
-    params = list(fn.params) + [(param, instr.type) for _, param, instr in
-                                threaded.get(fn.name, [])]  # type: ignore[misc]
+    params = list(fn.params)
+    for _, param, instr in threaded.get(fn.name, []):
+        assert instr.type is not None  # (shapes: a const has a type)
+        params.append((param, instr.type))
     names = all_names(fn)
     for param in mine.values():
         names.reserve(param)
-    body: list = []
+    body: list[Item] = []
     for item in fn.body:
         if isinstance(item, Instr) and item.op == "const" and _key(item) in mine:
             body.append(Instr("id", item.dest, item.type, [mine[_key(item)]], pos=item.pos,

@@ -34,14 +34,15 @@ instead of a walk over the node's instructions.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from ssa_course.quads.cfg import CFG
 from ssa_course.quads.ir import Instr
 
 F = TypeVar("F")  # the type of a fact (a set of names, a frozenset, a dict, ...)
+T = TypeVar("T", bound=Hashable)  # what a gen/kill problem's sets hold (a name, a definition)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,23 +68,23 @@ class Analysis(Generic[F]):
     kill: Callable[[Instr], Iterable] | None = None
 
 
-def gen_kill(name: str, *, forward: bool, may: bool, gen: Callable[[Instr], Iterable],
-             kill: Callable[[Instr], Iterable], boundary: frozenset = frozenset(),
-             init: frozenset = frozenset(),
-             edge: Callable[[str, str, frozenset], frozenset] | None = None
-             ) -> Analysis[frozenset]:
+def gen_kill(name: str, *, forward: bool, may: bool, gen: Callable[[Instr], Iterable[T]],
+             kill: Callable[[Instr], Iterable[T]], boundary: frozenset[T] = frozenset(),
+             init: frozenset[T] = frozenset(),
+             edge: Callable[[str, str, frozenset[T]], frozenset[T]] | None = None
+             ) -> Analysis[frozenset[T]]:
     """A set problem whose transfer is ``gen | (fact - kill)``: the classic bit-vector
     framework. ``may``: facts meet by union (on some path), else by intersection."""
 
-    def transfer(instr: Instr, fact: frozenset) -> frozenset:
+    def transfer(instr: Instr, fact: frozenset[T]) -> frozenset[T]:
         return (fact - frozenset(kill(instr))) | frozenset(gen(instr))
 
-    meet = frozenset.union if may else frozenset.intersection
+    meet: Callable[..., frozenset[T]] = frozenset.union if may else frozenset.intersection
     return Analysis(name, forward, boundary, init, meet, transfer, edge, gen, kill)
 
 
 @dataclass(eq=False, slots=True)
-class _Node:
+class _Node(Generic[F]):
     """A piece of a block the solver works on: the whole block, or, for a block with an
     exceptional edge, everything but its last instruction (``part`` 0) and that last
     instruction alone (``part`` 1)."""
@@ -91,28 +92,30 @@ class _Node:
     block: str
     part: int
     instrs: list[Instr]
-    succs: list[tuple[_Node, bool]]  # (node, does the edge cross between blocks?)
-    preds: list[tuple[_Node, bool]]
+    into: F  # the fact on the node's input side (top for forward, ...)
+    out: F  # ... and on its output side
+    succs: list[tuple[_Node[F], bool]] = field(default_factory=list)  # (node, crosses
+    preds: list[tuple[_Node[F], bool]] = field(default_factory=list)  # between blocks?)
     summary: tuple[frozenset, frozenset] | None = None  # (gen, kill) of a gen/kill problem
-    into: object = None  # the fact on the node's input side (top for forward, ...)
-    out: object = None  # ... and on its output side
 
 
-def _nodes(cfg: CFG) -> tuple[list[_Node], dict[str, _Node], dict[str, _Node]]:
+def _nodes(cfg: CFG, init: F
+           ) -> tuple[list[_Node[F]], dict[str, _Node[F]], dict[str, _Node[F]]]:
     """The solver's graph: one node per block, two for a block that may throw (the rule
-    above). Returns the nodes in layout order, each block's first and last node."""
-    first: dict[str, _Node] = {}
-    last: dict[str, _Node] = {}
-    order: list[_Node] = []
+    above), every point at ``init``. Returns the nodes in layout order, each block's first
+    and last node."""
+    first: dict[str, _Node[F]] = {}
+    last: dict[str, _Node[F]] = {}
+    order: list[_Node[F]] = []
     for name, block in cfg.blocks.items():
         if block.throws_to is None or not block.instrs:
-            node = _Node(name, 0, block.instrs, [], [])
+            node = _Node(name, 0, block.instrs, init, init)
             first[name] = last[name] = node
             order.append(node)
             continue
         # the throwing instruction gets a node of its own, entered from the rest
-        head = _Node(name, 0, block.instrs[:-1], [], [])
-        tail = _Node(name, 1, block.instrs[-1:], [], [])
+        head = _Node(name, 0, block.instrs[:-1], init, init)
+        tail = _Node(name, 1, block.instrs[-1:], init, init)
         head.succs.append((tail, False))
         tail.preds.append((head, False))
         first[name], last[name] = head, tail
@@ -134,12 +137,15 @@ class Facts(Generic[F]):
 
     __slots__ = ("analysis", "cfg", "top", "bottom", "visits", "_first", "_last")
 
-    def __init__(self, analysis: Analysis[F], cfg: CFG) -> None:
+    def __init__(self, analysis: Analysis[F], cfg: CFG, first: dict[str, _Node[F]],
+                 last: dict[str, _Node[F]]) -> None:
         self.analysis = analysis
         self.cfg = cfg
         self.top: dict[str, F] = {}
         self.bottom: dict[str, F] = {}
         self.visits = 0  # how many nodes the worklist processed (a measure of work)
+        self._first = first  # each block's first and last node of the solver's graph
+        self._last = last
 
     def points(self, block: str) -> list[F]:
         """The fact at every point of ``block``, in program order: ``points[k]`` is the fact
@@ -180,7 +186,7 @@ class Facts(Generic[F]):
         fact = self._first[handler].into if not a.forward else first.out
         return a.edge(block, handler, fact) if a.edge is not None and not a.forward else fact
 
-    def walk_backward(self, block: str) -> Iterator[tuple[int, Instr, set]]:
+    def walk_backward(self: Facts[frozenset], block: str) -> Iterator[tuple[int, Instr, set]]:
         """For a backward gen/kill analysis: ``(k, instr, fact after instr k)`` from the last
         instruction of ``block`` to the first, with one set changed in place (fast on long
         blocks; copy it to keep it). After a throwing last instruction: its normal path."""
@@ -200,7 +206,7 @@ class Facts(Generic[F]):
             fact.update(a.gen(instr))
 
 
-def _summary(a: Analysis, node: _Node) -> tuple[frozenset, frozenset]:
+def _summary(a: Analysis[F], node: _Node[F]) -> tuple[frozenset, frozenset]:
     """``(gen, kill)`` of a whole node, composed instruction by instruction in the
     analysis' direction: a later gen survives, an earlier gen is killed by a later kill."""
     gen: set = set()
@@ -214,7 +220,7 @@ def _summary(a: Analysis, node: _Node) -> tuple[frozenset, frozenset]:
     return frozenset(gen), frozenset(kill - gen)
 
 
-def _through(a: Analysis[F], node: _Node, fact: F) -> F:
+def _through(a: Analysis[F], node: _Node[F], fact: F) -> F:
     """The transfer of a whole node: its summary for a gen/kill problem, else each of its
     instructions in turn (in the analysis' direction)."""
     if a.gen is not None:
@@ -227,12 +233,12 @@ def _through(a: Analysis[F], node: _Node, fact: F) -> F:
     return fact
 
 
-def _combine(a: Analysis[F], node: _Node, edges: list[tuple[_Node, bool]], forward: bool,
-             is_start: bool) -> F:
+def _combine(a: Analysis[F], node: _Node[F], edges: list[tuple[_Node[F], bool]],
+             forward: bool, is_start: bool) -> F:
     """The meet of the facts flowing into ``node`` along ``edges`` (its predecessors' outs
     for a forward analysis, its successors' ins for a backward one), with the boundary
     at a start."""
-    facts: list = [a.boundary] if is_start else []
+    facts: list[F] = [a.boundary] if is_start else []
     for other, crosses in edges:
         fact = other.out if forward else other.into
         if crosses and a.edge is not None:  # e.g. the phi arguments of this edge
@@ -249,11 +255,9 @@ def solve(cfg: CFG, analysis: Analysis[F]) -> Facts[F]:
     """Solve ``analysis`` on ``cfg`` (a worklist fixed point; see the module text)."""
     a = analysis
     forward = a.forward
-    order, first, last = _nodes(cfg)
+    order, first, last = _nodes(cfg, a.init)  # every point starts from ``init``
     entry = first.get(cfg.entry)
-    for n in order:  # every point starts from ``init``
-        n.into = n.out = a.init
-    facts: Facts[F] = Facts(a, cfg)
+    facts = Facts(a, cfg, first, last)
     # A forward analysis visits blocks in layout order (most predecessors come first), a
     # backward one in reverse; a node is queued again only when its input may have changed.
     work = deque(order if forward else reversed(order))
@@ -286,5 +290,4 @@ def solve(cfg: CFG, analysis: Analysis[F]) -> Facts[F]:
     for name in cfg.blocks:
         facts.top[name] = first[name].into
         facts.bottom[name] = last[name].out
-    facts._first, facts._last = first, last
     return facts

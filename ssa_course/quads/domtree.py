@@ -16,18 +16,22 @@ ask it once per use).
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
+from typing import Generic, TypeVar
 
 Node = Hashable
+# A graph's node: a block label, an IRCode block number, a sea-of-nodes node. The functions
+# below are generic in it, so a caller's ``dict[str, list[str]]`` gives back ``str`` nodes.
+N = TypeVar("N", bound=Hashable)
 
 
-def _dfs(succs: Mapping[Node, Sequence[Node]], entry: Node
-         ) -> tuple[list[Node], list[int], list[Node]]:
+def _dfs(succs: Mapping[N, Sequence[N]], entry: N
+         ) -> tuple[list[N], list[int], list[N]]:
     """One depth-first search from ``entry`` (successors in order, as
     :func:`ssa_course.ssa.dom.postorder` does): the nodes in preorder, each one's DFS parent
     (by preorder number), and the nodes in postorder."""
-    order: list[Node] = [entry]
+    order: list[N] = [entry]
     parent: list[int] = [0]
-    post: list[Node] = []
+    post: list[N] = []
     number = {entry: 0}
     stack = [(0, iter(succs.get(entry, ())))]
     while stack:
@@ -45,8 +49,8 @@ def _dfs(succs: Mapping[Node, Sequence[Node]], entry: Node
     return order, parent, post
 
 
-def fast_immediate_dominators(succs: Mapping[Node, Sequence[Node]], entry: Node
-                              ) -> dict[Node, Node]:
+def fast_immediate_dominators(succs: Mapping[N, Sequence[N]], entry: N
+                              ) -> dict[N, N]:
     """``idom[n]`` for every node reachable from ``entry`` (``idom[entry] == entry``),
     in O(E log V) (near-linear in practice), in the order of ``immediate_dominators``."""
     order, parent, post = _dfs(succs, entry)
@@ -95,7 +99,7 @@ def fast_immediate_dominators(succs: Mapping[Node, Sequence[Node]], entry: Node
     return result
 
 
-class Dominance:
+class Dominance(Generic[N]):
     """The dominator tree of a graph with pre/post numbers: O(1) dominance queries.
 
     ``idom`` is :func:`fast_immediate_dominators`; ``children`` the tree; ``pre``/``post``
@@ -105,16 +109,16 @@ class Dominance:
 
     __slots__ = ("succs", "entry", "idom", "children", "pre", "post")
 
-    def __init__(self, succs: Mapping[Node, Sequence[Node]], entry: Node):
+    def __init__(self, succs: Mapping[N, Sequence[N]], entry: N):
         self.succs = succs
         self.entry = entry
         self.idom = fast_immediate_dominators(succs, entry)
-        self.children: dict[Node, list[Node]] = {n: [] for n in self.idom}
+        self.children: dict[N, list[N]] = {n: [] for n in self.idom}
         for n, d in self.idom.items():
             if n != d:
                 self.children[d].append(n)
-        self.pre: dict[Node, int] = {}
-        self.post: dict[Node, int] = {}
+        self.pre: dict[N, int] = {}
+        self.post: dict[N, int] = {}
         clock = 0
         stack = [(entry, iter(self.children[entry]))]
         self.pre[entry] = clock
@@ -130,14 +134,14 @@ class Dominance:
             self.pre[kid] = clock
             stack.append((kid, iter(self.children[kid])))
 
-    def __contains__(self, node: Node) -> bool:
+    def __contains__(self, node: N) -> bool:
         """Is ``node`` reachable from the entry (does it have a dominator)?"""
         return node in self.pre
 
-    def dominates(self, a: Node, b: Node) -> bool:
+    def dominates(self, a: N, b: N) -> bool:
         """Does ``a`` dominate ``b``? (Both reachable; every node dominates itself.)"""
         return self.pre[a] <= self.pre[b] and self.post[b] <= self.post[a]
 
-    def preorder(self) -> list[Node]:
+    def preorder(self) -> list[N]:
         """The reachable nodes in dominator-tree preorder (parents before children)."""
         return sorted(self.pre, key=self.pre.__getitem__)

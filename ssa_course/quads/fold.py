@@ -12,7 +12,7 @@ whether it is commutative or may trap, and its identities (``x+0 = x``, ``x*0 = 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ssa_course import opcodes
 
@@ -41,7 +41,7 @@ PURE = _Facts(lambda v: v.pure and not v.may_trap, frozenset({"const", "id"}))
 DIVISION = _Facts(lambda v: v.pure and v.may_trap, frozenset())
 
 
-def fold(op: str, values: list[object]) -> object | None:
+def fold(op: str, values: Sequence[object]) -> object | None:
     """The result of ``op`` on constant operands, or None when it must not be folded."""
     if op == "id":
         return values[0]
@@ -56,7 +56,8 @@ def _is(c: object, value: object) -> bool:
     return c is not None and value is not None and type(c) is type(value) and c == value
 
 
-def identity(op: str, args: list[str], consts: list[object | None]) -> tuple[str, object] | None:
+def identity(op: str, args: list[str], consts: Sequence[object | None]
+             ) -> tuple[str, object] | None:
     """An algebraic identity: ``("copy", var)`` or ``("const", value)``, or None.
 
     ``consts[i]`` is the known constant of ``args[i]`` (None when unknown). The rules are

@@ -53,7 +53,7 @@ from ssa_course.quads.call_depth import (
 )
 from ssa_course.quads.cfg import build_cfg
 from ssa_course.quads.dataflow import solve
-from ssa_course.quads.ir import Function, Instr, Label, Program
+from ssa_course.quads.ir import Function, Instr, Item, Label, Program
 from ssa_course.quads.names import Names, all_names
 
 MAX_CALLEE = 60  # instructions in a callee worth copying into its callers
@@ -84,7 +84,7 @@ def inlinable(fn: Function, sites: int) -> bool:
             and all_reads_defined(fn))
 
 
-def _copy_body(site: Instr, callee: Function, taken: Names, tag: str) -> list:
+def _copy_body(site: Instr, callee: Function, taken: Names, tag: str) -> list[Item]:
     """The callee's body renamed for one call site, ending at a fresh label."""
     rename: dict[str, str] = {}
 
@@ -125,10 +125,12 @@ def inline_into(fn: Function, program: Program, leaves: set[str], deep: set[str]
     safe = nonzero_constants(fn)
     labels = {item.name: i for i, item in enumerate(fn.body) if isinstance(item, Label)}
     after_call = calls_after_a_call(fn.body, staying) if fn.name in deep else set()
-    body: list = []
+    body: list[Item] = []
     for k, item in enumerate(fn.body):
-        callee = (program.functions.get(item.funcs[0]) if isinstance(item, Instr)
-                  and item.op == "call" and item.funcs else None)
+        if not (isinstance(item, Instr) and item.op == "call" and item.funcs):
+            body.append(item)
+            continue
+        callee = program.functions.get(item.funcs[0])
         if (callee is None or callee.name not in leaves or callee.name == fn.name
                 or size + len(callee.body) > MAX_CALLER
                 or (fn.name in deep and k not in after_call

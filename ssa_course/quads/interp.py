@@ -20,6 +20,7 @@ from ssa_course.runtime import (
     Output,
     TinyArray,
     TinyStruct,
+    Value,
     check_index,
     format_print,
     load_element,
@@ -162,14 +163,14 @@ class Frame:
     __slots__ = ("res", "pc", "env", "dest", "dest_type", "handlers", "exc", "came",
                  "came_to", "shadow")
 
-    def __init__(self, res: Resolved, env: dict[str, object], dest: str | None,
+    def __init__(self, res: Resolved, env: dict[str, Value], dest: str | None,
                  dest_type: Type | None = None):
         self.res = res
         self.pc = 0
         self.env = env
         self.dest = dest  # where the caller wants our return value
         self.dest_type = dest_type  # ... and the type it declared for it
-        self.shadow: dict[str, object] = {}  # Bril's SSA ``set``/``get`` store, per call
+        self.shadow: dict[str, Value] = {}  # Bril's SSA ``set``/``get`` store, per call
         self.handlers: list[int] = []  # pcs of active catch handlers (innermost last)
         self.exc = 0  # the value a ``catch`` instruction reads
         self.came = -1  # while a callee runs: the index of the last jump taken here
@@ -205,7 +206,7 @@ def _undefined(name: str) -> RuntimeTrap:
     return RuntimeTrap(f"undefined variable '{name}'")
 
 
-def _has_type(value: object, ty: Type | None) -> bool:
+def _has_type(value: Value, ty: Type | None) -> bool:
     """Does a runtime value fit a declared type? (brili checks ints and bools.)"""
     if ty == INT:
         return type(value) is int
@@ -214,14 +215,14 @@ def _has_type(value: object, ty: Type | None) -> bool:
     return value is not UNDEF_VALUE
 
 
-def _bad_operands(instr: Instr, env: dict[str, object], fn: str) -> RuntimeTrap:
+def _bad_operands(instr: Instr, env: dict[str, Value], fn: str) -> RuntimeTrap:
     for name in instr.args:  # an ``undef`` used, not copied: no value, as every stage says
         if env.get(name) is UNDEF_VALUE:
             return _undefined(name)
     return RuntimeTrap(f"bad operand types for '{instr.op}' in @{fn}")
 
 
-def _check_return(frame: Frame, retval: object, caller: str) -> None:
+def _check_return(frame: Frame, retval: Value, caller: str) -> None:
     """What brili checks when a call returns: a value exactly when the call has a
     destination, of the declared type."""
     name = frame.res.fn.name
@@ -238,7 +239,7 @@ def _check_return(frame: Frame, retval: object, caller: str) -> None:
                           f"@{caller}")
 
 
-def run_quads(program: Program, args: list[object], out: Output, limits: Limits) -> int:
+def run_quads(program: Program, args: list[Value], out: Output, limits: Limits) -> int:
     """Run ``@main(*args)``; returns the number of instructions executed.
 
     Raises :class:`RuntimeTrap` on a runtime error, an uncaught exception, or a limit.

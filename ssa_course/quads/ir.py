@@ -130,6 +130,17 @@ class Instr:
     def is_terminator(self) -> bool:
         return self.op in TERMINATORS
 
+    def result(self) -> str:
+        """The destination of an instruction whose operation always has one (``phi``,
+        ``get``, ``const``, a value operator...): checked shapes guarantee it."""
+        assert self.dest is not None, f"'{self.op}' without a destination"
+        return self.dest
+
+    def field_name(self) -> str:
+        """The field of a ``getf``, ``setf`` or ``checkdef``: checked shapes guarantee it."""
+        assert self.field is not None, f"'{self.op}' without a field"
+        return self.field
+
     def copy(self) -> Instr:
         return Instr(self.op, self.dest, self.type, list(self.args), list(self.funcs),
                      list(self.labels), self.value, self.field, self.pos, self.line, self.at,

@@ -29,6 +29,8 @@ Functions with exception handlers are left alone (their liveness has extra edges
 
 from __future__ import annotations
 
+from collections.abc import Set
+
 from ssa_course.quads.analyses import liveness
 from ssa_course.quads.cfg import build_cfg
 from ssa_course.quads.fold import PURE
@@ -65,7 +67,7 @@ def landing_pads(fn: Function) -> Function:
     return Function(fn.name, list(fn.params), fn.ret, body)
 
 
-def _sinkable(block: list[Item], br: Instr, live_other: set[str],
+def _sinkable(block: list[Item], br: Instr, live_other: Set[str],
               params: set[str]) -> set[int]:
     """Indices (into ``block``) of the instructions that may sink past ``br``."""
     earlier: list[set[str]] = []  # what the block assigned before each instruction
@@ -74,7 +76,7 @@ def _sinkable(block: list[Item], br: Instr, live_other: set[str],
         earlier.append(set(seen))
         if isinstance(x, Instr) and x.dest is not None:
             seen.add(x.dest)
-    stay_reads, stay_writes = set(br.args), set()
+    stay_reads, stay_writes = set(br.args), set[str]()
     moved: set[int] = set()
     for j in range(len(block) - 1, -1, -1):
         x = block[j]

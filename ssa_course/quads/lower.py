@@ -13,10 +13,13 @@ with ``id``, no folding. Cleaning that up is lesson 02's job.
 from __future__ import annotations
 
 from ssa_course import opcodes
+from ssa_course.errors import Pos
 from ssa_course.quads.ir import Function, Instr, Label, Program, StructInfo
 from ssa_course.runtime import deep_recursion, paused_gc
 from ssa_course.tiny import ast
+from ssa_course.tiny.check import type_of
 from ssa_course.tiny.types import BOOL, INT, VOID, Type
+from ssa_course.tiny.visit import StmtVisitor
 
 _KINDS: dict[str, Type] = {opcodes.INT: INT, opcodes.BOOL: BOOL}
 
@@ -32,7 +35,7 @@ class _Loop:
         self.handlers = handlers
 
 
-class FunctionLowerer:
+class FunctionLowerer(StmtVisitor):
     def __init__(self, fn: ast.FnDef, program: ast.Program):
         self.fn = fn
         self.program = program
@@ -70,7 +73,7 @@ class FunctionLowerer:
     # -- functions and statements --------------------------------------------
 
     def lower(self) -> Function:
-        params = [(p.var.unique_name(), p.ty) for p in self.fn.params]
+        params = [(ast.var_name(p.var), p.ty) for p in self.fn.params]
         self.block(self.fn.body)
         ret = None if self.fn.ret == VOID else self.fn.ret
         return Function(self.fn.name, params, ret, self.body)
@@ -81,53 +84,26 @@ class FunctionLowerer:
 
     def stmt(self, s: ast.Stmt) -> None:
         outer, self.line = self.line, s.pos.line
-        match s:  # one case per statement class of the AST
-            case ast.Block():
-                self.stmt_block(s)
-            case ast.VarDecl():
-                self.stmt_var_decl(s)
-            case ast.Assign():
-                self.stmt_assign(s)
-            case ast.If():
-                self.stmt_if(s)
-            case ast.While():
-                self.stmt_while(s)
-            case ast.For():
-                self.stmt_for(s)
-            case ast.Break():
-                self.stmt_break(s)
-            case ast.Continue():
-                self.stmt_continue(s)
-            case ast.Return():
-                self.stmt_return(s)
-            case ast.Print():
-                self.stmt_print(s)
-            case ast.ExprStmt():
-                self.stmt_expr_stmt(s)
-            case ast.Try():
-                self.stmt_try(s)
-            case ast.Throw():
-                self.stmt_throw(s)
-            case _:
-                raise TypeError(f"cannot lower {type(s).__name__}")
+        self.dispatch(s)  # one method per statement class of the AST
         self.line = outer
 
     def stmt_block(self, s: ast.Block) -> None:
         self.block(s)
 
     def stmt_var_decl(self, s: ast.VarDecl) -> None:
-        self.expr_into(s.init, s.var.unique_name())
+        self.expr_into(s.init, ast.var_name(s.var))
 
     def stmt_assign(self, s: ast.Assign) -> None:
         target = s.target
         if isinstance(target, ast.Name):
-            self.expr_into(s.value, target.var.unique_name())
+            self.expr_into(s.value, ast.var_name(target.var))
         elif isinstance(target, ast.Index):
             array = self.expr(target.base)
             index = self.expr(target.index)
             value = self.expr(s.value)
             self.emit(Instr("astore", args=[array, index, value], pos=target.pos))
         else:
+            assert isinstance(target, ast.Field)  # the parser's third kind of target
             obj = self.expr(target.base)
             value = self.expr(s.value)
             self.emit(Instr("setf", args=[obj, value], field=target.name))
@@ -221,7 +197,7 @@ class FunctionLowerer:
         self.emit(Instr("leave"))
         self.emit(Instr("jmp", labels=[end_l]))
         self.label(catch_l)
-        self.emit(Instr("catch", dest=s.var.unique_name(), type=INT))
+        self.emit(Instr("catch", dest=ast.var_name(s.var), type=INT))
         self.block(s.handler)
         self.label(end_l)
 
@@ -234,16 +210,16 @@ class FunctionLowerer:
         """Lower ``e``; returns the variable holding its value (a source variable is
         used directly, no copy)."""
         if isinstance(e, ast.Name):
-            return e.var.unique_name()
+            return ast.var_name(e.var)
         return self.expr_into(e, None)
 
     def expr_into(self, e: ast.Expr, dest: str | None) -> str:
         """Lower ``e`` so that its value ends up in ``dest`` (a fresh temporary, numbered
         after its operands', when ``dest`` is None); returns the variable."""
-        ty: Type = e.ty
+        ty = type_of(e)
         match e:  # one case per expression class of the AST
             case ast.Name():
-                return self.op("id", dest, ty, [e.var.unique_name()])
+                return self.op("id", dest, ty, [ast.var_name(e.var)])
             case ast.IntLit() | ast.BoolLit():
                 return self.op("const", dest, ty, [], value=e.value)
             case ast.Binary():
@@ -274,19 +250,17 @@ class FunctionLowerer:
                 # Evaluate in source order, pass in declaration order.
                 values = {name: self.expr(fexpr) for name, fexpr, _ in e.fields}
                 struct = self.program.structs[e.name]
-                made = self.op("newstruct", dest, ty,
-                               [values[f] for f, _, _ in struct.fields])
                 # It cannot fail, so no ``pos``; ``at`` lets listings (lesson 10) find it.
-                self.body[-1].at = e.pos
-                return made
+                return self.op("newstruct", dest, ty,
+                               [values[f] for f, _, _ in struct.fields], at=e.pos)
         raise TypeError(f"cannot lower {type(e).__name__}")
 
-    def op(self, opcode: str, dest: str | None, ty: Type, args: list[str], *,
+    def op(self, opcode: str, dest: str | None, ty: Type | None, args: list[str], *,
            value: int | bool | None = None, funcs: list[str] | None = None,
-           field: str | None = None, pos=None) -> str:
+           field: str | None = None, pos: Pos | None = None, at: Pos | None = None) -> str:
         """Emit one value-producing instruction; returns its destination."""
         dest = dest or self.temp()
-        self.emit(Instr(opcode, dest, ty, args, funcs or [], [], value, field, pos))
+        self.emit(Instr(opcode, dest, ty, args, funcs or [], [], value, field, pos, at=at))
         return dest
 
     def binary_into(self, e: ast.Binary, dest: str | None) -> str:
@@ -323,7 +297,7 @@ class FunctionLowerer:
 
 def _variable_names(fn: ast.FnDef) -> set[str]:
     """Every quads name a source variable of ``fn`` will use (temporaries avoid them)."""
-    names = {p.var.unique_name() for p in fn.params}
+    names = {ast.var_name(p.var) for p in fn.params}
     stack: list[object] = [fn.body]
     while stack:
         node = stack.pop()

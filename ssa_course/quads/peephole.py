@@ -13,11 +13,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ssa_course.quads.fold import COMMUTATIVE, DIVISION, PURE, fold, identity
 from ssa_course.quads.ir import Function, Instr, Label, Program
 
 
 def _const(instr: Instr, value: object) -> Instr:
+    assert isinstance(value, int)  # the constants of the table are ints and bools
     return Instr("const", instr.dest, instr.type, value=value, pos=instr.pos)
 
 
@@ -53,7 +56,10 @@ def _rewrite_in_window(window: list[Instr], instr: Instr) -> Instr:
     if rule is not None and not (instr.op in DIVISION and consts[1] in (0, None)
                                  and rule[0] == "const"):
         kind, what = rule
-        return _const(instr, what) if kind == "const" else _copy(instr, what)
+        if kind == "const":
+            return _const(instr, what)
+        assert isinstance(what, str)  # ("copy", the variable to read)
+        return _copy(instr, what)
     new = instr.copy()
     new.args = args
     return new
@@ -156,10 +162,12 @@ def _lvn_block(instrs: list[Instr]) -> list[Instr]:
                     key = ("const", type(what).__name__, what)
                     new = _const(instr, what)
                 else:
+                    assert isinstance(what, str)  # ("copy", the variable to read)
                     key = ("num", t.var2num.get(what, t.num_of(what)))
         n = key[1] if key[0] == "num" else t.expr2num.get(key)
-        if n is not None and t.home(n) is not None and t.home(n) != instr.dest:
-            out.append(_copy(instr, t.home(n)) if n not in t.num2const
+        home = t.home(n) if n is not None else None
+        if n is not None and home is not None and home != instr.dest:
+            out.append(_copy(instr, home) if n not in t.num2const
                        else _const(instr, t.num2const[n]))
             t.assign(instr.dest, n)
             continue
@@ -212,6 +220,6 @@ def dead_code(fn: Function) -> Function:
         body = keep
 
 
-def on_program(pass_fn, program: Program) -> Program:
+def on_program(pass_fn: Callable[[Function], Function], program: Program) -> Program:
     """Apply a function pass to every function of a program."""
     return Program({n: pass_fn(f) for n, f in program.functions.items()}, program.structs)

@@ -45,6 +45,7 @@ removes the jumps between the blocks of a merged region.
 
 from __future__ import annotations
 
+from collections.abc import Set
 from dataclasses import dataclass
 
 from ssa_course.quads.analyses import liveness
@@ -80,7 +81,7 @@ def merge_try_regions(fn: Function) -> Function:
         fn = cfg.to_function()
 
 
-def _walk(cfg: CFG, start: str, stop: set[str]) -> tuple[list[Instr], str, Instr] | None:
+def _walk(cfg: CFG, start: str, stop: Set[str]) -> tuple[list[Instr], str, Instr] | None:
     """Follow straight-line code from block ``start`` (which must have exactly one
     predecessor, as every later block) up to the first instruction whose op is in
     ``stop``: the instructions before it (jumps left out), its block, and it. None when the
@@ -162,7 +163,7 @@ def _handler_key(cfg: CFG, name: str, skip: int = 0) -> tuple:
     return tuple(_sig(i) for i in instrs), tuple(block.succs)
 
 
-def _hoistable(cfg: CFG, link: _Link, normal_live: set[str], maybe_unset: set[str]) -> int:
+def _hoistable(cfg: CFG, link: _Link, normal_live: Set[str], maybe_unset: Set[str]) -> int:
     """How many copies at the start of the link's handler may run before its ``enter``."""
     if len(link.region) != 1 or link.region[0].op != "call":
         return 0
@@ -179,7 +180,7 @@ def _hoistable(cfg: CFG, link: _Link, normal_live: set[str], maybe_unset: set[st
     return n
 
 
-def _call_liveness(fn: Function) -> tuple[list[set[str] | None], set[str]]:
+def _call_liveness(fn: Function) -> tuple[list[frozenset[str] | None], frozenset[str]]:
     """For the k-th ``call`` of ``fn``: when it runs inside a try, the variables live right
     before it on its *normal* path (its arguments, and what is live after it except its
     destination), else None; and the variables some path may read before assigning."""
@@ -187,7 +188,7 @@ def _call_liveness(fn: Function) -> tuple[list[set[str] | None], set[str]]:
     add_exception_edges(ecfg)
     live = liveness(ecfg)
     live_in = live.top
-    result: list[set[str] | None] = []
+    result: list[frozenset[str] | None] = []
     for block in ecfg.blocks.values():  # blocks and calls stay in the order of fn
         for instr in block.instrs:
             if instr.op != "call":

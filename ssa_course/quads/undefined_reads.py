@@ -99,10 +99,10 @@ class _Function:
             label = self._label_of(b)
             for item in self.blocks[b]:
                 if item.op == "undef":
-                    found.add(item.dest)  # type: ignore[arg-type]
+                    found.add(item.result())
                 elif item.op == "phi":
                     if any(a == NEVER or a not in self.assigned for a in item.args):
-                        found.add(item.dest)  # type: ignore[arg-type]
+                        found.add(item.result())
                 else:
                     found.update(a for a in _reads(item) if a not in scope)
                 if item.dest is not None and item.dest not in scope:
@@ -340,4 +340,4 @@ class _Writer:
 
 
 def _dummy(ty: Type | None) -> int | bool | None:
-    return {INT: 0, BOOL: False}.get(ty) if ty is not None else None  # type: ignore[arg-type]
+    return {INT: 0, BOOL: False}.get(ty) if ty is not None else None

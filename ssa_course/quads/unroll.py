@@ -88,7 +88,7 @@ def keeps_a_copy(cfg: CFG, head: str, blocks: list[str],
     carries (live at the header) turns its copy into a phi argument, and that copy goes
     only if ``x`` and ``y`` never hold different values at once: they *interfere* when
     one is assigned (other than by this copy) while the other is still needed."""
-    header_live = set()
+    header_live: set[str] = set()
     for b in cfg.blocks[head].preds:
         if b in blocks:
             header_live |= live[b]

@@ -46,6 +46,7 @@ from ssa_course.son.scope import Delta, Scope
 from ssa_course.son.types import BOOL_BOTTOM, INT_BOTTOM, Type
 from ssa_course.tiny import ast
 from ssa_course.tiny import types as tt
+from ssa_course.tiny.visit import StmtVisitor
 
 
 @dataclass
@@ -63,7 +64,7 @@ class _TryContext:
     caught: list[Delta]
 
 
-class GraphBuilder(Emitter):
+class GraphBuilder(Emitter, StmtVisitor):
     """Builds one function's graph from its checked syntax tree."""
 
     def __init__(self, program: ast.Program, fn: ast.FnDef, optimize: bool = True,
@@ -177,35 +178,7 @@ class GraphBuilder(Emitter):
         pos = getattr(s, "pos", None)
         if pos is not None:
             self.g.line = pos.line
-        match s:  # one case per statement class of the AST
-            case ast.Block():
-                self.stmt_block(s)
-            case ast.VarDecl():
-                self.stmt_var_decl(s)
-            case ast.Assign():
-                self.stmt_assign(s)
-            case ast.ExprStmt():
-                self.stmt_expr_stmt(s)
-            case ast.Print():
-                self.stmt_print(s)
-            case ast.Return():
-                self.stmt_return(s)
-            case ast.Throw():
-                self.stmt_throw(s)
-            case ast.If():
-                self.stmt_if(s)
-            case ast.While():
-                self.stmt_while(s)
-            case ast.For():
-                self.stmt_for(s)
-            case ast.Break():
-                self.stmt_break(s)
-            case ast.Continue():
-                self.stmt_continue(s)
-            case ast.Try():
-                self.stmt_try(s)
-            case _:
-                raise TypeError(f"cannot build {type(s).__name__}")
+        self.dispatch(s)  # one method per statement class of the AST
 
     def stmt_block(self, s: ast.Block) -> None:
         self.block(s)

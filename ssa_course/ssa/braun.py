@@ -23,6 +23,7 @@ from ssa_course.quads.names import Names
 from ssa_course.runtime import deep_recursion
 from ssa_course.ssa.construct import UNDEFINED, SSAStats, prepare_cfg
 from ssa_course.ssa.dom import postorder
+from ssa_course.tiny.types import Type
 
 
 class Value:
@@ -44,7 +45,7 @@ class Value:
 class Phi(Value):
     __slots__ = ("block", "var", "operands", "users", "type")
 
-    def __init__(self, name: str, block: str, var: str, type_: object):
+    def __init__(self, name: str, block: str, var: str, type_: Type | None):
         super().__init__(name)
         self.block = block
         self.var = var
@@ -64,7 +65,7 @@ class Builder:
         self.sealed: set[str] = set()
         self.incomplete: dict[str, dict[str, Phi]] = {name: {} for name in cfg.blocks}
         self.phis: dict[str, list[Phi]] = {name: [] for name in cfg.blocks}
-        self.types: dict[str, object] = dict(fn.params)
+        self.types: dict[str, Type | None] = dict(fn.params)
         for instr in fn.instrs():
             if instr.dest is not None:
                 self.types.setdefault(instr.dest, instr.type)

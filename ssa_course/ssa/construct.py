@@ -32,6 +32,7 @@ from ssa_course.ssa.dom import (
     fast_immediate_dominators,
     iterated_frontier,
 )
+from ssa_course.tiny.types import Type
 
 
 @dataclass
@@ -74,7 +75,7 @@ def to_ssa_cfg(fn: Function, *, pruned: bool = True,
     df = dominance_frontiers(succs, idom)
     tree = dominator_tree(idom)
 
-    types: dict[str, object] = {name: ty for name, ty in fn.params}
+    types: dict[str, Type | None] = {name: ty for name, ty in fn.params}
     defsites: dict[str, set[str]] = {name: {cfg.entry} for name, _ in fn.params}
     taken: set[str] = set(types)
     for name, block in cfg.blocks.items():
@@ -99,12 +100,11 @@ def to_ssa_cfg(fn: Function, *, pruned: bool = True,
     stacks: dict[str, list[str]] = {name: [name] for name, _ in fn.params}
     renamed: dict[str, list[Instr]] = {}
     pushed: dict[str, list[str]] = {}
-    # While renaming, a phi keeps the variable it merges in ``field`` (its args are
-    # filled in edge by edge as the walk reaches each predecessor).
-    for block_phis in phis.values():
-        for phi in block_phis:
-            phi.field = phi.dest
-            phi.args = [UNDEFINED] * len(phi.args)
+    # While renaming, ``merges[phi]`` is the variable a phi merges (its args are filled
+    # in edge by edge as the walk reaches each predecessor).
+    merges = {phi: phi.result() for block_phis in phis.values() for phi in block_phis}
+    for phi in merges:
+        phi.args = [UNDEFINED] * len(phi.args)
 
     def top(var: str) -> str | None:
         st = stacks.get(var)
@@ -120,7 +120,7 @@ def to_ssa_cfg(fn: Function, *, pruned: bool = True,
             slots[succ] = first_index(phis[succ][0].labels)
         at = slots[succ][pred]
         for phi in phis[succ]:
-            phi.args[at] = top(phi.field) or UNDEFINED
+            phi.args[at] = top(merges[phi]) or UNDEFINED
 
     # Iterative walk of the dominator tree: ("enter", b) renames b, ("exit", b) pops.
     work: list[tuple[str, str]] = [("enter", cfg.entry)]
@@ -133,9 +133,10 @@ def to_ssa_cfg(fn: Function, *, pruned: bool = True,
         block = cfg.blocks[name]
         mine: list[str] = []
         for phi in phis[name]:
-            phi.dest = names.fresh(phi.field, bare=False)
-            stacks.setdefault(phi.field, []).append(phi.dest)
-            mine.append(phi.field)
+            var = merges[phi]
+            phi.dest = names.fresh(var, bare=False)
+            stacks.setdefault(var, []).append(phi.dest)
+            mine.append(var)
         out: list[Instr] = []
         for i, instr in enumerate(block.instrs):
             if block.throws_to is not None and i == len(block.instrs) - 1:
@@ -156,9 +157,6 @@ def to_ssa_cfg(fn: Function, *, pruned: bool = True,
         for child in reversed(tree.get(name, [])):
             work.append(("enter", child))
 
-    for block_phis in phis.values():
-        for phi in block_phis:
-            phi.field = None
     for name, block in cfg.blocks.items():
         block.instrs = phis[name] + renamed.get(name, block.instrs)
     if stats is not None:

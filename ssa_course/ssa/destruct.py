@@ -25,9 +25,11 @@ from ssa_course.quads.cfg import CFG, BasicBlock, build_cfg
 from ssa_course.quads.ir import Function, Instr, Program
 from ssa_course.quads.names import variable_names
 from ssa_course.ssa.construct import UNDEFINED
+from ssa_course.tiny.types import Type
 
 
-def sequentialize(copies: list[tuple[str, str]], fresh) -> list[tuple[str, str]]:
+def sequentialize(copies: list[tuple[str, str]], fresh: Callable[[str], str]
+                  ) -> list[tuple[str, str]]:
     """Order parallel copies ``dst <- src`` so they can run one after the other.
 
     A copy may run once no other pending copy still reads its destination; when every
@@ -57,7 +59,7 @@ def _namer(fn: Function) -> Callable[[str], str]:
     return lambda base: names.fresh(base, bare=False, sep=".c", start=0)
 
 
-def _copy(dst: str, src: str, types: dict[str, object]) -> Instr:
+def _copy(dst: str, src: str, types: dict[str, Type | None]) -> Instr:
     return Instr("id", dst, types.get(dst) or types.get(src), [src])
 
 
@@ -68,7 +70,7 @@ def from_ssa_cfg(fn: Function) -> CFG:
     cfg = build_cfg(fn)
     add_exception_edges(cfg)
     fresh = _namer(fn)
-    types = {n: t for n, t in fn.params}
+    types: dict[str, Type | None] = {n: t for n, t in fn.params}
     for instr in fn.instrs():
         if instr.dest:
             types[instr.dest] = instr.type
@@ -82,11 +84,11 @@ def from_ssa_cfg(fn: Function) -> CFG:
         block.instrs = [i for i in block.instrs if i.op != "phi"]
         exceptional_in = any(cfg.blocks[p].throws_to == name for p in block.preds)
         for phi in phis:
-            target = phi.dest
+            target = dest = phi.result()
             if exceptional_in:  # copies go through a fresh name the handler reads on top
-                target = fresh(phi.dest)
+                target = fresh(dest)
                 types[target] = phi.type
-                handler_moves.setdefault(name, []).append((phi.dest, target))
+                handler_moves.setdefault(name, []).append((dest, target))
             for arg, pred in zip(phi.args, phi.labels, strict=True):
                 if arg != UNDEFINED:
                     edge_copies.setdefault((pred, name), []).append((target, arg))

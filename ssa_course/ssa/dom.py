@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ssa_course.quads.domtree import Dominance, Node, fast_immediate_dominators
+from ssa_course.quads.domtree import Dominance, N, Node, fast_immediate_dominators
 
 __all__ = [
     "Dominance", "Node", "dominance_frontiers", "dominates", "dominator_tree",
@@ -30,11 +30,11 @@ __all__ = [
 ]
 
 
-def postorder(succs: Mapping[Node, Sequence[Node]], entry: Node) -> list[Node]:
+def postorder(succs: Mapping[N, Sequence[N]], entry: N) -> list[N]:
     """Depth-first postorder of the nodes reachable from ``entry`` (explicit stack)."""
-    order: list[Node] = []
+    order: list[N] = []
     seen = {entry}
-    stack: list[tuple[Node, int]] = [(entry, 0)]
+    stack: list[tuple[N, int]] = [(entry, 0)]
     while stack:
         node, i = stack[-1]
         kids = succs.get(node, ())
@@ -50,16 +50,16 @@ def postorder(succs: Mapping[Node, Sequence[Node]], entry: Node) -> list[Node]:
     return order
 
 
-def predecessors(succs: Mapping[Node, Sequence[Node]]) -> dict[Node, list[Node]]:
-    preds: dict[Node, list[Node]] = {n: [] for n in succs}
+def predecessors(succs: Mapping[N, Sequence[N]]) -> dict[N, list[N]]:
+    preds: dict[N, list[N]] = {n: [] for n in succs}
     for n, kids in succs.items():
         for k in kids:
             preds.setdefault(k, []).append(n)
     return preds
 
 
-def immediate_dominators(succs: Mapping[Node, Sequence[Node]], entry: Node,
-                         stats: dict | None = None) -> dict[Node, Node]:
+def immediate_dominators(succs: Mapping[N, Sequence[N]], entry: N,
+                         stats: dict[str, int] | None = None) -> dict[N, N]:
     """``idom[n]`` for every node reachable from ``entry`` (``idom[entry] == entry``).
 
     ``stats``, when given, receives ``passes``: how many sweeps the fixpoint took.
@@ -67,9 +67,9 @@ def immediate_dominators(succs: Mapping[Node, Sequence[Node]], entry: Node,
     post = postorder(succs, entry)
     number = {n: i for i, n in enumerate(post)}  # postorder numbers: entry is highest
     preds = predecessors(succs)
-    idom: dict[Node, Node] = {entry: entry}
+    idom: dict[N, N] = {entry: entry}
 
-    def intersect(a: Node, b: Node) -> Node:
+    def intersect(a: N, b: N) -> N:
         while a != b:
             while number[a] < number[b]:
                 a = idom[a]
@@ -97,16 +97,16 @@ def immediate_dominators(succs: Mapping[Node, Sequence[Node]], entry: Node,
     return idom
 
 
-def dominator_tree(idom: Mapping[Node, Node]) -> dict[Node, list[Node]]:
+def dominator_tree(idom: Mapping[N, N]) -> dict[N, list[N]]:
     """Children lists of the dominator tree (in the order nodes appear in ``idom``)."""
-    tree: dict[Node, list[Node]] = {n: [] for n in idom}
+    tree: dict[N, list[N]] = {n: [] for n in idom}
     for n, d in idom.items():
         if n != d:
             tree[d].append(n)
     return tree
 
 
-def dominates(idom: Mapping[Node, Node], a: Node, b: Node) -> bool:
+def dominates(idom: Mapping[N, N], a: N, b: N) -> bool:
     """Does ``a`` dominate ``b``? (Walks up from ``b``; every node dominates itself.)
 
     One query costs the depth of ``b``: for many queries build a
@@ -120,8 +120,8 @@ def dominates(idom: Mapping[Node, Node], a: Node, b: Node) -> bool:
         b = parent
 
 
-def dominance_frontiers(succs: Mapping[Node, Sequence[Node]],
-                        idom: Mapping[Node, Node]) -> dict[Node, set[Node]]:
+def dominance_frontiers(succs: Mapping[N, Sequence[N]],
+                        idom: Mapping[N, N]) -> dict[N, set[N]]:
     """``DF[n]``: where ``n``'s dominance stops -- join points reached from ``n``'s region.
 
     For each join point (two or more reachable predecessors, or the entry with any), walk
@@ -130,7 +130,7 @@ def dominance_frontiers(succs: Mapping[Node, Sequence[Node]],
     """
     preds = predecessors(succs)
     entry = next((n for n, d in idom.items() if n == d), None)
-    df: dict[Node, set[Node]] = {n: set() for n in idom}
+    df: dict[N, set[N]] = {n: set() for n in idom}
     for node in idom:
         ps = [p for p in preds.get(node, ()) if p in idom]
         # The entry is a join too: control also arrives from outside the function.
@@ -151,9 +151,9 @@ def dominance_frontiers(succs: Mapping[Node, Sequence[Node]],
     return df
 
 
-def iterated_frontier(df: Mapping[Node, set[Node]], nodes: set[Node]) -> set[Node]:
+def iterated_frontier(df: Mapping[N, set[N]], nodes: set[N]) -> set[N]:
     """DF+ of a set of nodes: the frontier, then the frontier of that, to a fixpoint."""
-    result: set[Node] = set()
+    result: set[N] = set()
     work = list(nodes)
     while work:
         n = work.pop()
@@ -164,9 +164,9 @@ def iterated_frontier(df: Mapping[Node, set[Node]], nodes: set[Node]) -> set[Nod
     return result
 
 
-def preorder(tree: Mapping[Node, Sequence[Node]], root: Node) -> list[Node]:
+def preorder(tree: Mapping[N, Sequence[N]], root: N) -> list[N]:
     """Nodes of a tree in preorder (explicit stack)."""
-    out: list[Node] = []
+    out: list[N] = []
     stack = [root]
     while stack:
         n = stack.pop()

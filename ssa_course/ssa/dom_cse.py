@@ -33,7 +33,7 @@ from ssa_course.quads.cfg import build_cfg
 from ssa_course.quads.domtree import Dominance
 from ssa_course.quads.ir import Function, Instr, Label
 
-Key = tuple
+Key = tuple[object, ...]  # an operation, its type and its operands (or a constant's value)
 
 
 def _key(instr: Instr) -> Key | None:
@@ -64,15 +64,15 @@ def dom_cse(fn: Function) -> Function:
         mine: list[Key] = []
         for instr in cfg.blocks[name].instrs:
             instr.args = [rename.get(a, a) for a in instr.args]
-            key = _key(instr)
-            if key is None:
+            op_key = _key(instr)
+            if op_key is None:
                 continue
-            earlier = available.get(key)
+            earlier = available.get(op_key)
             if earlier is not None:
-                rename[instr.dest] = earlier  # type: ignore[index]
+                rename[instr.result()] = earlier
             else:
-                available[key] = instr.dest  # type: ignore[assignment]
-                mine.append(key)
+                available[op_key] = instr.result()
+                mine.append(op_key)
         stack.append((name, mine))
         stack.extend((kid, None) for kid in reversed(dom.children[name]))
     if not rename:

@@ -172,6 +172,13 @@ class LeaveNode:
         return [self.enter]
 
 
+Stmt = (Expr | PhiNode | PiNode | UpsilonNode | PhiCNode | GotoNode | GotoIfNot | ReturnNode
+        | EnterNode | LeaveNode)
+STMT_TYPES = (Expr, PhiNode, PiNode, UpsilonNode, PhiCNode, GotoNode, GotoIfNot, ReturnNode,
+              EnterNode, LeaveNode)
+# What one slot of the statement vector holds: a statement, a bare value standing for a
+# trivial copy (``UNDEF`` too) until compaction, or None ("nothing": deleted).
+Slot = Stmt | Operand | str | None
 TERMINATORS = (GotoNode, GotoIfNot, ReturnNode, EnterNode)
 
 
@@ -212,7 +219,7 @@ class Block:
 class NewNode:
     pos: int
     attach_after: bool
-    stmt: object
+    stmt: Slot
     type: Type | None
     line: Pos | None
 
@@ -247,10 +254,10 @@ class IRCode:
     def __len__(self) -> int:
         return len(self.stmts)
 
-    def __getitem__(self, v: SSAValue) -> object:
+    def __getitem__(self, v: SSAValue) -> Slot:
         return self.stmts[v.id - 1]
 
-    def __setitem__(self, v: SSAValue, stmt: object) -> None:
+    def __setitem__(self, v: SSAValue, stmt: Slot) -> None:
         self.stmts[v.id - 1] = stmt
 
     def block_of(self, idx: int) -> int:
@@ -264,7 +271,7 @@ class IRCode:
                 hi = mid - 1
         return lo + 1
 
-    def insert_node(self, pos: int, stmt: object, type_: Type | None = None,
+    def insert_node(self, pos: int, stmt: Slot, type_: Type | None = None,
                     attach_after: bool = False, line: Pos | None = None) -> SSAValue:
         """Queue ``stmt`` before (or after) statement ``pos``; its value is usable now."""
         self.new_nodes.append(NewNode(pos, attach_after, stmt, type_, line))
@@ -274,11 +281,11 @@ class IRCode:
         """Turn statement ``v`` into nothing (its uses must be gone or replaced)."""
         self.stmts[v.id - 1] = None
 
-    def replace_uses(self, v: SSAValue, by: object) -> None:
+    def replace_uses(self, v: SSAValue, by: Slot) -> None:
         """Every use of ``v`` will read ``by`` after compaction (a trivial copy)."""
         self.stmts[v.id - 1] = by
 
-    def stmt_of(self, v: SSAValue) -> object:
+    def stmt_of(self, v: SSAValue) -> Slot:
         """The statement of a value, whether in the vector or in the insertion buffer."""
         if v.id <= len(self.stmts):
             return self.stmts[v.id - 1]
@@ -336,16 +343,16 @@ def compact(ir: IRCode) -> IRCode:
     for k, node in enumerate(ir.new_nodes):
         (after if node.attach_after else before).setdefault(node.pos, []).append(n_old + k + 1)
 
-    def stmt(i: int) -> object:
+    def stmt(i: int) -> Slot:
         return ir.stmts[i - 1] if i <= n_old else ir.new_nodes[i - n_old - 1].stmt
 
-    def type_(i: int) -> object:
+    def type_(i: int) -> Type | None:
         return ir.types[i - 1] if i <= n_old else ir.new_nodes[i - n_old - 1].type
 
-    def line(i: int) -> object:
+    def line(i: int) -> Pos | None:
         return ir.lines[i - 1] if i <= n_old else ir.new_nodes[i - n_old - 1].line
 
-    def src(i: int) -> object:
+    def src(i: int) -> int | None:
         if i <= n_old:
             return ir.src[i - 1] if i <= len(ir.src) else None
         pos = ir.new_nodes[i - n_old - 1].line
@@ -362,7 +369,8 @@ def compact(ir: IRCode) -> IRCode:
 
     # Pass 1: the order of the new statement vector and where each old value went.
     order: list[list[int]] = []  # per new block: old ids in their new order
-    value_map: dict[int, object] = {}  # old id -> new SSAValue, or a copied operand
+    value_map: dict[int, SSAValue | tuple[str, Slot]] = {}  # old id -> new SSAValue, or
+    # ("copy", the operand a trivial copy stands for)
     count = 0
     for b, block in enumerate(ir.blocks, start=1):
         if not live[b - 1]:
@@ -385,7 +393,7 @@ def compact(ir: IRCode) -> IRCode:
             kept.append(i)
         order.append(kept)
 
-    def resolve(v: object, depth: int = 0) -> object:
+    def resolve(v: Slot, depth: int = 0) -> Slot:
         while isinstance(v, SSAValue | OldSSAValue):
             target = value_map.get(v.id)
             if target is None:
@@ -402,7 +410,9 @@ def compact(ir: IRCode) -> IRCode:
     for kept in order:
         start = len(new.stmts) + 1
         for i in kept:
-            s = _copy_stmt(stmt(i))
+            s = stmt(i)
+            assert isinstance(s, STMT_TYPES)  # pass 1 kept statements only
+            s = _copy_stmt(s)
             set_operands(s, [resolve(v) for v in s.operands()])
             if isinstance(s, PhiNode):
                 pairs = [(block_map[e], v) for e, v in zip(s.edges, s.values, strict=True)
@@ -429,7 +439,8 @@ def compact(ir: IRCode) -> IRCode:
     return new
 
 
-def _copy_stmt(s: object) -> object:
+def _copy_stmt(s: Stmt) -> Stmt:
+    """A copy of a statement, with its own operand lists."""
     if isinstance(s, Expr):
         return Expr(s.head, list(s.args), s.func, s.field)
     if isinstance(s, PhiNode):
@@ -448,9 +459,7 @@ def _copy_stmt(s: object) -> object:
         return ReturnNode(s.val)
     if isinstance(s, EnterNode):
         return EnterNode(s.catch_dest)
-    if isinstance(s, LeaveNode):
-        return LeaveNode(s.enter)
-    return s
+    return LeaveNode(s.enter)
 
 
 class IncrementalCompact:
@@ -468,19 +477,19 @@ class IncrementalCompact:
         # Place the insertion buffer and drop dead blocks first; the walk itself then
         # renumbers one statement at a time.
         self.ir = compact(ir) if ir.new_nodes else ir
-        self.result: list[object] = []
-        self.types: list[object] = []
-        self.lines: list[object] = []
-        self.src: list[object] = []
+        self.result: list[Slot] = []
+        self.types: list[Type | None] = []
+        self.lines: list[Pos | None] = []
+        self.src: list[int | None] = []
         self.flags: list[int] = []
         self.old_to_new: dict[int, int] = {}
-        self.extra: list[tuple[int, object, object]] = []  # (before new index, stmt, type)
+        self.extra: list[tuple[int, Slot, Type | None]] = []  # (before new index, stmt, type)
         self.deleted: set[int] = set()
 
-    def __iter__(self) -> Iterator[tuple[int, object]]:
+    def __iter__(self) -> Iterator[tuple[int, Slot]]:
         for i, s in enumerate(self.ir.stmts, start=1):
-            s = _copy_stmt(s)
-            if s is not None and not _is_value(s):
+            if isinstance(s, STMT_TYPES):  # (a bare value or nothing stays as it is)
+                s = _copy_stmt(s)
                 set_operands(s, [self._rename(v) for v in s.operands()])
             self.result.append(s)
             self.types.append(self.ir.types[i - 1])
@@ -490,22 +499,22 @@ class IncrementalCompact:
             self.old_to_new[i] = len(self.result)
             yield len(self.result), s
 
-    def _rename(self, v: object) -> object:
+    def _rename(self, v: Slot) -> Slot:
         if isinstance(v, SSAValue):
             new = self.old_to_new.get(v.id)
             return SSAValue(new) if new is not None else OldSSAValue(v.id)
         return v
 
-    def __getitem__(self, idx: int) -> object:
+    def __getitem__(self, idx: int) -> Slot:
         return self.result[idx - 1]
 
-    def __setitem__(self, idx: int, stmt: object) -> None:
+    def __setitem__(self, idx: int, stmt: Slot) -> None:
         self.result[idx - 1] = stmt
 
     def delete(self, idx: int) -> None:
         self.result[idx - 1] = None
 
-    def insert_here(self, stmt: object, type_: Type | None = None) -> SSAValue:
+    def insert_here(self, stmt: Slot, type_: Type | None = None) -> SSAValue:
         """Insert ``stmt`` before the statement just yielded; returns its (final) value."""
         pos = len(self.result)
         self.extra.append((pos, stmt, type_))
@@ -518,7 +527,7 @@ class IncrementalCompact:
                       for b in self.ir.blocks]
         n = len(self.result)
 
-        def fix(v: object) -> object:
+        def fix(v: Slot) -> Slot:
             if isinstance(v, OldSSAValue):
                 return SSAValue(self.old_to_new[v.id])
             if isinstance(v, SSAValue) and v.id < 0:
@@ -527,7 +536,7 @@ class IncrementalCompact:
 
         for s, ty, ln, fl, sl in zip(self.result, self.types, self.lines, self.flags,
                                      self.src, strict=True):
-            if s is not None and not _is_value(s):
+            if isinstance(s, STMT_TYPES):
                 set_operands(s, [fix(v) for v in s.operands()])
             elif isinstance(s, SSAValue | OldSSAValue):
                 s = fix(s)
@@ -537,8 +546,8 @@ class IncrementalCompact:
             out.src.append(sl)
             out.flags.append(fl)
         for pos, s, ty in self.extra:
-            s = _copy_stmt(s)
-            if not _is_value(s):
+            if isinstance(s, STMT_TYPES):
+                s = _copy_stmt(s)
                 set_operands(s, [fix(v) for v in s.operands()])
             out.insert_node(pos, s, ty)
         return compact(out)

@@ -16,6 +16,7 @@ from ssa_course.runtime import (
     Limits,
     Output,
     TinyStruct,
+    Value,
     check_index,
     format_print,
     load_element,
@@ -53,21 +54,21 @@ class _Frame:
     __slots__ = ("ir", "args", "vals", "block", "prev", "i", "handlers", "exc", "dest",
                  "ups", "clock")
 
-    def __init__(self, ir: IRCode, args: list[object], dest: int | None):
+    def __init__(self, ir: IRCode, args: list[Value], dest: int | None):
         self.ir = ir
         self.args = args
-        self.vals: dict[int, object] = {}
+        self.vals: dict[int, Value] = {}
         self.block = 1
         self.prev = 0
         self.i = ir.blocks[0].start if ir.blocks else 1
         self.handlers: list[int] = []
         self.exc = 0
         self.dest = dest  # where the caller stores our result (a statement id)
-        self.ups: dict[int, tuple[int, object]] = {}  # upsilon id -> (time, value)
+        self.ups: dict[int, tuple[int, Value]] = {}  # upsilon id -> (time, value)
         self.clock = 0
 
 
-def run_ircode(program: dict[str, IRCode], args: list[object], out: Output,
+def run_ircode(program: dict[str, IRCode], args: list[Value], out: Output,
                limits: Limits) -> int:
     """Run ``main`` of ``program`` (an :class:`~ssa_course.ssa.ircode.IRProgram`, or a plain
     dict when no structs are used); returns the number of statements executed."""
@@ -77,7 +78,7 @@ def run_ircode(program: dict[str, IRCode], args: list[object], out: Output,
     heap = Heap(limits)
     rows = {op.name: op for op in opcodes.all_opcodes() if op.bril}  # the value operators
 
-    def val(f: _Frame, v: object) -> object:
+    def val(f: _Frame, v: object) -> Value:
         if isinstance(v, SSAValue):
             try:
                 return f.vals[v.id]
@@ -97,10 +98,10 @@ def run_ircode(program: dict[str, IRCode], args: list[object], out: Output,
         # %2 = phi(.., %3), %3 = phi(.., %2), so no phi may be written before all are read)
         blk = f.ir.blocks[target - 1]
         i = blk.start
-        pending: list[tuple[int, object]] = []
+        pending: list[tuple[int, Value]] = []
         while i <= blk.stop and isinstance(f.ir.stmts[i - 1], PhiNode):
             phi = f.ir.stmts[i - 1]
-            v: object = _NO_VALUE
+            v: Value = _NO_VALUE
             for e, x in zip(phi.edges, phi.values, strict=True):
                 if e == f.prev:
                     if not (isinstance(x, str) and x == UNDEF):
@@ -151,7 +152,7 @@ def run_ircode(program: dict[str, IRCode], args: list[object], out: Output,
                 elif head == "print":
                     out.write(format_print([val(f, a) for a in s.args]))
                 elif head == "call":
-                    callee = program.get(s.func)
+                    callee = program.get(s.func) if s.func is not None else None
                     if callee is None:
                         raise RuntimeTrap(f"undefined function '@{s.func}'")
                     if len(stack) >= limits.depth:

@@ -14,6 +14,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ssa_course import opcodes
 from ssa_course.errors import VerifyError
 from ssa_course.quads.domtree import Dominance
@@ -135,13 +137,17 @@ def _successors(last: object, k: int, n: int) -> list[int]:
     return [k + 1] if k < n else []
 
 
-def _same_type(ir: IRCode, v: object, ty: object, fail, where: str) -> None:
+# ``fail(invariant, where, detail)``: the error naming the broken invariant
+Fail = Callable[[str, str, str], VerifyError]
+
+
+def _same_type(ir: IRCode, v: object, ty: object, fail: Fail, where: str) -> None:
     vt = ir.type_of(v)
     if vt is not None and ty is not None and vt != ty:
         raise fail("types consistent", where, f"{v} is {vt}, expected {ty}")
 
 
-def _check_types(ir: IRCode, i: int, s: object, fail, where: str) -> None:
+def _check_types(ir: IRCode, i: int, s: object, fail: Fail, where: str) -> None:
     ty = ir.types[i - 1]
     if isinstance(s, GotoIfNot):
         _same_type(ir, s.cond, BOOL, fail, where)
@@ -150,8 +156,7 @@ def _check_types(ir: IRCode, i: int, s: object, fail, where: str) -> None:
     elif isinstance(s, Expr) and s.head == "alen":
         if ty != INT:
             raise fail("types consistent", where, f"{s.head} gives int, typed {ty}")
-    elif isinstance(s, Expr) and opcodes.bril_op(s.head) is not None:
-        op = opcodes.bril_op(s.head)
+    elif isinstance(s, Expr) and (op := opcodes.bril_op(s.head)) is not None:
         want = _KINDS[op.result]
         if ty != want:
             raise fail("types consistent", where, f"{s.head} gives {want}, typed {ty}")

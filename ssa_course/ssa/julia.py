@@ -18,6 +18,9 @@ entry point.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
 from ssa_course import opcodes
 from ssa_course.quads.analyses import liveness
 from ssa_course.quads.cfg import CFG
@@ -30,6 +33,7 @@ from ssa_course.ssa.dom import (
     fast_immediate_dominators,
 )
 from ssa_course.ssa.ircode import (
+    STMT_TYPES,
     UNDEF,
     Argument,
     Block,
@@ -52,6 +56,10 @@ from ssa_course.ssa.ircode import (
     set_operands,
 )
 from ssa_course.tiny.types import BOOL, VOID
+
+if TYPE_CHECKING:  # the drawing modules are imported where a drawing is made
+    from ssa_course.viz.dot import Drawing
+    from ssa_course.viz.options import DrawOptions
 
 
 class _Ref:
@@ -119,7 +127,9 @@ class _Builder:
             for b in sorted(_phi_blocks(df, defsites[var], var, live_in, catch_vars)):
                 preds = cfg.blocks[b].preds
                 self.src_line = cfg.blocks[b].line  # a phi: the statement of its merge
-                node = PhiNode(list(preds), [UNDEF] * len(preds))
+                # its edges are block numbers, known at layout: until then value i
+                # is the one from quads block preds[i]
+                node = PhiNode([], [UNDEF] * len(preds))
                 phis[b].append((var, node, self.emit(b, node, self.types.get(var))))
 
         enters: dict[str, _Ref] = {}
@@ -172,7 +182,7 @@ class _Builder:
                     define(instr.dest, value, region, name, mine)
             for s in self.cfg.blocks[name].succs:
                 if phis[s] and s not in slots:  # once per block, not once per edge
-                    slots[s] = first_index(phis[s][0][1].edges)
+                    slots[s] = first_index(self.cfg.blocks[s].preds)
                 for var, node, _ in phis[s]:
                     node.values[slots[s][name]] = self.top(var)
             pushed[name] = mine
@@ -255,7 +265,7 @@ class _Builder:
                     elif isinstance(s, tuple) and s[0] == "br":
                         ref.stmt = GotoIfNot(s[2][0], number[s[1].labels[1]])
                     elif isinstance(s, PhiNode):
-                        s.edges = [edge_from(p, name) for p in s.edges]
+                        s.edges = [edge_from(p, name) for p in cfg.blocks[name].preds]
                     out.append(ref)
                 if not out and k < len(order):
                     # no empty blocks: an explicit goto keeps the block a block
@@ -272,7 +282,7 @@ class _Builder:
             start = len(ir.stmts) + 1
             for ref in out:
                 s = ref.stmt
-                if not isinstance(s, tuple):
+                if isinstance(s, STMT_TYPES):  # (a tuple: a jump resolved at layout)
                     set_operands(s, [operand(v) for v in s.operands()])
                 ir.stmts.append(s)
                 ir.types.append(ref.type)
@@ -327,16 +337,21 @@ def insert_pi_nodes(ir: IRCode) -> int:
                 or len(cmp.args) != 2:
             continue
         a, b = cmp.args
+        row: opcodes.Opcode | None  # the comparison as ``x <op> c``
         if isinstance(b, int) and not isinstance(b, bool) and isinstance(a, SSAValue | Argument):
-            x, op, c = a, cmp.head, b
+            x, row, c = a, rel_op, b
         elif isinstance(a, int) and not isinstance(a, bool) and isinstance(b, SSAValue | Argument):
-            x, op, c = b, rel_op.mirror, a
+            x, row, c = b, opcodes.get(rel_op.mirror), a
         else:
             continue
+        if row is None or row.negation is None:
+            continue  # (every mirror in the table negates too)
         if last.dest == k + 1:
             continue  # both outcomes reach one block: nothing is proved there
-        negation = opcodes.get(op).negation
-        for target, rel in ((k + 1, op), (last.dest, negation)):
+        negation = opcodes.get(row.negation)
+        for target, rel in ((k + 1, row), (last.dest, negation)):
+            if rel is None or rel.symbol is None:
+                continue
             if target > len(ir.blocks) or ir.blocks[target - 1].preds != [k]:
                 continue
             if target not in idom:
@@ -347,7 +362,7 @@ def insert_pi_nodes(ir: IRCode) -> int:
                 at += 1
             if at > tb.stop:
                 continue  # nothing after the phis to put the PiNode before
-            pi = ir.insert_node(at, PiNode(x, opcodes.get(rel).symbol, c), ir.type_of(x))
+            pi = ir.insert_node(at, PiNode(x, rel.symbol, c), ir.type_of(x))
             at_block.setdefault(target, []).append((x, pi))
     if at_block:
         _rename_to_pis(ir, idom, at_block)
@@ -376,7 +391,9 @@ def _rename_to_pis(ir: IRCode, idom: dict, at_block: dict) -> None:
         for x, pi in at_block.get(k, ()):
             outer = active.get(x)
             if outer:  # a PiNode inside another's region narrows the narrower value
-                ir.stmt_of(pi).val = outer[-1]
+                pi_node = ir.stmt_of(pi)
+                assert isinstance(pi_node, PiNode)  # at_block holds PiNodes' values only
+                pi_node.val = outer[-1]
             active.setdefault(x, []).append(pi)
         blk = ir.blocks[k - 1]
         for i in range(blk.start, blk.stop + 1):
@@ -541,15 +558,15 @@ def ir_graph(ir: IRCode, prefix: str = "", cluster: str | None = None) -> tuple[
     return nodes, edges
 
 
-def ir_to_dot(ir: IRCode, options=None) -> str:
+def ir_to_dot(ir: IRCode, options: DrawOptions | None = None) -> str:
     """DOT of one function's IRCode blocks; ``options`` (a
     :class:`~ssa_course.viz.options.DrawOptions`) may narrow it to the blocks around one
     (``around="3"`` or ``"#3"``) or to a budget of blocks."""
     return program_ir_dot({ir.name: ir}, f"{ir.name} (IRCode)", options)
 
 
-def program_ir_dot(program: dict, title: str | None = None,
-                   options=None) -> str:
+def program_ir_dot(program: Mapping[str, IRCode], title: str | None = None,
+                   options: DrawOptions | None = None) -> str:
     """DOT of the functions' IRCode (name -> IRCode) that ``options`` picks (by default
     every function unless they are over the node budget together, then ``main``), one
     framed cluster per function; ``around`` names a block (``3`` or ``#3``) of the first."""
@@ -581,7 +598,7 @@ class TypedCode:
 
         return f"<pre>{html.escape(format_ir(self.ir))}</pre>"
 
-    def draw(self):
+    def draw(self) -> Drawing:
         from ssa_course.viz.dot import Drawing
 
         return Drawing(ir_to_dot(self.ir))

@@ -28,6 +28,7 @@ throwing call, anywhere in the ``try``), and so are names whose change could be 
 from __future__ import annotations
 
 import re
+from collections.abc import Set
 
 from ssa_course.quads.analyses import live_variables
 from ssa_course.quads.cfg import CFG, build_cfg
@@ -36,6 +37,7 @@ from ssa_course.quads.dataflow import solve
 from ssa_course.quads.exceptions import add_exception_edges
 from ssa_course.quads.ir import UNDEFINED, Function
 from ssa_course.quads.loops import loop_depths
+from ssa_course.tiny.types import Type
 
 _NUMBERED = re.compile(r"^(.+?)(\.\d+)+$")
 
@@ -68,7 +70,7 @@ def coalesce_phis(fn: Function) -> Function:
 def _pairs(cfg: CFG, fn: Function, handlers: set[str]) -> list[tuple[int, str, str]]:
     """(loop depth of the edge, phi result, argument) for every phi argument that may
     share the result's name, in the order to try them."""
-    types: dict[str, object] = {n: t for n, t in fn.params}
+    types: dict[str, Type | None] = {n: t for n, t in fn.params}
     mixed: set[str] = set()
     for instr in fn.instrs():
         if instr.dest is not None:
@@ -76,14 +78,14 @@ def _pairs(cfg: CFG, fn: Function, handlers: set[str]) -> list[tuple[int, str, s
                 mixed.add(instr.dest)
             types.setdefault(instr.dest, instr.type)
     depth = loop_depths(cfg)
-    found = []
+    found: list[tuple[int, bool, int, str, str]] = []
     for name, block in cfg.blocks.items():
         if name in handlers:
             continue
         for instr in block.instrs:
             if instr.op != "phi":
                 continue
-            d = instr.dest
+            d = instr.result()
             if UNDEFINED in instr.args or d in mixed:
                 continue  # unset on some path: a read there must still fail
             for a, label in zip(instr.args, instr.labels, strict=False):
@@ -102,8 +104,8 @@ def _interference(fn: Function, candidates: set[str]) -> dict[str, set[str]]:
     live = solve(cfg, live_variables(cfg, _phi_edges(cfg, original)))
     adj: dict[str, set[str]] = {v: set() for v in candidates}
 
-    def conflict(d: str, live: set[str] | frozenset[str]) -> None:
-        if d not in candidates:
+    def conflict(d: str | None, live: Set[str]) -> None:
+        if d is None or d not in candidates:
             return
         for v in live & candidates if len(live) > len(candidates) else live:
             if v != d and v in candidates:
@@ -111,7 +113,7 @@ def _interference(fn: Function, candidates: set[str]) -> dict[str, set[str]]:
                 adj[v].add(d)
 
     for name, block in cfg.blocks.items():
-        dests = {i.dest for i in block.instrs if i.op == "phi"}
+        dests = {i.result() for i in block.instrs if i.op == "phi"}
         for _, instr, after in live.walk_backward(name):
             if instr.op != "phi":
                 conflict(instr.dest, after)  # (after a throwing call: its normal path)

@@ -41,6 +41,13 @@ class VarInfo:
         return self.name if self.uid == 0 else f"{self.name}.{self.uid}"
 
 
+def var_name(var: VarInfo | None) -> str:
+    """The unique name of the declaration that the ``var`` of a *checked* ``Name``,
+    ``VarDecl``, ``Param`` or ``Try`` is (the checker fills every one)."""
+    assert var is not None, "the program was not checked"
+    return var.unique_name()
+
+
 @dataclass(eq=False, slots=True)
 class StructDef:
     name: str

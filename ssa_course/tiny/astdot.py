@@ -34,11 +34,14 @@ def _label(node: object) -> str:
     return text
 
 
-def _children(node: object) -> list[tuple[str, object]]:
-    out: list[tuple[str, object]] = []
+Node = ast.FnDef | ast.Stmt | ast.Expr  # what the drawing shows, one box each
+
+
+def _children(node: Node) -> list[tuple[str, ast.Stmt | ast.Expr]]:
+    out: list[tuple[str, ast.Stmt | ast.Expr]] = []
     if isinstance(node, ast.FnDef):
         return [("body", node.body)]
-    for f in fields(node):  # type: ignore[arg-type]
+    for f in fields(node):
         if f.name in ("pos", "ty", "var", "fn", "name_pos"):
             continue
         value = getattr(node, f.name)
@@ -61,10 +64,10 @@ def _walk(fn: ast.FnDef) -> list[tuple[str, str, str | None, str, int]]:
     """(id, label, parent id, edge label, depth) of every node under ``fn``, in preorder
     (ids ``n<k>`` are assigned later, per drawing)."""
     out: list[tuple[str, str, str | None, str, int]] = [("", _label(fn), None, "", 0)]
-    stack: list[tuple[int, object, int]] = [(0, fn, 0)]
+    stack: list[tuple[int, Node, int]] = [(0, fn, 0)]
     while stack:
         parent, node, depth = stack.pop()
-        pending: list[tuple[int, object, int]] = []
+        pending: list[tuple[int, Node, int]] = []
         for edge_label, child in _children(node):
             out.append(("", _label(child), str(parent), edge_label, depth + 1))
             pending.append((len(out) - 1, child, depth + 1))

@@ -23,6 +23,7 @@ from ssa_course.errors import Pos, SourceError
 from ssa_course.runtime import deep_recursion
 from ssa_course.tiny import ast
 from ssa_course.tiny.types import BOOL, INT, VOID, ArrayType, BoolType, IntType, StructType, Type
+from ssa_course.tiny.visit import StmtVisitor
 
 # The opcode table's operand and result kinds, as Tiny types.
 _KINDS: dict[str, Type] = {opcodes.INT: INT, opcodes.BOOL: BOOL}
@@ -59,7 +60,7 @@ def expr_children(e: ast.Expr) -> list[ast.Expr]:
     return []  # names and literals
 
 
-class Checker:
+class Checker(StmtVisitor):
     def __init__(self, program: ast.Program):
         self.program = program
         self.scopes: list[dict[str, ast.VarInfo]] = []
@@ -139,40 +140,12 @@ class Checker:
 
     def check_stmt(self, s: ast.Stmt) -> None:
         # Statement nesting is bounded by the parser (MAX_BLOCK_DEPTH), so recursion is safe.
-        match s:
-            case ast.Block():
-                self.stmt_block(s)
-            case ast.VarDecl():
-                self.stmt_var(s)
-            case ast.Assign():
-                self.stmt_assign(s)
-            case ast.If():
-                self.stmt_if(s)
-            case ast.While():
-                self.stmt_while(s)
-            case ast.For():
-                self.stmt_for(s)
-            case ast.Break():
-                self.stmt_break(s)
-            case ast.Continue():
-                self.stmt_continue(s)
-            case ast.Return():
-                self.stmt_return(s)
-            case ast.Print():
-                self.stmt_print(s)
-            case ast.Try():
-                self.stmt_try(s)
-            case ast.Throw():
-                self.stmt_throw(s)
-            case ast.ExprStmt():
-                self.stmt_expr(s)
-            case _:
-                raise TypeError(f"not a Tiny statement: {type(s).__name__}")
+        self.dispatch(s)
 
     def stmt_block(self, s: ast.Block) -> None:
         self.check_block(s)
 
-    def stmt_var(self, s: ast.VarDecl) -> None:
+    def stmt_var_decl(self, s: ast.VarDecl) -> None:
         ty = self.expr(s.init)  # checked before the declaration: it sees the outer binding
         if ty == VOID:
             raise self.error("a call that returns nothing has no value to store", s.init.pos)
@@ -258,7 +231,7 @@ class Checker:
         self.value(s.value)
         self.require(s.value, INT, "a thrown value")
 
-    def stmt_expr(self, s: ast.ExprStmt) -> None:
+    def stmt_expr_stmt(self, s: ast.ExprStmt) -> None:
         if not isinstance(s.expr, ast.Call):
             raise self.error("only a call can be used as a statement (this value is unused)",
                              s.expr.pos)

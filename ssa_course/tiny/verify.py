@@ -32,12 +32,12 @@ def verify_ast(program: ast.Program) -> None:
         for p in fn.params:
             if p.var is None:
                 raise VerifyError("parameter bound", f"parameter {p.name} of {fn.name}")
-        stack: list[tuple[object, int]] = [(fn.body, 0)]  # (node, enclosing loops)
+        stack: list[tuple[ast.Stmt | ast.Expr, int]] = [(fn.body, 0)]  # (node, loops)
         while stack:
             node, loops = stack.pop()
             _check_node(program, fn, node, loops)
             inner = loops + isinstance(node, (ast.While, ast.For))
-            for f in fields(node):  # type: ignore[arg-type]
+            for f in fields(node):
                 value = getattr(node, f.name)
                 items = value if isinstance(value, list) else [value]
                 for item in items:

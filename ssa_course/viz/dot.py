@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ssa_course.viz.render import Drawing, RenderError, dot_available
 
@@ -151,17 +151,19 @@ def graph_to_dot(nodes: Iterable[GraphNode], edges: Iterable[GraphEdge], *,
     for key, value in (graph_attrs or {}).items():
         graph.set(key, value)
     vertical = rankdir in ("TB", "BT")
-    frames: dict[str, pydot.Subgraph] = {}
+    frames: dict[str, pydot.Cluster] = {}
     for node in nodes:
-        parent: pydot.Dot | pydot.Subgraph = graph
+        parent: pydot.Graph = graph
         if node.cluster is not None:
             if node.cluster not in frames:
                 title_text = (clusters or {}).get(node.cluster, node.cluster)
                 frames[node.cluster] = pydot.Cluster(
                     _cluster_id(node.cluster, len(frames)), label=_quote(title_text))
-                graph.add_subgraph(frames[node.cluster])
+                # (pydot types the argument as a Subgraph; a Cluster is what it documents)
+                graph.add_subgraph(frames[node.cluster])  # type: ignore[arg-type]
             parent = frames[node.cluster]
-        attrs = {"label": node_label(node, vertical), "shape": node.shape}
+        # (pydot's attributes are typed Any: a str here, or it reads ``obj_dict`` as one)
+        attrs: dict[str, Any] = {"label": node_label(node, vertical), "shape": node.shape}
         if node.emphasis:
             attrs["penwidth"] = "2"
         if node.fill:
@@ -171,7 +173,7 @@ def graph_to_dot(nodes: Iterable[GraphNode], edges: Iterable[GraphEdge], *,
             attrs.update(fontsize="8", height="0.2", width="0.3", margin="0.03")
         parent.add_node(pydot.Node(_quote(node.id), **attrs))
     for edge in edges:
-        attrs = {}
+        attrs = {}  # (the same dict type as the nodes')
         if edge.label:
             attrs["headlabel" if edge.at_head else "label"] = _quote(edge.label)
         if edge.style != "solid":

@@ -51,7 +51,7 @@ def _read_dot(dot: str) -> _Shape:
     import pydot
 
     shape = _Shape()
-    stack = list(reversed(pydot.graph_from_dot_data(dot) or []))
+    stack: list[pydot.Graph] = list(reversed(pydot.graph_from_dot_data(dot) or []))
     while stack:
         graph = stack.pop()
         for node in graph.get_nodes():
@@ -61,7 +61,7 @@ def _read_dot(dot: str) -> _Shape:
             label = node.get("label")
             shape.nodes[name] = unescape_label(label) if label is not None else [name]
         for edge in graph.get_edges():
-            src, dst = edge.get_source().strip('"'), edge.get_destination().strip('"')
+            src, dst = str(edge.get_source()).strip('"'), str(edge.get_destination()).strip('"')
             label = edge.get("label")
             text = " ".join(unescape_label(label)) if label is not None else ""
             style = (edge.get("style") or "solid").strip('"')

@@ -229,7 +229,8 @@ def reduce_graph(nodes: list[GraphNode], edges: list[GraphEdge], options: DrawOp
         nodes = [n for n in nodes if n.id in keep]
         edges = [e for e in edges if e.src in keep and e.dst in keep]
     if options.inline_leaves:
-        nodes, edges = _inline_leaves(nodes, edges, {chosen.center} - {None})
+        nodes, edges = _inline_leaves(nodes, edges,
+                                      set() if chosen.center is None else {chosen.center})
     edges = _weigh(edges, options.memory)
     attrs = dict(BOUNDED_LAYOUT) if options.bounded and len(nodes) >= BOUNDED_FROM else {}
     return Reduced(nodes, edges, chosen.caption, attrs)
