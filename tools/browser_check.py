@@ -191,6 +191,15 @@ def close_dialogs(page) -> None:
     raise Failure("JupyterLab dialogs keep covering the page")
 
 
+def _redrawn(page, panel, stats, previous: str, what: str, shot: str) -> tuple[bytes, str]:
+    """Wait until the explorer's stats line differs from ``previous`` after ``what``, then
+    the panel's screenshot (saved as ``shot``) and the new stats line."""
+    _wait(page, "([el, old]) => el.innerText !== old",
+          f"the stats line did not change after {what}", REACT, [stats, previous])
+    page.wait_for_timeout(500)  # the drawing's image decoded
+    return panel.screenshot(path=str(OUT / shot)), _stats(panel)
+
+
 def _stats(panel) -> str:
     return panel.locator(".widget-html").first.inner_text()
 
@@ -247,23 +256,16 @@ def _steps(port: int, page) -> list[str]:
     stats_before = _stats(panel)
     # the pessimistic/optimistic switch: SCCP's types, changed nodes highlighted
     panel.locator("button", has_text="optimistic").first.click()
-    changed = "([el, old]) => el.innerText !== old"
     stats = panel.locator(".widget-html").first.element_handle()
-    _wait(page, changed, "the stats line did not change after 'optimistic'", REACT,
-          [stats, stats_before])
-    page.wait_for_timeout(500)
-    optimistic = panel.screenshot(path=str(OUT / "explore-optimistic.png"))
-    stats_optimistic = _stats(panel)
+    optimistic, stats_optimistic = _redrawn(page, panel, stats, stats_before,
+                                            "'optimistic'", "explore-optimistic.png")
     if optimistic == before:
         problems.append("switching to optimistic did not change the picture")
     if "son: optimistic" not in stats_optimistic or "SCCP" not in stats_optimistic:
         problems.append(f"the stats line did not follow the mode: {stats_optimistic!r}")
     select.select_option("cfg")
-    _wait(page, changed, "the stats line did not change after choosing 'cfg'", REACT,
-          [stats, stats_optimistic])
-    page.wait_for_timeout(500)
-    after = panel.screenshot(path=str(OUT / "explore-after.png"))
-    stats_after = _stats(panel)
+    after, stats_after = _redrawn(page, panel, stats, stats_optimistic, "choosing 'cfg'",
+                                  "explore-after.png")
     if before == after:
         problems.append("switching the representation did not change the picture")
     if "son: pessimistic" not in stats_before or "constants" not in stats_before:
