@@ -151,6 +151,61 @@ def lock_closure(packages: dict) -> list[str]:
     return seen
 
 
+# Pure wheels hold only sources, so every page compiled each imported module to bytecode
+# when the kernel started (IPython, jedi, networkx, the course: most of the start). Pyodide's
+# own CPython (run by node) adds each module's bytecode to the wheel at build time,
+# "unchecked-hash" so it is used without comparing it to the source's mtime.
+PYC_JS = r"""
+const [pyodideDir, wheelDir] = process.argv.slice(2);
+const { loadPyodide } = await import(pyodideDir + "/pyodide.mjs");
+const py = await loadPyodide({ indexURL: pyodideDir + "/" });
+py.FS.mkdir("/wheels");
+py.FS.mount(py.FS.filesystems.NODEFS, { root: wheelDir }, "/wheels");
+py.runPython(`
+import importlib.util, os, py_compile, tempfile, zipfile
+for name in sorted(os.listdir("/wheels")):
+    if not name.endswith(".whl"):
+        continue
+    path = os.path.join("/wheels", name)
+    with zipfile.ZipFile(path) as zin:
+        items = [(i, zin.read(i)) for i in zin.infolist()]
+    have = {i.filename for i, _ in items}
+    out = tempfile.mktemp(suffix=".whl")
+    added = 0
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info, data in items:
+            zout.writestr(info, data)
+            if not info.filename.endswith(".py") or ".dist-info/" in info.filename:
+                continue
+            pyc = importlib.util.cache_from_source(info.filename)
+            if pyc in have:
+                continue
+            src = tempfile.mktemp(suffix=".py")
+            with open(src, "wb") as f:
+                f.write(data)
+            try:
+                py_compile.compile(src, cfile=src + "c", dfile=info.filename, doraise=True,
+                    invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+            except py_compile.PyCompileError:
+                continue  # (a file only for another Python version): left as source
+            with open(src + "c", "rb") as f:
+                zout.writestr(pyc, f.read())
+            added += 1
+    with open(out, "rb") as f, open(path, "wb") as g:
+        g.write(f.read())
+    print(name, added)
+`);
+"""
+
+
+def add_bytecode(pyodide: Path, wheels: Path) -> None:
+    """Every wheel in ``wheels`` gets its modules' bytecode, compiled by ``pyodide``'s own
+    CPython under node (:data:`PYC_JS`)."""
+    script = WORK / "pyc.mjs"
+    script.write_text(PYC_JS)
+    run(["node", str(script), str(pyodide.resolve()), str(wheels.resolve())])
+
+
 def kernel_wheels() -> list[Path]:
     """The kernel's own wheels (piplite, pyodide-kernel, ipykernel), as the kernel
     extension ships them for its piplite index."""
@@ -194,7 +249,11 @@ def pyodide_dir(dest: Path, site_wheels: list[Path] = ()) -> None:
         keep[name] = entry
     for wheel in site_wheels:
         shutil.copy2(wheel, dest / wheel.name)
-        entry = lock_entry(wheel)
+    add_bytecode(core, dest)
+    for name, entry in keep.items():
+        entry["sha256"] = sha256(dest / entry["file_name"])
+    for wheel in site_wheels:
+        entry = lock_entry(dest / wheel.name)
         keep[entry["name"]] = entry
     missing = {normal(d) for e in keep.values() for d in e["depends"]} - set(map(normal, keep))
     if missing or set(PRELOAD) - set(keep):
