@@ -250,7 +250,7 @@ def pyodide_dir(dest: Path, site_wheels: list[Path] = ()) -> None:
     for wheel in site_wheels:
         shutil.copy2(wheel, dest / wheel.name)
     add_bytecode(core, dest)
-    for name, entry in keep.items():
+    for entry in keep.values():
         entry["sha256"] = sha256(dest / entry["file_name"])
     for wheel in site_wheels:
         entry = lock_entry(dest / wheel.name)
