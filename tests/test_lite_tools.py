@@ -169,3 +169,76 @@ def test_grading_imports_and_guards_in_process_without_fork_or_timers() -> None:
     first, second = done.stdout.splitlines()
     assert first == "42"
     assert second.startswith("refused: your answer calls the library networkx")
+
+
+# --- machine code in a browser: every stage that runs it says why it cannot ------------
+
+def test_in_a_browser_machine_code_stages_say_why_in_one_line() -> None:
+    """Imitates Pyodide (sys.platform 'emscripten', no unicorn, no capstone, no fork): the
+    tour's loop over every stage gets one reason line for each stage that runs machine
+    code, and a result for every other stage."""
+    code = (
+        "import os, sys\n"
+        "sys.platform = 'emscripten'\n"
+        "del os.fork\n"
+        "for name in ('unicorn', 'capstone', 'keystone'):\n"
+        "    sys.modules[name] = None\n"
+        "import ssa_course\n"
+        "from ssa_course import registry\n"
+        "from ssa_course.codegen.toolchain import BROWSER_REASON\n"
+        "prog = ssa_course.compile(open('examples/sum.tiny').read())\n"
+        "for stage in ssa_course.stage_names():\n"
+        "    result = ssa_course.run(prog, 10, via=stage)\n"
+        "    why = registry.representation(stage).unavailable()\n"
+        "    print(stage, result.status, repr(result.stdout.strip()), why == BROWSER_REASON,\n"
+        "          result.error == 'error: ' + BROWSER_REASON if why else result.error)\n")
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    rows = [line.split(" ", 4) for line in done.stdout.splitlines()]
+    blocked = {r[0] for r in rows if r[3] == "True"}
+    assert {"native", "emulated", "asm", "native-aarch64", "emulated-aarch64",
+            "qemu-aarch64"} <= blocked
+    for stage, status, stdout, browser, rest in rows:
+        if stage in blocked:  # one line saying why, not an empty result
+            assert (status, stdout, rest) == ("1", "''", "True"), stage
+        else:  # everything else still runs
+            assert (status, stdout, browser) == ("0", "'159'", "False"), (stage, rest)
+
+
+def test_browser_reason_only_in_a_browser(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ssa_course.codegen import toolchain
+    from ssa_course.codegen.aarch64 import toolchain as a64
+
+    assert toolchain.browser_missing() is None
+    monkeypatch.setattr(sys, "platform", "emscripten")
+    for check in (toolchain.native_missing, toolchain.emulator_missing, a64.native_missing,
+                  a64.emulator_missing, a64.qemu_missing):
+        assert check() == toolchain.BROWSER_REASON, check
+    assert "browser" in toolchain.BROWSER_REASON and "\n" not in toolchain.BROWSER_REASON
+
+
+# --- the kernel preloads its own and the course's wheels with Pyodide -------------------
+
+def test_preload_lists_what_the_kernel_would_install_and_the_course() -> None:
+    # the kernel skips its own installs only for names in loadPyodideOptions.packages
+    for name in ("micropip", "piplite", "ipykernel", "comm", "pyodide-kernel", "jedi",
+                 "ipython"):
+        assert name in build_lite.PRELOAD
+    assert set(build_lite.BROWSER_PACKAGES) <= set(build_lite.PRELOAD)
+    assert set(build_lite.PRELOAD) <= set(build_lite.SITE_LOCK) | set(build_lite.LOCK_ROOTS) \
+        | {"pyparsing", "networkx"}
+
+
+def test_lock_entry_of_a_site_wheel(tmp_path: Path) -> None:
+    wheel = tmp_path / "pyodide_kernel-0.8.6-py3-none-any.whl"
+    wheel.write_bytes(b"not really a wheel")
+    entry = build_lite.lock_entry(wheel)
+    assert entry["name"] == "pyodide-kernel" and entry["version"] == "0.8.6"
+    assert entry["file_name"] == wheel.name and entry["imports"] == ["pyodide_kernel"]
+    assert entry["depends"] == ["comm", "ipython"] and len(entry["sha256"]) == 64
+    other = tmp_path / "numpy-2.0-cp314-none-any.whl"  # not one of SITE_LOCK
+    other.write_bytes(b"")
+    with pytest.raises(KeyError):
+        build_lite.lock_entry(other)

@@ -47,6 +47,23 @@ LOCK_DROP = {"networkx": ("matplotlib", "numpy", "setuptools")}
 # what the first cell of every notebook on the site installs from the site (deps=False:
 # the package's own metadata names libraries that cannot exist in the browser)
 BROWSER_PACKAGES = ("ssa-course", "pydot", "pyparsing", "networkx", "ipywidgets", "comm")
+# wheels that are not in Pyodide's lock but get a lock entry in static/pyodide, so the kernel
+# preloads them with Pyodide itself (one parallel fetch, no micropip resolution) instead of
+# installing them one after another when it starts: the kernel's own wheels (shipped by
+# jupyterlite-pyodide-kernel) and the course's; name -> what it depends on (in the lock)
+SITE_LOCK = {
+    "piplite": ["micropip"],
+    "pyodide-kernel": ["comm", "ipython"],
+    "ipykernel": ["pyodide-kernel"],
+    "comm": [],
+    "ssa-course": ["networkx", "pydot"],
+    "pydot": ["pyparsing"],
+    "ipywidgets": ["comm", "ipython", "traitlets"],
+}
+# loadPyodide's `packages`: the kernel skips its own installs of those listed (micropip,
+# piplite, ipykernel, comm, pyodide-kernel, jedi, ipython) and the lessons find the course
+PRELOAD = ("micropip", "piplite", "ipykernel", "comm", "pyodide-kernel", "jedi", "ipython",
+           *BROWSER_PACKAGES)
 SETUP_MARK = "# ssa_course in the browser (JupyterLite)"
 PRACTICE_NOTE = (
     "**In the browser, checking is practice, not grading.** The test cells run here, in\n"
@@ -134,8 +151,85 @@ def lock_closure(packages: dict) -> list[str]:
     return seen
 
 
-def pyodide_dir(dest: Path) -> None:
-    """Pyodide's core plus the lock's pure wheels, the lock trimmed to what is there."""
+# Pure wheels hold only sources, so every page compiled each imported module to bytecode
+# when the kernel started (IPython, jedi, networkx, the course: most of the start). Pyodide's
+# own CPython (run by node) adds each module's bytecode to the wheel at build time,
+# "unchecked-hash" so it is used without comparing it to the source's mtime.
+PYC_JS = r"""
+const [pyodideDir, wheelDir] = process.argv.slice(2);
+const { loadPyodide } = await import(pyodideDir + "/pyodide.mjs");
+const py = await loadPyodide({ indexURL: pyodideDir + "/" });
+py.FS.mkdir("/wheels");
+py.FS.mount(py.FS.filesystems.NODEFS, { root: wheelDir }, "/wheels");
+py.runPython(`
+import importlib.util, os, py_compile, tempfile, zipfile
+for name in sorted(os.listdir("/wheels")):
+    if not name.endswith(".whl"):
+        continue
+    path = os.path.join("/wheels", name)
+    with zipfile.ZipFile(path) as zin:
+        items = [(i, zin.read(i)) for i in zin.infolist()]
+    have = {i.filename for i, _ in items}
+    out = tempfile.mktemp(suffix=".whl")
+    added = 0
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info, data in items:
+            zout.writestr(info, data)
+            if not info.filename.endswith(".py") or ".dist-info/" in info.filename:
+                continue
+            pyc = importlib.util.cache_from_source(info.filename)
+            if pyc in have:
+                continue
+            src = tempfile.mktemp(suffix=".py")
+            with open(src, "wb") as f:
+                f.write(data)
+            try:
+                py_compile.compile(src, cfile=src + "c", dfile=info.filename, doraise=True,
+                    invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+            except py_compile.PyCompileError:
+                continue  # (a file only for another Python version): left as source
+            with open(src + "c", "rb") as f:
+                zout.writestr(pyc, f.read())
+            added += 1
+    with open(out, "rb") as f, open(path, "wb") as g:
+        g.write(f.read())
+    print(name, added)
+`);
+"""
+
+
+def add_bytecode(pyodide: Path, wheels: Path) -> None:
+    """Every wheel in ``wheels`` gets its modules' bytecode, compiled by ``pyodide``'s own
+    CPython under node (:data:`PYC_JS`)."""
+    script = WORK / "pyc.mjs"
+    script.write_text(PYC_JS)
+    run(["node", str(script), str(pyodide.resolve()), str(wheels.resolve())])
+
+
+def kernel_wheels() -> list[Path]:
+    """The kernel's own wheels (piplite, pyodide-kernel, ipykernel), as the kernel
+    extension ships them for its piplite index."""
+    pypi = (Path(sys.prefix) / "share" / "jupyter" / "labextensions" / "@jupyterlite"
+            / "pyodide-kernel-extension" / "static" / "pypi")
+    found = [w for w in pypi.glob("*.whl")
+             if normal(w.name.split("-")[0]) in ("piplite", "pyodide-kernel", "ipykernel")]
+    if len(found) != 3:
+        raise SystemExit(f"error: the kernel's wheels are not all in {pypi}: {found}")
+    return found
+
+
+def lock_entry(wheel: Path) -> dict:
+    """A pyodide-lock.json entry for a pure wheel of :data:`SITE_LOCK`."""
+    dist, version = wheel.name.split("-")[:2]
+    name = normal(dist)
+    return {"name": name, "version": version, "file_name": wheel.name,
+            "install_dir": "site", "sha256": sha256(wheel), "package_type": "package",
+            "imports": [dist.lower()], "depends": SITE_LOCK[name], "unvendored_tests": False}
+
+
+def pyodide_dir(dest: Path, site_wheels: list[Path] = ()) -> None:
+    """Pyodide's core plus the lock's pure wheels, the lock trimmed to what is there,
+    and ``site_wheels`` (:data:`SITE_LOCK`) added to it."""
     core = npm_package("pyodide", PINS["pyodide"])
     dest.mkdir(parents=True)
     for f in core.iterdir():
@@ -153,6 +247,17 @@ def pyodide_dir(dest: Path) -> None:
         entry.update(file_name=wheel.name, sha256=sha256(wheel),
                      depends=[d for d in entry["depends"] if d not in drop])
         keep[name] = entry
+    for wheel in site_wheels:
+        shutil.copy2(wheel, dest / wheel.name)
+    add_bytecode(core, dest)
+    for entry in keep.values():
+        entry["sha256"] = sha256(dest / entry["file_name"])
+    for wheel in site_wheels:
+        entry = lock_entry(dest / wheel.name)
+        keep[entry["name"]] = entry
+    missing = {normal(d) for e in keep.values() for d in e["depends"]} - set(map(normal, keep))
+    if missing or set(PRELOAD) - set(keep):
+        raise SystemExit(f"error: the lock lacks {sorted(missing | (set(PRELOAD) - set(keep)))}")
     lock["packages"] = keep
     (dest / "pyodide-lock.json").write_text(json.dumps(lock, indent=1) + "\n")
 
@@ -227,7 +332,10 @@ def lite_config(path: Path) -> None:
         "jupyter-lite-schema-version": 0,
         "jupyter-config-data": {
             "appName": "ssa_course",
-            "litePluginSettings": {KERNEL_PLUGIN: {"disablePyPIFallback": True}},
+            "litePluginSettings": {KERNEL_PLUGIN: {
+                "disablePyPIFallback": True,
+                # fetched in parallel while Pyodide starts (static/pyodide's lock)
+                "loadPyodideOptions": {"packages": list(PRELOAD)}}},
             # window.jupyterapp: tools/lite_check.py drives the page through it
             "exposeAppInBrowser": "true",
             # nbgrader's Lab extension (in this environment for the course) needs a server
@@ -241,8 +349,8 @@ def build(out: Path) -> None:
     build_tools()
     shutil.rmtree(WORK, ignore_errors=True)
     WORK.mkdir(parents=True)
-    pyodide_dir(WORK / "static" / "pyodide")
     wheels = course_wheels()
+    pyodide_dir(WORK / "static" / "pyodide", kernel_wheels() + wheels)
     contents_dir(WORK / "contents")
     lite_config(WORK / "jupyter-lite.json")
     shutil.rmtree(out, ignore_errors=True)

@@ -113,8 +113,22 @@ def choose_assembler(target: str = TARGET, name: str = "auto") -> str:
     return next(n for n, check in _checks(target).items() if check() is None)
 
 
+# Pyodide (sys.platform "emscripten": the course in a browser, docs/lite.md) starts no
+# processes, and its package lock has no unicorn (nor capstone): the one reason every stage
+# that runs machine code gives there, instead of advice that cannot help (pip install ...)
+BROWSER_REASON = ("cannot run machine code in a browser: Pyodide starts no programs and "
+                  "has no unicorn emulator (the own assembler and the listings work)")
+
+
+def browser_missing() -> str | None:
+    """:data:`BROWSER_REASON` when running in a browser (Pyodide), else None."""
+    return BROWSER_REASON if sys.platform == "emscripten" else None
+
+
 def native_missing() -> str | None:
     """Why assembled programs cannot run as child processes here, or None."""
+    if browser_missing():
+        return BROWSER_REASON
     if not (sys.platform.startswith("linux") and is_x86_64()):
         return (f"native runs need x86-64 Linux (this is {sys.platform} on "
                 f"{platform.machine()}): use --via emulated")
@@ -123,6 +137,8 @@ def native_missing() -> str | None:
 
 def emulator_missing() -> str | None:
     """Why the unicorn executor cannot run, or None."""
+    if browser_missing():
+        return BROWSER_REASON
     if not _module("unicorn"):
         return "no unicorn: pip install unicorn"
     return None

@@ -167,7 +167,7 @@ def _emulator_missing() -> str | None:
 def _disasm_missing() -> str | None:
     from ssa_course.codegen import toolchain
 
-    return toolchain.disassembler_missing()
+    return toolchain.browser_missing() or toolchain.disassembler_missing()
 
 
 def _lines(compiled: object) -> object:

@@ -8,7 +8,7 @@ import platform
 import shutil
 import sys
 
-from ssa_course.codegen.toolchain import ToolMissing, _module, require, work_dir
+from ssa_course.codegen.toolchain import ToolMissing, _module, browser_missing, require, work_dir
 
 __all__ = ["ToolMissing", "gnu_missing", "gnu_tools", "is_aarch64", "keystone_missing",
            "native_missing", "qemu_missing", "qemu_path", "require", "work_dir"]
@@ -51,6 +51,8 @@ def qemu_path() -> str | None:
 
 def qemu_missing() -> str | None:
     """Why an aarch64 Linux executable cannot run under qemu-user here, or None."""
+    if reason := browser_missing():
+        return reason
     if not sys.platform.startswith("linux"):
         return f"qemu-aarch64 (user mode) runs on Linux only (this is {sys.platform})"
     if qemu_path() is None:
@@ -63,6 +65,8 @@ def native_missing() -> str | None:
     # ARM laptop of the tests (tests/laptop/) reports arm64 on an x86-64 kernel.
     import os
 
+    if reason := browser_missing():
+        return reason
     if not (sys.platform.startswith("linux") and is_aarch64()
             and os.uname().machine.lower() in ("aarch64", "arm64")):
         return (f"native aarch64 runs need aarch64 Linux (this is {sys.platform} on "
@@ -71,12 +75,16 @@ def native_missing() -> str | None:
 
 
 def emulator_missing() -> str | None:
+    if reason := browser_missing():
+        return reason
     if not _module("unicorn"):
         return "no unicorn: pip install unicorn"
     return None
 
 
 def disassembler_missing() -> str | None:
+    if reason := browser_missing():  # its run is emulated
+        return reason
     if not _module("capstone"):
         return "no capstone: pip install capstone"
     return None
