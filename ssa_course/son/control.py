@@ -260,7 +260,8 @@ class Phi(Node):
             # value (a loop whose entry died), and answering it would leave a cycle such
             # as ``i = i + 1`` that algebraic rules rewrite forever; the sweep removes it
             return None if _reads(value, self) else value
-        return None
+        from ssa_course.son.algebra import push_through_phi  # algebra imports this module
+        return push_through_phi(self)
 
     def key(self) -> tuple | None:
         region = self.inputs[0]
