@@ -112,8 +112,75 @@ class If(Node):
             return tuple_of(XCTRL, XCTRL)
         return tuple_of(CTRL, CTRL)
 
+    def idealize(self) -> Node | None:
+        """A test another If above it already made: ``if (c) { if (c) ... }`` -- along the
+        taken edge of the dominating If, ``c`` is known, so this If's predicate becomes
+        that constant (in place; its dead side then goes)."""
+        pred = self.inputs[1]
+        if pred.type.is_constant():
+            return None
+        known = dominating_test(self, pred)
+        if known is None:
+            return None
+        from ssa_course.son.data import const  # data imports this module
+        self.set_input(1, const(self, known))
+        return self
+
     def key(self) -> None:
         return None
+
+
+_DOMINATOR_WALK = 64  # control nodes looked at above an If (a cost bound)
+
+
+def dominating_test(node: Node, pred: Node) -> bool | None:
+    """What ``pred`` is known to be where ``node`` runs: True or False when an If on
+    ``pred`` dominates ``node`` along one of its sides, else None. Walks up the
+    immediate dominators (:func:`_up`), at most ``_DOMINATOR_WALK`` control nodes; every
+    node passed is a distant dependency of ``node``."""
+    budget = [_DOMINATOR_WALK]
+    n = node.inputs[0]
+    while n is not None:
+        node.add_dep(n)
+        if isinstance(n, Proj) and isinstance(n.inputs[0], If) and n.inputs[0].inputs[1] is pred:
+            return n.index == 0
+        n = _up(n, node, budget)
+    return None
+
+
+def _up(n: Node, watcher: Node, budget: list[int]) -> Node | None:
+    """The immediate dominator of the control node ``n`` (None: unknown, or the budget
+    is spent). A single-input control node's is its input; a finished Loop's its entry;
+    a Region's the nearest node that dominates all of its paths."""
+    budget[0] -= 1
+    if budget[0] < 0 or isinstance(n, Start):
+        return None
+    if isinstance(n, Loop):
+        return None if n.in_progress() else n.inputs[1]
+    if isinstance(n, Region):
+        if n.in_progress() or any(p is None for p in n.inputs[1:]):
+            return None
+        chains = [_chain(p, watcher, budget) for p in n.inputs[1:]]
+        if not chains or any(c is None for c in chains):
+            return None
+        others = [{id(x) for x in c} for c in chains[1:]]
+        for x in chains[0]:
+            if all(id(x) in o for o in others):
+                return x
+        return None
+    return n.inputs[0]
+
+
+def _chain(n: Node, watcher: Node, budget: list[int]) -> list[Node] | None:
+    """``n`` and its dominators up to Start (None: the budget ran out first)."""
+    found: list[Node] = []
+    while n is not None:
+        watcher.add_dep(n)
+        found.append(n)
+        if isinstance(n, Start):
+            return found
+        n = _up(n, watcher, budget)
+    return None
 
 
 class Region(Node):
