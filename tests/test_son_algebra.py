@@ -159,6 +159,19 @@ def test_the_rules_settle_in_any_worklist_order(source, seed):
     assert progress_left(program.functions["main"].graph) is None
 
 
+@pytest.mark.parametrize("test, then, other, folds", [
+    ("c != 0", "0", "c", True),     # c ? 0 : c is 0
+    ("c == 3", "c", "3", True),     # on the true side c is 3
+    ("c == 3", "3", "c", False),    # on the false side c is anything but 3
+    ("c < 3", "3", "c", False),     # only equalities name a constant
+])
+def test_a_value_a_dominating_equality_names_is_that_constant(test, then, other, folds):
+    fn = _main(f"fn main(c: int) {{ var r = 7; if ({test}) {{ r = {then}; }} else "
+               f"{{ r = {other}; }} print(r); }}")
+    top = _printed(fn)
+    assert top.type.is_constant() == folds, top
+
+
 # -- property: generated sums, merges and repeated tests print the same ---------------------
 
 _LEAVES = ["arg", "a", "b", "0", "1", "2", "3", "-1"]
@@ -178,6 +191,9 @@ def _algebra_programs(draw) -> str:
     k = draw(st.integers(-1, 3))
     test = draw(st.sampled_from(["arg != 0", f"arg == {k}", "flag", "(arg < 2) == flag"]))
     inner = draw(st.sampled_from([test, f"arg == {k + 1}", "flag == true", "flag != false"]))
+    eq = draw(st.sampled_from(["==", "!="]))
+    then = draw(st.sampled_from(["arg", str(k), "b"]))
+    other = draw(st.sampled_from(["arg", str(k), "a"]))
     return f"""fn main(arg: int, flag: bool) {{
     var a = arg + 1;
     var b = {e[0].replace('a', 'arg').replace('b', 'arg')};
@@ -187,7 +203,9 @@ def _algebra_programs(draw) -> str:
     }} else {{
         b = {e[4]};
     }}
-    print(a + b, {e[5]}, a == {k}, (a == b) == flag);
+    var r = 0;
+    if (arg {eq} {k}) {{ r = {then}; }} else {{ r = {other}; }}
+    print(a + b, {e[5]}, a == {k}, (a == b) == flag, r);
 }}"""
 
 

@@ -12,6 +12,8 @@ Multi-valued nodes (Start, If, Call) are read through :class:`Proj` nodes.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from ssa_course.errors import Pos
 from ssa_course.son.graph import Graph, Node
 from ssa_course.son.types import (
@@ -135,17 +137,25 @@ _DOMINATOR_WALK = 64  # control nodes looked at above an If (a cost bound)
 
 def dominating_test(node: Node, pred: Node) -> bool | None:
     """What ``pred`` is known to be where ``node`` runs: True or False when an If on
-    ``pred`` dominates ``node`` along one of its sides, else None. Walks up the
-    immediate dominators (:func:`_up`), at most ``_DOMINATOR_WALK`` control nodes; every
-    node passed is a distant dependency of ``node``."""
-    budget = [_DOMINATOR_WALK]
-    n = node.inputs[0]
-    while n is not None:
-        node.add_dep(n)
-        if isinstance(n, Proj) and isinstance(n.inputs[0], If) and n.inputs[0].inputs[1] is pred:
-            return n.index == 0
-        n = _up(n, node, budget)
+    ``pred`` dominates ``node`` along one of its sides, else None."""
+    for test, value in dominating_facts(node.inputs[0], node):
+        if test is pred:
+            return value
     return None
+
+
+def dominating_facts(ctrl: Node | None, watcher: Node) -> Iterator[tuple[Node, bool]]:
+    """``(predicate, value)`` of every If that dominates control ``ctrl`` along one of
+    its sides, nearest first. Walks up the immediate dominators (:func:`_up`), at most
+    ``_DOMINATOR_WALK`` control nodes; every node passed is a distant dependency of
+    ``watcher`` (it looks again when one of them changes)."""
+    budget = [_DOMINATOR_WALK]
+    n = ctrl
+    while n is not None:
+        watcher.add_dep(n)
+        if isinstance(n, Proj) and isinstance(n.inputs[0], If):
+            yield n.inputs[0].inputs[1], n.index == 0
+        n = _up(n, watcher, budget)
 
 
 def _up(n: Node, watcher: Node, budget: list[int]) -> Node | None:
@@ -328,7 +338,27 @@ class Phi(Node):
             # as ``i = i + 1`` that algebraic rules rewrite forever; the sweep removes it
             return None if _reads(value, self) else value
         from ssa_course.son.algebra import push_through_phi  # algebra imports this module
-        return push_through_phi(self)
+        return self._known_on_path() or push_through_phi(self)
+
+    def _known_on_path(self) -> Node | None:
+        """An input that a dominating test of its path proves equal to a constant is that
+        constant: ``if (c != 0) { r = 0; } else { r = c; }`` merges ``Phi(0, c)``, and on
+        the else path ``c == 0`` (the phi then has one value)."""
+        region = self.inputs[0]
+        for i in range(1, len(self.inputs)):
+            v = self.inputs[i]
+            if v is None or v.type.is_constant() or v is self:
+                continue
+            self.add_dep(v)
+            for pred, value in dominating_facts(region.in_(i), self):
+                if getattr(pred, "op", None) in ("==", "!=") and pred.inputs[1] is v \
+                        and pred.inputs[2].type.is_constant() \
+                        and value == (pred.op == "=="):
+                    values = list(self.inputs[1:])
+                    values[i - 1] = pred.inputs[2]
+                    return Phi(self.graph, region, *values, declared=self.declared,
+                               name=self.var_name)
+        return None
 
     def key(self) -> tuple | None:
         region = self.inputs[0]
