@@ -98,6 +98,14 @@ def test_a_compare_on_both_paths_is_pushed_below_the_merge():
     assert _phi_values(top.inputs[2]) == [3, 2]
 
 
+def test_sums_with_no_common_operand_push_their_constants_as_a_phi():
+    fn = _main("fn main(x: int, y: int) { var a = x + 1; if (x < y) { a = y + 2; } print(a); }")
+    top = _printed(fn)  # Phi(y, x) + Phi(2, 1)
+    assert isinstance(top, Add) and _phi_values(top.inputs[2]) == [2, 1]
+    assert isinstance(top.inputs[1], Phi)
+    assert [v.label for v in top.inputs[1].inputs[1:]] == ["y", "x"]
+
+
 def test_no_push_when_every_input_is_used_elsewhere():
     fn = _main("fn main(arg: int) { var a = arg + 1; var b = arg + 2; var c = a;"
                " if (arg == 1) { c = b; } print(a, b, c); }")

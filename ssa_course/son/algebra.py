@@ -74,7 +74,8 @@ def fold_literals(user: Node, a: Node, b: Node,
 def push_through_phi(phi: Phi) -> Node | None:
     """``Phi(op(a, x1), op(a, x2), ...) -> op(a, Phi(x1, x2, ...))`` (or with the shared
     operand on the right): the inputs are one floating operation of the same kind with
-    one operand in common. Only when it saves an operation (some input is used by this
+    one operand in common -- or with constants on the right, which make a phi of
+    constants (``op(Phi(a1, a2), Phi(c1, c2))``). Only when it saves an operation (some input is used by this
     phi alone), never on a loop still being parsed, and never when an input reads the
     phi itself (a loop's own counter)."""
     region = phi.inputs[0]
@@ -89,6 +90,10 @@ def push_through_phi(phi: Phi) -> Node | None:
         if v is None or v is phi or v.inputs[0] is not None or not first.same_operation(v) \
                 or phi in v.inputs:
             return None
+    for v in values:  # the rule reads their operands and their users: distant nodes
+        phi.add_dep(v)
+        for x in v.inputs[1:]:
+            phi.add_dep(x)
     if not any(all(u is phi for u in v.outputs) for v in values):
         return None  # every input is used elsewhere too: pushing would add an operation
     for side in (1, 2):
@@ -98,4 +103,10 @@ def push_through_phi(phi: Phi) -> Node | None:
             merged = typed(Phi(phi.graph, region, *(v.inputs[other] for v in values)))
             operands = (shared, merged) if side == 1 else (merged, shared)
             return typed(remake(*operands))
+    # no operand in common, but the right ones are all constants: their phi is a
+    # literal (Phi(x + 1, y + 2) -> Phi(x, y) + Phi(1, 2)), which costs no operation
+    if all(v.inputs[2].type.is_constant() for v in values):
+        lefts = typed(Phi(phi.graph, region, *(v.inputs[1] for v in values)))
+        rights = typed(Phi(phi.graph, region, *(v.inputs[2] for v in values)))
+        return typed(remake(lefts, rights))
     return None
