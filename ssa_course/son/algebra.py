@@ -75,9 +75,9 @@ def push_through_phi(phi: Phi) -> Node | None:
     """``Phi(op(a, x1), op(a, x2), ...) -> op(a, Phi(x1, x2, ...))`` (or with the shared
     operand on the right): the inputs are one floating operation of the same kind with
     one operand in common -- or with constants on the right, which make a phi of
-    constants (``op(Phi(a1, a2), Phi(c1, c2))``). Only when it saves an operation (some input is used by this
-    phi alone), never on a loop still being parsed, and never when an input reads the
-    phi itself (a loop's own counter)."""
+    constants (``op(Phi(a1, a2), Phi(c1, c2))``). Only when some input is used by this
+    phi alone (no operation is added), never on a loop still being parsed, and never
+    when an input reads the phi itself (a loop's own counter)."""
     region = phi.inputs[0]
     if not isinstance(region, Region) or region.in_progress():
         return None
