@@ -164,6 +164,9 @@ class IterativePeepholes:
             self.work.push_all(n.dependents())
             self.work.push_all(self.g.take_deps(n))
             self._lost_user([x for x in before if x is not None and x not in n.inputs])
+            # (an input the rule put in, such as the constant an If's decided test
+            # becomes, may have a twin)
+            self.work.push_all(x for x in n.inputs if x is not None and x not in before)
             return
         self._replace(n, better)
 
