@@ -20,7 +20,11 @@ CASES = load_simple_corpus()
 STAGES = [s.name for s in registry.executors()]
 
 # What Simple folds and son-opt does not yet, per program.
-WEAKER: dict[str, str] = {}
+WEAKER: dict[str, str] = {
+    "ch05_if_merge2": "b + a with both still named by variables: a sum whose operand has "
+                      "another user is not reassociated (it would keep both sums), Simple "
+                      "does it anyway and then pushes the sums through the phis",
+}
 
 
 def test_the_corpus_is_there():

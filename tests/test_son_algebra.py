@@ -84,7 +84,9 @@ IF_MERGE = """fn main(arg: int) {
 
 
 def test_a_sum_on_both_paths_is_pushed_below_the_merge():
-    fn = _main(IF_MERGE)
+    # (while parsing, ``a + b`` keeps its shape: ``a`` is still a variable, and
+    # reassociating a sum another node reads would keep both sums)
+    fn = _main(IF_MERGE, optimistic=True)
     top = _printed(fn)  # (arg * 2) + Phi(2, 3)
     assert isinstance(top, Add) and isinstance(top.inputs[1], Mul)
     assert _phi_values(top.inputs[2]) == [2, 3]

@@ -178,17 +178,24 @@ class Add(Binary):
                 folded = _folded_phi(self, left, inner, right)
                 return None if folded is None else \
                     Add(self.graph, None, left.inputs[1], folded)
-            if literal(inner) and not right_lit:
-                # (x + c) + y  ->  (x + y) + c: the literal moves outward
+            if literal(inner) and not right_lit and _only_user(left, self):
+                # (x + c) + y  ->  (x + y) + c: the literal moves outward (when x + c has
+                # no other user: else both sums would stay, one more operation)
                 return Add(self.graph, None, typed(Add(self.graph, None, left.inputs[1],
                                                        right)), inner)
         if isinstance(right, Add):
             inner = right.inputs[2]
             watch_literal(self, inner)
-            if literal(inner):  # x + (y + c)  ->  (x + y) + c
+            if literal(inner) and _only_user(right, self):  # x + (y + c) -> (x + y) + c
                 return Add(self.graph, None, typed(Add(self.graph, None, left,
                                                        right.inputs[1])), inner)
         return None
+
+
+def _only_user(n: Node, user: Node) -> bool:
+    """``user`` is the only node that reads ``n`` (asked again when ``n`` loses one)."""
+    user.add_dep(n)
+    return all(u is user for u in n.outputs)
 
 
 def _folded_phi(add: Add, owner: Node, a: Node, b: Node) -> Node | None:
