@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ssa_course.son.control import Phi, Region
+from ssa_course.son.control import Phi, Region, may_be_loop_head
 from ssa_course.son.graph import Node, typed
 
 
@@ -76,8 +76,9 @@ def push_through_phi(phi: Phi) -> Node | None:
     operand on the right): the inputs are one floating operation of the same kind with
     one operand in common -- or with constants on the right, which make a phi of
     constants (``op(Phi(a1, a2), Phi(c1, c2))``). Only when some input is used by this
-    phi alone (no operation is added), never on a loop still being parsed, and never
-    when an input reads the phi itself (a loop's own counter)."""
+    phi alone (no operation is added) -- at a loop head, every input (else a value kept
+    for another user is computed twice per iteration) --, never on a loop still being
+    parsed, and never when an input reads the phi itself (a loop's own counter)."""
     region = phi.inputs[0]
     if not isinstance(region, Region) or region.in_progress():
         return None
@@ -94,8 +95,11 @@ def push_through_phi(phi: Phi) -> Node | None:
         phi.add_dep(v)
         for x in v.inputs[1:]:
             phi.add_dep(x)
-    if not any(all(u is phi for u in v.outputs) for v in values):
+    dies = [all(u is phi for u in v.outputs) for v in values]
+    if not any(dies):
         return None  # every input is used elsewhere too: pushing would add an operation
+    if not all(dies) and may_be_loop_head(region, phi):
+        return None  # round a loop, a value kept for another user would run twice
     for side in (1, 2):
         shared = first.inputs[side]
         if all(v.inputs[side] is shared for v in values):

@@ -158,6 +158,19 @@ def dominating_facts(ctrl: Node | None, watcher: Node) -> Iterator[tuple[Node, b
         n = _up(n, watcher, budget)
 
 
+def may_be_loop_head(region: Node, watcher: Node) -> bool:
+    """A Loop, or a Region one of whose paths it dominates itself (a back edge: Bril's
+    loop heads are plain Regions); True too when the walk is cut short."""
+    if isinstance(region, Loop):
+        return True
+    budget = [_DOMINATOR_WALK]
+    for path in region.inputs[1:]:
+        chain = _chain(path, watcher, budget) if path is not None else None
+        if chain is None or any(x is region for x in chain):
+            return True
+    return False
+
+
 def _up(n: Node, watcher: Node, budget: list[int]) -> Node | None:
     """The immediate dominator of the control node ``n`` (None: unknown, or the budget
     is spent). A single-input control node's is its input; a finished Loop's its entry;
