@@ -154,7 +154,10 @@ def dominating_facts(ctrl: Node | None, watcher: Node) -> Iterator[tuple[Node, b
     while n is not None:
         watcher.add_dep(n)
         if isinstance(n, Proj) and isinstance(n.inputs[0], If):
-            yield n.inputs[0].inputs[1], n.index == 0
+            test = n.inputs[0].inputs[1]
+            # (an equal predicate may replace this one: GVN, a bounds check's twin)
+            watcher.add_dep(test)
+            yield test, n.index == 0
         n = _up(n, watcher, budget)
 
 
@@ -364,6 +367,9 @@ class Phi(Node):
                 continue
             self.add_dep(v)
             for pred, value in dominating_facts(region.in_(i), self):
+                if getattr(pred, "op", None) in ("==", "!="):
+                    self.add_dep(pred.inputs[1])  # its operands may be replaced
+                    self.add_dep(pred.inputs[2])
                 if getattr(pred, "op", None) in ("==", "!=") and pred.inputs[1] is v \
                         and pred.inputs[2].type.is_constant() \
                         and value == (pred.op == "=="):
