@@ -228,3 +228,31 @@ def test_generated_programs_print_the_same_before_and_after(source, arg, flag, s
         with peephole_order(seed, check=True):
             got = run(compile_source(source), args, via=stage)
         assert (got.stdout, got.status) == (want.stdout, want.status), (stage, source)
+
+
+# fuzz seed 228 (worklist seed 3), shrunk: the bounds check of ps[w9] and the one of
+# arr[w9] test one InBounds once GVN merges them; the inner If must be looked at again
+# when the outer If's predicate is replaced by its twin
+SEED_228 = """struct P { v: int; ok: bool; xs: [int]; }
+fn main(n: int, flag: bool) {
+    var arr = new int[5];
+    var p = new P { v: 1, ok: true, xs: new int[5] };
+    var ps = new P[5];
+    ps[0] = p;
+    ps[1] = new P { v: 1, ok: true, xs: new int[5] };
+    ps[2] = new P { v: 2, ok: false, xs: new int[6] };
+    ps[3] = new P { v: 3, ok: true, xs: new int[7] };
+    ps[4] = new P { v: 4, ok: false, xs: new int[8] };
+    var w9 = 0;
+    while (0 < 2) {
+        w9 = w9 + 1;
+        arr[w9] = ps[w9].v;
+    }
+}"""
+
+
+def test_a_test_decided_above_after_gvn_is_seen_in_any_order():
+    for seed in (231, None, 0, 1):
+        with peephole_order(seed, check=True):
+            got = run(compile_source(SEED_228), ["0", "true"], via="son-opt")
+        assert got.status == 2 and "index out of bounds at 14:21" in got.error
