@@ -79,3 +79,16 @@ def load_bril_corpus() -> list[CorpusCase]:
             twin = p.with_suffix(".bril")
             cases.append(_case(p, _read(twin) if twin.exists() else _read(p.with_suffix(".args"))))
     return cases
+
+
+def load_simple_corpus() -> list[CorpusCase]:
+    """Simple's chapter tests translated to Tiny (``tests/simple``): the headers of
+    ``tests/programs``, plus ``// SIMPLE: return ...;``, the optimized result Simple's
+    test states (:func:`simple_expected`)."""
+    return [_case(p) for p in sorted((HERE / "simple").glob("*.tiny"))]
+
+
+def simple_expected(case: CorpusCase) -> str:
+    found = _header(case.source, "SIMPLE")
+    assert found, f"{case.path} has no '// SIMPLE:' header"
+    return found

@@ -12,6 +12,8 @@ Multi-valued nodes (Start, If, Call) are read through :class:`Proj` nodes.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from ssa_course.errors import Pos
 from ssa_course.son.graph import Graph, Node
 from ssa_course.son.types import (
@@ -112,8 +114,99 @@ class If(Node):
             return tuple_of(XCTRL, XCTRL)
         return tuple_of(CTRL, CTRL)
 
+    def idealize(self) -> Node | None:
+        """A test another If above it already made: ``if (c) { if (c) ... }`` -- along the
+        taken edge of the dominating If, ``c`` is known, so this If's predicate becomes
+        that constant (in place; its dead side then goes)."""
+        pred = self.inputs[1]
+        if pred.type.is_constant():
+            return None
+        known = dominating_test(self, pred)
+        if known is None:
+            return None
+        from ssa_course.son.data import const  # data imports this module
+        self.set_input(1, const(self, known))
+        return self
+
     def key(self) -> None:
         return None
+
+
+_DOMINATOR_WALK = 64  # control nodes looked at above an If (a cost bound)
+
+
+def dominating_test(node: Node, pred: Node) -> bool | None:
+    """What ``pred`` is known to be where ``node`` runs: True or False when an If on
+    ``pred`` dominates ``node`` along one of its sides, else None."""
+    for test, value in dominating_facts(node.inputs[0], node):
+        if test is pred:
+            return value
+    return None
+
+
+def dominating_facts(ctrl: Node | None, watcher: Node) -> Iterator[tuple[Node, bool]]:
+    """``(predicate, value)`` of every If that dominates control ``ctrl`` along one of
+    its sides, nearest first. Walks up the immediate dominators (:func:`_up`), at most
+    ``_DOMINATOR_WALK`` control nodes; every node passed is a distant dependency of
+    ``watcher`` (it looks again when one of them changes)."""
+    budget = [_DOMINATOR_WALK]
+    n = ctrl
+    while n is not None:
+        watcher.add_dep(n)
+        if isinstance(n, Proj) and isinstance(n.inputs[0], If):
+            test = n.inputs[0].inputs[1]
+            # (an equal predicate may replace this one: GVN, a bounds check's twin)
+            watcher.add_dep(test)
+            yield test, n.index == 0
+        n = _up(n, watcher, budget)
+
+
+def may_be_loop_head(region: Node, watcher: Node) -> bool:
+    """A Loop, or a Region one of whose paths it dominates itself (a back edge: Bril's
+    loop heads are plain Regions); True too when the walk is cut short."""
+    if isinstance(region, Loop):
+        return True
+    budget = [_DOMINATOR_WALK]
+    for path in region.inputs[1:]:
+        chain = _chain(path, watcher, budget) if path is not None else None
+        if chain is None or any(x is region for x in chain):
+            return True
+    return False
+
+
+def _up(n: Node, watcher: Node, budget: list[int]) -> Node | None:
+    """The immediate dominator of the control node ``n`` (None: unknown, or the budget
+    is spent). A single-input control node's is its input; a finished Loop's its entry;
+    a Region's the nearest node that dominates all of its paths."""
+    budget[0] -= 1
+    if budget[0] < 0 or isinstance(n, Start):
+        return None
+    if isinstance(n, Loop):
+        return None if n.in_progress() else n.inputs[1]
+    if isinstance(n, Region):
+        if n.in_progress() or any(p is None for p in n.inputs[1:]):
+            return None
+        chains = [_chain(p, watcher, budget) for p in n.inputs[1:]]
+        if not chains or any(c is None for c in chains):
+            return None
+        others = [{id(x) for x in c} for c in chains[1:]]
+        for x in chains[0]:
+            if all(id(x) in o for o in others):
+                return x
+        return None
+    return n.inputs[0]
+
+
+def _chain(n: Node, watcher: Node, budget: list[int]) -> list[Node] | None:
+    """``n`` and its dominators up to Start (None: the budget ran out first)."""
+    found: list[Node] = []
+    while n is not None:
+        watcher.add_dep(n)
+        found.append(n)
+        if isinstance(n, Start):
+            return found
+        n = _up(n, watcher, budget)
+    return None
 
 
 class Region(Node):
@@ -260,6 +353,30 @@ class Phi(Node):
             # value (a loop whose entry died), and answering it would leave a cycle such
             # as ``i = i + 1`` that algebraic rules rewrite forever; the sweep removes it
             return None if _reads(value, self) else value
+        from ssa_course.son.algebra import push_through_phi  # algebra imports this module
+        return self._known_on_path() or push_through_phi(self)
+
+    def _known_on_path(self) -> Node | None:
+        """An input that a dominating test of its path proves equal to a constant is that
+        constant: ``if (c != 0) { r = 0; } else { r = c; }`` merges ``Phi(0, c)``, and on
+        the else path ``c == 0`` (the phi then has one value)."""
+        region = self.inputs[0]
+        for i in range(1, len(self.inputs)):
+            v = self.inputs[i]
+            if v is None or v.type.is_constant() or v is self:
+                continue
+            self.add_dep(v)
+            for pred, value in dominating_facts(region.in_(i), self):
+                if getattr(pred, "op", None) in ("==", "!="):
+                    self.add_dep(pred.inputs[1])  # its operands may be replaced
+                    self.add_dep(pred.inputs[2])
+                if getattr(pred, "op", None) in ("==", "!=") and pred.inputs[1] is v \
+                        and pred.inputs[2].type.is_constant() \
+                        and value == (pred.op == "=="):
+                    values = list(self.inputs[1:])
+                    values[i - 1] = pred.inputs[2]
+                    return Phi(self.graph, region, *values, declared=self.declared,
+                               name=self.var_name)
         return None
 
     def key(self) -> tuple | None:

@@ -18,7 +18,8 @@ from __future__ import annotations
 from ssa_course import opcodes
 from ssa_course.runtime import wrap
 from ssa_course.son import intervals
-from ssa_course.son.graph import Graph, Node, start_of
+from ssa_course.son.algebra import fold_literals, literal, watch_literal
+from ssa_course.son.graph import Graph, Node, start_of, typed
 from ssa_course.son.types import (
     BOOL_BOTTOM,
     BOOL_TOP,
@@ -113,6 +114,13 @@ class Binary(Node):
         """The folded value of constant operands, or None when it would trap."""
         return _row(self.opcode).fold((a, b))
 
+    def remake(self, left: Node, right: Node) -> Node:
+        """The same operation on other operands (floating: phi pushing moves it)."""
+        return type(self)(self.graph, None, left, right)
+
+    def same_operation(self, other: Node) -> bool:
+        return type(other) is type(self) and other.opcode == self.opcode
+
     def compute(self) -> Type:
         return _int_binary(self, self.fn)
 
@@ -148,15 +156,75 @@ class Add(Binary):
             return right
         if left is right:  # x + x -> x * 2
             return Mul(self.graph, None, left, const(self, 2))
-        # (x + c1) + c2  ->  x + (c1 + c2): constants gather on the right
-        if isinstance(left, Add) and right.type.is_constant():
-            if left.inputs[2].type.is_constant():
-                c = const(self, wrap(left.inputs[2].type.lo + right.type.lo))
-                return Add(self.graph, None, left.inputs[1], c)
-            self.add_dep(left.inputs[2])  # not yet: look again if c1 becomes a constant
-        if left.type.is_constant() and not right.type.is_constant():
+        scaled = _scaled_sum(self, left, right)
+        if scaled is not None:
+            return scaled
+        watch_literal(self, left)
+        watch_literal(self, right)
+        left_lit, right_lit = literal(left), literal(right)
+        if left_lit and not right_lit:  # c + x -> x + c: literals gather on the right
             return Add(self.graph, None, right, left)
+        if left_lit:  # Phi(1, 2) + 3 -> Phi(4, 5)
+            return _folded_phi(self, left, left, right)
+        if isinstance(left, Add):
+            inner = left.inputs[2]
+            watch_literal(self, inner)
+            if literal(inner) and right_lit:
+                if inner.type.is_constant() and right.type.is_constant():
+                    # (x + c1) + c2  ->  x + (c1 + c2)
+                    c = const(self, wrap(inner.type.lo + right.type.lo))
+                    return Add(self.graph, None, left.inputs[1], c)
+                # (x + Phi(1, 2)) + 3  ->  x + Phi(4, 5)
+                folded = _folded_phi(self, left, inner, right)
+                return None if folded is None else \
+                    Add(self.graph, None, left.inputs[1], folded)
+            if literal(inner) and not right_lit and _only_user(left, self):
+                # (x + c) + y  ->  (x + y) + c: the literal moves outward (when x + c has
+                # no other user: else both sums would stay, one more operation)
+                return Add(self.graph, None, typed(Add(self.graph, None, left.inputs[1],
+                                                       right)), inner)
+        if isinstance(right, Add):
+            inner = right.inputs[2]
+            watch_literal(self, inner)
+            if literal(inner) and _only_user(right, self):  # x + (y + c) -> (x + y) + c
+                return Add(self.graph, None, typed(Add(self.graph, None, left,
+                                                       right.inputs[1])), inner)
         return None
+
+
+def _only_user(n: Node, user: Node) -> bool:
+    """``user`` is the only node that reads ``n`` (asked again when ``n`` loses one)."""
+    user.add_dep(n)
+    return all(u is user for u in n.outputs)
+
+
+def _folded_phi(add: Add, owner: Node, a: Node, b: Node) -> Node | None:
+    """``a + b`` (literals, one a phi) as one phi of constants, when ``owner`` (what
+    the rewrite replaces besides ``add``) has no other user: else a phi would be added."""
+    if any(u is not add for u in owner.outputs):
+        return None
+    return fold_literals(add, a, b, lambda x, y: wrap(x + y))
+
+
+def _scaled_sum(add: Add, left: Node, right: Node) -> Node | None:
+    """``(x * c) + x -> x * (c + 1)``, ``x + (x * c)`` likewise, and
+    ``(x * c1) + (x * c2) -> x * (c1 + c2)``."""
+    def factor(n: Node, x: Node) -> int | None:
+        if n is x:
+            return 1
+        if isinstance(n, Mul) and n.inputs[1] is x and n.inputs[2].type.is_constant():
+            add.add_dep(n.inputs[2])
+            return n.inputs[2].type.lo
+        if isinstance(n, Mul):
+            add.add_dep(n.inputs[2])
+        return None
+
+    for x in {id(n): n for n in (left, right, *(
+            n.inputs[1] for n in (left, right) if isinstance(n, Mul)))}.values():
+        a, b = factor(left, x), factor(right, x)
+        if a is not None and b is not None and (isinstance(left, Mul) or isinstance(right, Mul)):
+            return Mul(add.graph, None, x, const(add, wrap(a + b)))
+    return None
 
 
 class Sub(Binary):
@@ -290,7 +358,16 @@ class Compare(Binary):
             mirror = _row(self.opcode).mirror
             if mirror is not None and _row(mirror).symbol is not None:
                 return Compare(self.graph, _row(mirror).symbol, right, left)
+        # a bool compared with a constant bool: b == true -> b, b == false -> !b
+        if self.op in ("==", "!=") and isinstance(left.type, BoolType) \
+                and isinstance(right.type, BoolType) and right.type.is_constant():
+            if right.type.value == (self.op == "=="):
+                return left
+            return Not(self.graph, None, left)
         return None
+
+    def remake(self, left: Node, right: Node) -> Node:
+        return Compare(self.graph, self.op, left, right)
 
     def key(self) -> tuple:
         return (*super().key(), self.op)
@@ -371,6 +448,9 @@ class Logic(Binary):
 
     def key(self) -> tuple:
         return (*super().key(), self.op)
+
+    def remake(self, left: Node, right: Node) -> Node:
+        return Logic(self.graph, self.op, left, right)
 
 
 def _top_of(kind: str) -> Type:

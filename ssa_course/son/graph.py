@@ -262,3 +262,11 @@ def start_of(node: Node) -> Node:
     start = node.graph.start
     assert start is not None, "the graph has no Start yet"
     return start
+
+
+def typed(node: Node) -> Node:
+    """``node`` with its type computed: a node an ``idealize()`` makes as an input of the
+    node it returns (the driver computes the type of the returned node, and looks at the
+    new inputs next)."""
+    node.type = node.compute()
+    return node

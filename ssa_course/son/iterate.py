@@ -163,10 +163,10 @@ class IterativePeepholes:
             self.work.push_all(n.outputs)
             self.work.push_all(n.dependents())
             self.work.push_all(self.g.take_deps(n))
-            for x in before:  # inputs it let go of lost a user (see _kill)
-                if x is not None and x not in n.inputs:
-                    self.work.push(x)
-                    self.work.push_all(self.g.take_deps(x))
+            self._lost_user([x for x in before if x is not None and x not in n.inputs])
+            # (an input the rule put in, such as the constant an If's decided test
+            # becomes, may have a twin)
+            self.work.push_all(x for x in n.inputs if x is not None and x not in before)
             return
         self._replace(n, better)
 
@@ -204,7 +204,7 @@ class IterativePeepholes:
             self._forget(u)  # its key is about to change
         old.replace_with(new)
         self.work.push(new)
-        self.work.push_all(new.inputs)
+        self._push_made(new, old.id)
         for u in users:  # they have a new input
             self.work.push(u)
             self.work.push_all(u.dependents())
@@ -212,15 +212,34 @@ class IterativePeepholes:
         if self._unused(old):
             self._kill(old)
 
+    def _push_made(self, node: Node, made_after: int) -> None:
+        """Push the inputs of ``node``, and of every input a rule made along with it (ids
+        above ``made_after``: a pushed phi's constants, the inner ``x + y`` of a
+        reassociation), however deep."""
+        todo, seen = [node], {node.id}
+        while todo:
+            n = todo.pop()
+            for x in n.inputs:
+                if x is not None:
+                    self.work.push(x)
+                    if x.id > made_after and x.id not in seen:
+                        seen.add(x.id)
+                        todo.append(x)
+
     def _kill(self, n: Node) -> None:
         self._forget(n)
         inputs = [x for x in n.inputs if x is not None]
         self.work.push_all(self.g.take_deps(n))
         n.kill()
         self.stats.killed += 1
-        self.work.push_all(inputs)  # they lost a user ...
-        for x in inputs:  # ... which a rule elsewhere may have waited for (an empty
-            self.work.push_all(self.g.take_deps(x))  # diamond: each side's only user)
+        self._lost_user(inputs)
+
+    def _lost_user(self, nodes: list[Node]) -> None:
+        """``nodes`` each lost a user: they may be dead now, and a rule that counts
+        their users from afar (an empty diamond's Region) must look again."""
+        for x in nodes:
+            self.work.push(x)
+            self.work.push_all(self.g.take_deps(x))
 
     def _forget(self, n: Node) -> None:
         self.gvn.forget(n)

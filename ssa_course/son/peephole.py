@@ -170,12 +170,24 @@ class Peephole:
                 break
             self.rewrites += 1
             self._check_budget(chain, target)
+            self._settle_inputs(target, current.id)
             current = target
         # Innermost first, as a recursive driver would: each replaced node's users move to
         # the final node, then the replaced node goes if nobody reads it any more.
         for old in reversed(chain):
             self._replace(old, current)
         return current
+
+    def _settle_inputs(self, node: Node, made_after: int) -> None:
+        """The inputs a rule made along with ``node`` (ids above ``made_after``: the
+        ``x + y`` of ``(x + c) + y -> (x + y) + c``, a pushed phi and its constants) are
+        optimized first, innermost first, as Simple's rules call ``peephole()`` on the
+        nodes they make: the new node is then looked at with settled inputs."""
+        for inp in list(node.inputs):
+            if inp is not None and inp.id > made_after and inp is not node \
+                    and inp.id in node.graph.nodes:
+                self._settle_inputs(inp, made_after)
+                self(inp)
 
     def _step(self, node: Node) -> tuple[int, Node]:
         """One round of steps 1-4 on ``node``: keep it, use an existing node, or peephole a

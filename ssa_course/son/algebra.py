@@ -1,0 +1,116 @@
+"""Reassociation and phi pushing: the rewrites that gather constants (lesson 06).
+
+Click's and Simple's peepholes look one node deep; a sum such as ``1 + arg + 2 + arg + 3``
+is a chain of nodes, and no single node sees two of its constants. These rules move the
+constants of an ``+`` chain *outward* (towards the root of the chain), where the rule
+``(x + c1) + c2 -> x + (c1 + c2)`` folds them, and ``arg + arg`` meets inside:
+``((arg + 3) + arg) + 3 -> ((arg + arg) + 3) + 3 -> (arg * 2) + 6``.
+
+A *literal* here is a constant or a phi of constants (``Phi(1, 2)``, Simple's "phi
+cons"): a value that costs no operation. Each rule moves a literal one level up or folds
+two literals into one, so the rules cannot undo one another and every chain settles.
+
+Phi pushing (Simple's idea, our code) lives on the Phi: ``Phi(a + 1, a + 2)`` is
+``a + Phi(1, 2)`` -- one operation after the merge instead of one on every path -- and
+then the literal ``Phi(1, 2)`` reassociates like a constant:
+``(a + 1) + Phi(a + 1, a + 2) -> (a * 2) + Phi(2, 3)``.
+
+The functions here are the bodies of ``Add.idealize`` and ``Phi.idealize``'s pushing
+rule; every distant node they read is registered with ``add_dep`` (the settled-graph
+check of :func:`ssa_course.son.iterate.progress_left` verifies nothing is left).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ssa_course.son.control import Phi, Region, may_be_loop_head
+from ssa_course.son.graph import Node, typed
+
+
+def phi_of_constants(n: Node) -> bool:
+    """A Phi of a finished merge whose every input is a constant."""
+    if not isinstance(n, Phi):
+        return False
+    region = n.inputs[0]
+    if not isinstance(region, Region) or region.in_progress():
+        return False
+    return all(v is not None and v.type.is_constant() for v in n.inputs[1:])
+
+
+def literal(n: Node) -> bool:
+    """A constant, or a phi of constants: a value that costs no operation."""
+    return n.type.is_constant() or phi_of_constants(n)
+
+
+def watch_literal(user: Node, n: Node) -> None:
+    """``user`` read whether ``n`` is a literal: look again when ``n`` or (for a phi)
+    one of its inputs changes."""
+    user.add_dep(n)
+    if isinstance(n, Phi):
+        for v in n.inputs[1:]:
+            user.add_dep(v)
+
+
+def fold_literals(user: Node, a: Node, b: Node,
+                  fn: Callable[[int, int], int]) -> Node | None:
+    """``fn`` of two literals, one of them a phi, as one phi of constants
+    (``Phi(1, 2) + 3 -> Phi(4, 5)``; two phis must share their merge); None when they
+    cannot be combined."""
+    from ssa_course.son.data import const  # data imports this module
+
+    phis = [x for x in (a, b) if isinstance(x, Phi) and not x.type.is_constant()]
+    if not phis or (len(phis) == 2 and phis[0].inputs[0] is not phis[1].inputs[0]):
+        return None
+    region = phis[0].inputs[0]
+
+    def value(x: Node, i: int) -> int:
+        return (x.inputs[i] if x in phis else x).type.lo
+
+    values = [const(user, fn(value(a, i), value(b, i))) for i in range(1, len(region.inputs))]
+    return typed(Phi(user.graph, region, *values))
+
+
+def push_through_phi(phi: Phi) -> Node | None:
+    """``Phi(op(a, x1), op(a, x2), ...) -> op(a, Phi(x1, x2, ...))`` (or with the shared
+    operand on the right): the inputs are one floating operation of the same kind with
+    one operand in common -- or with constants on the right, which make a phi of
+    constants (``op(Phi(a1, a2), Phi(c1, c2))``). Only when some input is used by this
+    phi alone (no operation is added) -- at a loop head, every input (else a value kept
+    for another user is computed twice per iteration) --, never on a loop still being
+    parsed, and never when an input reads the phi itself (a loop's own counter)."""
+    region = phi.inputs[0]
+    if not isinstance(region, Region) or region.in_progress():
+        return None
+    values = phi.inputs[1:]
+    first = values[0]
+    remake = getattr(first, "remake", None)
+    if remake is None or len(values) < 2 or first.inputs[0] is not None:
+        return None
+    for v in values:
+        if v is None or v is phi or v.inputs[0] is not None or not first.same_operation(v) \
+                or phi in v.inputs:
+            return None
+    for v in values:  # the rule reads their operands and their users: distant nodes
+        phi.add_dep(v)
+        for x in v.inputs[1:]:
+            phi.add_dep(x)
+    dies = [all(u is phi for u in v.outputs) for v in values]
+    if not any(dies):
+        return None  # every input is used elsewhere too: pushing would add an operation
+    if not all(dies) and may_be_loop_head(region, phi):
+        return None  # round a loop, a value kept for another user would run twice
+    for side in (1, 2):
+        shared = first.inputs[side]
+        if all(v.inputs[side] is shared for v in values):
+            other = 3 - side
+            merged = typed(Phi(phi.graph, region, *(v.inputs[other] for v in values)))
+            operands = (shared, merged) if side == 1 else (merged, shared)
+            return typed(remake(*operands))
+    # no operand in common, but the right ones are all constants: their phi is a
+    # literal (Phi(x + 1, y + 2) -> Phi(x, y) + Phi(1, 2)), which costs no operation
+    if all(v.inputs[2].type.is_constant() for v in values):
+        lefts = typed(Phi(phi.graph, region, *(v.inputs[1] for v in values)))
+        rights = typed(Phi(phi.graph, region, *(v.inputs[2] for v in values)))
+        return typed(remake(lefts, rights))
+    return None
