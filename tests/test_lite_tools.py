@@ -162,10 +162,7 @@ def test_grading_imports_and_guards_in_process_without_fork_or_timers() -> None:
         "    guard(lambda: networkx.DiGraph(), forbid=[networkx], task='answer')()\n"
         "except Forbidden as e:\n"
         "    print('refused:', e)\n")
-    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=env, timeout=120)
-    assert done.returncode == 0, done.stderr
+    done = _run_python(code, 120)
     first, second = done.stdout.splitlines()
     assert first == "42"
     assert second.startswith("refused: your answer calls the library networkx")
@@ -192,10 +189,7 @@ def test_in_a_browser_machine_code_stages_say_why_in_one_line() -> None:
         "    why = registry.representation(stage).unavailable()\n"
         "    print(stage, result.status, repr(result.stdout.strip()), why == BROWSER_REASON,\n"
         "          result.error == 'error: ' + BROWSER_REASON if why else result.error)\n")
-    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=env, timeout=300, cwd=ROOT)
-    assert done.returncode == 0, done.stderr
+    done = _run_python(code, 300)
     rows = [line.split(" ", 4) for line in done.stdout.splitlines()]
     blocked = {r[0] for r in rows if r[3] == "True"}
     assert {"native", "emulated", "asm", "native-aarch64", "emulated-aarch64",
@@ -242,3 +236,13 @@ def test_lock_entry_of_a_site_wheel(tmp_path: Path) -> None:
     other.write_bytes(b"")
     with pytest.raises(KeyError):
         build_lite.lock_entry(other)
+
+
+def _run_python(code: str, seconds: int) -> subprocess.CompletedProcess[str]:
+    """``code`` in a fresh interpreter that imports this checkout (from the repository's
+    root), with a minimal environment; it must exit 0."""
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=seconds, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    return done
