@@ -58,6 +58,20 @@ c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.ClearHiddenTests",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
+# After the kernel has run a submission, its test cells are graded again in a fresh
+# process that never runs the learner's code (the learner's functions run in processes
+# of their own): what a notebook does to the grader inside its kernel does not count
+# (docs/grading.md, "The regrade").
+c.Autograde.autograde_preprocessors = [
+    "nbgrader.preprocessors.Execute",
+    "ssa_course.grading.nbgrader_regrade.RegradeOutsideKernel",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
 # Each autograding kernel, before the notebook's first cell, shuts the instructor's files
 # (source/, submitted/, the gradebook, ...) away from the notebook (docs/grading.md).
 c.ExecutePreprocessor.extra_arguments = [

@@ -37,7 +37,13 @@ class Mismatch(AssertionError):
         return [f"\x1b[1;31mMismatch:\x1b[0m {lines[0]}", *lines[1:]]
 
 
+DISPLAY_SINK: list | None = None  # a regrade (grading/regrade.py) collects pictures here
+
+
 def _display(obj: object) -> None:
+    if DISPLAY_SINK is not None:
+        DISPLAY_SINK.append(obj)
+        return
     try:
         from IPython import get_ipython
         from IPython.display import display
@@ -171,8 +177,12 @@ _UNSET = object()  # "no answer to draw"
 def _run_student(student: Callable[..., Any], case: object, describe: Callable[[Any], str],
                  draw: Callable[[Any], object] | None, seconds: float | None) -> object:
     """The learner's raw result on ``case``; a crash or a time-out becomes a Mismatch."""
+    from ssa_course.grading.regrade import RemoteFailure
+
     try:
         return call_with_limit(student, (_private_copy(case),), seconds)
+    except RemoteFailure as e:  # a regrade: the learner's process said why, in its words
+        raise _failure(e.outcome, case, describe, draw, seconds) from None
     except Mismatch:  # raised by a guard around the answer: its message is for the learner
         raise
     except NotImplementedError:

@@ -151,7 +151,8 @@ SHAPE_MIN = 60  # bytes of bytecode: a shorter function is too common a pattern 
 # explaining a crash) and are never an answer.
 _MACHINERY = ("ssa_course.grading.forbid", "ssa_course.grading.detach",
               "ssa_course.grading.sandbox", "ssa_course.grading.watch",
-              "ssa_course.grading.crash", "ssa_course.grading.plain", "ssa_course.errors")
+              "ssa_course.grading.crash", "ssa_course.grading.plain", "ssa_course.errors",
+              "ssa_course.grading.learner", "ssa_course.grading.check")
 
 
 class Rules:
@@ -313,6 +314,10 @@ def guard(fn: Callable[..., Any], *, forbid: Iterable[object], allow: Iterable[o
     the call itself is sent to a new child. The answer comes back as plain data
     (:func:`~ssa_course.grading.detach.detach`). Elsewhere a profile hook watches it in
     this process. ``task`` names the answer in messages (default: ``fn.__name__``)."""
+    from ssa_course.grading.regrade import Remote, RemoteGuarded
+
+    if isinstance(fn, Remote):  # a regrade: the learner's function lives in another process
+        return RemoteGuarded(fn, forbid, allow, require, task or fn.name, advice)
     rules = Rules(forbid, allow)
     required = {code: f"{getattr(r, '__module__', '?')}.{getattr(r, '__qualname__', r)}"
                 for r in require for code in _functions_of(r)}

@@ -85,16 +85,27 @@ def engine_narrowing(old: Pair | None, new: Pair | None) -> Pair | None:
     return as_pair(intervals.narrow(as_range(old), as_range(new)))
 
 
-def loop_back(op: str, limit: Pair, step: int):
-    """The back edge of ``while (i op limit) { i = i + step; }``: given the loop phi's
-    range, the range of ``i + step`` where the loop's test holds (None: nothing comes
-    back) -- the engine's narrowing and ``+``."""
-    def back(r: Pair | None) -> Pair | None:
+@dataclass(frozen=True)
+class LoopBack:
+    """The back edge of ``while (i op limit) { i = i + step; }``: called with the loop
+    phi's range, the range of ``i + step`` where the loop's test holds (None: nothing comes
+    back) -- the engine's narrowing and ``+``. (A class, not a closure, so a regrade can
+    send it to the learner's process.)"""
+
+    op: str
+    limit: Pair
+    step: int
+
+    def __call__(self, r: Pair | None) -> Pair | None:
         if r is None:
             return None
-        inside = engine_narrow(tuple(r), op, limit)  # type: ignore[arg-type]
-        return None if inside is None else engine_add(inside, (step, step))
-    return back
+        inside = engine_narrow(tuple(r), self.op, self.limit)  # type: ignore[arg-type]
+        return None if inside is None else engine_add(inside, (self.step, self.step))
+
+
+def loop_back(op: str, limit: Pair, step: int) -> LoopBack:
+    """The back edge of ``while (i op limit) { i = i + step; }`` (see :class:`LoopBack`)."""
+    return LoopBack(op, limit, step)
 
 
 # ------------------------------------------------------------------------- drawing

@@ -69,9 +69,14 @@ class Crashed(Exception):
         self.category, self.text = category, text
 
 
+REGRADE = False  # set in a regrade's grading process (grading/regrade.py)
+
+
 def can_isolate() -> bool:
-    """Can graded calls run in a child process here (Linux with ``os.fork``)?"""
-    return watch.can_fork()
+    """Can graded calls run in a child process here (Linux with ``os.fork``)? Not in a
+    regrade's grading process: the learner's functions run in learner's processes, and
+    the instructor's code around them runs in that process itself."""
+    return watch.can_fork() and not REGRADE
 
 
 def in_child() -> bool:

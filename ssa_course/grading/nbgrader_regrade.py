@@ -1,0 +1,101 @@
+"""nbgrader's side of a regrade (:mod:`ssa_course.grading.regrade`): after the kernel has
+run a submission, grade its test cells again where the learner's code cannot reach.
+
+The course's ``nbgrader_config.py`` (``tools/make_course.py``) puts
+:class:`RegradeOutsideKernel` right after nbgrader's ``Execute`` in
+``Autograde.autograde_preprocessors``. For each submitted notebook it starts a fresh
+grading process (``python -I -S``) with the submission's cells and, from the gradebook,
+the instructor's own source of every locked cell (setup and tests), waits for its
+verdicts, and puts each test cell's regraded outputs in place of the kernel's -- so
+nbgrader's ``SaveAutoGrades`` scores the regrade, and the feedback shows its messages. A
+test cell that could not be regraded keeps the kernel's outputs with a note; if the
+regrade itself fails, every test cell fails with one line saying why.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+from typing import Any
+
+import nbformat
+from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Integer
+
+_BOOT = ("import sys; sys.path[:] = {path!r}; from ssa_course.grading.regrade import main; "
+         "raise SystemExit(main(sys.argv[1:]))")
+
+
+def trusted_sources(db_url: str, notebook: str, assignment: str) -> dict[str, str]:
+    """The instructor's source of each locked code cell of ``notebook``, by grade id."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(db_url) as gb:
+        found = gb.find_notebook(notebook, assignment)
+        return {c.name: c.source for c in found.source_cells
+                if c.locked and c.cell_type == "code"}
+
+
+def regrade(cells: list[dict], trusted: dict[str, str], cwd: str,
+            timeout: float) -> dict[str, tuple[bool, list[dict], bool]]:
+    """Run a grading process on ``cells``: ``{grade id: (passed, outputs, kept)}``."""
+    from ssa_course.grading.regrade import _path
+
+    with tempfile.TemporaryDirectory(prefix="ssa-regrade-") as tmp:
+        request, result = os.path.join(tmp, "request"), os.path.join(tmp, "result")
+        with open(request, "wb") as f:
+            pickle.dump((cells, trusted, cwd), f)
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", _BOOT.format(path=_path()), request, result],
+            cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False)
+        if done.returncode != 0 or not os.path.exists(result):
+            last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+            raise RuntimeError(f"the regrade stopped (exit status {done.returncode}): {last}")
+        with open(result, "rb") as f:
+            return {gid: (passed, outputs, kept) for gid, passed, outputs, kept in
+                    pickle.load(f)}
+
+
+class RegradeOutsideKernel(NbGraderPreprocessor):
+    """Grade the test cells again outside the kernel (see the module's docstring)."""
+
+    timeout = Integer(1800, help="seconds the regrade of one notebook may take").tag(
+        config=True)
+
+    def preprocess(self, nb: Any, resources: dict) -> tuple[Any, dict]:
+        info = resources["nbgrader"]
+        cwd = resources.get("metadata", {}).get("path") or os.getcwd()
+        cells = [{"cell_type": c.cell_type, "source": c.source,
+                  "metadata": {"nbgrader": dict(c.metadata.get("nbgrader", {}))}}
+                 for c in nb.cells]
+        try:
+            trusted = trusted_sources(info["db_url"], info["notebook"], info["assignment"])
+            verdicts = regrade(cells, trusted, cwd, self.timeout)
+            failure = None
+        except (Exception, subprocess.TimeoutExpired) as e:
+            verdicts, failure = {}, f"{type(e).__name__}: {e}"
+            self.log.error("regrade of %s failed: %s", info["notebook"], failure)
+        for cell in nb.cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if cell.cell_type != "code" or not meta.get("grade") or meta.get("solution"):
+                continue
+            found = verdicts.get(meta.get("grade_id"))
+            if found is None:
+                cell.outputs = [nbformat.v4.new_output(
+                    "error", ename="RegradeError",
+                    evalue=failure or "this test cell was not regraded (its source is not "
+                                      "the instructor's)",
+                    traceback=[f"RegradeError: {failure or 'not regraded'}"])]
+                continue
+            _passed, outputs, kept = found
+            if kept:
+                cell.outputs.append(nbformat.v4.new_output(
+                    "stream", name="stdout",
+                    text="(this cell's check cannot be run outside the kernel; the "
+                         "kernel's result stands)\n"))
+            else:
+                cell.outputs = [nbformat.from_dict(o) for o in outputs]
+        return nb, resources
