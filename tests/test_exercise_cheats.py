@@ -512,6 +512,18 @@ except PermissionError as e:
 for _cell in _nb["cells"]:
     if "def leaders" in "".join(_cell["source"]):
         exec("".join(_cell["source"]).replace("### BEGIN SOLUTION", ""))
+import os, ssa_course
+try:  # something the regrade that follows would import
+    open(os.path.join(os.path.dirname(ssa_course.__file__), "planted.py"), "w").close()
+    print("wrote into the package")
+except PermissionError as e:
+    print(e)
+try:  # a process that outlives the kernel
+    if os.fork() == 0:
+        os._exit(0)
+    print("forked")
+except PermissionError as e:
+    print(e)
 '''
     nb = nbformat.read(course / "release" / "01-quads" / "01-quads.ipynb", as_version=4)
     for cell in nb.cells:
@@ -528,6 +540,10 @@ for _cell in _nb["cells"]:
                       for o in c.get("outputs", []))
     assert "read the source" not in printed
     assert "may not do this: it read the instructor's files" in printed, printed[-2000:]
+    assert "wrote into the package" not in printed and "forked" not in printed
+    assert "it wrote outside its own directory (open " in printed, printed[-2000:]
+    assert "it started a process (os.fork)" in printed, printed[-2000:]
+    assert not (ROOT / "ssa_course" / "planted.py").exists()
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         assert gb.find_grade("test_leaders", "01-quads", "01-quads", "snooper").score == 0
 

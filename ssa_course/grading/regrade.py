@@ -151,6 +151,9 @@ class RemoteGuarded(Remote):
         super().__init__(remote.name, remote.run)
         self.spec = _Spec(label, advice, tuple(map(_describe, forbid)),
                           tuple(map(_describe, allow)), tuple(map(_describe, require)))
+        # started now, in the test cell's own time: the learner's cells (which may take
+        # their 30 s per statement) are not part of the first input's time limit
+        self.run.session(self.name, self.spec)
 
     def __repr__(self) -> str:
         return f"<your {self.name}, guarded>"
@@ -226,8 +229,9 @@ class _Session:
     def _start(self) -> bool:
         """Start the process and run the learner's cells: False when it is ready (or has
         failed for good), True when a statement was left out and it must start again."""
-        from ssa_course.grading.learner import STATEMENT_SECONDS
+        from ssa_course.grading.learner import STATEMENT_SECONDS as DEFAULT
 
+        STATEMENT_SECONDS = float(os.environ.get("SSA_COURSE_STATEMENT_SECONDS", DEFAULT))
         read_end, write_end = os.pipe()
         request = {"fd": write_end, "setup": self.run.setup, "cells": self.run.cells,
                    "name": self.name, "label": self.spec.label, "advice": self.spec.advice,

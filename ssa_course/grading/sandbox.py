@@ -75,8 +75,10 @@ REGRADE = False  # set in a regrade's grading process (grading/regrade.py)
 def can_isolate() -> bool:
     """Can graded calls run in a child process here (Linux with ``os.fork``)? Not in a
     regrade's grading process: the learner's functions run in learner's processes, and
-    the instructor's code around them runs in that process itself."""
-    return watch.can_fork() and not REGRADE
+    the instructor's code around them runs in that process itself. Not in an autograding
+    kernel either (:func:`watch.protect_course` refuses ``os.fork`` there): its checks run
+    in-process, and the regrade decides the grades."""
+    return watch.can_fork() and not REGRADE and not watch.PROTECTED
 
 
 def in_child() -> bool:

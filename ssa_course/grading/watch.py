@@ -30,6 +30,8 @@ OUTPUT_LIMIT = 20_000  # characters of a case's printed output shown
 HEADER = struct.Struct("!I")  # the length before each frame on the result pipe
 REFUSED_EXIT = 86
 CHILD_PID = -1  # set in a grading child (sandbox) before the hook is armed
+PROTECTED = False  # set by protect_course(): this is an autograding kernel
+KERNEL_GB = 4.0  # what an autograding kernel may grow by (its checks run in-process)
 
 
 def protect_course() -> str | None:
@@ -37,9 +39,14 @@ def protect_course() -> str | None:
     below a directory holding ``nbgrader_config.py``), make this kernel refuse to read the
     course directory outside the working directory (``source/`` holds the solutions and
     hidden tests, ``gradebook.db`` and ``submitted/`` the other students') and to start
-    any program but Graphviz. The course's nbgrader configuration runs this when each
-    autograding kernel starts, before the notebook's first cell. Returns the course
-    directory, or None (not autograding: nothing changes)."""
+    any program but Graphviz, to start a process (``os.fork``: one that outlived the kernel
+    could tamper with the regrade that follows) and to write anywhere but its own
+    directory and the temporary one (the package and its ``site-packages`` are the
+    regrade's too). Its checks then run in-process (:func:`sandbox.can_isolate` is False):
+    the regrade (grading/regrade.py) decides the grades. The course's nbgrader
+    configuration runs this when each autograding kernel starts, before the notebook's
+    first cell. Returns the course directory, or None (not autograding: nothing
+    changes)."""
     here = os.path.abspath(os.getcwd())
     parts = here.split(os.sep)
     for i in range(len(parts) - 1, 0, -1):
@@ -55,7 +62,15 @@ def protect_course() -> str | None:
                       ("source", "release", "submitted", "autograded", "feedback")]
             closed += [os.path.join(root, "gradebook.db") + os.sep,
                        os.path.join(os.path.dirname(package), "solutions") + os.sep]
-            sys.audit("ssa_course.sandbox.course", tuple(closed), here + os.sep)
+            import tempfile
+
+            writable = (here + os.sep, os.path.realpath(tempfile.gettempdir()) + os.sep)
+            sys.audit("ssa_course.sandbox.course", tuple(closed), here + os.sep, writable)
+            global PROTECTED
+            PROTECTED = True
+            from ssa_course.memlimit import cap_address_space
+
+            cap_address_space(int(KERNEL_GB * (1 << 30)))  # checks run in this process now
             return root
     return None
 
@@ -112,6 +127,7 @@ def _install_hook() -> None:
     read, fstat, loads = _genuine(os.read, "read"), _genuine(os.fstat, "fstat"), \
         _genuine(pickle.loads, "loads")
     header_size, unpack = HEADER.size, HEADER.unpack
+    write_flags = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
     state: dict[str, Any] = {"armed": False, "course": None, "fd": -1, "out": None,
                              "busy": False,
                              "guards": [], "verdicts": {}, "keep": [], "rules": {},
@@ -322,8 +338,28 @@ def _install_hook() -> None:
 
     def course_check(event: str, args: tuple) -> None:
         """The autograding kernel's rules (:func:`protect_course`)."""
-        closed, here = state["course"]
+        closed, here, writable = state["course"]
         what = None
+        target = None  # a path the event writes
+        if event == "open" and ((_isinstance(args[1], _str) and any(
+                c in args[1] for c in "wax+")) or (_isinstance(args[2], int)
+                                                  and args[2] & write_flags)):
+            target = args[0]
+        elif event in ("os.rename", "shutil.move", "shutil.copyfile", "shutil.copytree",
+                       "os.link", "os.symlink"):
+            target = args[1]
+        elif event in ("os.remove", "os.rmdir", "os.mkdir", "os.chmod", "os.chown",
+                       "os.utime", "os.truncate", "shutil.rmtree", "shutil.copymode",
+                       "shutil.copystat", "shutil.chown"):
+            target = args[0]
+        if _isinstance(target, bytes):
+            target = target.decode("utf-8", "replace")
+        if _isinstance(target, _str) and not absolute(target).startswith(writable):
+            raise PermissionError("while autograding, a notebook may not do this: it "
+                                  f"wrote outside its own directory ({event} {target})")
+        if event in ("os.fork", "os.forkpty"):
+            raise PermissionError("while autograding, a notebook may not do this: it "
+                                  f"started a process ({event})")
         if event in ("open", "os.listdir", "os.scandir", "shutil.copyfile", "shutil.copytree",
                      "sqlite3.connect", "os.symlink", "os.link"):
             target = args[0]
@@ -379,7 +415,8 @@ def _install_hook() -> None:
                 state["keep"].append(args[0])
                 state["cells"].update(_map(_id, args[0]))
             elif event == "ssa_course.sandbox.course" and state["course"] is None:
-                state["course"] = (_tuple(_str(c) for c in args[0]), _str(args[1]))
+                state["course"] = (_tuple(_str(c) for c in args[0]), _str(args[1]),
+                                   _tuple(_str(c) for c in args[2]))
             elif state["course"] is not None and not state["busy"]:
                 state["busy"] = True
                 try:
