@@ -77,9 +77,7 @@ def test_every_solution_keeps_full_marks(name, tmp_path):
               if c["metadata"].get("nbgrader", {}).get("grade")]
     assert sorted(verdicts) == sorted(graded)
     for gid, (passed, outputs, kept) in verdicts.items():
-        if kept:  # exercise 06's idealize_add gets live graph nodes: the kernel's result
-            assert (name, gid) == ("06-types-and-peepholes.ipynb", "test_idealize_add")
-            continue
+        assert not kept, gid  # every check can be run outside the kernel
         assert passed, (gid, _text(outputs))
         assert "agree with the reference" in _text(outputs)
 
@@ -259,3 +257,46 @@ def test_the_course_config_regrades_after_the_kernel():
     at = steps.index("ssa_course.grading.nbgrader_regrade.RegradeOutsideKernel")
     assert steps[at - 1] == "nbgrader.preprocessors.Execute"
     assert steps.index("nbgrader.preprocessors.SaveAutoGrades") > at
+
+
+def test_exercise_06_s_graph_rule_is_regraded_too(tmp_path):
+    """idealize_add gets a node of a graph being built: the learner's process gets a copy
+    and the node it returns is taken over by id, so a rebinding notebook fails there too."""
+    name = "06-types-and-peepholes.ipynb"
+    cheat = ("import ssa_course.grading.check as _c\n"
+             "check_against = _c.check_against = lambda *a, **k: None\n"
+             "def idealize_add(node):\n    return None\n")
+    assert outcome(name, "test_idealize_add", {"idealize_add": cheat}) is None  # in-kernel
+    verdicts = _grade(name, _submission(name, {"idealize_add": cheat}), tmp_path)
+    passed, outputs, kept = verdicts["test_idealize_add"]
+    assert not kept and not passed
+    assert "wrong (printed expression, outputs)" in _text(outputs)
+
+
+def test_no_learner_s_process_outlives_the_grading_process(tmp_path, monkeypatch):
+    """A regrade killed for its time (the learner's top level loops) takes the learner's
+    process with it (PR_SET_PDEATHSIG), instead of leaving it to burn its CPU limit."""
+    import os
+    import subprocess
+    import time
+
+    monkeypatch.setenv("SSA_COURSE_STATEMENT_SECONDS", "120")
+    name = "01-quads.ipynb"
+    cells = _submission(name, {"leaders": "while True:\n    pass\n"})
+    with pytest.raises(subprocess.TimeoutExpired):
+        regrade(cells, _trusted(name), str(tmp_path), timeout=6)
+
+    def here() -> list[str]:
+        found = []
+        for proc in Path("/proc").iterdir():
+            try:
+                if proc.name.isdigit() and os.readlink(proc / "cwd") == str(tmp_path):
+                    found.append(proc.name)
+            except OSError:
+                continue
+        return found
+
+    deadline = time.monotonic() + 5
+    while here() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert here() == []

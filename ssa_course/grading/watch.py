@@ -17,6 +17,7 @@ tried (written to the result pipe; see docs/grading.md for the list).
 from __future__ import annotations
 
 import _signal
+import contextlib
 import io
 import os
 import pickle
@@ -39,8 +40,9 @@ def protect_course() -> str | None:
     below a directory holding ``nbgrader_config.py``), make this kernel refuse to read the
     course directory outside the working directory (``source/`` holds the solutions and
     hidden tests, ``gradebook.db`` and ``submitted/`` the other students') and to start
-    any program but Graphviz, to start a process (``os.fork``: one that outlived the kernel
-    could tamper with the regrade that follows) and to write anywhere but its own
+    any program, to start a process (a seccomp filter: one that outlived the kernel could
+    tamper with the regrade that follows; Graphviz cannot run either, pictures fall back to
+    matplotlib) and to write anywhere but its own
     directory and the temporary one (the package and its ``site-packages`` are the
     regrade's too). Its checks then run in-process (:func:`sandbox.can_isolate` is False):
     the regrade (grading/regrade.py) decides the grades. The course's nbgrader
@@ -62,8 +64,18 @@ def protect_course() -> str | None:
                       ("source", "release", "submitted", "autograded", "feedback")]
             closed += [os.path.join(root, "gradebook.db") + os.sep,
                        os.path.join(os.path.dirname(package), "solutions") + os.sep]
+            import resource
             import tempfile
 
+            from ssa_course.grading import seccomp
+
+            try:  # no process a notebook starts may outlive its kernel (even one started
+                # by C code the audit hook never hears of: _posixsubprocess.fork_exec)
+                seccomp.install_no_processes()
+            except OSError:  # a container that refuses seccomp: no new process for a user
+                # that is not root
+                with contextlib.suppress(OSError, ValueError):
+                    resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
             writable = (here + os.sep, os.path.realpath(tempfile.gettempdir()) + os.sep)
             sys.audit("ssa_course.sandbox.course", tuple(closed), here + os.sep, writable)
             global PROTECTED
