@@ -2,7 +2,7 @@
 
 ``tools/make_course.py`` writes a course into a temporary directory (one class takes
 exercises 01 and 06, another exercise 11, so ``-k 11`` runs lesson 11's alone); its
-own ``nbgrader_config.py`` drives nbgrader's Python API (with a short cell timeout). Six
+own ``nbgrader_config.py`` drives nbgrader's Python API (with a short cell timeout). Seven
 students' notebooks go straight into ``submitted/<student>/<assignment>/`` (``collect``
 would name every submission after the one Unix user running the tests):
 
@@ -14,7 +14,10 @@ would name every submission after the one Unix user running the tests):
 * ``looper``: an endless loop at the top of one answer cell (nbgrader's cell timeout) and
   one inside an answer function (check_against's time limit) -- those tasks lost only;
 * ``crasher``: answers that raise, recurse without end, or rewrite forever in
-  ``idealize()`` (this used to kill the kernel) -- those tasks lost only.
+  ``idealize()`` (this used to kill the kernel) -- those tasks lost only;
+* ``rebinder``: a wrong answer behind a notebook that rebinds ``check_against`` and
+  ``guard`` (its kernel's test cell raises nothing) -- that task lost: the course's
+  configuration regrades outside the kernel.
 
 Each graded cell's score is read from the gradebook: a graded cell is expected to score 0
 exactly when it mentions a function the student broke.
@@ -143,6 +146,21 @@ LOOPS = {
 }
 
 
+_REBIND = ("import ssa_course.grading as _g, ssa_course.grading.check as _c\n"
+           "import ssa_course.grading.forbid as _f\n"
+           "check_against = _g.check_against = _c.check_against = lambda *a, **k: None\n"
+           "guard = _f.guard = lambda fn, **k: fn\n")
+# A wrong answer behind a rebound checker: its kernel's test cell raises nothing, the
+# regrade (grading/regrade.py) fails it.
+REBINDS = {
+    "01-quads": {"leaders": _REBIND + "def leaders(body):\n    return [0]\n"},
+    "06-types-and-peepholes": {"idealize_add": _REBIND + "def idealize_add(node):\n"
+                                                         "    return None\n"},
+    "11-codegen": {"select": _REBIND + "def select(stack, adj, registers, partners):\n"
+                                       "    return {}, list(stack)\n"},
+}
+
+
 @pytest.fixture(scope="module")
 def jupyter_env(tmp_path_factory):
     """A ``python3`` kernel of this interpreter; Jupyter's and IPython's files kept apart."""
@@ -231,7 +249,7 @@ def _broken_names(student: str, assignment: str, source: Path) -> set[str]:
         for code in _answer_cells(nbformat.read(source, as_version=4)).values():
             names.update(_defined(code))
         return names
-    table = {"wrong": WRONG, "looper": LOOPS, "crasher": CRASHES}[student]
+    table = {"wrong": WRONG, "looper": LOOPS, "crasher": CRASHES, "rebinder": REBINDS}[student]
     return set(table.get(assignment, {}))
 
 
@@ -259,7 +277,7 @@ def test_a_class_through_generate_release_and_autograde(tmp_path, jupyter_env, a
         assert (outbound / f"{assignment}.ipynb").exists()
 
     students = {"correct": None, "blank": None, "wrong": WRONG, "faker": FAKES,
-                "looper": LOOPS, "crasher": CRASHES}
+                "looper": LOOPS, "crasher": CRASHES, "rebinder": REBINDS}
     for student, table in students.items():
         for assignment in assignments:
             source = course / "source" / assignment / f"{assignment}.ipynb"
