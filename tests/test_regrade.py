@@ -300,3 +300,44 @@ def test_no_learner_s_process_outlives_the_grading_process(tmp_path, monkeypatch
     while here() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert here() == []
+
+
+def test_the_autograding_kernel_s_filter_allows_threads_not_processes():
+    """seccomp.install_no_processes (protect_course installs it in every autograding
+    kernel): threads still start (the kernel has some), no process does -- not by
+    os.fork, not by subprocess, not by the C code behind it."""
+    import os
+    import platform
+
+    from ssa_course.grading import seccomp
+
+    if platform.machine() not in ("x86_64", "aarch64"):
+        pytest.skip("no filter for this machine")
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child reports one letter per check, then ends
+        code = b""
+        try:
+            import subprocess
+            import threading
+
+            code += b"I" if seccomp.install_no_processes() else b"i"
+            box: list = []
+            t = threading.Thread(target=lambda: box.append(1))
+            t.start()
+            t.join()
+            code += b"T" if box == [1] else b"t"
+            for start in (os.fork, lambda: subprocess.Popen(["true"])):
+                try:
+                    if start() == 0:
+                        os._exit(0)
+                    code += b"p"  # a process started
+                except OSError:
+                    code += b"P"
+        finally:
+            os.write(write_end, code)
+            os._exit(0)
+    os.close(write_end)
+    os.waitpid(pid, 0)
+    assert os.read(read_end, 16) == b"ITPP"
+    os.close(read_end)
