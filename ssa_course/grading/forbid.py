@@ -28,8 +28,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ssa_course.grading import sandbox, watch
-from ssa_course.grading.check import Mismatch
+from ssa_course.grading.check import DEFAULT_TIME_LIMIT, Mismatch
 from ssa_course.grading.detach import detach, fresh
+from ssa_course.grading.timelimit import call_with_limit
 
 
 class Forbidden(Mismatch):
@@ -330,8 +331,9 @@ def guard(fn: Callable[..., Any], *, forbid: Iterable[object], allow: Iterable[o
     def guarded(*args: Any, **kwargs: Any) -> Any:
         if sandbox.in_child():
             return _watched(fn, args, kwargs, rules, required, label, advice)
-        if not sandbox.can_isolate():
-            return in_process(*args, **kwargs)
+        if not sandbox.can_isolate():  # the watch in this process, and a time limit
+            return call_with_limit(lambda: in_process(*args, **kwargs), (),
+                                   DEFAULT_TIME_LIMIT)
         return _returned(sandbox.call(lambda: guarded(*args, **kwargs)), label)
 
     return guarded

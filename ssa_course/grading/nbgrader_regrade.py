@@ -7,9 +7,10 @@ The course's ``nbgrader_config.py`` (``tools/make_course.py``) puts
 grading process (``python -I -S``) with the submission's cells and, from the gradebook,
 the instructor's own source of every locked cell (setup and tests), waits for its
 verdicts, and puts each test cell's regraded outputs in place of the kernel's -- so
-nbgrader's ``SaveAutoGrades`` scores the regrade, and the feedback shows its messages. A
-test cell that could not be regraded keeps the kernel's outputs with a note; if the
-regrade itself fails, every test cell fails with one line saying why.
+nbgrader's ``SaveAutoGrades`` scores the regrade, and the feedback shows its messages. The
+kernel's own results never count (its checks do not even run: ``check_against`` says
+"checked outside this kernel"): a test cell that could not be regraded fails with the
+reason, and if the regrade itself fails, every test cell fails with one line saying why.
 """
 
 from __future__ import annotations
@@ -91,11 +92,9 @@ class RegradeOutsideKernel(NbGraderPreprocessor):
                     traceback=[f"RegradeError: {failure or 'not regraded'}"])]
                 continue
             _passed, outputs, kept = found
-            if kept:
-                cell.outputs.append(nbformat.v4.new_output(
-                    "stream", name="stdout",
-                    text="(this cell's check cannot be run outside the kernel; the "
-                         "kernel's result stands)\n"))
-            else:
-                cell.outputs = [nbformat.from_dict(o) for o in outputs]
+            cell.outputs = [nbformat.from_dict(o) for o in outputs]
+            if kept:  # its error output (CannotSend) fails the cell: the kernel's result
+                # is never trusted, and the exercise needs a check that can be sent
+                self.log.error("test cell %s of %s could not be regraded",
+                               meta.get("grade_id"), info["notebook"])
         return nb, resources

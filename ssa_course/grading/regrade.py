@@ -70,7 +70,7 @@ class Verdict:
     gid: str
     passed: bool
     outputs: list[dict] = field(default_factory=list)
-    kept: bool = False  # not regraded (see CannotSend): the kernel's outputs stand
+    kept: bool = False  # could not be regraded (see CannotSend): it fails
 
 
 # ------------------------------------------------------------------ the learner's names
@@ -78,8 +78,8 @@ class Verdict:
 
 class CannotSend(BaseException):
     """A test cell gives the learner's function something that cannot be sent to
-    another process (a live graph node, a local class): this cell cannot be regraded,
-    and the kernel's result stands for it."""
+    another process (an object of a local class, a closure): this cell cannot be
+    regraded, and fails with this message (the exercise's check must change)."""
 
 
 class RemoteFailure(Exception):

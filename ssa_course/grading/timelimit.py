@@ -30,7 +30,11 @@ class OutOfTime(BaseException):
     """The learner's call ran past its time limit.
 
     A ``BaseException``, like ``KeyboardInterrupt``, so ``except Exception`` in the learner's
-    code does not catch it."""
+    code does not catch it. In a notebook it is one line, not a traceback."""
+
+    def _render_traceback_(self) -> list[str]:
+        return ["\x1b[1;31mOutOfTime:\x1b[0m your code did not finish in its time limit "
+                "(an endless loop?)"]
 
 
 def can_limit_time() -> bool:
