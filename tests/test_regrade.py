@@ -96,11 +96,16 @@ def test_exploring_with_the_engine_at_the_top_of_a_cell_is_only_noted(tmp_path):
     solution = "".join(next(c["source"] for c in _notebook("solutions", name)
                             if c["metadata"].get("nbgrader", {}).get("grade_id") == "leaders"))
     explore = ("\nprint(build_cfg(FUNCTIONS['while/main']).blocks.keys())  # compare\n"
-               "print(leaders(FUNCTIONS['while/main'].body))\n")
-    verdicts = _grade(name, _submission(name, {"leaders": solution + explore}), tmp_path)
+               "print(leaders(FUNCTIONS['while/main'].body))\n"
+               "display(cfg_to_dot(build_cfg(FUNCTIONS['while/main'])))\n")
+    # IPython's display() and get_ipython() exist there too (do nothing): the def after
+    # them still runs
+    first = "display('exploring')\nget_ipython().run_line_magic('time', '1')\n"
+    verdicts = _grade(name, _submission(name, {"leaders": first + solution + explore}),
+                      tmp_path)
     passed, outputs, _ = verdicts["test_leaders"]
     assert passed, _text(outputs)
-    row = 1 + (solution + explore).splitlines().index(explore.splitlines()[1])
+    row = 1 + (first + solution + explore).splitlines().index(explore.splitlines()[1])
     assert f"line {row} of your cell leaders was left out" in _text(outputs)
     assert "was left out: your code at the top level of a cell calls ssa_course's own" \
         in _text(outputs)

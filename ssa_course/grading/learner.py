@@ -89,6 +89,23 @@ def resolve(entry: tuple, ns: dict) -> object:
     return found
 
 
+class _Quiet:
+    """What ``get_ipython()`` gives here: every method does nothing (a learner's cell may
+    call ``get_ipython().run_line_magic(...)`` or ``display(...)`` at its top level; in
+    the regrade nothing is shown, and the rest of the cell must still run)."""
+
+    def __getattr__(self, name: str) -> Any:
+        return _nothing
+
+
+def _nothing(*args: Any, **kwargs: Any) -> None:
+    return None
+
+
+def _get_ipython() -> _Quiet:
+    return _Quiet()
+
+
 def read_frame(fd: int) -> bytes:
     """One length-prefixed frame from ``fd`` (before the watch is armed)."""
     from ssa_course.grading.watch import HEADER
@@ -126,7 +143,8 @@ def main() -> None:
     from ssa_course.grading import forbid, sandbox, watch
     from ssa_course.grading.detach import detach, fresh
 
-    ns: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+    ns: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins,
+                          "display": _nothing, "get_ipython": _get_ipython}
     for gid, source in request["setup"]:
         # the grading process runs it too, and shows what fails
         with contextlib.suppress(Exception):
