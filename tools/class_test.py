@@ -8,7 +8,8 @@ panels send:
 * the instructor (Formgrader's API): generate and release the assignment;
 * the students (the Assignment List's API): fetch it, write their answers through the
   contents API, submit -- ``alice`` correct, ``bob`` with one wrong task, ``carol`` with a
-  cheat (her ``leaders`` calls the engine's own ``find_leaders``);
+  cheat (her ``leaders`` calls the engine's own ``find_leaders``, and her notebook rebinds
+  ``check_against`` and ``guard``, so her own kernel's test cells raise nothing);
 * the instructor: collect, autograde each submission, generate and release feedback;
 * the students: fetch their feedback.
 
@@ -58,7 +59,11 @@ CHANGES = {  # student -> {grade_id of an answer cell: its code}; alice has none
     "alice": {},
     "bob": {"unreachable": "def unreachable(succs, entry):\n    return set()  # forgot it\n"},
     "carol": {"leaders": "from ssa_course.quads.cfg import find_leaders\n"
-                         "from ssa_course.quads.ir import Function\n\n"
+                         "from ssa_course.quads.ir import Function\n"
+                         "import ssa_course.grading.check as _c, ssa_course.grading.forbid as _f\n"
+                         "# her kernel's test cells then raise nothing (the regrade decides)\n"
+                         "check_against = _c.check_against = lambda *a, **k: None\n"
+                         "guard = _f.guard = lambda fn, **k: fn\n\n"
                          "def leaders(body):  # the engine's own answer\n"
                          "    return find_leaders(Function('f', [], None, body))\n"},
 }
