@@ -116,6 +116,15 @@ class Node:
     def in_(self, i: int) -> Node | None:
         return self.inputs[i] if i < len(self.inputs) else None
 
+    def operand(self, i: int) -> Node:
+        """Input ``i``, which this node's shape always has (an operand, a phi's region, a
+        projection's source): ``inputs[i]`` with the guarantee checked, so the type
+        checker knows it is a node (``inputs`` also holds the None of a floating node's
+        control and of a killed node's edges)."""
+        n = self.inputs[i]
+        assert n is not None, f"{self} has no input {i}"
+        return n
+
     def kill(self) -> None:
         """Disconnect a node nobody uses (and drop it from the graph)."""
         assert not self.outputs, f"{self} still has users"
