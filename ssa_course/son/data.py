@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ssa_course import opcodes
-from ssa_course.runtime import wrap
+from ssa_course.runtime import Value, wrap
 from ssa_course.son import intervals
 from ssa_course.son.algebra import fold_literals, literal, watch_literal
-from ssa_course.son.graph import Graph, Node, start_of, typed
+from ssa_course.son.graph import Graph, Node, RunState, start_of, typed
 from ssa_course.son.types import (
     BOOL_BOTTOM,
     BOOL_TOP,
@@ -75,7 +75,7 @@ class Constant(Node):
     def key(self) -> tuple:
         return ("Constant", str(self.value))
 
-    def evaluate(self, args: list[object], state: object) -> object:
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
         return constant_value(self.value)
 
 
@@ -133,7 +133,7 @@ class Binary(Node):
     def compute(self) -> Type:
         return _int_binary(self, self.fn)
 
-    def evaluate(self, args: list[object], state: object) -> object:
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
         row = opcodes.TABLE.by_name[self.opcode]
         if row.divisor is None:  # cannot trap: skip apply's test
             return row.evaluate(args[1], args[2])
@@ -326,7 +326,7 @@ class Neg(Node):
         inner = self.operand(1)
         return inner.operand(1) if isinstance(inner, Neg) else None
 
-    def evaluate(self, args: list[object], state: object) -> object:
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
         return _row(self.opcode).apply((args[1],))
 
 
@@ -386,7 +386,7 @@ class Compare(Binary):
         assert inputs is not None  # Node.key: the opcode and the input ids
         return (*inputs, self.op)
 
-    def evaluate(self, args: list[object], state: object) -> object:
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
         return self.fn(args[1], args[2])
 
 
@@ -424,7 +424,7 @@ class Not(Node):
             return inner.operand(1)
         return None
 
-    def evaluate(self, args: list[object], state: object) -> object:
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
         return _row(self.opcode).apply((args[1],))
 
 
@@ -536,7 +536,7 @@ class Operator(Node):
         assert inputs is not None  # Node.key: the opcode and the input ids
         return (*inputs, self.opcode)
 
-    def evaluate(self, args: list[object], state: object) -> object:
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
         return self.row.apply(args[1:])
 
 
@@ -591,5 +591,5 @@ class Undefined(Node):
     def key(self) -> None:
         return None
 
-    def evaluate(self, args: list[object], state: object) -> object:
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
         return UndefinedValue(self.name)

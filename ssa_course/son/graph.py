@@ -19,7 +19,20 @@ them.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Protocol
+
 from ssa_course.son.types import BOTTOM, TOP, Type
+
+if TYPE_CHECKING:
+    from ssa_course.runtime import Heap, Output, Value
+
+
+class RunState(Protocol):
+    """What a node's ``evaluate`` reads besides its inputs' values: the heap it allocates
+    in and the output ``print`` writes to (the graph interpreter's state)."""
+
+    heap: Heap
+    out: Output
 
 
 class Graph:
@@ -208,7 +221,7 @@ class Node:
             ids = [ids[0], *sorted(ids[1:])]
         return (type(self).__name__, *ids)
 
-    def evaluate(self, args: list[object], state: object) -> object:
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
         """The node's value given its inputs' values (``state`` gives the heap and output)."""
         raise TypeError(f"{self} has no value of its own")
 
