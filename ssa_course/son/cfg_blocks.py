@@ -157,7 +157,7 @@ def blocks_from_control(fg: FunctionGraph) -> Cfg:
 
 def _block_of_control(node: Node, owner: dict[int, str]) -> str:
     while node.id not in owner:  # a projection of a branch heads its own block
-        node = node.inputs[0]
+        node = node.operand(0)
     return owner[node.id]
 
 

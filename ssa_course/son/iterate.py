@@ -37,7 +37,7 @@ from ssa_course.runtime import paused_gc
 from ssa_course.son.control import Region
 from ssa_course.son.data import Constant
 from ssa_course.son.emit import sweep
-from ssa_course.son.graph import Graph, Node
+from ssa_course.son.graph import Graph, Node, start_of
 from ssa_course.son.peephole import (
     CONSTANT,
     GVN,
@@ -283,12 +283,15 @@ def progress_left(graph: Graph) -> str | None:
         if new != old:
             raise _Progress(f"{describe(n)} would change type {old} -> {new}")
 
+    def stand_in(_t: Type) -> Node:  # what ``peephole`` returns for a constant type: a
+        return start_of(n)  # stand-in (the rewrite is reported, no Constant is made)
+
     for n in graph.live_nodes():
         if unused(n):
             return f"{describe(n)} is unused"
         try:
             # (a constant type is progress: the Constant itself need not be made)
-            found = peephole(n, gvn, retype, lambda _t: graph.start, control=True)
+            found = peephole(n, gvn, retype, stand_in, control=True)
         except _Progress as e:
             return str(e)
         if found is not None:

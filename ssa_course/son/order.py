@@ -35,8 +35,9 @@ def dependency_order(members: list[Node],
                      waits_for: Callable[[Node], Iterable[Node | None]],
                      walk_through: Callable[[Node], bool] | None = None) -> list[Node]:
     """``members`` with every node after what it ``waits_for`` (depth-first, roots in id
-    order; a None among them, an absent input, is skipped). Nodes outside ``members`` for which ``walk_through`` says yes are followed (a
-    floating expression between two effects) but not listed."""
+    order; a None among them, an absent input, is skipped). Nodes outside ``members`` for
+    which ``walk_through`` says yes are followed (a floating expression between two
+    effects) but not listed."""
     member_set = set(members)
     out: list[Node] = []
     done: set[Node] = set()

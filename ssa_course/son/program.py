@@ -7,12 +7,16 @@ make them; everything after reads them."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ssa_course.son.control import Start, Stop
 from ssa_course.son.graph import Graph, Node
 from ssa_course.son.peephole import PeepholeStats
 from ssa_course.son.types import BOOL_BOTTOM, INT_BOTTOM, Type, ref, tuple_of
 from ssa_course.tiny import types as tt
+
+if TYPE_CHECKING:  # the drawing module is imported where a drawing is made
+    from ssa_course.viz.render import Drawing
 
 
 def lattice_type(t: tt.Type | None) -> Type:
@@ -84,7 +88,7 @@ class SeaOfNodes:
 
         return graphs_to_dot(self)
 
-    def draw(self):
+    def draw(self) -> Drawing:
         from ssa_course.viz.render import Drawing
 
         return Drawing(self.dot())
