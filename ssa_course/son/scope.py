@@ -133,7 +133,9 @@ class Scope(Node):
 
     # variables -----------------------------------------------------------------
 
-    def define(self, key: Hashable, node: Node, name: str, ty: Type) -> None:
+    def define(self, key: Hashable, node: Node | None, name: str, ty: Type) -> None:
+        """A new variable in the innermost block (``node``: None in code control never
+        reaches, where a caught exception may have no value)."""
         self.slots[key] = len(self.inputs)
         self.keys.append(key)
         self.names.append(name)
