@@ -85,7 +85,8 @@ class Emitter:
         self.peep = Peephole(self.start, optimize, self.options.gvn_key)
         self.peep(self.start)
         self.exits: list[Node] = []
-        self.phis_to_clean: list[Phi] = []
+        # phis to fold once the function is built (trivial ones; other nodes are skipped)
+        self.phis_to_clean: list[Node] = []
 
     def p(self, node: Node) -> Node:
         """Every new node goes through the peephole driver."""
