@@ -39,8 +39,9 @@ from ssa_course.son.types import (
 )
 
 
-def constant_value(t: Type) -> object:
-    """The Python value of a constant type (an int or a bool)."""
+def constant_value(t: Type) -> int | bool | None:
+    """The Python value of a constant type (an int or a bool; None for the bool type
+    that is not a constant)."""
     if isinstance(t, IntType):
         return t.lo
     if isinstance(t, BoolType):
