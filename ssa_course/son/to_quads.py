@@ -414,7 +414,7 @@ class _Writer:
         elif trap.message == ARRAY_LENGTH_TRAP:  # newarr reports which end failed
             self.emit(Instr("newarr", d, tt.ArrayType(tt.INT), w[:1], pos=trap.pos))
         else:  # out of bounds, unset slot: the load fails the same way
-            elem = tt.INT
+            elem: tt.Type = tt.INT
             base = trap.operand(2)
             # a Phi's type may still be TOP in a raw graph (peepholes off): its declared
             # type says what it holds (fuzz seed 5003, opt -p parse-raw)
