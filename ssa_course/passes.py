@@ -190,4 +190,4 @@ def emit(state: PassState, name: str = "quads", fmt: str = "text") -> str:
     if rep.tiny_only:
         raise UsageError(f"'{rep.name}' shows Tiny source; the optimizer's result is quads "
                          f"(try --emit quads)")
-    return views.render(result(state), rep.name, fmt)  # type: ignore[return-value]
+    return views.render(result(state), rep.name, "text" if fmt == "text" else "dot")
