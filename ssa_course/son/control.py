@@ -526,6 +526,14 @@ class Call(Node):
         return self.fn
 
 
+def goes_to(n: Node, user: Node) -> bool:
+    """Control goes from ``n`` on to ``user`` (one of ``n``'s users): ``user`` is a control
+    node whose control input is ``n``, or a Region (every input of a merge is a path in).
+    The one rule every walk along control edges follows (GCM's blocks, the interpreter's
+    plan, the verifier, the dead-merge check, the Bril builder)."""
+    return user.is_control and (isinstance(user, Region) or user.inputs[0] is n)
+
+
 def _live_path(ctrl: Node | None) -> bool:
     """Control on this edge may flow (a graph fresh from SCCP leaves unreached nodes TOP)."""
     return ctrl is not None and ctrl.type not in (XCTRL, TOP)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from ssa_course import opcodes
 from ssa_course.quads.ir import Function, Instr, Program
 from ssa_course.runtime import paused_gc
-from ssa_course.son.control import Never, Phi, Region, Return, Throw
+from ssa_course.son.control import Never, Phi, Region, Return, Throw, goes_to
 from ssa_course.son.data import Undefined, operator_node
 from ssa_course.son.emit import Dead, Emitter, sweep
 from ssa_course.son.graph import Node
@@ -233,9 +233,7 @@ class SsaGraphBuilder(Emitter):
             if n.id in seen:
                 continue
             seen.add(n.id)
-            for u in n.outputs:
-                if u.is_control and (isinstance(u, Region) or u.inputs[0] is n):
-                    work.append(u)
+            work.extend(u for u in n.outputs if goes_to(n, u))
         return seen
 
     def _jump(self, src: str, dst: str, thrown: Node | None = None) -> None:

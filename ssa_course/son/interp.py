@@ -42,6 +42,7 @@ from ssa_course.son.control import (
     Stop,
     Throw,
     Trap,
+    goes_to,
 )
 from ssa_course.son.data import Undefined, UndefinedValue
 from ssa_course.son.graph import Node
@@ -83,9 +84,8 @@ class Plan:
                 first = 0
                 self.branches[node] = (projs.get(first), projs.get(1 if isinstance(node, If)
                                                                    else 3))
-            succ = [u for u in node.outputs if u.is_control
-                    and not isinstance(u, (Proj, Never))
-                    and (isinstance(u, Region) or u.inputs[0] is node)]
+            succ = [u for u in node.outputs
+                    if not isinstance(u, (Proj, Never)) and goes_to(node, u)]
             if succ and not isinstance(node, (If, Call, Start)):
                 if len(succ) != 1 and not isinstance(node, Stop):
                     raise VerifyError("one control successor", repr(node),

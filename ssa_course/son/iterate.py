@@ -34,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ssa_course.runtime import paused_gc
-from ssa_course.son.control import Region
+from ssa_course.son.control import Region, goes_to
 from ssa_course.son.data import Constant
 from ssa_course.son.emit import sweep
 from ssa_course.son.graph import Graph, Node, start_of
@@ -129,10 +129,7 @@ class IterativePeepholes:
             if n.id in reached:
                 continue
             reached.add(n.id)
-            for u in n.outputs:
-                if u.is_control and u.id not in reached and (
-                        isinstance(u, Region) or (u.inputs and u.inputs[0] is n)):
-                    work.append(u)
+            work.extend(u for u in n.outputs if u.id not in reached and goes_to(n, u))
         dead = [n for n in self.g.nodes.values() if isinstance(n, Region)
                 and n.id not in reached and n.type == CTRL]
         for region in dead:
