@@ -188,7 +188,7 @@ def _up(n: Node, watcher: Node, budget: list[int]) -> Node | None:
     if isinstance(n, Region):
         if n.in_progress() or any(p is None for p in n.inputs[1:]):
             return None
-        chains = [_chain(n.operand(i), watcher, budget) for i in range(1, len(n.inputs))]
+        chains = [_chain(p, watcher, budget) for p in n.inputs[1:]]
         found = [c for c in chains if c is not None]
         if not chains or len(found) < len(chains):
             return None
