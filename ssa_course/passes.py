@@ -14,11 +14,16 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ssa_course import registry
 from ssa_course.compilation import Compilation, from_quads
 from ssa_course.errors import UsageError
 from ssa_course.registry import Pass
+
+if TYPE_CHECKING:
+    from ssa_course.quads.ir import Program
+    from ssa_course.son.program import SeaOfNodes
 
 DEFAULT_PIPELINE = ("inline", "unroll", "const-params", "sroa", "parse", "sccp", "ranges", "bce",
                     "gcm", "dom-cse", "coalesce-phis", "out-of-ssa", "coalesce", "dce",
@@ -47,8 +52,8 @@ FORM_REPRESENTATION: Mapping[str, str] = _FormRepresentation()
 @dataclass
 class PassState:
     comp: Compilation
-    graph: object | None = None  # a SeaOfNodes (form "graph")
-    quads: object | None = None  # a quads Program (forms "ssa", "phis" and "quads")
+    graph: SeaOfNodes | None = None  # form "graph"
+    quads: Program | None = None  # forms "ssa", "phis" and "quads"
     form: str = "source"
     done: list[str] = field(default_factory=list)
     # what passes counted, per function: counter -> [before, after] (after None: a total)
@@ -65,6 +70,17 @@ class PassState:
             slot[0] = (slot[0] or 0) + before
         else:
             slot[1] = after
+
+    def quads_program(self) -> Program:
+        """The program of a pass that needs form ``ssa``, ``phis`` or ``quads`` (the
+        pipeline was checked: one is there)."""
+        assert self.quads is not None, f"form {self.form!r} has no quads program"
+        return self.quads
+
+    def graph_program(self) -> SeaOfNodes:
+        """The program of a pass that needs form ``graph`` (the pipeline was checked)."""
+        assert self.graph is not None, f"form {self.form!r} has no graph"
+        return self.graph
 
     def stats_lines(self) -> list[str]:
         """One line per function: ``main: bounds checks: 3 before, 0 after; ...``."""
@@ -137,7 +153,7 @@ def run_pipeline(comp: Compilation, names: list[str] | tuple[str, ...] = DEFAULT
     return state
 
 
-def finish_as_quads(state: PassState) -> object:
+def finish_as_quads(state: PassState) -> Program:
     """The program as ordinary quads, lowering whatever the pipeline left."""
     if state.form == "source":
         return state.comp.quads
@@ -145,7 +161,7 @@ def finish_as_quads(state: PassState) -> object:
         run_pass(state, get_pass("gcm"))
     if state.form in ("ssa", "phis"):
         run_pass(state, get_pass("out-of-ssa"))
-    return state.quads
+    return state.quads_program()
 
 
 def result(state: PassState) -> Compilation:
@@ -155,7 +171,7 @@ def result(state: PassState) -> Compilation:
         return state.comp
     if state.form == "graph":
         run_pass(state, get_pass("gcm"))
-    return from_quads(state.quads, state.comp.filename)  # type: ignore[arg-type]
+    return from_quads(state.quads_program(), state.comp.filename)
 
 
 def emit(state: PassState, name: str = "quads", fmt: str = "text") -> str:
@@ -174,4 +190,4 @@ def emit(state: PassState, name: str = "quads", fmt: str = "text") -> str:
     if rep.tiny_only:
         raise UsageError(f"'{rep.name}' shows Tiny source; the optimizer's result is quads "
                          f"(try --emit quads)")
-    return views.render(result(state), rep.name, fmt)  # type: ignore[return-value]
+    return views.render(result(state), rep.name, "text" if fmt == "text" else "dot")

@@ -25,18 +25,29 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ssa_course.compilation import Compilation
 from ssa_course.errors import UsageError, VerifyError
-from ssa_course.runtime import Limits, Output
+from ssa_course.runtime import Limits, Output, Value
 from ssa_course.srclines import Lines, annotated_lines
 
-Runner = Callable[[object, list[object], Output, Limits], int]
-Drawer = Callable[[object, str, object], str]  # (artifact, title, DrawOptions | None) -> DOT
+if TYPE_CHECKING:
+    from ssa_course.passes import PassState
+    from ssa_course.viz.options import DrawOptions
+
+# A representation's artifact: what its ``build`` makes and its other faces take (a quads
+# Program, a SeaOfNodes, a compiled machine program...). Each representation is typed in
+# its own artifact; the registry holds them all (``Representation[Any]``).
+A = TypeVar("A")
+T = TypeVar("T")
+
+Runner = Callable[[A, list[Value], Output, Limits], int]  # (artifact, args, out, limits)
+Drawer = Callable[[A, str, "DrawOptions | None"], str]  # (artifact, title, options) -> DOT
 
 
 @dataclass(frozen=True, slots=True)
-class Representation:
+class Representation(Generic[A]):
     """One representation of a program and its four faces (see the module docstring).
 
     ``build(comp)`` returns the artifact the other faces take. ``stats(artifact)`` is an
@@ -58,22 +69,22 @@ class Representation:
     name: str
     description: str
     lesson: str
-    build: Callable[[Compilation], object]
-    run: Runner
-    verify: Callable[[object], None]
-    text: Callable[[object], str]
-    dot: Drawer
-    stats: Callable[[object], str] | None = None
+    build: Callable[[Compilation], A]
+    run: Runner[A]
+    verify: Callable[[A], None]
+    text: Callable[[A], str]
+    dot: Drawer[A]
+    stats: Callable[[A], str] | None = None
     face: str = "text"
     tiny_only: bool = False
     missing: Callable[[], str | None] | None = None
     runs_as: str | None = None
     counts: bool = True
-    lines: Callable[[object], Lines] | None = None
+    lines: Callable[[A], Lines] | None = None
     form: str | None = None
     checks: tuple[str, ...] = ()
 
-    def source_lines(self, artifact: object) -> Lines:
+    def source_lines(self, artifact: A) -> Lines:
         """The lines face (see :mod:`ssa_course.srclines`)."""
         if self.lines is not None:
             return self.lines(artifact)
@@ -100,10 +111,10 @@ class Pass:
     lesson: str
     needs: tuple[str, ...]
     makes: str
-    run: Callable[[object], None]
+    run: Callable[[PassState], None]
 
 
-_REPRESENTATIONS: dict[str, Representation] = {}
+_REPRESENTATIONS: dict[str, Representation[Any]] = {}
 _PASSES: dict[str, Pass] = {}
 _loaded = False
 _current_lesson = "?"
@@ -126,15 +137,16 @@ def set_lesson(number: str) -> None:
 # ---------------------------------------------------------------- representations
 
 
-def add_representation(name: str, description: str, *, build: Callable[[Compilation], object],
-                       run: Runner, verify: Callable[[object], None],
-                       text: Callable[[object], str], dot: Drawer,
-                       stats: Callable[[object], str] | None = None, face: str = "text",
+def add_representation(name: str, description: str, *, build: Callable[[Compilation], A],
+                       run: Runner[A], verify: Callable[[A], None],
+                       text: Callable[[A], str], dot: Drawer[A],
+                       stats: Callable[[A], str] | None = None, face: str = "text",
                        tiny_only: bool = False, missing: Callable[[], str | None] | None = None,
                        runs_as: str | None = None, counts: bool = True,
-                       lines: Callable[[object], Lines] | None = None,
+                       lines: Callable[[A], Lines] | None = None,
                        form: str | None = None, checks: tuple[str, ...] = ()) -> None:
-    """Declare a representation with its four faces (all required)."""
+    """Declare a representation with its four faces (all required), each taking the
+    artifact ``build`` makes (the type checker holds them to one artifact type)."""
     if name in _REPRESENTATIONS:
         raise ValueError(f"representation {name!r} registered twice")
     if face not in ("text", "draw"):
@@ -152,13 +164,13 @@ def add_representation(name: str, description: str, *, build: Callable[[Compilat
                                             missing, runs_as, counts, lines, form, checks)
 
 
-def representations() -> list[Representation]:
+def representations() -> list[Representation[Any]]:
     """Every representation, in the order of the lessons that add them."""
     _load()
     return list(_REPRESENTATIONS.values())
 
 
-def executors() -> list[Representation]:
+def executors() -> list[Representation[Any]]:
     """The representations that run on their own (not ``runs_as`` another): what the
     differential tests and ``make fuzz`` run every program through."""
     return [r for r in representations() if r.runs_as is None]
@@ -169,13 +181,13 @@ def names() -> list[str]:
     return [r.name for r in representations()]
 
 
-def in_form(form: str) -> list[Representation]:
+def in_form(form: str) -> list[Representation[Any]]:
     """The representations whose artifact is a program in ``opt`` form ``form`` (they can
     show such a program as it is)."""
     return [r for r in representations() if r.form == form]
 
 
-def checker_of(form: str) -> Representation:
+def checker_of(form: str) -> Representation[Any]:
     """The representation whose verifier checks a program in ``opt`` form ``form``."""
     found = [r for r in representations() if form in r.checks]
     if len(found) != 1:
@@ -183,7 +195,7 @@ def checker_of(form: str) -> Representation:
     return found[0]
 
 
-def representation(name: str) -> Representation:
+def representation(name: str) -> Representation[Any]:
     _load()
     rep = _REPRESENTATIONS.get(name)
     if rep is None:
@@ -209,6 +221,17 @@ def build(comp: Compilation, name: str) -> object:
     return comp.cached(f"repr:{rep.name}", make)
 
 
+def build_as(comp: Compilation, name: str, kind: type[T]) -> T:
+    """:func:`build` for a caller that knows the class of the artifact (another lesson's
+    representation it builds on); a representation that builds something else is a
+    TypeError naming both."""
+    artifact = build(comp, name)
+    if not isinstance(artifact, kind):
+        raise TypeError(f"representation {name!r} builds a {type(artifact).__name__}, "
+                        f"not a {kind.__name__}")
+    return artifact
+
+
 def verify_as(name: str, artifact: object, after: str | None = None) -> None:
     """Run representation ``name``'s verifier; its error names the representation (and
     the pass ``after`` which the invariant broke, when given)."""
@@ -224,13 +247,13 @@ def verify_as(name: str, artifact: object, after: str | None = None) -> None:
 
 
 def add_pass(name: str, description: str, needs: tuple[str, ...], makes: str
-             ) -> Callable[[Callable[[object], None]], Callable[[object], None]]:
+             ) -> Callable[[Callable[[PassState], None]], Callable[[PassState], None]]:
     """Decorator: register ``fn(state)`` as pass ``name``."""
     for form in (*needs, makes):
         if form not in FORMS:
             raise ValueError(f"unknown form {form!r} (forms: {', '.join(FORMS)})")
 
-    def wrap(fn: Callable[[object], None]) -> Callable[[object], None]:
+    def wrap(fn: Callable[[PassState], None]) -> Callable[[PassState], None]:
         if name in _PASSES:
             raise ValueError(f"pass {name!r} registered twice")
         _PASSES[name] = Pass(name, description, _current_lesson, needs, makes, fn)

@@ -8,12 +8,19 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ssa_course.compilation import Compilation
 from ssa_course.errors import VerifyError
 from ssa_course.lessons.faces import add_quads, cfg_dot, run_quads, verify_quads
 from ssa_course.registry import add_representation
-from ssa_course.runtime import Limits, Output
+from ssa_course.runtime import Limits, Output, Value
+
+if TYPE_CHECKING:  # the faces import their modules when called: a lesson loads cheaply
+    from ssa_course.quads.cfg import CFG
+    from ssa_course.quads.ir import Program
+    from ssa_course.srclines import Lines
+    from ssa_course.viz.options import DrawOptions
 
 
 @dataclass(slots=True)
@@ -22,8 +29,8 @@ class ProgramCfgs:
     blocks kept, so drawings can grey them) and the quads laid out again from CFGs with the
     unreachable blocks removed (what runs)."""
 
-    cfgs: dict
-    program: object
+    cfgs: dict[str, CFG]
+    program: Program
 
 
 def cfg_program(comp: Compilation) -> ProgramCfgs:
@@ -39,28 +46,28 @@ def cfg_program(comp: Compilation) -> ProgramCfgs:
     return ProgramCfgs(cfgs, ir.Program(functions, comp.quads.structs))
 
 
-def _cfg_run(a: object, args: list[object], out: Output, limits: Limits) -> int:
-    return run_quads(a.program, args, out, limits)  # type: ignore[attr-defined]
+def _cfg_run(a: ProgramCfgs, args: list[Value], out: Output, limits: Limits) -> int:
+    return run_quads(a.program, args, out, limits)
 
 
-def _cfg_verify(a: object) -> None:
+def _cfg_verify(a: ProgramCfgs) -> None:
     """Edges agree both ways (a successor lists its predecessor), then the quads' rules."""
-    for name, cfg in a.cfgs.items():  # type: ignore[attr-defined]
+    for name, cfg in a.cfgs.items():
         for block in cfg.blocks.values():
             for succ in block.succs:
                 if block.name not in cfg.blocks[succ].preds:
                     raise VerifyError("edges recorded at both ends",
                                       f"@{name}: {block.name} -> {succ}",
                                       f"{succ} does not list {block.name} as a predecessor")
-    verify_quads(a.program)  # type: ignore[attr-defined]
+    verify_quads(a.program)
 
 
-def cfg_text(a: object) -> str:
+def cfg_text(a: ProgramCfgs) -> str:
     """Each block with its predecessors and successors, then its instructions."""
     from ssa_course.quads.bril import format_instr
 
     lines: list[str] = []
-    for name, cfg in a.cfgs.items():  # type: ignore[attr-defined]
+    for name, cfg in a.cfgs.items():
         lines.append(f"@{name}: entry {cfg.entry}")
         for block in cfg.blocks.values():
             preds = ", ".join(block.preds) or "-"
@@ -72,49 +79,48 @@ def cfg_text(a: object) -> str:
     return "\n".join(lines)
 
 
-def _cfg_dot(a: object, title: str, options: object = None) -> str:
+def _cfg_dot(a: ProgramCfgs, title: str, options: DrawOptions | None = None) -> str:
     from ssa_course.quads.cfg_dot import program_cfg_dot
 
-    return program_cfg_dot(a.cfgs, title=title, options=options)  # type: ignore
+    return program_cfg_dot(a.cfgs, title=title, options=options)
 
 
-def _cfg_lines(a: object) -> object:
+def _cfg_lines(a: ProgramCfgs) -> Lines:
     from ssa_course.lessons.lines_faces import cfg_lines
 
     return cfg_lines(a)
 
 
-def _bril_roundtrip(comp: Compilation) -> object:
+def _bril_roundtrip(comp: Compilation) -> Program:
     from ssa_course.quads import bril
 
     return _same_lines(comp.quads, bril.parse_bril_text(bril.to_bril_text(comp.quads),
                                                         comp.filename, typecheck=False))
 
 
-def _same_lines(original: object, read: object) -> object:
+def _same_lines(original: Program, read: Program) -> Program:
     """The program read back has the lines of the program written (the source's, not
     those of the Bril text in between): the same items in the same order."""
-    for fn, back in zip(original.functions.values(), read.functions.values(),  # type: ignore
-                        strict=True):
+    for fn, back in zip(original.functions.values(), read.functions.values(), strict=True):
         for item, again in zip(fn.body, back.body, strict=True):
             again.line = item.line
     return read
 
 
-def _json_roundtrip(comp: Compilation) -> object:
+def _json_roundtrip(comp: Compilation) -> Program:
     from ssa_course.quads import bril
 
     return _same_lines(comp.quads, bril.parse_bril_json(bril.to_bril_json(comp.quads),
                                                         comp.filename, typecheck=False))
 
 
-def _json_lines(program: object) -> object:
+def _json_lines(program: Program) -> Lines:
     from ssa_course.lessons.lines_faces import bril_json_lines
 
     return bril_json_lines(program, _json_text(program))
 
 
-def _json_text(program: object) -> str:
+def _json_text(program: Program) -> str:
     from ssa_course.quads.bril import to_bril_json
 
     return json.dumps(to_bril_json(program), indent=2, sort_keys=True) + "\n"

@@ -11,10 +11,10 @@ from ssa_course.compilation import Compilation
 from ssa_course.lessons.faces import add_quads, add_quads_pass
 
 if TYPE_CHECKING:
-    from ssa_course.quads.ir import Function
+    from ssa_course.quads.ir import Function, Program
 
 
-def peephole_program(comp: Compilation, which: str) -> object:
+def peephole_program(comp: Compilation, which: str) -> Program:
     """Quads after a local cleanup: ``window``, ``lvn`` or ``lvn-dce``."""
     from ssa_course.quads.peephole import (
         dead_code,

@@ -5,19 +5,28 @@ built on the fly (Braun et al.), and back out of SSA with parallel copies; and t
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from ssa_course.compilation import Compilation
 from ssa_course.lessons.faces import add_quads
-from ssa_course.registry import add_pass, build
+from ssa_course.registry import add_pass, build_as
+
+if TYPE_CHECKING:  # modules are imported where they are used: a lesson loads cheaply
+    from ssa_course.passes import PassState
+    from ssa_course.quads.ir import Program
 
 
-def ssa_program(comp: Compilation, pruned: bool = True) -> object:
+def ssa_program(comp: Compilation, pruned: bool = True) -> Program:
     """The verified SSA form of a compilation's quads (cached; statistics kept under
     ``ssa-stats-pruned`` / ``ssa-stats-minimal`` in the compilation's cache)."""
-    return build(comp, "ssa-pruned" if pruned else "ssa-minimal")
+    from ssa_course.quads.ir import Program
+
+    return build_as(comp, "ssa-pruned" if pruned else "ssa-minimal", Program)
 
 
-def _ssa(pruned: bool):
-    def make(comp: Compilation) -> object:
+def _ssa(pruned: bool) -> Callable[[Compilation], Program]:
+    def make(comp: Compilation) -> Program:
         from ssa_course.ssa.construct import SSAStats, program_to_ssa
 
         stats = SSAStats()
@@ -28,7 +37,7 @@ def _ssa(pruned: bool):
     return make
 
 
-def _braun(comp: Compilation) -> object:
+def _braun(comp: Compilation) -> Program:
     from ssa_course.ssa.braun import program_braun_ssa
     from ssa_course.ssa.construct import SSAStats
 
@@ -38,7 +47,7 @@ def _braun(comp: Compilation) -> object:
     return program
 
 
-def _out_of_ssa(comp: Compilation) -> object:
+def _out_of_ssa(comp: Compilation) -> Program:
     from ssa_course.ssa.destruct import program_from_ssa
 
     return program_from_ssa(ssa_program(comp))
@@ -54,7 +63,7 @@ add_quads("out-of-ssa", "pruned SSA back to quads with parallel copies", _out_of
 
 
 @add_pass("ssa", "quads into pruned SSA form", ("quads", "source"), "ssa")
-def _ssa_pass(state) -> None:
+def _ssa_pass(state: PassState) -> None:
     from ssa_course.ssa.construct import program_to_ssa
 
     state.quads = program_to_ssa(state.quads or state.comp.quads)
@@ -62,7 +71,7 @@ def _ssa_pass(state) -> None:
 
 @add_pass("out-of-ssa", "phis become copies (critical edges split, parallel copies "
           "sequentialized)", ("ssa", "phis"), "quads")
-def _out_of_ssa_pass(state) -> None:
+def _out_of_ssa_pass(state: PassState) -> None:
     from ssa_course.ssa.destruct import program_from_ssa
 
-    state.quads = program_from_ssa(state.quads)
+    state.quads = program_from_ssa(state.quads_program())

@@ -3,50 +3,59 @@ Upsilon/PhiC for exceptions; compacted and verified when built."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ssa_course.compilation import Compilation, compile_source
 from ssa_course.registry import add_representation
-from ssa_course.runtime import Limits, Output
+from ssa_course.runtime import Limits, Output, Value
+
+if TYPE_CHECKING:  # the faces import their modules when called: a lesson loads cheaply
+    from ssa_course.quads.ir import Program
+    from ssa_course.srclines import Lines
+    from ssa_course.ssa.ircode import IRProgram
+    from ssa_course.ssa.julia import TypedCode
+    from ssa_course.viz.options import DrawOptions
 
 
-def ircode_of(quads: object) -> object:
+def ircode_of(quads: Program) -> IRProgram:
     """Every function of a quads program as compacted IRCode (an ``IRProgram``)."""
     from ssa_course.ssa.julia import program_ircode
 
-    return program_ircode(quads)  # type: ignore[arg-type]
+    return program_ircode(quads)
 
 
-def run_ir(program: object, args: list[object], out: Output, limits: Limits) -> int:
+def run_ir(program: IRProgram, args: list[Value], out: Output, limits: Limits) -> int:
     from ssa_course.ssa.irinterp import run_ircode
 
-    return run_ircode(program, args, out, limits)  # type: ignore[arg-type]
+    return run_ircode(program, args, out, limits)
 
 
-def verify_ir(program: object) -> None:
+def verify_ir(program: IRProgram) -> None:
     from ssa_course.ssa.irverify import verify_ir as verify
 
-    for ir in program.values():  # type: ignore[attr-defined]
+    for ir in program.values():
         verify(ir)
 
 
-def ir_text(program: object) -> str:
+def ir_text(program: IRProgram) -> str:
     from ssa_course.ssa.julia import format_ir
 
-    return "\n".join(format_ir(ir) for ir in program.values())  # type: ignore[attr-defined]
+    return "\n".join(format_ir(ir) for ir in program.values())
 
 
-def ir_lines(program: object) -> object:
+def ir_lines(program: IRProgram) -> Lines:
     from ssa_course.lessons.lines_faces import ir_lines as lines
 
     return lines(program)
 
 
-def ir_dot(program: object, title: str, options: object = None) -> str:
+def ir_dot(program: IRProgram, title: str, options: DrawOptions | None = None) -> str:
     from ssa_course.ssa.julia import program_ir_dot
 
-    return program_ir_dot(program, title, options)  # type: ignore[arg-type]
+    return program_ir_dot(program, title, options)
 
 
-def code_typed(source: str | Compilation, fn: str = "main") -> object:
+def code_typed(source: str | Compilation, fn: str = "main") -> TypedCode:
     """The IRCode of function ``fn`` of a Tiny (or Bril) program, like Julia's
     ``@code_typed``: prints like Julia's, ``.draw()`` draws its blocks."""
     from ssa_course.ssa.julia import TypedCode, build_ircode
@@ -55,7 +64,7 @@ def code_typed(source: str | Compilation, fn: str = "main") -> object:
     return TypedCode(build_ircode(comp.quads.functions[fn]))
 
 
-def _build(comp: Compilation) -> object:
+def _build(comp: Compilation) -> IRProgram:
     return ircode_of(comp.quads)
 
 

@@ -4,8 +4,13 @@ pass that starts ``ssa-course opt``'s default pipeline."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ssa_course.lessons.faces import add_graphs, fresh_graphs
 from ssa_course.registry import add_pass
+
+if TYPE_CHECKING:
+    from ssa_course.passes import PassState
 
 add_graphs("son", "sea of nodes with pessimistic peepholes while parsing (folding, GVN)",
            lambda comp: fresh_graphs(comp, True), checks=("graph",))
@@ -13,5 +18,5 @@ add_graphs("son", "sea of nodes with pessimistic peepholes while parsing (foldin
 
 @add_pass("parse", "parse straight into the sea of nodes, pessimistic peepholes on "
           "(Bril: from SSA)", ("source",), "graph")
-def _parse(state) -> None:
+def _parse(state: PassState) -> None:
     state.graph = fresh_graphs(state.comp, True)

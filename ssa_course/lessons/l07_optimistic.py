@@ -4,17 +4,27 @@ pass), and the side-by-side of what each analysis proves."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ssa_course.compilation import Compilation
 from ssa_course.lessons.faces import add_graphs, fresh_graphs
-from ssa_course.registry import add_pass, build
+from ssa_course.lessons.l05_control import son_program
+from ssa_course.registry import add_pass, build_as
+
+if TYPE_CHECKING:  # modules are imported where they are used: a lesson loads cheaply
+    from ssa_course.passes import PassState
+    from ssa_course.son.program import SeaOfNodes
+    from ssa_course.viz.options import DrawOptions
 
 
-def optimistic_program(comp: Compilation) -> object:
+def optimistic_program(comp: Compilation) -> SeaOfNodes:
     """A fresh pessimistic graph after SCCP, verified; cached."""
-    return build(comp, "son-opt")
+    from ssa_course.son.program import SeaOfNodes
+
+    return build_as(comp, "son-opt", SeaOfNodes)
 
 
-def _build(comp: Compilation) -> object:
+def _build(comp: Compilation) -> SeaOfNodes:
     from ssa_course.son.sccp import apply_to_program
 
     program = fresh_graphs(comp, True)
@@ -23,12 +33,12 @@ def _build(comp: Compilation) -> object:
 
 
 def compare_modes(comp: Compilation, mode: str, fmt: str,
-                  options: object = None) -> tuple[str, str]:
+                  options: DrawOptions | None = None) -> tuple[str, str]:
     """The pessimistic graph drawn (``fmt`` "dot") or printed ("text") with the types of
     ``mode`` ("pessimistic" or "optimistic"); returns (rendering, summary line)."""
     from ssa_course.son.printer import compare, compare_dot, compare_summary, compare_text
 
-    program = build(comp, "son")
+    program = son_program(comp)
     table = comp.cached("sccp-compare", lambda: compare(program))  # SCCP once for both
     summary_line = compare_summary(program, table)
     if fmt == "dot":
@@ -42,7 +52,7 @@ add_graphs("son-opt", "sea of nodes after SCCP: optimistic constants and dead co
 
 @add_pass("sccp", "sparse conditional constant propagation (optimistic), then constants "
           "and dead control removed", ("graph",), "graph")
-def _sccp(state) -> None:
+def _sccp(state: PassState) -> None:
     from ssa_course.son.sccp import apply_to_program
 
-    apply_to_program(state.graph)
+    apply_to_program(state.graph_program())

@@ -12,11 +12,15 @@ from typing import TYPE_CHECKING
 from ssa_course.compilation import Compilation
 from ssa_course.lessons.faces import add_quads, add_quads_pass, cfg_dot, verify_ssa
 from ssa_course.lessons.l04_julia import ir_lines, ir_text, ircode_of, run_ir, verify_ir
-from ssa_course.registry import add_pass, add_representation, build
-from ssa_course.runtime import Limits, Output
+from ssa_course.registry import add_pass, add_representation, build_as
+from ssa_course.runtime import Limits, Output, Value
 
-if TYPE_CHECKING:
-    from ssa_course.quads.ir import Function
+if TYPE_CHECKING:  # modules are imported where they are used: a lesson loads cheaply
+    from ssa_course.passes import PassState
+    from ssa_course.quads.ir import Function, Program
+    from ssa_course.srclines import Lines
+    from ssa_course.ssa.ircode import IRProgram
+    from ssa_course.viz.options import DrawOptions
 
 
 @dataclass(slots=True)
@@ -24,62 +28,72 @@ class Scheduled:
     """The scheduled program three ways: SSA quads as GCM wrote them (drawn), the same out
     of SSA (``scheduled-bril``), and as IRCode (what runs and prints)."""
 
-    ssa: object
-    quads: object
-    ircode: object
+    ssa: Program
+    quads: Program
+    ircode: IRProgram
 
 
 def _build(comp: Compilation) -> Scheduled:
+    from ssa_course.lessons.l09_ranges import ranges_program  # (a later lesson's graph)
     from ssa_course.son.to_quads import scheduled_ssa
     from ssa_course.ssa.destruct import program_from_ssa
 
     # the graph after SCCP and lesson 09's ranges and bounds-check elimination
-    ssa, _ = scheduled_ssa(build(comp, "son-ranges"), comp.quads.structs)
+    ssa, _ = scheduled_ssa(ranges_program(comp), comp.quads.structs)
     verify_ssa(ssa)
     quads = program_from_ssa(ssa)
     return Scheduled(ssa, quads, ircode_of(quads))
 
 
-def scheduled_ssa_quads(comp: Compilation) -> object:
+def scheduled(comp: Compilation) -> Scheduled:
+    """The ``scheduled`` representation of ``comp`` (built once, verified, cached)."""
+    return build_as(comp, "scheduled", Scheduled)
+
+
+def scheduled_ssa_quads(comp: Compilation) -> Program:
     """The optimistic graph scheduled by GCM, as SSA quads (phis at block tops)."""
-    return build(comp, "scheduled").ssa  # type: ignore[attr-defined]
+    return scheduled(comp).ssa
 
 
-def scheduled_quads(comp: Compilation) -> object:
+def scheduled_quads(comp: Compilation) -> Program:
     """The scheduled program out of SSA: ordinary quads."""
-    return build(comp, "scheduled").quads  # type: ignore[attr-defined]
+    return scheduled(comp).quads
 
 
-def _run(a: object, args: list[object], out: Output, limits: Limits) -> int:
-    return run_ir(a.ircode, args, out, limits)  # type: ignore[attr-defined]
+def _run(a: Scheduled, args: list[Value], out: Output, limits: Limits) -> int:
+    return run_ir(a.ircode, args, out, limits)
 
 
-def _verify(a: object) -> None:
-    verify_ssa(a.ssa)  # type: ignore[attr-defined]
-    verify_ir(a.ircode)  # type: ignore[attr-defined]
+def _verify(a: Scheduled) -> None:
+    verify_ssa(a.ssa)
+    verify_ir(a.ircode)
 
 
-def _lines(a: object) -> object:
+def _lines(a: Scheduled) -> Lines:
     """The IRCode listing's lines; the drawing is the SSA quads' CFG, so its nodes'."""
     from ssa_course.lessons.lines_faces import quads_lines
     from ssa_course.srclines import Lines
 
-    return Lines(ir_lines(a.ircode).text, quads_lines(a.ssa).node)  # type: ignore
+    return Lines(ir_lines(a.ircode).text, quads_lines(a.ssa).node)
 
 
-def _dot(a: object, title: str, options: object = None) -> str:
-    return cfg_dot(a.ssa, f"{title}: the graph scheduled into blocks (SSA)")  # type: ignore
+def _dot(a: Scheduled, title: str, options: DrawOptions | None = None) -> str:
+    return cfg_dot(a.ssa, f"{title}: the graph scheduled into blocks (SSA)")
 
 
-def _optimized(comp: Compilation) -> object:
+def _optimized(comp: Compilation) -> Program:
     from ssa_course.passes import DEFAULT_PIPELINE, finish_as_quads, run_pipeline
 
     return finish_as_quads(run_pipeline(comp, DEFAULT_PIPELINE))
 
 
+def _text(a: Scheduled) -> str:
+    return ir_text(a.ircode)
+
+
 add_representation("scheduled", "the SCCP'd graph scheduled into blocks by global code "
                    "motion, run as Julia-style IRCode", build=_build, run=_run,
-                   verify=_verify, text=lambda a: ir_text(a.ircode), dot=_dot,
+                   verify=_verify, text=_text, dot=_dot,
                    lines=_lines)
 add_quads("scheduled-bril", "the scheduled program out of SSA, as Bril",
           scheduled_quads)
@@ -89,19 +103,19 @@ add_quads("optimized", "the whole default 'ssa-course opt' pipeline (parse, SCCP
 
 @add_pass("gcm", "global code motion: schedule the graph into blocks, write SSA quads",
           ("graph",), "ssa")
-def _gcm(state) -> None:
+def _gcm(state: PassState) -> None:
     from ssa_course.son.to_quads import scheduled_ssa
 
-    state.quads, _ = scheduled_ssa(state.graph, state.comp.quads.structs)
+    state.quads, _ = scheduled_ssa(state.graph_program(), state.comp.quads.structs)
 
 
 @add_pass("coalesce-phis", "phi results and arguments that are never alive together share "
           "one name (fewer copies out of SSA)", ("ssa",), "phis")
-def _coalesce_phis(state) -> None:
+def _coalesce_phis(state: PassState) -> None:
     from ssa_course.quads.peephole import on_program
     from ssa_course.ssa.phi_coalesce import coalesce_phis
 
-    state.quads = on_program(coalesce_phis, state.quads)
+    state.quads = on_program(coalesce_phis, state.quads_program())
 
 
 # The quads passes after SSA: each loader imports its pass only when a pipeline runs it.
@@ -146,7 +160,7 @@ add_quads_pass("landing", "landing pads: what only a loop (or a branch's fall-th
 @add_pass("inline", "inlining: calls of small leaf functions replaced by a renamed copy of "
           "the callee (where the call depth limit cannot tell), before parsing",
           ("source",), "source")
-def _inline(state) -> None:
+def _inline(state: PassState) -> None:
     from ssa_course.compilation import from_quads
     from ssa_course.quads.inline import inline_calls
 
@@ -159,17 +173,17 @@ def _inline(state) -> None:
 @add_pass("dom-cse", "dominator-tree value numbering on SSA quads: an operation a "
           "dominating block already computed (a division GVN kept pinned) is reused",
           ("ssa",), "ssa")
-def _dom_cse(state) -> None:
+def _dom_cse(state: PassState) -> None:
     from ssa_course.quads.peephole import on_program
     from ssa_course.ssa.dom_cse import dom_cse
 
-    state.quads = on_program(dom_cse, state.quads)
+    state.quads = on_program(dom_cse, state.quads_program())
 
 
 @add_pass("unroll", "loop unrolling: small innermost loops that rotate their variables "
           "(a, b = b, r) run twice per trip, so coalescing leaves no copy, before parsing",
           ("source",), "source")
-def _unroll(state) -> None:
+def _unroll(state: PassState) -> None:
     from ssa_course.compilation import from_quads
     from ssa_course.quads.peephole import on_program
     from ssa_course.quads.unroll import unroll_loops
@@ -184,7 +198,7 @@ def _unroll(state) -> None:
 @add_pass("const-params", "the constants of a self-recursive function become parameters "
           "its recursive calls pass along (a call's arguments cost nothing), before parsing",
           ("source",), "source")
-def _const_params(state) -> None:
+def _const_params(state: PassState) -> None:
     from ssa_course.compilation import from_quads
     from ssa_course.quads.const_params import thread_constants
 

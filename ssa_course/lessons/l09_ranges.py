@@ -5,20 +5,29 @@ such as ``i < len(a)``, and the bounds checks they prove removed -- the ``ranges
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ssa_course.compilation import Compilation
 from ssa_course.lessons.faces import add_graphs, graphs_dot, graphs_lines
-from ssa_course.registry import add_pass, build
+from ssa_course.lessons.l07_optimistic import optimistic_program
+from ssa_course.registry import add_pass, build_as
+
+if TYPE_CHECKING:  # modules are imported where they are used: a lesson loads cheaply
+    from ssa_course.passes import PassState
+    from ssa_course.son.bce import BceResult
+    from ssa_course.son.program import SeaOfNodes
+    from ssa_course.viz.options import DrawOptions
 
 
-def _after_sccp(comp: Compilation) -> object:
+def _after_sccp(comp: Compilation) -> SeaOfNodes:
     """A fresh graph after SCCP: a copy of ``son-opt``'s (built once and cached; the copy
     is node for node what building and optimizing the graph again would make)."""
     from ssa_course.son.clone import clone_program
 
-    return clone_program(build(comp, "son-opt"))  # type: ignore[arg-type]
+    return clone_program(optimistic_program(comp))
 
 
-def _analysed(comp: Compilation) -> tuple[object, dict]:
+def _analysed(comp: Compilation) -> tuple[SeaOfNodes, dict[str, BceResult]]:
     """A fresh graph after SCCP and ``ranges``, and every function's checks decided on
     it (the graph itself keeps its checks: what the drawing shows)."""
     from ssa_course.son.bce import decide_branches, decide_checks
@@ -29,7 +38,7 @@ def _analysed(comp: Compilation) -> tuple[object, dict]:
     return program, {name: decide_checks(fg) for name, fg in program.functions.items()}
 
 
-def _build(comp: Compilation) -> object:
+def _build(comp: Compilation) -> SeaOfNodes:
     from ssa_course.son.bce import decide_branches, eliminate_bounds_checks
 
     program = _after_sccp(comp)
@@ -46,28 +55,37 @@ class _Drawing:
 
     def __init__(self, comp: Compilation):
         self.comp = comp
-        self.made: tuple[object, dict] | None = None
+        self.made: tuple[SeaOfNodes, dict[str, BceResult]] | None = None
 
-    def get(self) -> tuple[object, dict]:
+    def get(self) -> tuple[SeaOfNodes, dict[str, BceResult]]:
         if self.made is None:
             self.made = _analysed(self.comp)
         return self.made
 
 
-def _dot(program: object, title: str, options: object = None) -> str:
+def _dot(program: SeaOfNodes, title: str, options: DrawOptions | None = None) -> str:
     from ssa_course.son.draw_facts import facts_dot, facts_summary
 
-    if program.facts is None:  # type: ignore[attr-defined]
+    if program.facts is None:
         return graphs_dot(program, title, options)
-    before, results = program.facts.get()  # type: ignore[attr-defined]
+    before, results = program.facts.get()
     return facts_dot(before, results, f"{title} as son-ranges: {facts_summary(results)}",
-                     options)  # type: ignore[arg-type]
+                     options)
 
 
-def analysis(comp: Compilation) -> dict:
+def ranges_program(comp: Compilation) -> SeaOfNodes:
+    """The graph after SCCP, ranges and bounds-check elimination (``son-ranges``), cached."""
+    from ssa_course.son.program import SeaOfNodes
+
+    return build_as(comp, "son-ranges", SeaOfNodes)
+
+
+def analysis(comp: Compilation) -> dict[str, BceResult]:
     """Per function, the range analysis and the decision on every bounds check
     (a :class:`~ssa_course.son.bce.BceResult`), made on the graph before the checks go."""
-    return build(comp, "son-ranges").facts.get()[1]  # type: ignore[attr-defined]
+    facts = ranges_program(comp).facts
+    assert facts is not None, "son-ranges hangs its facts on its program"
+    return facts.get()[1]
 
 
 def check_stats(comp: Compilation) -> dict[str, tuple[int, int]]:
@@ -81,7 +99,9 @@ def machine_tests(comp: Compilation) -> tuple[int, int]:
     machine code (the others were proven in bounds). A failing path's ``aload`` (a Trap
     written as the operation that fails; its result is never read) is not an access."""
     accesses = []
-    for fn in build(comp, "scheduled").ssa.functions.values():  # type: ignore[attr-defined]
+    from ssa_course.lessons.l08_scheduling import scheduled_ssa_quads
+
+    for fn in scheduled_ssa_quads(comp).functions.values():
         instrs = fn.instrs()
         read = {a for i in instrs for a in i.args}
         accesses += [i for i in instrs if i.op == "astore"
@@ -97,19 +117,19 @@ add_graphs("son-ranges", "sea of nodes after SCCP, integer ranges with facts alo
 @add_pass("ranges", "integer ranges with the facts of branches (widening, narrowing): "
           "ranges become node types, comparisons they decide become constants",
           ("graph",), "graph")
-def _ranges(state) -> None:
+def _ranges(state: PassState) -> None:
     from ssa_course.son.bce import decide_branches
 
-    for fg in state.graph.functions.values():
+    for fg in state.graph_program().functions.values():
         _, decided = decide_branches(fg)
         state.count(fg.name, "branches decided", decided)
 
 
 @add_pass("bce", "bounds-check elimination: the checks the ranges and the facts along "
           "edges prove (0 <= i < len(a)) are removed", ("graph",), "graph")
-def _bce(state) -> None:
+def _bce(state: PassState) -> None:
     from ssa_course.son.bce import eliminate_bounds_checks
 
-    for fg in state.graph.functions.values():
+    for fg in state.graph_program().functions.values():
         _, before, after = eliminate_bounds_checks(fg)
         state.count(fg.name, "bounds checks", before, after)

@@ -5,77 +5,93 @@ use, scalar replacement of structs that never escape: the ``sroa`` pass of ``opt
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ssa_course.compilation import Compilation, compile_source
 from ssa_course.lessons.faces import bril_text, cfg_dot, quads_lines, run_quads, verify_quads
-from ssa_course.registry import add_pass, add_representation, build
-from ssa_course.runtime import Limits, Output
+from ssa_course.registry import add_pass, add_representation, build_as
+from ssa_course.runtime import Limits, Output, Value
+
+if TYPE_CHECKING:  # modules are imported where they are used: a lesson loads cheaply
+    from ssa_course.analysis.escape import FunctionEscapes, ProgramEscapes
+    from ssa_course.analysis.sroa import SroaReport
+    from ssa_course.passes import PassState
+    from ssa_course.quads.ir import Program
+    from ssa_course.srclines import Lines
+    from ssa_course.ssa.ircode import IRProgram
+    from ssa_course.viz.dot import Drawing
+    from ssa_course.viz.options import DrawOptions
 
 
-def escapes_of(ircode: object) -> object:
+def escapes_of(ircode: IRProgram) -> ProgramEscapes:
     """The escape analysis of an IRProgram (a ``ProgramEscapes``)."""
     from ssa_course.analysis.escape import analyze_program
 
-    return analyze_program(ircode)  # type: ignore[arg-type]
+    return analyze_program(ircode)
 
 
-def _build(comp: Compilation) -> object:
-    return escapes_of(build(comp, "julia"))  # the analysis reads the IRCode, never changes it
+def _build(comp: Compilation) -> ProgramEscapes:
+    from ssa_course.ssa.ircode import IRProgram
+
+    # the analysis reads the IRCode, never changes it
+    return escapes_of(build_as(comp, "julia", IRProgram))
 
 
-def _run(result: object, args: list[object], out: Output, limits: Limits) -> int:
+def _run(result: ProgramEscapes, args: list[Value], out: Output, limits: Limits) -> int:
     from ssa_course.ssa.irinterp import run_ircode
 
-    return run_ircode(result.program, args, out, limits)  # type: ignore[attr-defined]
+    return run_ircode(result.program, args, out, limits)
 
 
-def _verify(result: object) -> None:
+def _verify(result: ProgramEscapes) -> None:
     from ssa_course.analysis.escape_verify import verify_escapes
 
-    verify_escapes(result)  # type: ignore[arg-type]
+    verify_escapes(result)
 
 
-def _text(result: object) -> str:
+def _text(result: ProgramEscapes) -> str:
     from ssa_course.analysis.escape_print import format_escapes
 
-    return format_escapes(result)  # type: ignore[arg-type]
+    return format_escapes(result)
 
 
-def _lines(result: object) -> object:
+def _lines(result: ProgramEscapes) -> Lines:
     from ssa_course.lessons.lines_faces import escapes_lines
 
     return escapes_lines(result)
 
 
-def _dot(result: object, title: str, options: object = None) -> str:
+def _dot(result: ProgramEscapes, title: str, options: DrawOptions | None = None) -> str:
     from ssa_course.analysis.escape_print import escapes_to_dot
 
-    return escapes_to_dot(result, title, options)  # type: ignore[arg-type]
+    return escapes_to_dot(result, title, options)
 
 
-def _stats(result: object) -> str:
-    allocs = [info for fe in result.functions.values()  # type: ignore[attr-defined]
-              for _, info in fe.allocations()]
+def _stats(result: ProgramEscapes) -> str:
+    allocs = [info for fe in result.functions.values() for _, info in fe.allocations()]
     local = sum(info.has_no_escape() for info in allocs)
     return (f"{len(allocs)} allocations, {local} never escape; summaries settled after "
-            f"{result.rounds} round(s)")  # type: ignore[attr-defined]
+            f"{result.rounds} round(s)")
 
 
 def code_escapes(source: str | Compilation) -> EscapesView:
     """The escape analysis of a Tiny (or Bril) program (text or Compilation): ``print`` it
     for the glyph listing, index it by function name for the per-value ``EscapeInfo``."""
+    from ssa_course.analysis.escape import ProgramEscapes
+
     comp = source if isinstance(source, Compilation) else compile_source(source)
-    return EscapesView(build(comp, "escapes"))
+    return EscapesView(build_as(comp, "escapes", ProgramEscapes))
 
 
 class EscapesView:
     """What :func:`code_escapes` returns: prints as the listing, ``[name]`` gives a
     function's result, ``.draw()`` the coloured blocks."""
 
-    def __init__(self, result: object):
+    def __init__(self, result: ProgramEscapes):
         self.result = result
 
-    def __getitem__(self, name: str) -> object:
-        return self.result[name]  # type: ignore[index]
+    def __getitem__(self, name: str) -> FunctionEscapes:
+        return self.result[name]
 
     def __str__(self) -> str:
         return _text(self.result)
@@ -87,7 +103,7 @@ class EscapesView:
 
         return f"<pre>{html.escape(_text(self.result))}</pre>"
 
-    def draw(self):
+    def draw(self) -> Drawing:
         from ssa_course.viz.dot import Drawing
 
         return Drawing(_dot(self.result, "escapes"))
@@ -100,11 +116,11 @@ add_representation("escapes", "IRCode with Julia-style escape analysis: a glyph 
 
 # The reports of the last few ``sroa`` builds, by artifact: the stats face takes only the
 # program, and what was removed cannot be read back from it (kept allocations can).
-_REPORTS: dict[int, tuple[object, object]] = {}
+_REPORTS: dict[int, tuple[Program, SroaReport]] = {}
 _REPORTS_KEPT = 32
 
 
-def scalar_replaced(comp: Compilation) -> object:
+def scalar_replaced(comp: Compilation) -> Program:
     """The compilation's quads with non-escaping structs replaced by their fields."""
     from ssa_course.analysis.sroa import scalar_replace
 
@@ -115,14 +131,14 @@ def scalar_replaced(comp: Compilation) -> object:
     return program
 
 
-def _sroa_stats(program: object) -> str:
+def _sroa_stats(program: Program) -> str:
     """The pass's report in one line: removed / kept, kept allocations with reasons."""
     from ssa_course.analysis.sroa import scalar_replace
 
     known = _REPORTS.get(id(program))
     if known is not None and known[0] is program:
-        return known[1].summary()  # type: ignore[attr-defined]
-    return scalar_replace(program)[1].summary()  # type: ignore[arg-type]  # kept only
+        return known[1].summary()
+    return scalar_replace(program)[1].summary()  # kept only
 
 
 add_representation("sroa", "quads after scalar replacement: structs that never escape "
@@ -133,7 +149,7 @@ add_representation("sroa", "quads after scalar replacement: structs that never e
 
 @add_pass("sroa", "scalar replacement: structs that never escape become one variable per "
           "field (escape analysis on IRCode), before parsing", ("source", "quads"), "source")
-def _sroa_pass(state) -> None:
+def _sroa_pass(state: PassState) -> None:
     from ssa_course.analysis.sroa import scalar_replace
     from ssa_course.compilation import from_quads
 

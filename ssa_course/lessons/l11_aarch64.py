@@ -17,38 +17,48 @@ names (:func:`ssa_course.codegen.target.stage_for_target`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from ssa_course.compilation import Compilation
-from ssa_course.registry import add_representation, build
-from ssa_course.runtime import Limits, Output
+from ssa_course.lessons.l08_scheduling import scheduled_ssa_quads
+from ssa_course.registry import Drawer, Runner, add_representation
+from ssa_course.runtime import Limits, Output, Value
+
+if TYPE_CHECKING:  # modules are imported where they are used: a lesson loads cheaply
+    from ssa_course.codegen.aarch64.compile import CompiledA64
+    from ssa_course.codegen.assemble import Image
+    from ssa_course.srclines import Lines
+    from ssa_course.viz.options import DrawOptions
 
 ASSEMBLER = "auto"  # the --assembler choice in force, else the first installed (toolchain)
 
 
 def compile_machine_a64(comp: Compilation, fuel: bool = True, frame_arrays: bool = True
-                        ) -> object:
+                        ) -> CompiledA64:
     """Compile ``comp``'s scheduled program to allocated AArch64 code (not cached)."""
     from ssa_course.codegen.aarch64.compile import compile_parts
 
-    ssa = build(comp, "scheduled").ssa  # type: ignore[attr-defined]
+    ssa = scheduled_ssa_quads(comp)
     lines = comp.source.splitlines() if comp.kind == "tiny" else None
     return compile_parts(ssa, lines, fuel=fuel, frame_arrays=frame_arrays)
 
 
-def image_of_a64(compiled: object, limits: Limits | None = None, assembler: str = ASSEMBLER
-                 ) -> object:
+def image_of_a64(compiled: CompiledA64, limits: Limits | None = None,
+                 assembler: str = ASSEMBLER) -> Image:
     """The assembled program (runtime included) for one run's limits (cached by source)."""
     from ssa_course.codegen.aarch64.assemble import assemble
 
     limits = limits or Limits()
-    return assemble(compiled.source(limits.steps, limits.depth, limits.cells),  # type: ignore
-                    assembler)
+    return assemble(compiled.source(limits.steps, limits.depth, limits.cells), assembler)
 
 
-def _build(comp: Compilation) -> object:
+def _build(comp: Compilation) -> CompiledA64:
     return compile_machine_a64(comp)
 
 
-def _run_emulated(compiled: object, args: list[object], out: Output, limits: Limits) -> int:
+def _run_emulated(compiled: CompiledA64, args: list[Value], out: Output,
+                  limits: Limits) -> int:
     from ssa_course.codegen.aarch64 import toolchain
     from ssa_course.codegen.aarch64.emulate import run_values_emulated
 
@@ -56,7 +66,7 @@ def _run_emulated(compiled: object, args: list[object], out: Output, limits: Lim
     return run_values_emulated(image_of_a64(compiled, limits), args, out)
 
 
-def _run_qemu(compiled: object, args: list[object], out: Output, limits: Limits) -> int:
+def _run_qemu(compiled: CompiledA64, args: list[Value], out: Output, limits: Limits) -> int:
     from ssa_course.codegen.aarch64 import toolchain
     from ssa_course.codegen.aarch64.run import run_values_qemu
 
@@ -64,7 +74,8 @@ def _run_qemu(compiled: object, args: list[object], out: Output, limits: Limits)
     return run_values_qemu(image_of_a64(compiled, limits), args, out)
 
 
-def _run_native(compiled: object, args: list[object], out: Output, limits: Limits) -> int:
+def _run_native(compiled: CompiledA64, args: list[Value], out: Output,
+                limits: Limits) -> int:
     from ssa_course.codegen.aarch64 import toolchain
     from ssa_course.codegen.aarch64.run import run_values_native_a64
 
@@ -72,24 +83,24 @@ def _run_native(compiled: object, args: list[object], out: Output, limits: Limit
     return run_values_native_a64(image_of_a64(compiled, limits), args, out)
 
 
-def _verify(compiled: object) -> None:
+def _verify(compiled: CompiledA64) -> None:
     from ssa_course.codegen.aarch64.verify import verify_program
 
-    verify_program(compiled.mprog)  # type: ignore[attr-defined]
+    verify_program(compiled.mprog)
 
 
-def _text(compiled: object) -> str:
-    return compiled.program_asm  # type: ignore[attr-defined]
+def _text(compiled: CompiledA64) -> str:
+    return compiled.program_asm
 
 
-def _dot(compiled: object, title: str, options: object = None) -> str:
+def _dot(compiled: CompiledA64, title: str, options: DrawOptions | None = None) -> str:
     from ssa_course.codegen.aarch64.emit import instr_text
     from ssa_course.codegen.mir_dot import mprogram_dot
 
-    return mprogram_dot(compiled.mprog, instr_text)  # type: ignore[attr-defined]
+    return mprogram_dot(compiled.mprog, instr_text)
 
 
-def _stats(compiled: object) -> str:
+def _stats(compiled: CompiledA64) -> str:
     from ssa_course.codegen.stats import program_stats
 
     s = program_stats(compiled)
@@ -97,19 +108,20 @@ def _stats(compiled: object) -> str:
             f"{s['copies_removed']} copies coalesced")
 
 
-def _interference_text(compiled: object) -> str:
+def _interference_text(compiled: CompiledA64) -> str:
     from ssa_course.lessons.l11_codegen import _interference_text as text
 
     return text(compiled)
 
 
-def _interference_dot(compiled: object, title: str, options: object = None) -> str:
+def _interference_dot(compiled: CompiledA64, title: str,
+                      options: DrawOptions | None = None) -> str:
     from ssa_course.lessons.l11_codegen import _interference_dot as dot
 
     return dot(compiled, title, options)
 
 
-def _disasm_text(compiled: object) -> str:
+def _disasm_text(compiled: CompiledA64) -> str:
     from ssa_course.codegen.aarch64 import toolchain
     from ssa_course.codegen.aarch64.disasm import disassemble
 
@@ -118,46 +130,48 @@ def _disasm_text(compiled: object) -> str:
 
     image = image_of_a64(compiled)
     # every function's symbol and main's body entry (the same names as x86-64's listing)
-    return disassemble(image, only=[n for n in _symbols(compiled)
-                                    if n in image.symbols])  # type: ignore[attr-defined]
+    return disassemble(image, only=[n for n in _symbols(compiled) if n in image.symbols])
 
 
-def _disasm_lines(compiled: object) -> object:
+def _disasm_lines(compiled: CompiledA64) -> Lines:
     from ssa_course.lessons.lines_faces import disasm_lines, machine_node
 
-    return disasm_lines(_text(compiled), _disasm_text(compiled),
-                        machine_node(compiled.mprog))  # type: ignore[attr-defined]
+    return disasm_lines(_text(compiled), _disasm_text(compiled), machine_node(compiled.mprog))
 
 
-def _missing(name: str):
+def _missing(name: str) -> Callable[[], str | None]:
     def missing() -> str | None:
         from ssa_course.codegen.aarch64 import toolchain
 
-        return getattr(toolchain, name)()
+        found: str | None = getattr(toolchain, name)()
+        return found
     return missing
 
 
-# machine code is not counted instruction by instruction (run --profile says so)
-_FACES = {"build": _build, "verify": _verify, "text": _text, "dot": _dot, "stats": _stats,
-          "counts": False}
-add_representation("asm-aarch64", "the allocated AArch64 machine code as a GNU-syntax "
-                   "listing with the source lines (dot: the machine CFG); runs emulated",
-                   run=_run_emulated, missing=_missing("emulator_missing"),
-                   runs_as="emulated-aarch64", **_FACES)
-add_representation("emulated-aarch64", "the AArch64 machine code run under unicorn's ARM64 "
-                   "CPU (any host)", run=_run_emulated, missing=_missing("emulator_missing"),
-                   **_FACES)
-add_representation("qemu-aarch64", "the AArch64 executable run as a real process under "
-                   "qemu-user (Linux)", run=_run_qemu, missing=_missing("qemu_missing"),
-                   **_FACES)
-add_representation("native-aarch64", "the AArch64 executable run directly (aarch64 Linux)",
-                   run=_run_native, missing=_missing("native_missing"), **_FACES)
-add_representation("interference-aarch64", "register allocation for AArch64: the same "
-                   "allocator over 24 registers (text: coalescing, spill costs, registers)",
-                   run=_run_emulated, missing=_missing("emulator_missing"),
-                   runs_as="emulated-aarch64", face="draw",
-                   **{**_FACES, "text": _interference_text, "dot": _interference_dot})
-add_representation("disasm-aarch64", "the assembled AArch64 bytes disassembled by capstone; "
-                   "runs emulated", run=_run_emulated, missing=_missing("disassembler_missing"),
-                   runs_as="emulated-aarch64",
-                   **{**_FACES, "text": _disasm_text, "lines": _disasm_lines})
+def _add(name: str, description: str, run: Runner[CompiledA64], missing: str, *,
+         runs_as: str | None = None, face: str = "text",
+         text: Callable[[CompiledA64], str] = _text, dot: Drawer[CompiledA64] = _dot,
+         lines: Callable[[CompiledA64], Lines] | None = None) -> None:
+    """One AArch64 representation: the compiled program's faces, ``run`` by one executor
+    (machine code is not counted instruction by instruction: run --profile says so)."""
+    add_representation(name, description, build=_build, run=run, verify=_verify, text=text,
+                       dot=dot, stats=_stats, counts=False, missing=_missing(missing),
+                       runs_as=runs_as, face=face, lines=lines)
+
+
+_add("asm-aarch64", "the allocated AArch64 machine code as a GNU-syntax listing with the "
+     "source lines (dot: the machine CFG); runs emulated", _run_emulated, "emulator_missing",
+     runs_as="emulated-aarch64")
+_add("emulated-aarch64", "the AArch64 machine code run under unicorn's ARM64 CPU (any host)",
+     _run_emulated, "emulator_missing")
+_add("qemu-aarch64", "the AArch64 executable run as a real process under qemu-user (Linux)",
+     _run_qemu, "qemu_missing")
+_add("native-aarch64", "the AArch64 executable run directly (aarch64 Linux)", _run_native,
+     "native_missing")
+_add("interference-aarch64", "register allocation for AArch64: the same allocator over 24 "
+     "registers (text: coalescing, spill costs, registers)", _run_emulated,
+     "emulator_missing", runs_as="emulated-aarch64", face="draw", text=_interference_text,
+     dot=_interference_dot)
+_add("disasm-aarch64", "the assembled AArch64 bytes disassembled by capstone; runs emulated",
+     _run_emulated, "disassembler_missing", runs_as="emulated-aarch64", text=_disasm_text,
+     lines=_disasm_lines)

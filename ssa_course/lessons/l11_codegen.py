@@ -19,23 +19,32 @@ differential tests run the machine code twice (native, emulated), not five times
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from ssa_course.compilation import Compilation
-from ssa_course.registry import add_representation, build
-from ssa_course.runtime import Limits, Output
+from ssa_course.lessons.l08_scheduling import scheduled_ssa_quads
+from ssa_course.registry import add_representation
+from ssa_course.runtime import Limits, Output, Value
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # modules are imported where they are used: a lesson loads cheaply
+    from ssa_course.codegen.aarch64.compile import CompiledA64
+    from ssa_course.codegen.assemble import Image
+    from ssa_course.codegen.compile import CompiledProgram
     from ssa_course.codegen.mir import MFunction
+    from ssa_course.srclines import Lines
+    from ssa_course.viz.options import DrawOptions
+
+# what either target compiles a program to (lesson 11's AArch64 faces share some of these)
+Compiled: TypeAlias = "CompiledProgram | CompiledA64"
 
 
 def compile_machine(comp: Compilation, allocator: str = "color", fuel: bool = True,
-                    frame_arrays: bool = True) -> object:
+                    frame_arrays: bool = True) -> CompiledProgram:
     """Compile ``comp``'s scheduled program to allocated machine code (not cached);
     ``frame_arrays=False`` keeps every array in the heap (lesson 10 compares the two)."""
     from ssa_course.codegen.compile import compile_parts
 
-    ssa = build(comp, "scheduled").ssa  # type: ignore[attr-defined]
+    ssa = scheduled_ssa_quads(comp)
     lines = comp.source.splitlines() if comp.kind == "tiny" else None
     return compile_parts(ssa, lines, allocator=allocator, fuel=fuel,
                          frame_arrays=frame_arrays)
@@ -47,23 +56,24 @@ def machine_ir(comp: Compilation) -> dict[str, MFunction]:
     A fresh copy on every call, so it may be changed freely."""
     from ssa_course.codegen.compile import select_program
 
-    return dict(select_program(build(comp, "scheduled").ssa, None).functions)  # type: ignore[attr-defined]
+    return dict(select_program(scheduled_ssa_quads(comp), None).functions)
 
 
-def _build(comp: Compilation) -> object:
+def _build(comp: Compilation) -> CompiledProgram:
     return compile_machine(comp)
 
 
-def image_of(compiled: object, limits: Limits | None = None) -> object:
+def image_of(compiled: CompiledProgram, limits: Limits | None = None) -> Image:
     """The assembled program (runtime included) for one run's limits (cached by source),
     by the assembler chosen for this context (``--assembler``, ``assembler=``)."""
     from ssa_course.codegen.assemble import assemble
 
     limits = limits or Limits()
-    return assemble(compiled.source(limits.steps, limits.depth, limits.cells))  # type: ignore
+    return assemble(compiled.source(limits.steps, limits.depth, limits.cells))
 
 
-def _run_native(compiled: object, args: list[object], out: Output, limits: Limits) -> int:
+def _run_native(compiled: CompiledProgram, args: list[Value], out: Output,
+                limits: Limits) -> int:
     from ssa_course.codegen import toolchain
     from ssa_course.codegen.native import run_values_native
 
@@ -71,7 +81,8 @@ def _run_native(compiled: object, args: list[object], out: Output, limits: Limit
     return run_values_native(image_of(compiled, limits), args, out)
 
 
-def _run_emulated(compiled: object, args: list[object], out: Output, limits: Limits) -> int:
+def _run_emulated(compiled: CompiledProgram, args: list[Value], out: Output,
+                  limits: Limits) -> int:
     from ssa_course.codegen import toolchain
     from ssa_course.codegen.emulate import run_values_emulated
 
@@ -79,23 +90,23 @@ def _run_emulated(compiled: object, args: list[object], out: Output, limits: Lim
     return run_values_emulated(image_of(compiled, limits), args, out)
 
 
-def _verify(compiled: object) -> None:
+def _verify(compiled: CompiledProgram) -> None:
     from ssa_course.codegen.verify import verify_program
 
-    verify_program(compiled.mprog, allocated=True, laid_out=True)  # type: ignore[attr-defined]
+    verify_program(compiled.mprog, allocated=True, laid_out=True)
 
 
-def _text(compiled: object) -> str:
-    return compiled.program_asm  # type: ignore[attr-defined]
+def _text(compiled: Compiled) -> str:
+    return compiled.program_asm
 
 
-def _dot(compiled: object, title: str, options: object = None) -> str:
+def _dot(compiled: CompiledProgram, title: str, options: DrawOptions | None = None) -> str:
     from ssa_course.codegen.mir_dot import mprogram_dot
 
-    return mprogram_dot(compiled.mprog)  # type: ignore[attr-defined]
+    return mprogram_dot(compiled.mprog)
 
 
-def _stats(compiled: object) -> str:
+def _stats(compiled: Compiled) -> str:
     from ssa_course.codegen.stats import program_stats
 
     s = program_stats(compiled)
@@ -103,53 +114,62 @@ def _stats(compiled: object) -> str:
             f"{s['copies_removed']} copies coalesced")
 
 
-def _interference_text(compiled: object) -> str:
+def _interference_text(compiled: Compiled) -> str:
+    from ssa_course.codegen.regalloc import Allocation
+
     parts = []
-    for name, alloc in compiled.allocations.items():  # type: ignore[attr-defined]
-        text = alloc.text() if hasattr(alloc, "text") else f"{name}: every value in a slot\n"
+    for name, alloc in compiled.allocations.items():
+        # (spill-all's record has no graph)
+        text = alloc.text() if isinstance(alloc, Allocation) \
+            else f"{name}: every value in a slot\n"
         parts.append(text.rstrip("\n"))
     return "\n\n".join(parts) + "\n"
 
 
-def _interference_dot(compiled: object, title: str, options: object = None) -> str:
+def _interference_dot(compiled: Compiled, title: str,
+                      options: DrawOptions | None = None) -> str:
     """The interference graph of one function: the options' ``function`` or ``main``."""
-    allocations = compiled.allocations  # type: ignore[attr-defined]
+    from ssa_course.codegen.regalloc import Allocation
+    from ssa_course.errors import UsageError
+
+    allocations = compiled.allocations
     wanted = getattr(options, "function", None) or ("main" if "main" in allocations
                                                    else next(iter(allocations), None))
     if wanted not in allocations:
-        from ssa_course.errors import UsageError
-
         raise UsageError(f"no function '{wanted}' (functions: {', '.join(allocations)})")
-    return allocations[wanted].dot()
+    alloc = allocations[wanted]
+    if not isinstance(alloc, Allocation):
+        raise UsageError(f"function '{wanted}' has no interference graph: every value is "
+                         "in a slot")
+    return alloc.dot()
 
 
-def _symbols(compiled: object) -> list[str]:
+def _symbols(compiled: Compiled) -> list[str]:
     """The text symbols of the program's own functions (main's body entry included)."""
     from ssa_course.codegen.names import MAIN_BODY, function_symbol
 
-    names = [function_symbol(n) for n in compiled.mprog.functions]  # type: ignore[attr-defined]
-    return names + [MAIN_BODY] if "main" in compiled.mprog.functions else names  # type: ignore
+    names = [function_symbol(n) for n in compiled.mprog.functions]
+    return names + [MAIN_BODY] if "main" in compiled.mprog.functions else names
 
 
-def _asm_text(compiled: object) -> str:
+def _asm_text(compiled: CompiledProgram) -> str:
     """The listing, after one line saying which assembler makes its bytes and how many."""
     from ssa_course.codegen.assemble import DESCRIPTIONS
 
     image = image_of(compiled)
-    size = sum(image.sizes.get(n, 0) for n in _symbols(compiled))  # type: ignore[attr-defined]
-    backend = image.backend  # type: ignore[attr-defined]
+    size = sum(image.sizes.get(n, 0) for n in _symbols(compiled))
+    backend = image.backend
     return (f"# assembled by {backend} ({DESCRIPTIONS[backend]}): {size} bytes of machine "
             f"code for these functions\n" + _text(compiled))
 
 
-def _disasm_text(compiled: object) -> str:
+def _disasm_text(compiled: CompiledProgram) -> str:
     from ssa_course.codegen import toolchain
     from ssa_course.codegen.disasm import disassemble
 
     toolchain.require(toolchain.disassembler_missing())
     image = image_of(compiled)
-    return disassemble(image, only=[n for n in _symbols(compiled)
-                                    if n in image.symbols])  # type: ignore[attr-defined]
+    return disassemble(image, only=[n for n in _symbols(compiled) if n in image.symbols])
 
 
 def _native_missing() -> str | None:
@@ -170,23 +190,22 @@ def _disasm_missing() -> str | None:
     return toolchain.browser_missing() or toolchain.disassembler_missing()
 
 
-def _lines(compiled: object) -> object:
+def _lines(compiled: CompiledProgram) -> Lines:
     from ssa_course.lessons.lines_faces import machine_lines
 
     return machine_lines(compiled, _text(compiled))
 
 
-def _asm_lines(compiled: object) -> object:
+def _asm_lines(compiled: CompiledProgram) -> Lines:
     from ssa_course.lessons.lines_faces import machine_lines
 
     return machine_lines(compiled, _asm_text(compiled))
 
 
-def _disasm_lines(compiled: object) -> object:
+def _disasm_lines(compiled: CompiledProgram) -> Lines:
     from ssa_course.lessons.lines_faces import disasm_lines, machine_node
 
-    return disasm_lines(_text(compiled), _disasm_text(compiled),
-                        machine_node(compiled.mprog))  # type: ignore[attr-defined]
+    return disasm_lines(_text(compiled), _disasm_text(compiled), machine_node(compiled.mprog))
 
 
 add_representation("native", "x86-64 machine code from the scheduled graph, assembled and "

@@ -20,7 +20,22 @@ and naming the line of each DOT node the family draws. The rules (one place):
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, TypeVar
+
 from ssa_course.srclines import Lines
+
+if TYPE_CHECKING:
+    from ssa_course.analysis.escape import ProgramEscapes
+    from ssa_course.codegen.aarch64.compile import CompiledA64
+    from ssa_course.codegen.compile import CompiledProgram
+    from ssa_course.codegen.mir import MProgram
+    from ssa_course.lessons.l01_quads import ProgramCfgs
+    from ssa_course.quads.ir import Function, Program
+    from ssa_course.son.program import SeaOfNodes
+    from ssa_course.ssa.ircode import IRCode
+
+_F = TypeVar("_F")
 
 
 def _split(name: str) -> tuple[str | None, str]:
@@ -31,7 +46,7 @@ def _split(name: str) -> tuple[str | None, str]:
     return None, name
 
 
-def _function_of(functions: dict, fn: str | None) -> object | None:
+def _function_of(functions: Mapping[str, _F], fn: str | None) -> _F | None:
     if fn is not None:
         return functions.get(fn)
     return functions.get("main") or next(iter(functions.values()), None)
@@ -40,15 +55,15 @@ def _function_of(functions: dict, fn: str | None) -> object | None:
 # ---------------------------------------------------------------- quads
 
 
-def function_item_lines(fn: object) -> list[int | None]:
+def function_item_lines(fn: Function) -> list[int | None]:
     """The line of each item of ``fn.body`` (labels and instructions), by the rules above."""
     from ssa_course.quads.ir import Label
 
-    body = fn.body  # type: ignore[attr-defined]
+    body = fn.body
     out: list[int | None] = [None] * len(body)
     block_line: int | None = None
     start = 0
-    for i, item in enumerate(body + [None]):
+    for i, item in enumerate([*body, None]):
         if item is None or isinstance(item, Label) and (
                 i == 0 or not isinstance(body[i - 1], Label)):
             # close the block [start, i): fill the items without a line
@@ -69,11 +84,11 @@ def function_item_lines(fn: object) -> list[int | None]:
     return out
 
 
-def quads_lines(program: object) -> Lines:
+def quads_lines(program: Program) -> Lines:
     """Aligned with :func:`ssa_course.quads.bril_write.to_bril_text`."""
-    out: list[int | None] = [None] * len(program.structs)  # type: ignore[attr-defined]
+    out: list[int | None] = [None] * len(program.structs)
     blocks: dict[tuple[str, str], int | None] = {}
-    for name, fn in program.functions.items():  # type: ignore[attr-defined]
+    for name, fn in program.functions.items():
         items = function_item_lines(fn)
         out.append(None)  # the header
         out.extend(items)
@@ -82,15 +97,15 @@ def quads_lines(program: object) -> Lines:
     return Lines(out, _cfg_node(blocks))
 
 
-def _block_lines(name: str, fn: object, items: list[int | None],
+def _block_lines(name: str, fn: Function, items: list[int | None],
                  blocks: dict[tuple[str, str], int | None]) -> None:
     from ssa_course.quads.cfg import build_cfg
     from ssa_course.quads.ir import Label
 
-    by_id = {id(x): n for x, n in zip(fn.body, items, strict=True)}  # type: ignore
-    cfg = build_cfg(fn)  # type: ignore[arg-type]
+    by_id = {id(x): n for x, n in zip(fn.body, items, strict=True)}
+    cfg = build_cfg(fn)
     # build_cfg copies the instructions: match them by position in the body
-    flat = [x for x in fn.body if not isinstance(x, Label)]  # type: ignore[attr-defined]
+    flat = [x for x in fn.body if not isinstance(x, Label)]
     k = 0
     for block in cfg.blocks.values():
         line = block.line
@@ -101,7 +116,7 @@ def _block_lines(name: str, fn: object, items: list[int | None],
         blocks[(name, block.name)] = line
 
 
-def _cfg_node(blocks: dict[tuple[str, str], int | None]):
+def _cfg_node(blocks: dict[tuple[str, str], int | None]) -> Callable[[str], int | None]:
     names = {fn for fn, _ in blocks}
     only = next(iter(names)) if len(names) == 1 else "main"
 
@@ -111,11 +126,11 @@ def _cfg_node(blocks: dict[tuple[str, str], int | None]):
     return node
 
 
-def cfg_lines(a: object) -> Lines:
+def cfg_lines(a: ProgramCfgs) -> Lines:
     """Aligned with :func:`ssa_course.lessons.l01_quads.cfg_text`."""
     out: list[int | None] = []
     blocks: dict[tuple[str, str], int | None] = {}
-    for name, cfg in a.cfgs.items():  # type: ignore[attr-defined]
+    for name, cfg in a.cfgs.items():
         out.append(None)
         for block in cfg.blocks.values():
             own = [i.line if i.line is not None else (i.pos.line if i.pos else None)
@@ -133,12 +148,12 @@ def cfg_lines(a: object) -> Lines:
 # ---------------------------------------------------------------- sea of nodes
 
 
-def graphs_lines(program: object) -> Lines:
+def graphs_lines(program: SeaOfNodes) -> Lines:
     """Aligned with :func:`ssa_course.son.printer.format_graphs`: a header, then per
     function a blank line, its header and one line per node."""
     out: list[int | None] = [None]
     lines_of: dict[str, dict[int, int]] = {}
-    for name, fg in program.functions.items():  # type: ignore[attr-defined]
+    for name, fg in program.functions.items():
         lines = fg.graph.lines
         lines_of[name] = lines
         out += [None, None]
@@ -161,7 +176,7 @@ def graphs_lines(program: object) -> Lines:
     return Lines(out, node)
 
 
-def select_lines(program: object) -> Lines:
+def select_lines(program: SeaOfNodes) -> Lines:
     """``son-select``: each Phi printed as several Select/Compose lines; each of them
     has the Phi's line."""
     from ssa_course.son.nodes import Phi
@@ -169,7 +184,7 @@ def select_lines(program: object) -> Lines:
 
     out: list[int | None] = [None]
     base = graphs_lines(program)
-    for fg in program.functions.values():  # type: ignore[attr-defined]
+    for fg in program.functions.values():
         lines = fg.graph.lines
         out += [None, None]
         for n in fg.nodes():
@@ -181,18 +196,17 @@ def select_lines(program: object) -> Lines:
 # ---------------------------------------------------------------- IRCode
 
 
-def escapes_lines(result: object) -> Lines:
+def escapes_lines(result: ProgramEscapes) -> Lines:
     """Aligned with :func:`ssa_course.analysis.escape_print.format_escapes`."""
-    return ir_lines({n: fe.ir for n, fe in result.functions.items()},  # type: ignore
-                    escapes=True)
+    return ir_lines({n: fe.ir for n, fe in result.functions.items()}, escapes=True)
 
 
-def ir_lines(program: object, escapes: bool = False) -> Lines:
+def ir_lines(program: Mapping[str, IRCode], escapes: bool = False) -> Lines:
     """Aligned with :func:`ssa_course.ssa.julia.format_ir` per function (and, with
     ``escapes``, with the escapes listing: the same lines, then its summary)."""
     out: list[int | None] = []
     blocks: dict[tuple[str, str], int | None] = {}
-    for index, (name, ir) in enumerate(program.items()):  # type: ignore[attr-defined]
+    for index, (name, ir) in enumerate(program.items()):
         src = list(ir.src) + [None] * (len(ir.stmts) - len(ir.src))
         out += [None, None] if index else [None]  # a blank line between functions
         for k, blk in enumerate(ir.blocks, start=1):
@@ -207,27 +221,28 @@ def ir_lines(program: object, escapes: bool = False) -> Lines:
 # ---------------------------------------------------------------- machine code (any target)
 
 
-def machine_node(mprog: object):
+def machine_node(mprog: MProgram) -> Callable[[str], int | None]:
     """The line of each block of a machine program's drawing (``f0_b3``: function 0,
     block 3): its first instruction with a line. Duck-typed over ``functions`` -> ``blocks``
     -> ``instrs`` with ``line``, so every target's machine IR gets it."""
     lines: dict[str, int | None] = {}
-    for n, fn in enumerate(mprog.functions.values()):  # type: ignore[attr-defined]
+    for n, fn in enumerate(mprog.functions.values()):
         for k, b in enumerate(fn.blocks):
             line = next((i.line for i in b.instrs if i.line is not None), None)
             lines[f"f{n}_b{k}"] = line
     return lines.get
 
 
-def machine_lines(compiled: object, text: str) -> Lines:
+def machine_lines(compiled: CompiledProgram | CompiledA64, text: str) -> Lines:
     """A listing's lines (``# line N`` comments, :func:`~ssa_course.srclines.listing_lines`)
     and its machine CFG's blocks."""
     from ssa_course.srclines import listing_lines
 
-    return Lines(listing_lines(text).text, machine_node(compiled.mprog))  # type: ignore
+    return Lines(listing_lines(text).text, machine_node(compiled.mprog))
 
 
-def disasm_lines(listing: str, disasm: str, node=None) -> Lines:
+def disasm_lines(listing: str, disasm: str,
+                 node: Callable[[str], int | None] | None = None) -> Lines:
     """A disassembly of the listing's code: its instructions, in order, are the listing's
     instructions (one for one), so each takes the line of its listing twin. When the counts
     differ (an assembler that expands or relaxes), nothing is guessed: no lines."""
@@ -256,11 +271,10 @@ _DISASM_INSTR = __import__("re").compile(r"^\s+[0-9a-f]+:\s")
 # ---------------------------------------------------------------- Bril JSON
 
 
-def bril_json_lines(program: object, text: str) -> Lines:
+def bril_json_lines(program: Program, text: str) -> Lines:
     """Aligned with the bril-json text face (``json.dumps(indent=2, sort_keys=True)``):
     every line of an instruction's object has that instruction's line."""
-    items = [n for fn in program.functions.values()  # type: ignore[attr-defined]
-             for n in function_item_lines(fn)]
+    items = [n for fn in program.functions.values() for n in function_item_lines(fn)]
     out: list[int | None] = []
     k, current, in_functions = -1, None, False
     for t in text.splitlines():

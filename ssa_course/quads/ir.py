@@ -141,6 +141,17 @@ class Instr:
         assert self.field is not None, f"'{self.op}' without a field"
         return self.field
 
+    def result_type(self) -> Type:
+        """The type of an instruction with a destination (``const``, ``aload``, ``getf``,
+        a value operator...): checked shapes guarantee it."""
+        assert self.type is not None, f"'{self.op}' without a type"
+        return self.type
+
+    def constant(self) -> int | bool:
+        """The value of a ``const``: checked shapes guarantee it."""
+        assert self.value is not None, f"'{self.op}' without a value"
+        return self.value
+
     def copy(self) -> Instr:
         return Instr(self.op, self.dest, self.type, list(self.args), list(self.funcs),
                      list(self.labels), self.value, self.field, self.pos, self.line, self.at,

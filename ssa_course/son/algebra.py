@@ -26,6 +26,7 @@ from collections.abc import Callable
 
 from ssa_course.son.control import Phi, Region, may_be_loop_head
 from ssa_course.son.graph import Node, typed
+from ssa_course.son.types import int_value
 
 
 def phi_of_constants(n: Node) -> bool:
@@ -62,10 +63,12 @@ def fold_literals(user: Node, a: Node, b: Node,
     phis = [x for x in (a, b) if isinstance(x, Phi) and not x.type.is_constant()]
     if not phis or (len(phis) == 2 and phis[0].inputs[0] is not phis[1].inputs[0]):
         return None
-    region = phis[0].inputs[0]
+    region = phis[0].operand(0)
 
     def value(x: Node, i: int) -> int:
-        return (x.inputs[i] if x in phis else x).type.lo
+        c = int_value((x.operand(i) if x in phis else x).type)
+        assert c is not None, f"{x} is not an integer literal"
+        return c
 
     values = [const(user, fn(value(a, i), value(b, i))) for i in range(1, len(region.inputs))]
     return typed(Phi(user.graph, region, *values))
@@ -79,16 +82,19 @@ def push_through_phi(phi: Phi) -> Node | None:
     phi alone (no operation is added) -- at a loop head, every input (else a value kept
     for another user is computed twice per iteration) --, never on a loop still being
     parsed, and never when an input reads the phi itself (a loop's own counter)."""
+    from ssa_course.son.data import Binary  # data imports this module
+
     region = phi.inputs[0]
     if not isinstance(region, Region) or region.in_progress():
         return None
-    values = phi.inputs[1:]
+    if any(v is None for v in phi.inputs[1:]):
+        return None
+    values = [phi.operand(i) for i in range(1, len(phi.inputs))]
     first = values[0]
-    remake = getattr(first, "remake", None)
-    if remake is None or len(values) < 2 or first.inputs[0] is not None:
+    if not isinstance(first, Binary) or len(values) < 2 or first.inputs[0] is not None:
         return None
     for v in values:
-        if v is None or v is phi or v.inputs[0] is not None or not first.same_operation(v) \
+        if v is phi or v.inputs[0] is not None or not first.same_operation(v) \
                 or phi in v.inputs:
             return None
     for v in values:  # the rule reads their operands and their users: distant nodes
@@ -101,16 +107,16 @@ def push_through_phi(phi: Phi) -> Node | None:
     if not all(dies) and may_be_loop_head(region, phi):
         return None  # round a loop, a value kept for another user would run twice
     for side in (1, 2):
-        shared = first.inputs[side]
+        shared = first.operand(side)
         if all(v.inputs[side] is shared for v in values):
             other = 3 - side
             merged = typed(Phi(phi.graph, region, *(v.inputs[other] for v in values)))
             operands = (shared, merged) if side == 1 else (merged, shared)
-            return typed(remake(*operands))
+            return typed(first.remake(*operands))
     # no operand in common, but the right ones are all constants: their phi is a
     # literal (Phi(x + 1, y + 2) -> Phi(x, y) + Phi(1, 2)), which costs no operation
-    if all(v.inputs[2].type.is_constant() for v in values):
+    if all(v.operand(2).type.is_constant() for v in values):
         lefts = typed(Phi(phi.graph, region, *(v.inputs[1] for v in values)))
         rights = typed(Phi(phi.graph, region, *(v.inputs[2] for v in values)))
-        return typed(remake(lefts, rights))
+        return typed(first.remake(lefts, rights))
     return None

@@ -100,7 +100,7 @@ def decide_check(ra: RangeAnalysis, iff: If) -> Decision:
     pred = iff.inputs[1]
     assert isinstance(pred, InBounds)
     block = ra.facts.block_of(iff)
-    x, n = pred.inputs[1], pred.inputs[2]
+    x, n = pred.operand(1), pred.operand(2)
     rx = ra.in_block(x, block)
     if rx.lo > rx.hi:
         return Decision(iff, None, "never reached with a value")
@@ -114,13 +114,14 @@ def decide_check(ra: RangeAnalysis, iff: If) -> Decision:
 
 def decide_compare(ra: RangeAnalysis, iff: If) -> bool | None:
     """An If on an integer comparison (possibly negated) the facts decide."""
-    pred, negated = iff.inputs[1], False
+    pred, negated = iff.operand(1), False
     while isinstance(pred, Not):
-        pred, negated = pred.inputs[1], not negated
-    if not isinstance(pred, Compare) or not (is_int(pred.inputs[1]) and is_int(pred.inputs[2])):
+        pred, negated = pred.operand(1), not negated
+    if not isinstance(pred, Compare) or not (is_int(pred.operand(1))
+                                             and is_int(pred.operand(2))):
         return None
     block = ra.facts.block_of(iff)
-    a, b = pred.inputs[1], pred.inputs[2]
+    a, b = pred.operand(1), pred.operand(2)
     ra_, rb = ra.in_block(a, block), ra.in_block(b, block)
     if ra_.lo > ra_.hi or rb.lo > rb.hi:
         return None
@@ -159,19 +160,19 @@ def mark_accesses(fg: FunctionGraph, result: BceResult) -> None:
     by_index: dict[int, list[Node]] = {}
     for n in fg.nodes():
         if isinstance(n, (Load, Store)) and n.inputs[0] is not None:
-            by_index.setdefault(n.inputs[3].id, []).append(n)
+            by_index.setdefault(n.operand(3).id, []).append(n)
     for d in result.removed():
-        pred = d.iff.inputs[1]
+        pred = d.iff.operand(1)
         proj = next((p for p in d.iff.outputs if isinstance(p, Proj) and p.is_control
                      and p.index == 0), None)
         here = facts.cfg.owner.get(proj.id) if proj is not None else None
         if here is None:
             continue
-        for u in by_index.get(pred.inputs[1].id, ()):
+        for u in by_index.get(pred.operand(1).id, ()):
             where = facts.block_of(u.inputs[0])
             if where is not None and where in facts.dom.pre \
                     and facts.dom.dominates(here, where) \
-                    and _length_of(pred.inputs[2], u.inputs[2]):
+                    and _length_of(pred.operand(2), u.operand(2)):
                 fg.graph.in_bounds.add(u.id)
 
 
@@ -201,7 +202,7 @@ def decide_branches(fg: FunctionGraph) -> tuple[RangeAnalysis, int]:
     decided = 0
     for iff in [n for n in fg.nodes() if isinstance(n, If)]:
         answer = decide_compare(ra, iff)
-        if answer is not None and iff.inputs[1].type not in (TRUE, FALSE):
+        if answer is not None and iff.operand(1).type not in (TRUE, FALSE):
             _set_predicate(iff, answer)
             decided += 1
     install_ranges(fg, ra)

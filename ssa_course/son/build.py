@@ -135,7 +135,11 @@ class GraphBuilder(Emitter, StmtVisitor):
                 if all(v is vals[0] for v in vals):
                     result[slot] = vals[0]
                     continue
-                name, ty = (sc.names[slot], sc.types[slot]) if slot < sc.size() else extra
+                if slot < sc.size():
+                    name, ty = sc.names[slot], sc.types[slot]
+                else:
+                    assert extra is not None, "a slot past the scope's end is ``extra``'s"
+                    name, ty = extra
                 result[slot] = self.p(Phi(self.g, region, *vals, declared=ty, name=name))
         size = sc.size()
         for slot, node in result.items():
@@ -185,7 +189,7 @@ class GraphBuilder(Emitter, StmtVisitor):
 
     def stmt_var_decl(self, s: ast.VarDecl) -> None:
         value = self.expr(s.init)
-        self.scope.define(s.var, value, s.name, lattice_type(s.var.ty))
+        self.scope.define(s.var, value, s.name, lattice_type(ast.checked(s.var).ty))
 
     def stmt_assign(self, s: ast.Assign) -> None:
         target = s.target
@@ -307,6 +311,7 @@ class GraphBuilder(Emitter, StmtVisitor):
         size = sc.size()
         line = self.g.line  # the loop statement's: its merges belong to it
         loop = self.p(Loop(self.g, None, sc.ctrl, None))
+        assert isinstance(loop, Loop)  # no back edge yet: in progress, no rule applies
         slots = self._loop_slots(sc, size, cond, body, step)
         # Node ids as if every variable in scope had a phi (the one for slot i is number
         # base + i - 1): the ids, and so the printed graphs, do not depend on which trivial
@@ -324,6 +329,8 @@ class GraphBuilder(Emitter, StmtVisitor):
         head = Delta(self.g)  # remembers the phis for the back edge
         for i in slots:
             head.put(i, sc.inputs[i])
+        t: Node | None
+        f: Node | None
         if cond is None:
             t, f = loop, None
         else:
@@ -391,10 +398,10 @@ class GraphBuilder(Emitter, StmtVisitor):
         if not self.optimize:
             return
         if loop.inputs[2] is None:  # the body never comes back: not a loop after all
-            entry = loop.inputs[1]
+            entry = loop.operand(1)
             for phi in loop.phis():
                 self.peep.forget(phi)
-                phi.replace_with(phi.inputs[1])
+                phi.replace_with(phi.operand(1))
                 self.peep.discard(phi)
             loop.replace_with(entry)
             self.peep.discard(loop)
@@ -498,7 +505,8 @@ class GraphBuilder(Emitter, StmtVisitor):
 
     def expr_call(self, e: ast.Call) -> Node:
         args = [self.expr(a) for a in e.args]
-        ret = None if isinstance(e.fn.ret, tt.VoidType) else e.fn.ret
+        callee = ast.checked(e.fn)
+        ret = None if isinstance(callee.ret, tt.VoidType) else callee.ret
         before = None
         if self.handlers:
             self.burn_id()
@@ -514,10 +522,10 @@ class GraphBuilder(Emitter, StmtVisitor):
 
     def expr_index(self, e: ast.Index) -> Node:
         base, index = self.expr(e.base), self.expr(e.index)
-        return self.load_element(base, index, e.ty, e.pos)
+        return self.load_element(base, index, ast.checked(e.ty), e.pos)
 
     def expr_field(self, e: ast.Field) -> Node:
-        return self.load_field(self.expr(e.base), e.name, e.ty)
+        return self.load_field(self.expr(e.base), e.name, ast.checked(e.ty))
 
     def expr_len(self, e: ast.Len) -> Node:
         return self.p(Len(self.g, None, self.expr(e.operand)))

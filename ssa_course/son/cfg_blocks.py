@@ -13,7 +13,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ssa_course.son.control import Call, If, Never, Proj, Region, Return, Stop, Throw, Trap
+from ssa_course.son.control import (
+    Call,
+    If,
+    Never,
+    Proj,
+    Region,
+    Return,
+    Stop,
+    Throw,
+    Trap,
+    goes_to,
+)
 from ssa_course.son.graph import Node
 from ssa_course.son.program import FunctionGraph
 from ssa_course.ssa.dom import dominator_tree, immediate_dominators, postorder, predecessors
@@ -98,8 +109,7 @@ def dom_tree(idom: dict[str, str], entry: str) -> DomTree:
 def _next_control(node: Node) -> Node | None:
     """The one control node after a non-branching control node (None at an exit)."""
     for u in node.outputs:
-        if u.is_control and not isinstance(u, (Proj, Never, Stop)) \
-                and (isinstance(u, Region) or u.inputs[0] is node):
+        if not isinstance(u, (Proj, Never, Stop)) and goes_to(node, u):
             return u
     return None
 
@@ -157,7 +167,7 @@ def blocks_from_control(fg: FunctionGraph) -> Cfg:
 
 def _block_of_control(node: Node, owner: dict[int, str]) -> str:
     while node.id not in owner:  # a projection of a branch heads its own block
-        node = node.inputs[0]
+        node = node.operand(0)
     return owner[node.id]
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 
+from ssa_course.son.control import Start, Stop
 from ssa_course.son.graph import Graph, Node
 from ssa_course.son.program import FunctionGraph, SeaOfNodes
 
@@ -97,8 +98,10 @@ def clone_graph(graph: Graph) -> tuple[Graph, dict[int, Node]]:
 
 def clone_function(fg: FunctionGraph) -> FunctionGraph:
     graph, nodes = clone_graph(fg.graph)
-    return FunctionGraph(fg.name, graph, nodes[id(fg.start)], nodes[id(fg.stop)],  # type: ignore[arg-type]
-                         list(fg.params), fg.returns, fg.optimized, copy.copy(fg.stats))
+    start, stop = nodes[id(fg.start)], nodes[id(fg.stop)]
+    assert isinstance(start, Start) and isinstance(stop, Stop)  # a twin has its class
+    return FunctionGraph(fg.name, graph, start, stop, list(fg.params), fg.returns,
+                         fg.optimized, copy.copy(fg.stats))
 
 
 def clone_program(program: SeaOfNodes) -> SeaOfNodes:

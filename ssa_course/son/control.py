@@ -26,6 +26,7 @@ from ssa_course.son.types import (
     TOP,
     TRUE,
     XCTRL,
+    TupleType,
     Type,
     tuple_of,
 )
@@ -65,19 +66,20 @@ class Proj(Node):
         self.is_control = control
 
     def compute(self) -> Type:
-        t = self.inputs[0].type
-        if t.kind == "tuple" and self.index < len(t.types):
+        t = self.operand(0).type
+        if isinstance(t, TupleType) and self.index < len(t.types):
             return t.types[self.index]
         return TOP if t == TOP else BOTTOM
 
     def key(self) -> tuple:
-        return ("Proj", self.inputs[0].id, self.index)
+        return ("Proj", self.operand(0).id, self.index)
 
     def idealize(self) -> Node | None:
         # the live side of an If whose other side is dead is no branch: control goes on
         # from above the If (the If and its dead side then lose their last users)
         iff = self.inputs[0]
-        if not self.is_control or not isinstance(iff, If) or iff.type.kind != "tuple":
+        if not self.is_control or not isinstance(iff, If) \
+                or not isinstance(iff.type, TupleType):
             return None
         sides = iff.type.types
         if sides[self.index] == CTRL and sides[1 - self.index] == XCTRL:
@@ -103,7 +105,7 @@ class If(Node):
     is_control = True
 
     def compute(self) -> Type:
-        ctrl, pred = self.inputs[0].type, self.inputs[1].type
+        ctrl, pred = self.operand(0).type, self.operand(1).type
         if ctrl in (XCTRL, TOP):
             return tuple_of(XCTRL, XCTRL)
         if pred == TRUE:
@@ -118,7 +120,7 @@ class If(Node):
         """A test another If above it already made: ``if (c) { if (c) ... }`` -- along the
         taken edge of the dominating If, ``c`` is known, so this If's predicate becomes
         that constant (in place; its dead side then goes)."""
-        pred = self.inputs[1]
+        pred = self.operand(1)
         if pred.type.is_constant():
             return None
         known = dominating_test(self, pred)
@@ -154,7 +156,7 @@ def dominating_facts(ctrl: Node | None, watcher: Node) -> Iterator[tuple[Node, b
     while n is not None:
         watcher.add_dep(n)
         if isinstance(n, Proj) and isinstance(n.inputs[0], If):
-            test = n.inputs[0].inputs[1]
+            test = n.inputs[0].operand(1)
             # (an equal predicate may replace this one: GVN, a bounds check's twin)
             watcher.add_dep(test)
             yield test, n.index == 0
@@ -187,17 +189,18 @@ def _up(n: Node, watcher: Node, budget: list[int]) -> Node | None:
         if n.in_progress() or any(p is None for p in n.inputs[1:]):
             return None
         chains = [_chain(p, watcher, budget) for p in n.inputs[1:]]
-        if not chains or any(c is None for c in chains):
+        found = [c for c in chains if c is not None]
+        if not chains or len(found) < len(chains):
             return None
-        others = [{id(x) for x in c} for c in chains[1:]]
-        for x in chains[0]:
+        others = [{id(x) for x in c} for c in found[1:]]
+        for x in found[0]:
             if all(id(x) in o for o in others):
                 return x
         return None
     return n.inputs[0]
 
 
-def _chain(n: Node, watcher: Node, budget: list[int]) -> list[Node] | None:
+def _chain(n: Node | None, watcher: Node, budget: list[int]) -> list[Node] | None:
     """``n`` and its dominators up to Start (None: the budget ran out first)."""
     found: list[Node] = []
     while n is not None:
@@ -360,19 +363,20 @@ class Phi(Node):
         """An input that a dominating test of its path proves equal to a constant is that
         constant: ``if (c != 0) { r = 0; } else { r = c; }`` merges ``Phi(0, c)``, and on
         the else path ``c == 0`` (the phi then has one value)."""
-        region = self.inputs[0]
+        region = self.operand(0)
         for i in range(1, len(self.inputs)):
             v = self.inputs[i]
             if v is None or v.type.is_constant() or v is self:
                 continue
             self.add_dep(v)
             for pred, value in dominating_facts(region.in_(i), self):
-                if getattr(pred, "op", None) in ("==", "!="):
+                op = getattr(pred, "op", None)  # a Compare's operator (data imports us)
+                if op in ("==", "!="):
                     self.add_dep(pred.inputs[1])  # its operands may be replaced
                     self.add_dep(pred.inputs[2])
-                if getattr(pred, "op", None) in ("==", "!=") and pred.inputs[1] is v \
-                        and pred.inputs[2].type.is_constant() \
-                        and value == (pred.op == "=="):
+                if op in ("==", "!=") and pred.inputs[1] is v \
+                        and pred.operand(2).type.is_constant() \
+                        and value == (op == "=="):
                     values = list(self.inputs[1:])
                     values[i - 1] = pred.inputs[2]
                     return Phi(self.graph, region, *values, declared=self.declared,
@@ -398,7 +402,7 @@ class Return(Node):
     is_control = True
 
     def compute(self) -> Type:
-        return self.inputs[0].type
+        return self.operand(0).type
 
     def key(self) -> None:
         return None
@@ -413,7 +417,7 @@ class Throw(Node):
     is_control = True
 
     def compute(self) -> Type:
-        return self.inputs[0].type
+        return self.operand(0).type
 
     def key(self) -> None:
         return None
@@ -439,7 +443,7 @@ class Trap(Node):
         self.pos = pos
 
     def compute(self) -> Type:
-        return self.inputs[0].type
+        return self.operand(0).type
 
     def key(self) -> None:
         return None
@@ -508,7 +512,7 @@ class Call(Node):
         self.label = f"Call {fn}"
 
     def compute(self) -> Type:
-        ctrl = self.inputs[0].type
+        ctrl = self.operand(0).type
         if ctrl == TOP:
             return TOP  # not reached yet (SCCP's optimistic start)
         if ctrl == XCTRL:
@@ -520,6 +524,14 @@ class Call(Node):
 
     def detail(self) -> str:
         return self.fn
+
+
+def goes_to(n: Node, user: Node) -> bool:
+    """Control goes from ``n`` on to ``user`` (one of ``n``'s users): ``user`` is a control
+    node whose control input is ``n``, or a Region (every input of a merge is a path in).
+    The one rule every walk along control edges follows (GCM's blocks, the interpreter's
+    plan, the verifier, the dead-merge check, the Bril builder)."""
+    return user.is_control and (isinstance(user, Region) or user.inputs[0] is n)
 
 
 def _live_path(ctrl: Node | None) -> bool:

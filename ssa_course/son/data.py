@@ -15,11 +15,13 @@ with :func:`operator_node`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ssa_course import opcodes
-from ssa_course.runtime import wrap
+from ssa_course.runtime import Value, wrap
 from ssa_course.son import intervals
 from ssa_course.son.algebra import fold_literals, literal, watch_literal
-from ssa_course.son.graph import Graph, Node, start_of, typed
+from ssa_course.son.graph import Graph, Node, RunState, start_of, typed
 from ssa_course.son.types import (
     BOOL_BOTTOM,
     BOOL_TOP,
@@ -33,11 +35,13 @@ from ssa_course.son.types import (
     IntType,
     Type,
     int_const,
+    int_value,
 )
 
 
-def constant_value(t: Type) -> object:
-    """The Python value of a constant type (an int or a bool)."""
+def constant_value(t: Type) -> int | bool | None:
+    """The Python value of a constant type (an int or a bool; None for the bool type
+    that is not a constant)."""
     if isinstance(t, IntType):
         return t.lo
     if isinstance(t, BoolType):
@@ -45,11 +49,13 @@ def constant_value(t: Type) -> object:
     raise ValueError(f"{t} is not a constant")
 
 
-def type_of_value(v: int | bool) -> Type:
+def type_of_value(v: object) -> Type:
+    """The constant type of a value the opcode table computes (an int or a bool)."""
     if v is True:
         return TRUE
     if v is False:
         return FALSE
+    assert isinstance(v, int), f"{v!r} is not an int or a bool"
     return int_const(v)
 
 
@@ -70,7 +76,7 @@ class Constant(Node):
     def key(self) -> tuple:
         return ("Constant", str(self.value))
 
-    def evaluate(self, args: list[object], state: object) -> object:
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
         return constant_value(self.value)
 
 
@@ -78,22 +84,26 @@ def const(node: Node, value: int | bool) -> Constant:
     return Constant(node.graph, start_of(node), type_of_value(value))
 
 
-def _int_binary(node: Node, fn, ranges=None) -> Type:
+def _int_binary(node: Node, fn: Callable[[int, int], object],
+                ranges: Callable[[IntType, IntType], Type] | None = None) -> Type:
     """Constants fold exactly (wrapping as the program does); otherwise ``ranges(a, b)``
     (lesson 09's interval transfer, sound under wrapping) or the full range."""
-    a, b = node.inputs[1].type, node.inputs[2].type
+    a, b = node.operand(1).type, node.operand(2).type
     if a in (TOP, INT_TOP) or b in (TOP, INT_TOP):
         return INT_TOP
     if isinstance(a, IntType) and isinstance(b, IntType) and a.is_constant() \
             and b.is_constant():
         value = fn(a.lo, b.lo)
-        return INT_BOTTOM if value is None else int_const(value)
+        if value is None:
+            return INT_BOTTOM
+        assert isinstance(value, int), f"{node} folded to {value!r}"
+        return int_const(value)
     if ranges is not None and isinstance(a, IntType) and isinstance(b, IntType):
         return ranges(a, b)
     return INT_BOTTOM
 
 
-def _is_const(node: Node, value: int | bool) -> bool:
+def _is_const(node: Node, value: object) -> bool:
     return node.type.is_constant() and constant_value(node.type) == value \
         and type(constant_value(node.type)) is type(value)
 
@@ -124,7 +134,7 @@ class Binary(Node):
     def compute(self) -> Type:
         return _int_binary(self, self.fn)
 
-    def evaluate(self, args: list[object], state: object) -> object:
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
         row = opcodes.TABLE.by_name[self.opcode]
         if row.divisor is None:  # cannot trap: skip apply's test
             return row.evaluate(args[1], args[2])
@@ -149,7 +159,7 @@ class Add(Binary):
         return _int_binary(self, self.fn, intervals.add)
 
     def idealize(self) -> Node | None:
-        left, right = self.inputs[1], self.inputs[2]
+        left, right = self.operand(1), self.operand(2)
         if _is_const(right, 0):
             return left
         if _is_const(left, 0):
@@ -167,28 +177,28 @@ class Add(Binary):
         if left_lit:  # Phi(1, 2) + 3 -> Phi(4, 5)
             return _folded_phi(self, left, left, right)
         if isinstance(left, Add):
-            inner = left.inputs[2]
+            inner = left.operand(2)
             watch_literal(self, inner)
             if literal(inner) and right_lit:
-                if inner.type.is_constant() and right.type.is_constant():
+                c1, c2 = int_value(inner.type), int_value(right.type)
+                if c1 is not None and c2 is not None:
                     # (x + c1) + c2  ->  x + (c1 + c2)
-                    c = const(self, wrap(inner.type.lo + right.type.lo))
-                    return Add(self.graph, None, left.inputs[1], c)
+                    return Add(self.graph, None, left.operand(1), const(self, wrap(c1 + c2)))
                 # (x + Phi(1, 2)) + 3  ->  x + Phi(4, 5)
                 folded = _folded_phi(self, left, inner, right)
                 return None if folded is None else \
-                    Add(self.graph, None, left.inputs[1], folded)
+                    Add(self.graph, None, left.operand(1), folded)
             if literal(inner) and not right_lit and _only_user(left, self):
                 # (x + c) + y  ->  (x + y) + c: the literal moves outward (when x + c has
                 # no other user: else both sums would stay, one more operation)
-                return Add(self.graph, None, typed(Add(self.graph, None, left.inputs[1],
+                return Add(self.graph, None, typed(Add(self.graph, None, left.operand(1),
                                                        right)), inner)
         if isinstance(right, Add):
-            inner = right.inputs[2]
+            inner = right.operand(2)
             watch_literal(self, inner)
             if literal(inner) and _only_user(right, self):  # x + (y + c) -> (x + y) + c
                 return Add(self.graph, None, typed(Add(self.graph, None, left,
-                                                       right.inputs[1])), inner)
+                                                       right.operand(1))), inner)
         return None
 
 
@@ -212,15 +222,16 @@ def _scaled_sum(add: Add, left: Node, right: Node) -> Node | None:
     def factor(n: Node, x: Node) -> int | None:
         if n is x:
             return 1
-        if isinstance(n, Mul) and n.inputs[1] is x and n.inputs[2].type.is_constant():
-            add.add_dep(n.inputs[2])
-            return n.inputs[2].type.lo
         if isinstance(n, Mul):
-            add.add_dep(n.inputs[2])
+            scale = n.operand(2)
+            add.add_dep(scale)
+            c = int_value(scale.type)
+            if n.inputs[1] is x and c is not None:
+                return c
         return None
 
     for x in {id(n): n for n in (left, right, *(
-            n.inputs[1] for n in (left, right) if isinstance(n, Mul)))}.values():
+            n.operand(1) for n in (left, right) if isinstance(n, Mul)))}.values():
         a, b = factor(left, x), factor(right, x)
         if a is not None and b is not None and (isinstance(left, Mul) or isinstance(right, Mul)):
             return Mul(add.graph, None, x, const(add, wrap(a + b)))
@@ -237,7 +248,7 @@ class Sub(Binary):
         return _int_binary(self, self.fn, intervals.sub)
 
     def idealize(self) -> Node | None:
-        left, right = self.inputs[1], self.inputs[2]
+        left, right = self.operand(1), self.operand(2)
         if left is right:
             return const(self, 0)
         if _is_const(right, 0):
@@ -254,12 +265,12 @@ class Mul(Binary):
 
     def compute(self) -> Type:
         t = _int_binary(self, self.fn, intervals.mul)
-        if t == INT_BOTTOM and int_const(0) in (self.inputs[1].type, self.inputs[2].type):
+        if t == INT_BOTTOM and int_const(0) in (self.operand(1).type, self.operand(2).type):
             return int_const(0)  # zero times anything is zero, known or not
         return t
 
     def idealize(self) -> Node | None:
-        left, right = self.inputs[1], self.inputs[2]
+        left, right = self.operand(1), self.operand(2)
         if _is_const(right, 1):
             return left
         if _is_const(left, 1):
@@ -282,7 +293,7 @@ class Div(Binary):
         return _int_binary(self, self.fn, intervals.div)
 
     def idealize(self) -> Node | None:
-        return self.inputs[1] if _is_const(self.inputs[2], 1) else None
+        return self.operand(1) if _is_const(self.operand(2), 1) else None
 
 
 class Rem(Binary):
@@ -305,18 +316,18 @@ class Neg(Node):
     opcode = "neg"
 
     def compute(self) -> Type:
-        t = self.inputs[1].type
+        t = self.operand(1).type
         if t in (TOP, INT_TOP):
             return INT_TOP
         if isinstance(t, IntType) and t.is_constant():
-            return int_const(_row(self.opcode).evaluate(t.lo))
+            return type_of_value(_row(self.opcode).evaluate(t.lo))
         return intervals.neg(t) if isinstance(t, IntType) else INT_BOTTOM
 
     def idealize(self) -> Node | None:
-        inner = self.inputs[1]
-        return inner.inputs[1] if isinstance(inner, Neg) else None
+        inner = self.operand(1)
+        return inner.operand(1) if isinstance(inner, Neg) else None
 
-    def evaluate(self, args: list[object], state: object) -> object:
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
         return _row(self.opcode).apply((args[1],))
 
 
@@ -335,11 +346,12 @@ class Compare(Binary):
         self.commutative = row.commutative
         super().__init__(graph, None, left, right)
 
-    def fn(self, a: object, b: object) -> bool:
+    def fn(self, a: object, b: object) -> object:
+        """The comparison's answer (a bool: the table's comparison rows give bools)."""
         return _row(self.opcode).evaluate(a, b)
 
     def compute(self) -> Type:
-        a, b = self.inputs[1].type, self.inputs[2].type
+        a, b = self.operand(1).type, self.operand(2).type
         if TOP in (a, b) or INT_TOP in (a, b) or BOOL_TOP in (a, b):
             return BOOL_TOP
         if a.is_constant() and b.is_constant():
@@ -352,12 +364,13 @@ class Compare(Binary):
         return BOOL_BOTTOM
 
     def idealize(self) -> Node | None:
-        left, right = self.inputs[1], self.inputs[2]
+        left, right = self.operand(1), self.operand(2)
         # constants on the right: 3 < x  ->  x > 3 (one form, so GVN sees more twins)
         if left.type.is_constant() and not right.type.is_constant():
             mirror = _row(self.opcode).mirror
-            if mirror is not None and _row(mirror).symbol is not None:
-                return Compare(self.graph, _row(mirror).symbol, right, left)
+            symbol = None if mirror is None else _row(mirror).symbol
+            if symbol is not None:
+                return Compare(self.graph, symbol, right, left)
         # a bool compared with a constant bool: b == true -> b, b == false -> !b
         if self.op in ("==", "!=") and isinstance(left.type, BoolType) \
                 and isinstance(right.type, BoolType) and right.type.is_constant():
@@ -370,9 +383,11 @@ class Compare(Binary):
         return Compare(self.graph, self.op, left, right)
 
     def key(self) -> tuple:
-        return (*super().key(), self.op)
+        inputs = super().key()
+        assert inputs is not None  # Node.key: the opcode and the input ids
+        return (*inputs, self.op)
 
-    def evaluate(self, args: list[object], state: object) -> object:
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
         return self.fn(args[1], args[2])
 
 
@@ -399,18 +414,18 @@ class Not(Node):
     opcode = "not"
 
     def compute(self) -> Type:
-        t = self.inputs[1].type
+        t = self.operand(1).type
         if isinstance(t, BoolType) and t.is_constant():
             return FALSE if t.value else TRUE
         return BOOL_TOP if t in (TOP, BOOL_TOP) else BOOL_BOTTOM
 
     def idealize(self) -> Node | None:
-        inner = self.inputs[1]
+        inner = self.operand(1)
         if isinstance(inner, Not):  # !!x -> x
-            return inner.inputs[1]
+            return inner.operand(1)
         return None
 
-    def evaluate(self, args: list[object], state: object) -> object:
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
         return _row(self.opcode).apply((args[1],))
 
 
@@ -427,8 +442,9 @@ class Logic(Binary):
         super().__init__(graph, None, left, right)
 
     def compute(self) -> Type:
-        a, b = self.inputs[1].type, self.inputs[2].type
-        if a.is_constant() and b.is_constant():
+        a, b = self.operand(1).type, self.operand(2).type
+        if isinstance(a, BoolType) and isinstance(b, BoolType) and a.is_constant() \
+                and b.is_constant():
             return TRUE if self.fn(a.value, b.value) else FALSE
         absorbing = FALSE if self.op == "and" else TRUE
         if absorbing in (a, b):
@@ -438,7 +454,7 @@ class Logic(Binary):
         return BOOL_BOTTOM
 
     def idealize(self) -> Node | None:
-        left, right = self.inputs[1], self.inputs[2]
+        left, right = self.operand(1), self.operand(2)
         identity = self.op == "and"  # x and true -> x ; x or false -> x
         if _is_const(right, identity):
             return left
@@ -447,7 +463,9 @@ class Logic(Binary):
         return left if left is right else None
 
     def key(self) -> tuple:
-        return (*super().key(), self.op)
+        inputs = super().key()
+        assert inputs is not None  # Node.key: the opcode and the input ids
+        return (*inputs, self.op)
 
     def remake(self, left: Node, right: Node) -> Node:
         return Logic(self.graph, self.op, left, right)
@@ -486,13 +504,14 @@ class Operator(Node):
 
     def compute(self) -> Type:
         row = self.row
-        types = [n.type for n in self.inputs[1:]]
+        operands = [self.operand(i) for i in range(1, len(self.inputs))]
+        types = [n.type for n in operands]
         if any(t in (TOP, INT_TOP, BOOL_TOP) for t in types):
             return _top_of(row.result)
         if all(t.is_constant() for t in types):
             value = row.fold([constant_value(t) for t in types])
             return _bottom_of(row.result) if value is None else type_of_value(value)
-        if row.zero is not None and any(_is_const(n, row.zero) for n in self.inputs[1:]):
+        if row.zero is not None and any(_is_const(n, row.zero) for n in operands):
             return type_of_value(row.zero)
         if row.arity == 2 and row.same is not None and self.inputs[1] is self.inputs[2]:
             return type_of_value(row.same)
@@ -502,7 +521,7 @@ class Operator(Node):
         row = self.row
         if row.arity != 2:
             return None
-        left, right = self.inputs[1], self.inputs[2]
+        left, right = self.operand(1), self.operand(2)
         if row.right_identity is not None and _is_const(right, row.right_identity):
             return left
         if row.left_identity is not None and _is_const(left, row.left_identity):
@@ -514,9 +533,11 @@ class Operator(Node):
         return None
 
     def key(self) -> tuple:
-        return (*super().key(), self.opcode)
+        inputs = super().key()
+        assert inputs is not None  # Node.key: the opcode and the input ids
+        return (*inputs, self.opcode)
 
-    def evaluate(self, args: list[object], state: object) -> object:
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
         return self.row.apply(args[1:])
 
 
@@ -571,5 +592,5 @@ class Undefined(Node):
     def key(self) -> None:
         return None
 
-    def evaluate(self, args: list[object], state: object) -> object:
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
         return UndefinedValue(self.name)

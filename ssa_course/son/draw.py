@@ -11,6 +11,7 @@ node budget, constants and parameters at their users, frames for GCM's blocks.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Protocol
 
 from ssa_course.son.control import Never, Phi, Proj, Region, Start, Stop
 from ssa_course.son.data import Constant
@@ -133,8 +134,8 @@ def _block_clusters(fg: FunctionGraph, prefix: str, nodes: list[GraphNode],
                 where[node.id] = sched.owner[head.id]
     out, titles = [], {}
     for gn in nodes:
-        head = gn.id[len(prefix):].split(".", 1)[0]
-        block = where.get(int(head)) if head.isdigit() else None
+        node_id = gn.id[len(prefix):].split(".", 1)[0]
+        block = where.get(int(node_id)) if node_id.isdigit() else None
         if block is None:
             out.append(gn)
             continue
@@ -153,7 +154,16 @@ def _choose_in(fg: FunctionGraph, options: DrawOptions) -> Choice:
     return choose(ids, kinds, pairs, options)
 
 
-def program_dot(program: SeaOfNodes, parts, title: str | None,
+class Parts(Protocol):
+    """What :func:`program_dot` draws of one function: ``(nodes, edges)`` with ids
+    ``prefix`` + node id, in frame ``cluster``, only the ids in ``only`` (None: all)."""
+
+    def __call__(self, fg: FunctionGraph, prefix: str, cluster: str | None,
+                 only: set[str] | None = None) -> tuple[list[GraphNode], list[GraphEdge]]:
+        ...
+
+
+def program_dot(program: SeaOfNodes, parts: Parts, title: str | None,
                 options: DrawOptions | None = None) -> str:
     """One drawing of the functions ``options`` picks, each drawn by
     ``parts(fg, prefix, cluster) -> (nodes, edges)``: a frame per function when there are
@@ -225,7 +235,7 @@ def select_compose_parts(fg: FunctionGraph, prefix: str = "", cluster: str | Non
         name = phi.var_name or ""
         nodes.append(GraphNode(pid, f"Compose {name}".strip(), (f"#{phi.id}",), "ellipse",
                                False, PHI_FILL, cluster, "phi"))
-        region = phi.inputs[0]
+        region = phi.operand(0)
         for i, value in enumerate(phi.inputs[1:], start=1):
             path = region.inputs[i] if i < len(region.inputs) else None
             if value is None or path is None:
@@ -261,7 +271,8 @@ def compare_dot(program: SeaOfNodes, mode: str, title: str | None = None,
 
     table = table or compare(program)
 
-    def parts(fg, prefix: str, cluster: str | None, only=None):
+    def parts(fg: FunctionGraph, prefix: str, cluster: str | None,
+              only: set[str] | None = None) -> tuple[list[GraphNode], list[GraphEdge]]:
         result, changed, dead = table[fg.name]
         part_nodes, part_edges = graph_parts(fg, prefix, cluster, only)
         by_id = {n.id: n for n in fg.nodes()}

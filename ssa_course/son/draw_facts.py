@@ -14,8 +14,9 @@ from dataclasses import replace
 from ssa_course.son.bce import BceResult, trap_of
 from ssa_course.son.control import If, Proj
 from ssa_course.son.draw import graph_parts, program_dot
-from ssa_course.son.program import SeaOfNodes
+from ssa_course.son.program import FunctionGraph, SeaOfNodes
 from ssa_course.son.types import INT_TOP
+from ssa_course.viz.dot import GraphEdge, GraphNode
 from ssa_course.viz.options import DrawOptions
 from ssa_course.viz.palette import DEAD_FILL
 
@@ -33,7 +34,8 @@ def facts_dot(program: SeaOfNodes, results: dict[str, BceResult], title: str | N
     """``program`` (the graph before the checks were removed) with ranges on the integer
     nodes, facts on the branch edges and the checks greyed (removed) or orange (kept)."""
 
-    def parts(fg, prefix: str, cluster: str | None, only=None):
+    def parts(fg: FunctionGraph, prefix: str, cluster: str | None,
+              only: set[str] | None = None) -> tuple[list[GraphNode], list[GraphEdge]]:
         result = results.get(fg.name)
         nodes, edges = graph_parts(fg, prefix, cluster, only)
         if result is None:

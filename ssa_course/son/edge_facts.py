@@ -74,10 +74,10 @@ def peel(n: Node) -> tuple[Node, int]:
     offset = 0
     for _ in range(MAX_PEEL):
         if isinstance(n, (Add, Sub)):
-            k = constant_offset(n.inputs[2])
+            k = constant_offset(n.operand(2))
             if k is not None:
                 offset += k if isinstance(n, Add) else -k
-                n = n.inputs[1]
+                n = n.operand(1)
                 continue
         break
     return n, offset
@@ -88,17 +88,17 @@ def _relations(pred: Node, side: int) -> list[tuple[Node, str, Node | None]]:
     on ``pred``."""
     negated = False
     while isinstance(pred, Not):
-        pred, negated = pred.inputs[1], not negated
+        pred, negated = pred.operand(1), not negated
     holds_true = (side == 0) != negated
     if isinstance(pred, InBounds):  # 0 <= i < n, a conjunction: only its true side
         if not holds_true:
             return []
-        index, length = pred.inputs[1], pred.inputs[2]
+        index, length = pred.operand(1), pred.operand(2)
         return [(index, ">=", None), (index, "<", length)]
-    if isinstance(pred, Compare) and isinstance(pred.inputs[1].type, IntType) \
-            and isinstance(pred.inputs[2].type, IntType):
+    if isinstance(pred, Compare) and isinstance(pred.operand(1).type, IntType) \
+            and isinstance(pred.operand(2).type, IntType):
         op = pred.op if holds_true else NEGATE[pred.op]
-        left, right = pred.inputs[1], pred.inputs[2]
+        left, right = pred.operand(1), pred.operand(2)
         return [(left, op, right), (right, MIRROR[op], left)]
     return []
 
@@ -203,7 +203,7 @@ def edge_facts(fg: FunctionGraph) -> EdgeFacts:
             continue
         for proj in n.outputs:
             if isinstance(proj, Proj) and proj.is_control and proj.id in cfg.owner:
-                _derive(ef, proj, n.inputs[1], proj.index)
+                _derive(ef, proj, n.operand(1), proj.index)
     ef.follow_links()
     return ef
 
@@ -226,8 +226,8 @@ def _derive(ef: EdgeFacts, proj: Proj, pred: Node, side: int, depth: int = 4) ->
         return
     region = pred.inputs[0]
     dead = FALSE if side == 0 else TRUE  # the value that sends control the other way
-    live = [k for k in range(1, len(pred.inputs)) if pred.inputs[k] is not None
-            and not (isinstance(pred.inputs[k], Constant) and pred.inputs[k].type == dead)]
+    live = [k for k in range(1, len(pred.inputs)) if (v := pred.inputs[k]) is not None
+            and not (isinstance(v, Constant) and v.type == dead)]
     if len(live) != 1:
         return
     k = live[0]
@@ -237,4 +237,4 @@ def _derive(ef: EdgeFacts, proj: Proj, pred: Node, side: int, depth: int = 4) ->
             or ef.dom.dominates(head, there):
         return
     ef.links.append((proj, there))
-    _derive(ef, proj, pred.inputs[k], side, depth - 1)
+    _derive(ef, proj, pred.operand(k), side, depth - 1)

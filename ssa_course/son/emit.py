@@ -10,7 +10,7 @@ Tiny builder (:mod:`ssa_course.son.build`) and the builder from SSA quads
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ssa_course import opcodes
@@ -85,11 +85,20 @@ class Emitter:
         self.peep = Peephole(self.start, optimize, self.options.gvn_key)
         self.peep(self.start)
         self.exits: list[Node] = []
-        self.phis_to_clean: list[Phi] = []
+        # phis to fold once the function is built (trivial ones; other nodes are skipped)
+        self.phis_to_clean: list[Node] = []
 
     def p(self, node: Node) -> Node:
         """Every new node goes through the peephole driver."""
         return self.peep(node)
+
+    def live_ctrl(self) -> Node:
+        """The current control, where an operation is being emitted: code is emitted only
+        where control may reach (a check that always fails raised :class:`Dead`, and a
+        statement after ``return``, ``break`` or ``throw`` is not emitted at all)."""
+        ctrl = self.ctrl
+        assert ctrl is not None, "an operation emitted where control never reaches"
+        return ctrl
 
     def const(self, value: int | bool) -> Node:
         t = TRUE if value is True else FALSE if value is False else int_const(value)
@@ -178,7 +187,7 @@ class Emitter:
 
     def load_element(self, base: Node, index: Node, elem: tt.Type, pos: Pos | None) -> Node:
         proven = self.bounds_check(base, index, pos)
-        value = self.p(Load(self.g, self.ctrl, self.mem, base, index, lattice_type(elem),
+        value = self.p(Load(self.g, self.live_ctrl(), self.mem, base, index, lattice_type(elem),
                             pos))
         if proven:
             self._in_bounds(value)
@@ -188,25 +197,25 @@ class Emitter:
 
     def store_element(self, base: Node, index: Node, value: Node, pos: Pos | None) -> None:
         proven = self.bounds_check(base, index, pos)
-        self.mem = self.p(Store(self.g, self.ctrl, self.mem, base, index, value))
+        self.mem = self.p(Store(self.g, self.live_ctrl(), self.mem, base, index, value))
         if proven:
             self._in_bounds(self.mem)
 
     def load_field(self, base: Node, name: str, ty: tt.Type) -> Node:
-        return self.p(LoadField(self.g, self.ctrl, self.mem, base, name, lattice_type(ty)))
+        return self.p(LoadField(self.g, self.live_ctrl(), self.mem, base, name, lattice_type(ty)))
 
     def store_field(self, base: Node, name: str, value: Node) -> None:
-        self.mem = self.p(StoreField(self.g, self.ctrl, self.mem, base, value, name))
+        self.mem = self.p(StoreField(self.g, self.live_ctrl(), self.mem, base, value, name))
 
     def new_array(self, length: Node, elem: tt.Type, pos: Pos | None) -> Node:
         # One test for both ends (0 <= n <= MAX_ARRAY_LENGTH); the trap names the end.
         limit = self.const(MAX_ARRAY_LENGTH + 1)
         self.guard(InBounds(self.g, None, length, limit), ARRAY_LENGTH_TRAP, pos, (length,))
-        return self.p(NewArray(self.g, self.ctrl, length, element_zero(elem),
+        return self.p(NewArray(self.g, self.live_ctrl(), length, element_zero(elem),
                                lattice_type(tt.ArrayType(elem)), str(elem), pos))
 
     def new_struct(self, name: str, fields: list[str], values: list[Node]) -> Node:
-        return self.p(NewStruct(self.g, self.ctrl, values, lattice_type(tt.StructType(name)),
+        return self.p(NewStruct(self.g, self.live_ctrl(), values, lattice_type(tt.StructType(name)),
                                 name, fields))
 
     def call(self, fn: str, args: list[Node], ret: tt.Type | None,
@@ -214,7 +223,7 @@ class Emitter:
         """A Call; control and memory continue after it. Returns the result (or None) and,
         when ``catches``, the exceptional control and the thrown value."""
         g = self.g
-        call = self.p(Call(g, self.ctrl, self.mem, args, fn,
+        call = self.p(Call(g, self.live_ctrl(), self.mem, args, fn,
                            lattice_type(ret) if ret is not None else tuple_of()))
         ctrl = self.p(Proj(g, call, 0, "ctrl", control=True))
         mem = self.p(Proj(g, call, 1, "mem"))
@@ -228,7 +237,7 @@ class Emitter:
 
     # -- the end ------------------------------------------------------------------------
 
-    def remove_trivial_phis(self, phis: list[Phi]) -> None:
+    def remove_trivial_phis(self, phis: Sequence[Node]) -> None:
         remove_trivial_phis(self.g, phis, self.peep)
 
     def finish(self, name: str, params: list[tuple[str, tt.Type]],
@@ -243,7 +252,7 @@ class Emitter:
                              self.optimize, self.peep.stats)
 
 
-def remove_trivial_phis(g: Graph, phis: list[Node], peep: Peephole | None = None) -> None:
+def remove_trivial_phis(g: Graph, phis: Sequence[Node], peep: Peephole | None = None) -> None:
     """``phi(x, x)`` and ``phi(x, itself)`` are just ``x`` (repeat: removing one phi can
     make another trivial)."""
     work = list(phis)

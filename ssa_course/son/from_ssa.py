@@ -24,16 +24,20 @@ from dataclasses import dataclass
 from ssa_course import opcodes
 from ssa_course.quads.ir import Function, Instr, Program
 from ssa_course.runtime import paused_gc
-from ssa_course.son.control import Never, Phi, Region, Return, Throw
+from ssa_course.son.control import Never, Phi, Region, Return, Throw, goes_to
 from ssa_course.son.data import Undefined, operator_node
 from ssa_course.son.emit import Dead, Emitter, sweep
 from ssa_course.son.graph import Node
 from ssa_course.son.memory import Len, Print
 from ssa_course.son.program import FunctionGraph, SeaOfNodes, lattice_type
-from ssa_course.son.types import INT_BOTTOM, MEM
+from ssa_course.son.types import INT_BOTTOM, MEM, Type
 from ssa_course.ssa.construct import UNDEFINED, to_ssa_cfg
 from ssa_course.ssa.dom import postorder
 from ssa_course.tiny import types as tt
+
+# What a phi of a merge still being built waits for, path by path: memory, the thrown
+# value, or the value the SSA phi instruction names for that path.
+_Waiting = Instr | str  # an Instr, "mem" or "thrown"
 
 
 @dataclass(slots=True)
@@ -57,7 +61,7 @@ class SsaGraphBuilder(Emitter):
         self.edges: dict[tuple[str, str], _Edge | None] = {}
         self.done: set[str] = set()
         # phis waiting for a path built later: (region, block, [(phi, what)])
-        self.pending: list[tuple[Region, str, list[tuple[Phi, object]]]] = []
+        self.pending: list[tuple[Region, str, list[tuple[Node, _Waiting]]]] = []
         self.current = self.cfg.entry
         self.thrown: Node | None = None  # in a handler: the exception being handled
 
@@ -122,17 +126,20 @@ class SsaGraphBuilder(Emitter):
             return False
         if len(preds) == 1:
             edge = incoming[0]
+            assert edge is not None, f"the only way into {name} is built first"
             self.ctrl, self.mem = edge.ctrl, edge.mem
             self.thrown = edge.thrown
             for phi in phis:
-                self.vals[phi.dest] = self.value(phi.args[0], _source_name(phi.dest))
+                self.vals[phi.result()] = self.value(phi.args[0], _source_name(phi.result()))
             return True
         region = Region(self.g, None, *(e.ctrl if e else None for e in incoming))
         region.open = any(later)
-        region = self.p(region)
-        waiting: list[tuple[Phi, object]] = []
+        merged = self.p(region)  # (control nodes are not idealized while building)
+        assert merged is region, "a new Region is its own peephole"
+        waiting: list[tuple[Node, _Waiting]] = []
 
-        def merge(what: object, values: list[Node | None], declared, label: str) -> Node:
+        def merge(what: _Waiting, values: list[Node | None], declared: Type,
+                  label: str) -> Node:
             phi = self.p(Phi(self.g, region, *values, declared=declared, name=label))
             if region.open:
                 waiting.append((phi, what))
@@ -145,10 +152,10 @@ class SsaGraphBuilder(Emitter):
             self.thrown = merge("thrown", [e.thrown if e else None for e in incoming],
                                 INT_BOTTOM, "$exc")
         for phi in phis:
-            var = _source_name(phi.dest)
+            var = _source_name(phi.result())
             values = [self.value(phi.args[phi.labels.index(p)], var) if e is not None else None
                       for p, e in zip(preds, incoming, strict=True)]
-            self.vals[phi.dest] = merge(phi, values, lattice_type(phi.type), phi.dest)
+            self.vals[phi.result()] = merge(phi, values, lattice_type(phi.type), phi.result())
         self.ctrl = region
         if region.open:
             self.pending.append((region, name, waiting))
@@ -165,13 +172,15 @@ class SsaGraphBuilder(Emitter):
                     continue
                 region.set_input(i, edge.ctrl)
                 for phi, what in waiting:
+                    value: Node | None
                     if what == "mem":
                         value = edge.mem
                     elif what == "thrown":
                         value = edge.thrown
                     else:
+                        assert isinstance(what, Instr)
                         value = self.value(what.args[what.labels.index(pred)],
-                                           _source_name(what.dest))
+                                           _source_name(what.result()))
                     phi.set_input(i, value)
             region.open = False
 
@@ -186,7 +195,7 @@ class SsaGraphBuilder(Emitter):
             if region.id not in entered:
                 continue
             dead = [i for i in range(len(region.inputs) - 1, 0, -1)
-                    if region.inputs[i] is not None and region.inputs[i].id not in entered]
+                    if (path := region.inputs[i]) is not None and path.id not in entered]
             for i in dead:
                 for phi in [u for u in region.outputs if isinstance(u, Phi)
                             and u.inputs[0] is region]:
@@ -199,7 +208,7 @@ class SsaGraphBuilder(Emitter):
         """A loop head from which no exit is reachable gets a Never exit (control never
         takes it), so that Stop still reaches the loop and what it prints."""
         reaches_stop: set[int] = set()
-        work = list(self.exits)
+        work: list[Node | None] = list(self.exits)
         while work:
             n = work.pop()
             if n is None or n.id in reaches_stop or not n.is_control:
@@ -224,13 +233,11 @@ class SsaGraphBuilder(Emitter):
             if n.id in seen:
                 continue
             seen.add(n.id)
-            for u in n.outputs:
-                if u.is_control and (isinstance(u, Region) or u.inputs[0] is n):
-                    work.append(u)
+            work.extend(u for u in n.outputs if goes_to(n, u))
         return seen
 
     def _jump(self, src: str, dst: str, thrown: Node | None = None) -> None:
-        self.edges[(src, dst)] = _Edge(self.ctrl, self.mem, thrown)
+        self.edges[(src, dst)] = _Edge(self.live_ctrl(), self.mem, thrown)
 
     def _end(self, src: str, dst: str, ctrl: Node | None) -> None:
         self.edges[(src, dst)] = _Edge(ctrl, self.mem) if ctrl is not None else None
@@ -244,11 +251,11 @@ class SsaGraphBuilder(Emitter):
         result: Node | None = None
         src = self.current
         if op == "const":
-            result = self.const(i.value)
+            result = self.const(i.constant())
         elif op == "id":
             result = a[0]
-        elif opcodes.bril_op(op) is not None:  # a row of the opcode table
-            if opcodes.bril_op(op).may_trap:
+        elif (row := opcodes.bril_op(op)) is not None:  # a row of the opcode table
+            if row.may_trap:
                 result = self.divide(op, a[0], a[1] if len(a) > 1 else None, i.pos)
             else:
                 result = self.p(operator_node(g, None, op, *a))
@@ -258,6 +265,7 @@ class SsaGraphBuilder(Emitter):
             callee = self.program.functions[i.funcs[0]]
             result, exc, thrown = self.call(i.funcs[0], a, callee.ret, throws_to is not None)
             if throws_to is not None:
+                assert exc is not None, "a call that catches has an exceptional projection"
                 self.edges[(src, throws_to)] = _Edge(exc, self.mem, thrown)
         elif op == "newarr":
             elem = i.type.elem if isinstance(i.type, tt.ArrayType) else tt.INT
@@ -265,16 +273,16 @@ class SsaGraphBuilder(Emitter):
         elif op == "alen":
             result = self.p(Len(g, None, a[0]))
         elif op == "aload":
-            result = self.load_element(a[0], a[1], i.type, i.pos)
+            result = self.load_element(a[0], a[1], i.result_type(), i.pos)
         elif op == "astore":
             self.store_element(a[0], a[1], a[2], i.pos)
         elif op == "newstruct":
             struct = self.program.structs[str(i.type)]
             result = self.new_struct(str(i.type), [f for f, _ in struct.fields], a)
         elif op == "getf":
-            result = self.load_field(a[0], i.field, i.type)
+            result = self.load_field(a[0], i.field_name(), i.result_type())
         elif op == "setf":
-            self.store_field(a[0], i.field, a[1])
+            self.store_field(a[0], i.field_name(), a[1])
         elif op == "catch":
             result = self.thrown
         elif op == "checkdef":  # a Bril read that may find no value: a check, kept

@@ -97,9 +97,9 @@ def pinned_blocks(fg: FunctionGraph, cfg: Cfg) -> dict[int, str]:
         if n.is_control:
             continue
         if isinstance(n, Phi):
-            fixed[n.id] = owner[n.inputs[0].id]
+            fixed[n.id] = owner[n.operand(0).id]
         elif n.is_pinned():
-            fixed[n.id] = _block_of_control(n.inputs[0], owner)
+            fixed[n.id] = _block_of_control(n.operand(0), owner)
         elif isinstance(n, Proj) and isinstance(n.inputs[0], Start):
             fixed[n.id] = entry
         elif isinstance(n, Proj) and isinstance(n.inputs[0], Call):
@@ -110,7 +110,7 @@ def pinned_blocks(fg: FunctionGraph, cfg: Cfg) -> dict[int, str]:
 
 
 def _call_successor(proj: Proj, owner: dict[int, str]) -> str:
-    call = proj.inputs[0]
+    call = proj.operand(0)
     wanted = 3 if proj.index == 4 else 0
     for u in call.outputs:
         if isinstance(u, Proj) and u.is_control and u.index == wanted:
@@ -179,12 +179,13 @@ def schedule_late(fg: FunctionGraph, cfg: Cfg, dom: DomTree, fixed: dict[int, st
         use_block: str | None = None
         for u in n.outputs:
             if isinstance(u, Phi):
-                region = u.inputs[0]
+                region = u.operand(0)
                 for i, v in enumerate(u.inputs):
                     if v is n and i > 0:
                         use_block = dom.lca(use_block,
-                                            _block_of_control(region.inputs[i], owner))
+                                            _block_of_control(region.operand(i), owner))
                 continue
+            ub: str | None
             if u.is_control:
                 ub = _block_of_control(u, owner)
             else:

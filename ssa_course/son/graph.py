@@ -19,7 +19,20 @@ them.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Protocol
+
 from ssa_course.son.types import BOTTOM, TOP, Type
+
+if TYPE_CHECKING:
+    from ssa_course.runtime import Heap, Output, Value
+
+
+class RunState(Protocol):
+    """What a node's ``evaluate`` reads besides its inputs' values: the heap it allocates
+    in and the output ``print`` writes to (the graph interpreter's state)."""
+
+    heap: Heap
+    out: Output
 
 
 class Graph:
@@ -116,6 +129,15 @@ class Node:
     def in_(self, i: int) -> Node | None:
         return self.inputs[i] if i < len(self.inputs) else None
 
+    def operand(self, i: int) -> Node:
+        """Input ``i``, which this node's shape always has (an operand, a phi's region, a
+        projection's source): ``inputs[i]`` with the guarantee checked, so the type
+        checker knows it is a node (``inputs`` also holds the None of a floating node's
+        control and of a killed node's edges)."""
+        n = self.inputs[i]
+        assert n is not None, f"{self} has no input {i}"
+        return n
+
     def kill(self) -> None:
         """Disconnect a node nobody uses (and drop it from the graph)."""
         assert not self.outputs, f"{self} still has users"
@@ -199,7 +221,7 @@ class Node:
             ids = [ids[0], *sorted(ids[1:])]
         return (type(self).__name__, *ids)
 
-    def evaluate(self, args: list[object], state: object) -> object:
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
         """The node's value given its inputs' values (``state`` gives the heap and output)."""
         raise TypeError(f"{self} has no value of its own")
 

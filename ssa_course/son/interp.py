@@ -24,6 +24,7 @@ from ssa_course.runtime import (
     Heap,
     Limits,
     Output,
+    Value,
     check_array_length,
     stack_overflow,
     step_limit_exceeded,
@@ -41,6 +42,7 @@ from ssa_course.son.control import (
     Stop,
     Throw,
     Trap,
+    goes_to,
 )
 from ssa_course.son.data import Undefined, UndefinedValue
 from ssa_course.son.graph import Node
@@ -82,9 +84,8 @@ class Plan:
                 first = 0
                 self.branches[node] = (projs.get(first), projs.get(1 if isinstance(node, If)
                                                                    else 3))
-            succ = [u for u in node.outputs if u.is_control
-                    and not isinstance(u, (Proj, Never))
-                    and (isinstance(u, Region) or u.inputs[0] is node)]
+            succ = [u for u in node.outputs
+                    if not isinstance(u, (Proj, Never)) and goes_to(node, u)]
             if succ and not isinstance(node, (If, Call, Start)):
                 if len(succ) != 1 and not isinstance(node, Stop):
                     raise VerifyError("one control successor", repr(node),
@@ -116,13 +117,14 @@ class _State:
 class _Frame:
     __slots__ = ("fg", "plan", "ctrl", "vals", "cache", "call")
 
-    def __init__(self, fg: FunctionGraph, plan: Plan, args: list[object]):
+    def __init__(self, fg: FunctionGraph, plan: Plan, args: list[Value]):
         self.fg = fg
         self.plan = plan
         self.ctrl: Node = fg.start
-        self.vals: dict[Node, object] = {fg.start: (None, None, *args)}
-        self.cache: dict[Node, object] = {}
-        self.call: Call | None = None
+        # a multi-valued node's value is a tuple (Start's: control, memory, the arguments)
+        self.vals: dict[Node, Value] = {fg.start: (None, None, *args)}
+        self.cache: dict[Node, Value] = {}
+        self.call: Call | None = None  # the call this frame waits on (set while it runs)
 
 
 class Interpreter:
@@ -140,7 +142,7 @@ class Interpreter:
             plan = self.plans[name] = Plan(self.program.functions[name])
         return plan
 
-    def value(self, frame: _Frame, node: Node) -> object:
+    def value(self, frame: _Frame, node: Node) -> Value:
         """A data node's current value (floating nodes are evaluated on demand)."""
         v = frame.vals.get(node, _MISSING)
         if v is _MISSING:
@@ -149,7 +151,7 @@ class Interpreter:
                 v = self._compute(frame, node, 0)
         return v
 
-    def _compute(self, frame: _Frame, n: Node, depth: int) -> object:
+    def _compute(self, frame: _Frame, n: Node, depth: int) -> Value:
         """Evaluate a floating node, its missing inputs first (recursion for the usual
         shallow expressions, an explicit stack beyond that)."""
         if depth > _MAX_RECURSION:
@@ -159,7 +161,7 @@ class Interpreter:
                               "read before control reached it")
         vals, cache = frame.vals, frame.cache
         if isinstance(n, Proj):
-            src = n.inputs[0]
+            src = n.operand(0)
             tup = vals.get(src, _MISSING)
             if tup is _MISSING:
                 tup = self._compute(frame, src, depth + 1)
@@ -167,7 +169,7 @@ class Interpreter:
         elif isinstance(n, Undefined):
             result = n.evaluate([], self.state)
         else:
-            args: list[object] = [None]
+            args: list[Value] = [None]
             for i in n.inputs[1:]:
                 if i is None:
                     args.append(None)
@@ -185,7 +187,7 @@ class Interpreter:
         cache[n] = result
         return result
 
-    def _compute_deep(self, frame: _Frame, node: Node) -> object:
+    def _compute_deep(self, frame: _Frame, node: Node) -> Value:
         """The same, for a very deep expression: inputs first, with an explicit stack."""
         vals, cache = frame.vals, frame.cache
         stack = [node]
@@ -197,7 +199,7 @@ class Interpreter:
             missing = [i for i in n.inputs[1:] if i is not None and i not in vals
                        and i not in cache]
             if isinstance(n, Proj) and n.inputs[0] not in vals:
-                missing.append(n.inputs[0])
+                missing.append(n.operand(0))
             if missing:
                 stack.extend(missing)
                 continue
@@ -205,9 +207,9 @@ class Interpreter:
             self._compute(frame, n, 0)  # its inputs are ready: no recursion
         return cache[node]
 
-    def args(self, frame: _Frame, n: Node) -> list[object]:
+    def args(self, frame: _Frame, n: Node) -> list[Value]:
         """The values of ``n``'s inputs (input 0, control, has none)."""
-        args: list[object] = [None]
+        args: list[Value] = [None]
         for i in n.inputs[1:]:
             v = self.value(frame, i) if i is not None else None
             if type(v) is UndefinedValue:
@@ -219,12 +221,12 @@ class Interpreter:
         index = frame.plan.path[(region, came_from)]
         phis = frame.plan.phis[region]
         if phis:
-            new = [self.value(frame, p.inputs[index]) for p in phis]
+            new = [self.value(frame, p.operand(index)) for p in phis]
             for p, v in zip(phis, new, strict=True):
                 frame.vals[p] = v
         frame.cache.clear()
 
-    def run(self, args: list[object]) -> int:
+    def run(self, args: list[Value]) -> int:
         limit = self.limits.steps
         main = self.program.functions["main"]
         frames = [_Frame(main, self.plan("main"), args)]
@@ -248,10 +250,11 @@ class Interpreter:
                     self._enter(frame, nxt, node)
                 frame.ctrl = nxt
             elif kind == _IF:
-                frame.ctrl = plan.branches[node][0 if self.args(frame, node)[1] else 1]
+                frame.ctrl = _taken(plan, node, 0 if self.args(frame, node)[1] else 1)
             elif kind == _START:
-                frame.ctrl = plan.branches[node][0]
+                frame.ctrl = _taken(plan, node, 0)
             elif kind == _CALL:
+                assert isinstance(node, Call)
                 callee = self.program.functions[node.fn]
                 call_args = self.args(frame, node)[2:]
                 if len(frames) >= self.limits.depth:
@@ -264,29 +267,43 @@ class Interpreter:
                 if not frames:
                     return self.steps
                 caller = frames[-1]
-                caller.vals[caller.call] = (None, None, result, None, None)
-                caller.ctrl = caller.plan.branches[caller.call][0]
+                call = caller.call
+                assert call is not None, "a frame below another waits on a call"
+                caller.vals[call] = (None, None, result, None, None)
+                caller.ctrl = _taken(caller.plan, call, 0)
             elif kind == _THROW:
                 self._throw(frames, self.args(frame, node)[2])
             else:
+                assert isinstance(node, Trap)
                 if node.message == ARRAY_LENGTH_TRAP:  # which end of the length test failed
                     check_array_length(self.args(frame, node)[2], node.pos)
                 raise RuntimeTrap(node.message, node.pos)
 
-    def _throw(self, frames: list[_Frame], value: object) -> None:
+    def _throw(self, frames: list[_Frame], value: Value) -> None:
         frames.pop()
         while frames:
             caller = frames[-1]
-            handler = caller.plan.branches[caller.call][1]
+            call = caller.call
+            assert call is not None, "a frame below another waits on a call"
+            handler = caller.plan.branches[call][1]
             if handler is not None:
-                caller.vals[caller.call] = (None, None, None, None, value)
+                caller.vals[call] = (None, None, None, None, value)
                 caller.ctrl = handler
                 return
             frames.pop()
         raise uncaught(value)
 
 
-def run_graphs(program: SeaOfNodes, args: list[object], out: Output,
+def _taken(plan: Plan, node: Node, side: int) -> Node:
+    """Where control goes when it leaves ``node`` (an If, Start or Call) by ``side``."""
+    target = plan.branches[node][side]
+    if target is None:
+        raise VerifyError("a taken branch has its projection", repr(node),
+                          f"no projection {side}")
+    return target
+
+
+def run_graphs(program: SeaOfNodes, args: list[Value], out: Output,
                limits: Limits | None = None) -> int:
     """Run ``main`` of a sea-of-nodes program; returns the number of steps taken."""
     return Interpreter(program, out, limits or Limits()).run(args)

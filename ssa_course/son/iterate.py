@@ -34,10 +34,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ssa_course.runtime import paused_gc
-from ssa_course.son.control import Region
+from ssa_course.son.control import Region, goes_to
 from ssa_course.son.data import Constant
 from ssa_course.son.emit import sweep
-from ssa_course.son.graph import Graph, Node
+from ssa_course.son.graph import Graph, Node, start_of
 from ssa_course.son.peephole import (
     CONSTANT,
     GVN,
@@ -129,10 +129,7 @@ class IterativePeepholes:
             if n.id in reached:
                 continue
             reached.add(n.id)
-            for u in n.outputs:
-                if u.is_control and u.id not in reached and (
-                        isinstance(u, Region) or (u.inputs and u.inputs[0] is n)):
-                    work.append(u)
+            work.extend(u for u in n.outputs if u.id not in reached and goes_to(n, u))
         dead = [n for n in self.g.nodes.values() if isinstance(n, Region)
                 and n.id not in reached and n.type == CTRL]
         for region in dead:
@@ -283,12 +280,15 @@ def progress_left(graph: Graph) -> str | None:
         if new != old:
             raise _Progress(f"{describe(n)} would change type {old} -> {new}")
 
+    def stand_in(_t: Type) -> Node:  # what ``peephole`` returns for a constant type: a
+        return start_of(n)  # stand-in (the rewrite is reported, no Constant is made)
+
     for n in graph.live_nodes():
         if unused(n):
             return f"{describe(n)} is unused"
         try:
             # (a constant type is progress: the Constant itself need not be made)
-            found = peephole(n, gvn, retype, lambda _t: graph.start, control=True)
+            found = peephole(n, gvn, retype, stand_in, control=True)
         except _Progress as e:
             return str(e)
         if found is not None:

@@ -29,7 +29,7 @@ def _child_fields(cls: type) -> tuple[str, ...]:
     return names
 
 
-def _children(node: object) -> Iterator[object]:
+def _children(node: object) -> Iterator[ast.Expr | ast.Stmt]:
     for name in _child_fields(type(node)):
         value = getattr(node, name)
         if isinstance(value, (ast.Expr, ast.Stmt)):

@@ -12,9 +12,10 @@ cannot alias anything older. ``Len`` floats freely -- an array's length never ch
 
 from __future__ import annotations
 
-from ssa_course.runtime import TinyStruct, format_print
+from ssa_course.errors import Pos
+from ssa_course.runtime import TinyStruct, Value, format_print
 from ssa_course.son import intervals
-from ssa_course.son.graph import Graph, Node
+from ssa_course.son.graph import Graph, Node, RunState
 from ssa_course.son.types import (
     BOOL_BOTTOM,
     BOOL_TOP,
@@ -35,7 +36,7 @@ class Len(Node):
     label = "len"
 
     def compute(self) -> Type:
-        return intervals.length(self.inputs[1].type)  # 0..MAX_ARRAY_LENGTH
+        return intervals.length(self.operand(1).type)  # 0..MAX_ARRAY_LENGTH
 
     def idealize(self) -> Node | None:
         base = self.inputs[1]
@@ -43,7 +44,7 @@ class Len(Node):
             return base.inputs[1]
         return None
 
-    def evaluate(self, args: list[object], state: object) -> object:
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
         return len(args[1].items)
 
 
@@ -55,7 +56,7 @@ class InBounds(Node):
     label = "inbounds"
 
     def compute(self) -> Type:
-        i, n = self.inputs[1].type, self.inputs[2].type
+        i, n = self.operand(1).type, self.operand(2).type
         if TOP in (i, n):
             return BOOL_TOP
         if isinstance(i, IntType) and isinstance(n, IntType):
@@ -65,7 +66,7 @@ class InBounds(Node):
                 return FALSE
         return BOOL_BOTTOM
 
-    def evaluate(self, args: list[object], state: object) -> object:
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
         return 0 <= args[1] < args[2]
 
 
@@ -79,7 +80,7 @@ class IsSet(Node):
     def compute(self) -> Type:
         return BOOL_BOTTOM
 
-    def evaluate(self, args: list[object], state: object) -> object:
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
         return args[1] is not None
 
 
@@ -91,7 +92,7 @@ class NewArray(Node):
     pinned = True
 
     def __init__(self, graph: Graph, ctrl: Node, length: Node, elem_zero: object,
-                 ty: Type, elem: str, pos: object = None):
+                 ty: Type, elem: str, pos: Pos | None = None):
         super().__init__(graph, ctrl, length)
         self.pos = pos  # where ``new`` is written (the run's allocation total reports there)
         self.zero = elem_zero
@@ -105,8 +106,8 @@ class NewArray(Node):
     def key(self) -> None:
         return None
 
-    def evaluate(self, args: list[object], state: object) -> object:
-        return state.heap.new_array(args[1], self.zero, self.pos)  # type: ignore[attr-defined]
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
+        return state.heap.new_array(args[1], self.zero, self.pos)
 
 
 class NewStruct(Node):
@@ -130,7 +131,7 @@ class NewStruct(Node):
     def key(self) -> None:
         return None
 
-    def evaluate(self, args: list[object], state: object) -> object:
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
         return TinyStruct(self.struct, dict(zip(self.fields, args[1:], strict=True)))
 
 
@@ -143,7 +144,7 @@ class Load(Node):
     pinned = True
 
     def __init__(self, graph: Graph, ctrl: Node, mem: Node, base: Node, index: Node,
-                 ty: Type, pos: object = None):
+                 ty: Type, pos: Pos | None = None):
         super().__init__(graph, ctrl, mem, base, index)
         self.value_type = ty
         self.pos = pos  # where ``a[i]`` is written (a backend's load reports errors there)
@@ -159,7 +160,7 @@ class Load(Node):
             return mem.inputs[4]
         return None
 
-    def evaluate(self, args: list[object], state: object) -> object:
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
         return args[2].items[args[3]]
 
 
@@ -185,7 +186,7 @@ class Store(Effect):
 
     label = "Store"
 
-    def evaluate(self, args: list[object], state: object) -> object:
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
         args[2].items[args[3]] = args[4]
         return None
 
@@ -215,9 +216,11 @@ class LoadField(Node):
         return None
 
     def key(self) -> tuple:
-        return (*super().key(), self.field)
+        inputs = super().key()
+        assert inputs is not None  # Node.key: the opcode and the input ids
+        return (*inputs, self.field)
 
-    def evaluate(self, args: list[object], state: object) -> object:
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
         return args[2].fields[self.field]
 
 
@@ -232,7 +235,7 @@ class StoreField(Effect):
         self.field = field
         self.label = f"Store .{field}"
 
-    def evaluate(self, args: list[object], state: object) -> object:
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
         args[2].fields[self.field] = args[3]
         return None
 
@@ -244,7 +247,7 @@ class Print(Effect):
 
     label = "Print"
 
-    def evaluate(self, args: list[object], state: object) -> object:
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
         state.out.write(format_print(args[2:]))
         return None
 

@@ -21,7 +21,7 @@ def anti_dependences(members: Iterable[Node]) -> Callable[[Node], list[Node]]:
     loads_of: dict[Node, list[Node]] = {}
     for m in members:
         if isinstance(m, (Load, LoadField)):
-            loads_of.setdefault(m.inputs[1], []).append(m)
+            loads_of.setdefault(m.operand(1), []).append(m)
 
     def loads_before(n: Node) -> list[Node]:
         if isinstance(n, (Store, StoreField, Print)) and n.inputs[1] is not None:
@@ -31,11 +31,13 @@ def anti_dependences(members: Iterable[Node]) -> Callable[[Node], list[Node]]:
     return loads_before
 
 
-def dependency_order(members: list[Node], waits_for: Callable[[Node], Iterable[Node]],
+def dependency_order(members: list[Node],
+                     waits_for: Callable[[Node], Iterable[Node | None]],
                      walk_through: Callable[[Node], bool] | None = None) -> list[Node]:
     """``members`` with every node after what it ``waits_for`` (depth-first, roots in id
-    order). Nodes outside ``members`` for which ``walk_through`` says yes are followed (a
-    floating expression between two effects) but not listed."""
+    order; a None among them, an absent input, is skipped). Nodes outside ``members`` for
+    which ``walk_through`` says yes are followed (a floating expression between two
+    effects) but not listed."""
     member_set = set(members)
     out: list[Node] = []
     done: set[Node] = set()

@@ -31,6 +31,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import FrameType
+from typing import TypeVar
 
 from ssa_course.errors import SsaCourseError, VerifyError
 from ssa_course.son.data import Constant
@@ -311,6 +313,7 @@ def check_result(node: Node, better: object) -> None:
 # and kills the process. A rewrite or key from outside the engine (a learner's) therefore
 # runs with only Python's usual head-room above the current depth.
 _HEADROOM = 1000
+_T = TypeVar("_T")
 
 
 def guarded_idealize(node: Node) -> Node | None:
@@ -328,7 +331,7 @@ def _guarded(fn: Callable[[Node], tuple | None]) -> Callable[[Node], tuple | Non
     return lambda node: _with_headroom(fn, node)
 
 
-def _with_headroom(fn: Callable, *args: object) -> object:
+def _with_headroom(fn: Callable[..., _T], *args: object) -> _T:
     saved = sys.getrecursionlimit()
     limit = min(saved, _depth() + _HEADROOM)
     if limit == saved:
@@ -341,7 +344,8 @@ def _with_headroom(fn: Callable, *args: object) -> object:
 
 
 def _depth() -> int:
-    frame, depth = sys._getframe(), 0
+    frame: FrameType | None = sys._getframe()
+    depth = 0
     while frame is not None:
         frame, depth = frame.f_back, depth + 1
     return depth

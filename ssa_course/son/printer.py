@@ -57,7 +57,7 @@ def _node_line(node: Node) -> str:
 
 
 def _select_compose_lines(phi: Phi) -> list[str]:
-    region = phi.inputs[0]
+    region = phi.operand(0)
     lines, names = [], []
     for i, value in enumerate(phi.inputs[1:], start=1):
         path = region.inputs[i] if i < len(region.inputs) else None

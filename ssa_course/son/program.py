@@ -7,12 +7,17 @@ make them; everything after reads them."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
 
 from ssa_course.son.control import Start, Stop
 from ssa_course.son.graph import Graph, Node
 from ssa_course.son.peephole import PeepholeStats
 from ssa_course.son.types import BOOL_BOTTOM, INT_BOTTOM, Type, ref, tuple_of
 from ssa_course.tiny import types as tt
+
+if TYPE_CHECKING:  # the drawing module is imported where a drawing is made
+    from ssa_course.son.bce import BceResult
+    from ssa_course.viz.render import Drawing
 
 
 def lattice_type(t: tt.Type | None) -> Type:
@@ -43,6 +48,15 @@ class FunctionGraph:
         return self.graph.live_nodes()
 
 
+class RangeFacts(Protocol):
+    """What lesson 09's ``son-ranges`` hangs on its program (``SeaOfNodes.facts``)."""
+
+    def get(self) -> tuple[SeaOfNodes, dict[str, BceResult]]:
+        """The graph before the checks went, and each function's analysis and decisions
+        on it (made on first use): what the drawing shows."""
+        ...
+
+
 @dataclass
 class SeaOfNodes:
     """A whole program: one graph per function (``main`` is the entry)."""
@@ -54,7 +68,7 @@ class SeaOfNodes:
     sccp_counts: dict[str, int] | None = None
     # set by lesson 09's ``son-ranges``: its ``get()`` gives (the graph before the checks
     # went, the analysis of each function) -- what the drawing shows
-    facts: object | None = None
+    facts: RangeFacts | None = None
 
     @property
     def mode(self) -> str:
@@ -84,7 +98,7 @@ class SeaOfNodes:
 
         return graphs_to_dot(self)
 
-    def draw(self):
+    def draw(self) -> Drawing:
         from ssa_course.viz.render import Drawing
 
         return Drawing(self.dot())

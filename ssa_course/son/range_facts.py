@@ -20,6 +20,8 @@ both).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ssa_course.son import intervals
 from ssa_course.son.control import Phi, Region
 from ssa_course.son.data import Add, Constant, Div, Mul, Neg, Rem, Sub
@@ -29,15 +31,17 @@ from ssa_course.son.intervals import fits
 from ssa_course.son.memory import Len
 from ssa_course.son.program import FunctionGraph
 from ssa_course.son.symbolic import Bounds, Symbols
-from ssa_course.son.types import INT_BOTTOM, INT_MAX, INT_MIN, INT_TOP, IntType
+from ssa_course.son.types import INT_BOTTOM, INT_MAX, INT_MIN, INT_TOP, IntType, Type
 
 WIDEN_AFTER = 3  # a loop head's phi may grow this many times before it is widened
 SAFETY = 4 * WIDEN_AFTER  # any other phi (an irreducible loop has no head): this many
 NARROWING_SWEEPS = 8  # at most; they stop as soon as nothing narrows
 DEPTH = 4  # how deep an input is re-evaluated in the block of a phi's path
 
-_ARITH = {Add: intervals.add, Sub: intervals.sub, Mul: intervals.mul, Div: intervals.div,
-          Rem: intervals.rem}
+# the interval transfer of each arithmetic node class (on its two operands' ranges)
+_ARITH: dict[type[Node], Callable[[IntType, IntType], IntType]] = {
+    Add: intervals.add, Sub: intervals.sub, Mul: intervals.mul, Div: intervals.div,
+    Rem: intervals.rem}
 
 
 
@@ -85,15 +89,15 @@ class RangeAnalysis:
 
     def transfer(self, n: Node) -> IntType:
         """The range the node's equation gives from the current ranges."""
-        if isinstance(n, Constant):
-            return n.type  # type: ignore[return-value]
+        if isinstance(n, Constant) and isinstance(n.type, IntType):
+            return n.type  # (the analysis looks at integer nodes only)
         if isinstance(n, Phi):
             return self._phi(n)
         fn = _ARITH.get(type(n))
         if fn is not None:
-            r = fn(self.range_of(n.inputs[1]), self.range_of(n.inputs[2]))
+            r = fn(self.range_of(n.operand(1)), self.range_of(n.operand(2)))
         elif isinstance(n, Neg):
-            r = intervals.neg(self.range_of(n.inputs[1]))
+            r = intervals.neg(self.range_of(n.operand(1)))
         elif isinstance(n, Len):
             r = intervals.LENGTH
         else:
@@ -106,7 +110,7 @@ class RangeAnalysis:
 
     def _phi(self, phi: Phi) -> IntType:
         region = phi.inputs[0]
-        r = INT_TOP
+        r: Type = INT_TOP
         for k, value in enumerate(phi.inputs[1:], start=1):
             path = region.in_(k) if isinstance(region, Region) else None
             if value is None or path is None:
@@ -132,10 +136,10 @@ class RangeAnalysis:
         if depth < DEPTH and not isinstance(n, Phi):
             fn = _ARITH.get(type(n))
             if fn is not None:
-                r = _meet_join(r, fn(self.in_block(n.inputs[1], block, depth + 1),
-                                     self.in_block(n.inputs[2], block, depth + 1)))
+                r = _meet_join(r, fn(self.in_block(n.operand(1), block, depth + 1),
+                                     self.in_block(n.operand(2), block, depth + 1)))
             elif isinstance(n, Neg):
-                r = _meet_join(r, intervals.neg(self.in_block(n.inputs[1], block, depth + 1)))
+                r = _meet_join(r, intervals.neg(self.in_block(n.operand(1), block, depth + 1)))
         for fact in self.facts.holding(n, block):
             r = self._apply(r, fact, block, depth)
         return r
@@ -183,11 +187,9 @@ class RangeAnalysis:
             n = work.pop()
             queued.discard(n.id)
             self.steps += 1
-            new = self._transfer_reading(n)
             old = self.ranges[n.id]
-            new = old.meet(new)  # ranges only grow while solving
-            if not isinstance(new, IntType):
-                new = INT_BOTTOM
+            met = old.meet(self._transfer_reading(n))  # ranges only grow while solving
+            new = met if isinstance(met, IntType) else INT_BOTTOM
             if new == old:
                 continue
             phase = "grow"
@@ -219,7 +221,7 @@ class RangeAnalysis:
     def _at_loop_head(self, phi: Phi) -> bool:
         """Widening at the loop heads is enough to end every loop's climb (and keeps
         the other phis of a loop -- a value copied around it -- precise)."""
-        return self.facts.cfg.owner.get(phi.inputs[0].id) in self.facts.loop_heads
+        return self.facts.cfg.owner.get(phi.operand(0).id) in self.facts.loop_heads
 
     def _transfer_reading(self, n: Node) -> IntType:
         if not isinstance(n, Phi):

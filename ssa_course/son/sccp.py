@@ -29,7 +29,7 @@ from ssa_course.son.graph import Node
 from ssa_course.son.intervals import widen
 from ssa_course.son.iterate import iterate
 from ssa_course.son.program import FunctionGraph, SeaOfNodes
-from ssa_course.son.types import CTRL, INT_BOTTOM, TOP, XCTRL, IntType, Type
+from ssa_course.son.types import CTRL, INT_BOTTOM, TOP, XCTRL, IntType, TupleType, Type
 
 WIDEN_AFTER = 3  # a phi's range that keeps changing is widened (lesson 09's ``widen``)
 
@@ -43,7 +43,7 @@ class TraceStep:
     old: str
     new: str
     pushed: list[int]
-    new_type: Type | None = None
+    new_type: Type
 
 
 @dataclass
@@ -66,7 +66,7 @@ class SccpResult:
         for n in fg.nodes():
             dead_control = n.is_control and not isinstance(n, (Stop, Never)) \
                 and self.types.get(n.id, TOP) in (TOP, XCTRL)
-            dead_effect = n.is_pinned() and self.types.get(n.inputs[0].id, TOP) in (TOP, XCTRL)
+            dead_effect = n.is_pinned() and self.types.get(n.operand(0).id, TOP) in (TOP, XCTRL)
             if dead_control or dead_effect:
                 out.append(n)
         return out
@@ -160,7 +160,7 @@ def apply_sccp(fg: FunctionGraph, result: SccpResult) -> dict[str, int]:
     counts = {"constants": 0, "dead branches": 0, "dead paths": 0}
     for n in fg.nodes():
         t = n.type = types.get(n.id, TOP)
-        if isinstance(n, If) and _live(t) and t.types[0] != t.types[1]:
+        if isinstance(n, If) and isinstance(t, TupleType) and t.types[0] != t.types[1]:
             counts["dead branches"] += 1
         elif isinstance(n, Region) and _live(t):
             counts["dead paths"] += sum(1 for p in n.inputs[1:] if p is None

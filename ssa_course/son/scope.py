@@ -112,7 +112,7 @@ class Scope(Node):
     # control and memory --------------------------------------------------------
 
     @property
-    def ctrl(self) -> Node | None:  # type: ignore[override]
+    def ctrl(self) -> Node | None:
         return self.inputs[0]
 
     @ctrl.setter
@@ -121,7 +121,8 @@ class Scope(Node):
 
     @property
     def mem(self) -> Node:
-        return self.inputs[1]
+        """The current memory state (read only while control is live: it is a node)."""
+        return self.operand(1)
 
     @mem.setter
     def mem(self, node: Node) -> None:
@@ -132,7 +133,9 @@ class Scope(Node):
 
     # variables -----------------------------------------------------------------
 
-    def define(self, key: Hashable, node: Node, name: str, ty: Type) -> None:
+    def define(self, key: Hashable, node: Node | None, name: str, ty: Type) -> None:
+        """A new variable in the innermost block (``node``: None in code control never
+        reaches, where a caught exception may have no value)."""
         self.slots[key] = len(self.inputs)
         self.keys.append(key)
         self.names.append(name)
@@ -144,7 +147,8 @@ class Scope(Node):
         return self.slots.get(key)
 
     def lookup(self, key: Hashable) -> Node:
-        return self.inputs[self.slots[key]]
+        """A variable's current value (a variable in scope always has one)."""
+        return self.operand(self.slots[key])
 
     def update(self, key: Hashable, node: Node) -> None:
         self.write(self.slots[key], node)

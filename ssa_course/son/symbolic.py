@@ -115,7 +115,7 @@ class Symbols:
             if len(seen) > limit:
                 return False  # too far to look: assume it changes
             if isinstance(n, Phi):
-                where = facts.cfg.owner.get(n.inputs[0].id)
+                where = facts.cfg.owner.get(n.operand(0).id)
             elif isinstance(n, Proj):  # a parameter (always the same), a call's result
                 if isinstance(n.inputs[0], Start):
                     continue
@@ -132,7 +132,7 @@ class Symbols:
         return True
 
     def _phi_bounds(self, phi: Phi) -> Bounds | None:
-        region = phi.inputs[0]
+        region = phi.operand(0)
         per_path: list[tuple[Bounds, IntType]] = []
         for k, value in enumerate(phi.inputs[1:], start=1):
             path = region.in_(k) if isinstance(region, Region) else None
@@ -157,7 +157,7 @@ class Symbols:
             keys = {lid: node for lid, node in keys.items() if self._invariant(node, head)}
         out: Bounds = {}
         for lid, node in keys.items():
-            worst: int | None = -(1 << 70)
+            worst = -(1 << 70)
             lo = self.ra.range_of(node).lo
             for b, r in per_path:
                 if lid in b:
@@ -165,10 +165,9 @@ class Symbols:
                 elif isinstance(node, Len) and r.lo <= r.hi:
                     d = r.hi - lo  # a number below a length: r.hi <= L.lo + d <= L + d
                 else:
-                    worst = None
-                    break
+                    break  # a path with no bound on it: none after the merge
                 worst = max(worst, d)
-            if worst is not None:
+            else:
                 out[lid] = (node, worst)
         return out
 
@@ -196,12 +195,12 @@ def same_length(a: Node, b: Node) -> bool:
         return True
     if not (isinstance(a, Len) and isinstance(b, Len)):
         return False
-    return _array_key(a.inputs[1]) == _array_key(b.inputs[1])
+    return _array_key(a.operand(1)) == _array_key(b.operand(1))
 
 
 def _array_key(n: Node) -> tuple:
     if isinstance(n, Load):
-        return ("load", _memory_for(n).id, n.inputs[2].id, n.inputs[3].id)
+        return ("load", _memory_for(n).id, n.operand(2).id, n.operand(3).id)
     return ("node", n.id)
 
 
@@ -209,12 +208,12 @@ def _memory_for(load: Load, limit: int = 64) -> Node:
     """The oldest memory state the load would read the same slot from: back along the
     memory chain past ``print``, field stores and stores into arrays of another type
     (a store into an ``[int]`` never changes a ``[[int]]``'s slots)."""
-    mem = load.inputs[1]
-    own = load.inputs[2].type
+    mem = load.operand(1)
+    own = load.operand(2).type
     for _ in range(limit):
         if isinstance(mem, (Print, StoreField)) or isinstance(mem, Store) \
-                and mem.inputs[2].type != own and own.kind != "bottom":
-            mem = mem.inputs[1]
+                and mem.operand(2).type != own and own.kind != "bottom":
+            mem = mem.operand(1)
         else:
             break
     return mem

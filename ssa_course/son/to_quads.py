@@ -19,8 +19,10 @@ quads interpreter, becomes Julia-style IRCode, and prints as Bril.
 from __future__ import annotations
 
 from ssa_course import opcodes
+from ssa_course.errors import Pos
 from ssa_course.quads.ir import Function, Instr, Item, Label, Program
 from ssa_course.runtime import ARRAY_LENGTH_TRAP, paused_gc
+from ssa_course.son.cfg_blocks import Block
 from ssa_course.son.control import Call, If, Phi, Proj, Return, Start, Throw, Trap
 from ssa_course.son.data import (
     Add,
@@ -102,7 +104,7 @@ class _Writer:
         self.line = 0
         self.body: list[Item] = []
         self.names: dict[int, str] = {}
-        self.trap_pos: dict[int, object] = {}  # guarded op -> where its check reports
+        self.trap_pos: dict[int, Pos | None] = {}  # guarded op -> where its check reports
         self.probes: dict[int, tuple[Node, Node, Instr]] = {}  # If id -> its probe
         self.block_at = {b.head.id: b for b in sched.blocks.values()}
         for i, (name, _) in enumerate(self.fg.params):
@@ -202,21 +204,22 @@ class _Writer:
         if isinstance(n, Phi):
             if n.type.kind == "mem" or n.declared.kind == "mem":
                 return
-            region = n.inputs[0]
+            region = n.operand(0)
             args, labels = [], []
             for i in range(1, len(region.inputs)):
-                if region.inputs[i] is None:
+                path = region.inputs[i]
+                if path is None:
                     continue
                 v = n.inputs[i]
                 args.append(UNDEFINED if v is None or isinstance(v, Undefined)
                             else self.name(v))
-                labels.append(self.label(region.inputs[i]))
+                labels.append(self.label(path))
             self.emit(Instr("phi", d, tiny_type(n.type, tiny_type(n.declared)), args, [],
                             labels))
         elif isinstance(n, Constant):
             self.emit(Instr("const", d, t, value=constant_value(n.value)))
-        elif _row_of(n) is not None:
-            self.operator(n, _row_of(n), d, a)
+        elif (row := _row_of(n)) is not None:
+            self.operator(n, row, d, a)
         elif isinstance(n, InBounds):
             self.emit(Instr("const", d + "_z", tt.INT, value=0))
             self.emit(Instr("ge", d + "_lo", tt.BOOL, [a[0], d + "_z"]))
@@ -251,7 +254,7 @@ class _Writer:
 
     # -- block ends -----------------------------------------------------------------
 
-    def end(self, block, ret: tt.Type | None) -> None:
+    def end(self, block: Block, ret: tt.Type | None) -> None:
         end = block.end
         self.line = self.lines.get(end.id, 0) if end is not None else 0
         if end is None:
@@ -273,7 +276,7 @@ class _Writer:
                     self.emit(probe)
                 self.emit(Instr("jmp", labels=[t]))  # the guarded quad fails by itself
             else:
-                self.emit(Instr("br", None, None, [self.name(end.inputs[1])], [], [t, f]))
+                self.emit(Instr("br", None, None, [self.name(end.operand(1))], [], [t, f]))
         elif isinstance(end, Call):
             self.call(block, end)
         elif isinstance(end, Return):
@@ -286,7 +289,7 @@ class _Writer:
             else:
                 self.emit(Instr("ret", args=[self.name(value)] if value is not None else []))
         elif isinstance(end, Throw):
-            self.emit(Instr("throw", args=[self.name(end.inputs[2])]))
+            self.emit(Instr("throw", args=[self.name(end.operand(2))]))
         elif isinstance(end, Trap):
             self.trap(end, ret)
 
@@ -319,19 +322,19 @@ class _Writer:
             return False
         if any(n.is_pinned() for n in bad.nodes):
             return False
-        trap, pred = bad.end, iff.inputs[1]
+        trap, pred = bad.end, iff.operand(1)
         first = next((n for n in ok.nodes if n.is_pinned()), None)
         if first is not None and first.inputs[0] is not projs[0]:
             first = None
         row = _row_of(first)
         if row is not None and row.divisor is not None and trap.message == row.trap:
             # a division-like operator fails by itself when its divisor is zero
-            hit = isinstance(pred, Compare) and pred.op == "!=" \
+            hit = isinstance(pred, Compare) and pred.op == "!=" and first is not None \
                 and first.inputs[1 + row.divisor] is pred.inputs[1]
         elif trap.message == "index out of bounds":
             hit = isinstance(first, (Load, Store)) and isinstance(pred, InBounds) \
                 and first.inputs[3] is pred.inputs[1] \
-                and _is_length_of(pred.inputs[2], first.inputs[2])
+                and _is_length_of(pred.operand(2), first.operand(2))
             if hit and isinstance(first, Load):
                 # One aload reports both of its errors at one position: when the slot
                 # test names another place (the bounds test was shared with an earlier
@@ -346,7 +349,7 @@ class _Writer:
                 and first.inputs[1] is pred.inputs[1]
         else:
             hit = False
-        if hit:
+        if hit and first is not None:  # (a hit is a test of ``first``)
             self.trap_pos[first.id] = trap.pos
             return True
         probe = self._probe(pred, trap, f"v{iff.id}_probe")
@@ -363,18 +366,18 @@ class _Writer:
         if trap.message == "division by zero" and isinstance(pred, Compare) \
                 and pred.op == "!=" and isinstance(pred.inputs[2], Constant) \
                 and constant_value(pred.inputs[2].value) == 0:
-            x = pred.inputs[1]
+            x = pred.operand(1)
             return x, x, Instr("div", name, tt.INT, pos=trap.pos)
         if trap.message == "index out of bounds" and isinstance(pred, InBounds) \
                 and len(trap.inputs) == 4 and trap.inputs[3] is pred.inputs[1] \
-                and _is_length_of(pred.inputs[2], trap.inputs[2]):
-            array, index = trap.inputs[2], pred.inputs[1]
+                and _is_length_of(pred.operand(2), trap.operand(2)):
+            array, index = trap.operand(2), pred.operand(1)
             t = tiny_type(array.type, tt.INT)
             if isinstance(t, tt.ArrayType) and t.elem in (tt.INT, tt.BOOL):
                 return array, index, Instr("aload", name, t.elem, pos=trap.pos)
         return None
 
-    def call(self, block, call: Call) -> None:
+    def call(self, block: Block, call: Call) -> None:
         projs = {u.index: u for u in call.outputs if isinstance(u, Proj)}
         ret = self.returns.get(call.fn)
         if 2 in projs:
@@ -383,7 +386,7 @@ class _Writer:
             dest, t = f"v{call.id}_unused", ret
         else:
             dest, t = None, None
-        args = [self.name(x) for x in call.inputs[2:]]
+        args = [self.name(call.operand(i)) for i in range(2, len(call.inputs))]
         instr = Instr("call", dest, t, args, [call.fn])
         normal = self.label(projs[0])
         if 3 in projs:  # inside try: a handler around just this call
@@ -398,7 +401,7 @@ class _Writer:
 
     def trap(self, trap: Trap, ret: tt.Type | None) -> None:
         d = f"v{trap.id}"
-        w = [self.name(x) for x in trap.inputs[2:]]
+        w = [self.name(trap.operand(i)) for i in range(2, len(trap.inputs))]
         row = _row_trapping_with(trap.message)
         if row is not None:  # div (or any division-like row) with every operand zero
             self.emit(Instr("const", d + "_z", _KINDS[row.operands], value=0))
@@ -411,13 +414,15 @@ class _Writer:
         elif trap.message == ARRAY_LENGTH_TRAP:  # newarr reports which end failed
             self.emit(Instr("newarr", d, tt.ArrayType(tt.INT), w[:1], pos=trap.pos))
         else:  # out of bounds, unset slot: the load fails the same way
-            elem = tt.INT
-            base = trap.inputs[2]
+            elem: tt.Type = tt.INT
+            base = trap.operand(2)
             # a Phi's type may still be TOP in a raw graph (peepholes off): its declared
             # type says what it holds (fuzz seed 5003, opt -p parse-raw)
-            for ty in (base.type, getattr(base, "declared", None)):
+            for ty in (base.type, base.declared if isinstance(base, Phi) else None):
                 if ty is not None and ty.kind.startswith("ref ["):
-                    elem = parse_type(ty.kind[4:]).elem
+                    array_type = parse_type(ty.kind[4:])
+                    assert isinstance(array_type, tt.ArrayType)  # its text starts with [
+                    elem = array_type.elem
                     break
             self.emit(Instr("aload", d, elem, w[:2], pos=trap.pos))
         self.unreachable_end(d, ret)  # never reached: the instruction above stops
@@ -439,7 +444,7 @@ class _Writer:
         self.emit(Instr("throw", args=[d + "_r"]))
 
 
-def _unset_pos(load: Node) -> object | None:
+def _unset_pos(load: Node) -> Pos | None:
     """Where the test for an unset slot read by ``load`` reports its error, if it has one."""
     for use in load.outputs:
         if isinstance(use, IsSet):

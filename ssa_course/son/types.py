@@ -113,6 +113,11 @@ def int_const(value: int) -> IntType:
     return IntType("int", value, value)
 
 
+def int_value(t: Type) -> int | None:
+    """The integer a constant integer type stands for; None for any other type."""
+    return t.lo if isinstance(t, IntType) and t.lo == t.hi else None
+
+
 INT_TOP = IntType("int", 1, 0)  # canonical empty range
 INT_BOTTOM = IntType("int")
 

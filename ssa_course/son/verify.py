@@ -36,6 +36,7 @@ from ssa_course.son.control import (
     Stop,
     Throw,
     Trap,
+    goes_to,
 )
 from ssa_course.son.graph import Node
 from ssa_course.son.memory import Load, LoadField, Print, Store, StoreField
@@ -99,8 +100,8 @@ def _check_successors(fg: FunctionGraph, node: Node, where: str) -> None:
     projections) hands control to exactly one next node."""
     if not node.is_control or isinstance(node, (If, Start, Call, Stop)):
         return
-    succ = [u for u in set(node.outputs) if u.is_control and not isinstance(u, (Proj, Never))
-            and (isinstance(u, (Region, Stop)) or u.inputs[0] is node)]
+    succ = [u for u in set(node.outputs) if not isinstance(u, (Proj, Never))
+            and (goes_to(node, u) or isinstance(u, Stop))]
     if len(succ) > 1:
         raise VerifyError("one control successor", where,
                           f"control goes on to {sorted(succ, key=lambda n: n.id)}")

@@ -20,9 +20,12 @@ a :class:`Binary`/:class:`Unary` points at its operator, :class:`Index` at its `
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from ssa_course.errors import Pos
 from ssa_course.tiny.types import Type
+
+_T = TypeVar("_T")
 
 # ---------------------------------------------------------------- declarations
 
@@ -44,8 +47,14 @@ class VarInfo:
 def var_name(var: VarInfo | None) -> str:
     """The unique name of the declaration that the ``var`` of a *checked* ``Name``,
     ``VarDecl``, ``Param`` or ``Try`` is (the checker fills every one)."""
-    assert var is not None, "the program was not checked"
-    return var.unique_name()
+    return checked(var).unique_name()
+
+
+def checked(value: _T | None) -> _T:
+    """What the checker filled in: the ``ty``, ``var`` or ``fn`` of a node of a *checked*
+    program (the checker fills every one; None means the program was not checked)."""
+    assert value is not None, "the program was not checked"
+    return value
 
 
 @dataclass(eq=False, slots=True)
