@@ -14,7 +14,7 @@ them runs inside the ``try``.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from typing import Any
 
 from ssa_course.grading.crash import explain_crash
@@ -104,7 +104,8 @@ def check_against(
 
 
 def _answers(student: Callable[..., Any], ordered: list, describe: Callable[[Any], str],
-             draw: Callable[[Any], object] | None, seconds: float | None) -> Iterator[object]:
+             draw: Callable[[Any], object] | None, seconds: float | None
+             ) -> Generator[object, None, None]:
     """The learner's raw answer to each case in turn; a failure becomes a Mismatch.
 
     Where it can (:func:`sandbox.can_isolate`), all cases run in one child process, each on

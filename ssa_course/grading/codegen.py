@@ -14,6 +14,7 @@ calls into ``ssa_course``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from ssa_course.codegen.interference import interference_drawing
 from ssa_course.codegen.mir_data import FunctionData, named_graph
@@ -117,6 +118,6 @@ def draw_colouring(data: FunctionData, adj: Mapping[str, Iterable[str]], answer:
     if isinstance(colouring, Mapping):
         shown = {regs[n]: str(r) for n, r in colouring.items()
                  if isinstance(n, str) and n in regs}
-    gone = [regs[n] for n in spilled if isinstance(n, str) and n in regs] \
+    gone: list[Any] = [regs[n] for n in spilled if isinstance(n, str) and n in regs] \
         if isinstance(spilled, (list, tuple, set)) else []
     return interference_drawing(graph, shown, gone, title=title or f"@{data.name}")

@@ -11,7 +11,7 @@ are left out (``None``): the exercise leaves summaries to the lesson.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from ssa_course.analysis.escape import FunctionEscapes
 from ssa_course.analysis.escape_classes import ELEMENTS
@@ -92,7 +92,8 @@ def function_data(fe: FunctionEscapes) -> EscapeFunction | None:
     return EscapeFunction(ir.name, args, stmts, allocs)
 
 
-def _expr(s: Expr, me: SSAValue, solver: object, refs: list[str]) -> tuple | None | bool:
+def _expr(s: Expr, me: SSAValue, solver: object, refs: list[str]
+          ) -> tuple | None | Literal[False]:
     """The tuple of one expression, None when it does not matter, False when the
     exercise cannot express it (a call with references)."""
     is_ref = solver.is_ref  # type: ignore[attr-defined]

@@ -174,13 +174,13 @@ def first_difference(expected: object, actual: object,
             if _differ(expected[k], actual[k]):
                 return (f"at key {shown(k, 200)}: expected {shown(expected[k], 300)}, "
                         f"got {shown(actual[k], 300)}")
-    if type(expected) in (list, tuple) and type(actual) in (list, tuple):
+    if isinstance(expected, list | tuple) and isinstance(actual, list | tuple):
         if len(expected) != len(actual):
             return f"expected {len(expected)} items, got {len(actual)}"
         for i, (e, a) in enumerate(zip(expected, actual, strict=True)):
             if _differ(e, a):
                 return f"at index {i}: expected {shown(e, 300)}, got {shown(a, 300)}"
-    if type(expected) in (set, frozenset) and type(actual) in (set, frozenset):
+    if isinstance(expected, set | frozenset) and isinstance(actual, set | frozenset):
         parts = []
         if expected - actual:
             parts.append(f"missing {shown(set(expected - actual), 300)}")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field
+from typing import cast
 
 from ssa_course.son import intervals
 from ssa_course.son.edge_facts import Fact
@@ -167,7 +168,7 @@ class NumberLine:
         return self
 
     def ticks(self) -> list[int]:
-        ends = {v for _, p in self.rows if _is_pair(p) for v in p}  # type: ignore[union-attr]
+        ends = {v for _, p in self.rows if _is_pair(p) for v in cast(tuple, p)}
         return sorted(ends)
 
     def __str__(self) -> str:
@@ -252,7 +253,8 @@ def check_situations(source: str) -> list[Situation]:
         ra = result.analysis
         for iff_id, decision in sorted(result.checks.items()):
             iff = decision.iff
-            x, n = iff.inputs[1].inputs[1], iff.inputs[1].inputs[2]
+            test = iff.operand(1)
+            x, n = test.operand(1), test.operand(2)
             block = ra.facts.block_of(iff)
             index, length = as_pair(ra.in_block(x, block)), as_pair(ra.in_block(n, block))
             if index is None or length is None:

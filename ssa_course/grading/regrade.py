@@ -454,7 +454,8 @@ def _execute(cell: Cell, ns: dict, run: Run) -> tuple[list[dict], bool]:
     raised nothing."""
     from ssa_course.grading import check
 
-    out, err, shown = io.StringIO(), io.StringIO(), []
+    out, err = io.StringIO(), io.StringIO()
+    shown: list[object] = []
     error: BaseException | None = None
     value: object = None
     previous_sink = check.DISPLAY_SINK
@@ -462,8 +463,11 @@ def _execute(cell: Cell, ns: dict, run: Run) -> tuple[list[dict], bool]:
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             tree = ast.parse(cell.source, f"<{cell.gid}>")
-            last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) \
-                else None
+            last = tree.body[-1] if tree.body else None
+            if isinstance(last, ast.Expr):
+                tree.body.pop()
+            else:
+                last = None
             exec(compile(tree, f"<{cell.gid}>", "exec", dont_inherit=True), ns)
             if last is not None:
                 value = eval(compile(ast.Expression(last.value), f"<{cell.gid}>", "eval",

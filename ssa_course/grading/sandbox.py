@@ -35,7 +35,7 @@ import select
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -90,7 +90,7 @@ def in_child() -> bool:
 
 
 def stream(fn: Callable[[Any], Any], cases: Iterable[Any], *, seconds: float | None,
-           memory_gb: float = MEMORY_GB) -> Iterator[Outcome]:
+           memory_gb: float = MEMORY_GB) -> Generator[Outcome, None, None]:
     """``fn(case)`` for each case, run in one child process; yields an :class:`Outcome`
     per case, in order. The child stops after the first case that does not give a value;
     closing the generator early kills it."""
@@ -228,7 +228,7 @@ class _CourseValues(pickle.Unpickler):
             return getattr(collections, name)
         if module == "copyreg" and name == "_reconstructor":
             import copyreg
-            return copyreg._reconstructor
+            return copyreg._reconstructor  # type: ignore[attr-defined]  # private, real
         if module == "ssa_course" or module.startswith("ssa_course."):
             found: object = sys.modules.get(module)
             for part in name.split("."):

@@ -71,7 +71,7 @@ def printed_expressions(program: SeaOfNodes) -> list[str]:
 
     fg = program.functions["main"]
     prints = sorted((n for n in fg.nodes() if isinstance(n, Print)), key=lambda n: n.id)
-    return [expression(v) for p in prints for v in p.inputs[2:]]
+    return [expression(v) for p in prints for v in p.inputs[2:] if v is not None]
 
 
 def expression(node: Node) -> str:
@@ -168,8 +168,10 @@ def adopt(graph: Graph, foreign: Node) -> Node:
         inputs = [ours(i) for i in n.inputs]
         if isinstance(n, Constant):
             made[n.id] = Constant(graph, inputs[0], n.value)  # type: ignore[arg-type]
-        elif isinstance(n, Binary) and len(inputs) == 3:
-            made[n.id] = type(n)(graph, *inputs)
+        elif isinstance(n, Binary) and len(inputs) == 3 and None not in inputs[1:]:
+            left, right = inputs[1], inputs[2]
+            assert left is not None and right is not None
+            made[n.id] = type(n)(graph, inputs[0], left, right)
         else:
             raise ValueError(f"a {type(n).__name__} node made by the rule cannot be taken "
                              "over")
@@ -199,7 +201,7 @@ def with_types(node: Node, types: dict[int, Type]) -> Type:
     """What the engine's ``node.compute()`` says when the graph has ``types`` (absent: TOP)."""
     touched = [node, *(i for i in node.inputs if i is not None)]
     if isinstance(node, Phi):
-        touched += [c for c in node.inputs[0].inputs if c is not None]
+        touched += [c for c in node.operand(0).inputs if c is not None]
     saved = {n.id: n.type for n in touched}
     try:
         for n in touched:
@@ -238,7 +240,8 @@ def draw_types(fg, types: dict[int, Type], focus: int, expected: object,
     nodes, edges = [], []
     for n in fg.nodes():
         if n.id == focus:
-            lines = (f"expected: {_shown(expected)}", f"yours: {_shown(actual)}")
+            lines: tuple[str, ...] = (f"expected: {_shown(expected)}",
+                                      f"yours: {_shown(actual)}")
         else:
             lines = (str(types.get(n.id, TOP)),)
         nodes.append(GraphNode(str(n.id), header=f"{n.label} #{n.id}", lines=lines,

@@ -20,7 +20,7 @@ import sys
 import threading
 from collections.abc import Callable
 from types import FrameType
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 _REPEAT = 0.01  # seconds between alarms once the limit has passed
@@ -98,10 +98,10 @@ class _Alarm:
                 frame = frame.f_back
         raise OutOfTime
 
-    def _on_call(self, frame: FrameType, event: str, arg: object) -> object:
+    def _on_call(self, frame: FrameType, event: str, arg: Any) -> Any:
         return self._on_line if self.armed and self._inside(frame) else None
 
-    def _on_line(self, frame: FrameType, event: str, arg: object) -> object:
+    def _on_line(self, frame: FrameType, event: str, arg: Any) -> Any:
         # Only on "line": raising on the "exception" event would turn tracing off before
         # the learner's handler runs.
         if self.armed and event == "line":

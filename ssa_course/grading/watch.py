@@ -352,7 +352,7 @@ def _install_hook() -> None:
         """The autograding kernel's rules (:func:`protect_course`)."""
         closed, here, writable = state["course"]
         what = None
-        target = None  # a path the event writes
+        target: Any = None  # a path the event writes
         if event == "open" and ((_isinstance(args[1], _str) and any(
                 c in args[1] for c in "wax+")) or (_isinstance(args[2], int)
                                                   and args[2] & write_flags)):
