@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ssa_course.codegen import frame, hoist, select_ops
 from ssa_course.codegen.jumps import duplicate_tests
+from ssa_course.codegen.loop_loads import hoist_loop_loads
 from ssa_course.codegen.minstr import call, fits32, ins
 from ssa_course.codegen.mir import (
     ARG_REGS,
@@ -85,6 +86,8 @@ class Selector:
         # other loads a target places before their loops: (loop header, instruction)
         self.hoisted_loads: list[tuple[str, MInstr]] = []
         self.qlabel = ""  # the quads block being selected
+        self.blocks: list[QBlock] = []  # the function's blocks as selected (loop_loads)
+        self.guarded: set[str] = set()  # loads before loops: 0 where the loop won't run
         # (quad, the instructions selected for it), when a lesson asks for the table
         self.trace: list[tuple[Instr | None, list[MInstr]]] | None = None
 
@@ -204,8 +207,11 @@ class Selector:
 
     def run(self) -> MFunction:
         blocks = function_blocks(self.fn)
-        self.uses = use_counts(blocks)
         headers = loop_headers(blocks)
+        blocks = hoist_loop_loads(blocks, headers, [n for n, _ in self.fn.params],
+                                  self.types, self.guarded)
+        self.blocks = blocks
+        self.uses = use_counts(blocks)
         for qb in blocks:  # constants first: a phi may read one defined further down
             for i in qb.body:
                 if i.op == "const" and i.dest is not None:

@@ -16,7 +16,7 @@ from ssa_course.codegen.hoist import ENTRY
 from ssa_course.codegen.isel import Selector, select_program_functions
 from ssa_course.codegen.mir import Imm, LabelRef, Mem, MFunction, PReg, VReg
 from ssa_course.codegen.phis import EdgeCopies
-from ssa_course.codegen.quadcfg import QBlock, function_blocks
+from ssa_course.codegen.quadcfg import QBlock
 from ssa_course.quads.domtree import Dominance
 from ssa_course.quads.ir import Instr, Program
 
@@ -70,8 +70,8 @@ class A64Selector(Selector):
         or a value computed before the loop) its bounds checks need not load it again.
         Only call-free loops (:mod:`ssa_course.codegen.hoist`): there registers are free."""
         header = self.hoisted.loop_of.get(self.qlabel)
-        if header is None or array in self.consts:
-            return None
+        if header is None or array in self.consts or array in self.guarded:
+            return None  # a row loaded before its loop holds 0 where the loop won't run
         key = (header, array)
         n = self._lengths.get(key)
         if n is None:
@@ -91,7 +91,7 @@ class A64Selector(Selector):
         return n
 
     def _index_definitions(self) -> None:
-        blocks = function_blocks(self.fn)
+        blocks = self.blocks
         self._dom = Dominance({b.label: b.succs for b in blocks}, blocks[0].label)
         self._defined_in = {name: ENTRY for name, _ in self.fn.params}
         for qb in blocks:
