@@ -14,6 +14,7 @@ from __future__ import annotations
 from ssa_course.codegen import frame, hoist, select_ops
 from ssa_course.codegen.jumps import duplicate_tests
 from ssa_course.codegen.loop_loads import hoist_loop_loads
+from ssa_course.codegen.loop_version import version_loops
 from ssa_course.codegen.minstr import call, fits32, ins
 from ssa_course.codegen.mir import (
     ARG_REGS,
@@ -208,8 +209,11 @@ class Selector:
     def run(self) -> MFunction:
         blocks = function_blocks(self.fn)
         headers = loop_headers(blocks)
-        blocks = hoist_loop_loads(blocks, headers, [n for n, _ in self.fn.params],
-                                  self.types, self.guarded)
+        params = [n for n, _ in self.fn.params]
+        blocks = hoist_loop_loads(blocks, headers, params, self.types, self.guarded)
+        if headers:
+            blocks = version_loops(blocks, params, self.types)
+            headers = loop_headers(blocks)
         self.blocks = blocks
         self.uses = use_counts(blocks)
         for qb in blocks:  # constants first: a phi may read one defined further down

@@ -48,7 +48,7 @@ from ssa_course.tiny.types import INT, Type
 _SAFE = frozenset(("const", "id", "alen"))
 
 
-def _pure(i: Instr) -> bool:
+def pure(i: Instr) -> bool:
     """Neither an effect nor a trap: may be passed over (or copied) freely."""
     if i.op in _SAFE:
         return i.dest is not None
@@ -56,7 +56,15 @@ def _pure(i: Instr) -> bool:
     return op is not None and op.pure and not op.may_trap and i.dest is not None
 
 
-class _Names:
+def defined_everywhere(blocks: list[QBlock], params: list[str]) -> bool:
+    """Does every variable read have a definition, on every edge (not so for a Bril
+    program's variable that some path leaves unassigned)?"""
+    instrs = [i for b in blocks for i in (*b.phis, *b.body)]
+    defined = set(params) | {i.dest for i in instrs if i.dest is not None}
+    return not any(a == UNDEFINED or a not in defined for i in instrs for a in i.args)
+
+
+class Names:
     """Fresh variable and label names that no instruction or block of the function uses."""
 
     def __init__(self, taken: set[str]):
@@ -83,14 +91,14 @@ def hoist_loop_loads(blocks: list[QBlock], headers: set[str], params: list[str],
     to the program)."""
     if not headers:
         return blocks
+    if not defined_everywhere(blocks, params):
+        return blocks  # Bril variables that may hold no value: their checks stay in place
     instrs = [i for b in blocks for i in (*b.phis, *b.body)]
     defined = set(params) | {i.dest for i in instrs if i.dest is not None}
-    if any(a == UNDEFINED or a not in defined for i in instrs for a in i.args):
-        return blocks  # Bril variables that may hold no value: their checks stay in place
     by_label = {b.label: b for b in blocks}
     dom = Dominance({b.label: b.succs for b in blocks}, blocks[0].label)
     loops = natural_loops({b.label: b.preds for b in blocks}, dom)
-    names = _Names(defined | set(by_label))
+    names = Names(defined | set(by_label))
     home = {i.dest: b.label for b in blocks for i in (*b.phis, *b.body) if i.dest is not None}
     consts = {i.dest for i in instrs if i.op == "const"}
     order = [b.label for b in blocks]
@@ -112,7 +120,7 @@ def hoist_loop_loads(blocks: list[QBlock], headers: set[str], params: list[str],
 
 
 def _hoist_one(header: str, body: set[str], by_label: dict[str, QBlock],
-               home: dict[str, str], consts: set[str], params: set[str], names: _Names,
+               home: dict[str, str], consts: set[str], params: set[str], names: Names,
                types: dict[str, Type]) -> list[QBlock]:
     """Hoist what loop ``header`` allows; the new blocks G, L, J (empty: nothing moved)."""
     h = by_label[header]
@@ -122,7 +130,7 @@ def _hoist_one(header: str, body: set[str], by_label: dict[str, QBlock],
     pre = by_label[outside[0]]
     test = h.body[-1]
     if pre.handler or not pre.body or pre.body[-1].op != "jmp" or test.op != "br" \
-            or not all(_pure(i) for i in h.body[:-1]):
+            or not all(pure(i) for i in h.body[:-1]):
         return []
     inside = [x for x in h.succs if x in body]
     if len(inside) != 1 or len(h.succs) != 2:
@@ -153,7 +161,7 @@ def _hoist_one(header: str, body: set[str], by_label: dict[str, QBlock],
                     and types.get(i.args[0]) is not None:
                 loads.append((cur, i))
                 moved[i.dest] = names.fresh(i.dest)
-            elif not _pure(i):
+            elif not pure(i):
                 break
         else:
             last = cur.body[-1]
@@ -167,7 +175,7 @@ def _hoist_one(header: str, body: set[str], by_label: dict[str, QBlock],
 
 
 def _rewrite(h: QBlock, pre: QBlock, test: Instr, inside: str,
-             loads: list[tuple[QBlock, Instr]], moved: dict[str, str], names: _Names,
+             loads: list[tuple[QBlock, Instr]], moved: dict[str, str], names: Names,
              types: dict[str, Type]) -> list[QBlock]:
     g_label, l_label, j_label = (names.fresh(h.label + what, "")
                                  for what in ("guard", "load", "join"))
