@@ -424,7 +424,7 @@ def test_bools_made_and_then_tested_are_threaded(tmp_path, capsys):
     """``j >= 0 && a[j] > v`` becomes ``cmp; b.gt`` (no cset, no cbz), the constant
     ``false`` edge a direct branch; a bool that is also printed keeps its cset. The
     output is the interpreter's on every size (0 and 1: loops that never run)."""
-    from ssa_course.codegen.aarch64 import thread
+    from ssa_course.codegen import thread
 
     src = tmp_path / "threaded.tiny"
     src.write_text(THREADED)

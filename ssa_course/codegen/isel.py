@@ -18,6 +18,7 @@ from ssa_course.codegen.loop_version import version_loops
 from ssa_course.codegen.minstr import call, fits32, ins
 from ssa_course.codegen.mir import (
     ARG_REGS,
+    NEGATE,
     Imm,
     LabelRef,
     MBlock,
@@ -37,6 +38,7 @@ from ssa_course.codegen.quadcfg import (
     variable_types,
 )
 from ssa_course.codegen.runtime_abi import CODE, MESSAGES, program_messages
+from ssa_course.codegen.thread import Shapes, thread_bools
 from ssa_course.quads.ir import Function, Instr, Program
 
 # A Bril variable read where no assignment reached it: the runtime's "undefined variable"
@@ -55,6 +57,10 @@ class Selector:
 
     arg_regs: tuple[str, ...] = ARG_REGS
     cond_eq = "e"  # the condition code "equal" (the undefined-variable checks use it)
+    # how bools are made and tested here (jump threading, :mod:`ssa_course.codegen.thread`)
+    bool_shapes = Shapes(zero="e", nonzero="ne", test_op="test", setcc="setcc",
+                         widen="movzx", negate_op="xor", negate=NEGATE,
+                         no_flags=frozenset({"mov", "movzx", "lea", "setcc"}))
     make = staticmethod(ins)
     make_call = staticmethod(call)
 
@@ -259,6 +265,7 @@ class Selector:
         lower_phis(self.mfn, edges, self.new_vreg,
                    lambda src: self.copy_lines.get(id(src)))
         duplicate_tests(self.mfn)
+        thread_bools(self.mfn, self.bool_shapes)
         return self.mfn
 
     def select_block(self, qb: QBlock, header: bool, copies: EdgeCopies) -> None:

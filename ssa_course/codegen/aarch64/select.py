@@ -9,14 +9,15 @@ pattern table's emitting half (:mod:`.select_ops`).
 
 from __future__ import annotations
 
-from ssa_course.codegen.aarch64 import minstr, select_ops, thread
+from ssa_course.codegen.aarch64 import minstr, select_ops
 from ssa_course.codegen.aarch64.frame import Incoming
-from ssa_course.codegen.aarch64.registers import ARG_REGS, FUEL_REG
+from ssa_course.codegen.aarch64.registers import ARG_REGS, FUEL_REG, NEGATE
 from ssa_course.codegen.hoist import ENTRY
 from ssa_course.codegen.isel import Selector, select_program_functions
 from ssa_course.codegen.mir import Imm, LabelRef, Mem, MFunction, PReg, VReg
 from ssa_course.codegen.phis import EdgeCopies
 from ssa_course.codegen.quadcfg import QBlock
+from ssa_course.codegen.thread import Shapes
 from ssa_course.quads.domtree import Dominance
 from ssa_course.quads.ir import Instr, Program
 
@@ -33,6 +34,11 @@ class A64Selector(Selector):
 
     arg_regs = ARG_REGS
     cond_eq = "eq"
+    bool_shapes = Shapes(zero="z", nonzero="nz", test_op=None, setcc="cset", widen=None,
+                         negate_op="eor", negate=NEGATE, no_flags=frozenset({
+                             "mov", "add", "sub", "lsl", "lsr", "asr", "and", "orr", "eor",
+                             "mul", "madd", "msub", "neg", "smulh", "sdiv", "udiv", "ldr",
+                             "str", "ldur", "stur", "lea", "cset", "csel", "cneg"}))
     make = staticmethod(minstr.ins)
     make_call = staticmethod(minstr.call)
 
@@ -50,11 +56,6 @@ class A64Selector(Selector):
         if k < len(ARG_REGS):
             return PReg(ARG_REGS[k])
         return Incoming(k - len(ARG_REGS))  # above the frame, addressed once it is laid out
-
-    def run(self) -> MFunction:
-        mfn = super().run()
-        thread.thread_bools(mfn)
-        return mfn
 
     def select_block(self, qb: QBlock, header: bool, copies: EdgeCopies) -> None:
         self.madds = select_ops.fusible_multiplies(self, qb.body)
