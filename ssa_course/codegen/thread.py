@@ -109,12 +109,13 @@ def _test(j: MBlock, sh: Shapes) -> tuple[list[MInstr], VReg] | None:
 
 def _definition(instrs: list[MInstr], end: int, p: VReg, sh: Shapes) -> int | None:
     """The index of the last instruction before ``end`` writing p, when it is one that
-    makes bools (:attr:`Shapes.makers`) writing only p and nothing between it and
-    ``end`` reads p or branches; else None."""
+    makes bools (:attr:`Shapes.makers`, not a load) writing only p and nothing between
+    it and ``end`` reads p or branches; else None."""
     for k in range(end - 1, -1, -1):
         i = instrs[k]
         if p in i.defs:
-            return k if i.op in sh.makers and i.defs == [p] else None
+            return k if i.op in sh.makers and i.defs == [p] \
+                and not any(isinstance(o, Mem) for o in i.operands) else None  # not a load
         if p in i.uses or i.op in _CONTROL:
             return None
     return None
