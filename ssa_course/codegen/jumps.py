@@ -12,9 +12,12 @@ edges sit in blocks of their own and are reached the same way from either place.
 
 from __future__ import annotations
 
-from ssa_course.codegen.mir import LabelRef, MBlock, MFunction, MInstr, VReg
+from ssa_course.codegen.mir import LabelRef, MBlock, Mem, MFunction, MInstr, VReg
 
 MAX_COPY = 5  # instructions: fuel check (2) + compare (1) + jcc + jmp
+MAX_STEPS = 4  # register-writing instructions copied along (a latch's step, phi copies)
+STEP_OPS = frozenset(("lea", "add", "mov"))
+PASSES = 2
 
 
 def _only_tests(block: MBlock) -> bool:
@@ -22,12 +25,18 @@ def _only_tests(block: MBlock) -> bool:
     ``sub [rip + rt_fuel], K`` on x86-64 (no register written) and ``subs x27, x27, #K``
     on AArch64: a reserved physical register, never a value of the program (those are
     virtual registers until allocation), so a copy of it computes the same."""
-    if len(block.instrs) > MAX_COPY or block.handler or len(block.succs) != 2:
+    if len(block.instrs) > MAX_COPY + MAX_STEPS or block.handler or len(block.succs) != 2:
         return False
-    return all(i.op in ("cmp", "test", "sub", "subs", "jcc", "jmp")
-               and not any(isinstance(d, VReg) for d in i.defs)
-               and (not i.defs or i.op == "subs")
-               for i in block.instrs)
+    steps = 0
+    for i in block.instrs:
+        if i.op in STEP_OPS and len(i.defs) == 1 and isinstance(i.defs[0], VReg) \
+                and (i.op == "lea" or not any(isinstance(o, Mem) for o in i.operands)):
+            steps += 1  # a loop's step (``lea i, [i + 1]``) is copied along
+        elif not (i.op in ("cmp", "test", "sub", "subs", "jcc", "jmp")
+                  and not any(isinstance(d, VReg) for d in i.defs)
+                  and (not i.defs or i.op == "subs")):
+            return False
+    return steps <= MAX_STEPS and len(block.instrs) - steps <= MAX_COPY
 
 
 def _copy(i: MInstr) -> MInstr:
@@ -40,18 +49,19 @@ def duplicate_tests(fn: MFunction) -> int:
     branches; the number of jumps replaced."""
     blocks = fn.block_map()
     done = 0
-    for b in fn.blocks:
-        last = b.instrs[-1] if b.instrs else None
-        if last is None or last.op != "jmp" or not isinstance(last.operands[0], LabelRef):
-            continue
-        if any(i.op == "jcc" for i in b.instrs[-2:-1]):
-            continue  # already ends in a two-way branch
-        target = blocks.get(last.operands[0].name)
-        if target is None or target is b or not _only_tests(target):
-            continue
-        b.instrs[-1:] = [_copy(i) for i in target.instrs]
-        b.succs = list(target.succs)
-        done += 1
+    for _ in range(PASSES):  # a block that took a test may be copied in turn
+        for b in fn.blocks:
+            last = b.instrs[-1] if b.instrs else None
+            if last is None or last.op != "jmp" or not isinstance(last.operands[0], LabelRef):
+                continue
+            if any(i.op == "jcc" for i in b.instrs[-2:-1]):
+                continue  # already ends in a two-way branch
+            target = blocks.get(last.operands[0].name)
+            if target is None or target is b or not _only_tests(target):
+                continue
+            b.instrs[-1:] = [_copy(i) for i in target.instrs]
+            b.succs = list(target.succs)
+            done += 1
     if done:
         drop_unreachable(fn)
     return done
