@@ -104,3 +104,21 @@ def test_inverted_loops_print_what_the_interpreter_prints(stage):
     want = run_stage(comp, ["30"], via="quads", limits=small)
     got = run_stage(comp, ["30"], via=stage, limits=small)
     assert (got.status, got.error) == (want.status, want.error)
+
+
+def test_a_branch_falls_into_its_taken_arm_when_that_arm_has_no_other_way_in():
+    from ssa_course.codegen.jumps import place_taken_arms
+
+    a = VReg(1, "a")
+    fn = MFunction("f", [a])
+    fn.blocks = [
+        MBlock("A", [_i("cmp", a, Imm(0), uses=[a]), _i("jcc", LabelRef("T"), cond="g"),
+                     _i("jmp", LabelRef("F"))], ["T", "F"]),
+        MBlock("X", [_i("ret")], []),
+        MBlock("F", [_i("jmp", LabelRef("X"))], ["X"]),
+        MBlock("T", [_i("jmp", LabelRef("X"))], ["X"]),
+    ]
+    assert place_taken_arms(fn) == 1
+    assert [b.label for b in fn.blocks] == ["A", "T", "X", "F"]
+    # X has two ways in (T and F): it is not moved behind either
+    assert place_taken_arms(fn) == 0

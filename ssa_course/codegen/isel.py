@@ -12,7 +12,7 @@ keeps them out of the register allocator's way. Phis become parallel copies on t
 from __future__ import annotations
 
 from ssa_course.codegen import frame, hoist, select_ops
-from ssa_course.codegen.jumps import duplicate_tests
+from ssa_course.codegen.jumps import duplicate_tests, place_taken_arms
 from ssa_course.codegen.loop_loads import hoist_loop_loads
 from ssa_course.codegen.loop_version import version_loops
 from ssa_course.codegen.minstr import call, fits32, ins
@@ -266,6 +266,7 @@ class Selector:
                    lambda src: self.copy_lines.get(id(src)))
         duplicate_tests(self.mfn)
         thread_bools(self.mfn, self.bool_shapes)
+        place_taken_arms(self.mfn)
         return self.mfn
 
     def select_block(self, qb: QBlock, header: bool, copies: EdgeCopies) -> None:

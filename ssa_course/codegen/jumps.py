@@ -82,3 +82,36 @@ def drop_unreachable(fn: MFunction) -> None:
                 seen.add(t)
                 todo.append(blocks[t])
     fn.blocks = [b for b in fn.blocks if b.label in seen]
+
+
+def place_taken_arms(fn: MFunction) -> int:
+    """Lay a block ending ``jcc T; jmp F`` (neither laid out next) right before T's arm:
+    T moves up behind it when the block is T's only predecessor, so the branch falls
+    into T and emission writes ``j<not cc> F`` (threading leaves such blocks: the test of
+    a ``&&`` resolved in the block that made its compare). Every block ends in explicit
+    jumps, so any order is correct; the number of blocks moved."""
+    preds: dict[str, int] = {}
+    for b in fn.blocks:
+        for s in b.succs:
+            preds[s] = preds.get(s, 0) + 1
+        for i in b.instrs[:-2]:  # jumps in the middle: trap stubs, fuel checks
+            if i.op == "jcc" and isinstance(i.operands[0], LabelRef):
+                preds[i.operands[0].name] = preds.get(i.operands[0].name, 0) + 1
+    moved = 0
+    k = 0
+    while k < len(fn.blocks) - 1:
+        b = fn.blocks[k]
+        tail = b.instrs[-2:]
+        if len(tail) == 2 and tail[0].op == "jcc" and tail[1].op == "jmp" \
+                and isinstance(tail[0].operands[0], LabelRef):
+            t = tail[0].operands[0].name
+            nxt = fn.blocks[k + 1].label
+            f = tail[1].operands[0]
+            at = next((j for j, x in enumerate(fn.blocks) if x.label == t), None)
+            if t != nxt and (not isinstance(f, LabelRef) or f.name != nxt) \
+                    and preds.get(t) == 1 and at is not None and at > k + 1 \
+                    and not fn.blocks[at].handler:
+                fn.blocks.insert(k + 1, fn.blocks.pop(at))
+                moved += 1
+        k += 1
+    return moved
