@@ -100,7 +100,7 @@ def hoist_loop_loads(blocks: list[QBlock], headers: set[str], params: list[str],
     loops = natural_loops({b.label: b.preds for b in blocks}, dom)
     names = Names(defined | set(by_label))
     home = {i.dest: b.label for b in blocks for i in (*b.phis, *b.body) if i.dest is not None}
-    consts = {i.dest for i in instrs if i.op == "const"}
+    consts = {i.dest for i in instrs if i.op == "const" and i.dest is not None}
     order = [b.label for b in blocks]
     for header, (_, body) in sorted(loops.items(), key=lambda kv: len(kv[1])):
         new = _hoist_one(header, body, by_label, home, consts, set(params), names, types)

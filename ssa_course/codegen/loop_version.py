@@ -27,6 +27,8 @@ the first test keeps ``len`` from reading it where the loop does not run).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+
 from ssa_course.codegen.loop_loads import Names, defined_everywhere, pure
 from ssa_course.codegen.quadcfg import QBlock
 from ssa_course.quads.domtree import Dominance
@@ -77,7 +79,7 @@ def version_loops(blocks: list[QBlock], params: list[str], types: dict[str, Type
 
 
 def _version(header: str, body: set[str], by_label: dict[str, QBlock], home: dict[str, str],
-             consts: dict[str, object], params: set[str], names: Names,
+             consts: Mapping[str, object], params: set[str], names: Names,
              types: dict[str, Type]) -> list[QBlock]:
     h = by_label[header]
     outside = [p for p in h.preds if p not in body]
@@ -132,7 +134,7 @@ def _version(header: str, body: set[str], by_label: dict[str, QBlock], home: dic
 
 
 def _step(iv: str, nxt: str, body: set[str], by_label: dict[str, QBlock],
-          consts: dict[str, object], invariant) -> str | None:
+          consts: Mapping[str, object], invariant: Callable[[str], bool]) -> str | None:
     """The step s of ``nxt = add(iv, s)`` in the loop: a constant >= 1 or an invariant
     variable (tested before the fast loop runs); None otherwise."""
     for x in body:
@@ -150,7 +152,7 @@ def _step(iv: str, nxt: str, body: set[str], by_label: dict[str, QBlock],
 
 def _rewrite(h: QBlock, pre: QBlock, exit_: QBlock, members: list[QBlock], body: set[str],
              iv: str, bound: str, op: str, init: str, step: str, arrays: list[str],
-             consts: dict[str, object], names: Names, types: dict[str, Type],
+             consts: Mapping[str, object], names: Names, types: dict[str, Type],
              others: list[QBlock]) -> list[QBlock]:
     slow = names.fresh(h.label + "slow", "")
     clone = {b.label: names.fresh(b.label + "fast", "") for b in members}
@@ -177,13 +179,13 @@ def _rewrite(h: QBlock, pre: QBlock, exit_: QBlock, members: list[QBlock], body:
     labels = [names.fresh(h.label + "vers", "") for _ in tests]
     fast_entry = clone[h.label]
     guard_blocks: list[QBlock] = []
-    for k, (setup, cmp, a, b) in enumerate(tests):
-        c = names.fresh("ok")
-        types[c] = BOOL
-        nxt = labels[k + 1] if k + 1 < len(labels) else fast_entry
-        guard_blocks.append(QBlock(labels[k], body=[
-            *setup, Instr(cmp, c, BOOL, [a, b]),
-            Instr("br", args=[c], labels=[nxt, slow])], succs=[nxt, slow]))
+    for n_test, (setup, cmp, left, right) in enumerate(tests):
+        ok = names.fresh("ok")
+        types[ok] = BOOL
+        nxt = labels[n_test + 1] if n_test + 1 < len(labels) else fast_entry
+        guard_blocks.append(QBlock(labels[n_test], body=[
+            *setup, Instr(cmp, ok, BOOL, [left, right]),
+            Instr("br", args=[ok], labels=[nxt, slow])], succs=[nxt, slow]))
     slow_block = QBlock(slow, body=[Instr("jmp", labels=[h.label])], succs=[h.label])
     jmp = pre.body[-1].copy()
     jmp.labels = [labels[0]]
