@@ -424,13 +424,15 @@ def test_bools_made_and_then_tested_are_threaded(tmp_path, capsys):
     """``j >= 0 && a[j] > v`` becomes ``cmp; b.gt`` (no cset, no cbz), the constant
     ``false`` edge a direct branch; a bool that is also printed keeps its cset. The
     output is the interpreter's on every size (0 and 1: loops that never run)."""
-    from ssa_course.codegen.aarch64 import thread
+    from ssa_course.codegen import thread
 
     src = tmp_path / "threaded.tiny"
     src.write_text(THREADED)
     assert main(["show", "--as", "asm", "--target", "aarch64", str(src)]) == 0
     listing = capsys.readouterr().out
-    assert re.search(r"cmp x\d+, x\d+\n(    add x\d+, x\d+, #1\n)?    b\.gt ", listing), listing
+    # b.gt to the body, or b.le past it when the body is laid out next (jumps.place_taken_arms)
+    assert re.search(r"cmp x\d+, x\d+\n(    add x\d+, x\d+, #1\n)?    b\.(gt|le) ", listing), \
+        listing
     assert listing.count("cset") == 1, listing  # the printed `ok` only
     assert thread.MAX_BODY >= 1
     if toolchain.emulator_missing() is None:

@@ -12,10 +12,13 @@ keeps them out of the register allocator's way. Phis become parallel copies on t
 from __future__ import annotations
 
 from ssa_course.codegen import frame, hoist, select_ops
-from ssa_course.codegen.jumps import duplicate_tests
+from ssa_course.codegen.jumps import duplicate_tests, place_taken_arms
+from ssa_course.codegen.loop_loads import hoist_loop_loads
+from ssa_course.codegen.loop_version import version_loops
 from ssa_course.codegen.minstr import call, fits32, ins
 from ssa_course.codegen.mir import (
     ARG_REGS,
+    NEGATE,
     Imm,
     LabelRef,
     MBlock,
@@ -35,6 +38,7 @@ from ssa_course.codegen.quadcfg import (
     variable_types,
 )
 from ssa_course.codegen.runtime_abi import CODE, MESSAGES, program_messages
+from ssa_course.codegen.thread import Shapes, thread_bools
 from ssa_course.quads.ir import Function, Instr, Program
 
 # A Bril variable read where no assignment reached it: the runtime's "undefined variable"
@@ -53,6 +57,10 @@ class Selector:
 
     arg_regs: tuple[str, ...] = ARG_REGS
     cond_eq = "e"  # the condition code "equal" (the undefined-variable checks use it)
+    # how bools are made and tested here (jump threading, :mod:`ssa_course.codegen.thread`)
+    bool_shapes = Shapes(zero="e", nonzero="ne", test_op="test", setcc="setcc",
+                         widen="movzx", negate_op="xor", negate=NEGATE,
+                         no_flags=frozenset({"mov", "movzx", "lea", "setcc"}))
     make = staticmethod(ins)
     make_call = staticmethod(call)
 
@@ -85,6 +93,8 @@ class Selector:
         # other loads a target places before their loops: (loop header, instruction)
         self.hoisted_loads: list[tuple[str, MInstr]] = []
         self.qlabel = ""  # the quads block being selected
+        self.blocks: list[QBlock] = []  # the function's blocks as selected (loop_loads)
+        self.guarded: set[str] = set()  # loads before loops: 0 where the loop won't run
         # (quad, the instructions selected for it), when a lesson asks for the table
         self.trace: list[tuple[Instr | None, list[MInstr]]] | None = None
 
@@ -204,8 +214,14 @@ class Selector:
 
     def run(self) -> MFunction:
         blocks = function_blocks(self.fn)
-        self.uses = use_counts(blocks)
         headers = loop_headers(blocks)
+        params = [n for n, _ in self.fn.params]
+        blocks = hoist_loop_loads(blocks, headers, params, self.types, self.guarded)
+        if headers:
+            blocks = version_loops(blocks, params, self.types)
+            headers = loop_headers(blocks)
+        self.blocks = blocks
+        self.uses = use_counts(blocks)
         for qb in blocks:  # constants first: a phi may read one defined further down
             for i in qb.body:
                 if i.op == "const" and i.dest is not None:
@@ -249,6 +265,8 @@ class Selector:
         lower_phis(self.mfn, edges, self.new_vreg,
                    lambda src: self.copy_lines.get(id(src)))
         duplicate_tests(self.mfn)
+        thread_bools(self.mfn, self.bool_shapes)
+        place_taken_arms(self.mfn)
         return self.mfn
 
     def select_block(self, qb: QBlock, header: bool, copies: EdgeCopies) -> None:

@@ -12,9 +12,12 @@ edges sit in blocks of their own and are reached the same way from either place.
 
 from __future__ import annotations
 
-from ssa_course.codegen.mir import LabelRef, MBlock, MFunction, MInstr, VReg
+from ssa_course.codegen.mir import LabelRef, MBlock, Mem, MFunction, MInstr, VReg
 
 MAX_COPY = 5  # instructions: fuel check (2) + compare (1) + jcc + jmp
+MAX_STEPS = 4  # register-writing instructions copied along (a latch's step, phi copies)
+STEP_OPS = frozenset(("lea", "add", "mov"))
+PASSES = 2
 
 
 def _only_tests(block: MBlock) -> bool:
@@ -22,12 +25,18 @@ def _only_tests(block: MBlock) -> bool:
     ``sub [rip + rt_fuel], K`` on x86-64 (no register written) and ``subs x27, x27, #K``
     on AArch64: a reserved physical register, never a value of the program (those are
     virtual registers until allocation), so a copy of it computes the same."""
-    if len(block.instrs) > MAX_COPY or block.handler or len(block.succs) != 2:
+    if len(block.instrs) > MAX_COPY + MAX_STEPS or block.handler or len(block.succs) != 2:
         return False
-    return all(i.op in ("cmp", "test", "sub", "subs", "jcc", "jmp")
-               and not any(isinstance(d, VReg) for d in i.defs)
-               and (not i.defs or i.op == "subs")
-               for i in block.instrs)
+    steps = 0
+    for i in block.instrs:
+        if i.op in STEP_OPS and len(i.defs) == 1 and isinstance(i.defs[0], VReg) \
+                and (i.op == "lea" or not any(isinstance(o, Mem) for o in i.operands)):
+            steps += 1  # a loop's step (``lea i, [i + 1]``) is copied along
+        elif not (i.op in ("cmp", "test", "sub", "subs", "jcc", "jmp")
+                  and not any(isinstance(d, VReg) for d in i.defs)
+                  and (not i.defs or i.op == "subs")):
+            return False
+    return steps <= MAX_STEPS and len(block.instrs) - steps <= MAX_COPY
 
 
 def _copy(i: MInstr) -> MInstr:
@@ -40,18 +49,19 @@ def duplicate_tests(fn: MFunction) -> int:
     branches; the number of jumps replaced."""
     blocks = fn.block_map()
     done = 0
-    for b in fn.blocks:
-        last = b.instrs[-1] if b.instrs else None
-        if last is None or last.op != "jmp" or not isinstance(last.operands[0], LabelRef):
-            continue
-        if any(i.op == "jcc" for i in b.instrs[-2:-1]):
-            continue  # already ends in a two-way branch
-        target = blocks.get(last.operands[0].name)
-        if target is None or target is b or not _only_tests(target):
-            continue
-        b.instrs[-1:] = [_copy(i) for i in target.instrs]
-        b.succs = list(target.succs)
-        done += 1
+    for _ in range(PASSES):  # a block that took a test may be copied in turn
+        for b in fn.blocks:
+            last = b.instrs[-1] if b.instrs else None
+            if last is None or last.op != "jmp" or not isinstance(last.operands[0], LabelRef):
+                continue
+            if any(i.op == "jcc" for i in b.instrs[-2:-1]):
+                continue  # already ends in a two-way branch
+            target = blocks.get(last.operands[0].name)
+            if target is None or target is b or not _only_tests(target):
+                continue
+            b.instrs[-1:] = [_copy(i) for i in target.instrs]
+            b.succs = list(target.succs)
+            done += 1
     if done:
         drop_unreachable(fn)
     return done
@@ -72,3 +82,36 @@ def drop_unreachable(fn: MFunction) -> None:
                 seen.add(t)
                 todo.append(blocks[t])
     fn.blocks = [b for b in fn.blocks if b.label in seen]
+
+
+def place_taken_arms(fn: MFunction) -> int:
+    """Lay a block ending ``jcc T; jmp F`` (neither laid out next) right before T's arm:
+    T moves up behind it when the block is T's only predecessor, so the branch falls
+    into T and emission writes ``j<not cc> F`` (threading leaves such blocks: the test of
+    a ``&&`` resolved in the block that made its compare). Every block ends in explicit
+    jumps, so any order is correct; the number of blocks moved."""
+    preds: dict[str, int] = {}
+    for b in fn.blocks:
+        for s in b.succs:
+            preds[s] = preds.get(s, 0) + 1
+        for i in b.instrs[:-2]:  # jumps in the middle: trap stubs, fuel checks
+            if i.op == "jcc" and isinstance(i.operands[0], LabelRef):
+                preds[i.operands[0].name] = preds.get(i.operands[0].name, 0) + 1
+    moved = 0
+    k = 0
+    while k < len(fn.blocks) - 1:
+        b = fn.blocks[k]
+        tail = b.instrs[-2:]
+        if len(tail) == 2 and tail[0].op == "jcc" and tail[1].op == "jmp" \
+                and isinstance(tail[0].operands[0], LabelRef):
+            t = tail[0].operands[0].name
+            nxt = fn.blocks[k + 1].label
+            f = tail[1].operands[0]
+            at = next((j for j, x in enumerate(fn.blocks) if x.label == t), None)
+            if t != nxt and (not isinstance(f, LabelRef) or f.name != nxt) \
+                    and preds.get(t) == 1 and at is not None and at > k + 1 \
+                    and not fn.blocks[at].handler:
+                fn.blocks.insert(k + 1, fn.blocks.pop(at))
+                moved += 1
+        k += 1
+    return moved

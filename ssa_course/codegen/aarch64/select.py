@@ -9,14 +9,15 @@ pattern table's emitting half (:mod:`.select_ops`).
 
 from __future__ import annotations
 
-from ssa_course.codegen.aarch64 import minstr, select_ops, thread
+from ssa_course.codegen.aarch64 import minstr, select_ops
 from ssa_course.codegen.aarch64.frame import Incoming
-from ssa_course.codegen.aarch64.registers import ARG_REGS, FUEL_REG
+from ssa_course.codegen.aarch64.registers import ARG_REGS, FUEL_REG, NEGATE
 from ssa_course.codegen.hoist import ENTRY
 from ssa_course.codegen.isel import Selector, select_program_functions
 from ssa_course.codegen.mir import Imm, LabelRef, Mem, MFunction, PReg, VReg
 from ssa_course.codegen.phis import EdgeCopies
-from ssa_course.codegen.quadcfg import QBlock, function_blocks
+from ssa_course.codegen.quadcfg import QBlock
+from ssa_course.codegen.thread import Shapes
 from ssa_course.quads.domtree import Dominance
 from ssa_course.quads.ir import Instr, Program
 
@@ -33,6 +34,11 @@ class A64Selector(Selector):
 
     arg_regs = ARG_REGS
     cond_eq = "eq"
+    bool_shapes = Shapes(zero="z", nonzero="nz", test_op=None, setcc="cset", widen=None,
+                         negate_op="eor", negate=NEGATE, no_flags=frozenset({
+                             "mov", "add", "sub", "lsl", "lsr", "asr", "and", "orr", "eor",
+                             "mul", "madd", "msub", "neg", "smulh", "sdiv", "udiv", "ldr",
+                             "str", "ldur", "stur", "lea", "cset", "csel", "cneg"}))
     make = staticmethod(minstr.ins)
     make_call = staticmethod(minstr.call)
 
@@ -51,11 +57,6 @@ class A64Selector(Selector):
             return PReg(ARG_REGS[k])
         return Incoming(k - len(ARG_REGS))  # above the frame, addressed once it is laid out
 
-    def run(self) -> MFunction:
-        mfn = super().run()
-        thread.thread_bools(mfn)
-        return mfn
-
     def select_block(self, qb: QBlock, header: bool, copies: EdgeCopies) -> None:
         self.madds = select_ops.fusible_multiplies(self, qb.body)
         super().select_block(qb, header, copies)
@@ -70,8 +71,8 @@ class A64Selector(Selector):
         or a value computed before the loop) its bounds checks need not load it again.
         Only call-free loops (:mod:`ssa_course.codegen.hoist`): there registers are free."""
         header = self.hoisted.loop_of.get(self.qlabel)
-        if header is None or array in self.consts:
-            return None
+        if header is None or array in self.consts or array in self.guarded:
+            return None  # a row loaded before its loop holds 0 where the loop won't run
         key = (header, array)
         n = self._lengths.get(key)
         if n is None:
@@ -91,7 +92,7 @@ class A64Selector(Selector):
         return n
 
     def _index_definitions(self) -> None:
-        blocks = function_blocks(self.fn)
+        blocks = self.blocks
         self._dom = Dominance({b.label: b.succs for b in blocks}, blocks[0].label)
         self._defined_in = {name: ENTRY for name, _ in self.fn.params}
         for qb in blocks:

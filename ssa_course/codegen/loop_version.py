@@ -1,0 +1,252 @@
+"""Loop versioning: a copy of an innermost loop without the bounds checks of ``a[i]``,
+run when a test before the loop shows that every ``i`` the loop will use is in bounds.
+
+A counting loop ``for (i = init; i < n; i = i + s)`` indexes ``a[i]``: in every
+iteration ``init <= i < n`` (the header tested it, ``i`` only grows), so when
+``init >= 0`` and ``n <= len(a)`` no check of ``a[i]`` can fail. Neither fact is known
+when compiling (``a`` may come from a call, ``n`` from the input), but both can be
+*tested once* before the loop. So the loop is compiled twice::
+
+    P: ... jmp V0               V0: br entry-test(init, n) V1 S   (the loop runs at all)
+                                V1: br init >= 0 V2 S
+                                V2: br n <= len(a) V3 S   (one per array; < for ``i <= n``)
+                                V3: br 1 <= s <= 2^31 F S   (a step that is a variable)
+    S: jmp H   (the loop as it was: every check, every trap where it was)
+    F: H': the copy, whose ``a[i]`` are marked in bounds (no check in machine code)
+
+The loop's values live on after it through phis at its exit (``x = phi(H: x, H': x')``).
+A step that is a variable (the sieve's ``j = j + i``) must be at least 1 and at most 2^31
+(then ``i + s`` never wraps: ``i < n <= len(a)`` is far below 2^62). Only innermost loops
+whose only exit is the header's test, of at most :data:`MAX_COPY` instructions, entered
+through one block ending in ``jmp``, with no ``try`` inside, and only when the copy
+loses at least one check. The slow loop keeps every check, so a program that fails the
+test traps exactly where it did. Runs on quads blocks before selection (both targets),
+after :mod:`ssa_course.codegen.loop_loads` (a row it loads before the loop is invariant;
+the first test keeps ``len`` from reading it where the loop does not run).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from ssa_course.codegen.loop_loads import Names, defined_everywhere, pure
+from ssa_course.codegen.quadcfg import QBlock
+from ssa_course.quads.domtree import Dominance
+from ssa_course.quads.ir import Instr
+from ssa_course.quads.loops import natural_loops
+from ssa_course.tiny.types import BOOL, INT, Type
+
+MAX_COPY = 60  # instructions in the loop: larger loops are not copied
+MAX_STEP = 1 << 31
+_NO_COPY = frozenset(("enter", "leave", "throw", "catch", "checkdef", "set", "get", "undef"))
+
+
+def version_loops(blocks: list[QBlock], params: list[str], types: dict[str, Type]
+                  ) -> list[QBlock]:
+    """``blocks`` with each qualifying innermost loop versioned (see the module's
+    docstring); ``types`` gains the new names. The same list when nothing changes."""
+    if not defined_everywhere(blocks, params):
+        return blocks
+    dom = Dominance({b.label: b.succs for b in blocks}, blocks[0].label)
+    loops = natural_loops({b.label: b.preds for b in blocks}, dom)
+    if not loops:
+        return blocks
+    by_label = {b.label: b for b in blocks}
+    instrs = [i for b in blocks for i in (*b.phis, *b.body)]
+    names = Names(set(params) | {i.dest for i in instrs if i.dest is not None}
+                  | set(by_label))
+    home = {i.dest: b.label for b in blocks for i in (*b.phis, *b.body) if i.dest is not None}
+    consts = {i.dest: i.value for i in instrs if i.op == "const" and i.dest is not None}
+    order = [b.label for b in blocks]
+    headers = set(loops)
+    for header, (_, body) in loops.items():
+        if any(x in headers for x in body if x != header):
+            continue  # not innermost
+        new = _version(header, body, by_label, home, consts, set(params), names, types)
+        if new:
+            at = order.index(header)
+            order[at:at] = [b.label for b in new]
+            by_label.update((b.label, b) for b in new)
+    if len(order) == len(blocks):
+        return blocks
+    out = [by_label[x] for x in order]
+    for b in out:
+        b.preds = []
+    for b in out:
+        for s in b.succs:
+            by_label[s].preds.append(b.label)
+    return out
+
+
+def _version(header: str, body: set[str], by_label: dict[str, QBlock], home: dict[str, str],
+             consts: Mapping[str, object], params: set[str], names: Names,
+             types: dict[str, Type]) -> list[QBlock]:
+    h = by_label[header]
+    outside = [p for p in h.preds if p not in body]
+    exits = [s for s in h.succs if s not in body]
+    if len(outside) != 1 or len(exits) != 1 or len(h.succs) != 2 or not h.body:
+        return []
+    pre, exit_ = by_label[outside[0]], by_label[exits[0]]
+    if pre.handler or not pre.body or pre.body[-1].op != "jmp" or exit_.preds != [header] \
+            or exit_.phis or exit_.handler:
+        return []
+    members = [b for b in by_label.values() if b.label in body]  # in layout order
+    if any(b.handler or any(i.op in _NO_COPY for i in (*b.phis, *b.body)) for b in members) \
+            or any(s not in body for b in members if b is not h for s in b.succs) \
+            or sum(len(b.phis) + len(b.body) for b in members) > MAX_COPY \
+            or not all(pure(i) for i in h.body[:-1]):
+        return []
+
+    def invariant(name: str) -> bool:
+        return name in params or name in consts or (name in home and home[name] not in body)
+
+    # the test: br c T E with c = lt|le(iv, bound) in the header, T in the loop
+    test = h.body[-1]
+    cond = next((i for i in h.body[:-1] if i.dest == test.args[0]), None)
+    if test.op != "br" or cond is None or test.labels[0] not in body:
+        return []
+    if cond.op in ("lt", "le"):
+        iv, bound, op = cond.args[0], cond.args[1], cond.op
+    elif cond.op in ("gt", "ge"):
+        iv, bound, op = cond.args[1], cond.args[0], {"gt": "lt", "ge": "le"}[cond.op]
+    else:
+        return []
+    phi = next((p for p in h.phis if p.dest == iv), None)
+    if phi is None or not invariant(bound):
+        return []
+    entry = {p.dest: p.args[p.labels.index(pre.label)] for p in h.phis
+             if p.dest is not None and pre.label in p.labels}
+    init = entry.get(iv)
+    latch = {a for a, lab in zip(phi.args, phi.labels, strict=False) if lab in body}
+    if init is None or len(latch) != 1:
+        return []
+    step = _step(iv, latch.pop(), body, by_label, consts, invariant)
+    if step is None:
+        return []
+    arrays = [i.args[0] for b in members for i in b.body
+              if i.op in ("aload", "astore") and not i.in_bounds and i.args[1] == iv
+              and invariant(i.args[0]) and i.args[0] not in consts]
+    if not arrays:
+        return []
+    return _rewrite(h, pre, exit_, members, body, iv, bound, op, init, step,
+                    list(dict.fromkeys(arrays)), consts, names, types,
+                    list(by_label.values()))
+
+
+def _step(iv: str, nxt: str, body: set[str], by_label: dict[str, QBlock],
+          consts: Mapping[str, object], invariant: Callable[[str], bool]) -> str | None:
+    """The step s of ``nxt = add(iv, s)`` in the loop: a constant >= 1 or an invariant
+    variable (tested before the fast loop runs); None otherwise."""
+    for x in body:
+        for i in by_label[x].body:
+            if i.dest == nxt:
+                if i.op != "add" or iv not in i.args:
+                    return None
+                s = i.args[1] if i.args[0] == iv else i.args[0]
+                c = consts.get(s)
+                if isinstance(c, int) and not isinstance(c, bool):
+                    return s if 1 <= c <= MAX_STEP else None
+                return s if invariant(s) else None
+    return None
+
+
+def _rewrite(h: QBlock, pre: QBlock, exit_: QBlock, members: list[QBlock], body: set[str],
+             iv: str, bound: str, op: str, init: str, step: str, arrays: list[str],
+             consts: Mapping[str, object], names: Names, types: dict[str, Type],
+             others: list[QBlock]) -> list[QBlock]:
+    slow = names.fresh(h.label + "slow", "")
+    clone = {b.label: names.fresh(b.label + "fast", "") for b in members}
+    # the tests, each a block: (op, a, b) meaning "a op b holds"
+
+    def const(value: int) -> tuple[Instr, str]:
+        name = names.fresh("k")
+        types[name] = INT
+        return Instr("const", name, INT, value=value), name
+
+    tests: list[tuple[list[Instr], str, str, str]] = [([], op, init, bound)]
+    if not (isinstance(consts.get(init), int) and consts[init] >= 0):  # type: ignore[operator]
+        k, zero = const(0)
+        tests.append(([k], "ge", init, zero))
+    for a in arrays:
+        n = names.fresh("len")
+        types[n] = INT
+        tests.append(([Instr("alen", n, INT, [a])], op == "lt" and "le" or "lt", bound, n))
+    if step not in consts:
+        k1, one = const(1)
+        k2, big = const(MAX_STEP)
+        tests.append(([k1], "ge", step, one))
+        tests.append(([k2], "le", step, big))
+    labels = [names.fresh(h.label + "vers", "") for _ in tests]
+    fast_entry = clone[h.label]
+    guard_blocks: list[QBlock] = []
+    for n_test, (setup, cmp, left, right) in enumerate(tests):
+        ok = names.fresh("ok")
+        types[ok] = BOOL
+        nxt = labels[n_test + 1] if n_test + 1 < len(labels) else fast_entry
+        guard_blocks.append(QBlock(labels[n_test], body=[
+            *setup, Instr(cmp, ok, BOOL, [left, right]),
+            Instr("br", args=[ok], labels=[nxt, slow])], succs=[nxt, slow]))
+    slow_block = QBlock(slow, body=[Instr("jmp", labels=[h.label])], succs=[h.label])
+    jmp = pre.body[-1].copy()
+    jmp.labels = [labels[0]]
+    pre.body = [*pre.body[:-1], jmp]
+    pre.succs = [labels[0]]
+    # the copy: fresh names for everything the loop defines, checks of a[iv] dropped
+    rename: dict[str, str] = {}
+    for b in members:
+        for i in (*b.phis, *b.body):
+            if i.dest is not None:
+                rename[i.dest] = names.fresh(i.dest, ".v")
+                if i.dest in types:
+                    types[rename[i.dest]] = types[i.dest]
+    checked = set(arrays)
+    copies: list[QBlock] = []
+    for b in sorted(members, key=lambda m: m is not h):  # the header first
+        cb = QBlock(clone[b.label])
+        for i in b.phis:
+            c = i.copy()
+            c.dest = rename[str(i.dest)]
+            c.args = [rename.get(a, a) for a in c.args]
+            c.labels = [clone.get(x, labels[-1] if x == pre.label else x) for x in c.labels]
+            cb.phis.append(c)
+        for i in b.body:
+            c = i.copy()
+            if c.dest is not None:
+                c.dest = rename[c.dest]
+            if i.op in ("aload", "astore") and i.args[1] == iv and i.args[0] in checked:
+                c.in_bounds = True
+            c.args = [rename.get(a, a) for a in c.args]
+            c.labels = [clone.get(x, x) for x in c.labels]
+            cb.body.append(c)
+        cb.succs = [clone.get(x, x) for x in b.succs]
+        copies.append(cb)
+    # the original loop is entered from S; its values leave through phis at the exit
+    new_phis = []
+    for p in h.phis:
+        c = p.copy()
+        c.labels = [slow if x == pre.label else x for x in c.labels]
+        new_phis.append(c)
+    h.phis = new_phis
+    out_names = {str(i.dest) for i in (*h.phis, *h.body) if i.dest is not None}
+    after = [b for b in others if b.label not in body]
+    used = sorted({a for b in after for i in (*b.phis, *b.body) for a in i.args
+                   if a in out_names})
+    if used:
+        outer = {x: names.fresh(x, ".out") for x in used}
+        for b in after:  # every use after the loop is dominated by its only exit
+            b.phis = [_renamed(i, outer) for i in b.phis]
+            b.body = [_renamed(i, outer) for i in b.body]
+        for x, y in outer.items():
+            if x in types:
+                types[y] = types[x]
+            exit_.phis.append(Instr("phi", y, types.get(x), [x, rename[x]],
+                                    labels=[h.label, clone[h.label]]))
+    return [*guard_blocks, *copies, slow_block]
+
+
+def _renamed(i: Instr, outer: dict[str, str]) -> Instr:
+    if not any(a in outer for a in i.args):
+        return i
+    c = i.copy()
+    c.args = [outer.get(a, a) for a in c.args]
+    return c
