@@ -256,3 +256,60 @@ def test_a_test_decided_above_after_gvn_is_seen_in_any_order():
         with peephole_order(seed, check=True):
             got = run(compile_source(SEED_228), ["0", "true"], via="son-opt")
         assert got.status == 2 and "index out of bounds at 14:21" in got.error
+
+
+# fuzz seed 50449 (shrunk): a catch merges Phi(_, 5, p.v); the Region then loses its dead
+# input in place, and Add(Phi, 5) -- which read the phi's inputs from afar -- must look
+# again (Phi(10, 6)). Seed 50753: Phi(x, self) waits while x reads the phi through other
+# nodes; when those change, it must look again.
+SEED_50449 = """struct P { v: int; ok: bool; xs: [int]; }
+fn main(n: int, flag: bool) {
+    var c = 5;
+    var d = 5;
+    var p = new P { v: 1, ok: true, xs: new int[5] };
+    try {
+        if (flag) {
+            throw d;
+        }
+        throw p.v;
+    } catch (e3) {
+        c = c + e3;
+    }
+    print(c);
+}
+"""
+SEED_50753 = """struct P { v: int; ok: bool; xs: [int]; }
+fn f1() {
+    var v3 = new P { v: 1, ok: true, xs: new int[6] };
+}
+fn main(n: int, flag: bool) {
+    var d = 0;
+    var p = new P { v: 1, ok: true, xs: new int[5] };
+    var ps = new P[5];
+    var w13 = 0;
+    while (w13 < 3) {
+        w13 = w13 + 1;
+        var w16 = 0;
+        while (w16 < 2) {
+            w16 = w16 + 1;
+        }
+        if (d == 0) {
+            d = p.v;
+        } else if (d == 1) {
+            ps[0] = p;
+        } else if (d == 1) {
+            continue;
+        }
+    }
+}
+"""
+
+
+def test_rules_that_read_from_afar_look_again_in_any_order():
+    for source, seed, args, out in ((SEED_50449, 50449, ["-2", "true"], "10\n"),
+                                    (SEED_50753, 50753, ["-2", "true"], "")):
+        for order in (seed, None, 0, 1, 2):
+            for stage in ("son-opt", "optimized"):
+                with peephole_order(order, check=True):
+                    got = run(compile_source(source), args, via=stage)
+                assert (got.stdout, got.status, got.error) == (out, 0, ""), (seed, order, stage)

@@ -12,7 +12,7 @@ Multi-valued nodes (Start, If, Call) are read through :class:`Proj` nodes.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from ssa_course.errors import Pos
 from ssa_course.son.graph import Graph, Node
@@ -355,7 +355,9 @@ class Phi(Node):
             # ...unless that value is computed from the phi: then no path enters with a
             # value (a loop whose entry died), and answering it would leave a cycle such
             # as ``i = i + 1`` that algebraic rules rewrite forever; the sweep removes it
-            return None if _reads(value, self) else value
+            # (the answer depends on the nodes on the way: look again when one changes,
+            # fuzz seed 50753)
+            return None if _reads(value, self, self.add_dep) else value
         from ssa_course.son.algebra import push_through_phi  # algebra imports this module
         return self._known_on_path() or push_through_phi(self)
 
@@ -539,9 +541,11 @@ def _live_path(ctrl: Node | None) -> bool:
     return ctrl is not None and ctrl.type not in (XCTRL, TOP)
 
 
-def _reads(value: Node, phi: Node, limit: int = 64) -> bool:
+def _reads(value: Node, phi: Node, watch: Callable[[Node], None] | None = None,
+           limit: int = 64) -> bool:
     """Does ``value`` read ``phi`` through data nodes (not through other phis)? A bounded
-    search: a cycle longer than ``limit`` nodes is left to the sweep."""
+    search: a cycle longer than ``limit`` nodes is left to the sweep. ``watch`` is given
+    every node the search looks at."""
     seen: set[int] = set()
     work = [value]
     while work and len(seen) < limit:
@@ -549,6 +553,8 @@ def _reads(value: Node, phi: Node, limit: int = 64) -> bool:
         if n.id in seen:
             continue
         seen.add(n.id)
+        if watch is not None:
+            watch(n)
         for x in n.inputs[1:]:
             if x is phi:
                 return True

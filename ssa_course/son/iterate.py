@@ -160,6 +160,10 @@ class IterativePeepholes:
             self.work.push_all(n.outputs)
             self.work.push_all(n.dependents())
             self.work.push_all(self.g.take_deps(n))
+            for u in n.outputs:  # its phis lost that path's input too: a rule that read
+                # their inputs from afar looks again (fuzz seed 50449: Add(Phi(_, 5, 1), 5)
+                # once the Phi's dead input went)
+                self.work.push_all(self.g.take_deps(u))
             self._lost_user([x for x in before if x is not None and x not in n.inputs])
             # (an input the rule put in, such as the constant an If's decided test
             # becomes, may have a twin)
@@ -205,6 +209,9 @@ class IterativePeepholes:
         for u in users:  # they have a new input
             self.work.push(u)
             self.work.push_all(u.dependents())
+            # a rule that read u's inputs from afar (a phi's constants, fuzz seed 50449:
+            # Add(Phi(5, p.v), 5) once p.v became 1) must look again
+            self.work.push_all(self.g.take_deps(u))
         self.work.push_all(self.g.take_deps(old))  # rules that read the old node from afar
         if self._unused(old):
             self._kill(old)
