@@ -29,6 +29,13 @@ def naive(cfg: CFG, a: Analysis) -> dict[str, list]:
     before a throwing block's last instruction)."""
     names = list(cfg.blocks)
     pts = {n: [a.init] * (len(cfg.blocks[n].instrs) + 1) for n in names}
+    thrown_to = {b.throws_to for b in cfg.blocks.values() if b.throws_to is not None}
+
+    def taken(src: str, dst: str) -> bool:
+        """Not ``enter``'s edge to a handler that throwing instructions' edges reach."""
+        term = cfg.blocks[src].instrs[-1] if cfg.blocks[src].instrs else None
+        return not (term is not None and term.op == "enter" and len(term.labels) > 1
+                    and term.labels[1] == dst != term.labels[0] and dst in thrown_to)
 
     def leaving(src: str, dst: str) -> int:
         """The point of ``src`` where its edge to ``dst`` leaves."""
@@ -46,6 +53,8 @@ def naive(cfg: CFG, a: Analysis) -> dict[str, list]:
             if a.forward:
                 incoming = []
                 for p in block.preds:
+                    if not taken(p, n):
+                        continue
                     fact = pts[p][leaving(p, n)]
                     incoming.append(a.edge(p, n, fact) if a.edge else fact)
                 if n == cfg.entry:
@@ -58,7 +67,7 @@ def naive(cfg: CFG, a: Analysis) -> dict[str, list]:
                     new[k + 1] = a.transfer(instr, new[k])
             else:
                 last = len(block.instrs)
-                normal = [s for s in block.succs if leaving(n, s) == last]
+                normal = [s for s in block.succs if leaving(n, s) == last and taken(n, s)]
                 incoming = [a.edge(n, s, pts[s][0]) if a.edge else pts[s][0] for s in normal]
                 if not block.succs:
                     incoming.append(a.boundary)

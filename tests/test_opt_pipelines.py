@@ -113,6 +113,43 @@ def test_dom_cse_keeps_the_block_a_phi_names(tmp_path):
     assert run(back, [], via="quads").stdout == "7\n"
 
 
+# fuzz seed 50335 (shrunk): out of SSA, back into SSA and out again, with a try in a loop.
+# The enter block's edge to the handler kept a value the handler reads live round the loop
+# (a phi of nothing on entry), and the copies of the second destruction read it unset.
+SEED_50335 = """struct P { v: int; ok: bool; xs: [int]; }
+fn main(n: int, flag: bool) {
+    var a = 0;
+    var d = 0;
+    var ps = new P[5];
+    var w1 = 0;
+    while (w1 < 2) {
+        w1 = w1 + 1;
+        d = 0;
+        try {
+            d = a;
+            if (false) {
+                throw 0;
+            }
+        } catch (e14) {
+        }
+    }
+    print(d);
+    a = ps[2].v;
+}
+"""
+
+
+@pytest.mark.parametrize("pipeline", ["ssa,out-of-ssa,ssa,out-of-ssa",
+                                      "ssa,coalesce-phis,out-of-ssa,ssa,dom-cse,out-of-ssa"])
+def test_ssa_twice_through_a_try_in_a_loop(pipeline, tmp_path):
+    src = tmp_path / "s50335.tiny"
+    src.write_text(SEED_50335)
+    r = cli("opt", str(src), "-p", pipeline)
+    assert r.returncode == 0, r.stderr
+    got = run(compile_source(r.stdout, "s.bril", kind="bril"), ["-2", "true"], via="quads")
+    assert (got.stdout, got.status) == ("0\n", 2) and "unset element" in got.error, got
+
+
 def test_parse_raw_writes_a_value_where_the_checker_proved_the_end_dead(tmp_path):
     src = tmp_path / "g.tiny"
     src.write_text("fn g() -> int { while (true) { return 1; } } fn main(){ print(g()); }\n")

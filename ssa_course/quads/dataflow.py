@@ -24,7 +24,9 @@ solver gives that last instruction a node of its own, and the exceptional edge l
 the node before it. A forward fact flows into the handler as it was before the instruction;
 a backward fact from the handler joins what the instruction needs on its normal path. The
 point *after* a throwing instruction is on its normal path only (what a handler reads is
-live *before* the call, not after it). Change the rule here and every analysis follows.
+live *before* the call, not after it). The ``enter`` block's edge to a handler that
+exceptional edges reach carries nothing (control never takes it). Change the rule here
+and every analysis follows.
 
 Most analyses are *gen/kill* problems (a transfer of the shape ``gen | (fact - kill)``);
 for those, the solver summarizes each node once, so a visit costs two set operations
@@ -120,10 +122,21 @@ def _nodes(cfg: CFG, init: F
         tail.preds.append((head, False))
         first[name], last[name] = head, tail
         order += [head, tail]
+    thrown_to = {b.throws_to for b in cfg.blocks.values() if b.throws_to is not None}
     for name, block in cfg.blocks.items():
+        term = block.terminator
+        handler = (term.labels[1] if term is not None and term.op == "enter"
+                   and len(term.labels) > 1 and term.labels[1] != term.labels[0] else None)
         for s in block.succs:
             if s not in first:
                 continue  # an edge to a block that is gone (e.g. removed as unreachable)
+            if s == handler and s in thrown_to:
+                # ``enter``'s edge to a handler that throwing instructions' edges reach:
+                # control never takes it, their edges carry the facts (fuzz seed 50335:
+                # through it a value the handler reads was live round a loop, and the
+                # copies out of SSA made read it unset). Without exception edges (Julia's
+                # IR) it is the handler's only edge, and stays.
+                continue
             # the exceptional edge leaves before the last instruction; the others after it
             src = first[name] if s == block.throws_to else last[name]
             src.succs.append((first[s], True))
