@@ -59,7 +59,7 @@ class FunctionEscapes:
 
     def _alias(self, root: _Root) -> AliasInfo:
         cls = self.solver.classes
-        if root.collapsed:
+        if root.collapsed or self._written_elsewhere(root):
             return ALIAS_UNKNOWN
         if not root.shape:
             return ALIAS_NONE
@@ -70,6 +70,11 @@ class FunctionEscapes:
         if ELEMENTS in root.shape:
             return AliasInfo(ALIAS_ELEMENTS, elements=names(root.shape[ELEMENTS]))
         return AliasInfo(FIELDS, fields=frozenset((f, names(c)) for f, c in root.shape.items()))
+
+    def _written_elsewhere(self, root: _Root) -> bool:
+        """A callee stored into this class's objects: what it stored has no name here."""
+        cls = self.solver.classes
+        return any(cls.root(w) is root for w in self.solver.written_by_callee)
 
     def __getitem__(self, v: object) -> EscapeInfo:
         return self.infos.get(v, NOT_ANALYZED)
@@ -130,7 +135,7 @@ def analyze_program(program: dict) -> ProgramEscapes:
         for name in order:
             solver = FunctionSolver(program[name], structs, summaries).solve()
             solvers[name] = solver
-            new = join_summaries(summaries[name], solver.summary())
+            new = join_summaries(summaries[name], solver.summary())  # never shrinks
             if new != summaries[name]:
                 summaries[name] = new
                 changed = True
