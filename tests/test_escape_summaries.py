@@ -16,11 +16,12 @@ from pathlib import Path
 import pytest
 
 from ssa_course.analysis.escape import analyze_program
+from ssa_course.analysis.escape_lattice import ALIAS_UNKNOWN, FIELDS
 from ssa_course.analysis.escape_summary import DEPTH, EMPTY, RETURN, Summary, join_summaries
 from ssa_course.analysis.escape_verify import verify_escapes
 from ssa_course.compilation import compile_source
 from ssa_course.lessons.l04_julia import ircode_of
-from ssa_course.ssa.ircode import Argument
+from ssa_course.ssa.ircode import Argument, SSAValue
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -54,6 +55,9 @@ def test_a_local_object_a_callee_stores_an_argument_into_stays_noescape():
     assert allocs(res, "f") == ["✓′", "✓′"]
     assert f[Argument(1, "y")].has_no_escape()
     assert f.summary == EMPTY and f.summary.describe(["y"]) == "no escape"
+    # the box was written by setxy: its field list names no longer all it may hold
+    assert f[SSAValue(2)].alias == ALIAS_UNKNOWN
+    assert f[SSAValue(1)].alias.kind == FIELDS  # the S inside: its own fields still known
     assert allocs(res, "main") == ["✓′"]
 
 

@@ -39,6 +39,8 @@ class FunctionEscapes:
         self.summary = summary
         self.infos: dict[object, EscapeInfo] = {}
         self._aliases: dict[int, AliasInfo] = {}  # per class root: made once, shared
+        # classes a callee stored into: what it stored has no name here
+        self._written_elsewhere = {solver.classes.find(w) for w in solver.written_by_callee}
         ir = solver.ir
         for k, name in enumerate(ir.argnames, start=1):
             self.infos[Argument(k, name)] = self._info(Argument(k, name))
@@ -53,13 +55,14 @@ class FunctionEscapes:
         root = s.classes.roots[r]
         alias = self._aliases.get(r)
         if alias is None:
-            alias = self._aliases[r] = self._alias(root)
+            alias = self._aliases[r] = \
+                ALIAS_UNKNOWN if r in self._written_elsewhere else self._alias(root)
         return EscapeInfo(True, root.info.returns, root.info.thrown, root.info.args,
                           root.info.everywhere, alias)
 
     def _alias(self, root: _Root) -> AliasInfo:
         cls = self.solver.classes
-        if root.collapsed or self._written_elsewhere(root):
+        if root.collapsed:
             return ALIAS_UNKNOWN
         if not root.shape:
             return ALIAS_NONE
@@ -70,11 +73,6 @@ class FunctionEscapes:
         if ELEMENTS in root.shape:
             return AliasInfo(ALIAS_ELEMENTS, elements=names(root.shape[ELEMENTS]))
         return AliasInfo(FIELDS, fields=frozenset((f, names(c)) for f, c in root.shape.items()))
-
-    def _written_elsewhere(self, root: _Root) -> bool:
-        """A callee stored into this class's objects: what it stored has no name here."""
-        cls = self.solver.classes
-        return any(cls.root(w) is root for w in self.solver.written_by_callee)
 
     def __getitem__(self, v: object) -> EscapeInfo:
         return self.infos.get(v, NOT_ANALYZED)
