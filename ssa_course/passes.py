@@ -154,24 +154,27 @@ def run_pipeline(comp: Compilation, names: list[str] | tuple[str, ...] = DEFAULT
     one before it makes, is reported before anything runs: :func:`check_pipeline`).
     ``verify_each``: verify after every pass (None: :func:`verify_each_default`); else
     once at the end, retracing with every check only when something went wrong."""
+    from ssa_course.runtime import paused_gc
+
     passes = check_pipeline(names)
     comp.check()
     if verify_each is None:
         verify_each = verify_each_default()
     state = PassState(comp)
-    if verify_each:
-        for p in passes:
-            run_pass(state, p)
-        return state
-    try:
-        for p in passes:
-            run_pass(state, p, verify=False)
-        verify_state(state)
-    except UsageError:
-        raise  # the user's mistake, not a broken pass
-    except Exception:
-        _retrace(comp, names)  # raises a VerifyError naming the pass, if one broke a rule
-        raise
+    with paused_gc():  # the whole pipeline, checks included (not only each pass)
+        if verify_each:
+            for p in passes:
+                run_pass(state, p)
+            return state
+        try:
+            for p in passes:
+                run_pass(state, p, verify=False)
+            verify_state(state)
+        except UsageError:
+            raise  # the user's mistake, not a broken pass
+        except Exception:
+            _retrace(comp, names)  # raises a VerifyError naming the pass that broke a rule
+            raise
     return state
 
 
