@@ -10,9 +10,9 @@ For each shape of :mod:`shapes` and each size (1k, 10k, 100k statements) this ti
   SSA, copy coalescing, DCE, try merging, layout, landing pads) on the ``ssa`` pass's SSA.
 
 Each cell starts from a fresh :class:`Compilation` that already holds the quads, so a stage
-pays only for what it adds. The table prints microseconds per statement at each size, the
-100k/1k ratio (flat is 1.0: linear time) and the ratio of the largest size's time to the
-quads build time. Knobs (environment variables):
+pays only for what it adds. The table prints microseconds of CPU time (the machine may be
+shared) per statement at each size, the 100k/1k ratio (flat is 1.0: linear time) and the
+ratio of the largest size's time to the quads build time. Knobs (environment variables):
 
 * ``SCALING_MAX`` -- the largest size (``10000`` for a quick run; default ``100000``);
 * ``SCALING_SHAPES`` / ``SCALING_STAGES`` -- comma-separated subsets (default: all);
@@ -72,14 +72,16 @@ def _alarm(signum: int, frame: object) -> None:
 
 
 def timed(fn: Callable[[], object], limit: int) -> float:
-    """Seconds ``fn()`` took; raises :class:`CellTimeout` past ``limit`` seconds."""
+    """CPU seconds ``fn()`` took (this process's: on a shared machine the load of others
+    must not enter a ratio of two cells); raises :class:`CellTimeout` past ``limit``
+    seconds of wall time."""
     gc.collect()  # start every cell from the same heap, not the previous cell's garbage
     old = signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(limit)
     try:
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         fn()
-        return time.perf_counter() - t0
+        return time.process_time() - t0
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)

@@ -147,6 +147,10 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
     opt.add_argument("--stats", action="store_true",
                      help="also print what the passes counted, one line per function, on "
                      "stderr (e.g. 'main: bounds checks: 3 before, 0 after')")
+    opt.add_argument("--verify-each", action="store_true",
+                     help="verify the program after every pass (default: once at the end; "
+                     "a failure is then retraced pass by pass to name the pass that broke "
+                     "it; SSA_COURSE_VERIFY_EACH=1 does the same)")
 
     sub.add_parser("passes", help="list the passes 'opt -p' accepts")
 
@@ -281,7 +285,7 @@ def _cmd_opt(ns: argparse.Namespace) -> int:
     if ns.output is not None:
         refuse_inputs(ns.output, [ns.file])  # and an output that would destroy the input
     comp = load_file(ns.file)
-    state = passes.run_pipeline(comp, names)
+    state = passes.run_pipeline(comp, names, verify_each=ns.verify_each or None)
     text = passes.emit(state, ns.emit, ns.format)
     if ns.stats:
         for line in state.stats_lines():

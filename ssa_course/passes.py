@@ -5,8 +5,15 @@ teaches it) transforms a :class:`PassState`: the program as a sea of nodes (form
 ``graph``), as SSA quads (``ssa``; ``phis`` once phi webs share names) or as ordinary
 quads (``quads``). Each pass says which
 forms it accepts and which it makes, so a pipeline such as ``parse,sccp,gcm,out-of-ssa``
-is checked before anything runs, and after every pass the program is verified with the
-verifier of its form's representation: a pass that breaks an invariant is named.
+is checked before anything runs, and the program is verified with the verifier of its
+form's representation: a pass that breaks an invariant is named.
+
+When the verifier runs (#22: verifying after every pass was a third of ``opt``'s time on
+large programs): with ``verify_each`` (``opt --verify-each``, or the environment variable
+``SSA_COURSE_VERIFY_EACH=1``, which ``tests/conftest.py`` sets for every test) after every
+pass, as before; otherwise once, after the last pass -- and if that check fails, or a pass
+crashes, the pipeline runs again from the source verifying after every pass, so the error
+still names the first pass that broke an invariant. A correct pipeline pays for one check.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from ssa_course import registry
 from ssa_course.compilation import Compilation, from_quads
-from ssa_course.errors import UsageError
+from ssa_course.errors import UsageError, VerifyError
 from ssa_course.registry import Pass
 
 if TYPE_CHECKING:
@@ -102,8 +109,17 @@ def get_pass(name: str) -> Pass:
     return registry.get_pass(name)
 
 
-def run_pass(state: PassState, p: Pass) -> None:
-    """Run one pass, check the form it leaves, and verify the program."""
+VERIFY_EACH_ENV = "SSA_COURSE_VERIFY_EACH"
+
+
+def verify_each_default() -> bool:
+    """Whether pipelines verify after every pass when not told (the environment)."""
+    return os.environ.get(VERIFY_EACH_ENV, "") not in ("", "0")
+
+
+def run_pass(state: PassState, p: Pass, verify: bool = True) -> None:
+    """Run one pass, check the form it leaves, and verify the program (unless ``verify``
+    is false: :func:`run_pipeline` then checks the end result)."""
     if state.form not in p.needs:
         raise UsageError(f"pass '{p.name}' works on {' or '.join(p.needs)}, but after "
                          f"{', '.join(state.done) or 'nothing'} the program is {state.form}")
@@ -117,8 +133,15 @@ def run_pass(state: PassState, p: Pass) -> None:
     else:
         state.graph = None
     state.done.append(p.name)
-    artifact = state.graph if p.makes == "graph" else state.quads
-    registry.verify_as(FORM_REPRESENTATION[p.makes], artifact, after=p.name)
+    if verify:
+        verify_state(state)
+
+
+def verify_state(state: PassState) -> None:
+    """Verify the program as the last pass left it (the error names that pass)."""
+    artifact = state.graph if state.form == "graph" else state.quads
+    if state.done:
+        registry.verify_as(FORM_REPRESENTATION[state.form], artifact, after=state.done[-1])
 
 
 def check_pipeline(names: list[str] | tuple[str, ...]) -> list[Pass]:
@@ -141,16 +164,48 @@ def accepting(form: str) -> list[Pass]:
     return [p for p in all_passes() if form in p.needs]
 
 
-def run_pipeline(comp: Compilation, names: list[str] | tuple[str, ...] = DEFAULT_PIPELINE
-                 ) -> PassState:
+def run_pipeline(comp: Compilation, names: list[str] | tuple[str, ...] = DEFAULT_PIPELINE,
+                 verify_each: bool | None = None) -> PassState:
     """Run the passes in order (an unknown name, or a pass that does not take what the
-    one before it makes, is reported before anything runs: :func:`check_pipeline`)."""
+    one before it makes, is reported before anything runs: :func:`check_pipeline`).
+    ``verify_each``: verify after every pass (None: :func:`verify_each_default`); else
+    once at the end, retracing with every check only when something went wrong."""
+    from ssa_course.runtime import paused_gc
+
     passes = check_pipeline(names)
     comp.check()
+    if verify_each is None:
+        verify_each = verify_each_default()
     state = PassState(comp)
-    for p in passes:
-        run_pass(state, p)
+    with paused_gc():  # the whole pipeline, checks included (not only each pass)
+        if verify_each:
+            for p in passes:
+                run_pass(state, p)
+            return state
+        try:
+            for p in passes:
+                run_pass(state, p, verify=False)
+            verify_state(state)
+        except UsageError:
+            raise  # the user's mistake, not a broken pass
+        except Exception:
+            _retrace(comp, names)  # raises a VerifyError naming the pass that broke a rule
+            raise
     return state
+
+
+def _retrace(comp: Compilation, names: list[str] | tuple[str, ...]) -> None:
+    """Run the pipeline again on a fresh compilation of the same source, verifying after
+    every pass: a VerifyError it raises names the pass that broke an invariant first."""
+    from ssa_course.compilation import compile_source
+
+    again = compile_source(comp.source, comp.filename, comp.kind)  # (quads: their Bril text)
+    try:
+        run_pipeline(again, names, verify_each=True)
+    except VerifyError:
+        raise
+    except Exception:  # the first error is the one to report
+        return
 
 
 def finish_as_quads(state: PassState) -> Program:

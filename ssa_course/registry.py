@@ -63,7 +63,8 @@ class Representation(Generic[A]):
     pipeline that leaves a program in that form is shown by this representation as it is
     (``opt --emit son-opt`` after ``sccp`` prints the pipeline's graph, not a rebuilt one).
     ``checks`` are the forms whose programs ``opt`` verifies with this representation's
-    verifier after every pass; each form has exactly one such representation.
+    verifier (after every pass with ``verify_each``; see :mod:`ssa_course.passes`); each
+    form has exactly one such representation.
     """
 
     name: str

@@ -274,7 +274,8 @@ class paused_gc:
 
     The policy, applied at the boundaries rather than pass by pass:
     :meth:`ssa_course.compilation.Compilation.cached` builds every representation (stages,
-    views, the explorer) under it, the ``opt`` driver runs every pass under it, and the quads
+    views, the explorer) under it, the ``opt`` driver runs a whole pipeline under it (its
+    checks between passes included), and the quads
     interpreter resolves a function under it. Programs *run* with the collector on (their
     structs may form cycles). Nested uses are fine: an inner one leaves it paused.
     """

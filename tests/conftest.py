@@ -1,4 +1,5 @@
-"""Test-wide setup: the venv's tools on PATH, Jupyter kept away from the user's config."""
+"""Test-wide setup: the venv's tools on PATH, Jupyter kept away from the user's config,
+every ``opt`` pipeline verified after every pass."""
 
 from __future__ import annotations
 
@@ -19,3 +20,6 @@ for _var, _sub in (("JUPYTER_CONFIG_DIR", "jupyter-config"), ("IPYTHONDIR", "ipy
     os.environ.setdefault(_var, str(_TMP / _sub))
 os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("JUPYTER_PLATFORM_DIRS", "1")
+# ``opt`` outside tests verifies the end result only (and retraces a failure pass by pass);
+# tests check the program after every pass, in this process and in the CLI's (#22)
+os.environ.setdefault("SSA_COURSE_VERIFY_EACH", "1")

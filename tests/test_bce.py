@@ -306,3 +306,22 @@ def test_values_carried_round_a_loop_behave_like_the_reference(start, cond, inde
         got = stages.run(comp, [str(n)], via=via)
         assert (got.stdout, got.status, got.error) == (want.stdout, want.status, want.error), \
             (via, src, n)
+
+
+def test_a_function_without_bounds_checks_skips_the_analysis(monkeypatch):
+    """No array access: ``bce`` reports 0 before, 0 after without running the range
+    analysis (it would decide nothing), and leaves the same graph as when it runs it."""
+    import ssa_course.son.bce as bce
+    from ssa_course.son.printer import format_graphs
+
+    src = ("fn f(n: int) -> int { if (n > 3) { return n - 3; } return n; }\n"
+           "fn main(n: int) { print(f(n) + f(n + 1)); }")
+    before = passes.run_pipeline(compile_source(src), ["parse", "sccp"])
+    text = format_graphs(before.graph)
+    called = []
+    monkeypatch.setattr(bce, "eliminate_bounds_checks", lambda fg: called.append(fg))
+    state = passes.run_pipeline(compile_source(src), ["parse", "sccp", "bce"])
+    assert not called
+    assert {fn: tuple(c["bounds checks"]) for fn, c in state.counters.items()} \
+        == {"f": (0, 0), "main": (0, 0)}
+    assert format_graphs(state.graph) == text

@@ -121,11 +121,13 @@ def test_summaries():
            "fn main() { var b = new B { n: 1 }; var h = new H { b: b }; keep(h, b); "
            "print(peek(b), same(b).n); }")
     _, res = analysed(src)
-    assert res["keep"].summary.groups == frozenset({frozenset({1, 2})})
-    assert res["keep"].summary.written == frozenset({1})
+    keep = res["keep"].summary  # h -b-> the node b enters; h written
+    assert keep.ports == ((1, 0), (2, 1)) and keep.edges == ((0, "b", 1),)
+    assert keep.written == frozenset({0})
+    assert keep.describe(["h", "b"]) == "aliases: b = h.b; written: h"
     assert res["keep"][Argument(2, "b")].args == frozenset({1})
     assert res["peek"].summary.describe(["b"]) == "no escape"
-    assert res["same"].summary.groups == frozenset({frozenset({1, RETURN})})
+    assert res["same"].summary.ports == ((RETURN, 0), (1, 0))
     assert res["main"][SSAValue(1)].has_no_escape()
 
 
@@ -170,7 +172,8 @@ def test_the_representation_runs_and_draws():
 
 def test_a_write_inside_a_nested_callee_reaches_the_caller():
     """swap moves h.a into h.b; outer only calls swap. f returns h.b after outer(h), so
-    x (stored in h.a) escapes by that return -- only if outer's summary says h is written."""
+    x (stored in h.a) escapes by that return -- only if outer's summary says that h.a and
+    h.b may now be one object."""
     src = (BOX + "struct H { a: B; b: B; }\n"
            "fn swap(h: H) { var t = h.a; h.a = h.b; h.b = t; }\n"
            "fn outer(h: H) { swap(h); }\n"
@@ -178,7 +181,7 @@ def test_a_write_inside_a_nested_callee_reaches_the_caller():
            "return h.b; }\n"
            "fn main() { print(f(new B { n: 3 }).n); }")
     _, res = analysed(src)
-    assert res["outer"].summary.written == frozenset({1})
+    assert res["outer"].summary.describe(["h"]) == "aliases: h.a = h.b; written: h"
     assert res["f"][Argument(1, "x")].has_return_escape()
 
 

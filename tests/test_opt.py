@@ -80,6 +80,26 @@ def test_store_stays_after_the_load_of_the_same_memory():
     assert run(comp, ["7"], via="scheduled").stdout == run(comp, ["7"], via="ast").stdout
 
 
+def test_verify_each_changes_nothing_but_when_the_checks_run():
+    """``opt --verify-each`` and the default (one check at the end) print the same
+    program, with the environment's switch off and on; a value given to the flag is a
+    usage error (exit 1, one line, no traceback)."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != passes.VERIFY_EACH_ENV}
+    outs = []
+    for extra, switch in (((), ""), (("--verify-each",), ""), ((), "1")):
+        r = subprocess.run([sys.executable, "-m", "ssa_course", "opt",
+                            "tests/programs/sum_squares.tiny", *extra], capture_output=True,
+                           text=True, cwd=ROOT, env={**env, passes.VERIFY_EACH_ENV: switch})
+        assert r.returncode == 0, r.stderr
+        outs.append(r.stdout)
+    assert outs[0] == outs[1] == outs[2] and "@main" in outs[0]
+    r = cli("opt", "tests/programs/sum_squares.tiny", "--verify-each=yes")
+    assert r.returncode == 1 and r.stderr.count("\n") == 1
+    assert "--verify-each" in r.stderr
+
+
 def test_passes_are_listed_and_checked():
     names = [p.name for p in passes.all_passes()]
     assert set(passes.DEFAULT_PIPELINE) <= set(names)

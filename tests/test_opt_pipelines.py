@@ -282,3 +282,21 @@ def test_a_phi_that_names_an_empty_block_keeps_its_edge():
     got = run_pipeline_stage(comp, ["ssa", "dom-cse", "coalesce-phis", "out-of-ssa"],
                              ["1", "true"], Limits())
     assert (got.stdout, got.status, got.error) == (want.stdout, want.status, want.error)
+
+
+@given(case=st.sampled_from(SMALL), picks=st.lists(st.integers(0, 10 ** 6), min_size=1,
+                                                     max_size=6))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_verifying_once_or_after_every_pass_gives_the_same_program(case, picks):
+    """``verify_each`` changes when the verifiers run, never what a pipeline makes: the
+    same passes print the same program either way (and neither raises)."""
+    form, names = "source", []
+    for k in picks:
+        options = passes.accepting(form)
+        p = options[k % len(options)]
+        names.append(p.name)
+        form = p.makes
+    outs = [passes.emit(passes.run_pipeline(compile_source(case.source, case.path.name),
+                                            names, verify_each=each), "quads")
+            for each in (True, False)]
+    assert outs[0] == outs[1], f"{case.name} through {','.join(names)}"

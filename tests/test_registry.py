@@ -136,6 +136,58 @@ def test_a_pass_that_breaks_an_invariant_is_named(monkeypatch):
         passes.run_pipeline(comp, ["parse", "gcm", "out-of-ssa", "vandal"])
 
 
+@pytest.mark.parametrize("verify_each", [True, False])
+def test_a_broken_pass_is_named_whether_or_not_each_pass_is_verified(monkeypatch, verify_each):
+    """Verified only at the end (``opt``'s default outside tests), a broken end result is
+    retraced pass by pass: the error names the pass, as when every pass is verified."""
+    calls = []
+
+    def breaks(state) -> None:
+        calls.append(1)
+        state.quads.functions["main"].body.append(ir.Instr("jmp", labels=["nowhere"]))
+
+    monkeypatch.setitem(registry._PASSES, "vandal", registry.Pass(
+        "vandal", "breaks the program", "99", ("quads",), "quads", breaks))
+    with pytest.raises(VerifyError, match=r"quads after pass 'vandal'.*nowhere"):
+        passes.run_pipeline(compile_source(PROGRAM), ["parse", "gcm", "out-of-ssa", "vandal",
+                                                      "dce"], verify_each=verify_each)
+    assert len(calls) == (1 if verify_each else 2)  # the retrace ran it once more
+
+
+def test_a_pass_that_crashes_a_later_one_is_named_without_verify_each(monkeypatch):
+    """A pass leaves a graph with a dangling edge and the next pass crashes. Verified only
+    at the end, the crash is retraced and the pass that broke the graph is named; with
+    nothing broken before it, the crash itself is what the caller gets."""
+    def breaks(state) -> None:
+        graph = state.graph.functions["main"].graph
+        for n in list(graph.nodes.values()):
+            if n.inputs and n.inputs[0] is not None:
+                n.inputs[0] = None  # an input gone, its node's users not told
+                break
+
+    def crashes(state) -> None:
+        raise RuntimeError("a later pass fell over")
+
+    for name, fn in (("vandal", breaks), ("crash", crashes)):
+        monkeypatch.setitem(registry._PASSES, name, registry.Pass(
+            name, "test", "99", ("graph",), "graph", fn))
+    with pytest.raises(VerifyError, match=r"after pass 'vandal': edges mirror"):
+        passes.run_pipeline(compile_source(PROGRAM), ["parse", "vandal", "crash"],
+                            verify_each=False)
+    with pytest.raises(RuntimeError, match="fell over"):
+        passes.run_pipeline(compile_source(PROGRAM), ["parse", "crash"], verify_each=False)
+
+
+def test_verify_each_comes_from_the_environment(monkeypatch):
+    monkeypatch.setenv(passes.VERIFY_EACH_ENV, "1")
+    assert passes.verify_each_default()
+    for off in ("", "0"):
+        monkeypatch.setenv(passes.VERIFY_EACH_ENV, off)
+        assert not passes.verify_each_default()
+    monkeypatch.delenv(passes.VERIFY_EACH_ENV)
+    assert not passes.verify_each_default()
+
+
 def test_the_quads_verifier_names_the_instruction():
     from ssa_course.quads.verify import verify_quads
 

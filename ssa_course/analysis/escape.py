@@ -39,6 +39,8 @@ class FunctionEscapes:
         self.summary = summary
         self.infos: dict[object, EscapeInfo] = {}
         self._aliases: dict[int, AliasInfo] = {}  # per class root: made once, shared
+        # classes a callee stored into: what it stored has no name here
+        self._written_elsewhere = {solver.classes.find(w) for w in solver.written_by_callee}
         ir = solver.ir
         for k, name in enumerate(ir.argnames, start=1):
             self.infos[Argument(k, name)] = self._info(Argument(k, name))
@@ -53,7 +55,8 @@ class FunctionEscapes:
         root = s.classes.roots[r]
         alias = self._aliases.get(r)
         if alias is None:
-            alias = self._aliases[r] = self._alias(root)
+            alias = self._aliases[r] = \
+                ALIAS_UNKNOWN if r in self._written_elsewhere else self._alias(root)
         return EscapeInfo(True, root.info.returns, root.info.thrown, root.info.args,
                           root.info.everywhere, alias)
 
@@ -130,7 +133,7 @@ def analyze_program(program: dict) -> ProgramEscapes:
         for name in order:
             solver = FunctionSolver(program[name], structs, summaries).solve()
             solvers[name] = solver
-            new = join_summaries(summaries[name], solver.summary())
+            new = join_summaries(summaries[name], solver.summary())  # never shrinks
             if new != summaries[name]:
                 summaries[name] = new
                 changed = True

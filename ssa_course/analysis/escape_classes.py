@@ -44,6 +44,18 @@ class AliasClasses:
         self.ids: dict[object, int] = {}
         self.changed: set[int] = set()
 
+    def copy(self) -> AliasClasses:
+        """An independent copy (values and escape states are immutable, so shared)."""
+        new = AliasClasses()
+        new.parent = list(self.parent)
+        new.ids = dict(self.ids)
+        new.changed = set(self.changed)
+        for r, root in self.roots.items():
+            c = new.roots[r] = _Root(None)
+            c.info, c.params, c.shape = root.info, set(root.params), dict(root.shape)
+            c.members, c.collapsed = list(root.members), root.collapsed
+        return new
+
     # -- nodes -------------------------------------------------------------------
 
     def node(self, value: object) -> int:

@@ -17,9 +17,11 @@ contents until nothing changes. The rules, one per kind of statement:
   one element class;
 * a container's escape passes to its contents (what is inside a returned object is
   returned too); contents of argument ``n`` get ArgEscape ``{n}``;
-* ``invoke f(...)`` -- by ``f``'s :class:`~ssa_course.analysis.escape_summary.Summary`
-  (a function with none -- not in the program -- makes every reference operand and the
-  result escape everywhere);
+* ``invoke f(...)`` -- by ``f``'s :class:`~ssa_course.analysis.escape_summary.Summary`,
+  replayed on the actual arguments' classes (``f`` stored its argument ``y`` into
+  ``x.f``: the content class of the actual ``x``'s field ``f`` joins the actual ``y``);
+  a function with none -- not in the program -- makes every reference operand and the
+  result escape everywhere;
 * ``alen``, comparisons, arithmetic, control flow -- nothing.
 """
 
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 from ssa_course.analysis.escape_classes import ELEMENTS, AliasClasses
 from ssa_course.analysis.escape_lattice import EscapeInfo
-from ssa_course.analysis.escape_summary import RETURN, Summary, make_summary
+from ssa_course.analysis.escape_summary import RETURN, Summary, apply_summary, extract_summary
 from ssa_course.ssa.ircode import (
     Argument,
     Expr,
@@ -58,6 +60,7 @@ class FunctionSolver:
         self.summaries = summaries
         self.classes = AliasClasses()
         self.stored_into: set[int] = set()  # nodes of classes a reference was stored in
+        self.written_by_callee: set[int] = set()  # ... of those, stored in by a callee
         self.thrown_values: list[int] = []
         self.catches: list[int] = []
         self.visits = 0  # worklist items processed (for the lesson's statistics)
@@ -186,49 +189,25 @@ class FunctionSolver:
             for v in ports.values():
                 cls.raise_info(self.n(v), EVERYWHERE)
             return
-        for j, v in ports.items():
-            if j in summary.written:  # written there: written here, for our callers too
-                cls.collapse(self.n(v))
-                self.stored_into.add(self.n(v))
-            if j in summary.everywhere:
-                cls.raise_info(self.n(v), EVERYWHERE)
-            if j in summary.thrown:
-                cls.raise_info(self.n(v), EscapeInfo(True, thrown=frozenset({pc})))
-        for group in summary.groups:
-            present = [ports[j] for j in sorted(group) if j in ports]
-            for v in present:  # one may now be stored inside another: a write
-                cls.collapse(self.n(v))
-                self.stored_into.add(self.n(v))
-            for v in present[1:]:
-                cls.union(self.n(present[0]), self.n(v))
+        apply_summary(cls, summary, {j: self.n(v) for j, v in ports.items()},
+                      self._written_by_callee, EscapeInfo(True, thrown=frozenset({pc})))
+
+    def _written_by_callee(self, node: int) -> None:
+        """A callee stored into ``node``'s objects: written here too, for our callers, and
+        the list of what their fields hold is no longer complete."""
+        self.stored_into.add(node)
+        self.written_by_callee.add(node)
 
     # -- the summary this function gives its callers ------------------------------
 
-    def reachable(self, node: int) -> set[int]:
-        cls = self.classes
-        seen = {cls.find(node)}
-        work = [cls.find(node)]
-        while work:
-            for c in cls.contents(work.pop()):
-                if c not in seen:
-                    seen.add(c)
-                    work.append(c)
-        return seen
-
     def summary(self) -> Summary:
-        cls = self.classes
-        reach: dict[int, set[int]] = {}
+        """What this function does to its ports, read from its classes (on a copy: the
+        summary folds deep nodes and merges returned values, the solved state stays)."""
+        ports: list[tuple[int, int]] = []
         for k, ty in enumerate(self.ir.argtypes, start=1):
             if is_ref_type(ty):
-                reach[k] = self.reachable(self.n(Argument(k, self.ir.argnames[k - 1])))
-        returned: set[int] = set()
+                ports.append((k, self.n(Argument(k, self.ir.argnames[k - 1]))))
         for s in self.ir.stmts:
             if isinstance(s, ReturnNode) and s.val is not None and self.is_ref(s.val):
-                returned |= self.reachable(self.n(s.val))
-        if returned:
-            reach[RETURN] = returned
-        roots = set(cls.roots)
-        written = {cls.find(x) for x in self.stored_into}
-        everywhere = {r for r in roots if cls.roots[r].info.everywhere}
-        thrown = {r for r in roots if cls.roots[r].info.thrown}
-        return make_summary(reach, written, everywhere, thrown)
+                ports.append((RETURN, self.n(s.val)))
+        return extract_summary(self.classes.copy(), ports, self.stored_into)
