@@ -472,6 +472,13 @@ def run_quads(program: Program, args: list[Value], out: Output, limits: Limits) 
                 raise _undefined(str(e.args[0])) from None
             except (TypeError, AttributeError):
                 raise _bad_operands(instr, env, frame.res.fn.name) from None
+            except RuntimeTrap:
+                # an ``undef`` operand is the error, before what the operation checks
+                # (``rem b 0`` with b undef: every stage reads b first; fuzz seed 50638)
+                for name in instr.args:
+                    if env.get(name) is UNDEF_VALUE:
+                        raise _undefined(name) from None
+                raise
         # return from the current frame
         stack.pop()
         if not stack:
