@@ -4,13 +4,12 @@ every stage that runs machine code still prints and traps as the interpreter doe
 from __future__ import annotations
 
 import pytest
+from machine_agree import STAGES, agrees_with_the_interpreter
 
-from ssa_course import registry
 from ssa_course.codegen.loop_loads import hoist_loop_loads
 from ssa_course.codegen.quadcfg import function_blocks, loop_headers, variable_types
 from ssa_course.compilation import compile_source
 from ssa_course.registry import build
-from ssa_course.stages import run as run_stage
 
 MATMUL = """
 fn main(n: int, i: int) {
@@ -100,19 +99,9 @@ PROGRAMS = {
         var k = 0; while (k < n) { a[k] = a[i] + k; k = k + 1; } print(a[n - 1]); }""",
 }
 ARGS = [["0", "0"], ["0", "9"], ["3", "0"], ["3", "1"], ["3", "7"], ["2", "-1"]]
-STAGES = [s for s in ("native", "emulated", "emulated-aarch64", "qemu-aarch64")
-          if s in registry.names()]
 
 
 @pytest.mark.parametrize("stage", STAGES)
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_machine_code_prints_and_traps_as_the_interpreter(name, stage):
-    missing = registry.representation(stage).unavailable()
-    if missing:
-        pytest.skip(missing)
-    comp = compile_source(PROGRAMS[name], "t.tiny")
-    for args in ARGS:
-        want = run_stage(comp, args, via="quads")
-        got = run_stage(comp, args, via=stage)
-        assert (got.stdout, got.status, got.error) == (want.stdout, want.status, want.error), \
-            (name, args)
+    agrees_with_the_interpreter(PROGRAMS[name], name, stage, ARGS)

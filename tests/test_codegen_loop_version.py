@@ -5,14 +5,13 @@ that take the fast copy and inputs that fail its test."""
 from __future__ import annotations
 
 import pytest
+from machine_agree import STAGES, agrees_with_the_interpreter
 
-from ssa_course import registry
 from ssa_course.codegen.loop_loads import hoist_loop_loads
 from ssa_course.codegen.loop_version import version_loops
 from ssa_course.codegen.quadcfg import function_blocks, loop_headers, variable_types
 from ssa_course.compilation import compile_source
 from ssa_course.registry import build
-from ssa_course.stages import run as run_stage
 
 MK = "fn mk(n: int) -> [int] { var a = new int[n]; print(n); return a; }\n"
 
@@ -107,19 +106,9 @@ PROGRAMS = {
 }
 ARGS = [["0", "0"], ["3", "3"], ["3", "5"], ["5", "3"], ["4", "-1"], ["6", "2"],
         ["7", "-3"], ["9", "1"]]
-STAGES = [s for s in ("native", "emulated", "emulated-aarch64", "qemu-aarch64")
-          if s in registry.names()]
 
 
 @pytest.mark.parametrize("stage", STAGES)
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_machine_code_prints_and_traps_as_the_interpreter(name, stage):
-    missing = registry.representation(stage).unavailable()
-    if missing:
-        pytest.skip(missing)
-    comp = compile_source(PROGRAMS[name], "t.tiny")
-    for args in ARGS:
-        want = run_stage(comp, args, via="quads")
-        got = run_stage(comp, args, via=stage)
-        assert (got.stdout, got.status, got.error) == (want.stdout, want.status, want.error), \
-            (name, args)
+    agrees_with_the_interpreter(PROGRAMS[name], name, stage, ARGS)

@@ -5,6 +5,7 @@ test it, ``xor p, 1`` negates it)."""
 from __future__ import annotations
 
 import pytest
+from machine_agree import agrees_with_the_interpreter
 from test_codegen_aarch64 import NEGATED_BOOLS, THREADED
 
 from ssa_course import registry
@@ -13,7 +14,6 @@ from ssa_course.codegen.mir import Imm, LabelRef, MBlock, MFunction, MInstr, VRe
 from ssa_course.codegen.thread import thread_bools
 from ssa_course.compilation import compile_source
 from ssa_course.lessons.l11_codegen import compile_machine
-from ssa_course.stages import run as run_stage
 
 X86 = Selector.bool_shapes
 
@@ -94,11 +94,5 @@ STAGES = [s for s in ("native", "emulated") if s in registry.names()]
 @pytest.mark.parametrize("stage", STAGES)
 @pytest.mark.parametrize("source", [THREADED, NEGATED_BOOLS], ids=["threaded", "negated"])
 def test_threaded_programs_print_what_the_interpreter_prints(stage, source):
-    missing = registry.representation(stage).unavailable()
-    if missing:
-        pytest.skip(missing)
-    comp = compile_source(source, "t.tiny")
-    for n in ("0", "1", "2", "9", "40"):
-        want = run_stage(comp, [n], via="quads")
-        got = run_stage(comp, [n], via=stage)
-        assert (got.stdout, got.status, got.error) == (want.stdout, want.status, want.error), n
+    agrees_with_the_interpreter(source, "threaded", stage,
+                                [[n] for n in ("0", "1", "2", "9", "40")])

@@ -168,18 +168,24 @@ def _small_corpus() -> list:
 SMALL = _small_corpus()
 
 
-@given(case=st.sampled_from(SMALL), picks=st.lists(st.integers(0, 10 ** 6), min_size=1,
-                                                     max_size=7))
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-def test_random_pipelines_verify_and_run_like_their_input(case, picks):
-    """A pipeline drawn from the registry (each pass taking what the last one made) gives
-    a verified program whose written Bril runs like the input, as written and out of SSA."""
+def _drawn_pipeline(picks: list[int]) -> list[str]:
+    """A pipeline from the registry, each pass taking what the last one made."""
     form, names = "source", []
     for k in picks:
         options = passes.accepting(form)
         p = options[k % len(options)]
         names.append(p.name)
         form = p.makes
+    return names
+
+
+@given(case=st.sampled_from(SMALL), picks=st.lists(st.integers(0, 10 ** 6), min_size=1,
+                                                     max_size=7))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_random_pipelines_verify_and_run_like_their_input(case, picks):
+    """A pipeline drawn from the registry (each pass taking what the last one made) gives
+    a verified program whose written Bril runs like the input, as written and out of SSA."""
+    names = _drawn_pipeline(picks)
     comp = compile_source(case.source, case.path.name)
     want = run(comp, case.args, via="quads", limits=Limits(steps=2_000_000))
     got = run_pipeline_stage(compile_source(case.source, case.path.name), names, case.args,
@@ -290,12 +296,7 @@ def test_a_phi_that_names_an_empty_block_keeps_its_edge():
 def test_verifying_once_or_after_every_pass_gives_the_same_program(case, picks):
     """``verify_each`` changes when the verifiers run, never what a pipeline makes: the
     same passes print the same program either way (and neither raises)."""
-    form, names = "source", []
-    for k in picks:
-        options = passes.accepting(form)
-        p = options[k % len(options)]
-        names.append(p.name)
-        form = p.makes
+    names = _drawn_pipeline(picks)
     outs = [passes.emit(passes.run_pipeline(compile_source(case.source, case.path.name),
                                             names, verify_each=each), "quads")
             for each in (True, False)]

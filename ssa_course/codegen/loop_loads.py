@@ -39,7 +39,7 @@ AArch64 share it; a function whose Bril variables may be unassigned is left alon
 from __future__ import annotations
 
 from ssa_course import opcodes
-from ssa_course.codegen.quadcfg import QBlock
+from ssa_course.codegen.quadcfg import QBlock, relabel_phis
 from ssa_course.quads.domtree import Dominance
 from ssa_course.quads.ir import UNDEFINED, Instr
 from ssa_course.quads.loops import natural_loops
@@ -222,12 +222,7 @@ def _rewrite(h: QBlock, pre: QBlock, test: Instr, inside: str,
     pre.body = [*pre.body[:-1], jmp]
     pre.succs = [g_label]
     h.preds = [j_label if p == pre.label else p for p in h.preds]
-    new_phis = []
-    for p in h.phis:
-        c = p.copy()
-        c.labels = [j_label if x == pre.label else x for x in c.labels]
-        new_phis.append(c)
-    h.phis = new_phis
+    relabel_phis(h, pre.label, j_label)
     # the loads leave the loop
     gone = {id(i) for _, i in loads}
     for b, _ in loads:

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from ssa_course.codegen.loop_loads import Names, defined_everywhere, pure
-from ssa_course.codegen.quadcfg import QBlock
+from ssa_course.codegen.quadcfg import QBlock, relabel_phis
 from ssa_course.quads.domtree import Dominance
 from ssa_course.quads.ir import Instr
 from ssa_course.quads.loops import natural_loops
@@ -221,12 +221,7 @@ def _rewrite(h: QBlock, pre: QBlock, exit_: QBlock, members: list[QBlock], body:
         cb.succs = [clone.get(x, x) for x in b.succs]
         copies.append(cb)
     # the original loop is entered from S; its values leave through phis at the exit
-    new_phis = []
-    for p in h.phis:
-        c = p.copy()
-        c.labels = [slow if x == pre.label else x for x in c.labels]
-        new_phis.append(c)
-    h.phis = new_phis
+    relabel_phis(h, pre.label, slow)
     out_names = {str(i.dest) for i in (*h.phis, *h.body) if i.dest is not None}
     after = [b for b in others if b.label not in body]
     used = sorted({a for b in after for i in (*b.phis, *b.body) for a in i.args

@@ -27,6 +27,17 @@ class QBlock:
     handler: bool = False  # named second by an ``enter``: entered by a throw
 
 
+def relabel_phis(block: QBlock, old: str, new: str) -> None:
+    """``block``'s phis read from ``new`` what they read from ``old`` (an edge moved);
+    copies, so a phi shared with another block's list is left alone."""
+    moved = []
+    for p in block.phis:
+        c = p.copy()
+        c.labels = [new if x == old else x for x in c.labels]
+        moved.append(c)
+    block.phis = moved
+
+
 def successors(last: Instr | None) -> list[str] | None:
     """Labels a terminator goes to (``enter``: body then handler); None if not one."""
     if last is None:
