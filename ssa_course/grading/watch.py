@@ -77,7 +77,11 @@ def protect_course() -> str | None:
                 with contextlib.suppress(OSError, ValueError):
                     resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
             writable = (here + os.sep, os.path.realpath(tempfile.gettempdir()) + os.sep)
-            sys.audit("ssa_course.sandbox.course", tuple(closed), here + os.sep, writable)
+            # never, even inside the temporary directory (a checkout or a course can be
+            # there): the package's own directory and the course (but its own directory)
+            never = (os.path.dirname(package) + os.sep, root + os.sep)
+            sys.audit("ssa_course.sandbox.course", tuple(closed), here + os.sep, writable,
+                      never)
             global PROTECTED
             PROTECTED = True
             from ssa_course.memlimit import cap_address_space
@@ -350,7 +354,7 @@ def _install_hook() -> None:
 
     def course_check(event: str, args: tuple) -> None:
         """The autograding kernel's rules (:func:`protect_course`)."""
-        closed, here, writable = state["course"]
+        closed, here, writable, never = state["course"]
         what = None
         target: Any = None  # a path the event writes
         if event == "open" and ((_isinstance(args[1], _str) and any(
@@ -366,7 +370,9 @@ def _install_hook() -> None:
             target = args[0]
         if _isinstance(target, bytes):
             target = target.decode("utf-8", "replace")
-        if _isinstance(target, _str) and not absolute(target).startswith(writable):
+        full_target = absolute(target) if _isinstance(target, _str) else ""
+        if full_target and not full_target.startswith(here) and (
+                full_target.startswith(never) or not full_target.startswith(writable)):
             raise PermissionError("while autograding, a notebook may not do this: it "
                                   f"wrote outside its own directory ({event} {target})")
         if event in ("os.fork", "os.forkpty"):
@@ -428,7 +434,8 @@ def _install_hook() -> None:
                 state["cells"].update(_map(_id, args[0]))
             elif event == "ssa_course.sandbox.course" and state["course"] is None:
                 state["course"] = (_tuple(_str(c) for c in args[0]), _str(args[1]),
-                                   _tuple(_str(c) for c in args[2]))
+                                   _tuple(_str(c) for c in args[2]),
+                                   _tuple(_str(c) for c in args[3]))
             elif state["course"] is not None and not state["busy"]:
                 state["busy"] = True
                 try:
