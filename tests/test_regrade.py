@@ -170,7 +170,19 @@ def leaders(body):
 }
 
 
-def test_rebinding_the_grader_passes_in_the_kernel():
+@pytest.fixture
+def grader_restored(monkeypatch):
+    """The in-process harness runs a rebinding cheat in this very process: put the
+    grader's functions back afterwards, or every later test here would pass."""
+    import ssa_course.grading as grading
+    from ssa_course.grading import check, forbid
+
+    for module, name in ((grading, "check_against"), (check, "check_against"),
+                         (forbid, "guard")):
+        monkeypatch.setattr(module, name, getattr(module, name))
+
+
+def test_rebinding_the_grader_passes_in_the_kernel(grader_restored):
     """The cheat is real: in the learner's own process the test cell raises nothing."""
     assert outcome("01-quads.ipynb", "test_leaders", {"leaders": REBIND}) is None
 
@@ -264,7 +276,7 @@ def test_the_course_config_regrades_after_the_kernel():
     assert steps.index("nbgrader.preprocessors.SaveAutoGrades") > at
 
 
-def test_exercise_06_s_graph_rule_is_regraded_too(tmp_path):
+def test_exercise_06_s_graph_rule_is_regraded_too(tmp_path, grader_restored):
     """idealize_add gets a node of a graph being built: the learner's process gets a copy
     and the node it returns is taken over by id, so a rebinding notebook fails there too."""
     name = "06-types-and-peepholes.ipynb"

@@ -20,9 +20,11 @@ from typing import Any
 from ssa_course.grading.crash import explain_crash
 from ssa_course.grading.panels import Panels
 from ssa_course.grading.plain import NotPlain, first_difference, kind_name, plain, shown
+from ssa_course.grading.regrade import RemoteFailure
 from ssa_course.grading.timelimit import OutOfTime, call_with_limit
 
 DEFAULT_TIME_LIMIT = 10.0  # seconds per case: lesson-size inputs take milliseconds
+NOT_ANSWERED = "not implemented yet: replace the stub's `raise` line with your code"
 
 
 class Mismatch(AssertionError):
@@ -137,7 +139,7 @@ def _failure(outcome: Any, case: object, describe: Callable[[Any], str],
     if outcome.kind in ("refused",) or outcome.category == "mismatch":
         return Mismatch(outcome.text)
     if outcome.category == "notimpl":
-        return Mismatch("not implemented yet: replace the stub's `raise` line with your code")
+        return Mismatch(NOT_ANSWERED)
     _show(case, draw)
     if outcome.kind == "timeout":
         return Mismatch(f"your code did not finish in {seconds:g} s on this input "
@@ -183,8 +185,6 @@ _UNSET = object()  # "no answer to draw"
 def _run_student(student: Callable[..., Any], case: object, describe: Callable[[Any], str],
                  draw: Callable[[Any], object] | None, seconds: float | None) -> object:
     """The learner's raw result on ``case``; a crash or a time-out becomes a Mismatch."""
-    from ssa_course.grading.regrade import RemoteFailure
-
     try:
         return call_with_limit(student, (_private_copy(case),), seconds)
     except RemoteFailure as e:  # a regrade: the learner's process said why, in its words
@@ -192,8 +192,7 @@ def _run_student(student: Callable[..., Any], case: object, describe: Callable[[
     except Mismatch:  # raised by a guard around the answer: its message is for the learner
         raise
     except NotImplementedError:
-        raise Mismatch("not implemented yet: replace the stub's `raise` line with "
-                       "your code") from None
+        raise Mismatch(NOT_ANSWERED) from None
     except OutOfTime:
         _show(case, draw)
         raise Mismatch(f"your code did not finish in {seconds:g} s on this input "

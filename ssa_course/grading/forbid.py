@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ssa_course.grading import sandbox, watch
-from ssa_course.grading.check import DEFAULT_TIME_LIMIT, Mismatch
+from ssa_course.grading.check import DEFAULT_TIME_LIMIT, NOT_ANSWERED, Mismatch
 from ssa_course.grading.detach import detach, fresh
 from ssa_course.grading.timelimit import call_with_limit
 
@@ -380,10 +380,8 @@ def _returned(outcome: sandbox.Outcome, label: str) -> Any:
         return outcome.value
     if outcome.kind == "refused":
         raise Forbidden(outcome.text)
-    if outcome.kind == "raised" and outcome.category == "notimpl":
-        # the learner's own unanswered stub, raised again on this side of the process
-        # boundary so the exercise says "not answered yet" (not a stub of the library)
-        raise NotImplementedError
+    if outcome.kind == "raised" and outcome.category == "notimpl":  # the learner's stub
+        raise Mismatch(NOT_ANSWERED)
     if outcome.kind == "raised":
         raise Mismatch(outcome.text)
     if outcome.kind == "timeout":

@@ -42,12 +42,17 @@ from typing import Any
 STATEMENT_SECONDS = 30.0  # one top-level statement of the learner's cells
 
 
+def python_source(source: str) -> str:
+    """A cell's source as Python: IPython's magics and shell escapes (``%time``, ``!ls``)
+    become ``pass`` (the lines keep their numbers)."""
+    return "\n".join("pass" if line.lstrip().startswith(("%", "!")) else line
+                     for line in source.splitlines())
+
+
 def statements(source: str, where: str) -> list[tuple[int, Any]]:
-    """(line, code) of each top-level statement of a learner's cell; IPython's magics and
-    shell escapes (``%time``, ``!ls``) are left out, as a syntax error would be."""
-    lines = [("pass" if line.lstrip().startswith(("%", "!")) else line)
-             for line in source.splitlines()]
-    tree = ast.parse("\n".join(lines), where)
+    """(line, code) of each top-level statement of a learner's cell (see
+    :func:`python_source`)."""
+    tree = ast.parse(python_source(source), where)
     out = []
     for node in tree.body:
         module = ast.Module(body=[node], type_ignores=[])
@@ -59,8 +64,7 @@ def imported_modules(source: str) -> list[str]:
     """The modules a cell's ``import`` statements name (anywhere in it), to import before
     the watch is armed (the watch refuses a module's first import)."""
     try:
-        tree = ast.parse("\n".join(line for line in source.splitlines()
-                                   if not line.lstrip().startswith(("%", "!"))))
+        tree = ast.parse(python_source(source))
     except SyntaxError:
         return []
     names: list[str] = []

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ssa_course.grading import sandbox
+from ssa_course.grading.learner import python_source
 from ssa_course.grading.sandbox import MEMORY_GB, Outcome
 
 RESTARTS = 12  # statements left out (each a new learner's process) before giving up
@@ -248,7 +249,7 @@ class _Session:
         finally:
             os.close(write_end)
         self.fd, self.reader = read_end, sandbox._Frames(read_end)
-        self._send(request)
+        self._send(pickle.dumps(request))
         current: int | None = None
         while True:
             frame = self.reader.next(STATEMENT_SECONDS)
@@ -285,10 +286,10 @@ class _Session:
             self._fail(outcome)
             return False
 
-    def _send(self, message: object) -> None:
+    def _send(self, data: bytes) -> None:
+        """One frame (pickled data) to the learner's process."""
         from ssa_course.grading.watch import HEADER
 
-        data = pickle.dumps(message)
         try:
             assert self.process.stdin is not None
             self.process.stdin.write(HEADER.pack(len(data)) + data)
@@ -306,11 +307,11 @@ class _Session:
         if self.failed is not None:
             return self.failed
         try:
-            pickle.dumps((args, kwargs))
+            data = pickle.dumps((args, kwargs))
         except Exception as e:
             raise CannotSend(f"{self.name}'s arguments cannot be sent to the learner's "
                              f"process ({e})") from None
-        self._send((args, kwargs))
+        self._send(data)
         try:
             frame = self.reader.next(CALL_SECONDS)
         except BaseException:  # the checker's own time limit: this call is abandoned
@@ -358,8 +359,7 @@ class _Session:
 def bound_names(source: str) -> set[str]:
     """The names a cell binds at its top level (in ``if``/``try``/``for``/``with`` too)."""
     try:
-        tree = ast.parse("\n".join(line for line in source.splitlines()
-                                   if not line.lstrip().startswith(("%", "!"))))
+        tree = ast.parse(python_source(source))
     except SyntaxError:
         return set()
     names: set[str] = set()
