@@ -20,6 +20,7 @@ import contextlib
 import errno
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from ssa_course.args import parse_limit
 from ssa_course.compilation import load_file
@@ -34,6 +35,10 @@ from ssa_course.runtime import (
     shorten_number,
 )
 from ssa_course.signals import Terminated, raising_on_termination
+
+if TYPE_CHECKING:
+    from ssa_course.compilation import Compilation
+    from ssa_course.viz.options import DrawOptions
 
 
 class _Parser(argparse.ArgumentParser):
@@ -232,13 +237,7 @@ def _cmd_show(ns: argparse.Namespace) -> int:
         return _show_html(ns)
     if "," in ns.view:
         raise UsageError("several representations (--as A,B) need --format html")
-    if ns.output is not None:
-        refuse_inputs(ns.output, [ns.file])  # before any work, not only before writing
-    comp = load_file(ns.file)
-    from ssa_course.viz.options import DrawOptions
-
-    options = DrawOptions(function=ns.function, around=ns.around, radius=ns.radius,
-                          budget=ns.budget or None)
+    comp, options = _show_input(ns)
     with _assembler(ns):
         data = views.render(comp, _targeted(ns.view, ns.target), ns.format, options)
     if ns.output is not None:
@@ -250,21 +249,27 @@ def _cmd_show(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _show_input(ns: argparse.Namespace) -> tuple[Compilation, DrawOptions]:
+    """``show``'s program and drawing options, the output refused first if it names the input."""
+    from ssa_course.viz.options import DrawOptions
+
+    if ns.output is not None:
+        refuse_inputs(ns.output, [ns.file])  # before any work, not only before writing
+    options = DrawOptions(function=ns.function, around=ns.around, radius=ns.radius,
+                          budget=ns.budget or None)
+    return load_file(ns.file), options
+
+
 def _show_html(ns: argparse.Namespace) -> int:
     """``show --as A,B --format html``: the linked page (:mod:`ssa_course.linked_page`)."""
     from ssa_course import registry
     from ssa_course.linked_page import linked_page
-    from ssa_course.viz.options import DrawOptions
 
     names = [v.strip() for v in ns.view.split(",")]
     if not all(names):
         raise UsageError(f"empty representation name in --as '{ns.view}'")
     names = [registry.representation(_targeted(n, ns.target)).name for n in names]
-    if ns.output is not None:
-        refuse_inputs(ns.output, [ns.file])  # before any work, not only before writing
-    comp = load_file(ns.file)
-    options = DrawOptions(function=ns.function, around=ns.around, radius=ns.radius,
-                          budget=ns.budget or None)
+    comp, options = _show_input(ns)
     with _assembler(ns):
         page = linked_page(comp, names, options)
     if ns.output is None:
