@@ -264,6 +264,12 @@ class Region(Node):
         if any(isinstance(u, Phi) for u in self.outputs):
             return None
         if len(self.inputs) == 2:
+            if _loops_back(self, self.add_dep):
+                # the one path left is this Region's own back edge (a loop whose entry
+                # died): answering it would leave a cycle of control with no merge in it,
+                # which nothing can find dead; left as it is, the Region is found
+                # unreachable and swept (fuzz seed 51819)
+                return None
             return self.inputs[1]
         return self._empty_diamond()
 
@@ -357,7 +363,10 @@ class Phi(Node):
             # as ``i = i + 1`` that algebraic rules rewrite forever; the sweep removes it
             # (the answer depends on the nodes on the way: look again when one changes,
             # fuzz seed 50753)
-            return None if _reads(value, self, self.add_dep) else value
+            if _reads(value, self, self.add_dep) or (
+                    isinstance(region, Region) and _loops_back(region, self.add_dep)):
+                return None
+            return value
         from ssa_course.son.algebra import push_through_phi  # algebra imports this module
         return self._known_on_path() or push_through_phi(self)
 
@@ -539,6 +548,27 @@ def goes_to(n: Node, user: Node) -> bool:
 def _live_path(ctrl: Node | None) -> bool:
     """Control on this edge may flow (a graph fresh from SCCP leaves unreached nodes TOP)."""
     return ctrl is not None and ctrl.type not in (XCTRL, TOP)
+
+
+def _loops_back(region: Region, watch: Callable[[Node], None], limit: int = 64) -> bool:
+    """Is every live path into ``region`` control that left ``region`` itself (straight
+    down, with no other merge on the way)? Then no path enters it from Start: a loop
+    whose entry died. A bounded walk up each path (control nodes have their control as
+    input 0); ``watch`` is given every node it passes, so a change on the way looks again."""
+    for path in region.inputs[1:]:
+        if not _live_path(path):
+            continue
+        ctrl: Node | None = path
+        for _ in range(limit):
+            if ctrl is None or ctrl is region:
+                break
+            watch(ctrl)
+            if isinstance(ctrl, (Region, Start)) or not ctrl.inputs:
+                return False  # another merge, or the function's entry
+            ctrl = ctrl.inputs[0]
+        if ctrl is not region:
+            return False
+    return True
 
 
 def _reads(value: Node, phi: Node, watch: Callable[[Node], None] | None = None,

@@ -122,7 +122,11 @@ class EdgeFacts:
     def block_of(self, ctrl: Node | None) -> str | None:
         """The block a control node belongs to (None when control never gets there)."""
         owner = self.cfg.owner
+        seen: set[int] = set()
         while ctrl is not None and ctrl.id not in owner:
+            if ctrl.id in seen:
+                return None  # a cycle of control that no block holds: never reached
+            seen.add(ctrl.id)
             ctrl = ctrl.inputs[0] if ctrl.inputs else None
         return None if ctrl is None else owner[ctrl.id]
 

@@ -37,6 +37,7 @@ from ssa_course.runtime import paused_gc
 from ssa_course.son.control import Region, goes_to
 from ssa_course.son.data import Constant
 from ssa_course.son.emit import sweep
+from ssa_course.son.endless import give_endless_loops_an_exit
 from ssa_course.son.graph import Graph, Node, start_of
 from ssa_course.son.peephole import (
     CONSTANT,
@@ -101,6 +102,8 @@ class IterativePeepholes:
                     self._visit(n)
                 if not self._unreachable_merges_are_dead():
                     break
+            # a loop whose exit died must still reach Stop, or the sweep takes its prints
+            give_endless_loops_an_exit(self.g)
             before = len(self.g.nodes)
             sweep(self.g, live_loops_only=True)
             killed = before - len(self.g.nodes)

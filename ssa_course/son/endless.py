@@ -1,0 +1,129 @@
+"""Loops that became endless get a ``Never`` exit (the parser's rule, applied late).
+
+The parser gives ``while (true) { ... }`` an exit control never takes (:class:`Never`),
+so that Stop still reaches the loop and the memory it works on: the sweep keeps only
+what Stop reads. A loop can also *become* endless later: SCCP or the range analysis
+prove its test always true (``k = 1; while (k < 4) { k = 1; print(n); }``), its exit
+dies, and then nothing below Stop reads the loop, the prints inside it, or the prints
+before it. Without a Never exit the sweep would delete them all (a program that prints
+forever would print nothing). So, after the peepholes settle and before the sweep,
+every merge that control reaches from Start but that no longer reaches Stop, and that
+is the head of a loop, gets a Never exit with the memory at its head
+(:func:`memory_at`). Simple does the same when it builds its loop tree (``forceExit``).
+"""
+
+from __future__ import annotations
+
+from ssa_course.son.control import Never, Phi, Proj, Region, Start, Stop, goes_to
+from ssa_course.son.graph import Graph, Node
+from ssa_course.son.memory import Effect
+from ssa_course.son.types import CTRL, MEM, MEM_TOP, ControlType
+
+_WALK_LIMIT = 100_000  # control nodes a memory walk may pass (a bound, not a budget)
+
+
+def _is_memory(n: Node) -> bool:
+    return n.type in (MEM, MEM_TOP)
+
+
+def memory_at(ctrl: Node) -> Node | None:
+    """The memory state where control is at ``ctrl``: the last memory effect pinned
+    there (a store or print under this control, the memory phi of a merge, a call's
+    memory result, Start's memory), else the one above it. None if there is none."""
+    c: Node | None = ctrl
+    for _ in range(_WALK_LIMIT):
+        if c is None:
+            return None
+        # effects pinned at c, and the merge's memory phi: a chain in memory order
+        here = [u for u in c.outputs if _is_memory(u) and u.inputs and u.inputs[0] is c
+                and isinstance(u, (Effect, Phi))]
+        if here:
+            read = {id(u.inputs[1]) for u in here if isinstance(u, Effect)}
+            last = [u for u in here if id(u) not in read]
+            return max(last or here, key=lambda u: u.id)
+        if isinstance(c, Proj) and c.inputs[0] is not None:
+            # below a call (or Start): its memory result is the state here
+            source = c.inputs[0]
+            mem = next((p for p in source.outputs if isinstance(p, Proj) and _is_memory(p)),
+                       None)
+            if mem is not None:
+                return mem
+        if isinstance(c, Start):
+            return None
+        if isinstance(c, Region):
+            # no memory phi: every path brings the same memory state; take a live one
+            c = next((p for p in c.inputs[1:] if p is not None and p.type == CTRL),
+                     None)
+        else:
+            c = c.inputs[0] if c.inputs else None
+    return None
+
+
+def _reaching(exits: list[Node | None]) -> set[int]:
+    """Control nodes from which some path goes on to one of ``exits`` (walking control
+    inputs up: every path of a merge, the control input of anything else)."""
+    seen: set[int] = set()
+    work = list(exits)
+    while work:
+        n = work.pop()
+        if n is None or n.id in seen or not n.is_control:
+            continue
+        seen.add(n.id)
+        work.extend(n.inputs[1:] if isinstance(n, Region) else n.inputs[:1])
+    return seen
+
+
+def _successors(n: Node) -> list[Node]:
+    """Where live control goes from ``n`` (not into Stop or a Never exit)."""
+    return [u for u in n.outputs if goes_to(n, u) and not isinstance(u, (Stop, Never))
+            and not (isinstance(u.type, ControlType) and u.type != CTRL)]
+
+
+def _forward(start: Node) -> list[Node]:
+    """Live control nodes reached from ``start``, breadth first (dominators come before
+    the nodes they dominate, so an outer loop's head before an inner one's)."""
+    order = [start]
+    seen = {start.id}
+    for n in order:  # the list grows while it is walked
+        for u in _successors(n):
+            if u.id not in seen:
+                seen.add(u.id)
+                order.append(u)
+    return order
+
+
+def _loop_head(region: Region, lost: set[int]) -> bool:
+    """Control that leaves ``region`` comes back to it through nodes of ``lost``."""
+    seen = {region.id}
+    work: list[Node] = [region]
+    while work:
+        for u in _successors(work.pop()):
+            if u is region:
+                return True
+            if u.id in lost and u.id not in seen:
+                seen.add(u.id)
+                work.append(u)
+    return False
+
+
+def give_endless_loops_an_exit(g: Graph) -> list[Never]:
+    """Add a Never exit to every live loop head that control reaches from Start but that
+    no longer reaches Stop; returns the exits added (usually none: one walk each way)."""
+    stop = g.stop
+    reaching = _reaching(list(stop.inputs))
+    reached = _forward(g.start)
+    lost = {n.id for n in reached if n.id not in reaching}
+    added: list[Never] = []
+    for n in reached:  # outer loops first: an exit for one may give its inner loops one
+        if n.id not in lost or not isinstance(n, Region) or n.type != CTRL \
+                or not _loop_head(n, lost):
+            continue
+        mem = memory_at(n)
+        if mem is None:
+            continue
+        never = Never(g, n, mem)
+        never.type = CTRL
+        stop.add_input(never)
+        added.append(never)
+        lost -= _reaching([never])
+    return added

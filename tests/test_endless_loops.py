@@ -1,0 +1,107 @@
+"""Loops that become endless after parsing (SCCP or the ranges prove their test always
+true) keep their prints: they get a Never exit (:mod:`ssa_course.son.endless`), and a
+merge whose only path is its own back edge is not folded into a cycle with no merge
+(fuzz seeds 51819 and 51877)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ssa_course import passes, registry, stages
+from ssa_course.compilation import compile_source
+from ssa_course.runtime import Limits
+from ssa_course.son.control import Never
+
+# SCCP proves ``k < 4`` always true: the loop never exits, and prints on every trip
+PRINTS_IN_LOOP = """fn main(n: int) {
+    var k = 1;
+    while (k < 4) { k = 1; print(n); }
+    print(7);
+}
+"""
+
+# the same loop written as Bril: its head is a plain Region (not a Loop)
+PRINTS_IN_LOOP_BRIL = """@main(n: int) {
+  k: int = const 1;
+  four: int = const 4;
+.head:
+  c: bool = lt k four;
+  br c .body .done;
+.body:
+  k: int = const 1;
+  print n;
+  jmp .head;
+.done:
+  seven: int = const 7;
+  print seven;
+}
+"""
+
+# fuzz seed 51819, shrunk: after inlining, the range analysis proves the ``for`` endless;
+# the ``while`` behind it lost its entry and folded into a cycle of control with no merge,
+# on which the bounds-check pass then walked forever
+SEED_51819 = """struct P { v: int; ok: bool; xs: [int]; }
+fn f2(n: int, p1: int, p2: P) -> int {
+    return (0 / 2);
+    var r12 = f2(n - 1, 0, p2);
+}
+fn f5(i: int) -> int {
+    return i * 1 + 7;
+}
+fn main(n: int, flag: bool) {
+    var a = 1;
+    var arr = new int[5];
+    var ps = new P[5];
+    try {
+        for (var i16 = 0; i16 < 4; i16 = 0 + 1) {
+            var c = f5(0);
+        }
+        try {
+            throw 0;
+        } catch (e22) {
+            a = f2(0, 0, new P { v: 2, ok: e22 == 0, xs: arr });
+        }
+        while (0 < 3) {
+            var v24 = -f2(0, 0, ps[0]);
+        }
+    } catch (e27) {
+    }
+    print(a);
+}
+"""
+
+
+def _first_lines(source: str, via: str, kind: str | None = None, lines: int = 3) -> list[str]:
+    comp = compile_source(source, "endless.bril" if kind else "endless.tiny", kind)
+    got = stages.run(comp, ["3"], via=via, limits=Limits(steps=400))
+    assert "step limit exceeded" in got.error, (via, got)
+    return got.stdout.splitlines()[:lines]
+
+
+@pytest.mark.parametrize("via", ["son-opt", "scheduled", "optimized"])
+def test_a_loop_sccp_makes_endless_keeps_its_prints(via):
+    assert _first_lines(PRINTS_IN_LOOP, "quads") == ["3", "3", "3"]
+    assert _first_lines(PRINTS_IN_LOOP, via) == ["3", "3", "3"]
+
+
+@pytest.mark.parametrize("via", ["son-opt", "optimized"])
+def test_a_bril_loop_sccp_makes_endless_keeps_its_prints(via):
+    assert _first_lines(PRINTS_IN_LOOP_BRIL, via, "bril") == ["3", "3", "3"]
+
+
+def test_the_endless_loop_gets_a_never_exit():
+    comp = compile_source(PRINTS_IN_LOOP, "endless.tiny")
+    fg = registry.build(comp, "son-opt").functions["main"]
+    exits = [n for n in fg.graph.stop.inputs if isinstance(n, Never)]
+    assert len(exits) == 1
+    loop, memory = exits[0].operand(0), exits[0].operand(1)
+    assert memory.inputs[0] is loop  # the memory of the loop's block: what the body prints
+
+
+def test_seed_51819_default_pipeline_ends_and_verifies():
+    comp = compile_source(SEED_51819, "s51819.tiny")
+    passes.run_pipeline(comp, passes.DEFAULT_PIPELINE, verify_each=True)
+    comp = compile_source(SEED_51819, "s51819.tiny")
+    for via in ("optimized", "son-opt"):
+        got = stages.run(comp, ["3", "true"], via=via, limits=Limits(steps=20_000))
+        assert "step limit exceeded" in got.error and got.stdout == "", (via, got)
