@@ -109,9 +109,11 @@ def _loop_head(region: Region, lost: set[int]) -> bool:
 def give_endless_loops_an_exit(g: Graph) -> list[Never]:
     """Add a Never exit to every live loop head that control reaches from Start but that
     no longer reaches Stop; returns the exits added (usually none: one walk each way)."""
-    stop = g.stop
+    stop, start = g.stop, g.start
+    if stop is None or start is None:
+        return []  # a graph still being built
     reaching = _reaching(list(stop.inputs))
-    reached = _forward(g.start)
+    reached = _forward(start)
     lost = {n.id for n in reached if n.id not in reaching}
     added: list[Never] = []
     for n in reached:  # outer loops first: an exit for one may give its inner loops one
