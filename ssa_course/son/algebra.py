@@ -78,7 +78,8 @@ def push_through_phi(phi: Phi) -> Node | None:
     """``Phi(op(a, x1), op(a, x2), ...) -> op(a, Phi(x1, x2, ...))`` (or with the shared
     operand on the right): the inputs are one floating operation of the same kind with
     one operand in common -- or with constants on the right, which make a phi of
-    constants (``op(Phi(a1, a2), Phi(c1, c2))``). Only when some input is used by this
+    constants (``op(Phi(a1, a2), Phi(c1, c2))``), or with nothing in common when every
+    input dies and the merge heads no loop (``op(Phi(a1, a2), Phi(b1, b2))``). Only when some input is used by this
     phi alone (no operation is added) -- at a loop head, every input (else a value kept
     for another user is computed twice per iteration) --, never on a loop still being
     parsed, and never when an input reads the phi itself (a loop's own counter)."""
@@ -116,6 +117,14 @@ def push_through_phi(phi: Phi) -> Node | None:
     # no operand in common, but the right ones are all constants: their phi is a
     # literal (Phi(x + 1, y + 2) -> Phi(x, y) + Phi(1, 2)), which costs no operation
     if all(v.operand(2).type.is_constant() for v in values):
+        lefts = typed(Phi(phi.graph, region, *(v.inputs[1] for v in values)))
+        rights = typed(Phi(phi.graph, region, *(v.inputs[2] for v in values)))
+        return typed(first.remake(lefts, rights))
+    # nothing in common: Phi(x + y, a + b) -> Phi(x, a) + Phi(y, b), one operation instead
+    # of one per path, when every input dies with the phi and the merge heads no loop
+    # (GVN then finds the operand phis and the operation if they exist already:
+    # ``p - (g + h)`` with ``p = Phi(x + y, a + b)``, ``g = Phi(x, a)``, ``h = Phi(y, b)``)
+    if all(dies) and not may_be_loop_head(region, phi):
         lefts = typed(Phi(phi.graph, region, *(v.inputs[1] for v in values)))
         rights = typed(Phi(phi.graph, region, *(v.inputs[2] for v in values)))
         return typed(first.remake(lefts, rights))

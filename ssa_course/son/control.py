@@ -163,6 +163,19 @@ def dominating_facts(ctrl: Node | None, watcher: Node) -> Iterator[tuple[Node, b
         n = _up(n, watcher, budget)
 
 
+def strictly_dominates(a: Node, ctrl: Node, watcher: Node) -> bool:
+    """The control node ``a`` is one of the immediate dominators of ``ctrl`` (above it),
+    found within the walk's budget (False when not found)."""
+    budget = [_DOMINATOR_WALK]
+    n = _up(ctrl, watcher, budget)
+    while n is not None:
+        watcher.add_dep(n)
+        if n is a:
+            return True
+        n = _up(n, watcher, budget)
+    return False
+
+
 def may_be_loop_head(region: Node, watcher: Node) -> bool:
     """A Loop, or a Region one of whose paths it dominates itself (a back edge: Bril's
     loop heads are plain Regions); True too when the walk is cut short."""
