@@ -14,8 +14,8 @@ object was made: a fresh ``new int[n]`` reads its zero, a fresh struct the value
 made with. Reaching a memory Phi, the load is split through it (Simple's idea, our
 code) when that folds: at a loop head, the back edge must give the stored value (the
 field read round a loop becomes a value phi, ``bar.a = bar.a + 2`` -> ``Phi(0, Phi + 2)``);
-at another merge, one path must (every path, at a Region that may head a loop); an array load only when every path does (a load moved
-above its bounds test must not run).
+at another merge, one path must (every path, at a Region that may head a loop); an
+array load only when every path does (a load moved above its bounds test must not run).
 
 Every effect the walk passes is a distant dependency of the load (``add_dep``): when one
 changes, the load is looked at again.

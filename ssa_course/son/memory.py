@@ -21,6 +21,7 @@ from ssa_course.son.alias import (
     reaching_value,
     split_through_phi,
 )
+from ssa_course.son.control import Phi
 from ssa_course.son.data import const
 from ssa_course.son.graph import Graph, Node, RunState
 from ssa_course.son.types import (
@@ -169,10 +170,11 @@ class Load(Node):
         """The slot's value when nothing wrote it since the array was made: a fresh
         ``int`` or ``bool`` array's zero (a reference slot starts unset). With ``make``
         False, only whether there is one (no constant is made)."""
-        base = self.operand(2)
-        if isinstance(base, NewArray) and base.zero is not None:
-            return const(self, base.zero) if make else True  # type: ignore[arg-type]
-        return None
+        zeros = {a.zero if isinstance(a, NewArray) else None for a in _objects(self)}
+        if len(zeros) != 1 or None in zeros:
+            return None
+        zero = zeros.pop()
+        return const(self, zero) if make else True  # type: ignore[arg-type]
 
     def moved(self, ctrl: Node, mem: Node) -> Load:
         """This load on one path into a merge (``ctrl``), reading that path's memory."""
@@ -181,6 +183,24 @@ class Load(Node):
 
     def evaluate(self, args: list[Value], state: RunState) -> Value:
         return args[2].items[args[3]]
+
+
+def _objects(load: Node) -> list[Node]:
+    """The allocations a load's base may be: itself, or every input of a phi of them
+    (``var v = s; if (c) { v = t; }``); empty when something else may be the base."""
+    base = load.operand(2)
+    if isinstance(base, Phi):
+        load.add_dep(base)
+        objects = [v for v in base.inputs[1:] if v is not None]
+        return objects if all(getattr(v, "allocates", False) for v in objects) else []
+    return [base]
+
+
+def _made_with(obj: Node, field: str) -> Node | None:
+    """The value a fresh struct's ``field`` was made with (None: not a struct)."""
+    if isinstance(obj, NewStruct):
+        return obj.operand(1 + obj.fields.index(field))
+    return None
 
 
 class Effect(Node):
@@ -246,10 +266,8 @@ class LoadField(Node):
 
     def initial_value(self, make: bool = True) -> Node | None:
         """The field's value when nothing wrote it since a fresh struct was made."""
-        base = self.operand(2)
-        if isinstance(base, NewStruct):
-            return base.operand(1 + base.fields.index(self.field))
-        return None
+        found = {id(v): v for v in (_made_with(b, self.field) for b in _objects(self))}
+        return next(iter(found.values())) if len(found) == 1 else None
 
     def moved(self, ctrl: Node, mem: Node) -> LoadField:
         """This load on one path into a merge (``ctrl``), reading that path's memory."""
