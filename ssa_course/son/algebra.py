@@ -82,7 +82,8 @@ def push_through_phi(phi: Phi) -> Node | None:
     input dies and the merge heads no loop (``op(Phi(a1, a2), Phi(b1, b2))``). Only when
     some input is used by this phi alone (no operation is added) -- at a loop head, every
     input (else a value kept for another user is computed twice per iteration) --, never
-    on a loop still being parsed, and never when an input reads the phi itself (a loop's own counter)."""
+    on a loop still being parsed, and never when an input reads the phi itself (a loop's
+    own counter)."""
     from ssa_course.son.data import Binary  # data imports this module
 
     region = phi.inputs[0]
