@@ -139,7 +139,8 @@ def _statement(draw) -> str:
     return draw(st.sampled_from([
         f"{arr}[{idx}] = {val};", f"{obj}.{field} = {val};",
         f"print({arr}[{idx}], {obj}.{field});",
-        f"if (k == {draw(st.integers(0, 2))}) {{ {arr}[{idx}] = {val}; }} else {{ {obj}.{field} = 2; }}",
+        f"if (k == {draw(st.integers(0, 2))}) {{ {arr}[{idx}] = {val}; }}"
+        f" else {{ {obj}.{field} = 2; }}",
         "u = s;", "q = a;", "if (k > 0) { q = b; t = s; }",
         f"while (i < k) {{ {obj}.{field} = {obj}.{field} + i; i = i + 1; }}",
     ]))
