@@ -21,12 +21,6 @@ STAGES = [s.name for s in registry.executors()]
 
 # What Simple folds and son-opt does not yet, per program.
 WEAKER: dict[str, str] = {
-    "ch05_if_merge2": "b + a with both still named by variables: a sum whose operand has "
-                      "another user is not reassociated (it would keep both sums), Simple "
-                      "does it anyway and then pushes the sums through the phis",
-    "ch19_if_merge2": "the same program as ch05_if_merge2 (Simple's chapter 19 states its "
-                      "machine graph): Phi(arg*2 + 2, arg) keeps its 2 on one path; Simple "
-                      "pulls it out as Phi(2, 0) and folds it with the outer Phi(2, 5)",
     "ch18_fcn3": "a call: son-opt does not inline (Simple's closure returns its constant)",
     "ch18_fcn6": "a call: son-opt does not inline (Simple's function value is inlined and "
                  "its fresh struct's field read folds)",

@@ -371,8 +371,11 @@ class Phi(Node):
             # (the answer depends on the nodes on the way: look again when one changes,
             # fuzz seed 50753)
             return None if _reads(value, self, self.add_dep) else value
-        from ssa_course.son.algebra import push_through_phi  # algebra imports this module
-        return self._known_on_path() or push_through_phi(self)
+        from ssa_course.son.algebra import (  # algebra imports this module
+            pull_literal,
+            push_through_phi,
+        )
+        return self._known_on_path() or push_through_phi(self) or pull_literal(self)
 
     def _known_on_path(self) -> Node | None:
         """An input that a dominating test of its path proves equal to a constant is that
