@@ -8,6 +8,9 @@ them (bounds, zero divisors, unset slots are explicit ``If`` + ``Trap`` in the g
 
 Allocation (``NewArray``, ``NewStruct``) is pinned but needs no memory input: a fresh object
 cannot alias anything older. ``Len`` floats freely -- an array's length never changes.
+
+A load reads what the stores before it wrote: each effect says whether a load may look past
+it (``passes_load``), and the loads' ``idealize`` walks the chain (:mod:`ssa_course.son.alias`).
 """
 
 from __future__ import annotations
