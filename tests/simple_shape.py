@@ -5,7 +5,8 @@ Simple's tests state the optimized graph as the returned expression
 ``(a op b)`` or ``(-a)``, every phi a ``Phi(``, every load a ``.field`` or ``[i]``
 read. Ours is the ``son-opt`` text; :func:`our_shape` walks the data inputs of what
 ``main`` prints (through phis, not through control or memory) and counts the same
-three things, each node once.
+three things, each node once (an allocation is not an operation: Simple prints it
+``new S``).
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ def our_shape(text: str) -> Shape:
         m = _LINE.match(line)
         if m:
             refs = [int(r.group(1)) if r.group(1) else None for r in _REF.finditer(m.group(3))]
-            nodes[int(m.group(1))] = (m.group(2), refs, m.group(4).strip())
+            ty = m.group(4).split(";")[0].strip()  # (without a "; name" note)
+            nodes[int(m.group(1))] = (m.group(2), refs, ty)
     ops = phis = loads = 0
     seen: set[int] = set()
     work = [v for label, refs, _t in nodes.values() if label == "Print"
@@ -59,8 +61,13 @@ def our_shape(text: str) -> Shape:
             continue
         seen.add(n)
         label, refs, t = nodes[n]
+        if label == "Proj" and refs and nodes.get(refs[0], ("",))[0] == "Call":
+            ops += 1  # a call's result: one operation (Simple inlines what it can)
+            continue
         if t in ("ctrl", "mem") or t.startswith("[") or label in _LEAF \
-                or refs == [0]:  # control, memory, parameters, constants
+                or label == "new" or refs == [0]:
+            # control, memory, parameters, constants, allocations (Simple prints an
+            # allocation ``new S``, with no parenthesis: not an operation)
             continue
         if label == "Phi":
             phis += 1

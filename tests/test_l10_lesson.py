@@ -7,12 +7,17 @@ import re
 
 from ssa_course.lessons.l10_escape import dynamic_counts, lattice_dot, native_seconds
 
+# q is one of two fresh structs: the sea of nodes' memory folds cannot read its fields (the
+# two were made with different values), scalar replacement removes both allocations (a
+# struct whose fields are only read from fresh objects would be folded without sroa)
 POINTS = """struct P { x: int; y: int; }
 fn main(n: int) {
     var acc = 0;
     for (var i = 0; i < n; i = i + 1) {
         var p = new P { x: i, y: i * i };
-        acc = acc + p.y - p.x;
+        var q = new P { x: 1, y: 2 };
+        if (i % 3 == 0) { q = p; }
+        acc = acc + q.y - q.x;
     }
     print(acc);
 }"""
@@ -29,7 +34,7 @@ def test_the_lattice_picture_has_every_glyph_and_covering_edges():
 def test_scalar_replacement_executes_fewer_instructions_with_the_same_output():
     counts = dynamic_counts(POINTS, 50)
     (before, out1), (after, out2) = counts["without sroa"], counts["with sroa"]
-    assert out1 == out2 == str(sum(i * i - i for i in range(50)))
+    assert out1 == out2 == str(sum(i * i - i if i % 3 == 0 else 1 for i in range(50)))
     assert after < before
 
 

@@ -108,6 +108,32 @@ def test_sums_with_no_common_operand_push_their_constants_as_a_phi():
     assert [v.label for v in top.inputs[1].inputs[1:]] == ["y", "x"]
 
 
+IF_MERGE2 = """fn main(arg: int) {
+    var a = arg + 1;
+    var b = arg + 2;
+    if (arg == 1) { b = b + a; } else { a = b + 1; }
+    print(a + b);
+}"""
+
+
+def test_a_constant_on_one_path_leaves_the_phi_to_meet_another_literal():
+    # Simple's chapter 19 testIfMerge2: Phi(arg*2 + 2, arg) + arg + Phi(2, 5) ->
+    # Phi(arg*2, arg) + arg + Phi(4, 5)
+    fn = _main(IF_MERGE2, optimistic=True)
+    top = _printed(fn)
+    assert isinstance(top, Add) and _phi_values(top.inputs[2]) == [4, 5]
+    ops = [n for n in fn.nodes() if isinstance(n, (Add, Mul))]
+    assert len(ops) == 3  # arg * 2, + arg, + Phi(4, 5)
+
+
+def test_no_pull_when_no_literal_waits_above():
+    fn = _main("fn main(arg: int, k: int) { var a = arg; if (arg == 1) { a = arg * 2 + 2; }"
+               " print(a + k); }", optimistic=True)
+    top = _printed(fn)  # (Phi(arg * 2 + 2, arg) + k): pulling the 2 out would gain nothing
+    assert isinstance(top, Add) and isinstance(top.inputs[1], Phi)
+    assert any(isinstance(v, Add) for v in top.inputs[1].inputs[1:])
+
+
 def test_no_push_when_every_input_is_used_elsewhere():
     fn = _main("fn main(arg: int) { var a = arg + 1; var b = arg + 2; var c = a;"
                " if (arg == 1) { c = b; } print(a, b, c); }")
@@ -161,7 +187,7 @@ def test_a_test_on_the_other_side_of_a_merge_is_not_known():
 
 
 @pytest.mark.parametrize("seed", [None, 0, 1, 2, 3])
-@pytest.mark.parametrize("source", [IF_MERGE, DEMO,
+@pytest.mark.parametrize("source", [IF_MERGE, DEMO, IF_MERGE2,
                                     "fn main(arg: int) { print(1 + arg + 2 + arg + 3); }"])
 def test_the_rules_settle_in_any_worklist_order(source, seed):
     with peephole_order(seed, check=True):

@@ -78,10 +78,12 @@ def push_through_phi(phi: Phi) -> Node | None:
     """``Phi(op(a, x1), op(a, x2), ...) -> op(a, Phi(x1, x2, ...))`` (or with the shared
     operand on the right): the inputs are one floating operation of the same kind with
     one operand in common -- or with constants on the right, which make a phi of
-    constants (``op(Phi(a1, a2), Phi(c1, c2))``). Only when some input is used by this
-    phi alone (no operation is added) -- at a loop head, every input (else a value kept
-    for another user is computed twice per iteration) --, never on a loop still being
-    parsed, and never when an input reads the phi itself (a loop's own counter)."""
+    constants (``op(Phi(a1, a2), Phi(c1, c2))``), or with nothing in common when every
+    input dies and the merge heads no loop (``op(Phi(a1, a2), Phi(b1, b2))``). Only when
+    some input is used by this phi alone (no operation is added) -- at a loop head, every
+    input (else a value kept for another user is computed twice per iteration) --, never
+    on a loop still being parsed, and never when an input reads the phi itself (a loop's
+    own counter)."""
     from ssa_course.son.data import Binary  # data imports this module
 
     region = phi.inputs[0]
@@ -119,4 +121,70 @@ def push_through_phi(phi: Phi) -> Node | None:
         lefts = typed(Phi(phi.graph, region, *(v.inputs[1] for v in values)))
         rights = typed(Phi(phi.graph, region, *(v.inputs[2] for v in values)))
         return typed(first.remake(lefts, rights))
+    # nothing in common: Phi(x + y, a + b) -> Phi(x, a) + Phi(y, b), one operation instead
+    # of one per path, when every input dies with the phi and the merge heads no loop
+    # (GVN then finds the operand phis and the operation if they exist already:
+    # ``p - (g + h)`` with ``p = Phi(x + y, a + b)``, ``g = Phi(x, a)``, ``h = Phi(y, b)``)
+    if all(dies) and not may_be_loop_head(region, phi):
+        lefts = typed(Phi(phi.graph, region, *(v.inputs[1] for v in values)))
+        rights = typed(Phi(phi.graph, region, *(v.inputs[2] for v in values)))
+        return typed(first.remake(lefts, rights))
     return None
+
+
+_CHAIN = 3  # single-user sums looked at above a phi for a literal to meet (a cost bound)
+
+
+def pull_literal(phi: Phi) -> Node | None:
+    """``Phi(x + c, y) -> Phi(x, y) + Phi(c, 0)`` (an input with no constant counts as
+    ``+ 0``): the constants leave the paths as a literal, which reassociation then carries
+    out to meet another literal -- so only when one does (the phi's single user is a sum
+    whose chain of single users, within ``_CHAIN`` sums, adds a constant or a phi of
+    constants), when the sums with constants die with the phi, and never at a merge that may
+    head a loop. Simple's chapter 19 ``testIfMerge2``: ``Phi(arg*2 + 2, arg) + arg +
+    Phi(2, 5)`` -> ``Phi(arg*2, arg) + arg + Phi(4, 5)``."""
+    from ssa_course.son.data import Add, const  # data imports this module
+
+    region = phi.inputs[0]
+    if not isinstance(region, Region) or region.in_progress() \
+            or any(v is None for v in phi.inputs[1:]) or phi.type.kind != "int":
+        return None
+    values = [phi.operand(i) for i in range(1, len(phi.inputs))]
+    sums = [isinstance(v, Add) and v.inputs[0] is None and v.operand(2).type.is_constant()
+            and v is not phi and all(u is phi for u in v.outputs) for v in values]
+    for v in values:
+        phi.add_dep(v)
+        if isinstance(v, Add):
+            phi.add_dep(v.inputs[2])
+    if not any(sums) or not _meets_a_literal(phi):
+        return None
+    if may_be_loop_head(region, phi):
+        return None
+    rests = [v.operand(1) if s else v for v, s in zip(values, sums, strict=True)]
+    if any(r is phi for r in rests):
+        return None
+    literals = [v.operand(2) if s else const(phi, 0) for v, s in zip(values, sums, strict=True)]
+    lefts = typed(Phi(phi.graph, region, *rests))
+    rights = typed(Phi(phi.graph, region, *literals))
+    return typed(Add(phi.graph, None, lefts, rights))
+
+
+def _meets_a_literal(phi: Phi) -> bool:
+    """The phi's single user is a sum, and so up to ``_CHAIN`` sums, one of which adds a
+    literal (every node read is a distant dependency of the phi)."""
+    from ssa_course.son.data import Add  # data imports this module
+
+    n: Node = phi
+    for _ in range(_CHAIN):
+        users = list(dict.fromkeys(n.outputs))
+        phi.add_dep(n)
+        if len(users) != 1 or not isinstance(users[0], Add):
+            return False
+        user = users[0]
+        phi.add_dep(user)
+        other = user.operand(2) if user.inputs[1] is n else user.operand(1)
+        watch_literal(phi, other)
+        if literal(other):
+            return True
+        n = user
+    return False

@@ -163,6 +163,19 @@ def dominating_facts(ctrl: Node | None, watcher: Node) -> Iterator[tuple[Node, b
         n = _up(n, watcher, budget)
 
 
+def strictly_dominates(a: Node, ctrl: Node, watcher: Node) -> bool:
+    """The control node ``a`` is one of the immediate dominators of ``ctrl`` (above it),
+    found within the walk's budget (False when not found)."""
+    budget = [_DOMINATOR_WALK]
+    n = _up(ctrl, watcher, budget)
+    while n is not None:
+        watcher.add_dep(n)
+        if n is a:
+            return True
+        n = _up(n, watcher, budget)
+    return False
+
+
 def may_be_loop_head(region: Node, watcher: Node) -> bool:
     """A Loop, or a Region one of whose paths it dominates itself (a back edge: Bril's
     loop heads are plain Regions); True too when the walk is cut short."""
@@ -367,8 +380,11 @@ class Phi(Node):
                     isinstance(region, Region) and _loops_back(region, self.add_dep)):
                 return None
             return value
-        from ssa_course.son.algebra import push_through_phi  # algebra imports this module
-        return self._known_on_path() or push_through_phi(self)
+        from ssa_course.son.algebra import (  # algebra imports this module
+            pull_literal,
+            push_through_phi,
+        )
+        return self._known_on_path() or push_through_phi(self) or pull_literal(self)
 
     def _known_on_path(self) -> Node | None:
         """An input that a dominating test of its path proves equal to a constant is that

@@ -8,6 +8,9 @@ them (bounds, zero divisors, unset slots are explicit ``If`` + ``Trap`` in the g
 
 Allocation (``NewArray``, ``NewStruct``) is pinned but needs no memory input: a fresh object
 cannot alias anything older. ``Len`` floats freely -- an array's length never changes.
+
+A load reads what the stores before it wrote: each effect says whether a load may look past
+it (``passes_load``), and the loads' ``idealize`` walks the chain (:mod:`ssa_course.son.alias`).
 """
 
 from __future__ import annotations
@@ -15,6 +18,14 @@ from __future__ import annotations
 from ssa_course.errors import Pos
 from ssa_course.runtime import TinyStruct, Value, format_print
 from ssa_course.son import intervals
+from ssa_course.son.alias import (
+    distinct_indices,
+    distinct_objects,
+    reaching_value,
+    split_through_phi,
+)
+from ssa_course.son.control import Phi
+from ssa_course.son.data import const
 from ssa_course.son.graph import Graph, Node, RunState
 from ssa_course.son.types import (
     BOOL_BOTTOM,
@@ -90,6 +101,7 @@ class NewArray(Node):
     __slots__ = ("pos", "zero", "ref_type", "elem")
 
     pinned = True
+    allocates = True  # a fresh object each time (son/alias.py)
 
     def __init__(self, graph: Graph, ctrl: Node, length: Node, elem_zero: object,
                  ty: Type, elem: str, pos: Pos | None = None):
@@ -116,6 +128,7 @@ class NewStruct(Node):
     __slots__ = ("ref_type", "struct", "fields")
 
     pinned = True
+    allocates = True  # a fresh object each time (son/alias.py)
 
     def __init__(self, graph: Graph, ctrl: Node, values: list[Node], ty: Type, name: str,
                  fields: list[str]):
@@ -153,15 +166,44 @@ class Load(Node):
         return self.value_type
 
     def idealize(self) -> Node | None:
-        # a load right after a store to the same array and index reads the stored value
-        mem = self.inputs[1]
-        if isinstance(mem, Store) and mem.inputs[2] is self.inputs[2] \
-                and mem.inputs[3] is self.inputs[3]:
-            return mem.inputs[4]
-        return None
+        # what the stores before it wrote, or a fresh array's zero (son/alias.py)
+        return reaching_value(self, self.operand(1)) or split_through_phi(self)
+
+    def initial_value(self, make: bool = True) -> Node | bool | None:
+        """The slot's value when nothing wrote it since the array was made: a fresh
+        ``int`` or ``bool`` array's zero (a reference slot starts unset). With ``make``
+        False, only whether there is one (no constant is made)."""
+        zeros = {a.zero if isinstance(a, NewArray) else None for a in _objects(self)}
+        if len(zeros) != 1 or None in zeros:
+            return None
+        zero = zeros.pop()
+        return const(self, zero) if make else True  # type: ignore[arg-type]
+
+    def moved(self, ctrl: Node, mem: Node) -> Load:
+        """This load on one path into a merge (``ctrl``), reading that path's memory."""
+        return Load(self.graph, ctrl, mem, self.operand(2), self.operand(3), self.value_type,
+                    self.pos)
 
     def evaluate(self, args: list[Value], state: RunState) -> Value:
         return args[2].items[args[3]]
+
+
+def _objects(load: Node) -> list[Node]:
+    """The allocations a load's base may be: itself, or every input of a phi of them
+    (``var v = s; if (c) { v = t; }``); empty when something else may be the base."""
+    base = load.operand(2)
+    if isinstance(base, Phi):
+        load.add_dep(base)
+        objects = [v for v in base.inputs[1:] if v is not None]
+        return objects if all(getattr(v, "allocates", False) for v in objects) else []
+    return [base]
+
+
+def _made_with(obj: Node, field: str) -> Node | None:
+    """The value a fresh struct's ``field`` was made with (None: not a struct)."""
+    if isinstance(obj, NewStruct):
+        return obj.operand(1 + obj.fields.index(field))
+    return None
 
 
 class Effect(Node):
@@ -186,6 +228,19 @@ class Store(Effect):
 
     label = "Store"
 
+    def passes_load(self, load: Node) -> tuple[Node | None, bool]:
+        """(the value ``load`` reads here, or None; whether it may look further back)."""
+        if not isinstance(load, Load):
+            return None, True  # a field is never an element
+        arr, idx, base, index = self.operand(2), self.operand(3), load.operand(2), load.operand(3)
+        load.add_dep(arr)  # (their types may sharpen, or they may be replaced)
+        load.add_dep(idx)
+        if arr is base and idx is index:
+            return self.inputs[4], False
+        if distinct_objects(arr, base) or (arr is base and distinct_indices(idx, index)):
+            return None, True
+        return None, False
+
     def evaluate(self, args: list[Value], state: RunState) -> Value:
         args[2].items[args[3]] = args[4]
         return None
@@ -209,11 +264,17 @@ class LoadField(Node):
         return self.value_type
 
     def idealize(self) -> Node | None:
-        mem = self.inputs[1]
-        if isinstance(mem, StoreField) and mem.field == self.field \
-                and mem.inputs[2] is self.inputs[2]:
-            return mem.inputs[3]
-        return None
+        # what the stores before it wrote, or a fresh struct's field (son/alias.py)
+        return reaching_value(self, self.operand(1)) or split_through_phi(self)
+
+    def initial_value(self, make: bool = True) -> Node | None:
+        """The field's value when nothing wrote it since a fresh struct was made."""
+        found = {id(v): v for v in (_made_with(b, self.field) for b in _objects(self))}
+        return next(iter(found.values())) if len(found) == 1 else None
+
+    def moved(self, ctrl: Node, mem: Node) -> LoadField:
+        """This load on one path into a merge (``ctrl``), reading that path's memory."""
+        return LoadField(self.graph, ctrl, mem, self.operand(2), self.field, self.value_type)
 
     def key(self) -> tuple:
         inputs = super().key()
@@ -235,6 +296,18 @@ class StoreField(Effect):
         self.field = field
         self.label = f"Store .{field}"
 
+    def passes_load(self, load: Node) -> tuple[Node | None, bool]:
+        """(the value ``load`` reads here, or None; whether it may look further back)."""
+        if not isinstance(load, LoadField):
+            return None, True  # an element is never a field
+        obj, base = self.operand(2), load.operand(2)
+        load.add_dep(obj)
+        if load.field != self.field:
+            return None, True
+        if obj is base:
+            return self.inputs[3], False
+        return None, distinct_objects(obj, base)
+
     def evaluate(self, args: list[Value], state: RunState) -> Value:
         args[2].fields[self.field] = args[3]
         return None
@@ -246,6 +319,10 @@ class Print(Effect):
     __slots__ = ()
 
     label = "Print"
+
+    def passes_load(self, load: Node) -> tuple[Node | None, bool]:
+        """Output writes no heap slot: a load looks past it."""
+        return None, True
 
     def evaluate(self, args: list[Value], state: RunState) -> Value:
         state.out.write(format_print(args[2:]))
