@@ -110,6 +110,13 @@ class Selector:
             v = self.vregs[name] = self.new_vreg(name)
         return v
 
+    def dest(self, i: Instr) -> VReg:
+        """The register of the value ``i`` defines (its opcode has a destination:
+        quads/ir.py's table, checked by the quads verifier before selection)."""
+        if i.dest is None:
+            raise AssertionError(f"{i.op} has no destination")
+        return self.vreg(i.dest)
+
     def const(self, name: str) -> int | None:
         return self.consts.get(name)
 
@@ -224,8 +231,8 @@ class Selector:
         self.uses = use_counts(blocks)
         for qb in blocks:  # constants first: a phi may read one defined further down
             for i in qb.body:
-                if i.op == "const" and i.dest is not None:
-                    self.consts[i.dest] = int(i.value)  # type: ignore[arg-type]
+                if i.op == "const" and i.dest is not None and i.value is not None:
+                    self.consts[i.dest] = int(i.value)
                 elif i.op == "id" and i.args[0] in self.consts and i.dest is not None:
                     self.consts[i.dest] = self.consts[i.args[0]]
         if any(self.wide(c) for c in self.consts.values()):  # else nothing to hoist
@@ -277,8 +284,8 @@ class Selector:
         if header and self.fuel:
             self.fuel_check(max(1, len(qb.phis) + len(qb.body)))
         for phi in qb.phis:
-            dest = self.vreg(phi.dest)
-            flag = self.flags.get(phi.dest)
+            dest = self.dest(phi)
+            flag = self.flags.get(phi.dest) if phi.dest is not None else None
             for arg, pred in zip(phi.args, phi.labels, strict=False):
                 # no value on this edge (Bril): 0 keeps every use defined for the allocator
                 src = 0 if arg == "__undefined" else self.consts.get(arg)
@@ -317,14 +324,14 @@ _NO_POS = Instr("nop")  # a trap stub without a position ("undefined variable")
 def _maybe_undefined(blocks: list[QBlock]) -> set[str]:
     """The phis (non-strict Bril) that may hold no value: one of their arguments is
     undefined on its edge, or is such a phi itself. Each gets a flag the uses test."""
-    phis = [p for qb in blocks for p in qb.phis if p.dest is not None]
+    phis = [(p.dest, p.args) for qb in blocks for p in qb.phis if p.dest is not None]
     found: set[str] = set()
     changed = True
     while changed:  # a fixed point: few phis are involved, and chains are short
         changed = False
-        for p in phis:
-            if p.dest not in found and any(a == "__undefined" or a in found for a in p.args):
-                found.add(p.dest)
+        for dest, args in phis:
+            if dest not in found and any(a == "__undefined" or a in found for a in args):
+                found.add(dest)
                 changed = True
     return found
 

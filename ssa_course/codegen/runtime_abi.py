@@ -8,6 +8,7 @@ size of a handler record is written once.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ssa_course.errors import UsageError
 from ssa_course.runtime import (
@@ -18,6 +19,9 @@ from ssa_course.runtime import (
     limit_problem,
 )
 
+if TYPE_CHECKING:
+    from ssa_course.quads.ir import Program
+
 # rt_trap's message codes (rdi), in index order; 6 and 7 have no position.
 MESSAGES = ("division by zero", "index out of bounds", "negative array length",
             "array too large", "unset element", "out of memory", "step limit exceeded",
@@ -27,11 +31,11 @@ MESSAGE_RECORD = 64  # bytes per message: a length byte, then the text
 MESSAGE_SHIFT = 6  # log2(MESSAGE_RECORD): rt_trap finds record k at k << 6
 
 
-def program_messages(program: object) -> list[str]:
+def program_messages(program: Program) -> list[str]:
     """Messages one program adds after :data:`MESSAGES` (codes ``len(MESSAGES) + k``):
     ``undefined variable 'x'`` for each variable a ``checkdef`` names (a Bril read that
     may find no value), sorted; a name too long for a record keeps the plain message."""
-    names = sorted({i.field for fn in program.functions.values()  # type: ignore[attr-defined]
+    names = sorted({i.field for fn in program.functions.values()
                     for i in fn.instrs() if i.op == "checkdef" and i.field is not None})
     messages = [f"undefined variable '{n}'" for n in names]
     return [m for m in messages if len(m.encode()) < MESSAGE_RECORD]

@@ -45,7 +45,7 @@ def _bounds(sel: Selector, i: Instr, ra, index: str) -> Mem:
 def s_aload(sel: Selector, i: Instr) -> None:
     ra = sel.reg(i.args[0])
     addr = _bounds(sel, i, ra, i.args[1])
-    d = sel.vreg(i.dest)
+    d = sel.dest(i)
     sel.emit("mov", d, addr)
     t = sel.types.get(i.args[0])
     if isinstance(t, ArrayType) and t.elem.is_ref():  # pattern: unset check
@@ -60,7 +60,7 @@ def s_astore(sel: Selector, i: Instr) -> None:
 
 
 def s_alen(sel: Selector, i: Instr) -> None:
-    sel.emit("mov", sel.vreg(i.dest), Mem(sel.reg(i.args[0])))
+    sel.emit("mov", sel.dest(i), Mem(sel.reg(i.args[0])))
 
 
 def s_newarr(sel: Selector, i: Instr) -> None:
@@ -73,7 +73,7 @@ def s_newarr(sel: Selector, i: Instr) -> None:
         _stack_array(sel, i, length)
         return
     sel.call("rt_new_array", 2)
-    sel.emit("mov", sel.vreg(i.dest), RAX)
+    sel.emit("mov", sel.dest(i), RAX)
 
 
 def _stack_array(sel: Selector, i: Instr, length: int) -> None:
@@ -82,7 +82,7 @@ def _stack_array(sel: Selector, i: Instr, length: int) -> None:
     ``newarr`` runs. Slot ``k`` lies below slot ``k - 1``, so the array starts at the last."""
     sel.call("rt_charge_array", 2)
     first = [sel.mfn.new_slot() for _ in range(length + 1)][-1]
-    d = sel.vreg(i.dest)
+    d = sel.dest(i)
     sel.emit("lea", d, first)
     sel.emit("mov", Mem(d), Imm(length))
     for k in range(1, length + 1):
@@ -101,7 +101,7 @@ def _field_offset(sel: Selector, ref: str, field: str | None) -> int:
 def s_newstruct(sel: Selector, i: Instr) -> None:
     sel.emit("mov", RDI, Imm(len(i.args)))
     sel.call("rt_new_struct", 1)
-    d = sel.vreg(i.dest)
+    d = sel.dest(i)
     sel.emit("mov", d, RAX)
     for k, arg in enumerate(i.args):
         sel.emit("mov", Mem(d, disp=8 * k), sel.val(arg))
@@ -109,7 +109,7 @@ def s_newstruct(sel: Selector, i: Instr) -> None:
 
 def s_getf(sel: Selector, i: Instr) -> None:
     off = _field_offset(sel, i.args[0], i.field)
-    sel.emit("mov", sel.vreg(i.dest), Mem(sel.reg(i.args[0]), disp=off))
+    sel.emit("mov", sel.dest(i), Mem(sel.reg(i.args[0]), disp=off))
 
 
 def s_setf(sel: Selector, i: Instr) -> None:
@@ -140,7 +140,7 @@ def s_call(sel: Selector, i: Instr) -> None:
     if extra + pad:
         sel.emit("add", RSP, Imm(8 * (extra + pad)))
     if i.dest is not None:
-        sel.emit("mov", sel.vreg(i.dest), RAX)
+        sel.emit("mov", sel.dest(i), RAX)
 
 
 def s_ret(sel: Selector, i: Instr) -> None:
@@ -175,4 +175,4 @@ def s_throw(sel: Selector, i: Instr) -> None:
 
 
 def s_catch(sel: Selector, i: Instr) -> None:
-    sel.emit("mov", sel.vreg(i.dest), RAX)  # the thrown value arrives in rax
+    sel.emit("mov", sel.dest(i), RAX)  # the thrown value arrives in rax

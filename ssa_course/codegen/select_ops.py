@@ -125,7 +125,7 @@ def s_br(sel: Selector, i: Instr) -> None:
 def s_compare_value(sel: Selector, i: Instr) -> None:
     if i.dest in sel.fused:
         return  # the branch emits it
-    d = sel.vreg(i.dest)
+    d = sel.dest(i)
     cc = compare(sel, i)
     if isinstance(cc, bool):
         sel.emit("mov", d, Imm(int(cc)))
@@ -137,24 +137,25 @@ def s_compare_value(sel: Selector, i: Instr) -> None:
 def s_not(sel: Selector, i: Instr) -> None:
     if i.dest in sel.fused:
         return
-    d = sel.vreg(i.dest)
+    d = sel.dest(i)
     sel.emit("mov", d, sel.val(i.args[0]))
     sel.emit("xor", d, Imm(1))
 
 
 def s_id(sel: Selector, i: Instr) -> None:
-    sel.emit("mov", sel.vreg(i.dest), sel.val(i.args[0]))
+    sel.emit("mov", sel.dest(i), sel.val(i.args[0]))
 
 
 def s_binary(sel: Selector, i: Instr) -> None:
     """and / or / add / sub on registers and immediates (two-address form)."""
     a, b = i.args
-    d = sel.vreg(i.dest)
+    d = sel.dest(i)
     op = {"and": "and", "or": "or", "add": "add", "sub": "sub"}[i.op]
     if i.op != "sub" and sel.const(a) is not None and sel.const(b) is None:
         a, b = b, a  # commutative: the constant goes right
-    if i.op in ("add", "sub") and sel.const(b) is not None:
-        c = sel.const(b) if i.op == "add" else -sel.const(b)  # type: ignore[operator]
+    cb = sel.const(b)
+    if i.op in ("add", "sub") and cb is not None:
+        c = cb if i.op == "add" else -cb
         if c == 0:
             sel.emit("mov", d, sel.val(a))
             return
@@ -173,7 +174,7 @@ def s_binary(sel: Selector, i: Instr) -> None:
 
 
 def s_neg(sel: Selector, i: Instr) -> None:
-    d = sel.vreg(i.dest)
+    d = sel.dest(i)
     sel.emit("mov", d, sel.val(i.args[0]))
     sel.emit("neg", d)
 
@@ -182,7 +183,7 @@ def s_mul(sel: Selector, i: Instr) -> None:
     a, b = i.args
     if sel.const(a) is not None and sel.const(b) is None:
         a, b = b, a
-    d = sel.vreg(i.dest)
+    d = sel.dest(i)
     c = sel.const(b)
     if c is None:
         sel.emit("mov", d, sel.val(a))
@@ -214,7 +215,7 @@ def s_divide(sel: Selector, i: Instr) -> None:
     and ``INT_MIN % -1`` is 0 (``idiv`` would fault: the ``-1`` divisor is done by ``neg``)."""
     a, b = i.args
     rem = i.op == "rem"
-    d = sel.vreg(i.dest)
+    d = sel.dest(i)
     c = sel.const(b)
     if c is not None and c not in (0, INT_MIN) and (abs(c) & (abs(c) - 1)) == 0:
         _divide_by_power(sel, a, c, d, rem)  # 1, -1 and +-2^k: no idiv

@@ -16,6 +16,7 @@ The text keeps to what all three assemblers accept (:mod:`.assemble`): explicit
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from ssa_course.codegen.aarch64.frame import slot_address
 from ssa_course.codegen.aarch64.immediates import MASK64, arith_imm, logical_imm, mov_sequence
@@ -101,7 +102,8 @@ def _operand(o: Operand | Shift) -> str:
     return str(o)
 
 
-def _arith(op: str, d: str, a: str, b: Operand, extra: list[Operand | Shift]) -> list[str]:
+def _arith(op: str, d: str, a: str, b: Operand, extra: Sequence[Operand | Shift]
+           ) -> list[str]:
     """add/sub/subs with an immediate (flipping the op for a negative one) or registers."""
     if isinstance(b, Imm):
         v = b.value
@@ -154,7 +156,9 @@ def instr_lines(fn: MFunction, i: MInstr) -> list[str]:
             return load_constant(reg(dst), src.value)
         return [f"mov {dst}, {src}"]
     if op in ("ldr", "str"):
-        return _memory(op, reg(ops[0]), ops[1])  # type: ignore[arg-type]
+        m = ops[1]
+        assert isinstance(m, Mem)  # slots became addresses above
+        return _memory(op, reg(ops[0]), m)
     if op in ("add", "sub") and ops[0] == ops[1] == PReg("sp") and isinstance(ops[2], Imm) \
             and arith_imm(ops[2].value) is None:  # a big frame: high part, then low part
         high, low = ops[2].value & ~0xFFF, ops[2].value & 0xFFF
@@ -187,12 +191,14 @@ def instr_lines(fn: MFunction, i: MInstr) -> list[str]:
         if m.symbol is not None:
             return [f"adr {ops[0]}, {m.symbol}"]
         return _add_constant(reg(ops[0]), reg(m.base), m.disp)
-    if op == "stp!":
-        return [f"stp {ops[0]}, {ops[1]}, [{ops[2].base}, #{ops[2].disp}]!"]  # type: ignore
-    if op == "ldp+":
-        return [f"ldp {ops[0]}, {ops[1]}, [{ops[2].base}], #{ops[2].disp}"]  # type: ignore
-    if op in ("stp", "ldp"):
-        return [f"{op} {ops[0]}, {ops[1]}, [{ops[2].base}, #{ops[2].disp}]"]  # type: ignore
+    if op in ("stp!", "ldp+", "stp", "ldp"):
+        m = ops[2]
+        assert isinstance(m, Mem)
+        if op == "stp!":
+            return [f"stp {ops[0]}, {ops[1]}, [{m.base}, #{m.disp}]!"]
+        if op == "ldp+":
+            return [f"ldp {ops[0]}, {ops[1]}, [{m.base}], #{m.disp}"]
+        return [f"{op} {ops[0]}, {ops[1]}, [{m.base}, #{m.disp}]"]
     if not ops:
         return [op]
     return [f"{op} " + ", ".join(_operand(o) for o in ops)]

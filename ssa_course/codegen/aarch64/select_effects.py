@@ -33,28 +33,29 @@ def _element(sel: A64Selector, i: Instr, ra: VReg, index: str) -> Mem:
     """Check ``index`` against the length (one unsigned compare catches negatives too);
     the element's address. An access lesson 09 proved in bounds is not tested."""
     c = sel.const(index)
-    constant = c is not None and c >= 0 and 8 * c <= MAX_SCALED
+    if c is not None and not 0 <= 8 * c <= MAX_SCALED:
+        c = None  # a constant too big for the scaled offset: a register index
     if not i.in_bounds:
         stub = sel.trap_stub(TRAP_BOUNDS, i)
         n = sel.hoisted_length(i.args[0])  # pattern: loop-invariant length, loaded once
         if n is None:
             n = sel.new_vreg("len")
             sel.emit("ldr", n, Mem(ra, disp=-8))
-        if constant and arith_imm(c) is not None:  # pattern: constant index
+        if c is not None and arith_imm(c) is not None:  # pattern: constant index
             sel.emit("cmp", n, Imm(c))
             sel.emit("jcc", LabelRef(stub), cond="ls")
         else:
             sel.emit("cmp", sel.reg(index), n)  # pattern: bounds check
             sel.emit("jcc", LabelRef(stub), cond="hs")
-    if constant:
-        return Mem(ra, disp=8 * c)  # type: ignore[operator]
+    if c is not None:
+        return Mem(ra, disp=8 * c)
     return Mem(ra, sel.reg(index), scale=8)  # pattern: proven in bounds
 
 
 def s_aload(sel: A64Selector, i: Instr) -> None:
     ra = sel.reg(i.args[0])
     addr = _element(sel, i, ra, i.args[1])
-    d = sel.vreg(i.dest)
+    d = sel.dest(i)
     sel.emit("ldr", d, addr)
     t = sel.types.get(i.args[0])
     if isinstance(t, ArrayType) and t.elem.is_ref():  # pattern: unset check -> cbz
@@ -68,7 +69,7 @@ def s_astore(sel: A64Selector, i: Instr) -> None:
 
 
 def s_alen(sel: A64Selector, i: Instr) -> None:
-    sel.emit("ldr", sel.vreg(i.dest), Mem(sel.reg(i.args[0]), disp=-8))
+    sel.emit("ldr", sel.dest(i), Mem(sel.reg(i.args[0]), disp=-8))
 
 
 def s_newarr(sel: A64Selector, i: Instr) -> None:
@@ -82,7 +83,7 @@ def s_newarr(sel: A64Selector, i: Instr) -> None:
         # slot k + 1 lies 8 bytes above slot k (frame.slot_address): the length in the
         # first, the elements above it
         slots = [sel.mfn.new_slot() for _ in range(length + 1)]
-        d = sel.vreg(i.dest)
+        d = sel.dest(i)
         sel.emit("lea", d, slots[1] if length else slots[0])
         if not length:  # no elements: the reference points just above the length
             sel.emit("add", d, d, Imm(8))
@@ -92,7 +93,7 @@ def s_newarr(sel: A64Selector, i: Instr) -> None:
             sel.emit("str", XZR, Mem(d, disp=8 * k))
         return
     sel.call("rt_new_array", 2)
-    sel.emit("mov", sel.vreg(i.dest), X0)
+    sel.emit("mov", sel.dest(i), X0)
 
 
 def _field_offset(sel: A64Selector, ref: str, field: str | None) -> int:
@@ -107,7 +108,7 @@ def _field_offset(sel: A64Selector, ref: str, field: str | None) -> int:
 def s_newstruct(sel: A64Selector, i: Instr) -> None:
     sel.emit("mov", X0, Imm(len(i.args)))
     sel.call("rt_new_struct", 1)
-    d = sel.vreg(i.dest)
+    d = sel.dest(i)
     sel.emit("mov", d, X0)
     for k, arg in enumerate(i.args):
         sel.emit("str", _stored(sel, arg), Mem(d, disp=8 * k))
@@ -115,7 +116,7 @@ def s_newstruct(sel: A64Selector, i: Instr) -> None:
 
 def s_getf(sel: A64Selector, i: Instr) -> None:
     off = _field_offset(sel, i.args[0], i.field)
-    sel.emit("ldr", sel.vreg(i.dest), Mem(sel.reg(i.args[0]), disp=off))
+    sel.emit("ldr", sel.dest(i), Mem(sel.reg(i.args[0]), disp=off))
 
 
 def s_setf(sel: A64Selector, i: Instr) -> None:
@@ -146,7 +147,7 @@ def s_call(sel: A64Selector, i: Instr) -> None:
     if area:
         sel.emit("add", SP, SP, Imm(area))
     if i.dest is not None:
-        sel.emit("mov", sel.vreg(i.dest), X0)
+        sel.emit("mov", sel.dest(i), X0)
 
 
 def s_ret(sel: A64Selector, i: Instr) -> None:
@@ -181,4 +182,4 @@ def s_throw(sel: A64Selector, i: Instr) -> None:
 
 
 def s_catch(sel: A64Selector, i: Instr) -> None:
-    sel.emit("mov", sel.vreg(i.dest), X0)  # the thrown value arrives in x0
+    sel.emit("mov", sel.dest(i), X0)  # the thrown value arrives in x0

@@ -115,7 +115,7 @@ def s_br(sel: A64Selector, i: Instr) -> None:
 def s_compare_value(sel: A64Selector, i: Instr) -> None:
     if i.dest in sel.fused:
         return
-    d = sel.vreg(i.dest)
+    d = sel.dest(i)
     cc = compare(sel, i)
     if isinstance(cc, bool):
         sel.emit("mov", d, Imm(int(cc)))
@@ -126,16 +126,16 @@ def s_compare_value(sel: A64Selector, i: Instr) -> None:
 def s_not(sel: A64Selector, i: Instr) -> None:
     if i.dest in sel.fused:
         return
-    sel.emit("eor", sel.vreg(i.dest), sel.reg(i.args[0]), Imm(1))
+    sel.emit("eor", sel.dest(i), sel.reg(i.args[0]), Imm(1))
 
 
 def s_id(sel: A64Selector, i: Instr) -> None:
-    sel.emit("mov", sel.vreg(i.dest), sel.val(i.args[0]))
+    sel.emit("mov", sel.dest(i), sel.val(i.args[0]))
 
 
 def s_binary(sel: A64Selector, i: Instr) -> None:
     a, b = i.args
-    d = sel.vreg(i.dest)
+    d = sel.dest(i)
     for m, other in ((b, a), (a, b)) if i.op == "add" else ((b, a),):
         mul = sel.madds.get(m)
         if mul is not None:  # pattern: multiply-add
@@ -200,7 +200,7 @@ def fusible_multiplies(sel: A64Selector, body: list[Instr]) -> dict[str, Instr]:
 
 
 def s_neg(sel: A64Selector, i: Instr) -> None:
-    sel.emit("neg", sel.vreg(i.dest), sel.reg(i.args[0]))
+    sel.emit("neg", sel.dest(i), sel.reg(i.args[0]))
 
 
 def s_mul(sel: A64Selector, i: Instr) -> None:
@@ -209,7 +209,7 @@ def s_mul(sel: A64Selector, i: Instr) -> None:
         a, b = b, a
     if i.dest in sel.madds:
         return  # its add or sub emits madd/msub
-    d = sel.vreg(i.dest)
+    d = sel.dest(i)
     c = sel.const(b)
     if c is None:
         sel.emit("mul", d, sel.reg(a), sel.reg(b))
@@ -236,7 +236,7 @@ def s_divide(sel: A64Selector, i: Instr) -> None:
     Tiny's answer; ``msub`` then makes ``INT_MIN % -1`` 0."""
     a, b = i.args
     rem = i.op == "rem"
-    d = sel.vreg(i.dest)
+    d = sel.dest(i)
     c = sel.const(b)
     if c is not None and c not in (0, INT_MIN) and (abs(c) & (abs(c) - 1)) == 0:
         _divide_by_power(sel, a, c, d, rem)
