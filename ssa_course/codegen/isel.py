@@ -11,7 +11,9 @@ keeps them out of the register allocator's way. Phis become parallel copies on t
 
 from __future__ import annotations
 
-from ssa_course.codegen import frame, hoist, select_ops
+from typing import Any
+
+from ssa_course.codegen import frame, hoist, select_ops, x86_effects
 from ssa_course.codegen.jumps import duplicate_tests, place_taken_arms
 from ssa_course.codegen.loop_loads import hoist_loop_loads
 from ssa_course.codegen.loop_version import version_loops
@@ -38,6 +40,7 @@ from ssa_course.codegen.quadcfg import (
     variable_types,
 )
 from ssa_course.codegen.runtime_abi import CODE, MESSAGES, program_messages
+from ssa_course.codegen.select_effects import Effects
 from ssa_course.codegen.thread import Shapes, thread_bools
 from ssa_course.quads.ir import Function, Instr, Program
 
@@ -51,9 +54,10 @@ class Selector:
 
     The target-specific parts are a few attributes and methods a subclass for another
     machine overrides (:class:`ssa_course.codegen.aarch64.select.A64Selector`):
-    ``arg_regs``, ``cond_eq``, :meth:`make` / :meth:`make_call` (an instruction with its
-    defs and uses), :meth:`wide`, :meth:`fuel_check`, :meth:`param_source` and
-    :meth:`select_quad` (the pattern table's emitting half)."""
+    ``arg_regs``, ``cond_eq``, ``bool_shapes``, ``effects``, :meth:`make` /
+    :meth:`make_call` (an instruction with its defs and uses), :meth:`wide`,
+    :meth:`fuel_check`, :meth:`param_source` and :meth:`select_quad` (the pattern table's
+    emitting half)."""
 
     arg_regs: tuple[str, ...] = ARG_REGS
     cond_eq = "e"  # the condition code "equal" (the undefined-variable checks use it)
@@ -63,6 +67,8 @@ class Selector:
                          no_flags=frozenset({"mov", "movzx", "lea", "setcc"}))
     make = staticmethod(ins)
     make_call = staticmethod(call)
+    # memory, calls and exceptions (:mod:`ssa_course.codegen.select_effects`)
+    effects: Effects[Any] = x86_effects.EFFECTS
 
     def __init__(self, fn: Function, program: Program, sites: list[tuple[int, int]],
                  fuel: bool, stack: dict[int, int] | None = None):

@@ -330,9 +330,7 @@ def s_const(sel: Selector, i: Instr) -> None:
 
 
 SELECT = {
-    **{name: getattr(select_effects, f"s_{name}") for name in (
-        "aload", "astore", "alen", "newarr", "newstruct", "getf", "setf", "print", "call",
-        "ret", "jmp", "enter", "leave", "throw", "catch")},
+    **select_effects.SELECT,  # memory, calls, exceptions: shared by both targets
     "const": s_const, "id": s_id, "add": s_binary, "sub": s_binary, "and": s_binary,
     "or": s_binary, "mul": s_mul, "div": s_divide, "rem": s_divide, "not": s_not,
     "neg": s_neg, "br": s_br, "checkdef": s_checkdef,

@@ -9,7 +9,7 @@ pattern table's emitting half (:mod:`.select_ops`).
 
 from __future__ import annotations
 
-from ssa_course.codegen.aarch64 import minstr, select_ops
+from ssa_course.codegen.aarch64 import minstr, select_effects, select_ops
 from ssa_course.codegen.aarch64.frame import Incoming
 from ssa_course.codegen.aarch64.registers import ARG_REGS, FUEL_REG, NEGATE
 from ssa_course.codegen.hoist import ENTRY
@@ -40,6 +40,7 @@ class A64Selector(Selector):
                              "mul", "madd", "msub", "neg", "smulh", "sdiv", "udiv", "ldr",
                              "str", "ldur", "stur", "lea", "cset", "csel", "cneg"}))
     make = staticmethod(minstr.ins)
+    effects = select_effects.EFFECTS
     make_call = staticmethod(minstr.call)
 
     def wide(self, value: int) -> bool:
