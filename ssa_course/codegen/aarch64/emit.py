@@ -4,8 +4,9 @@ Each machine-IR instruction prints as one AArch64 instruction or, where one 32-b
 cannot say it, a few: a 64-bit constant becomes ``movz``/``movn`` + ``movk`` (or one
 ``orr`` with a bitmask immediate, :mod:`.immediates`), an address the load's offset field
 cannot reach is built in the scratch register x17, a store of a constant goes through x16.
-A jump to the next block is left out; ``b.cc T; b F`` with T next becomes ``b.!cc F``.
-The first instruction of each source line is preceded by ``// line N: <the line>``.
+The blocks are laid out by :mod:`ssa_course.codegen.listing` (shared with x86-64): a jump
+to the next block is left out; ``b.cc T; b F`` with T next becomes ``b.!cc F``. The first
+instruction of each source line is preceded by ``// line N: <the line>``.
 
 The text keeps to what all three assemblers accept (:mod:`.assemble`): explicit
 ``movz``/``movn``/``movk``/``ldur`` (never the assembler's choice behind ``mov #imm`` or
@@ -18,13 +19,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ssa_course.codegen import listing
 from ssa_course.codegen.aarch64.frame import slot_address
 from ssa_course.codegen.aarch64.immediates import MASK64, arith_imm, logical_imm, mov_sequence
 from ssa_course.codegen.aarch64.minstr import Shift
 from ssa_course.codegen.aarch64.registers import NEGATE
+from ssa_course.codegen.listing import Syntax
 from ssa_course.codegen.mir import (
     Imm,
-    LabelRef,
     Mem,
     MFunction,
     MInstr,
@@ -34,7 +36,6 @@ from ssa_course.codegen.mir import (
     Slot,
     VReg,
 )
-from ssa_course.codegen.names import MAIN_BODY, block_label, function_symbol
 
 X16, X17 = "x16", "x17"
 _OFFSET = re.compile(r", #(-?\d+)\]$")
@@ -208,79 +209,19 @@ def instr_text(fn: MFunction, i: MInstr) -> str:
     return "; ".join(instr_lines(fn, i))
 
 
-def _comment(i: MInstr, lines: list[str], last: list[int | None]) -> list[str]:
-    if i.line is None or i.line == last[0]:
-        return []
-    last[0] = i.line
-    text = lines[i.line - 1].strip() if 0 < i.line <= len(lines) else ""
-    return [f"    // line {i.line}: {text}"]
-
-
-def _target(i: MInstr) -> str | None:
-    o = i.operands[0] if i.operands else None
-    return o.name if isinstance(o, LabelRef) else None
-
-
-def _negated(i: MInstr, target: str) -> MInstr:
-    return MInstr("jcc", [LabelRef(target), *i.operands[1:]], [], list(i.uses),
-                  NEGATE[i.cond or ""])
+SYNTAX = Syntax(comment="//", jump="b", negate=NEGATE, header=(".text",),
+                main_entry=("adrp x16, rt_depth", "ldr x28, [x16, :lo12:rt_depth]",
+                            "adrp x16, rt_fuel", "ldr x27, [x16, :lo12:rt_fuel]"),
+                far_entries=FAR_ENTRIES, lines=instr_lines)
 
 
 def function_text(fn: MFunction, lines: list[str] | None = None) -> list[str]:
     """The assembly lines of one function (after allocation and frame layout)."""
-    lines = lines or []
-    sym = function_symbol(fn.name)
-    out = ["", f"    .globl {sym}", f"{sym}:"]
-    if fn.name == "main":  # the runtime's entry: fuel and depth counters from their data
-        out += ["    adrp x16, rt_depth", "    ldr x28, [x16, :lo12:rt_depth]",
-                "    adrp x16, rt_fuel", "    ldr x27, [x16, :lo12:rt_fuel]",
-                f"{MAIN_BODY}:"]
-    last: list[int | None] = [None]
-    before: set[str] = set()
-    far: dict[str, str] = {}  # runtime entry -> this function's stub branching to it
-
-    def near(i: MInstr) -> MInstr:
-        """``i``, or a copy branching to the function's stub for a far runtime entry."""
-        target = _target(i)
-        if i.op != "jcc" or target not in FAR_ENTRIES:
-            return i
-        stub = far.setdefault(target, f"{block_label(fn.name, '')}far.{target}")
-        return MInstr("jcc", [LabelRef(stub), *i.operands[1:]], [], list(i.uses), i.cond,
-                      i.line, i.comment)
-
-    for k, block in enumerate(fn.blocks):
-        before.add(block.label)
-        nxt = fn.blocks[k + 1].label if k + 1 < len(fn.blocks) else None
-        out.append(f"{block.label}:" + ("  // handler" if block.handler else ""))
-        instrs = block.instrs
-        n = len(instrs)
-        for j, i in enumerate(instrs):
-            if i.op == "jmp" and j == n - 1 and _target(i) == nxt:
-                continue
-            if i.op == "jcc" and j == n - 2 and instrs[-1].op == "jmp" and i.cond in NEGATE:
-                t, f = _target(i), _target(instrs[-1])
-                if t == nxt and f is not None:
-                    out.extend(f"    {x}" for x in instr_lines(fn, _negated(i, f)))
-                    break
-                if f != nxt and f in before and t not in before and f is not None:
-                    out.extend(f"    {x}" for x in instr_lines(fn, _negated(i, f)))
-                    out.append(f"    b {t}")
-                    break
-            out.extend(_comment(i, lines, last))
-            body = instr_lines(fn, near(i))
-            if i.comment:
-                body[-1] += f"  // {i.comment}"
-            out.extend(f"    {x}" for x in body)
-    for entry, stub in far.items():  # b.cond reaches 1 MiB, b reaches 128 MiB
-        out += [f"{stub}:", f"    b {entry}"]
-    return out
+    return listing.function_text(fn, SYNTAX, lines)
 
 
 def program_text(program: MProgram, lines: list[str] | None = None) -> str:
-    out = [".text"]
-    for fn in program.functions.values():
-        out.extend(function_text(fn, lines))
-    return "\n".join(out) + "\n"
+    return listing.program_text(program, SYNTAX, lines)
 
 
 __all__ = ["Imm", "VReg", "function_text", "instr_text", "load_constant", "program_text"]
