@@ -11,6 +11,7 @@ keeps them out of the register allocator's way. Phis become parallel copies on t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ssa_course.codegen import frame, hoist, select_ops, x86_effects
@@ -31,6 +32,7 @@ from ssa_course.codegen.mir import (
     VReg,
 )
 from ssa_course.codegen.names import block_label
+from ssa_course.codegen.patterns import CodegenError
 from ssa_course.codegen.phis import EdgeCopies, lower_phis
 from ssa_course.codegen.quadcfg import (
     QBlock,
@@ -56,8 +58,8 @@ class Selector:
     machine overrides (:class:`ssa_course.codegen.aarch64.select.A64Selector`):
     ``arg_regs``, ``cond_eq``, ``bool_shapes``, ``effects``, :meth:`make` /
     :meth:`make_call` (an instruction with its defs and uses), :meth:`wide`,
-    :meth:`fuel_check`, :meth:`param_source` and :meth:`select_quad` (the pattern table's
-    emitting half)."""
+    :meth:`fuel_check`, :meth:`param_source`, ``select_table`` and ``select_home`` (the
+    pattern table's emitting half)."""
 
     arg_regs: tuple[str, ...] = ARG_REGS
     cond_eq = "e"  # the condition code "equal" (the undefined-variable checks use it)
@@ -69,6 +71,10 @@ class Selector:
     make_call = staticmethod(call)
     # memory, calls and exceptions (:mod:`ssa_course.codegen.select_effects`)
     effects: Effects[Any] = x86_effects.EFFECTS
+    # the pattern table's emitting half: opcode -> the function appending its code; and
+    # where a missing opcode's function goes (the message when one is missing)
+    select_table: dict[str, Callable[[Any, Instr], None]] = select_ops.SELECT
+    select_home = ("native", "ssa_course/codegen/select_ops.py")
 
     def __init__(self, fn: Function, program: Program, sites: list[tuple[int, int]],
                  fuel: bool, stack: dict[int, int] | None = None):
@@ -163,7 +169,13 @@ class Selector:
         return Mem(PReg("rbp"), disp=16 + 8 * (k - len(ARG_REGS)))  # above ret + rbp
 
     def select_quad(self, instr: Instr) -> None:
-        select_ops.select(self, instr)
+        """Append the machine instructions for one quad to the current block."""
+        emit = self.select_table.get(instr.op)
+        if emit is None:
+            kind, path = self.select_home
+            raise CodegenError(f"@{self.fn.name}: no machine pattern for '{instr.op}' "
+                               f"({kind} code needs one in {path})")
+        emit(self, instr)
 
     # -- emission ----------------------------------------------------------------------
 

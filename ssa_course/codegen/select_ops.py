@@ -14,7 +14,6 @@ from ssa_course.codegen import select_effects
 from ssa_course.codegen.magic import magic
 from ssa_course.codegen.minstr import fits32
 from ssa_course.codegen.mir import NEGATE, SWAP, Imm, LabelRef, Mem, PReg
-from ssa_course.codegen.patterns import CodegenError
 from ssa_course.codegen.quadcfg import QBlock
 from ssa_course.codegen.runtime_abi import CODE
 from ssa_course.quads.ir import Instr
@@ -337,11 +336,3 @@ SELECT = {
     **{op: s_compare_value for op in COMPARES},
 }
 
-
-def select(sel: Selector, instr: Instr) -> None:
-    """Append the machine instructions for one quad to the selector's current block."""
-    fn = SELECT.get(instr.op)
-    if fn is None:
-        raise CodegenError(f"@{sel.fn.name}: no machine pattern for '{instr.op}' (native "
-                           "code needs one in ssa_course/codegen/select_ops.py)")
-    fn(sel, instr)

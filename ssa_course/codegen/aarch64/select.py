@@ -41,6 +41,8 @@ class A64Selector(Selector):
                              "str", "ldur", "stur", "lea", "cset", "csel", "cneg"}))
     make = staticmethod(minstr.ins)
     effects = select_effects.EFFECTS
+    select_table = select_ops.SELECT
+    select_home = ("aarch64", "ssa_course/codegen/aarch64/select_ops.py")
     make_call = staticmethod(minstr.call)
 
     def wide(self, value: int) -> bool:
@@ -62,9 +64,6 @@ class A64Selector(Selector):
     def select_block(self, qb: QBlock, header: bool, copies: EdgeCopies) -> None:
         self.madds = select_ops.fusible_multiplies(self, qb.body)
         super().select_block(qb, header, copies)
-
-    def select_quad(self, instr: Instr) -> None:
-        select_ops.select(self, instr)
 
     def hoisted_length(self, array: str) -> VReg | None:
         """A register holding ``len(array)`` through the current block's loop, loaded once

@@ -20,7 +20,6 @@ from ssa_course.codegen.aarch64.minstr import Shift
 from ssa_course.codegen.aarch64.registers import COMPARES, NEGATE, SWAP
 from ssa_course.codegen.magic import magic
 from ssa_course.codegen.mir import Imm, LabelRef, VReg
-from ssa_course.codegen.patterns import CodegenError
 from ssa_course.codegen.runtime_abi import CODE
 from ssa_course.codegen.select_ops import fusible_compares, zero_tested  # noqa: F401
 from ssa_course.quads.ir import Instr
@@ -324,10 +323,3 @@ SELECT = {
     **{op: s_compare_value for op in COMPARES},
 }
 
-
-def select(sel: A64Selector, instr: Instr) -> None:
-    fn = SELECT.get(instr.op)
-    if fn is None:
-        raise CodegenError(f"@{sel.fn.name}: no machine pattern for '{instr.op}' (aarch64 "
-                           "code needs one in ssa_course/codegen/aarch64/select_ops.py)")
-    fn(sel, instr)
