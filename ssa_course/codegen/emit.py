@@ -59,8 +59,15 @@ def instr_text(fn: MFunction, i: MInstr) -> str:
     if i.op == "setcc":
         return f"set{i.cond} {_reg8(ops[0])}" if not isinstance(ops[0], Mem | Slot) \
             else f"set{i.cond} byte ptr {address(ops[0]) if isinstance(ops[0], Mem) else ''}"
-    if i.op == "movzx":
-        return f"movzx {_reg32(ops[0])}, {_reg8(ops[1])}"
+    if i.op == "movzx":  # a byte: a register's low 8 bits, or memory (a bool[] element)
+        src = ops[1]
+        return f"movzx {_reg32(ops[0])}, " + (f"byte ptr {address(src)}" if isinstance(src, Mem)
+                                               else _reg8(src))
+    if i.op == "movb":  # store a byte (a bool[] element)
+        m, src = ops
+        assert isinstance(m, Mem)
+        value = str(src.value) if isinstance(src, Imm) else _reg8(src)
+        return f"mov byte ptr {address(m)}, {value}"
     name = "imul" if i.op in ("imul3", "imul1") else i.op
     if not ops:
         return name

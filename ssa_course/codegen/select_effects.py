@@ -35,27 +35,31 @@ class Effects(Generic[S]):
     """What a target's memory accesses, calls and exceptions look like in machine IR.
 
     ``result``: where a call's result and a thrown value arrive (rax, x0); ``load``: the
-    op loading a register from memory (``mov``, ``ldr``); ``length_disp``: where an
-    array's length lies from its reference (x86-64: at it, 0; AArch64: just below element
-    0, -8). The hooks, each given the selector first:
+    op loading a register from a qword in memory (``mov``, ``ldr``), ``load_byte`` from a
+    byte, zero-extended (``movzx``, ``ldrb``); ``length_disp``: where an array's length
+    lies from its reference (x86-64: at it, 0; AArch64: just below element 0, -8). The
+    hooks, each given the selector first (``width``: an element's bytes,
+    :func:`element_width`):
 
-    * ``store`` -- store a named value at an address (x86-64 ``mov [m], v`` with an
-      immediate where one fits; AArch64 ``str v, [m]`` with xzr for 0);
+    * ``store`` -- store a named value of ``width`` bytes at an address (x86-64
+      ``mov [m], v`` with an immediate where one fits; AArch64 ``str v, [m]`` with xzr
+      for 0; ``mov byte ptr``/``strb`` for a byte);
     * ``element`` -- check the index of an ``aload``/``astore`` against the length
       (unless lesson 09 proved it in bounds) and give the element's address;
     * ``unset_check`` -- trap when the loaded reference is 0 (never stored);
-    * ``stack_array`` -- lay out an array that never escapes in the frame (its budget
-      is charged already);
+    * ``stack_array`` -- lay out an array that never escapes in the frame, zeroed (its
+      budget is charged already);
     * ``stack_args`` -- place a call's arguments beyond the argument registers, giving
       the bytes to release after the call, which ``release`` does."""
 
     result: PReg
     load: str
+    load_byte: str
     length_disp: int
-    store: Callable[[S, Mem, str], None]
-    element: Callable[[S, Instr, VReg, str], Mem]
+    store: Callable[[S, Mem, str, int], None]
+    element: Callable[[S, Instr, VReg, str, int], Mem]
     unset_check: Callable[[S, VReg, Instr], None]
-    stack_array: Callable[[S, Instr, int], None]
+    stack_array: Callable[[S, Instr, int, int], None]
     stack_args: Callable[[S, list[str]], int]
     release: Callable[[S, int], None]
 
@@ -68,12 +72,20 @@ def _effects(sel: Selector) -> Effects[Any]:
     return sel.effects
 
 
+def element_width(t: object) -> int:
+    """The bytes an element of an array of type ``t`` takes in memory: 1 for ``[bool]``
+    (0 or 1, as C's ``bool``), 8 for an int or a reference. The length before the
+    elements is a qword either way; a ``newarr`` and every access read the same type."""
+    return 1 if isinstance(t, ArrayType) and t.elem == BOOL else 8
+
+
 def s_aload(sel: Selector, i: Instr) -> None:
     fx = _effects(sel)
     ra = sel.reg(i.args[0])
-    addr = fx.element(sel, i, ra, i.args[1])
+    width = element_width(sel.types.get(i.args[0]))
+    addr = fx.element(sel, i, ra, i.args[1], width)
     d = sel.dest(i)
-    sel.emit(fx.load, d, addr)
+    sel.emit(fx.load if width == 8 else fx.load_byte, d, addr)
     t = sel.types.get(i.args[0])
     if isinstance(t, ArrayType) and t.elem.is_ref():  # a reference must have been stored
         fx.unset_check(sel, d, i)
@@ -82,8 +94,9 @@ def s_aload(sel: Selector, i: Instr) -> None:
 def s_astore(sel: Selector, i: Instr) -> None:
     fx = _effects(sel)
     ra = sel.reg(i.args[0])
-    addr = fx.element(sel, i, ra, i.args[1])
-    fx.store(sel, addr, i.args[2])
+    width = element_width(sel.types.get(i.args[0]))
+    addr = fx.element(sel, i, ra, i.args[1], width)
+    fx.store(sel, addr, i.args[2], width)
 
 
 def s_alen(sel: Selector, i: Instr) -> None:
@@ -92,20 +105,23 @@ def s_alen(sel: Selector, i: Instr) -> None:
 
 
 def s_newarr(sel: Selector, i: Instr) -> None:
-    """``rt_new_array(length, site)``; an array escape analysis keeps in the frame is
-    charged to the same budget (``rt_charge_array``, same site, same message) and then
-    laid out by the target's ``stack_array`` each time the ``newarr`` runs."""
+    """``rt_new_array(length, site)`` (``rt_new_bytes`` for a ``[bool]``: a byte an
+    element); an array escape analysis keeps in the frame is charged to the same budget
+    (``rt_charge_array``, same site, same message: the budget counts elements, whatever
+    their width) and then laid out by the target's ``stack_array`` each time the
+    ``newarr`` runs."""
     fx = _effects(sel)
     site = len(sel.sites)
     sel.sites.append((i.pos.line, i.pos.col) if i.pos else (0, 0))
     sel.emit("mov", _arg(sel, 0), sel.val(i.args[0]))
     sel.emit("mov", _arg(sel, 1), Imm(site))
     length = sel.stack.get(id(i))
+    width = element_width(sel.types.get(i.dest or ""))
     if length is not None:  # pattern: an array that never escapes, in the frame
         sel.call("rt_charge_array", 2)
-        fx.stack_array(sel, i, length)
+        fx.stack_array(sel, i, length, width)
         return
-    sel.call("rt_new_array", 2)
+    sel.call("rt_new_array" if width == 8 else "rt_new_bytes", 2)
     sel.emit("mov", sel.dest(i), fx.result)
 
 
@@ -125,7 +141,7 @@ def s_newstruct(sel: Selector, i: Instr) -> None:
     d = sel.dest(i)
     sel.emit("mov", d, fx.result)
     for k, arg in enumerate(i.args):
-        fx.store(sel, Mem(d, disp=8 * k), arg)
+        fx.store(sel, Mem(d, disp=8 * k), arg, 8)
 
 
 def s_getf(sel: Selector, i: Instr) -> None:
@@ -136,7 +152,7 @@ def s_getf(sel: Selector, i: Instr) -> None:
 def s_setf(sel: Selector, i: Instr) -> None:
     fx = _effects(sel)
     off = _field_offset(sel, i.args[0], i.field)
-    fx.store(sel, Mem(sel.reg(i.args[0]), disp=off), i.args[1])
+    fx.store(sel, Mem(sel.reg(i.args[0]), disp=off), i.args[1], 8)
 
 
 def s_print(sel: Selector, i: Instr) -> None:

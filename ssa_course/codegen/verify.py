@@ -43,7 +43,7 @@ R, M, I, L = "r", "m", "i", "l"  # operand kinds: register, memory, immediate, l
 FORMS: dict[str, frozenset[str]] = {
     "mov": frozenset({"rr", "rm", "ri", "mr", "mi"}),
     "lea": frozenset({"rm"}),
-    "movzx": frozenset({"rr"}),
+    "movzx": frozenset({"rr", "rm"}), "movb": frozenset({"mr", "mi"}),
     "cmp": frozenset({"rr", "rm", "ri", "mr", "mi"}),
     "test": frozenset({"rr", "ri", "mr", "mi"}),
     "imul": frozenset({"rr", "rm"}),

@@ -49,6 +49,11 @@ def reg(o: object) -> str:
     return str(o)
 
 
+def _wreg(name: str) -> str:
+    """The 32-bit name of a register (``x5`` -> ``w5``, ``xzr`` -> ``wzr``)."""
+    return "w" + name[1:] if name.startswith("x") else name
+
+
 def load_constant(dest: str, value: int) -> list[str]:
     """The instructions that put ``value`` in register ``dest``."""
     out = []
@@ -60,8 +65,9 @@ def load_constant(dest: str, value: int) -> list[str]:
     return out
 
 
-def _address(m: Mem, out: list[str], scratch: str = X17) -> str:
-    """The bracketed address of ``m`` (instructions to build it first go to ``out``)."""
+def _address(m: Mem, out: list[str], scratch: str = X17, size: int = 8) -> str:
+    """The bracketed address of ``m`` for an access of ``size`` bytes (instructions to
+    build it first go to ``out``)."""
     base = reg(m.base)
     if m.index is not None:
         shifted = f"{reg(m.index)}, lsl #3" if m.scale == 8 else reg(m.index)
@@ -72,7 +78,9 @@ def _address(m: Mem, out: list[str], scratch: str = X17) -> str:
     d = m.disp
     if d == 0:
         return f"[{base}]"
-    if d % 8 == 0 and 0 < d <= MAX_SCALED or -256 <= d < 256:
+    if size == 1 and 0 < d <= 4095:  # ldrb/strb: an unsigned 12-bit offset
+        return f"[{base}, #{d}]"
+    if size == 8 and (d % 8 == 0 and 0 < d <= MAX_SCALED or -256 <= d < 256):
         return f"[{base}, #{d}]"
     out.extend(_add_constant(scratch, base, d))
     return f"[{scratch}]"
@@ -160,6 +168,12 @@ def instr_lines(fn: MFunction, i: MInstr) -> list[str]:
         m = ops[1]
         assert isinstance(m, Mem)  # slots became addresses above
         return _memory(op, reg(ops[0]), m)
+    if op in ("ldrb", "strb"):  # a byte (a [bool] element): the w form of the register
+        m = ops[1]
+        assert isinstance(m, Mem)
+        out: list[str] = []
+        addr = _address(m, out, size=1)
+        return [*out, f"{op} {_wreg(reg(ops[0]))}, {addr}"]
     if op in ("add", "sub") and ops[0] == ops[1] == PReg("sp") and isinstance(ops[2], Imm) \
             and arith_imm(ops[2].value) is None:  # a big frame: high part, then low part
         high, low = ops[2].value & ~0xFFF, ops[2].value & 0xFFF

@@ -17,7 +17,7 @@ from ssa_course.codegen.aarch64.registers import ARG_REGS, CALLER_SAVED
 from ssa_course.codegen.mir import LabelRef, Mem, MInstr, Operand, PReg, Reg, Slot, VReg
 
 # Ops that read every operand and write none (stores, compares, branches, calls).
-READS_ONLY = frozenset({"str", "cmp", "cmn", "test", "jmp", "jcc", "call", "ret", "fuel"})
+READS_ONLY = frozenset({"str", "strb", "cmp", "cmn", "test", "jmp", "jcc", "call", "ret", "fuel"})
 
 
 @dataclass(frozen=True, slots=True)

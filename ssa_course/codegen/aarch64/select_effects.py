@@ -4,7 +4,8 @@ the frame, stack arguments (AAPCS64: eight argument registers, the rest in an ar
 ``sp``), stores with the zero register.
 
 Arrays: a reference points at element 0; the length is the qword just below it
-(``ldur len, [a, #-8]``), so an element is one ``ldr x, [a, i, lsl #3]``.
+(``ldur len, [a, #-8]``), so an element is one ``ldr x, [a, i, lsl #3]``, or for a
+``[bool]`` (a byte an element) ``ldrb w, [a, i]``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
 X0, XZR = PReg("x0"), PReg("xzr")
 TRAP_BOUNDS, TRAP_UNSET = CODE["index out of bounds"], CODE["unset element"]
-MAX_SCALED = 4095 * 8  # ldr/str x, [base, #imm12 * 8]
+MAX_OFFSET = 4095  # ldr/str x, [base, #imm12 * 8]; ldrb/strb w, [base, #imm12]
 
 
 def _stored(sel: A64Selector, name: str) -> VReg | PReg:
@@ -31,15 +32,15 @@ def _stored(sel: A64Selector, name: str) -> VReg | PReg:
     return XZR if sel.const(name) == 0 else sel.reg(name)
 
 
-def _store(sel: A64Selector, addr: Mem, name: str) -> None:
-    sel.emit("str", _stored(sel, name), addr)
+def _store(sel: A64Selector, addr: Mem, name: str, width: int) -> None:
+    sel.emit("str" if width == 8 else "strb", _stored(sel, name), addr)
 
 
-def _element(sel: A64Selector, i: Instr, ra: VReg, index: str) -> Mem:
+def _element(sel: A64Selector, i: Instr, ra: VReg, index: str, width: int) -> Mem:
     """Check ``index`` against the length (one unsigned compare catches negatives too);
     the element's address. An access lesson 09 proved in bounds is not tested."""
     c = sel.const(index)
-    if c is not None and not 0 <= 8 * c <= MAX_SCALED:
+    if c is not None and not 0 <= c <= MAX_OFFSET:
         c = None  # a constant too big for the scaled offset: a register index
     if not i.in_bounds:
         stub = sel.trap_stub(TRAP_BOUNDS, i)
@@ -54,8 +55,8 @@ def _element(sel: A64Selector, i: Instr, ra: VReg, index: str) -> Mem:
             sel.emit("cmp", sel.reg(index), n)  # pattern: bounds check
             sel.emit("jcc", LabelRef(stub), cond="hs")
     if c is not None:
-        return Mem(ra, disp=8 * c)
-    return Mem(ra, sel.reg(index), scale=8)  # pattern: proven in bounds
+        return Mem(ra, disp=width * c)
+    return Mem(ra, sel.reg(index), scale=width)  # pattern: proven in bounds
 
 
 def _unset_check(sel: A64Selector, d: VReg, i: Instr) -> None:
@@ -63,17 +64,18 @@ def _unset_check(sel: A64Selector, d: VReg, i: Instr) -> None:
     sel.emit("jcc", LabelRef(stub), d, cond="z")  # pattern: unset check -> cbz
 
 
-def _stack_array(sel: A64Selector, i: Instr, length: int) -> None:
+def _stack_array(sel: A64Selector, i: Instr, length: int, width: int) -> None:
     """Slot k + 1 lies 8 bytes above slot k (frame.slot_address): the length in the
-    first, the elements above it."""
-    slots = [sel.mfn.new_slot() for _ in range(length + 1)]
+    first, the elements above it (a slot each, or each 8 bytes of a ``[bool]``)."""
+    words = (length * width + 7) // 8
+    slots = [sel.mfn.new_slot() for _ in range(words + 1)]
     d = sel.dest(i)
-    sel.emit("lea", d, slots[1] if length else slots[0])
-    if not length:  # no elements: the reference points just above the length
+    sel.emit("lea", d, slots[1] if words else slots[0])
+    if not words:  # no elements: the reference points just above the length
         sel.emit("add", d, d, Imm(8))
     n = sel.materialise(length) if length else XZR
     sel.emit("str", n, Mem(d, disp=-8))
-    for k in range(length):
+    for k in range(words):
         sel.emit("str", XZR, Mem(d, disp=8 * k))
 
 
@@ -91,6 +93,6 @@ def _release(sel: A64Selector, size: int) -> None:
 
 
 EFFECTS: Effects[A64Selector] = Effects(
-    result=X0, load="ldr", length_disp=-8, store=_store, element=_element,
+    result=X0, load="ldr", load_byte="ldrb", length_disp=-8, store=_store, element=_element,
     unset_check=_unset_check, stack_array=_stack_array, stack_args=_stack_args,
     release=_release)

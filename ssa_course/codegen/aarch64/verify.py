@@ -20,6 +20,7 @@ _ALU = frozenset({"rrr", "rri", "rrrs"})
 FORMS: dict[str, frozenset[str]] = {
     "mov": frozenset({"rr", "ri", "rm", "mr", "mi"}),
     "ldr": frozenset({"rm"}), "str": frozenset({"rm"}),
+    "ldrb": frozenset({"rm"}), "strb": frozenset({"rm"}),
     "add": _ALU, "sub": _ALU, "subs": frozenset({"rri"}),
     "and": _ALU, "orr": _ALU, "eor": _ALU,
     "mul": frozenset({"rrr"}), "sdiv": frozenset({"rrr"}), "smulh": frozenset({"rrr"}),
