@@ -16,12 +16,12 @@ allocation and after it:
   (a zero divisor ends the run: ``error: division by zero``), ``push`` and ``add/sub rsp``
   for stack arguments; a block that ends without a jump falls through to the next;
 - calls: the runtime's ``rt_print_*``, ``rt_new_array``, ``rt_new_bytes``,
-  ``rt_new_struct``, ``rt_trap``, ``rt_enter``/``rt_leave``/``rt_throw`` behave as docs/codegen.md says; a function of the
-  program (``functions``: symbol -> MFunction) runs as a new activation whose prologue
-  saves only its ``used_callee_saved`` registers; any other symbol is an opaque function
-  of the registers the call reads, returned in ``rax``. Every call clobbers the
-  caller-saved registers with recognisable garbage and a throw clobbers every register,
-  so a value wrongly kept in one changes the result.
+  ``rt_new_struct``, ``rt_trap``, ``rt_enter``/``rt_leave``/``rt_throw`` behave as
+  docs/codegen.md says; a function of the program (``functions``: symbol -> MFunction)
+  runs as a new activation whose prologue saves only its ``used_callee_saved`` registers;
+  any other symbol is an opaque function of the registers the call reads, returned in
+  ``rax``. Every call clobbers the caller-saved registers with recognisable garbage and
+  a throw clobbers every register, so a value wrongly kept in one changes the result.
 
 Without ``rt_enter`` records (hand-written functions), ``rt_throw`` jumps to the block's
 ``handler`` successor. ``fuel`` bounds the blocks entered plus calls made, so an endless
