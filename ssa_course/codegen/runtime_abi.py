@@ -20,6 +20,7 @@ from ssa_course.runtime import (
 )
 
 if TYPE_CHECKING:
+    from ssa_course.codegen.mir import MProgram
     from ssa_course.quads.ir import Program
 
 # rt_trap's message codes (rdi), in index order; 6 and 7 have no position.
@@ -85,6 +86,19 @@ class RuntimeConfig:
                 raise UsageError(f"the {what} {problem}")
         if not 0 <= self.allocation_limit <= INT_MAX:
             raise UsageError("the allocation limit must be from 0 to 2^63-1")
+
+
+def run_config(mprog: MProgram, main_params: tuple[tuple[str, str], ...], fuel: bool,
+               step_limit: int | None, depth_limit: int,
+               allocation_limit: int | None) -> RuntimeConfig:
+    """The runtime's configuration for one run of a compiled program (both targets):
+    without fuel checks compiled in, ``step_limit`` cannot be enforced and is ignored;
+    ``allocation_limit`` None keeps the default."""
+    return RuntimeConfig(
+        main_params=main_params,
+        step_limit=step_limit if fuel else None, depth_limit=depth_limit,
+        array_sites=tuple(mprog.trap_sites), extra_messages=tuple(mprog.messages),
+        **({"allocation_limit": allocation_limit} if allocation_limit is not None else {}))
 
 
 def ascii_directive(text: str) -> str:
