@@ -8,6 +8,7 @@ row of the pattern table each branch implements is named in a comment after the 
 
 from __future__ import annotations
 
+import operator
 from typing import TYPE_CHECKING
 
 from ssa_course.codegen import select_effects
@@ -63,14 +64,23 @@ def zero_tested(blocks: list[QBlock], uses: dict[str, int], consts: dict[str, in
     return {name for name, n in tests.items() if n == uses.get(name)}
 
 
+_FOLD = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
+         "gt": operator.gt, "ge": operator.ge}
+
+
+def constant_compare(op: str, a: int, b: int) -> bool:
+    """The value of comparison quad ``op`` (``eq``, ``lt``...) on two constants (both
+    targets fold it instead of comparing)."""
+    return bool(_FOLD[op](a, b))
+
+
 def compare(sel: Selector, instr: Instr) -> str | bool:
     """Set the flags for a comparison; its condition code (a bool if both are constants)."""
     a, b = instr.args
     cc = COMPARES[instr.op]
     ca, cb = sel.const(a), sel.const(b)
     if ca is not None and cb is not None:
-        return {"e": ca == cb, "ne": ca != cb, "l": ca < cb, "le": ca <= cb,
-                "g": ca > cb, "ge": ca >= cb}[cc]
+        return constant_compare(instr.op, ca, cb)
     if ca is not None:  # pattern: constant on the left -> swap the operands
         a, b, ca, cb, cc = b, a, cb, ca, SWAP[cc]
     ra = sel.reg(a)

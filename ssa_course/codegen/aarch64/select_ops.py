@@ -21,7 +21,11 @@ from ssa_course.codegen.aarch64.registers import COMPARES, NEGATE, SWAP
 from ssa_course.codegen.magic import magic
 from ssa_course.codegen.mir import Imm, LabelRef, VReg
 from ssa_course.codegen.runtime_abi import CODE
-from ssa_course.codegen.select_ops import fusible_compares, zero_tested  # noqa: F401
+from ssa_course.codegen.select_ops import (  # noqa: F401
+    constant_compare,
+    fusible_compares,
+    zero_tested,
+)
 from ssa_course.quads.ir import Instr
 
 if TYPE_CHECKING:
@@ -63,8 +67,7 @@ def compare(sel: A64Selector, instr: Instr) -> str | bool:
     cc = COMPARES[instr.op]
     ca, cb = sel.const(a), sel.const(b)
     if ca is not None and cb is not None:
-        return {"eq": ca == cb, "ne": ca != cb, "lt": ca < cb, "le": ca <= cb,
-                "gt": ca > cb, "ge": ca >= cb}[cc]
+        return constant_compare(instr.op, ca, cb)
     if ca is not None:  # pattern: constant on the left -> swap the operands
         a, b, cc = b, a, SWAP[cc]
     sel.emit("cmp", sel.reg(a), arith(sel, b))
