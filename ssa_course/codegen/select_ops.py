@@ -9,6 +9,7 @@ row of the pattern table each branch implements is named in a comment after the 
 from __future__ import annotations
 
 import operator
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ssa_course.codegen import select_effects
@@ -74,15 +75,28 @@ def constant_compare(op: str, a: int, b: int) -> bool:
     return bool(_FOLD[op](a, b))
 
 
-def compare(sel: Selector, instr: Instr) -> str | bool:
-    """Set the flags for a comparison; its condition code (a bool if both are constants)."""
+def compare_operands(sel: Selector, instr: Instr, compares: Mapping[str, str],
+                     swap: Mapping[str, str]) -> tuple[str, str, str, int | None] | bool:
+    """A comparison quad's operands with a constant moved to the right (its condition
+    swapped), the target's condition (``compares``: quad op -> condition) and the right
+    one's constant value, if any; or the answer when both are constants (both targets)."""
     a, b = instr.args
-    cc = COMPARES[instr.op]
+    cc = compares[instr.op]
     ca, cb = sel.const(a), sel.const(b)
     if ca is not None and cb is not None:
         return constant_compare(instr.op, ca, cb)
-    if ca is not None:  # pattern: constant on the left -> swap the operands
-        a, b, ca, cb, cc = b, a, cb, ca, SWAP[cc]
+    if ca is not None:
+        return b, a, swap[cc], ca
+    return a, b, cc, cb
+
+
+def compare(sel: Selector, instr: Instr) -> str | bool:
+    """Set the flags for a comparison; its condition code (a bool if both are constants)."""
+    # pattern: constant on the left -> swap the operands
+    ordered = compare_operands(sel, instr, COMPARES, SWAP)
+    if isinstance(ordered, bool):
+        return ordered
+    a, b, cc, cb = ordered
     ra = sel.reg(a)
     if cb == 0:  # pattern: compare with zero -> test
         sel.emit("test", ra, ra)

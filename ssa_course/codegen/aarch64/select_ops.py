@@ -22,7 +22,7 @@ from ssa_course.codegen.magic import magic
 from ssa_course.codegen.mir import Imm, LabelRef, VReg
 from ssa_course.codegen.runtime_abi import CODE
 from ssa_course.codegen.select_ops import (  # noqa: F401
-    constant_compare,
+    compare_operands,
     fusible_compares,
     zero_tested,
 )
@@ -63,13 +63,11 @@ def add_const(sel: A64Selector, d: VReg, a: VReg, c: int) -> None:
 
 def compare(sel: A64Selector, instr: Instr) -> str | bool:
     """Set the flags for a comparison; its condition (a bool if both are constants)."""
-    a, b = instr.args
-    cc = COMPARES[instr.op]
-    ca, cb = sel.const(a), sel.const(b)
-    if ca is not None and cb is not None:
-        return constant_compare(instr.op, ca, cb)
-    if ca is not None:  # pattern: constant on the left -> swap the operands
-        a, b, cc = b, a, SWAP[cc]
+    # pattern: constant on the left -> swap the operands
+    ordered = compare_operands(sel, instr, COMPARES, SWAP)
+    if isinstance(ordered, bool):
+        return ordered
+    a, b, cc, _ = ordered
     sel.emit("cmp", sel.reg(a), arith(sel, b))
     return cc
 
