@@ -169,16 +169,25 @@ def s_id(sel: Selector, i: Instr) -> None:
     sel.emit("mov", sel.dest(i), sel.val(i.args[0]))
 
 
-def s_binary(sel: Selector, i: Instr) -> None:
-    """and / or / add / sub on registers and immediates (two-address form)."""
+def binary_operands(sel: Selector, i: Instr) -> tuple[str, str, int | None]:
+    """An ``and``/``or``/``add``/``sub`` quad's operands, a constant moved to the right
+    where the operation is commutative, and the constant an ``add``/``sub`` of a constant
+    adds (a ``sub``'s negated), else None (both targets)."""
     a, b = i.args
-    d = sel.dest(i)
-    op = {"and": "and", "or": "or", "add": "add", "sub": "sub"}[i.op]
     if i.op != "sub" and sel.const(a) is not None and sel.const(b) is None:
         a, b = b, a  # commutative: the constant goes right
     cb = sel.const(b)
     if i.op in ("add", "sub") and cb is not None:
-        c = cb if i.op == "add" else -cb
+        return a, b, cb if i.op == "add" else -cb
+    return a, b, None
+
+
+def s_binary(sel: Selector, i: Instr) -> None:
+    """and / or / add / sub on registers and immediates (two-address form)."""
+    d = sel.dest(i)
+    op = {"and": "and", "or": "or", "add": "add", "sub": "sub"}[i.op]
+    a, b, c = binary_operands(sel, i)
+    if c is not None:
         if c == 0:
             sel.emit("mov", d, sel.val(a))
             return

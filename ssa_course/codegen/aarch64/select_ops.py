@@ -22,6 +22,7 @@ from ssa_course.codegen.magic import magic
 from ssa_course.codegen.mir import Imm, LabelRef, VReg
 from ssa_course.codegen.runtime_abi import CODE
 from ssa_course.codegen.select_ops import (  # noqa: F401
+    binary_operands,
     compare_operands,
     fusible_compares,
     zero_tested,
@@ -145,11 +146,8 @@ def s_binary(sel: A64Selector, i: Instr) -> None:
             sel.emit("madd" if i.op == "add" else "msub", d, sel.reg(x), sel.reg(y),
                      sel.reg(other))
             return
-    if i.op != "sub" and sel.const(a) is not None and sel.const(b) is None:
-        a, b = b, a  # commutative: the constant goes right
-    cb = sel.const(b)
-    if i.op in ("add", "sub") and cb is not None:
-        c = cb if i.op == "add" else -cb
+    a, b, c = binary_operands(sel, i)
+    if c is not None:
         if c == 0:
             sel.emit("mov", d, sel.val(a))
         else:
@@ -159,6 +157,7 @@ def s_binary(sel: A64Selector, i: Instr) -> None:
         sel.emit("neg", d, sel.reg(b))
         return
     op = {"and": "and", "or": "orr", "add": "add", "sub": "sub"}[i.op]
+    cb = sel.const(b)
     if op in ("and", "orr") and cb is not None and logical_imm(cb) is None:
         # 0 or -1: and x 0 = 0, or x -1 = -1, and x -1 = or x 0 = x
         sel.emit("mov", d, Imm(cb) if (cb == 0) == (op == "and") else sel.val(a))
