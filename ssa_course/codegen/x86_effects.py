@@ -28,7 +28,8 @@ def _store(sel: Selector, addr: Mem, name: str, width: int) -> None:
         sel.emit("mov", addr, sel.val(name))
         return
     c = sel.const(name)  # a bool: 0 or 1
-    sel.emit("movb", addr, Imm(c) if c is not None else sel.reg(name))
+    value = Imm(c) if c is not None else sel.reg(name)
+    sel.emit("movb", addr, value)  # pattern: a bool element is a byte
 
 
 def _bounds(sel: Selector, i: Instr, ra: VReg, index: str, width: int) -> Mem:

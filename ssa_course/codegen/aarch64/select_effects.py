@@ -33,7 +33,10 @@ def _stored(sel: A64Selector, name: str) -> VReg | PReg:
 
 
 def _store(sel: A64Selector, addr: Mem, name: str, width: int) -> None:
-    sel.emit("str" if width == 8 else "strb", _stored(sel, name), addr)
+    if width == 1:  # pattern: a bool element is a byte
+        sel.emit("strb", _stored(sel, name), addr)
+        return
+    sel.emit("str", _stored(sel, name), addr)
 
 
 def _element(sel: A64Selector, i: Instr, ra: VReg, index: str, width: int) -> Mem:
