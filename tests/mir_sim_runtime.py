@@ -23,14 +23,14 @@ def _print_int(m: Any, succs: list[str]) -> None:
     m.print_text(str(value))
 
 
-def _new_array(m: Any, succs: list[str]) -> None:
+def _new_array(m: Any, succs: list[str], width: int = 8) -> None:
     length, site = m.read(RDI), m.read(RSI)
     line, col = m.trap_sites[site] if 0 <= site < len(m.trap_sites) else (0, 0)
     if length < 0:
         m.stop(f"error: negative array length at {line}:{col}")
     if length > 100_000_000:
         m.stop(f"error: array too large at {line}:{col}")
-    address = m.allocate(length + 1)
+    address = m.allocate(1 + (length * width + 7) // 8)  # the length, then the elements
     m.heap[address] = length
     m.clobber(CALLER_SAVED)
     m.regs[RAX] = address
@@ -68,6 +68,7 @@ RUNTIME = {
     "rt_print_space": lambda m, s: m.print_text(" "),
     "rt_print_newline": lambda m, s: m.print_text("\n"),
     "rt_new_array": _new_array, "rt_charge_array": _charge_array,
+    "rt_new_bytes": lambda m, s: _new_array(m, s, 1),
     "rt_new_struct": _new_struct, "rt_trap": _trap,
     "rt_enter": _enter, "rt_leave": _leave, "rt_throw": lambda m, s: m.throw(s),
 }

@@ -9,18 +9,19 @@ ones -- stack slots and a heap, so the same function or program can be run befor
 allocation and after it:
 
 - ``mov`` (registers, immediates, slots, memory), ``lea``, ``add sub imul and or xor``,
-  ``shl sar shr``, ``neg not``, ``imul3``, ``imul1`` (rdx:rax), ``xchg``, ``movzx``,
+  ``shl sar shr``, ``neg not``, ``imul3``, ``imul1`` (rdx:rax), ``xchg``, ``movzx`` (of
+  a register or a byte in memory), ``movb`` (a byte store),
   ``setcc``, ``cmp``/``test`` then ``jcc`` (signed, unsigned and sign conditions),
   ``jmp``, ``ret``, ``cqo``/``idiv``
   (a zero divisor ends the run: ``error: division by zero``), ``push`` and ``add/sub rsp``
   for stack arguments; a block that ends without a jump falls through to the next;
-- calls: the runtime's ``rt_print_*``, ``rt_new_array``, ``rt_new_struct``, ``rt_trap``,
-  ``rt_enter``/``rt_leave``/``rt_throw`` behave as docs/codegen.md says; a function of the
-  program (``functions``: symbol -> MFunction) runs as a new activation whose prologue
-  saves only its ``used_callee_saved`` registers; any other symbol is an opaque function
-  of the registers the call reads, returned in ``rax``. Every call clobbers the
-  caller-saved registers with recognisable garbage and a throw clobbers every register,
-  so a value wrongly kept in one changes the result.
+- calls: the runtime's ``rt_print_*``, ``rt_new_array``, ``rt_new_bytes``,
+  ``rt_new_struct``, ``rt_trap``, ``rt_enter``/``rt_leave``/``rt_throw`` behave as
+  docs/codegen.md says; a function of the program (``functions``: symbol -> MFunction)
+  runs as a new activation whose prologue saves only its ``used_callee_saved`` registers;
+  any other symbol is an opaque function of the registers the call reads, returned in
+  ``rax``. Every call clobbers the caller-saved registers with recognisable garbage and
+  a throw clobbers every register, so a value wrongly kept in one changes the result.
 
 Without ``rt_enter`` records (hand-written functions), ``rt_throw`` jumps to the block's
 ``handler`` successor. ``fuel`` bounds the blocks entered plus calls made, so an endless
@@ -171,6 +172,22 @@ class Machine:
         else:
             raise SimulationError(f"cannot write operand {o}")
 
+    def read_byte(self, m: Mem) -> int:
+        """The byte at ``m`` (the heap keeps qwords, little-endian: the byte's qword)."""
+        address = self.address(m)
+        cell = address & ~7
+        if cell not in self.heap:
+            raise SimulationError(f"no memory at {address:#x} ({m})")
+        return (self.heap[cell] >> 8 * (address & 7)) & 0xFF
+
+    def write_byte(self, m: Mem, value: int) -> None:
+        address = self.address(m)
+        cell, shift = address & ~7, 8 * (address & 7)
+        if cell not in self.heap:
+            raise SimulationError(f"no memory at {address:#x} ({m})")
+        word = self.heap[cell] & ~(0xFF << shift) | (value & 0xFF) << shift
+        self.heap[cell] = wrap(word)
+
     def address(self, m: Mem) -> int:
         if m.symbol is not None:
             self.labels.append(m.symbol)
@@ -244,7 +261,11 @@ class Machine:
 
     def execute(self, instr: MInstr, succs: list[str]) -> None:
         op, ops = instr.op, instr.operands
-        if op in ("mov", "movzx"):
+        if op == "movzx" and isinstance(ops[1], Mem):  # a [bool] element
+            self.write(ops[0], self.read_byte(ops[1]))
+        elif op == "movb":
+            self.write_byte(ops[0], self.read(ops[1]))  # type: ignore[arg-type]  # a Mem
+        elif op in ("mov", "movzx"):
             value = self.read(ops[1])
             self.write(ops[0], value & 0xFF if op == "movzx" else value)
         elif op == "lea" and isinstance(ops[1], Slot):  # an array kept in the frame

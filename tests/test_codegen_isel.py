@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from codegen_native import run_native, skip_reason
 
-from ssa_course.codegen import isel, patterns, select_effects, select_ops
+from ssa_course.codegen import isel, patterns, select_effects, select_ops, x86_effects
 from ssa_course.codegen.compile import allocate_program, compile_program, select_program
 from ssa_course.codegen.emit import instr_text
 from ssa_course.codegen.minstr import call, ins
@@ -155,7 +155,8 @@ def test_bool_value_uses_setcc():
 
 def test_pattern_table_names_every_marker_in_select_ops():
     names = {p.name for p in patterns.PATTERNS}
-    source = "".join(Path(m.__file__).read_text() for m in (select_ops, select_effects, isel))
+    source = "".join(Path(m.__file__).read_text()
+                     for m in (select_ops, select_effects, x86_effects, isel))
     markers = set(re.findall(r"  # pattern: ([^\n]+)$", source, re.MULTILINE))
     assert markers and markers <= names, markers - names
     text = patterns.table_text()

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -113,40 +113,52 @@ def assemble(source: str, backend: str | None = None) -> Image:
     if backend is not None and backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
     backend = toolchain.choose_assembler(toolchain.TARGET, backend or _CHOSEN.get())
+    if backend == "gnu":
+        return cached(_CACHE, source, backend, lambda digest: _assemble_gnu(source, digest))
+    return cached(_CACHE, source, backend,
+                  lambda digest: _assemble_in_process(source, digest, backend))
+
+
+def cached(cache: dict[tuple[str, str], Image], source: str, backend: str,
+           make: Callable[[str], Image]) -> Image:
+    """``cache``'s image of ``source`` by ``backend`` (keyed by the source's hash), else
+    ``make(hash)``'s, remembered (a target keeps a cache of its own)."""
     key = (source_hash(source), backend)
-    image = _CACHE.get(key)
+    image = cache.get(key)
     if image is None or not os.path.exists(image.path):
-        if backend == "gnu":
-            image = _assemble_gnu(source, key[0])
-        else:
-            image = _assemble_in_process(source, key[0], backend)
-        if len(_CACHE) >= _CACHE_SIZE:  # a long notebook session: forget the oldest
-            del _CACHE[next(iter(_CACHE))]
-        _CACHE[key] = image
+        image = make(key[0])
+        if len(cache) >= _CACHE_SIZE:  # a long notebook session: forget the oldest
+            del cache[next(iter(cache))]
+        cache[key] = image
     return image
 
 
-def _image(s: Sections, path: str, backend: str) -> Image:
+def image_of(s: Sections, path: str, backend: str,
+             symbols: dict[str, int] | None = None) -> Image:
+    """The :class:`Image` of linked sections ``s`` (``symbols``: those to keep, default
+    all), each text symbol's size running up to the next one."""
+    symbols = dict(s.symbols) if symbols is None else symbols
     text_end = s.text_addr + len(s.text)
-    starts = sorted((a, n) for n, a in s.symbols.items() if s.text_addr <= a < text_end)
+    starts = sorted((a, n) for n, a in symbols.items() if s.text_addr <= a < text_end)
     sizes = {}
     for k, (addr, name) in enumerate(starts):
         nxt = starts[k + 1][0] if k + 1 < len(starts) else text_end
         sizes[name] = nxt - addr
-    return Image(s.text, s.data, s.bss_size, dict(s.symbols), s.entry, path, backend,
+    return Image(s.text, s.data, s.bss_size, symbols, s.entry, path, backend,
                  s.text_addr, s.data_addr, s.bss_addr, sizes)
 
 
-def _assemble_gnu(source: str, digest: str) -> Image:
-    tools = toolchain.gnu_tools()
-    assert tools is not None  # checked by the caller
+def link_gnu(source: str, base: str, tools: tuple[str, str], as_flags: Sequence[str],
+             ld_flags: Sequence[str]) -> bytes:
+    """Assemble ``source`` with GNU ``as`` and link it with ``ld`` at the fixed addresses
+    (both targets; ``base``: the files' path without suffix): the executable's bytes. A
+    tool's complaint is an :class:`AssemblerError` with its first lines."""
     gas, gld = tools
-    base = os.path.join(toolchain.work_dir(), f"gnu-{digest}")
     with open(base + ".s", "w") as f:
         f.write(source)
     steps = [
-        [gas, "--64", "-o", base + ".o", base + ".s"],
-        [gld, "-m", "elf_x86_64", "-static", "-nostdlib", "-z", "noexecstack", "-e", "_start",
+        [gas, *as_flags, "-o", base + ".o", base + ".s"],
+        [gld, *ld_flags, "-static", "-nostdlib", "-z", "noexecstack", "-e", "_start",
          f"-Ttext={TEXT_ADDR:#x}", f"-Tdata={DATA_ADDR:#x}", f"-Tbss={BSS_ADDR:#x}",
          "-o", base, base + ".o"],
     ]
@@ -157,7 +169,26 @@ def _assemble_gnu(source: str, digest: str) -> Image:
             tool = os.path.basename(cmd[0])
             raise AssemblerError(f"{tool} failed on {base}.s:\n" + "\n".join(lines))
     with open(base, "rb") as f:
-        return _image(read_elf(f.read()), base, "gnu")
+        return f.read()
+
+
+def write_executable(s: Sections, path: str, machine: int | None = None) -> None:
+    """Write sections ``s`` as an executable ELF file at ``path`` (``machine``: another
+    ``e_machine`` than x86-64's, e.g. AArch64's)."""
+    blob = bytearray(write_elf(s))
+    if machine is not None:
+        blob[18:20] = machine.to_bytes(2, "little")  # e_machine: the writer says x86-64
+    with open(path, "wb") as f:
+        f.write(bytes(blob))
+    os.chmod(path, 0o700)
+
+
+def _assemble_gnu(source: str, digest: str) -> Image:
+    tools = toolchain.gnu_tools()
+    assert tools is not None  # checked by the caller
+    base = os.path.join(toolchain.work_dir(), f"gnu-{digest}")
+    elf = link_gnu(source, base, tools, ["--64"], ["-m", "elf_x86_64"])
+    return image_of(read_elf(elf), base, "gnu")
 
 
 def own_encoder(text: str) -> bytes:
@@ -179,10 +210,8 @@ def _assemble_in_process(source: str, digest: str, backend: str) -> Image:
     s = (assemble_keystone(source, TEXT_ADDR, DATA_ADDR, BSS_ADDR) if backend == "keystone"
          else assemble_own(source))
     path = os.path.join(toolchain.work_dir(), f"{backend}-{digest}")
-    with open(path, "wb") as f:
-        f.write(write_elf(s))
-    os.chmod(path, 0o700)
-    return _image(s, path, backend)
+    write_executable(s, path)
+    return image_of(s, path, backend)
 
 
 def backend_differences(source: str, first: str = "gnu", second: str = "keystone"
@@ -190,14 +219,19 @@ def backend_differences(source: str, first: str = "gnu", second: str = "keystone
     """What differs between two assemblers' images of ``source``: the names of functions
     whose bytes differ, plus ``"data"``/``"bss"``/``"symbols"``; empty when the two agree.
     Both must be installed (else :class:`toolchain.ToolMissing`)."""
-    gnu, ks = assemble(source, first), assemble(source, second)
-    diffs = [name for name, _, _ in gnu.functions()
-             if gnu.function_bytes(name) != (ks.function_bytes(name) if name in ks.sizes
-                                             else None)]
-    if gnu.text != ks.text and not diffs:
+    return image_differences(assemble(source, first), assemble(source, second))
+
+
+def image_differences(x: Image, y: Image) -> list[str]:
+    """The names of functions whose bytes differ in two images, plus ``"data"``/
+    ``"bss"``/``"symbols"`` (``"text"`` when the text differs elsewhere); empty when equal."""
+    diffs = [name for name, _, _ in x.functions()
+             if x.function_bytes(name) != (y.function_bytes(name) if name in y.sizes
+                                           else None)]
+    if x.text != y.text and not diffs:
         diffs.append("text")
-    for name, a, b in (("data", gnu.data, ks.data), ("bss", gnu.bss_size, ks.bss_size),
-                       ("symbols", gnu.symbols, ks.symbols)):
+    for name, a, b in (("data", x.data, y.data), ("bss", x.bss_size, y.bss_size),
+                       ("symbols", x.symbols, y.symbols)):
         if a != b:
             diffs.append(name)
     return diffs

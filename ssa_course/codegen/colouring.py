@@ -109,26 +109,26 @@ class Colourer:
         self.alias[gone] = keep
         self.members[keep].extend(self.members.pop(gone))
         keep_adj = self.adj[keep]
-        keep_is_vreg = isinstance(keep, VReg)
+        kv = keep if isinstance(keep, VReg) else None  # a register keeps no degree
         del self.deg[gone], self.sig[gone]
         for t in self.adj.pop(gone):
             self.work += 1
             self.adj[t].discard(gone)
-            t_is_vreg = isinstance(t, VReg)
-            if t_is_vreg:
-                self.sig[t].discard(gone)
+            tv = t if isinstance(t, VReg) else None
+            if tv is not None:
+                self.sig[tv].discard(gone)
             if t in keep_adj:
-                if t_is_vreg:
-                    self._set_degree(t, self.deg[t] - 1)
-            elif keep_is_vreg or t_is_vreg:
+                if tv is not None:
+                    self._set_degree(tv, self.deg[tv] - 1)
+            elif kv is not None or tv is not None:
                 self.adj[t].add(keep)
                 keep_adj.add(t)
-                if t_is_vreg and (not keep_is_vreg or self.deg[keep] >= self.k):
-                    self.sig[t].add(keep)
-                if keep_is_vreg and (not t_is_vreg or self.deg[t] >= self.k):
-                    self.sig[keep].add(t)
-        if keep_is_vreg:
-            self._set_degree(keep, len(keep_adj))  # it only grew
+                if tv is not None and (kv is None or self.deg[kv] >= self.k):
+                    self.sig[tv].add(keep)
+                if kv is not None and (tv is None or self.deg[tv] >= self.k):
+                    self.sig[kv].add(t)
+        if kv is not None:
+            self._set_degree(kv, len(keep_adj))  # it only grew
 
     def coalesce(self) -> list[tuple[Reg, Reg]]:
         pairs: list[tuple[Reg, Reg]] = []
@@ -145,6 +145,7 @@ class Colourer:
                     continue  # already one node, or constrained for good
                 if isinstance(b, PReg):
                     a, b = b, a
+                assert isinstance(b, VReg)  # two registers were skipped above
                 if isinstance(a, PReg):
                     ok = self._george(a, b)
                 else:

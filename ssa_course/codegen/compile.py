@@ -18,7 +18,7 @@ from ssa_course.codegen.isel import select_program_functions
 from ssa_course.codegen.mir import ALLOCATABLE, MFunction, MProgram
 from ssa_course.codegen.patterns import CodegenError
 from ssa_course.codegen.reloads import remove_redundant_reloads
-from ssa_course.codegen.runtime_abi import program_messages
+from ssa_course.codegen.runtime_abi import program_messages, run_config
 from ssa_course.codegen.runtime_asm import RuntimeConfig, program_source
 from ssa_course.quads.ir import Program
 from ssa_course.runtime import paused_gc
@@ -72,9 +72,7 @@ def runtime_config(program: Program, mprog: MProgram, step_limit: int | None,
     """What the generated runtime needs to know about this program and run."""
     main = program.functions.get("main")
     params = tuple((name, str(t)) for name, t in main.params) if main else ()
-    return RuntimeConfig(main_params=params, step_limit=step_limit, depth_limit=depth_limit,
-                         array_sites=tuple(mprog.trap_sites),
-                         extra_messages=tuple(mprog.messages))
+    return run_config(mprog, params, True, step_limit, depth_limit, None)
 
 
 def compile_program(program: Program, structs: object = None,
@@ -113,14 +111,9 @@ class CompiledProgram:
                allocation_limit: int | None = None) -> str:
         """The whole assembly file (runtime first) for one run's limits. Without fuel
         checks compiled in, ``step_limit`` cannot be enforced and is ignored."""
-        config = RuntimeConfig(
-            main_params=self.main_params,
-            step_limit=step_limit if self.fuel else None, depth_limit=depth_limit,
-            array_sites=tuple(self.mprog.trap_sites),
-            extra_messages=tuple(self.mprog.messages),
-            **({"allocation_limit": allocation_limit} if allocation_limit is not None
-               else {}))
-        return program_source(self.program_asm, config)
+        return program_source(self.program_asm, run_config(
+            self.mprog, self.main_params, self.fuel, step_limit, depth_limit,
+            allocation_limit))
 
 
 def compile_parts(program: Program, source_lines: list[str] | None = None, *,

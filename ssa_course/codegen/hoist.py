@@ -24,7 +24,7 @@ is in the loop when the handler is). Nor, last, loops whose preheader point ends
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ssa_course.codegen.minstr import ins
@@ -112,7 +112,7 @@ def _preheader_point(header: str, by_label: dict[str, QBlock], dom: Dominance,
 
 
 def place(plan: LoopConstants, exit_of: dict[str, MBlock], entry: MBlock,
-          extra: list[tuple[str, MInstr]] = ()) -> None:  # type: ignore[assignment]
+          extra: Sequence[tuple[str, MInstr]] = ()) -> None:
     """Load every hoisted constant at the end of its loop's preheader point (in the
     machine block that point's quads end in, or ``entry``), before the final compare and
     jumps; ``extra`` instructions, each for the loop of the header named, go there too."""

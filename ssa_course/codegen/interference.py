@@ -85,7 +85,7 @@ class InterferenceGraph:
 
     def edges(self) -> list[tuple[Reg, Reg]]:
         """Every stored edge once, in node order."""
-        out = []
+        out: list[tuple[Reg, Reg]] = []
         for a in self.nodes():
             ka = node_key(a)
             out.extend((a, b) for b in sorted(self.adj[a], key=node_key) if node_key(b) > ka)
@@ -123,11 +123,12 @@ def build_interference(fn: MFunction, registers: Iterable[str] = X86_64.allocata
         live = set(liveness.live_out[block.label])
         moves: list[Move] = []
         for instr in reversed(block.instrs):
-            source = None
-            if instr.is_copy():
-                dst, source = instr.operands[0], instr.operands[1]
+            source: Reg | None = None
+            pair = instr.copy_pair()
+            if pair is not None:
+                dst, source = pair
                 if dst in graph.adj and source in graph.adj and dst != source:
-                    moves.append(Move(dst, source, weight, block.label))  # type: ignore[arg-type]
+                    moves.append(Move(dst, source, weight, block.label))
             defs = instr.defs
             for d in defs:
                 for r in live:
@@ -207,11 +208,11 @@ def interference_dot(graph: InterferenceGraph, colouring: Mapping[VReg, str] | N
         lines.append(f"  {ids[a]} -- {ids[b]};")
     seen: set[tuple[str, str]] = set()
     for m in graph.moves:
-        key = tuple(sorted((ids[m.dst], ids[m.src])))
-        if key in seen:
+        low, high = sorted((ids[m.dst], ids[m.src]))
+        if (low, high) in seen:
             continue
-        seen.add(key)  # type: ignore[arg-type]
-        lines.append(f"  {key[0]} -- {key[1]} [style=dashed, color=\"#1f5fbf\", "
+        seen.add((low, high))
+        lines.append(f"  {low} -- {high} [style=dashed, color=\"#1f5fbf\", "
                      "constraint=false];")
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -11,7 +11,10 @@ keeps them out of the register allocator's way. Phis become parallel copies on t
 
 from __future__ import annotations
 
-from ssa_course.codegen import frame, hoist, select_ops
+from collections.abc import Callable
+from typing import Any
+
+from ssa_course.codegen import frame, hoist, select_ops, x86_effects
 from ssa_course.codegen.jumps import duplicate_tests, place_taken_arms
 from ssa_course.codegen.loop_loads import hoist_loop_loads
 from ssa_course.codegen.loop_version import version_loops
@@ -29,6 +32,7 @@ from ssa_course.codegen.mir import (
     VReg,
 )
 from ssa_course.codegen.names import block_label
+from ssa_course.codegen.patterns import CodegenError
 from ssa_course.codegen.phis import EdgeCopies, lower_phis
 from ssa_course.codegen.quadcfg import (
     QBlock,
@@ -38,6 +42,7 @@ from ssa_course.codegen.quadcfg import (
     variable_types,
 )
 from ssa_course.codegen.runtime_abi import CODE, MESSAGES, program_messages
+from ssa_course.codegen.select_effects import Effects
 from ssa_course.codegen.thread import Shapes, thread_bools
 from ssa_course.quads.ir import Function, Instr, Program
 
@@ -51,9 +56,10 @@ class Selector:
 
     The target-specific parts are a few attributes and methods a subclass for another
     machine overrides (:class:`ssa_course.codegen.aarch64.select.A64Selector`):
-    ``arg_regs``, ``cond_eq``, :meth:`make` / :meth:`make_call` (an instruction with its
-    defs and uses), :meth:`wide`, :meth:`fuel_check`, :meth:`param_source` and
-    :meth:`select_quad` (the pattern table's emitting half)."""
+    ``arg_regs``, ``cond_eq``, ``bool_shapes``, ``effects``, :meth:`make` /
+    :meth:`make_call` (an instruction with its defs and uses), :meth:`wide`,
+    :meth:`fuel_check`, :meth:`param_source`, ``select_table`` and ``select_home`` (the
+    pattern table's emitting half)."""
 
     arg_regs: tuple[str, ...] = ARG_REGS
     cond_eq = "e"  # the condition code "equal" (the undefined-variable checks use it)
@@ -63,6 +69,12 @@ class Selector:
                          no_flags=frozenset({"mov", "movzx", "lea", "setcc"}))
     make = staticmethod(ins)
     make_call = staticmethod(call)
+    # memory, calls and exceptions (:mod:`ssa_course.codegen.select_effects`)
+    effects: Effects[Any] = x86_effects.EFFECTS
+    # the pattern table's emitting half: opcode -> the function appending its code; and
+    # where a missing opcode's function goes (the message when one is missing)
+    select_table: dict[str, Callable[[Any, Instr], None]] = select_ops.SELECT
+    select_home = ("native", "ssa_course/codegen/select_ops.py")
 
     def __init__(self, fn: Function, program: Program, sites: list[tuple[int, int]],
                  fuel: bool, stack: dict[int, int] | None = None):
@@ -110,6 +122,13 @@ class Selector:
             v = self.vregs[name] = self.new_vreg(name)
         return v
 
+    def dest(self, i: Instr) -> VReg:
+        """The register of the value ``i`` defines (its opcode has a destination:
+        quads/ir.py's table, checked by the quads verifier before selection)."""
+        if i.dest is None:
+            raise AssertionError(f"{i.op} has no destination")
+        return self.vreg(i.dest)
+
     def const(self, name: str) -> int | None:
         return self.consts.get(name)
 
@@ -150,7 +169,13 @@ class Selector:
         return Mem(PReg("rbp"), disp=16 + 8 * (k - len(ARG_REGS)))  # above ret + rbp
 
     def select_quad(self, instr: Instr) -> None:
-        select_ops.select(self, instr)
+        """Append the machine instructions for one quad to the current block."""
+        emit = self.select_table.get(instr.op)
+        if emit is None:
+            kind, path = self.select_home
+            raise CodegenError(f"@{self.fn.name}: no machine pattern for '{instr.op}' "
+                               f"({kind} code needs one in {path})")
+        emit(self, instr)
 
     # -- emission ----------------------------------------------------------------------
 
@@ -224,8 +249,8 @@ class Selector:
         self.uses = use_counts(blocks)
         for qb in blocks:  # constants first: a phi may read one defined further down
             for i in qb.body:
-                if i.op == "const" and i.dest is not None:
-                    self.consts[i.dest] = int(i.value)  # type: ignore[arg-type]
+                if i.op == "const" and i.dest is not None and i.value is not None:
+                    self.consts[i.dest] = int(i.value)
                 elif i.op == "id" and i.args[0] in self.consts and i.dest is not None:
                     self.consts[i.dest] = self.consts[i.args[0]]
         if any(self.wide(c) for c in self.consts.values()):  # else nothing to hoist
@@ -277,8 +302,8 @@ class Selector:
         if header and self.fuel:
             self.fuel_check(max(1, len(qb.phis) + len(qb.body)))
         for phi in qb.phis:
-            dest = self.vreg(phi.dest)
-            flag = self.flags.get(phi.dest)
+            dest = self.dest(phi)
+            flag = self.flags.get(phi.dest) if phi.dest is not None else None
             for arg, pred in zip(phi.args, phi.labels, strict=False):
                 # no value on this edge (Bril): 0 keeps every use defined for the allocator
                 src = 0 if arg == "__undefined" else self.consts.get(arg)
@@ -317,14 +342,14 @@ _NO_POS = Instr("nop")  # a trap stub without a position ("undefined variable")
 def _maybe_undefined(blocks: list[QBlock]) -> set[str]:
     """The phis (non-strict Bril) that may hold no value: one of their arguments is
     undefined on its edge, or is such a phi itself. Each gets a flag the uses test."""
-    phis = [p for qb in blocks for p in qb.phis if p.dest is not None]
+    phis = [(p.dest, p.args) for qb in blocks for p in qb.phis if p.dest is not None]
     found: set[str] = set()
     changed = True
     while changed:  # a fixed point: few phis are involved, and chains are short
         changed = False
-        for p in phis:
-            if p.dest not in found and any(a == "__undefined" or a in found for a in p.args):
-                found.add(p.dest)
+        for dest, args in phis:
+            if dest not in found and any(a == "__undefined" or a in found for a in args):
+                found.add(dest)
                 changed = True
     return found
 

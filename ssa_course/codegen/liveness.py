@@ -100,7 +100,7 @@ def loop_depths(fn: MFunction) -> dict[str, int]:
     # quads.loops works on anything with ``blocks`` (name -> object with ``succs``) and
     # ``entry``; an MBlock has ``succs``, so the same natural-loop code serves both IRs.
     view = SimpleNamespace(blocks={b.label: b for b in fn.blocks}, entry=fn.blocks[0].label)
-    return _quads_loop_depths(view)  # type: ignore[arg-type]
+    return _quads_loop_depths(view)  # type: ignore[arg-type]  # a duck-typed Function view
 
 
 def format_minstr(instr: MInstr) -> str:

@@ -164,7 +164,8 @@ def _rewrite(h: QBlock, pre: QBlock, exit_: QBlock, members: list[QBlock], body:
         return Instr("const", name, INT, value=value), name
 
     tests: list[tuple[list[Instr], str, str, str]] = [([], op, init, bound)]
-    if not (isinstance(consts.get(init), int) and consts[init] >= 0):  # type: ignore[operator]
+    start = consts.get(init)
+    if not (isinstance(start, int) and start >= 0):
         k, zero = const(0)
         tests.append(([k], "ge", init, zero))
     for a in arrays:

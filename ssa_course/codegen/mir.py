@@ -150,23 +150,28 @@ class MInstr:
 
     def is_copy(self) -> bool:
         """A register-to-register ``mov``: the allocator may coalesce its two sides."""
-        return (self.op == "mov" and len(self.operands) == 2
-                and isinstance(self.operands[0], VReg | PReg)
-                and isinstance(self.operands[1], VReg | PReg))
+        return self.copy_pair() is not None
+
+    def copy_pair(self) -> tuple[Reg, Reg] | None:
+        """(destination, source) of a copy (:meth:`is_copy`), else None."""
+        if self.op != "mov" or len(self.operands) != 2:
+            return None
+        a, b = self.operands
+        return (a, b) if isinstance(a, VReg | PReg) and isinstance(b, VReg | PReg) else None
 
     def is_branch(self) -> bool:
         return self.op in ("jmp", "jcc")
 
     def replace_reg(self, old: Reg, new: Reg) -> None:
         """Rename a register everywhere it occurs (operands, addresses, defs, uses)."""
-        def swap(r: object) -> object:
+        def swap(r: Reg | None) -> Reg | None:
             return new if r is old else r
         for k, o in enumerate(self.operands):
             if o is old:
                 self.operands[k] = new
             elif isinstance(o, Mem):
-                o.base = swap(o.base)  # type: ignore[assignment]
-                o.index = swap(o.index)  # type: ignore[assignment]
+                o.base = swap(o.base)
+                o.index = swap(o.index)
         self.defs = [new if r is old else r for r in self.defs]
         self.uses = [new if r is old else r for r in self.uses]
 

@@ -12,7 +12,7 @@ block with another predecessor than the block laid out before it.
 
 from __future__ import annotations
 
-from ssa_course.codegen.mir import MFunction, PReg, Slot
+from ssa_course.codegen.mir import MFunction, MInstr, PReg, Slot
 
 
 def remove_redundant_reloads(fn: MFunction) -> int:
@@ -61,7 +61,7 @@ def remove_redundant_reloads(fn: MFunction) -> int:
     return removed
 
 
-def _forget_register(holds: dict[str, int], instr: object) -> None:
-    for r in instr.defs:  # type: ignore[attr-defined]
+def _forget_register(holds: dict[str, int], instr: MInstr) -> None:
+    for r in instr.defs:
         if isinstance(r, PReg):
             holds.pop(r.name, None)

@@ -8,6 +8,7 @@ size of a handler record is written once.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ssa_course.errors import UsageError
 from ssa_course.runtime import (
@@ -18,6 +19,10 @@ from ssa_course.runtime import (
     limit_problem,
 )
 
+if TYPE_CHECKING:
+    from ssa_course.codegen.mir import MProgram
+    from ssa_course.quads.ir import Program
+
 # rt_trap's message codes (rdi), in index order; 6 and 7 have no position.
 MESSAGES = ("division by zero", "index out of bounds", "negative array length",
             "array too large", "unset element", "out of memory", "step limit exceeded",
@@ -27,11 +32,11 @@ MESSAGE_RECORD = 64  # bytes per message: a length byte, then the text
 MESSAGE_SHIFT = 6  # log2(MESSAGE_RECORD): rt_trap finds record k at k << 6
 
 
-def program_messages(program: object) -> list[str]:
+def program_messages(program: Program) -> list[str]:
     """Messages one program adds after :data:`MESSAGES` (codes ``len(MESSAGES) + k``):
     ``undefined variable 'x'`` for each variable a ``checkdef`` names (a Bril read that
     may find no value), sorted; a name too long for a record keeps the plain message."""
-    names = sorted({i.field for fn in program.functions.values()  # type: ignore[attr-defined]
+    names = sorted({i.field for fn in program.functions.values()
                     for i in fn.instrs() if i.op == "checkdef" and i.field is not None})
     messages = [f"undefined variable '{n}'" for n in names]
     return [m for m in messages if len(m.encode()) < MESSAGE_RECORD]
@@ -81,6 +86,19 @@ class RuntimeConfig:
                 raise UsageError(f"the {what} {problem}")
         if not 0 <= self.allocation_limit <= INT_MAX:
             raise UsageError("the allocation limit must be from 0 to 2^63-1")
+
+
+def run_config(mprog: MProgram, main_params: tuple[tuple[str, str], ...], fuel: bool,
+               step_limit: int | None, depth_limit: int,
+               allocation_limit: int | None) -> RuntimeConfig:
+    """The runtime's configuration for one run of a compiled program (both targets):
+    without fuel checks compiled in, ``step_limit`` cannot be enforced and is ignored;
+    ``allocation_limit`` None keeps the default."""
+    return RuntimeConfig(
+        main_params=main_params,
+        step_limit=step_limit if fuel else None, depth_limit=depth_limit,
+        array_sites=tuple(mprog.trap_sites), extra_messages=tuple(mprog.messages),
+        **({"allocation_limit": allocation_limit} if allocation_limit is not None else {}))
 
 
 def ascii_directive(text: str) -> str:

@@ -54,9 +54,17 @@ rt_out_of_memory:
     xor edx, edx
     jmp rt_trap
 
-# rt_new_array(rdi = length, rsi = trap-site id) -> rax = [length][elements...]
+# rt_new_array(rdi = length, rsi = trap-site id) -> rax = [length][elements...], a qword
+# an element; rt_new_bytes the same with a byte an element (a [bool]), rounded up to
+# qwords. Both check the length and charge the budget in elements.
+.globl rt_new_bytes
+rt_new_bytes:
+    mov eax, 1
+    jmp .Lnew_checked
 .globl rt_new_array
 rt_new_array:
+    mov eax, 0
+.Lnew_checked:
     test rdi, rdi
     js .Lnew_negative
     cmp rdi, {MAX_ARRAY_LENGTH}
@@ -64,7 +72,14 @@ rt_new_array:
     sub qword ptr [rip + rt_alloc_left], rdi
     js .Lnew_budget
     push rdi
+    test rax, rax
+    jnz .Lnew_bytes
     lea rdi, [8*rdi + 8]
+    jmp .Lnew_alloc
+.Lnew_bytes:
+    add rdi, 15
+    and rdi, -8
+.Lnew_alloc:
     call rt_alloc
     pop rcx
     mov qword ptr [rax], rcx

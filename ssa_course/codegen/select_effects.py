@@ -1,92 +1,128 @@
-"""What memory, calls, output and exceptions become (the other half of
-:mod:`ssa_course.codegen.select_ops`): array and struct access with Tiny's checks, the
-runtime's allocation and print entries, System V calls, returns, try/catch/throw.
+"""What memory, calls, output and exceptions become, on both targets (the other half of
+each target's ``select_ops``): array and struct access with Tiny's checks, the runtime's
+allocation and print entries, calls, returns, try/catch/throw.
+
+The shapes are the same on x86-64 and AArch64 -- a call of a runtime entry with its
+arguments in the first argument registers, a struct's fields at 8-byte offsets, a thrown
+value arriving in the result register. What differs is a target's :class:`Effects`: its
+registers and load op (data), and small hooks for what has another shape there (a
+store's operand order, an element's address after the bounds check, the unset check, an
+array kept in the frame, stack arguments). The x86-64 hooks are in
+:mod:`ssa_course.codegen.x86_effects`, the AArch64 ones in
+:mod:`ssa_course.codegen.aarch64.select_effects`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ssa_course.codegen.minstr import fits32
-from ssa_course.codegen.mir import ARG_REGS, Imm, LabelRef, Mem, PReg
+from ssa_course.codegen.mir import Imm, LabelRef, Mem, PReg, VReg
 from ssa_course.codegen.names import call_symbol
 from ssa_course.codegen.patterns import CodegenError
-from ssa_course.codegen.runtime_abi import CODE
 from ssa_course.quads.ir import Instr
 from ssa_course.tiny.types import BOOL, ArrayType
 
 if TYPE_CHECKING:
     from ssa_course.codegen.isel import Selector
 
-RAX, RDI, RSI, RSP = PReg("rax"), PReg("rdi"), PReg("rsi"), PReg("rsp")
-TRAP_BOUNDS, TRAP_UNSET = CODE["index out of bounds"], CODE["unset element"]
+S = TypeVar("S", bound="Selector")
 
 
-def _bounds(sel: Selector, i: Instr, ra, index: str) -> Mem:
-    """Check ``index`` against the length (one unsigned compare catches negatives too);
-    the address of the element. An access lesson 09 proved in bounds is not tested."""
-    if i.in_bounds:
-        c = sel.const(index)
-        if c is not None and c >= 0 and fits32(8 * c + 8):
-            return Mem(ra, disp=8 * c + 8)
-        return Mem(ra, sel.reg(index), scale=8, disp=8)  # pattern: proven in bounds
-    stub = sel.trap_stub(TRAP_BOUNDS, i)
-    c = sel.const(index)
-    if c is not None and c >= 0 and fits32(8 * c + 8):  # pattern: constant index
-        sel.emit("cmp", Mem(ra), Imm(c))
-        sel.emit("jcc", LabelRef(stub), cond="be")
-        return Mem(ra, disp=8 * c + 8)
-    ri = sel.reg(index)
-    sel.emit("cmp", ri, Mem(ra))  # pattern: bounds check
-    sel.emit("jcc", LabelRef(stub), cond="ae")
-    return Mem(ra, ri, scale=8, disp=8)
+@dataclass(frozen=True, slots=True)
+class Effects(Generic[S]):
+    """What a target's memory accesses, calls and exceptions look like in machine IR.
+
+    ``result``: where a call's result and a thrown value arrive (rax, x0); ``load``: the
+    op loading a register from a qword in memory (``mov``, ``ldr``), ``load_byte`` from a
+    byte, zero-extended (``movzx``, ``ldrb``); ``length_disp``: where an array's length
+    lies from its reference (x86-64: at it, 0; AArch64: just below element 0, -8). The
+    hooks, each given the selector first (``width``: an element's bytes,
+    :func:`element_width`):
+
+    * ``store`` -- store a named value of ``width`` bytes at an address (x86-64
+      ``mov [m], v`` with an immediate where one fits; AArch64 ``str v, [m]`` with xzr
+      for 0; ``mov byte ptr``/``strb`` for a byte);
+    * ``element`` -- check the index of an ``aload``/``astore`` against the length
+      (unless lesson 09 proved it in bounds) and give the element's address;
+    * ``unset_check`` -- trap when the loaded reference is 0 (never stored);
+    * ``stack_array`` -- lay out an array that never escapes in the frame, zeroed (its
+      budget is charged already);
+    * ``stack_args`` -- place a call's arguments beyond the argument registers, giving
+      the bytes to release after the call, which ``release`` does."""
+
+    result: PReg
+    load: str
+    load_byte: str
+    length_disp: int
+    store: Callable[[S, Mem, str, int], None]
+    element: Callable[[S, Instr, VReg, str, int], Mem]
+    unset_check: Callable[[S, VReg, Instr], None]
+    stack_array: Callable[[S, Instr, int, int], None]
+    stack_args: Callable[[S, list[str]], int]
+    release: Callable[[S, int], None]
+
+
+def _arg(sel: Selector, k: int) -> PReg:
+    return PReg(sel.arg_regs[k])
+
+
+def _effects(sel: Selector) -> Effects[Any]:
+    return sel.effects
+
+
+def element_width(t: object) -> int:
+    """The bytes an element of an array of type ``t`` takes in memory: 1 for ``[bool]``
+    (0 or 1, as C's ``bool``), 8 for an int or a reference. The length before the
+    elements is a qword either way; a ``newarr`` and every access read the same type."""
+    return 1 if isinstance(t, ArrayType) and t.elem == BOOL else 8
 
 
 def s_aload(sel: Selector, i: Instr) -> None:
+    fx = _effects(sel)
     ra = sel.reg(i.args[0])
-    addr = _bounds(sel, i, ra, i.args[1])
-    d = sel.vreg(i.dest)
-    sel.emit("mov", d, addr)
+    width = element_width(sel.types.get(i.args[0]))
+    addr = fx.element(sel, i, ra, i.args[1], width)
+    d = sel.dest(i)
+    sel.emit(fx.load if width == 8 else fx.load_byte, d, addr)
     t = sel.types.get(i.args[0])
-    if isinstance(t, ArrayType) and t.elem.is_ref():  # pattern: unset check
-        sel.emit("test", d, d)
-        sel.emit("jcc", LabelRef(sel.trap_stub(TRAP_UNSET, i)), cond="e")
+    if isinstance(t, ArrayType) and t.elem.is_ref():  # a reference must have been stored
+        fx.unset_check(sel, d, i)
 
 
 def s_astore(sel: Selector, i: Instr) -> None:
+    fx = _effects(sel)
     ra = sel.reg(i.args[0])
-    addr = _bounds(sel, i, ra, i.args[1])
-    sel.emit("mov", addr, sel.val(i.args[2]))
+    width = element_width(sel.types.get(i.args[0]))
+    addr = fx.element(sel, i, ra, i.args[1], width)
+    fx.store(sel, addr, i.args[2], width)
 
 
 def s_alen(sel: Selector, i: Instr) -> None:
-    sel.emit("mov", sel.vreg(i.dest), Mem(sel.reg(i.args[0])))
+    fx = _effects(sel)
+    sel.emit(fx.load, sel.dest(i), Mem(sel.reg(i.args[0]), disp=fx.length_disp))
 
 
 def s_newarr(sel: Selector, i: Instr) -> None:
+    """``rt_new_array(length, site)`` (``rt_new_bytes`` for a ``[bool]``: a byte an
+    element); an array escape analysis keeps in the frame is charged to the same budget
+    (``rt_charge_array``, same site, same message: the budget counts elements, whatever
+    their width) and then laid out by the target's ``stack_array`` each time the
+    ``newarr`` runs."""
+    fx = _effects(sel)
     site = len(sel.sites)
     sel.sites.append((i.pos.line, i.pos.col) if i.pos else (0, 0))
-    sel.emit("mov", RDI, sel.val(i.args[0]))
-    sel.emit("mov", RSI, Imm(site))
+    sel.emit("mov", _arg(sel, 0), sel.val(i.args[0]))
+    sel.emit("mov", _arg(sel, 1), Imm(site))
     length = sel.stack.get(id(i))
+    width = element_width(sel.types.get(i.dest or ""))
     if length is not None:  # pattern: an array that never escapes, in the frame
-        _stack_array(sel, i, length)
+        sel.call("rt_charge_array", 2)
+        fx.stack_array(sel, i, length, width)
         return
-    sel.call("rt_new_array", 2)
-    sel.emit("mov", sel.vreg(i.dest), RAX)
-
-
-def _stack_array(sel: Selector, i: Instr, length: int) -> None:
-    """``length + 1`` frame slots hold ``[length][elements...]``: the budget is charged as
-    for the heap (same site, same message), then the block is filled afresh each time the
-    ``newarr`` runs. Slot ``k`` lies below slot ``k - 1``, so the array starts at the last."""
-    sel.call("rt_charge_array", 2)
-    first = [sel.mfn.new_slot() for _ in range(length + 1)][-1]
-    d = sel.vreg(i.dest)
-    sel.emit("lea", d, first)
-    sel.emit("mov", Mem(d), Imm(length))
-    for k in range(1, length + 1):
-        sel.emit("mov", Mem(d, disp=8 * k), Imm(0))
+    sel.call("rt_new_array" if width == 8 else "rt_new_bytes", 2)
+    sel.emit("mov", sel.dest(i), fx.result)
 
 
 def _field_offset(sel: Selector, ref: str, field: str | None) -> int:
@@ -99,54 +135,53 @@ def _field_offset(sel: Selector, ref: str, field: str | None) -> int:
 
 
 def s_newstruct(sel: Selector, i: Instr) -> None:
-    sel.emit("mov", RDI, Imm(len(i.args)))
+    fx = _effects(sel)
+    sel.emit("mov", _arg(sel, 0), Imm(len(i.args)))
     sel.call("rt_new_struct", 1)
-    d = sel.vreg(i.dest)
-    sel.emit("mov", d, RAX)
+    d = sel.dest(i)
+    sel.emit("mov", d, fx.result)
     for k, arg in enumerate(i.args):
-        sel.emit("mov", Mem(d, disp=8 * k), sel.val(arg))
+        fx.store(sel, Mem(d, disp=8 * k), arg, 8)
 
 
 def s_getf(sel: Selector, i: Instr) -> None:
     off = _field_offset(sel, i.args[0], i.field)
-    sel.emit("mov", sel.vreg(i.dest), Mem(sel.reg(i.args[0]), disp=off))
+    sel.emit(_effects(sel).load, sel.dest(i), Mem(sel.reg(i.args[0]), disp=off))
 
 
 def s_setf(sel: Selector, i: Instr) -> None:
+    fx = _effects(sel)
     off = _field_offset(sel, i.args[0], i.field)
-    sel.emit("mov", Mem(sel.reg(i.args[0]), disp=off), sel.val(i.args[1]))
+    fx.store(sel, Mem(sel.reg(i.args[0]), disp=off), i.args[1], 8)
 
 
 def s_print(sel: Selector, i: Instr) -> None:
     for k, arg in enumerate(i.args):
         if k:
             sel.call("rt_print_space")
-        sel.emit("mov", RDI, sel.val(arg))
+        sel.emit("mov", _arg(sel, 0), sel.val(arg))
         sel.call("rt_print_bool" if sel.types.get(arg) == BOOL else "rt_print_int", 1)
     sel.call("rt_print_newline")
 
 
 def s_call(sel: Selector, i: Instr) -> None:
-    n = len(i.args)
-    extra = max(0, n - len(ARG_REGS))
-    pad = extra % 2  # keep rsp 16-byte aligned at the call
-    if pad:
-        sel.emit("sub", RSP, Imm(8))
-    for arg in reversed(i.args[len(ARG_REGS):]):  # pattern: stack arguments right to left
-        sel.emit("push", sel.val(arg))
-    for k, arg in enumerate(i.args[:len(ARG_REGS)]):
-        sel.emit("mov", PReg(ARG_REGS[k]), sel.val(arg))
-    sel.call(call_symbol(i.funcs[0]), min(n, len(ARG_REGS)))
-    if extra + pad:
-        sel.emit("add", RSP, Imm(8 * (extra + pad)))
+    fx = _effects(sel)
+    n, nregs = len(i.args), len(sel.arg_regs)
+    area = fx.stack_args(sel, i.args[nregs:])
+    for k, arg in enumerate(i.args[:nregs]):
+        sel.emit("mov", _arg(sel, k), sel.val(arg))
+    sel.call(call_symbol(i.funcs[0]), min(n, nregs))
+    if area:
+        fx.release(sel, area)
     if i.dest is not None:
-        sel.emit("mov", sel.vreg(i.dest), RAX)
+        sel.emit("mov", sel.dest(i), fx.result)
 
 
 def s_ret(sel: Selector, i: Instr) -> None:
+    result = _effects(sel).result
     if i.args:
-        sel.emit("mov", RAX, sel.val(i.args[0]))
-        sel.emit("ret", uses=(RAX,))
+        sel.emit("mov", result, sel.val(i.args[0]))
+        sel.emit("ret", uses=(result,))
     else:
         sel.emit("ret")
     sel.cur.succs = []
@@ -158,7 +193,7 @@ def s_jmp(sel: Selector, i: Instr) -> None:
 
 def s_enter(sel: Selector, i: Instr) -> None:
     body, handler = sel.label(i.labels[0]), sel.label(i.labels[1])
-    sel.emit("lea", RDI, Mem(symbol=handler))
+    sel.emit("lea", _arg(sel, 0), Mem(symbol=handler))  # the handler's address
     sel.call("rt_enter", 1)
     sel.emit("jmp", LabelRef(body))
     sel.cur.succs = [body, handler]
@@ -169,10 +204,19 @@ def s_leave(sel: Selector, i: Instr) -> None:
 
 
 def s_throw(sel: Selector, i: Instr) -> None:
-    sel.emit("mov", RDI, sel.val(i.args[0]))
+    sel.emit("mov", _arg(sel, 0), sel.val(i.args[0]))
     sel.call("rt_throw", 1)
     sel.cur.succs = []
 
 
 def s_catch(sel: Selector, i: Instr) -> None:
-    sel.emit("mov", sel.vreg(i.dest), RAX)  # the thrown value arrives in rax
+    sel.emit("mov", sel.dest(i), _effects(sel).result)  # the thrown value arrives here
+
+
+# Each target's select_ops table starts from these.
+SELECT: dict[str, Callable[[Any, Instr], None]] = {
+    "aload": s_aload, "astore": s_astore, "alen": s_alen, "newarr": s_newarr,
+    "newstruct": s_newstruct, "getf": s_getf, "setf": s_setf, "print": s_print,
+    "call": s_call, "ret": s_ret, "jmp": s_jmp, "enter": s_enter, "leave": s_leave,
+    "throw": s_throw, "catch": s_catch,
+}

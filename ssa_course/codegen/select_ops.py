@@ -8,13 +8,14 @@ row of the pattern table each branch implements is named in a comment after the 
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ssa_course.codegen import select_effects
 from ssa_course.codegen.magic import magic
 from ssa_course.codegen.minstr import fits32
 from ssa_course.codegen.mir import NEGATE, SWAP, Imm, LabelRef, Mem, PReg
-from ssa_course.codegen.patterns import CodegenError
 from ssa_course.codegen.quadcfg import QBlock
 from ssa_course.codegen.runtime_abi import CODE
 from ssa_course.quads.ir import Instr
@@ -64,16 +65,38 @@ def zero_tested(blocks: list[QBlock], uses: dict[str, int], consts: dict[str, in
     return {name for name, n in tests.items() if n == uses.get(name)}
 
 
-def compare(sel: Selector, instr: Instr) -> str | bool:
-    """Set the flags for a comparison; its condition code (a bool if both are constants)."""
+_FOLD = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
+         "gt": operator.gt, "ge": operator.ge}
+
+
+def constant_compare(op: str, a: int, b: int) -> bool:
+    """The value of comparison quad ``op`` (``eq``, ``lt``...) on two constants (both
+    targets fold it instead of comparing)."""
+    return bool(_FOLD[op](a, b))
+
+
+def compare_operands(sel: Selector, instr: Instr, compares: Mapping[str, str],
+                     swap: Mapping[str, str]) -> tuple[str, str, str, int | None] | bool:
+    """A comparison quad's operands with a constant moved to the right (its condition
+    swapped), the target's condition (``compares``: quad op -> condition) and the right
+    one's constant value, if any; or the answer when both are constants (both targets)."""
     a, b = instr.args
-    cc = COMPARES[instr.op]
+    cc = compares[instr.op]
     ca, cb = sel.const(a), sel.const(b)
     if ca is not None and cb is not None:
-        return {"e": ca == cb, "ne": ca != cb, "l": ca < cb, "le": ca <= cb,
-                "g": ca > cb, "ge": ca >= cb}[cc]
-    if ca is not None:  # pattern: constant on the left -> swap the operands
-        a, b, ca, cb, cc = b, a, cb, ca, SWAP[cc]
+        return constant_compare(instr.op, ca, cb)
+    if ca is not None:
+        return b, a, swap[cc], ca
+    return a, b, cc, cb
+
+
+def compare(sel: Selector, instr: Instr) -> str | bool:
+    """Set the flags for a comparison; its condition code (a bool if both are constants)."""
+    # pattern: constant on the left -> swap the operands
+    ordered = compare_operands(sel, instr, COMPARES, SWAP)
+    if isinstance(ordered, bool):
+        return ordered
+    a, b, cc, cb = ordered
     ra = sel.reg(a)
     if cb == 0:  # pattern: compare with zero -> test
         sel.emit("test", ra, ra)
@@ -125,7 +148,7 @@ def s_br(sel: Selector, i: Instr) -> None:
 def s_compare_value(sel: Selector, i: Instr) -> None:
     if i.dest in sel.fused:
         return  # the branch emits it
-    d = sel.vreg(i.dest)
+    d = sel.dest(i)
     cc = compare(sel, i)
     if isinstance(cc, bool):
         sel.emit("mov", d, Imm(int(cc)))
@@ -137,24 +160,34 @@ def s_compare_value(sel: Selector, i: Instr) -> None:
 def s_not(sel: Selector, i: Instr) -> None:
     if i.dest in sel.fused:
         return
-    d = sel.vreg(i.dest)
+    d = sel.dest(i)
     sel.emit("mov", d, sel.val(i.args[0]))
     sel.emit("xor", d, Imm(1))
 
 
 def s_id(sel: Selector, i: Instr) -> None:
-    sel.emit("mov", sel.vreg(i.dest), sel.val(i.args[0]))
+    sel.emit("mov", sel.dest(i), sel.val(i.args[0]))
+
+
+def binary_operands(sel: Selector, i: Instr) -> tuple[str, str, int | None]:
+    """An ``and``/``or``/``add``/``sub`` quad's operands, a constant moved to the right
+    where the operation is commutative, and the constant an ``add``/``sub`` of a constant
+    adds (a ``sub``'s negated), else None (both targets)."""
+    a, b = i.args
+    if i.op != "sub" and sel.const(a) is not None and sel.const(b) is None:
+        a, b = b, a  # commutative: the constant goes right
+    cb = sel.const(b)
+    if i.op in ("add", "sub") and cb is not None:
+        return a, b, cb if i.op == "add" else -cb
+    return a, b, None
 
 
 def s_binary(sel: Selector, i: Instr) -> None:
     """and / or / add / sub on registers and immediates (two-address form)."""
-    a, b = i.args
-    d = sel.vreg(i.dest)
+    d = sel.dest(i)
     op = {"and": "and", "or": "or", "add": "add", "sub": "sub"}[i.op]
-    if i.op != "sub" and sel.const(a) is not None and sel.const(b) is None:
-        a, b = b, a  # commutative: the constant goes right
-    if i.op in ("add", "sub") and sel.const(b) is not None:
-        c = sel.const(b) if i.op == "add" else -sel.const(b)  # type: ignore[operator]
+    a, b, c = binary_operands(sel, i)
+    if c is not None:
         if c == 0:
             sel.emit("mov", d, sel.val(a))
             return
@@ -173,7 +206,7 @@ def s_binary(sel: Selector, i: Instr) -> None:
 
 
 def s_neg(sel: Selector, i: Instr) -> None:
-    d = sel.vreg(i.dest)
+    d = sel.dest(i)
     sel.emit("mov", d, sel.val(i.args[0]))
     sel.emit("neg", d)
 
@@ -182,7 +215,7 @@ def s_mul(sel: Selector, i: Instr) -> None:
     a, b = i.args
     if sel.const(a) is not None and sel.const(b) is None:
         a, b = b, a
-    d = sel.vreg(i.dest)
+    d = sel.dest(i)
     c = sel.const(b)
     if c is None:
         sel.emit("mov", d, sel.val(a))
@@ -214,7 +247,7 @@ def s_divide(sel: Selector, i: Instr) -> None:
     and ``INT_MIN % -1`` is 0 (``idiv`` would fault: the ``-1`` divisor is done by ``neg``)."""
     a, b = i.args
     rem = i.op == "rem"
-    d = sel.vreg(i.dest)
+    d = sel.dest(i)
     c = sel.const(b)
     if c is not None and c not in (0, INT_MIN) and (abs(c) & (abs(c) - 1)) == 0:
         _divide_by_power(sel, a, c, d, rem)  # 1, -1 and +-2^k: no idiv
@@ -329,20 +362,10 @@ def s_const(sel: Selector, i: Instr) -> None:
 
 
 SELECT = {
-    **{name: getattr(select_effects, f"s_{name}") for name in (
-        "aload", "astore", "alen", "newarr", "newstruct", "getf", "setf", "print", "call",
-        "ret", "jmp", "enter", "leave", "throw", "catch")},
+    **select_effects.SELECT,  # memory, calls, exceptions: shared by both targets
     "const": s_const, "id": s_id, "add": s_binary, "sub": s_binary, "and": s_binary,
     "or": s_binary, "mul": s_mul, "div": s_divide, "rem": s_divide, "not": s_not,
     "neg": s_neg, "br": s_br, "checkdef": s_checkdef,
     **{op: s_compare_value for op in COMPARES},
 }
 
-
-def select(sel: Selector, instr: Instr) -> None:
-    """Append the machine instructions for one quad to the selector's current block."""
-    fn = SELECT.get(instr.op)
-    if fn is None:
-        raise CodegenError(f"@{sel.fn.name}: no machine pattern for '{instr.op}' (native "
-                           "code needs one in ssa_course/codegen/select_ops.py)")
-    fn(sel, instr)

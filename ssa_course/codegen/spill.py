@@ -96,8 +96,9 @@ class Spiller:
             if isinstance(a, Slot) and isinstance(b, VReg) and given.get(b) == a \
                     or isinstance(b, Slot) and isinstance(a, VReg) and given.get(a) == b:
                 return  # a mirror store or reload of a value now living in that slot
-        if instr.is_copy():
-            dst, src = instr.operands[0], instr.operands[1]
+        pair = instr.copy_pair()
+        if pair is not None:
+            dst, src = pair
             sd = given.get(dst) if isinstance(dst, VReg) else None
             ss = given.get(src) if isinstance(src, VReg) else None
             if sd is not None and sd == ss:

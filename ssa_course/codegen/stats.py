@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
-def program_stats(compiled: object) -> dict[str, int]:
+if TYPE_CHECKING:  # compile.py imports the whole pipeline; a lesson imports this alone
+    from ssa_course.codegen.aarch64.compile import CompiledA64
+    from ssa_course.codegen.compile import CompiledProgram
+
+
+def program_stats(compiled: CompiledProgram | CompiledA64) -> dict[str, int]:
     """``instructions`` (in the listing, all functions), ``spills`` (values the allocator
     put in a stack slot; with spill-all, every value), ``copies_removed`` (copies the
     allocator coalesced away) and ``functions`` of a compiled program
     (:class:`ssa_course.codegen.compile.CompiledProgram`)."""
-    mprog = compiled.mprog  # type: ignore[attr-defined]
+    mprog = compiled.mprog
     instructions = sum(len(b.instrs) for fn in mprog.functions.values() for b in fn.blocks)
     spills = copies = 0
-    for alloc in compiled.allocations.values():  # type: ignore[attr-defined]
+    for alloc in compiled.allocations.values():
         spilled = getattr(alloc, "spilled", None)
         spills += len(spilled) if spilled is not None else getattr(alloc, "slots", 0)
         copies += getattr(alloc, "copies_removed", 0)

@@ -202,14 +202,14 @@ def thread_bools(fn: MFunction, sh: Shapes) -> int:
         target = last.operands[0]
         j = blocks.get(target.name) if isinstance(target, LabelRef) else None
         shape = _test(j, sh) if j is not None and j is not b else None
-        if shape is None:
+        if j is None or shape is None:
             continue
         body, p = shape
         copied = [*b.instrs[:-1], *(_copy(i) for i in body)]
         if _outcome(copied, len(copied), p, sh) is None:
             continue
-        b.instrs = [*copied, *(_copy(i) for i in j.instrs[-n:])]  # type: ignore[union-attr]
-        b.succs = list(j.succs)  # type: ignore[union-attr]
+        b.instrs = [*copied, *(_copy(i) for i in j.instrs[-n:])]
+        b.succs = list(j.succs)
     done = [b for b in fn.blocks if not b.handler and _resolve(b, sh)]
     if done:
         drop_unreachable(fn)

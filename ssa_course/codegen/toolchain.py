@@ -37,14 +37,18 @@ def _module(name: str) -> bool:
 CROSS_PREFIXES = ("x86_64-linux-gnu-", "x86_64-elf-")
 
 
-def gnu_tools() -> tuple[str, str] | None:
-    """The GNU assembler and linker for x86-64 (``as``, ``ld`` or a cross pair), or None."""
-    prefixes = ("", *CROSS_PREFIXES) if is_x86_64() else CROSS_PREFIXES
+def find_gnu(prefixes: tuple[str, ...]) -> tuple[str, str] | None:
+    """The first ``<prefix>as`` + ``<prefix>ld`` pair on the PATH (both targets), or None."""
     for prefix in prefixes:
         tools = (shutil.which(prefix + "as"), shutil.which(prefix + "ld"))
         if tools[0] and tools[1]:
             return tools[0], tools[1]
     return None
+
+
+def gnu_tools() -> tuple[str, str] | None:
+    """The GNU assembler and linker for x86-64 (``as``, ``ld`` or a cross pair), or None."""
+    return find_gnu(("", *CROSS_PREFIXES) if is_x86_64() else CROSS_PREFIXES)
 
 
 def gnu_missing() -> str | None:
@@ -60,7 +64,7 @@ def gnu_missing() -> str | None:
 
 
 def keystone_missing() -> str | None:
-    """Why keystone-engine cannot be used, or None."""
+    """Why keystone-engine cannot be used (for either target), or None."""
     if not _module("keystone"):
         return ("no keystone-engine: pip install keystone-engine (its wheels are for x86-64 "
                 "machines only)")
@@ -136,7 +140,7 @@ def native_missing() -> str | None:
 
 
 def emulator_missing() -> str | None:
-    """Why the unicorn executor cannot run, or None."""
+    """Why the unicorn executor cannot run (for either target), or None."""
     if browser_missing():
         return BROWSER_REASON
     if not _module("unicorn"):

@@ -43,7 +43,7 @@ R, M, I, L = "r", "m", "i", "l"  # operand kinds: register, memory, immediate, l
 FORMS: dict[str, frozenset[str]] = {
     "mov": frozenset({"rr", "rm", "ri", "mr", "mi"}),
     "lea": frozenset({"rm"}),
-    "movzx": frozenset({"rr"}),
+    "movzx": frozenset({"rr", "rm"}), "movb": frozenset({"mr", "mi"}),
     "cmp": frozenset({"rr", "rm", "ri", "mr", "mi"}),
     "test": frozenset({"rr", "ri", "mr", "mi"}),
     "imul": frozenset({"rr", "rm"}),
@@ -214,9 +214,9 @@ def check_calls(fn: MFunction, arity: dict[str, int]) -> None:
 
     def flow(n: int, report: bool) -> frozenset[str]:
         b = fn.blocks[n]
-        known = [out[p] for p in preds[b.label] if out[p] is not None]
+        known = [w for p in preds[b.label] if (w := out[p]) is not None]
         written = set(ARG_REGS) if n == 0 else (
-            set(frozenset.intersection(*known)) if known else set())  # type: ignore[arg-type]
+            set(frozenset.intersection(*known)) if known else set())
         for k, i in enumerate(b.instrs):
             if i.op == "call":
                 sym = _target(i) or ""

@@ -231,8 +231,8 @@ def _modrm(reg: int, reg_text: str, rm: Operand) -> list[Field]:
     else:
         mod, disp = 0b10, rm.disp.to_bytes(4, "little", signed=True)
         sib = rm.index is not None or base.number & 7 == 4
-    rm_bits = 0b100 if sib else base.number & 7  # type: ignore[union-attr]
-    shown = "(a SIB byte follows)" if sib else f"({base.name})"  # type: ignore[union-attr]
+    rm_bits = 0b100 if sib or base is None else base.number & 7  # no base: always a SIB
+    shown = "(a SIB byte follows)" if sib or base is None else f"({base.name})"
     size = ("no", "1-byte", "4-byte")[mod] if base is not None else "4-byte"
     out = [Field("ModRM", bytes([mod << 6 | reg << 3 | rm_bits]),
                  f"mod={mod:02b} ({size} displacement) reg={reg:03b} ({reg_text}) "

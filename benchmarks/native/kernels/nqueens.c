@@ -1,9 +1,10 @@
-/* C twin of nqueens.tiny (64-bit flags, as Tiny's bool slots are natively). */
+/* C twin of nqueens.tiny (byte flags, as a Tiny [bool] element is natively). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-static int64_t place(int64_t row, int64_t n, int64_t *cols, int64_t *up, int64_t *down) {
+static int64_t place(int64_t row, int64_t n, unsigned char *cols, unsigned char *up,
+                     unsigned char *down) {
     if (row == n) {
         return 1;
     }
@@ -25,9 +26,9 @@ static int64_t place(int64_t row, int64_t n, int64_t *cols, int64_t *up, int64_t
 int main(int argc, char **argv) {
     if (argc != 2) return 1;
     int64_t n = strtoll(argv[1], NULL, 10);
-    int64_t *cols = calloc((size_t)n, sizeof *cols);
-    int64_t *up = calloc((size_t)(2 * n), sizeof *up);
-    int64_t *down = calloc((size_t)(2 * n), sizeof *down);
+    unsigned char *cols = calloc((size_t)n, sizeof *cols);
+    unsigned char *up = calloc((size_t)(2 * n), sizeof *up);
+    unsigned char *down = calloc((size_t)(2 * n), sizeof *down);
     printf("%lld\n", (long long)place(0, n, cols, up, down));
     return 0;
 }

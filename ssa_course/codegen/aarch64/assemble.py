@@ -15,7 +15,6 @@ says ``EM_AARCH64``.
 from __future__ import annotations
 
 import os
-import subprocess
 
 from ssa_course.codegen import toolchain as choices
 from ssa_course.codegen.aarch64 import toolchain
@@ -24,19 +23,21 @@ from ssa_course.codegen.assemble import (
     DATA_ADDR,
     TEXT_ADDR,
     Image,
+    cached,
     current_assembler,
-    source_hash,
+    image_differences,
+    image_of,
+    link_gnu,
+    write_executable,
 )
-from ssa_course.codegen.elf import Sections, read_elf, write_elf
-from ssa_course.codegen.keystone_asm import AssemblerError
+from ssa_course.codegen.elf import Sections, read_elf
 
 ASSEMBLERS = ("own", "gnu", "keystone")
 EM_AARCH64 = 183
 # Symbols GNU ld adds on its own for aarch64 (beyond the x86-64 ones elf.py drops)
 LINKER_SYMBOLS = frozenset({"__bss_start__", "_bss_end__", "__bss_end__", "__end__"})
 
-_CACHE: dict[tuple[str, str], Image] = {}
-_CACHE_SIZE = 256
+_CACHE: dict[tuple[str, str], Image] = {}  # (source hash, backend) -> image
 
 
 def assembler_missing(name: str) -> str | None:
@@ -62,79 +63,34 @@ def assemble(source: str, backend: str = "auto") -> Image:
         raise ValueError(f"backend must be one of {', '.join(ASSEMBLERS)} or auto, "
                          f"not {backend!r}")
     toolchain.require(assembler_missing(backend))
-    key = (source_hash(source), backend)
-    image = _CACHE.get(key)
-    if image is None or not os.path.exists(image.path):
-        if backend == "gnu":
-            image = _assemble_gnu(source, key[0])
-        else:
-            from ssa_course.codegen.aarch64.layout import assemble_sections
+    return cached(_CACHE, source, backend, lambda digest: _make(source, digest, backend))
 
-            image = _write(assemble_sections(source, TEXT_ADDR, DATA_ADDR, BSS_ADDR, backend),
-                           key[0], backend)
-        if len(_CACHE) >= _CACHE_SIZE:
-            del _CACHE[next(iter(_CACHE))]
-        _CACHE[key] = image
-    return image
+
+def _make(source: str, digest: str, backend: str) -> Image:
+    if backend == "gnu":
+        return _assemble_gnu(source, digest)
+    from ssa_course.codegen.aarch64.layout import assemble_sections
+
+    s = assemble_sections(source, TEXT_ADDR, DATA_ADDR, BSS_ADDR, backend)
+    path = os.path.join(toolchain.work_dir(), f"a64-{backend}-{digest}")
+    write_executable(s, path, EM_AARCH64)
+    return _image(s, path, backend)
 
 
 def _image(s: Sections, path: str, backend: str) -> Image:
     symbols = {n: a for n, a in s.symbols.items()  # $x/$d: ld's mapping symbols
                if not n.startswith("$") and n not in LINKER_SYMBOLS}
-    text_end = s.text_addr + len(s.text)
-    starts = sorted((a, n) for n, a in symbols.items() if s.text_addr <= a < text_end)
-    sizes = {}
-    for k, (address, name) in enumerate(starts):
-        nxt = starts[k + 1][0] if k + 1 < len(starts) else text_end
-        sizes[name] = nxt - address
-    return Image(s.text, s.data, s.bss_size, symbols, s.entry, path, backend,
-                 s.text_addr, s.data_addr, s.bss_addr, sizes)
+    return image_of(s, path, backend, symbols)
 
 
 def _assemble_gnu(source: str, digest: str) -> Image:
     tools = toolchain.gnu_tools()
-    assert tools is not None
-    gas, gld = tools
+    assert tools is not None  # checked by the caller
     base = os.path.join(toolchain.work_dir(), f"a64-gnu-{digest}")
-    with open(base + ".s", "w") as f:
-        f.write(source)
-    steps = [
-        [gas, "-o", base + ".o", base + ".s"],
-        [gld, "-static", "-nostdlib", "-z", "noexecstack", "-e", "_start",
-         f"-Ttext={TEXT_ADDR:#x}", f"-Tdata={DATA_ADDR:#x}", f"-Tbss={BSS_ADDR:#x}",
-         "-o", base, base + ".o"],
-    ]
-    for cmd in steps:
-        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            lines = (done.stderr or done.stdout).strip().splitlines()[:8]
-            raise AssemblerError(f"{os.path.basename(cmd[0])} failed on {base}.s:\n"
-                                 + "\n".join(lines))
-    with open(base, "rb") as f:
-        return _image(read_elf(f.read()), base, "gnu")
-
-
-def _write(s: Sections, digest: str, backend: str) -> Image:
-    blob = bytearray(write_elf(s))
-    blob[18:20] = EM_AARCH64.to_bytes(2, "little")  # e_machine: the writer says x86-64
-    path = os.path.join(toolchain.work_dir(), f"a64-{backend}-{digest}")
-    with open(path, "wb") as f:
-        f.write(bytes(blob))
-    os.chmod(path, 0o700)
-    return _image(s, path, backend)
+    return _image(read_elf(link_gnu(source, base, tools, [], [])), base, "gnu")
 
 
 def differences(source: str, a: str = "gnu", b: str = "own") -> list[str]:
     """What differs between two assemblers' images of ``source`` (function names whose
     bytes differ, ``data``, ``bss``, ``symbols``); empty when they agree."""
-    x, y = assemble(source, a), assemble(source, b)
-    diffs = [name for name, _, _ in x.functions()
-             if x.function_bytes(name) != (y.function_bytes(name) if name in y.sizes
-                                           else None)]
-    if x.text != y.text and not diffs:
-        diffs.append("text")
-    for name, p, q in (("data", x.data, y.data), ("bss", x.bss_size, y.bss_size),
-                       ("symbols", x.symbols, y.symbols)):
-        if p != q:
-            diffs.append(name)
-    return diffs
+    return image_differences(assemble(source, a), assemble(source, b))

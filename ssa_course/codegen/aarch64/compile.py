@@ -18,7 +18,7 @@ from ssa_course.codegen.aarch64.select import select_program_a64
 from ssa_course.codegen.mir import MProgram
 from ssa_course.codegen.patterns import CodegenError
 from ssa_course.codegen.reloads import remove_redundant_reloads
-from ssa_course.codegen.runtime_abi import RuntimeConfig, program_messages
+from ssa_course.codegen.runtime_abi import program_messages, run_config
 from ssa_course.quads.ir import Program
 from ssa_course.runtime import paused_gc
 from ssa_course.tiny.types import BOOL
@@ -65,14 +65,9 @@ class CompiledA64:
     def source(self, step_limit: int | None = None, depth_limit: int = 100_000,
                allocation_limit: int | None = None) -> str:
         """The whole assembly file (runtime first) for one run's limits."""
-        config = RuntimeConfig(
-            main_params=self.main_params,
-            step_limit=step_limit if self.fuel else None, depth_limit=depth_limit,
-            array_sites=tuple(self.mprog.trap_sites),
-            extra_messages=tuple(self.mprog.messages),
-            **({"allocation_limit": allocation_limit} if allocation_limit is not None
-               else {}))
-        return program_source(self.program_asm, config)
+        return program_source(self.program_asm, run_config(
+            self.mprog, self.main_params, self.fuel, step_limit, depth_limit,
+            allocation_limit))
 
 
 def compile_parts(program: Program, source_lines: list[str] | None = None, *,

@@ -4,8 +4,9 @@ Each machine-IR instruction prints as one AArch64 instruction or, where one 32-b
 cannot say it, a few: a 64-bit constant becomes ``movz``/``movn`` + ``movk`` (or one
 ``orr`` with a bitmask immediate, :mod:`.immediates`), an address the load's offset field
 cannot reach is built in the scratch register x17, a store of a constant goes through x16.
-A jump to the next block is left out; ``b.cc T; b F`` with T next becomes ``b.!cc F``.
-The first instruction of each source line is preceded by ``// line N: <the line>``.
+The blocks are laid out by :mod:`ssa_course.codegen.listing` (shared with x86-64): a jump
+to the next block is left out; ``b.cc T; b F`` with T next becomes ``b.!cc F``. The first
+instruction of each source line is preceded by ``// line N: <the line>``.
 
 The text keeps to what all three assemblers accept (:mod:`.assemble`): explicit
 ``movz``/``movn``/``movk``/``ldur`` (never the assembler's choice behind ``mov #imm`` or
@@ -16,14 +17,16 @@ The text keeps to what all three assemblers accept (:mod:`.assemble`): explicit
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
+from ssa_course.codegen import listing
 from ssa_course.codegen.aarch64.frame import slot_address
 from ssa_course.codegen.aarch64.immediates import MASK64, arith_imm, logical_imm, mov_sequence
 from ssa_course.codegen.aarch64.minstr import Shift
 from ssa_course.codegen.aarch64.registers import NEGATE
+from ssa_course.codegen.listing import Syntax
 from ssa_course.codegen.mir import (
     Imm,
-    LabelRef,
     Mem,
     MFunction,
     MInstr,
@@ -33,7 +36,6 @@ from ssa_course.codegen.mir import (
     Slot,
     VReg,
 )
-from ssa_course.codegen.names import MAIN_BODY, block_label, function_symbol
 
 X16, X17 = "x16", "x17"
 _OFFSET = re.compile(r", #(-?\d+)\]$")
@@ -47,6 +49,11 @@ def reg(o: object) -> str:
     return str(o)
 
 
+def _wreg(name: str) -> str:
+    """The 32-bit name of a register (``x5`` -> ``w5``, ``xzr`` -> ``wzr``)."""
+    return "w" + name[1:] if name.startswith("x") else name
+
+
 def load_constant(dest: str, value: int) -> list[str]:
     """The instructions that put ``value`` in register ``dest``."""
     out = []
@@ -58,8 +65,9 @@ def load_constant(dest: str, value: int) -> list[str]:
     return out
 
 
-def _address(m: Mem, out: list[str], scratch: str = X17) -> str:
-    """The bracketed address of ``m`` (instructions to build it first go to ``out``)."""
+def _address(m: Mem, out: list[str], scratch: str = X17, size: int = 8) -> str:
+    """The bracketed address of ``m`` for an access of ``size`` bytes (instructions to
+    build it first go to ``out``)."""
     base = reg(m.base)
     if m.index is not None:
         shifted = f"{reg(m.index)}, lsl #3" if m.scale == 8 else reg(m.index)
@@ -70,7 +78,9 @@ def _address(m: Mem, out: list[str], scratch: str = X17) -> str:
     d = m.disp
     if d == 0:
         return f"[{base}]"
-    if d % 8 == 0 and 0 < d <= MAX_SCALED or -256 <= d < 256:
+    if size == 1 and 0 < d <= 4095:  # ldrb/strb: an unsigned 12-bit offset
+        return f"[{base}, #{d}]"
+    if size == 8 and (d % 8 == 0 and 0 < d <= MAX_SCALED or -256 <= d < 256):
         return f"[{base}, #{d}]"
     out.extend(_add_constant(scratch, base, d))
     return f"[{scratch}]"
@@ -101,7 +111,8 @@ def _operand(o: Operand | Shift) -> str:
     return str(o)
 
 
-def _arith(op: str, d: str, a: str, b: Operand, extra: list[Operand | Shift]) -> list[str]:
+def _arith(op: str, d: str, a: str, b: Operand, extra: Sequence[Operand | Shift]
+           ) -> list[str]:
     """add/sub/subs with an immediate (flipping the op for a negative one) or registers."""
     if isinstance(b, Imm):
         v = b.value
@@ -154,7 +165,15 @@ def instr_lines(fn: MFunction, i: MInstr) -> list[str]:
             return load_constant(reg(dst), src.value)
         return [f"mov {dst}, {src}"]
     if op in ("ldr", "str"):
-        return _memory(op, reg(ops[0]), ops[1])  # type: ignore[arg-type]
+        m = ops[1]
+        assert isinstance(m, Mem)  # slots became addresses above
+        return _memory(op, reg(ops[0]), m)
+    if op in ("ldrb", "strb"):  # a byte (a [bool] element): the w form of the register
+        m = ops[1]
+        assert isinstance(m, Mem)
+        out: list[str] = []
+        addr = _address(m, out, size=1)
+        return [*out, f"{op} {_wreg(reg(ops[0]))}, {addr}"]
     if op in ("add", "sub") and ops[0] == ops[1] == PReg("sp") and isinstance(ops[2], Imm) \
             and arith_imm(ops[2].value) is None:  # a big frame: high part, then low part
         high, low = ops[2].value & ~0xFFF, ops[2].value & 0xFFF
@@ -187,12 +206,14 @@ def instr_lines(fn: MFunction, i: MInstr) -> list[str]:
         if m.symbol is not None:
             return [f"adr {ops[0]}, {m.symbol}"]
         return _add_constant(reg(ops[0]), reg(m.base), m.disp)
-    if op == "stp!":
-        return [f"stp {ops[0]}, {ops[1]}, [{ops[2].base}, #{ops[2].disp}]!"]  # type: ignore
-    if op == "ldp+":
-        return [f"ldp {ops[0]}, {ops[1]}, [{ops[2].base}], #{ops[2].disp}"]  # type: ignore
-    if op in ("stp", "ldp"):
-        return [f"{op} {ops[0]}, {ops[1]}, [{ops[2].base}, #{ops[2].disp}]"]  # type: ignore
+    if op in ("stp!", "ldp+", "stp", "ldp"):
+        m = ops[2]
+        assert isinstance(m, Mem)
+        if op == "stp!":
+            return [f"stp {ops[0]}, {ops[1]}, [{m.base}, #{m.disp}]!"]
+        if op == "ldp+":
+            return [f"ldp {ops[0]}, {ops[1]}, [{m.base}], #{m.disp}"]
+        return [f"{op} {ops[0]}, {ops[1]}, [{m.base}, #{m.disp}]"]
     if not ops:
         return [op]
     return [f"{op} " + ", ".join(_operand(o) for o in ops)]
@@ -202,79 +223,19 @@ def instr_text(fn: MFunction, i: MInstr) -> str:
     return "; ".join(instr_lines(fn, i))
 
 
-def _comment(i: MInstr, lines: list[str], last: list[int | None]) -> list[str]:
-    if i.line is None or i.line == last[0]:
-        return []
-    last[0] = i.line
-    text = lines[i.line - 1].strip() if 0 < i.line <= len(lines) else ""
-    return [f"    // line {i.line}: {text}"]
-
-
-def _target(i: MInstr) -> str | None:
-    o = i.operands[0] if i.operands else None
-    return o.name if isinstance(o, LabelRef) else None
-
-
-def _negated(i: MInstr, target: str) -> MInstr:
-    return MInstr("jcc", [LabelRef(target), *i.operands[1:]], [], list(i.uses),
-                  NEGATE[i.cond or ""])
+SYNTAX = Syntax(comment="//", jump="b", negate=NEGATE, header=(".text",),
+                main_entry=("adrp x16, rt_depth", "ldr x28, [x16, :lo12:rt_depth]",
+                            "adrp x16, rt_fuel", "ldr x27, [x16, :lo12:rt_fuel]"),
+                far_entries=FAR_ENTRIES, lines=instr_lines)
 
 
 def function_text(fn: MFunction, lines: list[str] | None = None) -> list[str]:
     """The assembly lines of one function (after allocation and frame layout)."""
-    lines = lines or []
-    sym = function_symbol(fn.name)
-    out = ["", f"    .globl {sym}", f"{sym}:"]
-    if fn.name == "main":  # the runtime's entry: fuel and depth counters from their data
-        out += ["    adrp x16, rt_depth", "    ldr x28, [x16, :lo12:rt_depth]",
-                "    adrp x16, rt_fuel", "    ldr x27, [x16, :lo12:rt_fuel]",
-                f"{MAIN_BODY}:"]
-    last: list[int | None] = [None]
-    before: set[str] = set()
-    far: dict[str, str] = {}  # runtime entry -> this function's stub branching to it
-
-    def near(i: MInstr) -> MInstr:
-        """``i``, or a copy branching to the function's stub for a far runtime entry."""
-        target = _target(i)
-        if i.op != "jcc" or target not in FAR_ENTRIES:
-            return i
-        stub = far.setdefault(target, f"{block_label(fn.name, '')}far.{target}")
-        return MInstr("jcc", [LabelRef(stub), *i.operands[1:]], [], list(i.uses), i.cond,
-                      i.line, i.comment)
-
-    for k, block in enumerate(fn.blocks):
-        before.add(block.label)
-        nxt = fn.blocks[k + 1].label if k + 1 < len(fn.blocks) else None
-        out.append(f"{block.label}:" + ("  // handler" if block.handler else ""))
-        instrs = block.instrs
-        n = len(instrs)
-        for j, i in enumerate(instrs):
-            if i.op == "jmp" and j == n - 1 and _target(i) == nxt:
-                continue
-            if i.op == "jcc" and j == n - 2 and instrs[-1].op == "jmp" and i.cond in NEGATE:
-                t, f = _target(i), _target(instrs[-1])
-                if t == nxt and f is not None:
-                    out.extend(f"    {x}" for x in instr_lines(fn, _negated(i, f)))
-                    break
-                if f != nxt and f in before and t not in before and f is not None:
-                    out.extend(f"    {x}" for x in instr_lines(fn, _negated(i, f)))
-                    out.append(f"    b {t}")
-                    break
-            out.extend(_comment(i, lines, last))
-            body = instr_lines(fn, near(i))
-            if i.comment:
-                body[-1] += f"  // {i.comment}"
-            out.extend(f"    {x}" for x in body)
-    for entry, stub in far.items():  # b.cond reaches 1 MiB, b reaches 128 MiB
-        out += [f"{stub}:", f"    b {entry}"]
-    return out
+    return listing.function_text(fn, SYNTAX, lines)
 
 
 def program_text(program: MProgram, lines: list[str] | None = None) -> str:
-    out = [".text"]
-    for fn in program.functions.values():
-        out.extend(function_text(fn, lines))
-    return "\n".join(out) + "\n"
+    return listing.program_text(program, SYNTAX, lines)
 
 
 __all__ = ["Imm", "VReg", "function_text", "instr_text", "load_constant", "program_text"]

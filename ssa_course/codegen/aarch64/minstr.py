@@ -17,7 +17,7 @@ from ssa_course.codegen.aarch64.registers import ARG_REGS, CALLER_SAVED
 from ssa_course.codegen.mir import LabelRef, Mem, MInstr, Operand, PReg, Reg, Slot, VReg
 
 # Ops that read every operand and write none (stores, compares, branches, calls).
-READS_ONLY = frozenset({"str", "cmp", "cmn", "test", "jmp", "jcc", "call", "ret", "fuel"})
+READS_ONLY = frozenset({"str", "strb", "cmp", "cmn", "test", "jmp", "jcc", "call", "ret", "fuel"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +47,7 @@ def ins(op: str, *operands: Operand | Shift, cond: str | None = None,
             (d if k == 0 and writes else u).append(o)
     d.extend(r for r in defs if r not in d)
     u.extend(r for r in uses if r not in u)
+    # a Shift (AArch64's shifted-register operand) is outside mir.Operand, which x86 shares
     return MInstr(op, list(operands), d, u, cond, line, comment)  # type: ignore[arg-type]
 
 

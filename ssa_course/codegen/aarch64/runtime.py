@@ -240,9 +240,17 @@ rt_out_of_memory:
     movz x2, #0
     b rt_trap
 
-// rt_new_array(x0 = length, x1 = trap-site id) -> x0 = element 0, the length below it
+// rt_new_array(x0 = length, x1 = trap-site id) -> x0 = element 0, the length below it,
+// a qword an element; rt_new_bytes the same with a byte an element (a [bool]), rounded up
+// to qwords. Both check the length and charge the budget in elements.
+.globl rt_new_bytes
+rt_new_bytes:
+    movz x12, #1
+    b .Lnew_checked
 .globl rt_new_array
 rt_new_array:
+    movz x12, #0
+.Lnew_checked:
     cmp x0, #0
     b.lt .Lnew_negative
 {const("x9", MAX_ARRAY_LENGTH)}    cmp x0, x9
@@ -254,8 +262,14 @@ rt_new_array:
     str x11, [x10, :lo12:rt_alloc_left]
     stp x29, x30, [sp, #-16]!
     stp x0, x1, [sp, #-16]!
+    cbnz x12, .Lnew_bytes
     lsl x0, x0, #3
     add x0, x0, #8
+    b .Lnew_alloc
+.Lnew_bytes:
+    add x0, x0, #15
+    and x0, x0, #0xfffffffffffffff8
+.Lnew_alloc:
     bl rt_alloc
     ldp x1, x2, [sp], #16
     ldp x29, x30, [sp], #16

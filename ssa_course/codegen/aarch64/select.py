@@ -9,7 +9,7 @@ pattern table's emitting half (:mod:`.select_ops`).
 
 from __future__ import annotations
 
-from ssa_course.codegen.aarch64 import minstr, select_ops
+from ssa_course.codegen.aarch64 import minstr, select_effects, select_ops
 from ssa_course.codegen.aarch64.frame import Incoming
 from ssa_course.codegen.aarch64.registers import ARG_REGS, FUEL_REG, NEGATE
 from ssa_course.codegen.hoist import ENTRY
@@ -28,8 +28,8 @@ class A64Selector(Selector):
     def __init__(self, *args, **kw) -> None:
         super().__init__(*args, **kw)
         self._lengths: dict[tuple[str, str], VReg] = {}
-        self._defined_in: dict[str, str] | None = None
-        self._dom: Dominance | None = None
+        # dominance and each value's defining block, computed at the first hoisted length
+        self._definitions: tuple[Dominance, dict[str, str]] | None = None
         self.madds: dict[str, Instr] = {}
 
     arg_regs = ARG_REGS
@@ -38,8 +38,11 @@ class A64Selector(Selector):
                          negate_op="eor", negate=NEGATE, no_flags=frozenset({
                              "mov", "add", "sub", "lsl", "lsr", "asr", "and", "orr", "eor",
                              "mul", "madd", "msub", "neg", "smulh", "sdiv", "udiv", "ldr",
-                             "str", "ldur", "stur", "lea", "cset", "csel", "cneg"}))
+                             "str", "ldur", "stur", "ldrb", "strb", "lea", "cset", "csel", "cneg"}))
     make = staticmethod(minstr.ins)
+    effects = select_effects.EFFECTS
+    select_table = select_ops.SELECT
+    select_home = ("aarch64", "ssa_course/codegen/aarch64/select_ops.py")
     make_call = staticmethod(minstr.call)
 
     def wide(self, value: int) -> bool:
@@ -52,6 +55,7 @@ class A64Selector(Selector):
         self.emit("subs", FUEL_REG, FUEL_REG, Imm(min(steps, 4095)), comment="fuel")
         self.emit("jcc", LabelRef("rt_step_limit"), cond="mi")
 
+    # an Incoming (the frame is laid out later) is outside mir.Operand, which x86 shares
     def param_source(self, k: int) -> PReg | Incoming:  # type: ignore[override]
         if k < len(ARG_REGS):
             return PReg(ARG_REGS[k])
@@ -60,9 +64,6 @@ class A64Selector(Selector):
     def select_block(self, qb: QBlock, header: bool, copies: EdgeCopies) -> None:
         self.madds = select_ops.fusible_multiplies(self, qb.body)
         super().select_block(qb, header, copies)
-
-    def select_quad(self, instr: Instr) -> None:
-        select_ops.select(self, instr)
 
     def hoisted_length(self, array: str) -> VReg | None:
         """A register holding ``len(array)`` through the current block's loop, loaded once
@@ -76,14 +77,15 @@ class A64Selector(Selector):
         key = (header, array)
         n = self._lengths.get(key)
         if n is None:
-            if self._defined_in is None:
-                self._index_definitions()
-            where = self._defined_in.get(array)  # type: ignore[union-attr]
+            if self._definitions is None:
+                self._definitions = self._index_definitions()
+            dom, defined_in = self._definitions
+            where = defined_in.get(array)
             point = self.hoisted.preheader[header]
             if point == ENTRY:
                 fixed = where == ENTRY
             else:
-                fixed = where is not None and (where == ENTRY or self._dom.dominates(where, point))
+                fixed = where is not None and (where == ENTRY or dom.dominates(where, point))
             if not fixed:
                 return None
             n = self._lengths[key] = self.new_vreg("len")
@@ -91,14 +93,15 @@ class A64Selector(Selector):
                                                                         disp=-8))))
         return n
 
-    def _index_definitions(self) -> None:
+    def _index_definitions(self) -> tuple[Dominance, dict[str, str]]:
         blocks = self.blocks
-        self._dom = Dominance({b.label: b.succs for b in blocks}, blocks[0].label)
-        self._defined_in = {name: ENTRY for name, _ in self.fn.params}
+        dom = Dominance({b.label: b.succs for b in blocks}, blocks[0].label)
+        defined_in = {name: ENTRY for name, _ in self.fn.params}
         for qb in blocks:
             for i in (*qb.phis, *qb.body):
                 if i.dest is not None:
-                    self._defined_in[i.dest] = qb.label
+                    defined_in[i.dest] = qb.label
+        return dom, defined_in
 
 
 def select_program_a64(program: Program, fuel: bool = True, frame_arrays: bool = True

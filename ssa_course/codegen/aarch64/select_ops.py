@@ -14,15 +14,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ssa_course.codegen.aarch64 import select_effects
+from ssa_course.codegen import select_effects
 from ssa_course.codegen.aarch64.immediates import arith_imm, logical_imm
 from ssa_course.codegen.aarch64.minstr import Shift
 from ssa_course.codegen.aarch64.registers import COMPARES, NEGATE, SWAP
 from ssa_course.codegen.magic import magic
 from ssa_course.codegen.mir import Imm, LabelRef, VReg
-from ssa_course.codegen.patterns import CodegenError
 from ssa_course.codegen.runtime_abi import CODE
-from ssa_course.codegen.select_ops import fusible_compares, zero_tested  # noqa: F401
+from ssa_course.codegen.select_ops import (  # noqa: F401
+    binary_operands,
+    compare_operands,
+    fusible_compares,
+    zero_tested,
+)
 from ssa_course.quads.ir import Instr
 
 if TYPE_CHECKING:
@@ -60,14 +64,11 @@ def add_const(sel: A64Selector, d: VReg, a: VReg, c: int) -> None:
 
 def compare(sel: A64Selector, instr: Instr) -> str | bool:
     """Set the flags for a comparison; its condition (a bool if both are constants)."""
-    a, b = instr.args
-    cc = COMPARES[instr.op]
-    ca, cb = sel.const(a), sel.const(b)
-    if ca is not None and cb is not None:
-        return {"eq": ca == cb, "ne": ca != cb, "lt": ca < cb, "le": ca <= cb,
-                "gt": ca > cb, "ge": ca >= cb}[cc]
-    if ca is not None:  # pattern: constant on the left -> swap the operands
-        a, b, cc = b, a, SWAP[cc]
+    # pattern: constant on the left -> swap the operands
+    ordered = compare_operands(sel, instr, COMPARES, SWAP)
+    if isinstance(ordered, bool):
+        return ordered
+    a, b, cc, _ = ordered
     sel.emit("cmp", sel.reg(a), arith(sel, b))
     return cc
 
@@ -115,7 +116,7 @@ def s_br(sel: A64Selector, i: Instr) -> None:
 def s_compare_value(sel: A64Selector, i: Instr) -> None:
     if i.dest in sel.fused:
         return
-    d = sel.vreg(i.dest)
+    d = sel.dest(i)
     cc = compare(sel, i)
     if isinstance(cc, bool):
         sel.emit("mov", d, Imm(int(cc)))
@@ -126,16 +127,16 @@ def s_compare_value(sel: A64Selector, i: Instr) -> None:
 def s_not(sel: A64Selector, i: Instr) -> None:
     if i.dest in sel.fused:
         return
-    sel.emit("eor", sel.vreg(i.dest), sel.reg(i.args[0]), Imm(1))
+    sel.emit("eor", sel.dest(i), sel.reg(i.args[0]), Imm(1))
 
 
 def s_id(sel: A64Selector, i: Instr) -> None:
-    sel.emit("mov", sel.vreg(i.dest), sel.val(i.args[0]))
+    sel.emit("mov", sel.dest(i), sel.val(i.args[0]))
 
 
 def s_binary(sel: A64Selector, i: Instr) -> None:
     a, b = i.args
-    d = sel.vreg(i.dest)
+    d = sel.dest(i)
     for m, other in ((b, a), (a, b)) if i.op == "add" else ((b, a),):
         mul = sel.madds.get(m)
         if mul is not None:  # pattern: multiply-add
@@ -145,11 +146,8 @@ def s_binary(sel: A64Selector, i: Instr) -> None:
             sel.emit("madd" if i.op == "add" else "msub", d, sel.reg(x), sel.reg(y),
                      sel.reg(other))
             return
-    if i.op != "sub" and sel.const(a) is not None and sel.const(b) is None:
-        a, b = b, a  # commutative: the constant goes right
-    cb = sel.const(b)
-    if i.op in ("add", "sub") and cb is not None:
-        c = cb if i.op == "add" else -cb
+    a, b, c = binary_operands(sel, i)
+    if c is not None:
         if c == 0:
             sel.emit("mov", d, sel.val(a))
         else:
@@ -159,6 +157,7 @@ def s_binary(sel: A64Selector, i: Instr) -> None:
         sel.emit("neg", d, sel.reg(b))
         return
     op = {"and": "and", "or": "orr", "add": "add", "sub": "sub"}[i.op]
+    cb = sel.const(b)
     if op in ("and", "orr") and cb is not None and logical_imm(cb) is None:
         # 0 or -1: and x 0 = 0, or x -1 = -1, and x -1 = or x 0 = x
         sel.emit("mov", d, Imm(cb) if (cb == 0) == (op == "and") else sel.val(a))
@@ -200,7 +199,7 @@ def fusible_multiplies(sel: A64Selector, body: list[Instr]) -> dict[str, Instr]:
 
 
 def s_neg(sel: A64Selector, i: Instr) -> None:
-    sel.emit("neg", sel.vreg(i.dest), sel.reg(i.args[0]))
+    sel.emit("neg", sel.dest(i), sel.reg(i.args[0]))
 
 
 def s_mul(sel: A64Selector, i: Instr) -> None:
@@ -209,7 +208,7 @@ def s_mul(sel: A64Selector, i: Instr) -> None:
         a, b = b, a
     if i.dest in sel.madds:
         return  # its add or sub emits madd/msub
-    d = sel.vreg(i.dest)
+    d = sel.dest(i)
     c = sel.const(b)
     if c is None:
         sel.emit("mul", d, sel.reg(a), sel.reg(b))
@@ -236,7 +235,7 @@ def s_divide(sel: A64Selector, i: Instr) -> None:
     Tiny's answer; ``msub`` then makes ``INT_MIN % -1`` 0."""
     a, b = i.args
     rem = i.op == "rem"
-    d = sel.vreg(i.dest)
+    d = sel.dest(i)
     c = sel.const(b)
     if c is not None and c not in (0, INT_MIN) and (abs(c) & (abs(c) - 1)) == 0:
         _divide_by_power(sel, a, c, d, rem)
@@ -317,19 +316,10 @@ def s_const(sel: A64Selector, i: Instr) -> None:
 
 
 SELECT = {
-    **{name: getattr(select_effects, f"s_{name}") for name in (
-        "aload", "astore", "alen", "newarr", "newstruct", "getf", "setf", "print", "call",
-        "ret", "jmp", "enter", "leave", "throw", "catch")},
+    **select_effects.SELECT,  # memory, calls, exceptions: shared by both targets
     "const": s_const, "id": s_id, "add": s_binary, "sub": s_binary, "and": s_binary,
     "or": s_binary, "mul": s_mul, "div": s_divide, "rem": s_divide, "not": s_not,
     "neg": s_neg, "br": s_br, "checkdef": s_checkdef,
     **{op: s_compare_value for op in COMPARES},
 }
 
-
-def select(sel: A64Selector, instr: Instr) -> None:
-    fn = SELECT.get(instr.op)
-    if fn is None:
-        raise CodegenError(f"@{sel.fn.name}: no machine pattern for '{instr.op}' (aarch64 "
-                           "code needs one in ssa_course/codegen/aarch64/select_ops.py)")
-    fn(sel, instr)

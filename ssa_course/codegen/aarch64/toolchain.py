@@ -1,6 +1,6 @@
 """What this machine can do with AArch64 machine code, each "no" with a one-line reason
-(the x86-64 side is :mod:`ssa_course.codegen.toolchain`; :class:`ToolMissing` and the
-private work directory are shared)."""
+(the x86-64 side is :mod:`ssa_course.codegen.toolchain`; :class:`ToolMissing`, the search
+for a GNU pair, keystone, unicorn and the private work directory are shared)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,20 @@ import platform
 import shutil
 import sys
 
-from ssa_course.codegen.toolchain import ToolMissing, _module, browser_missing, require, work_dir
+from ssa_course.codegen.toolchain import (
+    ToolMissing,
+    browser_missing,
+    emulator_missing,
+    find_gnu,
+    keystone_missing,
+    require,
+    work_dir,
+)
+from ssa_course.codegen.toolchain import disassembler_missing as _capstone_missing
 
-__all__ = ["ToolMissing", "gnu_missing", "gnu_tools", "is_aarch64", "keystone_missing",
-           "native_missing", "qemu_missing", "qemu_path", "require", "work_dir"]
+__all__ = ["ToolMissing", "disassembler_missing", "emulator_missing", "gnu_missing",
+           "gnu_tools", "is_aarch64", "keystone_missing", "native_missing", "qemu_missing",
+           "qemu_path", "require", "work_dir"]
 
 CROSS_PREFIXES = ("aarch64-linux-gnu-", "aarch64-elf-")
 
@@ -24,11 +34,7 @@ def gnu_tools() -> tuple[str, str] | None:
     """The GNU assembler and linker for AArch64: a cross pair, or ``as``/``ld`` on an
     aarch64 Linux machine."""
     native = ("",) if is_aarch64() and sys.platform.startswith("linux") else ()
-    for prefix in (*CROSS_PREFIXES, *native):
-        tools = (shutil.which(prefix + "as"), shutil.which(prefix + "ld"))
-        if tools[0] and tools[1]:
-            return tools[0], tools[1]
-    return None
+    return find_gnu((*CROSS_PREFIXES, *native))
 
 
 def gnu_missing() -> str | None:
@@ -36,13 +42,6 @@ def gnu_missing() -> str | None:
         return None
     return ("no GNU assembler for aarch64 ('aarch64-linux-gnu-as'): install "
             "binutils-aarch64-linux-gnu (apt-get install binutils-aarch64-linux-gnu)")
-
-
-def keystone_missing() -> str | None:
-    if not _module("keystone"):
-        return ("no keystone-engine: pip install keystone-engine (its wheels are for x86-64 "
-                "machines only)")
-    return None
 
 
 def qemu_path() -> str | None:
@@ -74,17 +73,7 @@ def native_missing() -> str | None:
     return None
 
 
-def emulator_missing() -> str | None:
-    if reason := browser_missing():
-        return reason
-    if not _module("unicorn"):
-        return "no unicorn: pip install unicorn"
-    return None
-
-
 def disassembler_missing() -> str | None:
     if reason := browser_missing():  # its run is emulated
         return reason
-    if not _module("capstone"):
-        return "no capstone: pip install capstone"
-    return None
+    return _capstone_missing()

@@ -20,6 +20,7 @@ _ALU = frozenset({"rrr", "rri", "rrrs"})
 FORMS: dict[str, frozenset[str]] = {
     "mov": frozenset({"rr", "ri", "rm", "mr", "mi"}),
     "ldr": frozenset({"rm"}), "str": frozenset({"rm"}),
+    "ldrb": frozenset({"rm"}), "strb": frozenset({"rm"}),
     "add": _ALU, "sub": _ALU, "subs": frozenset({"rri"}),
     "and": _ALU, "orr": _ALU, "eor": _ALU,
     "mul": frozenset({"rrr"}), "sdiv": frozenset({"rrr"}), "smulh": frozenset({"rrr"}),
@@ -59,7 +60,8 @@ def check_operands(fn: MFunction) -> None:
             forms = FORMS.get(i.op)
             bad = forms is None or kinds not in forms
             if i.op in ("lsl", "asr", "lsr") and not bad:
-                bad = not 0 <= i.operands[2].value < 64  # type: ignore[union-attr]
+                amount = i.operands[2]  # "rri": the form checked above makes it an Imm
+                bad = not (isinstance(amount, Imm) and 0 <= amount.value < 64)
             if any(isinstance(o, Shift) and not 0 <= o.amount < 64 for o in i.operands):
                 bad = True
             if i.op in ("jcc", "cset", "csel") and i.cond not in NEGATE:
