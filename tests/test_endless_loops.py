@@ -37,6 +37,24 @@ PRINTS_IN_LOOP_BRIL = """@main(n: int) {
 }
 """
 
+# the loop prints nothing, but the print before it must stay: the effect's only reader was
+# on the dead side (before the fix it was deleted while the peepholes ran)
+PRINT_BEFORE = """fn main(n: int) {
+    print(n);
+    var k = 1;
+    while (k < 4) { k = 1; }
+    print(7);
+}
+"""
+
+# the same, found by the range analysis (the ``ranges`` pass of ``opt``)
+PRINT_BEFORE_RANGES = """fn main(n: int) {
+    print(n);
+    for (var i = 0; i < 4; i = 0 + 1) { }
+    print(7);
+}
+"""
+
 # fuzz seed 51819, shrunk: after inlining, the range analysis proves the ``for`` endless;
 # the ``while`` behind it lost its entry and folded into a cycle of control with no merge,
 # on which the bounds-check pass then walked forever
@@ -82,6 +100,20 @@ def _first_lines(source: str, via: str, kind: str | None = None, lines: int = 3)
 def test_a_loop_sccp_makes_endless_keeps_its_prints(via):
     assert _first_lines(PRINTS_IN_LOOP, "quads") == ["3", "3", "3"]
     assert _first_lines(PRINTS_IN_LOOP, via) == ["3", "3", "3"]
+
+
+@pytest.mark.parametrize("source", [PRINT_BEFORE, PRINT_BEFORE_RANGES])
+@pytest.mark.parametrize("via", ["son-opt", "scheduled", "optimized"])
+def test_what_was_printed_before_an_endless_loop_stays(source, via):
+    assert _first_lines(source, "quads") == ["3"]
+    assert _first_lines(source, via) == ["3"]
+
+
+def test_the_ranges_pass_gives_the_loop_its_exit():
+    comp = compile_source(PRINT_BEFORE_RANGES, "endless.tiny")
+    state = passes.run_pipeline(comp, ["parse", "ranges"], verify_each=True)
+    fg = state.graph_program().functions["main"]
+    assert any(isinstance(n, Never) for n in fg.graph.stop.inputs)
 
 
 @pytest.mark.parametrize("via", ["son-opt", "optimized"])

@@ -140,6 +140,7 @@ def decide_compare(ra: RangeAnalysis, iff: If) -> bool | None:
 
 def _set_predicate(iff: If, value: bool) -> None:
     iff.set_input(1, const(iff, value))
+    iff.type = iff.compute()  # its dead side shows at once (son/endless.py reads it)
 
 
 def decide_checks(fg: FunctionGraph) -> BceResult:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from ssa_course.son.control import Never, Phi, Proj, Region, Start, Stop, goes_to
 from ssa_course.son.graph import Graph, Node
 from ssa_course.son.memory import Effect
-from ssa_course.son.types import CTRL, MEM, MEM_TOP, ControlType
+from ssa_course.son.types import CTRL, MEM, MEM_TOP, TOP, ControlType, TupleType
 
 _WALK_LIMIT = 100_000  # control nodes a memory walk may pass (a bound, not a budget)
 
@@ -59,14 +59,28 @@ def memory_at(ctrl: Node) -> Node | None:
     return None
 
 
+def _dead(n: Node) -> bool:
+    """Control the types say is never taken: a dead (or unreached) control type, or the
+    side of a branch or call whose type says that side is dead (before the side's own
+    type was looked at again)."""
+    if isinstance(n.type, ControlType) and n.type != CTRL or n.type == TOP:
+        return True
+    source = n.inputs[0] if isinstance(n, Proj) and n.inputs else None
+    if source is not None and isinstance(source.type, TupleType) \
+            and n.index < len(source.type.types):
+        side = source.type.types[n.index]
+        return isinstance(side, ControlType) and side != CTRL or side == TOP
+    return False
+
+
 def _reaching(exits: list[Node | None]) -> set[int]:
-    """Control nodes from which some path goes on to one of ``exits`` (walking control
-    inputs up: every path of a merge, the control input of anything else)."""
+    """Live control nodes from which some path goes on to one of ``exits`` (walking
+    control inputs up: every path of a merge, the control input of anything else)."""
     seen: set[int] = set()
     work = list(exits)
     while work:
         n = work.pop()
-        if n is None or n.id in seen or not n.is_control:
+        if n is None or n.id in seen or not n.is_control or _dead(n):
             continue
         seen.add(n.id)
         work.extend(n.inputs[1:] if isinstance(n, Region) else n.inputs[:1])
@@ -76,7 +90,7 @@ def _reaching(exits: list[Node | None]) -> set[int]:
 def _successors(n: Node) -> list[Node]:
     """Where live control goes from ``n`` (not into Stop or a Never exit)."""
     return [u for u in n.outputs if goes_to(n, u) and not isinstance(u, (Stop, Never))
-            and not (isinstance(u.type, ControlType) and u.type != CTRL)]
+            and not _dead(u)]
 
 
 def _forward(start: Node) -> list[Node]:

@@ -89,6 +89,9 @@ class IterativePeepholes:
         self.work = Worklist(nodes, self.order.seed)
 
     def run(self) -> IterStats:
+        # a loop the types already say is endless (SCCP, the ranges) gets its exit before
+        # any peephole runs: the effects before it lose their readers on the dead side
+        give_endless_loops_an_exit(self.g)
         while True:
             while True:
                 while (n := self.work.pop()) is not None:
