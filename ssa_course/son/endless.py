@@ -65,7 +65,9 @@ def _dead(n: Node) -> bool:
     type was looked at again)."""
     if isinstance(n.type, ControlType) and n.type != CTRL or n.type == TOP:
         return True
-    source = n.inputs[0] if isinstance(n, Proj) and n.inputs else None
+    if not isinstance(n, Proj) or not n.inputs:
+        return False
+    source = n.inputs[0]
     if source is not None and isinstance(source.type, TupleType) \
             and n.index < len(source.type.types):
         side = source.type.types[n.index]
