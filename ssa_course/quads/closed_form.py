@@ -26,12 +26,15 @@ the two divisions (by 2 and by 6) divide exact products. They do when ``T <= 2^2
 ``T*(T-1)*(2T-1) < 2^62`` does not wrap. So the rewritten program tests first:
 
 * the loop's own test (not entered: straight to the exit, as before);
-* ``1 <= T <= 2^20`` with ``T`` computed by wrapping subtraction (a wrapped ``T`` lands
+* ``least <= T <= 2^20`` with ``T`` computed by wrapping subtraction (a wrapped ``T`` lands
   outside that range), and for ``le``, ``n`` below the largest int (``i <= MAX`` holds for
   every ``i``: that loop never ends, and it must not end after the rewrite either).
+  ``least`` is the fewest trips for which the loop costs at least the formula does.
 
-When a test fails the loop runs as before. The loop stays in the program for that case;
-only ``P``'s jump into it changes.
+When a test fails the loop runs as before (straight into its body: its test already
+passed). The loop stays in the program for that case; only ``P``'s jump into it changes.
+So the formula never executes more instructions than the loop it replaces, and a loop
+too short for it pays only the guard (about ten instructions, once).
 """
 
 from __future__ import annotations
@@ -185,20 +188,11 @@ def _rewrite(cfg: CFG, loop: Loop, var: Callable[..., str], label: Callable[...,
     first: list[Instr] = []
     entered = emit(first, "le" if loop.inclusive else "lt", [i, n], BOOL)
     first.append(Instr("br", args=[entered], labels=[check, loop.exit]))
-    # is the trip count T small enough (and the loop finite)?
-    second: list[Instr] = []
-    trips = emit(second, "sub", [n, i])
-    one = const(second, 1)
-    if loop.inclusive:
-        trips = emit(second, "add", [trips, one])
-    ok = emit(second, "le", [trips, const(second, LIMIT)], BOOL)
-    ok = emit(second, "and", [ok, emit(second, "ge", [trips, one], BOOL)], BOOL)
-    if loop.inclusive:
-        ok = emit(second, "and", [ok, emit(second, "lt", [n, const(second, MAX_INT)], BOOL)],
-                  BOOL)
-    second.append(Instr("br", args=[ok], labels=[closed, loop.header]))
     # the sums: S1 = T(T-1)/2 = sum of j < T, S2 = (T-1)T(2T-1)/6 = sum of j*j
+    second: list[Instr] = []  # (the guard, written once ``third`` says what it costs)
     third: list[Instr] = []
+    trips = var("cf")
+    one = var("cf")
     pairs = emit(third, "mul", [trips, emit(third, "sub", [trips, one])])
     two = const(third, 2)
     s1 = emit(third, "div", [pairs, two])
@@ -219,6 +213,23 @@ def _rewrite(cfg: CFG, loop: Loop, var: Callable[..., str], label: Callable[...,
             third.append(Instr("add", s, INT, [s, term]))
     third.append(Instr("add", i, INT, [i, trips]))
     third.append(Instr("jmp", labels=[loop.exit]))
+    # Is the trip count T in [least, LIMIT] (and the loop finite)? ``least``: the fewest
+    # trips for which the loop (its body, test and branch each trip) costs at least the
+    # formula -- below it the loop runs, so the formula never costs more than the loop.
+    per_trip = len(cfg.blocks[loop.body].instrs) + 2
+    least = max(1, -(-len(third) // per_trip))
+    second.append(Instr("sub", trips, INT, [n, i]))
+    second.append(Instr("const", one, INT, value=1))
+    if loop.inclusive:
+        second.append(Instr("add", trips, INT, [trips, one]))
+    ok = emit(second, "le", [trips, const(second, LIMIT)], BOOL)
+    low = one if least == 1 else const(second, least)
+    ok = emit(second, "and", [ok, emit(second, "ge", [trips, low], BOOL)], BOOL)
+    if loop.inclusive:
+        ok = emit(second, "and", [ok, emit(second, "lt", [n, const(second, MAX_INT)], BOOL)],
+                  BOOL)
+    # (the loop's test already passed: a short loop goes straight into its body)
+    second.append(Instr("br", args=[ok], labels=[closed, loop.body]))
     # P jumps to the first test instead of the header
     pre = cfg.blocks[loop.pre]
     if pre.terminator is not None:
@@ -228,8 +239,9 @@ def _rewrite(cfg: CFG, loop: Loop, var: Callable[..., str], label: Callable[...,
         pre.instrs.append(Instr("jmp", labels=[guard]))
     pre.succs = [guard]
     header = cfg.blocks[loop.header]
-    header.preds = [p if p != loop.pre else check for p in header.preds]
+    header.preds = [p for p in header.preds if p != loop.pre]
+    cfg.blocks[loop.body].preds.append(check)
     for name, instrs, succs in ((guard, first, [check, loop.exit]),
-                                (check, second, [closed, loop.header]),
+                                (check, second, [closed, loop.body]),
                                 (closed, third, [loop.exit])):
         cfg.blocks[name] = BasicBlock(name, instrs, succs)
