@@ -161,7 +161,7 @@ def test_generated_counting_loops_print_the_same(case):
     want = run(compile_source(text, "g.bril"), args, via="quads", limits=limits)
     got = run(compile_source(_closed(text), "g.bril"), args, via="quads", limits=limits)
     assert (got.stdout, got.status, got.error) == (want.stdout, want.status, want.error)
-    assert got.steps <= want.steps + 12  # the guard, when the loop is too short to pay
+    assert got.steps <= want.steps + 14  # the guard and a jump to it, when the loop is short
 
 
 @pytest.mark.parametrize("inclusive", [True, False])

@@ -34,7 +34,7 @@ the two divisions (by 2 and by 6) divide exact products. They do when ``T <= 2^2
 When a test fails the loop runs as before (straight into its body: its test already
 passed). The loop stays in the program for that case; only ``P``'s jump into it changes.
 So the formula never executes more instructions than the loop it replaces, and a loop
-too short for it pays only the guard (about ten instructions, once).
+too short for it pays only the guard (at most a dozen instructions, once).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from ssa_course.quads.analyses import liveness
 from ssa_course.quads.cfg import CFG, BasicBlock, build_cfg
 from ssa_course.quads.domtree import Dominance
-from ssa_course.quads.ir import Function, Instr
+from ssa_course.quads.ir import Function, Instr, Label
 from ssa_course.quads.names import label_names, variable_names
 from ssa_course.tiny.types import BOOL, INT, Type
 
@@ -71,7 +71,7 @@ class Loop:
 
 def close_loops(fn: Function) -> Function:
     """``fn`` with each counting loop entered through its closed form when it is exact."""
-    if any(i.op in ("phi", "enter") for i in fn.instrs()):
+    if any(i.op in ("phi", "enter") for i in fn.instrs()) or not _has_header(fn):
         return fn
     cfg = build_cfg(fn)
     loops = find_loops(cfg, fn)
@@ -82,6 +82,15 @@ def close_loops(fn: Function) -> Function:
     for loop in loops:
         _rewrite(cfg, loop, variables.fresh, labels.fresh)
     return cfg.to_function()
+
+
+def _has_header(fn: Function) -> bool:
+    """Does a label start a ``le``/``lt`` and a ``br`` on it? (A cheap look at the flat
+    body first: most functions have no counting loop, and need no CFG.)"""
+    body = fn.body
+    return any(isinstance(body[k], Label) and isinstance(body[k + 1], Instr)
+               and body[k + 1].op in ("le", "lt") and isinstance(body[k + 2], Instr)
+               and body[k + 2].op == "br" for k in range(len(body) - 2))
 
 
 def _const_one_vars(fn: Function) -> set[str]:
@@ -101,7 +110,7 @@ def find_loops(cfg: CFG, fn: Function) -> list[Loop]:
     ones = _const_one_vars(fn)
     def_block = {i.dest: name for name, b in cfg.blocks.items() for i in b.instrs
                  if i.dest in ones}
-    dom = Dominance({name: b.succs for name, b in cfg.blocks.items()}, cfg.entry)
+    dom: Dominance[str] | None = None
     live = None
     found = []
     for name, header in cfg.blocks.items():
@@ -110,6 +119,7 @@ def find_loops(cfg: CFG, fn: Function) -> list[Loop]:
             continue
         # the ``const 1`` the body reads is assigned before the loop on every path
         one = next(a for i in cfg.blocks[loop.body].instrs for a in i.args if a in ones)
+        dom = dom or Dominance({name: b.succs for name, b in cfg.blocks.items()}, cfg.entry)
         if loop.pre not in dom or not dom.dominates(def_block[one], loop.pre):
             continue
         live = live or liveness(cfg)

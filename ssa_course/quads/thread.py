@@ -19,7 +19,10 @@ one solver, :mod:`ssa_course.quads.dataflow`): at each point, which facts certai
   of ``br c``.
 
 Writing a variable kills every fact that mentions it. Facts meet by intersection: a fact
-holds at a join when it holds on every edge into it. Then three rewrites use them:
+holds at a join when it holds on every edge into it (and, solved optimistically, around a
+loop when it holds on entry and nothing in the loop kills it; a function with more than
+:data:`OPTIMISTIC_FACTS` facts is solved from nothing instead, which keeps the cost linear
+and loses only facts carried round loops). Then three rewrites use them:
 
 1. ``d = op args`` where ``("expr", d, op, ...)`` already holds is deleted: ``d`` already
    has that value (and the earlier evaluation did not trap, so this one would not);
@@ -40,6 +43,7 @@ Functions with exception handlers (``enter``) are left alone, as by ``landing``.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from ssa_course import opcodes
 from ssa_course.quads.cfg import CFG, BasicBlock, build_cfg, remove_unreachable
@@ -49,6 +53,7 @@ from ssa_course.quads.layout import layout
 
 Fact = tuple[object, ...]  # ("expr", dest, op, type, args...) or ("val", var, bool)
 
+OPTIMISTIC_FACTS = 2000  # more facts than this: solved pessimistically (see ``_round``)
 ROUNDS = 3  # a threaded edge can expose one more; three rounds catch what the benchmarks have
 
 
@@ -72,16 +77,31 @@ def expr_fact(instr: Instr) -> Fact | None:
 
 
 class _Universe:
-    """Every fact the function can make, indexed by the variables each one mentions (what
-    a write of that variable kills): the gen and kill sets of the data-flow problem."""
+    """Every fact the function can make that a rewrite may use, indexed by the variables
+    each one mentions (what a write of that variable kills): the gen and kill sets of the
+    data-flow problem.
+
+    An ``expr`` fact is only useful where the same instruction (same destination, same
+    operation) is written twice: the second may find it already done. Facts of
+    instructions written once are left out, so the sets stay small -- tracking every
+    value of a 10,000-statement function through every block would be quadratic."""
 
     def __init__(self, cfg: CFG) -> None:
         self.mentions: dict[str, set[Fact]] = {}
         self.tested: set[str] = set()  # the conditions of some ``br``
+        # id(instr) -> (instr, its gen set): asked often; holding the instruction keeps
+        # its id from being reused by a new one while the table lives
+        self._gens: dict[int, tuple[Instr, list[Fact]]] = {}
+        seen: set[Fact] = set()
+        self.repeated: set[Fact] = set()  # the expr facts of instructions written twice
         for block in cfg.blocks.values():
             term = block.terminator
             if term is not None and term.op == "br":
                 self.tested.add(term.args[0])
+            for instr in block.instrs:
+                fact = expr_fact(instr)
+                if fact is not None:
+                    (self.repeated if fact in seen else seen).add(fact)
         for block in cfg.blocks.values():
             for instr in block.instrs:
                 for fact in self.gen(instr):
@@ -91,12 +111,19 @@ class _Universe:
             self.mentions.setdefault(c, set()).update({("val", c, True), ("val", c, False)})
 
     def gen(self, instr: Instr) -> list[Fact]:
+        found = self._gens.get(id(instr))
+        if found is None:
+            found = self._gens[id(instr)] = (instr, self._gen(instr))
+        return found[1]
+
+    def _gen(self, instr: Instr) -> list[Fact]:
         fact = expr_fact(instr)
         if fact is None:
             return []
+        made = [fact] if fact in self.repeated else []
         if instr.op == "const" and isinstance(instr.value, bool) and fact[1] in self.tested:
-            return [fact, ("val", fact[1], instr.value)]
-        return [fact]
+            made.append(("val", fact[1], instr.value))
+        return made
 
     def kill(self, instr: Instr) -> Iterable[Fact]:
         return self.mentions.get(instr.dest, ()) if instr.dest is not None else ()
@@ -124,57 +151,78 @@ def thread_jumps(fn: Function) -> Function:
     if any(i.op in ("enter", "phi") for i in fn.instrs()):
         return fn
     cfg = build_cfg(fn)
-    changed = False
+    changed = moved = False
     for _ in range(ROUNDS):
-        moved = _round(cfg)
-        changed |= moved
-        if not moved:
+        changed_now, moved_now = _round(cfg)
+        changed |= changed_now
+        moved |= moved_now
+        if not moved_now:  # only a changed edge can make more facts hold: no new round
             break
     if not changed:
         return fn
+    if not moved:  # instructions deleted, every edge in place: the layout stays good
+        return cfg.to_function()
     remove_unreachable(cfg)
     # a moved edge may leave a jump where a fall-through was: lay the blocks out again
     return layout(cfg.to_function())
 
 
-def _round(cfg: CFG) -> bool:
-    """Solve the facts once, apply the three rewrites; True when anything changed (then
-    another round may find more)."""
+def _round(cfg: CFG) -> tuple[bool, bool]:
+    """Solve the facts once and apply the three rewrites: (did anything change, did an
+    edge move -- then another round may find more)."""
     universe = _Universe(cfg)
 
     def edge(src: str, dst: str, fact: frozenset[Fact]) -> frozenset[Fact]:
         extra = _edge_fact(cfg, src, dst)
-        return fact if extra is None else fact | {extra}
+        return fact if extra is None or extra in fact else fact | {extra}
 
-    facts = solve(cfg, gen_kill("known", forward=True, may=False, gen=universe.gen,
-                                kill=universe.kill, edge=edge))
-    changed = False
+    # Optimistic: every point starts from every fact (the entry from none), so a loop's
+    # header keeps what holds on entry and around the back edge (starting from nothing,
+    # the back edge would bring nothing and the header would never know anything).
+    # A function with very many facts is solved pessimistically (from nothing): each
+    # block's sets are then only what its own neighbourhood makes, and the cost stays
+    # linear where the optimistic sets would be carried through thousands of blocks.
+    everything = frozenset().union(*universe.mentions.values())
+    if len(everything) > OPTIMISTIC_FACTS:
+        everything = frozenset()
+    analysis = gen_kill("known", forward=True, may=False, gen=universe.gen,
+                        kill=universe.kill, edge=edge, init=everything)
+    facts = solve(cfg, replace(analysis, meet=_meet))
+    changed = moved = False
     bottoms: dict[str, set[Fact]] = {}
+    reached = cfg.reachable()  # (an unreached block keeps ``everything``: left alone)
     for name, block in cfg.blocks.items():
-        changed |= _simplify(cfg, block, set(facts.top[name]), universe)
-        bottoms[name] = _after(block, set(facts.top[name]), universe)
+        if name not in reached:
+            bottoms[name] = set()
+            continue
+        fact = set(facts.top[name])
+        deleted, folded = _simplify(cfg, block, fact, universe)  # (walks ``fact`` down)
+        changed |= deleted or folded
+        moved |= folded
+        bottoms[name] = fact
     for name, block in cfg.blocks.items():
-        changed |= _thread(cfg, block, bottoms[name])
-    return changed
+        if name in reached and _thread(cfg, block, bottoms[name]):
+            changed = moved = True
+    return changed, moved
 
 
-def _after(block: BasicBlock, fact: set[Fact], universe: _Universe) -> set[Fact]:
-    """The facts at the end of ``block`` from those at its top (walked in place: a long
-    block costs one pass over it, not one set copy per instruction)."""
-    for instr in block.instrs:
-        fact.difference_update(universe.kill(instr))
-        fact.update(universe.gen(instr))
-    return fact
+def _meet(*facts: frozenset[Fact]) -> frozenset[Fact]:
+    """Intersection, starting from the smallest fact: where a back edge still brings
+    ``everything``, the cost is that of the real fact, not of the whole universe."""
+    smallest = min(facts, key=len)
+    return smallest.intersection(*(f for f in facts if f is not smallest))
 
 
-def _simplify(cfg: CFG, block: BasicBlock, fact: set[Fact], universe: _Universe) -> bool:
-    """Rules 1 and 2 inside one block, from the facts at its top."""
+def _simplify(cfg: CFG, block: BasicBlock, fact: set[Fact],
+              universe: _Universe) -> tuple[bool, bool]:
+    """Rules 1 and 2 inside one block, from the facts at its top; ``fact`` is left as the
+    facts at its bottom. Returns (was an instruction deleted, was a ``br`` decided)."""
     kept: list[Instr] = []
-    changed = False
+    deleted = folded = False
     for instr in block.instrs:
         own = expr_fact(instr)
         if own is not None and own in fact:  # rule 1: the value is already there
-            changed = True
+            deleted = True
             continue
         if instr.op == "br":
             known = _known(fact, instr.args[0])
@@ -185,12 +233,12 @@ def _simplify(cfg: CFG, block: BasicBlock, fact: set[Fact], universe: _Universe)
                 block.succs = [target]
                 if dropped != target and block.name in cfg.blocks[dropped].preds:
                     cfg.blocks[dropped].preds.remove(block.name)
-                changed = True
+                folded = True
         fact.difference_update(universe.kill(instr))
         fact.update(universe.gen(instr))
         kept.append(instr)
     block.instrs = kept
-    return changed
+    return deleted, folded
 
 
 def _known(fact: set[Fact], c: str) -> bool | None:
