@@ -293,7 +293,8 @@ class _TextParser:
                 raise self.error(f"expected a constant value, found {v.describe()}", v)
         else:
             # the operands in any order, sorted by their sigil: @functions, .labels and
-            # plain variables (a number here is a variable name Bril allows, like ``1``)
+            # plain variables (a numeral here is kept as a name: the checks that follow
+            # report a use of an undefined variable)
             plain: list[str] = []
             while not self.at(";"):
                 t = self.advance()
