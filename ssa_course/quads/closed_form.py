@@ -88,9 +88,12 @@ def _has_header(fn: Function) -> bool:
     """Does a label start a ``le``/``lt`` and a ``br`` on it? (A cheap look at the flat
     body first: most functions have no counting loop, and need no CFG.)"""
     body = fn.body
-    return any(isinstance(body[k], Label) and isinstance(body[k + 1], Instr)
-               and body[k + 1].op in ("le", "lt") and isinstance(body[k + 2], Instr)
-               and body[k + 2].op == "br" for k in range(len(body) - 2))
+    for k in range(len(body) - 2):
+        label, test, br = body[k], body[k + 1], body[k + 2]
+        if isinstance(label, Label) and isinstance(test, Instr) and test.op in ("le", "lt") \
+                and isinstance(br, Instr) and br.op == "br":
+            return True
+    return False
 
 
 def _const_one_vars(fn: Function) -> set[str]:
