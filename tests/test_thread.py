@@ -158,7 +158,9 @@ CASES = [(c.name, c.source, c.path.name, c.args) for c in load_corpus() + load_b
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c[0])
 def test_every_corpus_program_through_the_pass_alone(case):
-    """Alone (run as quads) the pass keeps output, status and error."""
+    """Alone (run as quads) the pass keeps output, status and error. (Steps are compared
+    in the generated-programs test: here the pass's input carries the checks of reads
+    that may be undefined, which the plain quads run does not.)"""
     name, source, filename, args = case
     comp = compile_source(source, filename)
     want = run(comp, args, via="quads")
@@ -168,4 +170,3 @@ def test_every_corpus_program_through_the_pass_alone(case):
     assert (got.stdout, got.status) == (want.stdout, want.status), name
     if filename.endswith(".tiny"):
         assert got.error == want.error, name
-    assert got.steps <= want.steps, name
