@@ -75,8 +75,8 @@ def _copy_small_targets(body: list) -> list:
         if target in _labels_after(body, k):
             continue  # falls through anyway
         copy = _straight_run(body, where[target]) if target in where else None
-        # (not a block's jump to its own start: the copy would stand in front of the
-        # label it jumps to, and loop forever in the wrong place)
+        # (not a jump back to the start of the block being written: a loop's back edge
+        # to itself stays a jump)
         if copy and _copyable(copy) and _label_before(out) != target:
             out.extend(i.copy() for i in copy)
             continue
