@@ -173,9 +173,10 @@ def _hoistable(cfg: CFG, link: _Link, normal_live: Set[str], maybe_unset: Set[st
         return 0
     block = cfg.blocks[link.handler]
     caught = block.instrs[0].dest
-    # A copy the handler starts with can run before the region instead when the region
-    # (one call) neither reads nor changes what it copies, and the normal path after the
-    # call does not need the old value: both paths then see the same thing.
+    # A copy the handler starts with may run before the region (one call) instead: on
+    # the throwing path the call wrote nothing, so the copy reads the same value earlier.
+    # Allowed when the normal path does not need the destination's old value (not live
+    # there) and the source is certainly assigned (an early read must not fail).
     n = 0
     for instr in block.instrs[1:]:
         if instr.op != "id" or instr.dest is None:
