@@ -106,7 +106,7 @@ def _rewrite(fn: Function, threaded: dict[str, list[tuple[Key, str, Instr]]]) ->
     body: list[Item] = []
     for item in fn.body:
         if isinstance(item, Instr) and item.op == "const" and _key(item) in mine:
-            # the constant now arrives as a parameter: a copy (coalescing removes it)
+            # the constant now arrives as a parameter: a copy (often coalesced away)
             body.append(Instr("id", item.dest, item.type, [mine[_key(item)]], pos=item.pos,
                               line=item.line))
             continue
