@@ -7,7 +7,8 @@ For each shape of :mod:`shapes` and each size (1k, 10k, 100k statements) this ti
   with a small step limit, so the run itself costs nothing) and its text face;
 * ``opt`` -- the default ``ssa-course opt`` pipeline and its Bril text, and
   ``opt:quads-half`` -- its passes after the graph (pruned SSA, phi coalescing, out of
-  SSA, copy coalescing, DCE, try merging, layout, landing pads) on the ``ssa`` pass's SSA.
+  SSA, copy coalescing, DCE, closed forms, try merging, layout, jump threading, DCE,
+  landing pads) on the ``ssa`` pass's SSA.
 
 Each cell starts from a fresh :class:`Compilation` that already holds the quads, so a stage
 pays only for what it adds. The table prints microseconds of CPU time (the machine may be
@@ -121,8 +122,8 @@ def _opt_cell(comp: Compilation) -> object:
 
 # ``opt``'s passes after the sea of nodes, on the SSA the ``ssa`` pass builds: the quads
 # half of the default pipeline, timed apart from the graph half
-QUADS_HALF = ("ssa", "coalesce-phis", "out-of-ssa", "coalesce", "dce", "try-merge", "layout",
-              "landing")
+QUADS_HALF = ("ssa", "coalesce-phis", "out-of-ssa", "coalesce", "dce", "closed-form",
+              "try-merge", "layout", "thread", "dce", "landing")
 
 
 def _opt_quads_cell(comp: Compilation) -> object:

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 DEFAULT_PIPELINE = ("inline", "unroll", "const-params", "sroa", "parse", "sccp", "ranges", "bce",
                     "gcm", "dom-cse", "coalesce-phis", "out-of-ssa", "coalesce", "dce",
-                    "try-merge", "layout", "landing")
+                    "closed-form", "try-merge", "layout", "thread", "dce", "landing")
 
 
 

@@ -13,6 +13,8 @@ from typing import Any
 
 from ssa_course.errors import Pos, RuntimeTrap
 
+# Tiny and Bril ints are 64-bit two's complement; Python's are unbounded, so every
+# arithmetic result goes through ``wrap``.
 INT_MIN = -(1 << 63)
 INT_MAX = (1 << 63) - 1
 _MASK = (1 << 64) - 1
@@ -47,7 +49,7 @@ def decimal_value(text: str) -> int | None:
     body = text[1:] if text.startswith("-") else text
     if not body or not body.isascii() or not body.isdigit():
         return None
-    digits = body.lstrip("0") or "0"
+    digits = body.lstrip("0") or "0"  # leading zeros never make a number "long"
     value = int(digits) if len(digits) <= 19 else 10 ** 19  # 10^19 > INT_MAX + 1
     return -value if text.startswith("-") else value
 
@@ -76,30 +78,33 @@ def shorten_number(text: str) -> str:
 
 def wrap(x: int) -> int:
     """Reduce an integer to 64-bit two's complement."""
-    x &= _MASK
-    return x - (1 << 64) if x & _SIGN else x
+    x &= _MASK  # the low 64 bits, as an unsigned number
+    return x - (1 << 64) if x & _SIGN else x  # top bit set: the negative reading
 
 
 def tiny_div(a: int, b: int, pos: Pos | tuple[int, int] | None = None) -> int:
     """``a / b`` truncating toward zero; ``INT_MIN / -1`` is ``INT_MIN``."""
     if b == 0:
         raise RuntimeTrap("division by zero", pos)
+    # Python's // rounds toward minus infinity (-7 // 2 == -4); C and Bril truncate
+    # (-7 / 2 == -3): divide the magnitudes, then give the sign
     q = abs(a) // abs(b)
     if (a < 0) != (b < 0):
         q = -q
-    return wrap(q)
+    return wrap(q)  # INT_MIN / -1 is 2^63, which wraps back to INT_MIN
 
 
 def tiny_rem(a: int, b: int, pos: Pos | tuple[int, int] | None = None) -> int:
     """``a % b`` with the sign of the dividend (C); ``INT_MIN % -1`` is ``0``."""
     if b == 0:
         raise RuntimeTrap("division by zero", pos)
-    r = abs(a) % abs(b)
+    r = abs(a) % abs(b)  # (Python's % takes the divisor's sign: -7 % 2 == 1, C says -1)
     return -r if a < 0 else r
 
 
 def format_value(v: object) -> str:
     """How ``print`` shows a value: ints in decimal, bools as ``true``/``false``."""
+    # bools first: True is an int in Python, and would print as 1
     if v is True:
         return "true"
     if v is False:

@@ -137,6 +137,18 @@ def _layout() -> Callable[[Function], Function]:
     return layout
 
 
+def _closed_form() -> Callable[[Function], Function]:
+    from ssa_course.quads.closed_form import close_loops
+
+    return close_loops
+
+
+def _thread() -> Callable[[Function], Function]:
+    from ssa_course.quads.thread import thread_jumps
+
+    return thread_jumps
+
+
 def _landing() -> Callable[[Function], Function]:
     from ssa_course.quads.landing import landing_pads
 
@@ -152,6 +164,12 @@ add_quads_pass("try-merge", "try regions merged: the calls of one try share one 
 add_quads_pass("layout", "block layout: blocks chained so that jumps fall through (deepest "
                "loops first), small blocks copied in place of a jump (loop rotation)",
                _layout)
+add_quads_pass("closed-form", "counting loops that only sum the counter or its square "
+               "jump to their closed form (T*a + T(T-1)/2 ...) when the trip count makes it exact",
+               _closed_form)
+add_quads_pass("thread", "jump threading: a test the branches before it already decided "
+               "becomes a jump, an edge into a block that only repeats it goes straight on",
+               _thread)
 add_quads_pass("landing", "landing pads: what only a loop (or a branch's fall-through side) "
                "needs sinks onto that edge, so a loop that runs zero times does not pay",
                _landing)

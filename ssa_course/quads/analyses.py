@@ -25,7 +25,9 @@ from ssa_course.quads.cfg import CFG
 from ssa_course.quads.dataflow import Analysis, Facts, gen_kill, solve
 from ssa_course.quads.ir import UNDEFINED, Instr
 
-_NONE: tuple[str, ...] = ()
+# Each analysis below is four choices handed to the one solver (quads/dataflow.py):
+# direction, meet (``may`` = union, else intersection), gen/kill, boundary/init.
+_NONE: tuple[str, ...] = ()  # one shared empty answer (no tuple built per call)
 D = TypeVar("D", bound=Hashable)  # how a caller names a definition (``key``)
 
 
@@ -64,6 +66,8 @@ def live_variables(cfg: CFG, on_edge: dict[tuple[str, str], frozenset[str]] | No
         extra = on_edge.get((src, dst))  # a phi of dst reads this on the edge from src
         return live | extra if extra else live
 
+    # backward: a use makes a variable live above it (gen), a write ends that (kill);
+    # "some path reads it" is a may question, so paths meet by union
     return gen_kill("live variables", forward=False, may=True, gen=_reads, kill=_writes,
                     edge=edge if on_edge else None)
 
@@ -95,6 +99,8 @@ def reaching_definitions(cfg: CFG, *, params: Mapping[str, Hashable] | None = No
     definition of ``x``; on entry, the parameters' (``params``: name -> its definition).
     A definition is named ``(variable, block, index)``, or ``key(instr)`` when given;
     ``names`` limits the question to some variables."""
+    # Name every definition first: the kill set of a write of x is then simply "all of
+    # x's definitions" (its own is added back by gen: the solver applies kill first).
     where: dict[int, Hashable] = {}  # id(instr) -> the name of its definition
     of_var: dict[str, set[Hashable]] = {}  # variable -> all its definitions
     for var, d in (params or {}).items():
@@ -113,6 +119,7 @@ def reaching_definitions(cfg: CFG, *, params: Mapping[str, Hashable] | None = No
     def kill(instr: Instr) -> Iterable[Hashable]:
         return of_var[instr.result()] if id(instr) in where else ()
 
+    # the parameters are defined on entry (the boundary), before any instruction
     start = frozenset(d for var, d in (params or {}).items() if var in of_var)
     return gen_kill("reaching definitions", forward=True, may=True, gen=gen, kill=kill,
                     boundary=start)
@@ -132,6 +139,7 @@ def assigned(cfg: CFG, params: Iterable[str], *, must: bool,
     every = frozenset(universe)
     start = frozenset(p for p in params if p in every)
 
+    # nothing is ever unassigned again: no kill, a write only adds
     def gen(instr: Instr) -> Iterable[str]:
         return (instr.dest,) if instr.dest in every else _NONE
 
@@ -155,6 +163,7 @@ def _constant(instr: Instr) -> tuple[tuple[bool, object], ...]:
     """The constant ``instr`` loads, if any (``true`` and ``1`` kept apart)."""
     if instr.op != "const":
         return ()
+    # (True == 1 in Python: the flag keeps the bool constant and the int apart)
     return ((isinstance(instr.value, bool), instr.value),)
 
 

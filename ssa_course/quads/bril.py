@@ -50,6 +50,9 @@ MAX_TYPE_DEPTH = 64  # [[...[int]...]]: Tiny types are compared and printed recu
 
 # ---------------------------------------------------------------- text: tokens
 
+# One alternation, tried in order at each position: the first group that matches names
+# the token. ``# at 5:14`` at the end of a line is not a comment to us: it is the source
+# position our writer appends (bril_write.format_instr), read back onto the instruction.
 _TOKEN = re.compile(
     r"""(?P<space>[ \t\r\f\v]+)
       | (?P<newline>\n)
@@ -76,6 +79,7 @@ class _Tok:
 
 def _tokens(text: str, filename: str) -> list[_Tok]:
     out: list[_Tok] = []
+    # positions are counted here, once: every later error points at a token's line:col
     line, line_start, i = 1, 0, 0
     while i < len(text):
         m = _TOKEN.match(text, i)
@@ -86,7 +90,7 @@ def _tokens(text: str, filename: str) -> list[_Tok]:
         kind = m.lastgroup or ""
         if kind == "newline":
             line, line_start = line + 1, m.end()
-        elif kind not in ("space", "comment"):
+        elif kind not in ("space", "comment"):  # (Bril's comments are dropped here)
             out.append(_Tok(kind, m.group(), Pos(line, i - line_start + 1, m.end() - i)))
         i = m.end()
     out.append(_Tok("eof", "", Pos(line, i - line_start + 1)))
@@ -104,6 +108,9 @@ class _TextParser:
         self.i = 0
         self.structs: dict[str, StructInfo] = {}
 
+    # A recursive-descent parser over the token list: ``tok`` is the current token,
+    # ``advance`` consumes it, ``expect`` consumes a required symbol or reports what was
+    # found instead (one located message, never a traceback).
     @property
     def tok(self) -> _Tok:
         t = self.toks[self.i]
@@ -131,6 +138,8 @@ class _TextParser:
 
     def program(self, typecheck: bool = True) -> Program:
         functions: dict[str, Function] = {}
+        # id(instruction) -> where it was written: the checks that run on the whole
+        # program afterwards (shapes, types) report their problems at that position
         where: dict[int, Pos] = {}
         fn_pos: dict[str, Pos] = {}
         while self.tok.kind != "eof":
@@ -148,6 +157,7 @@ class _TextParser:
             fn_pos[fn.name] = name_tok.pos
         program = Program(functions, self.structs)
 
+        # a problem found on the parsed program, turned into an error at its source line
         def locate(problem: BrilProblem) -> SourceError:
             pos = where.get(id(problem.item)) if problem.item is not None else None
             if pos is None:
@@ -158,6 +168,7 @@ class _TextParser:
         return program
 
     def struct(self) -> None:
+        # struct Name { field: type; ... }  (our extension: Bril has no structs)
         self.advance()
         name = self.tok
         if name.kind != "ident":
@@ -196,20 +207,21 @@ class _TextParser:
             result = INT
         elif t.text == "bool":
             result = BOOL
+        # Bril's other extensions' types: named, so the message says what is missing
         elif self.at("<") or t.text in ("float", "char", "ptr", "any"):
             raise self.error(f"unsupported Bril type '{t.text}' (ssa_course reads int, bool, "
                              "[T] and struct types)", t)
         else:
             result = StructType(t.text)
-        for _ in range(depth):
+        for _ in range(depth):  # wrap the element type once per opening bracket
             self.expect("]")
             result = ArrayType(result)
         return result
 
     def function(self, where: dict[int, Pos]) -> Function:
-        name = self.advance().text[1:]
+        name = self.advance().text[1:]  # (without the @)
         params: list[tuple[str, Type]] = []
-        if self.at("("):
+        if self.at("("):  # ``@main {`` has no parameter list at all
             self.advance()
             while not self.at(")"):
                 p = self.advance()
@@ -233,6 +245,7 @@ class _TextParser:
         while not self.at("}"):
             if self.tok.kind == "eof":
                 raise self.error(f"expected '}}' to close @{name}, found end of file")
+            # ``.L:`` is a label (one token of lookahead: ``.L`` alone is a jump's operand)
             if self.tok.kind == "label" and self.toks[self.i + 1].text == ":":
                 tok = self.advance()
                 label = Label(tok.text[1:], tok.pos.line)
@@ -250,6 +263,8 @@ class _TextParser:
             raise self.error(f"expected an instruction, found {first.describe()}")
         dest = None
         ty = None
+        # ``x: int = op ...`` defines a value, ``op ...;`` does not: the token after the
+        # first word tells which (``x = op`` is caught here too, to say the type is missing)
         if self.toks[self.i + 1].text in (":", "="):
             dest = self.advance().text
             if not self.at(":"):
@@ -277,6 +292,9 @@ class _TextParser:
             else:
                 raise self.error(f"expected a constant value, found {v.describe()}", v)
         else:
+            # the operands in any order, sorted by their sigil: @functions, .labels and
+            # plain variables (a numeral here is kept as a name: the checks that follow
+            # report a use of an undefined variable)
             plain: list[str] = []
             while not self.at(";"):
                 t = self.advance()
@@ -289,6 +307,7 @@ class _TextParser:
                 else:
                     raise self.error(f"expected an operand or ';', found {t.describe()}", t)
             if op in FIELD_OPS and len(plain) >= 2:
+                # getf p f / setf p f v: the second word is the field, not a variable
                 instr.field = plain.pop(1)
             instr.args = plain
         self.expect(";")
@@ -326,7 +345,7 @@ def parse_bril_text(text: str, filename: str = "<input>", typecheck: bool = True
 
 def bril_args(text: str) -> list[str] | None:
     """The arguments of a ``# ARGS: 3 6`` line (Bril also writes ``#ARGS:``), if any."""
-    for line in text.splitlines():
+    for line in text.splitlines():  # the first such line wins, wherever it is
         stripped = line.strip()
         if stripped.startswith("#"):
             rest = stripped[1:].lstrip()

@@ -22,11 +22,13 @@ def format_instr(instr: Instr) -> str:
     parts = [instr.op]
     if instr.op == "const":
         value = instr.value
+        # bool before int: in Python True == 1, and Bril writes ``true``, not ``1``
         parts.append("true" if value is True else "false" if value is False else str(value))
     else:
         plain = list(instr.args)
-        if instr.field is not None:
+        if instr.field is not None:  # getf p f / setf p f v: the field after the object
             plain.insert(1, instr.field)
+        # Bril's order: functions (@f), then variables, then labels (.L)
         parts += [f"@{f}" for f in instr.funcs] + plain + [f".{lb}" for lb in instr.labels]
     text = " ".join(parts) + ";"
     if instr.dest is not None:
@@ -38,6 +40,7 @@ def format_instr(instr: Instr) -> str:
 
 def format_function(fn: Function) -> str:
     params = ", ".join(f"{n}: {t}" for n, t in fn.params)
+    # ``@main {`` without parentheses when there are no parameters, as Bril writes it
     head = f"@{fn.name}" + (f"({params})" if fn.params else "")
     if fn.ret is not None:
         head += f": {fn.ret}"
@@ -62,6 +65,8 @@ def to_bril_text(program: Program) -> str:
 
 
 def _type_json(ty: Type) -> object:
+    # Bril JSON writes a scalar type as a string and a parametrized one as an object
+    # (the memory extension's ``{"ptr": ...}``; ours: ``{"array": ...}``, ``{"struct": ...}``)
     if isinstance(ty, ArrayType):
         return {"array": _type_json(ty.elem)}
     if isinstance(ty, StructType):
@@ -85,7 +90,7 @@ def instr_json(instr: Instr) -> dict:
         out["labels"] = list(instr.labels)
     if instr.field is not None:
         out["field"] = instr.field
-    if instr.pos is not None:
+    if instr.pos is not None:  # Bril's source-position field (``bril2json -p``)
         out["pos"] = {"row": instr.pos.line, "col": instr.pos.col}
     return out
 
@@ -112,4 +117,6 @@ def to_bril_json(program: Program) -> dict:
 
 def dumps_json(program: Program) -> str:
     """Deterministic JSON text of a program."""
+    # sorted keys and fixed indentation: the same program always gives the same bytes
+    # (golden files and diffs stay stable)
     return json.dumps(to_bril_json(program), indent=2, sort_keys=True) + "\n"

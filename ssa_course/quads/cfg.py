@@ -92,6 +92,7 @@ def find_leaders(fn: Function) -> list[int]:
     starts one when it is the first, or follows a terminator without a label between.
     """
     leaders: list[int] = []
+    # (True at the start: the first instruction leads, as if a terminator came before it)
     after_terminator, after_label = True, False
     for i, item in enumerate(fn.body):
         if isinstance(item, Label):
@@ -108,6 +109,7 @@ def find_leaders(fn: Function) -> list[int]:
 def build_cfg(fn: Function) -> CFG:
     """Split ``fn`` into basic blocks and connect them."""
     labels = label_names(fn)  # names for blocks without a label: b0, b1, ...
+    # in layout order: fall-through means "the next block in this dict"
     blocks: OrderedDict[str, BasicBlock] = OrderedDict()
     alias: dict[str, str] = {}  # several labels in a row name one block
     current: BasicBlock | None = None
@@ -124,6 +126,8 @@ def build_cfg(fn: Function) -> CFG:
             current = BasicBlock(item.name, line=item.line)
             blocks[current.name] = current
             continue
+        # code after a terminator (or at the very start) without a label: a new block
+        # no jump can reach -- unless it is the entry -- named b0, b1, ...
         if current is None or (current.instrs and current.instrs[-1].is_terminator()):
             name = labels.fresh("b", bare=False, sep="", start=0)
             current = BasicBlock(name, labelled=False)
@@ -132,6 +136,7 @@ def build_cfg(fn: Function) -> CFG:
     if not blocks:
         name = labels.fresh("b", bare=False, sep="", start=0)
         blocks[name] = BasicBlock(name, labelled=False)
+    # Edges: a terminator's labels, or falling through to the next block.
     names = list(blocks)
     for i, block in enumerate(blocks.values()):
         term = block.terminator
@@ -151,6 +156,8 @@ def build_cfg(fn: Function) -> CFG:
             for instr in block.instrs:  # ... and so do phis naming it as a predecessor
                 if instr.op == "phi" and any(lb in alias for lb in instr.labels):
                     instr.labels = [alias.get(lb, lb) for lb in instr.labels]
+    # predecessors mirror successors (a jump to an unknown label has no block to enter;
+    # the checks report it)
     for block in blocks.values():
         for s in block.succs:
             if s in blocks:
@@ -161,6 +168,7 @@ def build_cfg(fn: Function) -> CFG:
 def remove_unreachable(cfg: CFG) -> list[str]:
     """Delete blocks that no path from the entry reaches; returns their names."""
     live = cfg.reachable()
+    # (the entry is always reached; a dead block's edges into live ones go with it)
     dead = [name for name in cfg.blocks if name not in live]
     for name in dead:
         del cfg.blocks[name]

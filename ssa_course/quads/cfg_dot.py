@@ -20,12 +20,14 @@ from ssa_course.viz.options import DrawOptions, options_or_default
 def _edge_label(term: Instr | None, succ: str) -> tuple[str, str]:
     """(label, style) of the edge from a block ending in ``term`` to ``succ``."""
     if term is None or not term.labels:
-        return "", "solid"
+        return "", "solid"  # fall-through or an unconditional jump: nothing to tell
     if term.op == "br":
+        # ``br c .x .x`` takes .x either way: the one edge says T/F
         names = ["T" if succ == term.labels[0] else "", "F" if succ == term.labels[-1] else ""]
         return "/".join(n for n in names if n), "solid"
     if term.op == "enter" and len(term.labels) > 1 and succ == term.labels[1] \
             and succ != term.labels[0]:
+        # the edge that keeps a handler reachable: control never takes it by itself
         return "handler", "dashed"
     return "", "solid"
 
@@ -34,7 +36,7 @@ def cfg_graph(cfg: CFG, prefix: str = "", cluster: str | None = None
               ) -> tuple[list[GraphNode], list[GraphEdge]]:
     """Nodes and edges of one CFG, in layout order (``prefix`` keeps ids unique when
     several functions share a picture)."""
-    live = cfg.reachable()
+    live = cfg.reachable()  # unreachable blocks are drawn, greyed out
     nodes = [GraphNode(prefix + block.name, header=f"{block.name}:",
                        lines=tuple(format_instr(instr) for instr in block.instrs),
                        emphasis=block.name == cfg.entry,
@@ -48,6 +50,8 @@ def cfg_graph(cfg: CFG, prefix: str = "", cluster: str | None = None
             label, style = _edge_label(term, succ)
             edges.append(GraphEdge(prefix + block.name, prefix + succ, label, style,
                                    kind="flow"))
+        # the exceptional edge (quads/exceptions.py): where the block's last call may
+        # throw to, dotted -- it leaves before that call, not after it
         thrown = block.throws_to
         if thrown is not None and thrown not in block.succs:
             edges.append(GraphEdge(prefix + block.name, prefix + thrown, "throws", "dotted"))
@@ -67,6 +71,7 @@ def program_cfg_dot(cfgs: Mapping[str, CFG], title: str | None = None,
     framed cluster per function; ``around`` names a block (``L3``) of that function."""
     from ssa_course.viz.select import functions_to_dot
 
+    # each function's drawing is made only if ``options`` picks it (a lambda per function)
     graphs = {fn: (lambda prefix, cluster, cfg=cfg: cfg_graph(cfg, prefix, cluster))
               for fn, cfg in cfgs.items()}
     return functions_to_dot(graphs, {n: len(c.blocks) for n, c in cfgs.items()}, title,

@@ -41,15 +41,20 @@ def coalesce_copies(fn: Function) -> Function:
     if any(i.op == "phi" for i in fn.instrs()):
         return fn
     cfg = build_cfg(fn)
-    add_exception_edges(cfg)
+    add_exception_edges(cfg)  # what a handler reads is live before a call that may throw
     live = liveness(cfg)
     params = [name for name, _ in fn.params]
+    # live on entry but not a parameter: read before any assignment on some path --
+    # renaming it could change which "undefined variable" error a run reports
     mergeable = _mergeable(fn, live.top[cfg.entry] - set(params))
     copies = _copies(cfg, mergeable)
     if not copies:
         return fn
+    # Chaitin's test, restricted to the names copies mention: two names interfere when
+    # one is defined where the other is live (they may hold different values then)
     candidates = {v for _, d, s in copies for v in (d, s)}
     adj = _interference(live, candidates, params)
+    # main's parameters are named by the command line (``--arg n=5``): they keep names
     fixed = set(params) if fn.name == "main" else set()
     rename = merge_classes([(d, s) for _, d, s in copies], adj,
                            lambda v: 2 if v in fixed else 0)
@@ -67,7 +72,7 @@ def apply_renaming(fn: Function, rename: dict[str, str], trivial_op: str) -> Fun
             if item.dest is not None:
                 item.dest = rename.get(item.dest, item.dest)
             if item.op == trivial_op and all(a == item.dest for a in item.args):
-                continue
+                continue  # x = id x: the copy that coalescing was for -- it goes
         body.append(item)
     new_params = [(rename.get(name, name), t) for name, t in fn.params]
     return Function(fn.name, new_params, fn.ret, body)
@@ -81,7 +86,7 @@ def _mergeable(fn: Function, maybe_unset: Set[str]) -> set[str]:
         if instr.dest is None:
             continue
         if instr.type is None or types.get(instr.dest, instr.type) != instr.type:
-            mixed.add(instr.dest)
+            mixed.add(instr.dest)  # Bril allows one name several types: leave it be
         types.setdefault(instr.dest, instr.type)
     return set(types) - mixed - maybe_unset
 
@@ -98,6 +103,8 @@ def _copies(cfg: CFG, mergeable: set[str]) -> list[tuple[int, str, str]]:
             d, s = instr.dest, instr.args[0]
             if d in mergeable and s in mergeable:
                 found.append((depth.get(name, 0), d, s))
+    # inner loops first: when two merges exclude each other, the copy that runs more
+    # often is the one removed
     order = sorted(range(len(found)), key=lambda k: (-found[k][0], k))
     return [found[k] for k in order]
 
@@ -115,11 +122,15 @@ def _interference(live: Facts[frozenset], candidates: set[str], params: list[str
             d = instr.dest
             if d is None or d not in candidates:
                 continue
+            # d = id s: d and s hold the same value right after it, so the copy itself
+            # does not make them interfere (the point of coalescing)
             skip = instr.args[0] if instr.op == "id" else None
+            # (iterate over the smaller of the two sets)
             for v in after & candidates if len(after) > len(candidates) else after:
                 if v != d and v != skip and v in candidates:
                     adj[d].add(v)
                     adj[v].add(d)
+    # parameters are all defined at once, on entry: each interferes with the others
     ps = [p for p in params if p in candidates]
     for p in ps:
         adj[p].update(q for q in ps if q != p)
@@ -158,9 +169,11 @@ def merge_classes(pairs: list[tuple[str, str]], adj: dict[str, set[str]],
     for d, s in pairs:
         rd, rs = find(d), find(s)
         if rd == rs:
-            continue
+            continue  # already one name (an earlier merge joined them)
         md, ms = members.get(rd, {rd}), members.get(rs, {rs})
         nd, ns = near.get(rd, adj[rd]), near.get(rs, adj[rs])
+        # merging classes, not just the pair: any member of one interfering with any
+        # member of the other would make one name hold two live values
         if nd & ms or ns & md:
             continue
         name_d, name_s = label.get(rd, rd), label.get(rs, rs)
@@ -174,6 +187,7 @@ def merge_classes(pairs: list[tuple[str, str]], adj: dict[str, set[str]],
         members.pop(rs, None)
         near.pop(rs, None)
         label[rd] = name_s if rank(name_s) > rank(name_d) else name_d
+    # every variable gets its class's name (the ones keeping theirs are left out)
     rename = {}
     for v in adj:
         name = label.get(find(v), find(v))

@@ -38,7 +38,7 @@ from ssa_course.quads.dataflow import solve
 from ssa_course.quads.ir import Function, Instr, Item, Program
 from ssa_course.quads.names import all_names
 
-MAX_CONSTANTS = 6
+MAX_CONSTANTS = 6  # parameters added per function (each costs every call an argument)
 Key = tuple[str, str, int | bool | None]  # a constant: its type, its Python type, its value
 
 
@@ -64,6 +64,7 @@ def _constants(fn: Function) -> dict[Key, Instr]:
 
     made_by = solve(cfg, available(cfg, made, every)).bottom  # made on every path to here
     live = cfg.reachable()
+    # made on every path to every exit: what each non-recursive run of the function makes
     exits = [name for name in live if not cfg.blocks[name].succs]
     always = frozenset.intersection(*(made_by[n] for n in exits)) if exits else set()
     found: dict[Key, Instr] = {}
@@ -105,6 +106,7 @@ def _rewrite(fn: Function, threaded: dict[str, list[tuple[Key, str, Instr]]]) ->
     body: list[Item] = []
     for item in fn.body:
         if isinstance(item, Instr) and item.op == "const" and _key(item) in mine:
+            # the constant now arrives as a parameter: a copy (often coalesced away)
             body.append(Instr("id", item.dest, item.type, [mine[_key(item)]], pos=item.pos,
                               line=item.line))
             continue
@@ -117,6 +119,7 @@ def _rewrite(fn: Function, threaded: dict[str, list[tuple[Key, str, Instr]]]) ->
             if key in mine:  # this frame holds the constant already (a recursive call)
                 call.args.append(mine[key])
                 continue
+            # an outside caller makes the constant once, for the whole recursion below
             name = names.fresh("const.arg")
             body.append(Instr("const", name, instr.type, value=instr.value, line=item.line))
             call.args.append(name)

@@ -20,11 +20,14 @@ from __future__ import annotations
 from ssa_course.quads.cfg import CFG, BasicBlock
 from ssa_course.quads.names import Names
 
-Stack = tuple[str, ...]
+Stack = tuple[str, ...]  # the handlers in force, innermost last (a tuple: shared, hashable)
 
 
 def handler_stacks(cfg: CFG) -> dict[str, Stack]:
     """The handler stack (innermost last) on entry to each reachable block."""
+    # ``enter`` pushes a handler, ``leave`` pops one. A well-formed program reaches each
+    # block with one stack, whatever the path: the first one found is the block's (a
+    # graph search, not a data-flow fixpoint).
     at_entry: dict[str, Stack] = {cfg.entry: ()}
     work = [cfg.entry]
     while work:
@@ -37,11 +40,14 @@ def handler_stacks(cfg: CFG) -> dict[str, Stack]:
         term = block.terminator
         outgoing: list[tuple[str, Stack]] = []
         if term is not None and term.op == "enter":
+            # the try body runs with the new handler; the handler itself with the old
+            # stack (a throw inside a handler goes to the enclosing one)
             body, handler = term.labels
             outgoing = [(body, stack + (handler,)), (handler, stack)]
         else:
             outgoing = [(s, stack) for s in block.succs]
             if block.throws_to is not None and stack:
+                # throwing to the innermost handler pops it on that edge
                 outgoing = [(s, stack if s != block.throws_to else stack[:-1])
                             for s in block.succs]
         for succ, st in outgoing:
@@ -57,9 +63,12 @@ def add_exception_edges(cfg: CFG) -> int:
     Returns the number of exceptional edges added. Block order is kept: the second half
     of a split block follows the first in layout.
     """
+    # A call inside a try may throw: its handler becomes a successor of the call's
+    # block, so the call must end a block (the data-flow rule of quads/dataflow.py: the
+    # exceptional edge leaves just before that last instruction).
     stacks = handler_stacks(cfg)
     labels = Names(cfg.blocks)  # the second half of a split block b3 is b3.x1, ...
-    new_blocks: dict[str, BasicBlock] = {}
+    new_blocks: dict[str, BasicBlock] = {}  # rebuilt in layout order, halves in sequence
     added = 0
     for name, block in cfg.blocks.items():
         stack = stacks.get(name, ())
@@ -82,6 +91,7 @@ def add_exception_edges(cfg: CFG) -> int:
                 current = rest
                 added += 1
             elif instr.op == "throw" and stack and last:
+                # a throw ends its block already: it only gains the edge to its handler
                 current.throws_to = stack[-1]
                 if stack[-1] not in current.succs:
                     current.succs.append(stack[-1])
@@ -91,6 +101,7 @@ def add_exception_edges(cfg: CFG) -> int:
             new_blocks[piece.name] = piece
     cfg.blocks.clear()
     cfg.blocks.update(new_blocks)
+    # the splits changed who precedes whom: recompute every block's predecessors
     for block in cfg.blocks.values():
         block.preds = []
     for block in cfg.blocks.values():

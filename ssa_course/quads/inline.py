@@ -60,11 +60,15 @@ MAX_CALLEE = 60  # instructions in a callee worth copying into its callers
 MAX_SINGLE = 400  # ... and in a callee called from one place (nothing is duplicated)
 MAX_CALLER = 4000  # a caller stops growing here
 MAX_ROUNDS = 8  # leaves of leaves of ... inlined bottom-up, at most this deep
+# a callee with any of these stays a call: handlers and SSA forms need their own copy
+# rules, and a callee that calls is not a leaf (leaves of leaves go in later rounds)
 _NEVER = frozenset({"enter", "leave", "catch", "phi", "set", "get", "undef", "call"})
 
 
 def all_reads_defined(fn: Function) -> bool:
     """Is every variable read by ``fn`` assigned on every path that reaches the read?"""
+    # Why it matters: a read of an unassigned variable is an error that names the
+    # callee's variable; inlined, the renamed copy would report another name.
     cfg = build_cfg(fn)  # (no exceptional edges: a function with ``enter`` is never inlined)
     facts = solve(cfg, assigned(cfg, [p for p, _ in fn.params], must=True))
     for name in cfg.reachable():
@@ -93,8 +97,9 @@ def _copy_body(site: Instr, callee: Function, taken: Names, tag: str) -> list[It
             rename[name] = taken.fresh(f"{name}.{tag}")
         return rename[name]
 
-    done = fresh(f"{callee.name}.done")
+    done = fresh(f"{callee.name}.done")  # where every ``ret`` of the copy goes
     out: list = []
+    # parameters become copies of the arguments (coalescing removes most of them)
     for (param, ty), arg in zip(callee.params, site.args, strict=True):
         out.append(Instr("id", fresh(param), ty, [arg], pos=site.pos, line=site.line))
     for item in callee.body:
@@ -106,6 +111,7 @@ def _copy_body(site: Instr, callee: Function, taken: Names, tag: str) -> list[It
         new.dest = fresh(new.dest) if new.dest else None
         new.labels = [fresh(lb) for lb in new.labels]
         if new.op == "ret":
+            # return: the value into the call's destination, then leave the copy
             if site.dest and new.args:
                 out.append(Instr("id", site.dest, site.type, [new.args[0]], pos=item.pos,
                                  line=item.line))
@@ -121,9 +127,13 @@ def inline_into(fn: Function, program: Program, leaves: set[str], deep: set[str]
     """``fn`` with every call of a function in ``leaves`` that is safe to inline replaced
     by a copy of its body (see the module docstring)."""
     size = len(fn.instrs())
-    taken = all_names(fn)
+    taken = all_names(fn)  # one namespace for variables and labels (both are copied)
     safe = nonzero_constants(fn)
     labels = {item.name: i for i, item in enumerate(fn.body) if isinstance(item, Label)}
+    # In a function that may run deep (recursion), inlining could change where the call
+    # depth limit stops the program: there only calls that a call which stays (to a
+    # recursive function) follows or precedes, at the same depth, are inlined -- see
+    # quads/call_depth.py.
     after_call = calls_after_a_call(fn.body, staying) if fn.name in deep else set()
     body: list[Item] = []
     for k, item in enumerate(fn.body):
@@ -148,7 +158,9 @@ def inline_calls(program: Program) -> tuple[Program, int]:
     and how many calls were replaced."""
     deep = deep_functions(program)
     staying = recursive_functions(program)
-    counter = [0]
+    counter = [0]  # calls inlined so far (a list: inline_into adds to it)
+    # Bottom-up in rounds: a function that only called leaves becomes a leaf itself once
+    # they are inlined into it, and the next round may inline it.
     for _ in range(MAX_ROUNDS):
         sites: dict[str, int] = {}
         for fn in program.functions.values():

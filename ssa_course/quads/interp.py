@@ -74,6 +74,8 @@ def resolve(fn: Function, program: Program) -> Resolved:
     ``PHIS`` tuple that assigns them all at once, reading the values of the edge control
     arrived on: Bril's ``phi`` with *simultaneous* semantics.
     """
+    # Pass 1: where each label lands in the resolved code (a jump becomes "pc = k", no
+    # name lookups while running). Labels take no slot, except the few _label_slots keeps.
     index: dict[str, int] = {}
     block_of: list[str] = []  # the label of the block each resolved instruction is in
     current = f"{fn.name}.entry"
@@ -91,6 +93,8 @@ def resolve(fn: Function, program: Program) -> Resolved:
             count += 1  # a run of phis is one resolved instruction
             block_of.append(current)
         previous = item
+    # Pass 2: one tuple per instruction, with what the loop needs precomputed in
+    # ``extra`` (a constant's value, jump targets, a callee's signature, ...)
     code: list[tuple] = []
     prev_was_phi = False
     for item in fn.body:
@@ -100,21 +104,25 @@ def resolve(fn: Function, program: Program) -> Resolved:
             prev_was_phi = False
             continue
         if item.op == "phi":
+            # label of the edge -> the argument read when control came along it
             edge_map = dict(zip(item.labels, item.args, strict=False))
-            if prev_was_phi:
+            if prev_was_phi:  # joins the run's PHIS tuple: assigned together
                 dests, maps, _ = code[-1][3]
                 dests.append(item.dest)
                 maps.append(edge_map)
             else:
+                # arriving without a jump means falling through from the block before
                 pos = len(code)
                 fallthrough = block_of[pos - 1] if pos > 0 else None
                 code.append((PHIS, None, (), ([item.dest], [edge_map], fallthrough), item))
             prev_was_phi = True
             continue
         prev_was_phi = False
-        op = _CODES.get(item.op)
+        op = _CODES.get(item.op)  # a small int: the loop compares ints, not strings
         extra: object = None
         if op is None:
+            # a value operator without a fast path: its row of the opcode table
+            # evaluates it (see the opcodes above)
             extra = opcodes.bril_op(item.op)
             if extra is None:
                 raise RuntimeTrap(f"unknown operation '{item.op}' in @{fn.name}")
@@ -261,7 +269,9 @@ def run_quads(program: Program, args: list[Value], out: Output, limits: Limits) 
 
     main = get("main")
     frame = Frame(main, dict(zip(main.params, args, strict=False)), None)
-    stack: list[Frame] = [frame]
+    stack: list[Frame] = [frame]  # the call stack; its top is the running frame
+    # The running frame's fields live in locals while it runs (a local is faster than
+    # an attribute in this loop): a call saves them into its Frame, a return restores.
     code, env = main.code, frame.env
     pc = 0
     steps = 0
@@ -273,13 +283,15 @@ def run_quads(program: Program, args: list[Value], out: Output, limits: Limits) 
     block_of = main.block_of
     came = came_to = -1  # the last jump taken in this frame, and its target
 
+    # The dispatch loop: fetch, count the step, run; the most frequent ops are tested
+    # first and ``continue`` at once.
     while True:
         if pc >= n:  # fell off the end: return nothing
             retval = None
             op = -1
         else:
             op, dest, a, extra, instr = code[pc]
-            steps += 1
+            steps += 1  # (``--profile``'s total_dyn_inst; a LABEL gives its step back)
             if steps > max_steps and op != LABEL:
                 raise step_limit_exceeded()
             pc += 1

@@ -42,6 +42,7 @@ def landing_pads(fn: Function) -> Function:
     """``fn`` with the tail of each fall-through ``br``'s block sunk onto that edge."""
     if any(i.op in ("phi", "enter") for i in fn.instrs()):
         return fn
+    # liveness on the other edge decides what may sink: a result read there must stay
     live_in = liveness(build_cfg(fn)).top
     block_of = _label_blocks(fn.body)
     params = {name for name, _ in fn.params}
@@ -50,6 +51,7 @@ def landing_pads(fn: Function) -> Function:
     k = len(body) - 2
     while k >= 0:  # backwards, so the indices of what is still to visit stay valid
         item, after = body[k], body[k + 1]
+        # a two-way ``br`` whose one successor is the very next block (its fall-through)
         if isinstance(item, Instr) and item.op == "br" and isinstance(after, Label) \
                 and len(set(item.labels)) == 2 and after.name in item.labels:
             other = next(lb for lb in item.labels if lb != after.name)
@@ -62,6 +64,8 @@ def landing_pads(fn: Function) -> Function:
                 br.labels = [pad if lb == after.name else lb for lb in item.labels]
                 kept = [x for j, x in enumerate(body[start:k]) if j not in moved]
                 sunk = [body[start + j] for j in sorted(moved)]
+                # block: what stays, the branch (now to the pad), then the pad with what
+                # sank, falling through into the old successor -- no jump added
                 body[start:k + 1] = kept + [br, Label(pad)] + sunk
         k -= 1
     return Function(fn.name, list(fn.params), fn.ret, body)
@@ -78,6 +82,9 @@ def _sinkable(block: list[Item], br: Instr, live_other: Set[str],
             seen.add(x.dest)
     stay_reads, stay_writes = set(br.args), set[str]()
     moved: set[int] = set()
+    # From the branch upwards: an instruction sinks past everything below it that stays,
+    # so what stays below must neither read its result nor write what it reads/writes
+    # (the module's conditions, checked against ``stay_reads``/``stay_writes``).
     for j in range(len(block) - 1, -1, -1):
         x = block[j]
         if not isinstance(x, Instr):
@@ -88,6 +95,7 @@ def _sinkable(block: list[Item], br: Instr, live_other: Set[str],
                 and all(a in params or a in earlier[j] for a in x.args):
             moved.add(j)
             continue
+        # it stays: whatever moves from above must now also pass it
         stay_reads.update(x.args)
         if x.dest is not None:
             stay_writes.add(x.dest)

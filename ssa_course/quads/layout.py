@@ -47,6 +47,9 @@ def _blocks(body: list) -> dict[str, list[Instr]]:
 def layout(fn: Function) -> Function:
     if any(i.op == "phi" for i in fn.instrs()):
         return fn  # phis name their predecessor blocks: the layout stays as it is
+    # four steps: jumps to jumps go straight on; a block and its only successor that
+    # only it reaches become one; blocks are chained so jumps fall through; small
+    # targets of the jumps left are copied in their place
     cfg = build_cfg(_thread_branches(fn))
     remove_unreachable(cfg)  # threading may orphan jump-only blocks
     _merge_straight_runs(cfg)
@@ -72,6 +75,8 @@ def _copy_small_targets(body: list) -> list:
         if target in _labels_after(body, k):
             continue  # falls through anyway
         copy = _straight_run(body, where[target]) if target in where else None
+        # (not a jump back to the start of the block being written: a loop's back edge
+        # to itself stays a jump)
         if copy and _copyable(copy) and _label_before(out) != target:
             out.extend(i.copy() for i in copy)
             continue
@@ -97,6 +102,8 @@ def _straight_run(body: list, k: int) -> list[Instr] | None:
 
 def _copyable(instrs: list[Instr]) -> bool:
     """A block small enough to copy in place of a jump to it, and safe to copy."""
+    # it must end in a branch or an exit: a copy that fell through would need a jump
+    # back, and save nothing
     return 0 < len(instrs) <= MAX_COPY and instrs[-1].op in ("br", "ret", "throw") \
         and not any(i.op in _NEVER_COPY for i in instrs)
 
@@ -109,6 +116,8 @@ def _merge_straight_runs(cfg: CFG) -> None:
         while a is not None and len(a.succs) == 1:
             b = cfg.blocks[a.succs[0]]
             term = a.terminator
+            # not itself, not the entry (control enters it from outside), not a block
+            # another edge reaches, and only across a plain jump or a fall-through
             if b is a or b.name == cfg.entry or b.preds != [a.name] \
                     or (term is not None and term.op != "jmp"):
                 break
@@ -136,6 +145,8 @@ def _chain_blocks(cfg: CFG) -> CFG:
         elif term is None and block.succs:
             wishes.append((name, block.succs[0]))
 
+    # Greedy, like Pettis and Hansen: take the wishes in order of importance and join
+    # two chains when the wish's source ends one and its target starts the other.
     def priority(edge: tuple[str, str]) -> tuple:
         src, dst = edge
         return (_copyable(cfg.blocks[dst].instrs), -depth[src],
@@ -153,6 +164,7 @@ def _chain_blocks(cfg: CFG) -> CFG:
             del chain_of[src]
         del chain_of[dst]
         chain_of[a[-1]] = a
+    # each chain once (it is in the map under its head and its tail), the entry's first
     chains = list({id(c): c for c in chain_of.values()}.values())
     ordered = sorted(chains, key=lambda c: (c[0] != cfg.entry, position[c[0]]))
     # one block that leaves the function without a value may come last, where falling off

@@ -74,11 +74,12 @@ def window_peephole(fn: Function, size: int = 3) -> Function:
             window = []  # control may arrive here from elsewhere: forget everything
             body.append(item)
             continue
+        # the instruction sees only the ``size - 1`` instructions before it
         new = _rewrite_in_window(window[-(size - 1):] if size > 1 else [], item)
         body.append(new)
-        window.append(new)
+        window.append(new)  # (rewritten: a folded constant helps the next one)
         if new.is_terminator() or new.op == "call":
-            window = []
+            window = []  # a block ends; a call may change what the window knew
     return Function(fn.name, list(fn.params), fn.ret, body)
 
 
@@ -89,9 +90,11 @@ class _Table:
     """The value-numbering table of one basic block."""
 
     def __init__(self) -> None:
-        self.var2num: dict[str, int] = {}
-        self.expr2num: dict[tuple, int] = {}
-        self.num2const: dict[int, object] = {}
+        self.var2num: dict[str, int] = {}  # the value each variable holds now
+        self.expr2num: dict[tuple, int] = {}  # (op, value numbers...) -> its value
+        self.num2const: dict[int, object] = {}  # values known to be constants
+        # a variable that still holds the value: where a later use can read it from
+        # (Bril's lvn.py calls it the canonical variable)
         self.num2home: dict[int, str] = {}
         self.next = 0
 
@@ -132,15 +135,19 @@ def _lvn_block(instrs: list[Instr]) -> list[Instr]:
         new = instr.copy()
         new.args = args
         if instr.dest is None or (instr.op not in PURE and instr.op not in DIVISION):
+            # an effect (print, store, call...) or a load: its result is a value nobody
+            # computed before -- a fresh number, never merged with another
             out.append(new)
             if instr.dest is not None:
                 t.assign(instr.dest, t.fresh())
             continue
+        # The key says when two instructions compute the same value: the operation on
+        # the same value numbers (sorted when the order does not matter: a+b is b+a).
         consts = [t.num2const.get(n) for n in nums]
         if instr.op == "const":
             key: tuple = ("const", type(instr.value).__name__, instr.value)
         elif instr.op == "id":
-            key = ("num", nums[0])
+            key = ("num", nums[0])  # a copy is its operand's value itself
         else:
             ordered = sorted(nums) if instr.op in COMMUTATIVE else nums
             key = (instr.op, *ordered)
@@ -149,11 +156,13 @@ def _lvn_block(instrs: list[Instr]) -> list[Instr]:
         if instr.op == "const":
             value = instr.value
         elif instr.op != "id" and instr.args and all(c is not None for c in consts):
+            # every operand known: fold (None when it would trap, e.g. 1 / 0)
             value = fold(instr.op, consts)
             if value is not None:
                 key = ("const", type(value).__name__, value)
                 new = _const(instr, value)
         if value is None and instr.op not in ("const", "id"):
+            # algebra: x*0 is 0, x+0 is x, x-x is 0 (the opcode table's identities)
             rule = identity(instr.op, args, consts)
             if rule is not None:
                 kind, what = rule
@@ -167,11 +176,13 @@ def _lvn_block(instrs: list[Instr]) -> list[Instr]:
         n = key[1] if key[0] == "num" else t.expr2num.get(key)
         home = t.home(n) if n is not None else None
         if n is not None and home is not None and home != instr.dest:
+            # computed before and still held by ``home``: copy it (or remake the
+            # constant) instead of computing it again
             out.append(_copy(instr, home) if n not in t.num2const
                        else _const(instr, t.num2const[n]))
             t.assign(instr.dest, n)
             continue
-        if n is None:
+        if n is None:  # a new value: number it, so a later twin finds it
             n = t.fresh()
             if key[0] != "num":
                 t.expr2num[key] = n
@@ -189,9 +200,10 @@ def local_value_numbering(fn: Function) -> Function:
     the table starts empty in each block. Each instruction is rewritten one for one.
     """
     body: list[Instr | Label] = []
-    run: list[Instr] = []
+    run: list[Instr] = []  # the instructions of the block being collected
     for item in fn.body:
         if isinstance(item, Label):
+            # control may also arrive here from a jump: what the table knew may not hold
             body.extend(_lvn_block(run))
             run = []
             body.append(item)
@@ -210,6 +222,8 @@ def local_value_numbering(fn: Function) -> Function:
 def dead_code(fn: Function) -> Function:
     """Drop pure instructions whose result is never read (repeat until nothing changes)."""
     body = list(fn.body)
+    # Without liveness a read anywhere keeps a definition; removing one instruction may
+    # leave its operands unread, hence the rounds (Bril's tdce.py does the same).
     while True:
         used = {a for item in body if isinstance(item, Instr) for a in item.args}
         keep = [item for item in body

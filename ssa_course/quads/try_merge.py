@@ -86,7 +86,7 @@ def _walk(cfg: CFG, start: str, stop: Set[str]) -> tuple[list[Instr], str, Instr
     predecessor, as every later block) up to the first instruction whose op is in
     ``stop``: the instructions before it (jumps left out), its block, and it. None when the
     way ends, branches, or meets a block that another path also enters."""
-    seen: set[str] = set()
+    seen: set[str] = set()  # (a loop of straight blocks would walk forever)
     name = start
     instrs: list[Instr] = []
     while name not in seen:
@@ -108,6 +108,8 @@ def _walk(cfg: CFG, start: str, stop: Set[str]) -> tuple[list[Instr], str, Instr
 
 
 def _handler_ok(cfg: CFG, enter_block: str, handler: str) -> bool:
+    # a handler only this ``enter`` reaches, starting with its ``catch``: merging may
+    # give it another region's throws without surprising anyone else
     block = cfg.blocks.get(handler)
     return (block is not None and block.preds == [enter_block] and bool(block.instrs)
             and block.instrs[0].op == "catch")
@@ -124,6 +126,7 @@ def _chain(cfg: CFG, first: str) -> list[_Link]:
         body, handler = enter.labels
         if body == handler or not _handler_ok(cfg, name, handler):
             return links
+        # the region: straight code from the body to its own ``leave`` (no nested try)
         walked = _walk(cfg, body, {"leave", "enter", "catch", "throw", "ret", "br", "phi"})
         if walked is None or walked[2].op != "leave":
             return links
@@ -148,6 +151,7 @@ def _chain(cfg: CFG, first: str) -> list[_Link]:
 
 
 def _sig(instr: Instr) -> tuple:
+    # everything that makes two instructions do the same thing (not their positions)
     return (instr.op, instr.dest, str(instr.type), tuple(instr.args), tuple(instr.funcs),
             tuple(instr.labels), instr.value, instr.field)
 
@@ -169,6 +173,10 @@ def _hoistable(cfg: CFG, link: _Link, normal_live: Set[str], maybe_unset: Set[st
         return 0
     block = cfg.blocks[link.handler]
     caught = block.instrs[0].dest
+    # A copy the handler starts with may run before the region (one call) instead: on
+    # the throwing path the call wrote nothing, so the copy reads the same value earlier.
+    # Allowed when the normal path does not need the destination's old value (not live
+    # there) and the source is certainly assigned (an early read must not fail).
     n = 0
     for instr in block.instrs[1:]:
         if instr.op != "id" or instr.dest is None:

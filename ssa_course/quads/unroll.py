@@ -37,6 +37,7 @@ from ssa_course.quads.loops import natural_loops
 from ssa_course.quads.names import Names
 
 MAX_BODY = 40  # instructions in a loop worth copying
+# handlers and SSA forms: copying them would need their own renaming rules
 _NEVER = frozenset({"enter", "leave", "catch", "phi", "set", "get", "undef"})
 
 
@@ -60,12 +61,14 @@ def propagate_copies(cfg: CFG, runs: list[list[str]]) -> None:
         for i in block.instrs:
             if i.dest:
                 defs.setdefault(i.dest, []).append(i)
+    # a variable set once by ``const`` stands for its value: two constants of the same
+    # value key alike (``#2``), as GVN would merge them
     constant = {name: f"#{ds[0].value}" for name, ds in defs.items()  # one name per value
                 if len(ds) == 1 and ds[0].op == "const" and not any(
                     name == p for p, _ in cfg.function.params)}
     for run in runs:
-        source: dict[str, str] = {}
-        computed: dict[tuple, str] = {}
+        source: dict[str, str] = {}  # copy destination -> the variable it copied
+        computed: dict[tuple, str] = {}  # (op, operands) -> the variable holding it
         for i in (i for name in run for i in cfg.blocks[name].instrs):
             i.args = [source.get(a, a) for a in i.args]
             key = ((i.op, *(constant.get(a, a) for a in i.args))
@@ -74,6 +77,7 @@ def propagate_copies(cfg: CFG, runs: list[list[str]]) -> None:
                 i.op, i.args = "id", [computed[key]]
             if not i.dest:
                 continue
+            # the write changes i.dest: forget every fact that mentions it
             source = {k: v for k, v in source.items() if i.dest not in (k, v)}
             computed = {k: v for k, v in computed.items() if i.dest != v and i.dest not in k}
             if i.op == "id" and i.args[0] != i.dest:
@@ -88,6 +92,7 @@ def keeps_a_copy(cfg: CFG, head: str, blocks: list[str],
     carries (live at the header) turns its copy into a phi argument, and that copy goes
     only if ``x`` and ``y`` never hold different values at once: they *interfere* when
     one is assigned (other than by this copy) while the other is still needed."""
+    # live where the back edges reach the header: the variables the loop carries
     header_live: set[str] = set()
     for b in cfg.blocks[head].preds:
         if b in blocks:
@@ -96,6 +101,7 @@ def keeps_a_copy(cfg: CFG, head: str, blocks: list[str],
               if i.op == "id" and i.dest != i.args[0] and i.dest in header_live]
     if not copies:
         return False
+    # a backward walk of each block with the live set (Chaitin's interference test)
     for name in blocks:
         now = set(live[name])
         for i in reversed(cfg.blocks[name].instrs):
@@ -114,6 +120,7 @@ def _small_and_innermost(cfg: CFG, loop: tuple[str, str, list[str]], headers: se
                          ) -> bool:
     head, _, blocks = loop
     instrs = [i for b in blocks for i in cfg.blocks[b].instrs]
+    # innermost: no other loop's header inside (unrolling an outer loop copies inner ones)
     return (len(instrs) <= MAX_BODY and not any(i.op in _NEVER for i in instrs)
             and not any(b in headers and b != head for b in blocks))
 
@@ -147,6 +154,9 @@ def unroll_loops(fn: Function) -> Function:
     if not chosen:
         return fn
     labels = Names(cfg.blocks)  # a copied block of loop is loop.u (or loop.u1, ...)
+    # The copy: every block of the loop again, renamed; the original latch jumps to the
+    # copy's header and the copy's latch back to the original header, so one trip of
+    # the new loop is two of the old (each copy keeps its own exit tests).
     for head, latch, blocks in chosen:
         for name in blocks:  # every block jumps explicitly: the copies go elsewhere
             block = cfg.blocks[name]
@@ -161,6 +171,7 @@ def unroll_loops(fn: Function) -> Function:
             copies.append(BasicBlock(rename[name], instrs))
         term = cfg.blocks[latch].instrs[-1]
         term.labels = [rename[head] if lb == head else lb for lb in term.labels]
+        # the copies go right after the loop's last block (layout later orders them)
         order = list(cfg.blocks.items())
         at = max(k for k, (name, _) in enumerate(order) if name in blocks) + 1
         order[at:at] = [(c.name, c) for c in copies]

@@ -22,12 +22,17 @@ from ssa_course.quads.ir import Instr, Label, Program
 
 def verify_quads(program: Program) -> None:
     """Raise :class:`VerifyError` for the first instruction that breaks a rule."""
+    # The same checks that read Bril input (one rule book for what we read and what
+    # passes write). Runtime errors stay allowed: a read of a variable no path assigns
+    # is the program's own error at run time, which an optimizer keeps, not refuses.
     try:
         check_shapes(program)
         check_types(program, runtime_errors_allowed=True)
     except BrilProblem as e:
         from ssa_course.quads.bril import format_instr  # only to name the instruction
 
+        # name the function and the instruction as Bril text: a reader can find it in
+        # ``ssa-course show --as quads`` output
         where = f"@{e.function}" if e.function else "the program"
         if isinstance(e.item, Instr):
             where += f": {format_instr(e.item)}"

@@ -36,6 +36,8 @@ class Value:
         self.replaced_by: Value | None = None
 
     def resolve(self) -> Value:
+        # a trivial phi is not deleted where it is used: it points at its replacement
+        # (which may itself be replaced later), and every use follows the chain
         v = self
         while v.replaced_by is not None:
             v = v.replaced_by
@@ -48,23 +50,32 @@ class Phi(Value):
     def __init__(self, name: str, block: str, var: str, type_: Type | None):
         super().__init__(name)
         self.block = block
-        self.var = var
+        self.var = var  # the source variable it merges (x for x.3)
         self.operands: list[tuple[str, Value]] = []  # (predecessor, value)
+        # the phis that read this one: when it turns out trivial, they may become so too
         self.users: set[Phi] = set()
         self.type = type_
 
 
+# What a read finds when no path from the entry assigns the variable.
 UNDEF = Value(UNDEFINED)
 
 
 class Builder:
+    """The paper's algorithm, one method per procedure of its figures (writeVariable,
+    readVariable, readVariableRecursive, addPhiOperands, tryRemoveTrivialPhi, sealBlock)."""
+
     def __init__(self, fn: Function, cfg: CFG):
         self.fn = fn
         self.cfg = cfg
+        # block -> variable -> its value at the *end* of the block so far (the paper's
+        # currentDef): what a later instruction of the block, or a successor, reads
         self.current: dict[str, dict[str, Value]] = {name: {} for name in cfg.blocks}
-        self.sealed: set[str] = set()
+        self.sealed: set[str] = set()  # blocks whose predecessors are all known
+        # phis made in a block before it was sealed: their operands are read at sealing
         self.incomplete: dict[str, dict[str, Phi]] = {name: {} for name in cfg.blocks}
         self.phis: dict[str, list[Phi]] = {name: [] for name in cfg.blocks}
+        # a variable's type is the type of its first definition (Tiny gives one per name)
         self.types: dict[str, Type | None] = dict(fn.params)
         for instr in fn.instrs():
             if instr.dest is not None:
@@ -79,28 +90,35 @@ class Builder:
     # -- the algorithm ---------------------------------------------------------
 
     def write(self, var: str, block: str, value: Value) -> None:
+        # an assignment: later reads in this block (and its successors) see ``value``
         self.current[block][var] = value
 
     def read(self, var: str, block: str) -> Value:
+        # local value numbering: the block assigned the variable itself
         value = self.current[block].get(var)
         if value is not None:
             return value.resolve()
+        # global value numbering: ask the predecessors
         return self.read_recursive(var, block)
 
     def read_recursive(self, var: str, block: str) -> Value:
         preds = self.cfg.blocks[block].preds
         if block not in self.sealed:
+            # more predecessors may come (a loop's back edge): an operandless phi now,
+            # its operands read when the block is sealed
             phi = self.new_phi(var, block)
             self.incomplete[block][var] = phi
             value: Value = phi
         elif len(preds) == 1:
+            # one predecessor: no merge, no phi -- its value flows straight in
             value = self.read_on_edge(var, preds[0], block)
         elif not preds:
-            value = UNDEF
+            value = UNDEF  # the entry, and the variable is not a parameter
         else:
             phi = self.new_phi(var, block)
             self.write(var, block, phi)  # break cycles: the loop reads this phi
             value = self.add_operands(phi)
+        # remember the answer: the next read in this block costs one lookup
         self.write(var, block, value)
         return value
 
@@ -114,6 +132,7 @@ class Builder:
         return phi
 
     def add_operands(self, phi: Phi) -> Value:
+        # one operand per predecessor, in the predecessors' order (a phi's labels)
         for pred in self.cfg.blocks[phi.block].preds:
             value = self.read_on_edge(phi.var, pred, phi.block)
             phi.operands.append((pred, value))
@@ -122,6 +141,8 @@ class Builder:
         return self.try_remove_trivial(phi)
 
     def try_remove_trivial(self, phi: Phi) -> Value:
+        # trivial: every operand is one value ``same``, or the phi itself (a loop that
+        # does not change the variable) -- then the phi is just ``same``
         same: Value | None = None
         for _, op in phi.operands:
             op = op.resolve()
@@ -131,15 +152,17 @@ class Builder:
                 return phi  # merges at least two values: not trivial
             same = op
         if same is None:
-            same = UNDEF
+            same = UNDEF  # only itself: unreachable, or read before any assignment
         phi.replaced_by = same
         self.phis_removed += 1
+        # a phi that read this one may now read only ``same`` and itself: check it again
         for user in list(phi.users):
             if user is not phi and user.replaced_by is None:
                 self.try_remove_trivial(user)
         return same
 
     def seal(self, block: str) -> None:
+        # all predecessors are known now: complete the phis made while they were not
         for phi in self.incomplete[block].values():
             self.add_operands(phi)
         self.sealed.add(block)
@@ -164,27 +187,36 @@ def braun_ssa(fn: Function, stats: SSAStats | None = None) -> Function:
     cfg = prepare_cfg(fn)
     b = _EdgeAwareBuilder(fn, cfg)
     succs = {name: list(block.succs) for name, block in cfg.blocks.items()}
+    # reverse postorder: a block comes after its predecessors, except along back edges
+    # -- the order a one-pass front end emits blocks in
     order = list(reversed(postorder(succs, cfg.entry)))
     done: set[str] = set()
+    # per block: each instruction with the values its operands read and the value it
+    # defines (names are written out at the end, once trivial phis are all resolved)
     out: dict[str, list[tuple[Instr, list[Value], Value | None]]] = {}
-    for name, _ in fn.params:
+    for name, _ in fn.params:  # parameters are values defined on entry
         b.write(name, cfg.entry, Value(name))
 
     def maybe_seal(name: str) -> None:
         if name not in b.sealed and all(p in done for p in cfg.blocks[name].preds):
             b.seal(name)
 
+    # reads recurse through chains of predecessors: a long program needs a deep stack
     with deep_recursion():
         for name in order:
             maybe_seal(name)
             block = cfg.blocks[name]
             emitted = []
             for i, instr in enumerate(block.instrs):
+                # operands first (``x = x + 1`` reads the old x), then the definition;
+                # a name never assigned (a function's global) is kept as it is
                 args = [b.read(a, name) if _defined_somewhere(b, a) else Value(a)
                         for a in instr.args]
                 dest_value = None
                 if instr.dest is not None:
                     if block.throws_to is not None and i == len(block.instrs) - 1:
+                        # a throwing ``x = call f`` never writes x on the handler's edge:
+                        # remember what x was before it for the handler's reads
                         before = b.read(instr.dest, name) if _defined_somewhere(
                             b, instr.dest) else UNDEF
                         b.before_throw[name] = (instr.dest, before)
@@ -193,11 +225,13 @@ def braun_ssa(fn: Function, stats: SSAStats | None = None) -> Function:
                 emitted.append((instr, args, dest_value))
             out[name] = emitted
             done.add(name)
-            for s in block.succs:
+            for s in block.succs:  # a successor may now have all its predecessors
                 maybe_seal(s)
-        for name in order:
+        for name in order:  # (blocks no path reaches are sealed last)
             maybe_seal(name)
 
+    # Write the blocks out: the surviving phis at the top, then each instruction with
+    # the final names of its values (following the chains of replaced phis).
     for name, block in cfg.blocks.items():
         instrs: list[Instr] = []
         for phi in b.phis[name]:

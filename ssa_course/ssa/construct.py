@@ -69,12 +69,17 @@ def prepare_cfg(fn: Function, exception_edges: bool = True) -> CFG:
 def to_ssa_cfg(fn: Function, *, pruned: bool = True,
                stats: SSAStats | None = None) -> CFG:
     """Build SSA for one function; returns its CFG with phis at the top of blocks."""
+    # Cytron et al. in two steps: (1) place phis at the iterated dominance frontier of
+    # each variable's definitions; (2) rename, walking the dominator tree with a stack
+    # of the current version of each variable.
     cfg = prepare_cfg(fn)
     succs = {name: list(b.succs) for name, b in cfg.blocks.items()}
     idom = fast_immediate_dominators(succs, cfg.entry)
     df = dominance_frontiers(succs, idom)
     tree = dominator_tree(idom)
 
+    # the blocks that define each variable (parameters: defined on entry), its type,
+    # and every name in use (new versions must not collide with any of them)
     types: dict[str, Type | None] = {name: ty for name, ty in fn.params}
     defsites: dict[str, set[str]] = {name: {cfg.entry} for name, _ in fn.params}
     taken: set[str] = set(types)
@@ -88,18 +93,22 @@ def to_ssa_cfg(fn: Function, *, pruned: bool = True,
 
     live_in = liveness(cfg).top if pruned else None  # pruned: only where the variable is live
     phis: dict[str, list[Instr]] = {name: [] for name in cfg.blocks}
-    for var in sorted(defsites):
+    # (1) a definition in block d reaches the frontier of d first: two definitions may
+    # meet there, so it needs a phi -- which is a definition too (hence *iterated*)
+    for var in sorted(defsites):  # (sorted: the same program always gets the same phis)
         for b in sorted(iterated_frontier(df, defsites[var])):
             if live_in is not None and var not in live_in[b]:
-                continue
+                continue  # pruned SSA: a phi nobody reads is not placed
             preds = cfg.blocks[b].preds
             phis[b].append(Instr("phi", var, types.get(var), [var] * len(preds), [],
                                  list(preds)))
 
+    # (2) renaming. ``stacks[x]``: the versions of x defined by the dominators of the
+    # current block, innermost last -- the top is the version a use here reads
     names = Names(taken)  # versions x.1, x.2, ... beside every name already used
     stacks: dict[str, list[str]] = {name: [name] for name, _ in fn.params}
     renamed: dict[str, list[Instr]] = {}
-    pushed: dict[str, list[str]] = {}
+    pushed: dict[str, list[str]] = {}  # block -> the variables it pushed (popped on exit)
     # While renaming, ``merges[phi]`` is the variable a phi merges (its args are filled
     # in edge by edge as the walk reaches each predecessor).
     merges = {phi: phi.result() for block_phis in phis.values() for phi in block_phis}
@@ -132,6 +141,7 @@ def to_ssa_cfg(fn: Function, *, pruned: bool = True,
             continue
         block = cfg.blocks[name]
         mine: list[str] = []
+        # the block's phis define first (they run on entry, before any instruction)
         for phi in phis[name]:
             var = merges[phi]
             phi.dest = names.fresh(var, bare=False)
@@ -141,6 +151,8 @@ def to_ssa_cfg(fn: Function, *, pruned: bool = True,
         for i, instr in enumerate(block.instrs):
             if block.throws_to is not None and i == len(block.instrs) - 1:
                 fill(name, block.throws_to)  # values from *before* the throwing instruction
+            # uses read the current version, then the definition pushes a new one
+            # (``x = x + 1`` reads the old x)
             new = instr.copy()
             new.args = [top(a) or a for a in instr.args]  # an undefined use keeps its name
             if instr.dest is not None:
@@ -149,10 +161,14 @@ def to_ssa_cfg(fn: Function, *, pruned: bool = True,
                 mine.append(instr.dest)
             out.append(new)
         renamed[name] = out
+        # a successor's phis read, on the edge from here, the versions current at the end
+        # of this block (a successor need not be a child in the dominator tree)
         for s in block.succs:
             if s != block.throws_to:
                 fill(name, s)
         pushed[name] = mine
+        # the children run with this block's versions on the stacks; the exit entry,
+        # popped after all of them, takes them off again
         work.append(("exit", name))
         for child in reversed(tree.get(name, [])):
             work.append(("enter", child))

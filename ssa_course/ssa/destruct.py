@@ -36,9 +36,11 @@ def sequentialize(copies: list[tuple[str, str]], fresh: Callable[[str], str]
     pending destination is still read, the copies form cycles: save one destination in a
     temporary and read the temporary instead.
     """
-    pending = [(d, s) for d, s in copies if d != s]
+    pending = [(d, s) for d, s in copies if d != s]  # x <- x does nothing
     out: list[tuple[str, str]] = []
     while pending:
+        # a destination nobody still reads can be overwritten now (the "swap problem":
+        # writing a destination another copy reads first would lose its old value)
         sources = {s for _, s in pending}
         for i, (d, s) in enumerate(pending):
             if d not in sources:
@@ -46,6 +48,8 @@ def sequentialize(copies: list[tuple[str, str]], fresh: Callable[[str], str]
                 del pending[i]
                 break
         else:
+            # only cycles left (a, b = b, a): save one destination's old value, and let
+            # its readers read the copy -- the cycle is broken, the loop goes on
             d, _ = pending[0]
             tmp = fresh(d)
             out.append((tmp, d))
@@ -68,15 +72,18 @@ def from_ssa_cfg(fn: Function) -> CFG:
     from ssa_course.quads.exceptions import add_exception_edges
 
     cfg = build_cfg(fn)
-    add_exception_edges(cfg)
+    add_exception_edges(cfg)  # a handler's phis read values on the edges of throws
     fresh = _namer(fn)
     types: dict[str, Type | None] = {n: t for n, t in fn.params}
     for instr in fn.instrs():
         if instr.dest:
             types[instr.dest] = instr.type
     taken_blocks = set(cfg.blocks)
+    # (pred, block) -> the parallel copies ``dest <- arg`` that edge performs: all the
+    # phis of a block read their arguments before any of them is written
     edge_copies: dict[tuple[str, str], list[tuple[str, str]]] = {}
     handler_moves: dict[str, list[tuple[str, str]]] = {}
+    # 1. every phi becomes one copy per incoming edge
     for name, block in cfg.blocks.items():
         phis = [i for i in block.instrs if i.op == "phi"]
         if not phis:
@@ -90,11 +97,12 @@ def from_ssa_cfg(fn: Function) -> CFG:
                 types[target] = phi.type
                 handler_moves.setdefault(name, []).append((dest, target))
             for arg, pred in zip(phi.args, phi.labels, strict=True):
-                if arg != UNDEFINED:
+                if arg != UNDEFINED:  # no value on that edge: nothing to copy
                     edge_copies.setdefault((pred, name), []).append((target, arg))
     for name, moves in handler_moves.items():
         block = cfg.blocks[name]
         block.instrs = [_copy(d, s, types) for d, s in moves] + block.instrs
+    # 2. place each edge's copies, in an order that runs them one at a time
     new_blocks: list[BasicBlock] = []
     for (pred, succ), copies in edge_copies.items():
         seq = [_copy(d, s, types) for d, s in sequentialize(copies, fresh)]
@@ -107,9 +115,12 @@ def from_ssa_cfg(fn: Function) -> CFG:
         if p.throws_to == succ:
             p.instrs[-1:-1] = seq  # just before the instruction that may throw
         elif len(p.succs) == 1:
+            # the predecessor goes only here: the copies run at its end, before its jump
             at = len(p.instrs) - (1 if p.terminator is not None else 0)
             p.instrs[at:at] = seq
         else:  # a critical edge: a new block on it holds the copies
+            # (at the end of ``pred`` they would also run on its other edges, at the top
+            # of ``succ`` on its other incoming edges: both wrong)
             mid = f"{pred}.to.{succ}"
             while mid in taken_blocks:
                 mid += "_"

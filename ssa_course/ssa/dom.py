@@ -34,17 +34,21 @@ def postorder(succs: Mapping[N, Sequence[N]], entry: N) -> list[N]:
     """Depth-first postorder of the nodes reachable from ``entry`` (explicit stack)."""
     order: list[N] = []
     seen = {entry}
+    # (node, index of the next successor to visit): the frames a recursive DFS would
+    # keep on Python's stack, which a long chain of blocks would overflow
     stack: list[tuple[N, int]] = [(entry, 0)]
     while stack:
         node, i = stack[-1]
         kids = succs.get(node, ())
         if i < len(kids):
+            # descend into the next unseen successor; come back for the rest later
             stack[-1] = (node, i + 1)
             kid = kids[i]
             if kid not in seen:
                 seen.add(kid)
                 stack.append((kid, 0))
         else:
+            # every successor done: the node finishes, after all it reaches
             stack.pop()
             order.append(node)
     return order
@@ -64,12 +68,17 @@ def immediate_dominators(succs: Mapping[N, Sequence[N]], entry: N,
 
     ``stats``, when given, receives ``passes``: how many sweeps the fixpoint took.
     """
+    # Cooper, Harvey and Kennedy's "simple, fast dominance algorithm": iterate
+    # idom(n) = the common ancestor, in the tree built so far, of n's processed
+    # predecessors, in reverse postorder, until nothing changes (two or three sweeps).
     post = postorder(succs, entry)
     number = {n: i for i, n in enumerate(post)}  # postorder numbers: entry is highest
     preds = predecessors(succs)
     idom: dict[N, N] = {entry: entry}
 
     def intersect(a: N, b: N) -> N:
+        # walk the two "fingers" up the tree (towards higher numbers, the entry) until
+        # they meet: that node dominates both
         while a != b:
             while number[a] < number[b]:
                 a = idom[a]
@@ -85,6 +94,8 @@ def immediate_dominators(succs: Mapping[N, Sequence[N]], entry: N,
         for node in reversed(post):  # reverse postorder
             if node == entry:
                 continue
+            # a back edge's source may not be processed yet in the first sweep: the
+            # predecessors that are give a first answer, later sweeps refine it
             new = None
             for p in preds.get(node, ()):
                 if p in idom:  # processed (and reachable)
@@ -101,7 +112,7 @@ def dominator_tree(idom: Mapping[N, N]) -> dict[N, list[N]]:
     """Children lists of the dominator tree (in the order nodes appear in ``idom``)."""
     tree: dict[N, list[N]] = {n: [] for n in idom}
     for n, d in idom.items():
-        if n != d:
+        if n != d:  # (the entry is its own idom: the root, nobody's child)
             tree[d].append(n)
     return tree
 
@@ -153,6 +164,8 @@ def dominance_frontiers(succs: Mapping[N, Sequence[N]],
 
 def iterated_frontier(df: Mapping[N, set[N]], nodes: set[N]) -> set[N]:
     """DF+ of a set of nodes: the frontier, then the frontier of that, to a fixpoint."""
+    # a phi placed at a frontier node is itself a definition: its frontier needs
+    # phis too (Cytron et al.), so the worklist takes in every node it adds
     result: set[N] = set()
     work = list(nodes)
     while work:
@@ -171,5 +184,6 @@ def preorder(tree: Mapping[N, Sequence[N]], root: N) -> list[N]:
     while stack:
         n = stack.pop()
         out.append(n)
+        # reversed, so the first child is popped (visited) first
         stack.extend(reversed(tree.get(n, ())))
     return out

@@ -17,6 +17,8 @@ from collections.abc import Mapping, Sequence
 from ssa_course.ssa.dom import dominates
 from ssa_course.viz.dot import GraphEdge, GraphNode, graph_to_dot
 
+# One colour per role, the same in every drawing and its caption: the chosen block, what
+# it dominates, its frontier; grey CFG edges, blue idom edges, orange frontier edges.
 CHOSEN_FILL = "#9ecae1"
 DOMINATED_FILL = "#d9f0d3"
 FRONTIER_FILL = "#fdae6b"
@@ -28,7 +30,7 @@ FRONTIER_COLOR = "#e6550d"
 def _fill(name: str, block: str | None, idom: Mapping[str, str],
           frontier: set[str]) -> str | None:
     if block is None:
-        return None
+        return None  # no block chosen: plain boxes, only the DF lines and edges
     if name == block:
         return CHOSEN_FILL
     if name in frontier:
@@ -47,14 +49,17 @@ def frontier_dot(succs: Mapping[str, Sequence[str]], idom: Mapping[str, str],
     if block is not None and block not in idom:
         raise ValueError(f"no reachable block named {block!r}")
     frontier = set(df.get(block, ())) if block is not None else set()
-    names = [n for n in succs if n in idom]
+    names = [n for n in succs if n in idom]  # (in the CFG's order: stable drawings)
+    # each box lists its frontier, so the table is readable without the colours
     nodes = [GraphNode(n, header=n, lines=(f"DF: {', '.join(sorted(df.get(n, ()))) or '-'}",),
                        emphasis=n == block, fill=_fill(n, block, idom, frontier))
              for n in names]
     edges = [GraphEdge(n, s, color=CFG_COLOR) for n in names for s in succs[n] if s in idom]
+    # tree and frontier edges do not constrain the layout: the CFG's shape decides where
+    # boxes go, the other edges are drawn over it
     edges += [GraphEdge(d, n, style="dashed", color=IDOM_COLOR, constraint=False)
               for n, d in idom.items() if d != n and n in succs]
-    sources = [block] if block is not None else names
+    sources = [block] if block is not None else names  # one block's frontier, or all
     edges += [GraphEdge(src, f, "DF", "bold", FRONTIER_COLOR, constraint=False)
               for src in sources for f in sorted(df.get(src, ()))]
     if title is None:

@@ -274,15 +274,20 @@ class IRCode:
     def insert_node(self, pos: int, stmt: Slot, type_: Type | None = None,
                     attach_after: bool = False, line: Pos | None = None) -> SSAValue:
         """Queue ``stmt`` before (or after) statement ``pos``; its value is usable now."""
+        # Julia's trick: inserting into the middle of the vector would renumber every
+        # later value, so new statements wait in a buffer, numbered past the end, until
+        # ``compact`` places them and renumbers everything once
         self.new_nodes.append(NewNode(pos, attach_after, stmt, type_, line))
         return SSAValue(len(self.stmts) + len(self.new_nodes))
 
     def delete(self, v: SSAValue) -> None:
         """Turn statement ``v`` into nothing (its uses must be gone or replaced)."""
-        self.stmts[v.id - 1] = None
+        self.stmts[v.id - 1] = None  # (the slot stays: other ids do not move until compact)
 
     def replace_uses(self, v: SSAValue, by: Slot) -> None:
         """Every use of ``v`` will read ``by`` after compaction (a trivial copy)."""
+        # no walk over the uses now: the slot itself becomes the value, and compaction
+        # reads through such copies when it renumbers operands
         self.stmts[v.id - 1] = by
 
     def stmt_of(self, v: SSAValue) -> Slot:
@@ -338,6 +343,7 @@ def _reachable_blocks(ir: IRCode) -> list[bool]:
 def compact(ir: IRCode) -> IRCode:
     """A new IRCode: insertions placed, nothings/copies/dead blocks gone, uses renumbered."""
     n_old = len(ir.stmts)
+    # old statement id -> the ids of the buffered insertions placed before / after it
     before: dict[int, list[int]] = {}
     after: dict[int, list[int]] = {}
     for k, node in enumerate(ir.new_nodes):
@@ -362,7 +368,7 @@ def compact(ir: IRCode) -> IRCode:
         return ir.flags[i - 1] if i <= n_old else FLAG_NONE
 
     live = _reachable_blocks(ir)
-    block_map: dict[int, int] = {}
+    block_map: dict[int, int] = {}  # old block number -> new one (dead blocks dropped)
     for b, alive in enumerate(live, start=1):
         if alive:
             block_map[b] = len(block_map) + 1
@@ -393,6 +399,8 @@ def compact(ir: IRCode) -> IRCode:
             kept.append(i)
         order.append(kept)
 
+    # Pass 2: write the kept statements with every operand renumbered (a use of a
+    # trivial copy reads what the copy stands for, through chains of them).
     def resolve(v: Slot, depth: int = 0) -> Slot:
         while isinstance(v, SSAValue | OldSSAValue):
             target = value_map.get(v.id)

@@ -56,16 +56,16 @@ class _Frame:
 
     def __init__(self, ir: IRCode, args: list[Value], dest: int | None):
         self.ir = ir
-        self.args = args
-        self.vals: dict[int, Value] = {}
-        self.block = 1
-        self.prev = 0
-        self.i = ir.blocks[0].start if ir.blocks else 1
-        self.handlers: list[int] = []
-        self.exc = 0
+        self.args = args  # Argument(n) reads args[n - 1]
+        self.vals: dict[int, Value] = {}  # statement id -> its value (SSA: written once)
+        self.block = 1  # the running block (1-based, as Julia numbers them)
+        self.prev = 0  # the block control came from: the edge a phi reads
+        self.i = ir.blocks[0].start if ir.blocks else 1  # the next statement to run
+        self.handlers: list[int] = []  # catch blocks of the active ``enter``s, innermost last
+        self.exc = 0  # the exception value a catch block reads
         self.dest = dest  # where the caller stores our result (a statement id)
         self.ups: dict[int, tuple[int, Value]] = {}  # upsilon id -> (time, value)
-        self.clock = 0
+        self.clock = 0  # ticks at each Upsilon: a PhiC reads the one executed last
 
 
 def run_ircode(program: dict[str, IRCode], args: list[Value], out: Output,
@@ -73,11 +73,14 @@ def run_ircode(program: dict[str, IRCode], args: list[Value], out: Output,
     """Run ``main`` of ``program`` (an :class:`~ssa_course.ssa.ircode.IRProgram`, or a plain
     dict when no structs are used); returns the number of statements executed."""
     structs = getattr(program, "structs", {})
+    # the call stack is a list, not Python recursion: deep recursion in the program is
+    # stopped by the depth limit with a message, never by a Python RecursionError
     stack = [_Frame(program["main"], list(args), None)]
     steps = 0
     heap = Heap(limits)
     rows = {op.name: op for op in opcodes.all_opcodes() if op.bril}  # the value operators
 
+    # An operand is an SSA value (a statement's result), an argument, or a literal.
     def val(f: _Frame, v: object) -> Value:
         if isinstance(v, SSAValue):
             try:
@@ -112,10 +115,14 @@ def run_ircode(program: dict[str, IRCode], args: list[Value], out: Output,
             i += 1
         for i2, v in pending:
             if v is _NO_VALUE:
+                # no value on this edge: forget the previous trip's, so a read of it
+                # fails as the program's error instead of reading a stale value
                 f.vals.pop(i2, None)
             else:
                 f.vals[i2] = v
 
+    # The loop: one statement per iteration of the running frame; a call pushes a frame
+    # and switches to it, a return pops back to the caller's.
     frame = stack[0]
     while True:
         f = frame

@@ -47,6 +47,8 @@ def verify_ir(ir: IRCode) -> None:
     def fail(invariant: str, where: str, detail: str = "") -> VerifyError:
         return VerifyError(invariant, f"{name} {where}", detail)
 
+    # 1. Julia's blocks are ranges over one flat statement list (1-based, like Julia):
+    # they must tile it, in order, with no gap and no overlap
     expected = 1
     for k, b in enumerate(ir.blocks, start=1):
         if b.start != expected or b.stop < b.start - 1:
@@ -55,7 +57,9 @@ def verify_ir(ir: IRCode) -> None:
         expected = b.stop + 1
     if expected != len(ir.stmts) + 1:
         raise fail("blocks cover the statements", "end", f"{len(ir.stmts)} statements")
-    block_of = {}
+    # 2. a terminator only at the end of a block, and the block's successor list is what
+    # that terminator (or falling through to the next block) says
+    block_of = {}  # statement number -> its block
     for k, b in enumerate(ir.blocks, start=1):
         for i in range(b.start, b.stop + 1):
             block_of[i] = k
@@ -69,6 +73,7 @@ def verify_ir(ir: IRCode) -> None:
             raise fail("one terminator per block", f"#{k}",
                        f"successors {b.succs}, terminator says {want}")
     # as sets: a join of thousands of edges would make list membership quadratic
+    # 3. the CFG is stored twice (preds and succs): the two must agree
     pred_sets = [set(b.preds) for b in ir.blocks]
     succ_sets = [set(b.succs) for b in ir.blocks]
     for k, b in enumerate(ir.blocks, start=1):
@@ -81,8 +86,10 @@ def verify_ir(ir: IRCode) -> None:
     succs = {k: list(b.succs) for k, b in enumerate(ir.blocks, start=1)}
     dom = Dominance(succs, 1) if ir.blocks else None  # O(1) per query (once per use)
 
+    # 4. SSA's one rule: a definition dominates each of its uses -- earlier in the same
+    # block, or in a dominating block; a phi's use sits at the end of its edge's block
     def check_use(v: object, use_block: int, use_index: int | None, where: str) -> None:
-        if isinstance(v, OldSSAValue):
+        if isinstance(v, OldSSAValue):  # a compaction left a pre-renumbering reference
             raise fail("uses dominated by defs", where, f"{v} was never renumbered")
         if not isinstance(v, SSAValue):
             return
@@ -90,14 +97,16 @@ def verify_ir(ir: IRCode) -> None:
             raise fail("uses dominated by defs", where, f"{v} does not exist")
         db = block_of[v.id]
         if dom is None or use_block not in dom or db not in dom:
-            return
+            return  # unreachable code: dominance says nothing there
         ok = (use_index is None or v.id < use_index) if db == use_block else \
             dom.dominates(db, use_block)
         if not ok:
             raise fail("uses dominated by defs", where, f"{v} is defined in #{db}")
 
+    # 5. per statement: phis first and one edge per predecessor, PhiC reads Upsilons
+    # only, operands dominated (4), types as the opcode table says
     for k, b in enumerate(ir.blocks, start=1):
-        in_phis = True
+        in_phis = True  # still in the block's leading run of phis (and Pi/PhiC nodes)
         for i in range(b.start, b.stop + 1):
             s = ir.stmts[i - 1]
             where = f"%{i} in #{k}"
@@ -119,22 +128,23 @@ def verify_ir(ir: IRCode) -> None:
                         raise fail("PhiC lists Upsilons", where, f"{u} is not an Upsilon")
                 continue
             if s is None or isinstance(s, SSAValue | Argument | int):
-                continue
+                continue  # a deleted statement (nothing) or a bare value: no operands
             for v in s.operands():
                 check_use(v, k, i, where)
             _check_types(ir, i, s, fail, where)
 
 
 def _successors(last: object, k: int, n: int) -> list[int]:
+    """The blocks a block ``k`` ending in ``last`` goes to (of ``n`` blocks)."""
     if isinstance(last, GotoNode):
         return [last.label]
     if isinstance(last, GotoIfNot):
         return list(dict.fromkeys([k + 1, last.dest]))  # one edge when both agree
-    if isinstance(last, EnterNode):
+    if isinstance(last, EnterNode):  # the try body follows; the handler is the other edge
         return [k + 1, last.catch_dest]
     if isinstance(last, ReturnNode) or (isinstance(last, Expr) and last.head == "throw"):
         return []
-    return [k + 1] if k < n else []
+    return [k + 1] if k < n else []  # falls through (the last block falls off the end)
 
 
 # ``fail(invariant, where, detail)``: the error naming the broken invariant

@@ -325,7 +325,9 @@ def insert_pi_nodes(ir: IRCode) -> int:
     """
     succs = {k: list(b.succs) for k, b in enumerate(ir.blocks, start=1)}
     idom = fast_immediate_dominators(succs, 1)
+    # block -> the (value, PiNode) pairs placed at its top
     at_block: dict[int, list[tuple[object, SSAValue]]] = {}
+    # 1. place: every block ending in a test of ``x <op> constant``
     for k, blk in enumerate(ir.blocks, start=1):
         last = ir.stmts[blk.stop - 1] if blk.stop >= blk.start else None
         if not isinstance(last, GotoIfNot) or not isinstance(last.cond, SSAValue):
@@ -336,6 +338,7 @@ def insert_pi_nodes(ir: IRCode) -> int:
         if rel_op is None or rel_op.negation is None or rel_op.mirror is None \
                 or len(cmp.args) != 2:
             continue
+        # written either way round (``c < x`` is ``x > c``): turn it to ``x <op> c``
         a, b = cmp.args
         row: opcodes.Opcode | None  # the comparison as ``x <op> c``
         if isinstance(b, int) and not isinstance(b, bool) and isinstance(a, SSAValue | Argument):
@@ -348,12 +351,14 @@ def insert_pi_nodes(ir: IRCode) -> int:
             continue  # (every mirror in the table negates too)
         if last.dest == k + 1:
             continue  # both outcomes reach one block: nothing is proved there
+        # Julia's GotoIfNot falls through when the test holds: the next block learns
+        # the relation, the jump target its negation
         negation = opcodes.get(row.negation)
         for target, rel in ((k + 1, row), (last.dest, negation)):
             if rel is None or rel.symbol is None:
                 continue
             if target > len(ir.blocks) or ir.blocks[target - 1].preds != [k]:
-                continue
+                continue  # another way in: there the relation need not hold
             if target not in idom:
                 continue
             tb = ir.blocks[target - 1]
@@ -362,8 +367,10 @@ def insert_pi_nodes(ir: IRCode) -> int:
                 at += 1
             if at > tb.stop:
                 continue  # nothing after the phis to put the PiNode before
+            # (the PiNode has x's type; its value is x, only known to be narrower)
             pi = ir.insert_node(at, PiNode(x, rel.symbol, c), ir.type_of(x))
             at_block.setdefault(target, []).append((x, pi))
+    # 2. rename the uses that the PiNodes' blocks dominate
     if at_block:
         _rename_to_pis(ir, idom, at_block)
     return sum(len(v) for v in at_block.values())
@@ -380,8 +387,9 @@ def all_indices(items: list) -> dict:
 def _rename_to_pis(ir: IRCode, idom: dict, at_block: dict) -> None:
     tree = dominator_tree(idom)
     edge_slots: dict[int, dict] = {}  # id(phi) -> edge -> positions
+    # value -> the PiNodes narrowing it on the way down the dominator tree, innermost last
     active: dict[object, list[SSAValue]] = {}
-    work: list[tuple[str, int]] = [("enter", 1)]
+    work: list[tuple[str, int]] = [("enter", 1)]  # ("exit", k) pops what k pushed
     while work:
         action, k = work.pop()
         if action == "exit":
@@ -437,7 +445,7 @@ def _phi_blocks(df: dict, defs: set[str], var: str, live_in: dict,
     visit every join below it, quadratic on an else-if chain. A catch block whose PhiC
     defines ``var`` gets no phi but is followed (the PhiC is a definition)."""
     placed: set[str] = set()
-    seen: set[str] = set()
+    seen: set[str] = set()  # frontier blocks already decided (each is looked at once)
     work = list(defs)
     while work:
         for f in df.get(work.pop(), ()):

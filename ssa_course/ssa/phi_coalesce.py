@@ -53,6 +53,8 @@ def coalesce_phis(fn: Function) -> Function:
     """``fn`` (SSA form) with non-interfering phi webs given one name."""
     if not any(i.op == "phi" for i in fn.instrs()):
         return fn
+    # The copy coalescer's machinery (quads/coalesce.py), with a phi's result and each
+    # argument as the pair to merge: one name for the web means no copy out of SSA.
     cfg = build_cfg(fn)
     handlers = {i.labels[1] for i in fn.instrs() if i.op == "enter" and len(i.labels) == 2}
     pairs = _pairs(cfg, fn, handlers)
@@ -61,7 +63,8 @@ def coalesce_phis(fn: Function) -> Function:
     candidates = {v for _, d, a in pairs for v in (d, a)}
     adj = _interference(fn, candidates)
     params = {name for name, _ in fn.params}
-    fixed = params if fn.name == "main" else set()
+    fixed = params if fn.name == "main" else set()  # main's are named on the command line
+    # rank: a class keeps a parameter's name over a version's (the signature is unchanged)
     rename = merge_classes([(d, a) for _, d, a in pairs], adj,
                            lambda v: 2 if v in fixed else 1 if v in params else 0)
     return apply_renaming(fn, rename, "phi")
@@ -81,7 +84,7 @@ def _pairs(cfg: CFG, fn: Function, handlers: set[str]) -> list[tuple[int, str, s
     found: list[tuple[int, bool, int, str, str]] = []
     for name, block in cfg.blocks.items():
         if name in handlers:
-            continue
+            continue  # a handler's phis get their values on exceptional edges: left alone
         for instr in block.instrs:
             if instr.op != "phi":
                 continue
@@ -92,6 +95,8 @@ def _pairs(cfg: CFG, fn: Function, handlers: set[str]) -> list[tuple[int, str, s
                 if a == d or a not in types or a in mixed or types[a] != types[d]:
                     continue
                 found.append((depth.get(label, 0), origin(a) != origin(d), len(found), d, a))
+    # deepest loops first (their copies run most), then arguments that are versions of
+    # the same source variable (i.2 with i.5: the web the source had), then in order
     found.sort(key=lambda f: (-f[0], f[1], f[2]))
     return [(f[0], f[3], f[4]) for f in found]
 
@@ -131,6 +136,7 @@ def _interference(fn: Function, candidates: set[str]) -> dict[str, set[str]]:
                 for i in cfg.blocks[s].instrs:
                     if i.op == "phi":
                         conflict(i.dest, set(term.args))
+    # parameters (and whatever is read before any assignment) all exist on entry, at once
     entry = [n for n, _ in fn.params] + sorted(live.top[cfg.entry])
     for p in entry:
         conflict(p, set(entry))

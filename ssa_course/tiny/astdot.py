@@ -13,6 +13,8 @@ from ssa_course.viz.options import DrawOptions, options_or_default
 
 
 def _label(node: object) -> str:
+    """A box's text: the node's class, what tells it apart (the literal, the name, the
+    operator), and for an expression the type the checker gave it."""
     kind = type(node).__name__
     detail = ""
     if isinstance(node, ast.IntLit | ast.BoolLit):
@@ -22,6 +24,7 @@ def _label(node: object) -> str:
     elif isinstance(node, ast.Binary | ast.Unary):
         detail = node.op
     elif isinstance(node, ast.VarDecl):
+        # after checking, the resolved variable's unique name (x, x.2): shadowing shows
         detail = node.var.unique_name() if node.var else node.name
     elif isinstance(node, ast.FnDef):
         detail = node.name
@@ -41,6 +44,8 @@ def _children(node: Node) -> list[tuple[str, ast.Stmt | ast.Expr]]:
     out: list[tuple[str, ast.Stmt | ast.Expr]] = []
     if isinstance(node, ast.FnDef):
         return [("body", node.body)]
+    # every dataclass field that holds a sub-tree, in declaration order (source order);
+    # positions, types and the checker's links are annotations, not children
     for f in fields(node):
         if f.name in ("pos", "ty", "var", "fn", "name_pos"):
             continue
@@ -52,11 +57,13 @@ def _children(node: Node) -> list[tuple[str, ast.Stmt | ast.Expr]]:
                 if isinstance(item, ast.Expr | ast.Stmt):
                     out.append((f"{f.name}[{i}]", item))
                 elif isinstance(item, tuple) and len(item) == 3 and isinstance(item[1], ast.Expr):
+                    # a struct literal's (field, value, position): the field names the edge
                     out.append((item[0], item[1]))
     return out
 
 
 def _quote(text: str) -> str:
+    # DOT's double-quoted string: backslashes and quotes escaped
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
@@ -64,6 +71,7 @@ def _walk(fn: ast.FnDef) -> list[tuple[str, str, str | None, str, int]]:
     """(id, label, parent id, edge label, depth) of every node under ``fn``, in preorder
     (ids ``n<k>`` are assigned later, per drawing)."""
     out: list[tuple[str, str, str | None, str, int]] = [("", _label(fn), None, "", 0)]
+    # an explicit stack, not recursion: a deeply nested expression must not overflow
     stack: list[tuple[int, Node, int]] = [(0, fn, 0)]
     while stack:
         parent, node, depth = stack.pop()
@@ -71,7 +79,7 @@ def _walk(fn: ast.FnDef) -> list[tuple[str, str, str | None, str, int]]:
         for edge_label, child in _children(node):
             out.append(("", _label(child), str(parent), edge_label, depth + 1))
             pending.append((len(out) - 1, child, depth + 1))
-        stack.extend(reversed(pending))
+        stack.extend(reversed(pending))  # first child on top: preorder, source order
     return out
 
 

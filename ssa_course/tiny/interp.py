@@ -92,22 +92,26 @@ class Interpreter:
 
     def run(self, args: list[object]) -> int:
         main = self.program.functions["main"]
-        stack: list[Body] = [self.body(main, args)]
-        send: object = None
-        pending: TinyThrow | None = None
+        stack: list[Body] = [self.body(main, args)]  # suspended bodies, the running one last
+        send: object = None  # what the running body receives: a callee's return value
+        pending: TinyThrow | None = None  # ... or an exception its callee let escape
         while stack:
             gen = stack[-1]
             try:
+                # resume the running body until it asks for a call (or finishes)
                 request = gen.throw(pending) if pending is not None else gen.send(send)
             except StopIteration as done:
+                # the body returned: its value goes to the caller's suspended ``yield``
                 stack.pop()
                 send, pending = done.value, None
                 continue
             except TinyThrow as thrown:
+                # the body threw and did not catch: the caller gets it where it waits
                 stack.pop()
                 send, pending = None, thrown
                 continue
             pending = None
+            # a call request: (function, argument values); the callee runs next
             if len(stack) >= self.limits.depth:
                 raise stack_overflow()
             fn, values = request
@@ -118,6 +122,8 @@ class Interpreter:
         return self.steps
 
     def body(self, fn: ast.FnDef, args: list[object]) -> Body:
+        # one environment per call, keyed by the checker's variables (not names: a
+        # shadowing declaration is another variable)
         env: Env = {p.var: a for p, a in zip(fn.params, args, strict=True)}
         outcome = yield from self.block(fn.body.stmts, env)
         if isinstance(outcome, Return):
@@ -129,7 +135,7 @@ class Interpreter:
     def block(self, stmts: list[ast.Stmt], env: Env) -> Run:
         for s in stmts:
             outcome = yield from self.stmt(s, env)
-            if outcome is not None:
+            if outcome is not None:  # break, continue or return: stop here, pass it up
                 return outcome
         return None
 
@@ -211,6 +217,7 @@ class Interpreter:
             outcome = yield from self.block(s.body.stmts, env)
             if outcome is BREAK:
                 break
+            # CONTINUE just ends this trip; a Return leaves the function
             if outcome is not None and outcome is not CONTINUE:
                 return outcome
         return None
@@ -226,7 +233,7 @@ class Interpreter:
                 break
             if outcome is not None and outcome is not CONTINUE:
                 return outcome
-            if s.step is not None:
+            if s.step is not None:  # (after a ``continue`` too, as in C)
                 yield from self.stmt(s.step, env)
         return None
 
@@ -234,6 +241,8 @@ class Interpreter:
         try:
             return (yield from self.block(s.body.stmts, env))
         except TinyThrow as thrown:
+            # a throw in the body, or one a callee let escape (the trampoline throws it
+            # into this generator): bind the value, run the handler
             env[s.var] = thrown.value
         return (yield from self.block(s.handler.stmts, env))
 

@@ -14,16 +14,19 @@ from ssa_course import opcodes
 from ssa_course.tiny import ast
 from ssa_course.tiny.types import VOID
 
+# annotations the checker adds, not sub-trees: never walked as children
 _SKIP = ("pos", "ty", "var", "fn", "name_pos")
 
 
 def _describe(node: object) -> str:
+    """One line per node: its class, what tells it apart, its type, its position."""
     kind = type(node).__name__
     if isinstance(node, ast.IntLit):
         text = f"{kind} {node.value}"
     elif isinstance(node, ast.BoolLit):
         text = f"{kind} {'true' if node.value else 'false'}"
     elif isinstance(node, ast.Name):
+        # resolved names print their variable's unique name: shadowing is visible
         text = f"{kind} {node.var.unique_name() if node.var else node.name}"
     elif isinstance(node, ast.Binary | ast.Unary):
         text = f"{kind} {node.op}"
@@ -47,6 +50,7 @@ def _describe(node: object) -> str:
 
 
 def _children(node: object) -> list[tuple[str, object]]:
+    """(role, child) in field order -- the role is the field's name (``cond``, ``then``)."""
     out: list[tuple[str, object]] = []
     for slot in getattr(type(node), "__slots__", ()):
         if slot in _SKIP:
@@ -86,9 +90,11 @@ def format_ast(program: ast.Program) -> str:
         params = ", ".join(f"{p.name}: {p.ty}" for p in fn.params)
         ret = "" if fn.ret == VOID else f" -> {fn.ret}"
         lines.append(f"fn {fn.name}({params}){ret}  @{fn.pos.line}:{fn.pos.col}")
+        # preorder with an explicit stack (deep trees must not overflow Python's)
         stack: list[tuple[int, str, object]] = [(1, "", fn.body)]
         while stack:
             depth, role, node = stack.pop()
+            # a role is shown where it tells something: not for a list's items
             prefix = f"{role}: " if role and role not in ("stmts", "args") else ""
             lines.append(_indent(depth) + prefix + _describe(node))
             kids = _children(node)
@@ -138,6 +144,7 @@ def _prec(e: ast.Expr) -> int:
 
 
 def _comma_separated(items: list[ast.Expr]) -> list[_Piece]:
+    # each item at precedence 0: an argument never needs parentheses
     pieces: list[_Piece] = []
     for i, x in enumerate(items):
         if i:
@@ -155,6 +162,7 @@ def _pieces(e: ast.Expr) -> list[_Piece]:
     if isinstance(e, ast.Name):
         return [e.name]
     if isinstance(e, ast.Unary):
+        # -(a + b) keeps its parentheses, -x needs none
         return [e.op, (e.operand, _UNARY)]
     if isinstance(e, ast.Binary):
         p = opcodes.precedence(e.op)
@@ -165,6 +173,7 @@ def _pieces(e: ast.Expr) -> list[_Piece]:
     if isinstance(e, ast.Call):
         return [e.name, "(", *_comma_separated(e.args), ")"]
     if isinstance(e, ast.Index):
+        # the base binds tightest ((a + b)[0]); inside brackets anything goes
         return [(e.base, _POSTFIX), "[", (e.index, 0), "]"]
     if isinstance(e, ast.Field):
         return [(e.base, _POSTFIX), "." + e.name]
@@ -183,6 +192,7 @@ def _pieces(e: ast.Expr) -> list[_Piece]:
 
 
 def _simple(s: ast.Stmt) -> str:
+    """A declaration or assignment without its ``;`` (a ``for`` header uses it too)."""
     if isinstance(s, ast.VarDecl):
         ty = f": {s.declared}" if s.declared is not None else ""
         return f"var {s.name}{ty} = {format_expr(s.init)}"

@@ -8,6 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+# Types are values: frozen dataclasses compare by structure, so ``[[int]]`` made twice is
+# one type (``ArrayType(ArrayType(INT)) == ArrayType(ArrayType(INT))``), and hash, so they
+# can key dicts. ``str()`` of a type is how Tiny and Bril text write it.
 @dataclass(frozen=True, slots=True)
 class Type:
     """Base of Tiny types."""
@@ -37,7 +40,7 @@ class VoidType(Type):
 
 @dataclass(frozen=True, slots=True)
 class ArrayType(Type):
-    elem: Type
+    elem: Type  # (no length: the length is a property of each array value)
 
     def is_ref(self) -> bool:
         return True
@@ -48,7 +51,7 @@ class ArrayType(Type):
 
 @dataclass(frozen=True, slots=True)
 class StructType(Type):
-    name: str
+    name: str  # nominal: the fields live in the program's declarations, looked up by name
 
     def is_ref(self) -> bool:
         return True
@@ -57,9 +60,10 @@ class StructType(Type):
         return self.name
 
 
+# The scalar types have no fields: one instance each, compared with ``==`` or ``is``.
 INT = IntType()
 BOOL = BoolType()
-VOID = VoidType()
+VOID = VoidType()  # a function that returns nothing
 
 
 def parse_type_text(text: str) -> Type:
@@ -72,12 +76,13 @@ def parse_type_text(text: str) -> Type:
     if text == "void":
         return VOID
     if text.startswith("[") and text.endswith("]"):
-        return ArrayType(parse_type_text(text[1:-1]))
-    return StructType(text)
+        return ArrayType(parse_type_text(text[1:-1]))  # one bracket pair per level
+    return StructType(text)  # any other name is a struct (checked where it is used)
 
 
 def element_zero(elem: object) -> object:
     """The initial value of a new array's slots: 0, false, or unset (None) for references."""
+    # (unset references make a read of an unassigned slot an error, not a null)
     if isinstance(elem, IntType):
         return 0
     if isinstance(elem, BoolType):

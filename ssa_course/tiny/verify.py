@@ -28,15 +28,21 @@ def _where(fn: ast.FnDef, node: object) -> str:
 
 def verify_ast(program: ast.Program) -> None:
     """Raise :class:`VerifyError` naming the first node that breaks an invariant."""
+    # The checker's output is what this verifies: every name resolved, every expression
+    # typed, every call linked to its callee. A pass that rewrites the tree and forgets
+    # one of those is named here, not by a crash three stages later.
     for fn in program.functions.values():
         for p in fn.params:
             if p.var is None:
                 raise VerifyError("parameter bound", f"parameter {p.name} of {fn.name}")
+        # an explicit stack (a deep expression must not overflow Python's), carrying how
+        # many loops enclose each node: break/continue need at least one
         stack: list[tuple[ast.Stmt | ast.Expr, int]] = [(fn.body, 0)]  # (node, loops)
         while stack:
             node, loops = stack.pop()
             _check_node(program, fn, node, loops)
             inner = loops + isinstance(node, (ast.While, ast.For))
+            # the children: every field holding a node or a list of them
             for f in fields(node):
                 value = getattr(node, f.name)
                 items = value if isinstance(value, list) else [value]
@@ -55,6 +61,8 @@ def _check_node(program: ast.Program, fn: ast.FnDef, node: object, loops: int) -
         raise VerifyError("names bound to variables", _where(fn, node))
     if isinstance(node, ast.Call):
         callee = program.functions.get(node.name)
+        # the link must be to *this* program's function (a copied tree could point at
+        # the original's)
         if callee is None or node.fn is not callee:
             raise VerifyError("calls name a function of the program", _where(fn, node),
                               node.name)
@@ -63,5 +71,6 @@ def _check_node(program: ast.Program, fn: ast.FnDef, node: object, loops: int) -
                               f"{len(node.args)} for {len(callee.params)}")
     if isinstance(node, (ast.Break, ast.Continue)) and loops == 0:
         raise VerifyError("break and continue inside a loop", _where(fn, node))
+    # ``a + 1;`` alone does nothing: Tiny only allows a call as a statement
     if isinstance(node, ast.ExprStmt) and not isinstance(node.expr, ast.Call):
         raise VerifyError("expression statements are calls", _where(fn, node))
