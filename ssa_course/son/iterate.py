@@ -64,6 +64,7 @@ class IterStats(Tally):
     idealized: int = 0  # idealize() rewrites (in place or by another node)
     killed: int = 0  # nodes deleted because nobody used them (the final sweep included)
     trees: int = 0  # dominator trees computed (one per round in which control changed)
+    sweeps: int = 0  # sweeps that deleted something (dead cycles counting cannot see)
 
     FIELDS = {CONSTANT: "constants", GVN: "gvn_hits", IDEALIZED: "idealized"}
 
@@ -126,6 +127,7 @@ class IterativePeepholes:
             self.stats.killed += len(dead)
             if not dead:
                 break
+            self.stats.sweeps += 1
             # The sweep can leave a merge with one input left (its other predecessor was
             # dead code): look again at the survivors that lost users, their users, and
             # the rules that read them or a dead node from afar (fuzz seed 7089's undef
