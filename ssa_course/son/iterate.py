@@ -22,8 +22,13 @@ a Constant, an equal node already in the graph (GVN) replaces it, then ``idealiz
 control nodes too; a node nobody uses is deleted. The rules for control live in the control
 nodes, as for data: the live side of a decided ``If`` is the If's own control, a Region
 drops the paths control never takes (with their values in its phis), a Loop whose back edge
-is dead is a Region, Stop drops the exits control never reaches. A sweep from Stop finally
-removes the dead cycles that reference counting cannot see (a loop behind a dead branch).
+is dead is a Region, Stop drops the exits control never reaches. A node that lost a user
+and whose users (transitively, at most ``DEAD_CYCLE_LIMIT``) reach no control node is a
+dead cycle and goes with them; a sweep from Stop finally removes the larger dead cycles
+that reference counting cannot see (a loop behind a dead branch). Rules that ask about
+dominating tests read a dominator tree computed once per round
+(:mod:`ssa_course.son.dominance`): when the worklist runs dry after control changed, a new
+tree is made and the nodes that asked the old one are looked at again.
 
 The rewrite budget and :class:`~ssa_course.son.peephole.RewriteError` are the parser's:
 a rule that keeps making new work is stopped and named.
