@@ -60,10 +60,10 @@ class Proj(Node):
 
     def __init__(self, graph: Graph, source: Node, index: int, label: str,
                  control: bool = False):
+        self.is_control = control  # before the edges: adding them reads it
         super().__init__(graph, source)
         self.index = index
         self.label = label
-        self.is_control = control
 
     def compute(self) -> Type:
         t = self.operand(0).type
@@ -139,7 +139,13 @@ _DOMINATOR_WALK = 64  # control nodes looked at above an If (a cost bound)
 
 def dominating_test(node: Node, pred: Node) -> bool | None:
     """What ``pred`` is known to be where ``node`` runs: True or False when an If on
-    ``pred`` dominates ``node`` along one of its sides, else None."""
+    ``pred`` dominates ``node`` along one of its sides, else None. In a finished graph
+    the dominator tree answers (:mod:`ssa_course.son.dominance`), else a bounded walk."""
+    dom = node.graph.dom
+    if dom is not None:
+        dom.watch(node)
+        node.add_dep(pred)  # an If on it may appear (an equal test replaced by it)
+        return dom.test_at(pred, node.inputs[0])
     for test, value in dominating_facts(node.inputs[0], node):
         if test is pred:
             return value
@@ -181,6 +187,10 @@ def may_be_loop_head(region: Node, watcher: Node) -> bool:
     loop heads are plain Regions); True too when the walk is cut short."""
     if isinstance(region, Loop):
         return True
+    dom = region.graph.dom
+    if dom is not None:
+        dom.watch(watcher)
+        return dom.loop_head(region)
     budget = [_DOMINATOR_WALK]
     for path in region.inputs[1:]:
         chain = _chain(path, watcher, budget) if path is not None else None
@@ -391,12 +401,17 @@ class Phi(Node):
         constant: ``if (c != 0) { r = 0; } else { r = c; }`` merges ``Phi(0, c)``, and on
         the else path ``c == 0`` (the phi then has one value)."""
         region = self.operand(0)
+        dom = self.graph.dom
+        if dom is not None:
+            dom.watch(self)
         for i in range(1, len(self.inputs)):
             v = self.inputs[i]
             if v is None or v.type.is_constant() or v is self:
                 continue
             self.add_dep(v)
-            for pred, value in dominating_facts(region.in_(i), self):
+            facts = dominating_facts(region.in_(i), self) if dom is None \
+                else self._tests_of(v, region.in_(i))
+            for pred, value in facts:
                 op = getattr(pred, "op", None)  # a Compare's operator (data imports us)
                 if op in ("==", "!="):
                     self.add_dep(pred.inputs[1])  # its operands may be replaced
@@ -409,6 +424,18 @@ class Phi(Node):
                     return Phi(self.graph, region, *values, declared=self.declared,
                                name=self.var_name)
         return None
+
+    def _tests_of(self, v: Node, ctrl: Node | None) -> Iterator[tuple[Node, bool]]:
+        """``(test, value)`` for the tests ``v == K`` / ``v != K`` (``K`` constant) that
+        the dominator tree says an If decided above ``ctrl`` (a finished graph)."""
+        dom = self.graph.dom
+        assert dom is not None
+        for test in v.outputs:
+            if getattr(test, "op", None) in ("==", "!=") and test.inputs[1] is v:
+                self.add_dep(test)  # its operands may be replaced, an If on it appear
+                known = dom.test_at(test, ctrl)
+                if known is not None:
+                    yield test, known
 
     def key(self) -> tuple | None:
         region = self.inputs[0]

@@ -274,8 +274,9 @@ def remove_trivial_phis(g: Graph, phis: Sequence[Node], peep: Peephole | None = 
         work.extend(users)
 
 
-def sweep(g: Graph, live_loops_only: bool = False) -> None:
-    """Delete every node that Stop (or a loop) does not (transitively) read.
+def sweep(g: Graph, live_loops_only: bool = False) -> tuple[list[Node], list[Node]]:
+    """Delete every node that Stop (or a loop) does not (transitively) read; returns the
+    deleted nodes and the live ones that lost users to them.
 
     A loop that never exits does not reach Stop (unless it got a Never exit): loops keep
     themselves alive -- with ``live_loops_only``, only loops whose type is live control."""
@@ -289,4 +290,4 @@ def sweep(g: Graph, live_loops_only: bool = False) -> None:
         seen.add(n.id)
         work.extend(n.inputs)
     dead = [n for n in g.nodes.values() if n.id not in seen]
-    unlink_dead(dead, seen)
+    return dead, unlink_dead(dead, seen)

@@ -25,6 +25,7 @@ from ssa_course.son.types import BOTTOM, TOP, Type
 
 if TYPE_CHECKING:
     from ssa_course.runtime import Heap, Output, Value
+    from ssa_course.son.dominance import ControlDominance
 
 
 class RunState(Protocol):
@@ -55,6 +56,11 @@ class Graph:
         # ``idealize()`` looked at it without being one of its users; when it changes, the
         # iterative peepholes look at them again (:meth:`Node.add_dep`, :meth:`take_deps`).
         self.deps: dict[int, dict[int, Node]] = {}
+        # Bumped whenever a control node's inputs change (the dominator tree of a finished
+        # graph may then be out of date), and the tree the iterative peepholes installed
+        # for the rules that ask about dominating tests (None: walk up, bounded).
+        self.control_version = 0
+        self.dom: ControlDominance | None = None
 
     def take_deps(self, node: Node) -> list[Node]:
         """The nodes that asked to be revisited when ``node`` changes (now forgotten)."""
@@ -112,6 +118,8 @@ class Node:
     # -- edges ------------------------------------------------------------------
 
     def add_input(self, n: Node | None) -> None:
+        if self.is_control:
+            self.graph.control_version += 1
         self.inputs.append(n)
         if n is not None:
             n.outputs.append(self)
@@ -120,6 +128,8 @@ class Node:
         old = self.inputs[i]
         if old is n:
             return
+        if self.is_control:
+            self.graph.control_version += 1
         if old is not None:
             _remove_last(old.outputs, self)
         self.inputs[i] = n
@@ -261,11 +271,12 @@ def init_unnumbered(node: Node, graph: Graph) -> None:
     node.type = TOP
 
 
-def unlink_dead(dead: list[Node], live: set[int]) -> None:
+def unlink_dead(dead: list[Node], live: set[int]) -> list[Node]:
     """Disconnect ``dead`` nodes (none of them in ``live``, a set of node ids) from each other
     and from the live nodes, and drop them from their graph. Each live producer's user list
     is filtered once, so this costs the number of edges touched, however long the lists of
-    Start's and the constants' users are (removing the users one by one would not)."""
+    Start's and the constants' users are (removing the users one by one would not).
+    Returns the live producers that lost users."""
     touched: dict[int, Node] = {}
     for n in dead:
         for inp in n.inputs:
@@ -277,6 +288,9 @@ def unlink_dead(dead: list[Node], live: set[int]) -> None:
     for n in dead:
         n.outputs = []
         n.graph.nodes.pop(n.id, None)
+        if n.is_control:
+            n.graph.control_version += 1  # (edges went without set_input)
+    return list(touched.values())
 
 
 def start_of(node: Node) -> Node:
