@@ -17,6 +17,8 @@ The small public API used by the lessons:
 
 from __future__ import annotations
 
+from typing import cast
+
 from ssa_course import params
 from ssa_course.compilation import KINDS, Compilation, compile_source, load_file
 from ssa_course.errors import RuntimeTrap, SourceError, SsaCourseError, UsageError, VerifyError
@@ -48,9 +50,17 @@ def _compile(func: str, source: object, filename: object = "<input>",
     params.source_text(func, source)
     params.filename(func, filename)
     params.kind(func, kind, KINDS)
-    if kind is None and filename == "<input>":
-        kind = guess_kind(source)
-    return compile_source(source, filename, kind)
+    # the checks above raised unless these are what compile_source takes
+    text, name = cast(str, source), cast(str, filename)
+    chosen = cast("str | None", kind)
+    if chosen is None and name == "<input>":
+        chosen = guess_kind(text)
+    return compile_source(text, name, chosen)
+
+
+def _around(around: str | int | None) -> str | None:
+    """``around=`` as DrawOptions declares it: DrawOptions itself turns 12 into "12"."""
+    return cast("str | None", around)
 
 
 def guess_kind(text: str) -> str | None:
@@ -132,7 +142,8 @@ def show(source: str | Compilation, view: str = "cfg", fmt: str | None = None, *
         from ssa_course.viz.options import DrawOptions
 
         _assembler("show", assembler)
-        options = DrawOptions(function=function, around=around, radius=radius, budget=budget)
+        options = DrawOptions(function=function, around=_around(around), radius=radius,
+                              budget=budget)
         from ssa_course.codegen.assemble import using_assembler
 
         with using_assembler(assembler):
@@ -175,7 +186,8 @@ def linked(source: str | Compilation, *views: str, function: str | None = None,
         from ssa_course.magic import linked_widget
         from ssa_course.viz.options import DrawOptions
 
-        options = DrawOptions(function=function, around=around, radius=radius, budget=budget)
+        options = DrawOptions(function=function, around=_around(around), radius=radius,
+                              budget=budget)
         return linked_widget(comp, list(views), options)
     except SsaCourseError as e:
         raise e.with_traceback(None) from None

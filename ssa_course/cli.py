@@ -196,11 +196,16 @@ def _limit(option: str, text: str | None, default: int | None) -> int | None:
     return default if text is None else parse_limit(option, text)
 
 
+def _limit_or(option: str, text: str | None, default: int) -> int:
+    """A limit that always has a value: ``default`` when the option is not given."""
+    return default if text is None else parse_limit(option, text)
+
+
 def _cmd_run(ns: argparse.Namespace) -> int:
     from ssa_course import registry, stages
 
-    limits = Limits(_limit("--steps", ns.steps, DEFAULT_STEP_LIMIT),  # type: ignore[arg-type]
-                    _limit("--depth", ns.depth, DEFAULT_DEPTH_LIMIT))  # type: ignore[arg-type]
+    limits = Limits(_limit_or("--steps", ns.steps, DEFAULT_STEP_LIMIT),
+                    _limit_or("--depth", ns.depth, DEFAULT_DEPTH_LIMIT))
     via = registry.representation(_targeted(ns.via, ns.target)).name
     with _assembler(ns):
         comp = load_file(ns.file)
@@ -328,10 +333,10 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
     from ssa_course.codegen.target import check_target, host_target
 
     step_limit = _limit("--step-limit", ns.step_limit, None)
-    depth = _limit("--depth", ns.depth, DEFAULT_DEPTH_LIMIT)
+    depth = _limit_or("--depth", ns.depth, DEFAULT_DEPTH_LIMIT)
     refuse_inputs(ns.output, [ns.file])
     if check_target(ns.target or host_target()) == "aarch64":
-        return _compile_aarch64(ns, step_limit, depth)  # type: ignore[arg-type]
+        return _compile_aarch64(ns, step_limit, depth)
     from ssa_course.codegen.assemble import assemble, save_executable
     from ssa_course.lessons.l11_codegen import compile_machine
 
@@ -339,7 +344,7 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
         comp = load_file(ns.file)
         comp.check()
         compiled = compile_machine(comp, allocator=ns.allocator, fuel=step_limit is not None)
-        image = assemble(compiled.source(step_limit, depth))  # type: ignore[attr-defined]
+        image = assemble(compiled.source(step_limit, depth))
     save_executable(image, ns.output, [ns.file])
     return 0
 
@@ -357,7 +362,7 @@ def _compile_aarch64(ns: argparse.Namespace, step_limit: int | None, depth: int)
         comp = load_file(ns.file)
         comp.check()
         compiled = compile_machine_a64(comp, fuel=step_limit is not None)
-        image = assemble(compiled.source(step_limit, depth))  # type: ignore[attr-defined]
+        image = assemble(compiled.source(step_limit, depth))
     save_executable(image, ns.output, [ns.file])
     return 0
 

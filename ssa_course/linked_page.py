@@ -23,6 +23,7 @@ import shutil
 
 from ssa_course import registry
 from ssa_course.compilation import Compilation
+from ssa_course.viz.options import DrawOptions
 
 _STYLE = """
 .ssa-linked{font-family:sans-serif;display:flex;gap:12px;align-items:flex-start}
@@ -131,7 +132,7 @@ def _gone(rep: registry.Representation, statements: dict, covered: set[int]) -> 
     return f'<div class="gone">{rows}</div>' if rows else ""
 
 
-def pane(comp: Compilation, name: str, options: object = None,
+def pane(comp: Compilation, name: str, options: DrawOptions | None = None,
          draw: bool | str = "auto", statements: dict | None = None) -> str:
     """One representation's pane: its text face, item by item, and (``draw``: True,
     or ``"auto"`` for the representations ``show`` draws by default) its drawing; then
@@ -160,7 +161,7 @@ def pane(comp: Compilation, name: str, options: object = None,
             drawing = f'<div class="drawing">{_svg(dot, lines.node, function)}</div>'
         except RenderError as e:  # too big for Graphviz in time: the text face only
             drawing = f'<div class="why">no drawing: {html.escape(e.render())}</div>'
-    elif draw:
+    elif draw and why is not None:
         drawing = f'<div class="why">{html.escape(why)}</div>'
     if statements is None:
         statements = _statements(comp)
@@ -169,7 +170,7 @@ def pane(comp: Compilation, name: str, options: object = None,
             f'<div class="lines">{items}</div>{gone}{drawing}</section>')
 
 
-def linked_html(comp: Compilation, names: list[str], options: object = None,
+def linked_html(comp: Compilation, names: list[str], options: DrawOptions | None = None,
                 draw: bool | str = "auto") -> str:
     """The source pane and one pane per representation, linked by line (a fragment:
     a ``<div>`` followed by its script). ``draw``: see :func:`pane`."""
@@ -185,7 +186,7 @@ def linked_html(comp: Compilation, names: list[str], options: object = None,
             f"<script>{_SCRIPT}</script>")
 
 
-def linked_page(comp: Compilation, names: list[str], options: object = None) -> str:
+def linked_page(comp: Compilation, names: list[str], options: DrawOptions | None = None) -> str:
     """A whole HTML document (``show --format html``)."""
     title = html.escape(f"{os.path.basename(comp.filename)}: {', '.join(names)}")
     return (f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{title}</title>'
