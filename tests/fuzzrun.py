@@ -59,22 +59,35 @@ def _on_alarm(signum, frame):
     raise StageTimeout
 
 
+# A stage's budget is CPU time (the process's own, every thread): on a loaded machine a
+# niced fuzz run gets a fraction of a core, and a wall-clock budget made slow stages
+# look like hangs (seed 51786: 0.6 s of CPU, over 20 s of wall clock at load 12). The
+# wall clock stays as a backstop, this many times longer, for a stage that waits without
+# computing (a native child has its own timeout).
+WALL_FACTOR = 10
+
+
 def guarded(thunk, seconds: float) -> tuple[Outcome, str | None]:
-    """Run ``thunk() -> RunResult`` under an alarm; (outcome, crash/hang category or None)."""
+    """Run ``thunk() -> RunResult`` with ``seconds`` of CPU time (and ``WALL_FACTOR``
+    times that of wall clock); (outcome, crash/hang category or None)."""
     old = signal.signal(signal.SIGALRM, _on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    old_prof = signal.signal(signal.SIGPROF, _on_alarm)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds * WALL_FACTOR)
     try:
         r = thunk()
         return Outcome(r.stdout, r.status, r.error), None
     except StageTimeout:
-        return Outcome("", -1, f"no answer within {seconds:g} s"), "hang"
+        return Outcome("", -1, f"no answer within {seconds:g} s of CPU time"), "hang"
     except RecursionError:
         return Outcome("", -1, "RecursionError"), "crash"
     except Exception as e:
         return Outcome("", -1, f"{type(e).__name__}: {e}"[:300]), "crash"
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.signal(signal.SIGALRM, old)
+        signal.signal(signal.SIGPROF, old_prof)
 
 
 def category(expected: Outcome, actual: Outcome) -> str | None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from fuzzgen import generate
-from fuzzrun import Outcome, category, compare, guarded, reference, still_fails
+from fuzzrun import WALL_FACTOR, Outcome, category, compare, guarded, reference, still_fails
 from fuzzshrink import shrink, units
 
 from ssa_course import registry
@@ -113,12 +113,19 @@ def test_shrinker_respects_its_time_budget():
 def test_guarded_reports_hangs_and_crashes():
     def hang() -> RunResult:
         while True:
+            pass
+
+    def waits() -> RunResult:  # no CPU time: the wall-clock backstop ends it
+        while True:
             time.sleep(0.01)
 
     def crash() -> RunResult:
         raise KeyError("boom")
 
     assert guarded(hang, 0.2)[1] == "hang"
+    started = time.monotonic()
+    assert guarded(waits, 0.05)[1] == "hang"
+    assert time.monotonic() - started < 0.05 * WALL_FACTOR + 2
     out, kind = guarded(crash, 5)
     assert kind == "crash" and "KeyError" in out.error
     assert guarded(lambda: RunResult("x\n", 0, ""), 5) == (Outcome("x\n", 0, ""), None)

@@ -14,7 +14,8 @@ take their worklist in a random order seeded by the program's seed plus ``--work
 (Simple's habit: a rewrite that only works in one order shows up as a mismatch) and check at
 the end that the graph has no progress left; ``--fifo`` keeps the lessons' first-in,
 first-out order. Worker processes run the programs
-(each stage under a wall-clock limit, so a hang is a finding, not a stall). A few
+(each stage under a limit of CPU time, with a wall clock ten times longer as a
+backstop, so a hang is a finding, not a stall, and a loaded machine does not make one). A few
 mismatches of each kind (stage and category) are then shrunk to small programs and written
 to ``--out`` (``NNN-<stage>.tiny``, plus ``.bril`` for Bril findings) with a header saying
 what was expected and what the stage did. Exit status: 0 when every stage agreed, 1 when
@@ -100,7 +101,7 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
     ap.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
     ap.add_argument("--timeout", type=float, default=20.0,
-                    help="seconds one stage may take on one program (default 20)")
+                    help="seconds of CPU time one stage may take on one program (default 20)")
     ap.add_argument("--size", type=int, default=30, help="statements in main (default 30)")
     ap.add_argument("--out", default=str(ROOT / "out" / "fuzz"), help="findings directory")
     ap.add_argument("--shrink", type=int, default=2,
