@@ -182,8 +182,8 @@ class Load(Node):
     def idealize(self) -> Node | None:
         # what the stores before it wrote, or a fresh array's zero (son/alias.py)
         # The walk goes up the memory chain from input 1, asking each effect ``passes_load``;
-        # failing that, split_through_phi makes one load per path into a memory merge when each
-        # of those folds (the merge then chooses among known values).
+        # failing that, split_through_phi makes one load per path into a memory merge when
+        # that folds (son/alias.py says which paths must give a value).
         return reaching_value(self, self.operand(1)) or split_through_phi(self)
 
     def initial_value(self, make: bool = True) -> Node | bool | None:
