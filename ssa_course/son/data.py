@@ -47,6 +47,7 @@ def constant_value(t: Type) -> int | bool | None:
         return t.lo
     if isinstance(t, BoolType):
         return t.value
+    # Asking for the value of a non-constant type is a bug in the caller: fail loudly.
     raise ValueError(f"{t} is not a constant")
 
 
@@ -85,6 +86,8 @@ class Constant(Node):
         return constant_value(self.value)
 
 
+# The helper rules use to make a constant: it hangs off the same graph's Start. The
+# driver then peepholes it, and GVN finds an older equal Constant if there is one.
 def const(node: Node, value: int | bool) -> Constant:
     return Constant(node.graph, start_of(node), type_of_value(value))
 
@@ -103,6 +106,7 @@ def _int_binary(node: Node, fn: Callable[[int, int], object],
         # A fold that would trap (division by zero) returns None: the node is not folded, and
         # the trap stays for the program to reach at run time.
         value = fn(a.lo, b.lo)
+        # (fn returns None for a fold that would trap: see Binary.fn.)
         if value is None:
             return INT_BOTTOM
         assert isinstance(value, int), f"{node} folded to {value!r}"
@@ -118,6 +122,8 @@ def _is_const(node: Node, value: object) -> bool:
         and type(constant_value(node.type)) is type(value)
 
 
+# Click & Paleczny's node shape: input 0 control (None for a floating node), then the
+# operands -- so every binary operator shares GVN keys, printing and rewrites.
 class Binary(Node):
     """A two-operand node: input 0 is control (None unless pinned), inputs 1 and 2 operands."""
 
@@ -132,6 +138,8 @@ class Binary(Node):
 
     def fn(self, a: object, b: object) -> object:
         """The folded value of constant operands, or None when it would trap."""
+        # The opcode table is the one place an operator's meaning lives (run time and fold
+        # time alike): the node never computes a value its own way.
         return _row(self.opcode).fold((a, b))
 
     # Used by the rules that move an operation (through a phi, across an add): they build
@@ -140,6 +148,8 @@ class Binary(Node):
         """The same operation on other operands (floating: phi pushing moves it)."""
         return type(self)(self.graph, None, left, right)
 
+    # Used by phi pushing: ``Phi(a + 1, a + 2)`` only becomes ``a + Phi(1, 2)`` when
+    # every input is the same operation.
     def same_operation(self, other: Node) -> bool:
         return type(other) is type(self) and other.opcode == self.opcode
 
@@ -148,6 +158,8 @@ class Binary(Node):
 
     def evaluate(self, args: list[Value], state: RunState) -> Value:
         row = opcodes.TABLE.by_name[self.opcode]
+        # A row that may trap goes through apply(), which raises the program's runtime
+        # error (not Python's ZeroDivisionError) should the divisor be zero after all.
         if row.divisor is None:  # cannot trap: skip apply's test
             return row.evaluate(args[1], args[2])
         return row.apply((args[1], args[2]))
@@ -369,6 +381,8 @@ class Compare(Binary):
     __slots__ = ("op", "opcode", "commutative")
 
     def __init__(self, graph: Graph, op: str, left: Node, right: Node):
+        # The comparison's row of the opcode table gives its Bril name, whether it commutes
+        # (``==``, ``!=``) and its mirror (``<`` and ``>``).
         row = opcodes.tiny_operator(op, 2)
         if row is None or row.precedence != opcodes.CMP_LEVEL:
             raise TypeError(f"'{op}' is not a comparison")
@@ -389,6 +403,7 @@ class Compare(Binary):
             return BOOL_TOP
         if a.is_constant() and b.is_constant():
             return TRUE if self.fn(constant_value(a), constant_value(b)) else FALSE
+        # Operands that are one node (GVN) are equal whatever their value.
         same = _row(self.opcode).same  # x == x, x <= x are true; x < x is false
         if self.inputs[1] is self.inputs[2] and same is not None:
             return TRUE if same else FALSE
@@ -402,11 +417,14 @@ class Compare(Binary):
         left, right = self.operand(1), self.operand(2)
         # constants on the right: 3 < x  ->  x > 3 (one form, so GVN sees more twins)
         if left.type.is_constant() and not right.type.is_constant():
+            # Flipped only when the row has a mirror; the driver then looks at the flipped
+            # node and GVN finds its twin, if any.
             mirror = _row(self.opcode).mirror
             symbol = None if mirror is None else _row(mirror).symbol
             if symbol is not None:
                 return Compare(self.graph, symbol, right, left)
         # a bool compared with a constant bool: b == true -> b, b == false -> !b
+        # Booleans only: for ints ``x == 1`` is no simpler than it is.
         if self.op in ("==", "!=") and isinstance(left.type, BoolType) \
                 and isinstance(right.type, BoolType) and right.type.is_constant():
             if right.type.value == (self.op == "=="):
@@ -455,6 +473,7 @@ class Not(Node):
         t = self.operand(1).type
         if isinstance(t, BoolType) and t.is_constant():
             return FALSE if t.value else TRUE
+        # Same order as everywhere: TOP stays TOP, a constant folds, else any bool.
         return BOOL_TOP if t in (TOP, BOOL_TOP) else BOOL_BOTTOM
 
     def idealize(self) -> Node | None:
