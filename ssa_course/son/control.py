@@ -64,13 +64,13 @@ class Proj(Node):
 
     def __init__(self, graph: Graph, source: Node, index: int, label: str,
                  control: bool = False):
-        # A Proj's type is its element of the source's tuple: an If's dead side is XCTRL, and a
-        # Call's result projection has the callee's return type.
         self.is_control = control  # before the edges: adding them reads it
         super().__init__(graph, source)
         self.index = index
         self.label = label
 
+    # A Proj's type is its element of the source's tuple: an If's dead side is XCTRL, and a
+    # Call's result projection has the callee's return type.
     def compute(self) -> Type:
         t = self.operand(0).type
         if isinstance(t, TupleType) and self.index < len(t.types):
@@ -156,8 +156,8 @@ def dominating_test(node: Node, pred: Node) -> bool | None:
     ``pred`` dominates ``node`` along one of its sides, else None. In a finished graph
     the dominator tree answers (:mod:`ssa_course.son.dominance`), else a bounded walk."""
     # Two ways to know the dominators: in a finished graph (iterative peepholes) the tree is
-    # computed once per round and asked; while parsing, the graph above is final, so a
-    # short walk up the control inputs is exact, only bounded for cost.
+    # computed once per round and asked; while parsing, a short walk up the control inputs,
+    # bounded for cost, which answers nothing where it cannot tell (always safe).
     dom = node.graph.dom
     if dom is not None:
         # Watching: when the tree is rebuilt the node is looked at again -- a fact that changed
@@ -226,8 +226,8 @@ def _up(n: Node, watcher: Node, budget: list[int]) -> Node | None:
     budget[0] -= 1
     if budget[0] < 0 or isinstance(n, Start):
         return None
-    # A loop head is dominated by its entry (the back edge comes from below it); while the
-    # body is parsed the loop's dominator is not final, so the walk stops there.
+    # A finished loop's dominator is its entry (the back edge comes from below it); while
+    # its body is parsed the walk stops there, answering nothing (always safe).
     if isinstance(n, Loop):
         return None if n.in_progress() else n.inputs[1]
     if isinstance(n, Region):
