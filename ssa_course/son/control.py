@@ -433,7 +433,7 @@ class Phi(Node):
             pull_literal,
             push_through_phi,
         )
-        # The order is the cheapest first; each rule returns a new node, which the driver then
+        # The first rule that applies wins; it returns a new node, which the driver then
         # optimizes in turn (so a rule only needs to make one step of progress).
         return self._known_on_path() or push_through_phi(self) or pull_literal(self)
 
