@@ -249,7 +249,7 @@ class IterativePeepholes:
         the node can have, so keep what both say (SCCP's optimistic facts stay)."""
         old, new = n.type, n.compute()
         # The join, not the compute alone: SCCP's optimistic fact and the local rule are both
-        # true, so their join is true and at least as precise; a type never rises.
+        # true, so their join (what both say) is true and at least as precise as either.
         if old.kind != "top":
             both = old.join(new)
             if both.kind != "top" or new.kind == "top":

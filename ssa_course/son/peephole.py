@@ -229,8 +229,8 @@ class Peephole:
         """The parser's type rule: a node's type only ever moves down the lattice."""
         new_type = node.compute()
         old = node.type
-        # Inputs are final while parsing, so a node's type can only be recomputed lower (a
-        # loop's phi falls once its back edge is in): a rise means a compute() is not monotone.
+        # Inputs are final while parsing, so recomputing a type can only lower it (or keep
+        # it): a rise means a compute() that is not monotone.
         if old != new_type and old.kind != "top" and not new_type.isa(old):
             raise VerifyError("types only move down the lattice", repr(node),
                               f"{old} -> {new_type}")
