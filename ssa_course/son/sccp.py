@@ -98,7 +98,8 @@ def replay(result: SccpResult, steps: int) -> dict[int, Type]:
 
 
 def _live(t: Type) -> bool:
-    # A tuple is a live If, Call or Start (a dead one is TOP, never a tuple, in SCCP's result).
+    # Live control, or a tuple: an If, Call or Start the worklist reached (whether each of
+    # its sides is live is in the tuple's elements).
     return t == CTRL or t.kind == "tuple"
 
 
