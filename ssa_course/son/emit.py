@@ -273,7 +273,8 @@ class Emitter:
         stop.type = stop.compute()
         self.g.stop = stop
         if self.optimize:
-            # Then the nodes nobody reads, now that the scaffolding (the scope) is gone.
+            # The trivial phis once more (later peepholes may have made some), then a sweep
+            # of what nobody reads, now that the scaffolding (the scope) is gone.
             self.remove_trivial_phis(self.phis_to_clean)
             sweep(self.g)
         return FunctionGraph(name, self.g, self.start, stop, params, returns,
