@@ -450,7 +450,7 @@ class GraphBuilder(Emitter, StmtVisitor):
         if not self.optimize:
             return
         # Each phi becomes its entry value and the Loop its entry control; forget() first takes
-        # the phi out of the GVN table, since its hash changes as its inputs do.
+        # the phi out of the GVN table, since it is about to go.
         if loop.inputs[2] is None:  # the body never comes back: not a loop after all
             entry = loop.operand(1)
             for phi in loop.phis():
@@ -592,7 +592,8 @@ class GraphBuilder(Emitter, StmtVisitor):
 
     def expr_index(self, e: ast.Index) -> Node:
         base, index = self.expr(e.base), self.expr(e.index)
-        # The emitter adds the null and bounds checks before the load (explicit control again).
+        # The emitter adds the bounds check before the load (and, for an array of references,
+        # the unset-slot test after it): explicit control again.
         return self.load_element(base, index, ast.checked(e.ty), e.pos)
 
     def expr_field(self, e: ast.Field) -> Node:
