@@ -34,6 +34,7 @@ def phi_of_constants(n: Node) -> bool:
     if not isinstance(n, Phi):
         return False
     region = n.inputs[0]
+    # A loop still being parsed has a back input to come: its phi is not a literal yet.
     if not isinstance(region, Region) or region.in_progress():
         return False
     return all(v is not None and v.type.is_constant() for v in n.inputs[1:])
@@ -60,6 +61,8 @@ def fold_literals(user: Node, a: Node, b: Node,
     cannot be combined."""
     from ssa_course.son.data import const  # data imports this module
 
+    # Two phis combine path by path only when they choose on the same merge: input i of
+    # each belongs to the same path i.
     phis = [x for x in (a, b) if isinstance(x, Phi) and not x.type.is_constant()]
     if not phis or (len(phis) == 2 and phis[0].inputs[0] is not phis[1].inputs[0]):
         return None
@@ -70,6 +73,8 @@ def fold_literals(user: Node, a: Node, b: Node,
         assert c is not None, f"{x} is not an integer literal"
         return c
 
+    # The new phi's inputs are Constants made here, outside the driver; GVN shares them
+    # with older equal ones when the driver looks at them.
     values = [const(user, fn(value(a, i), value(b, i))) for i in range(1, len(region.inputs))]
     return typed(Phi(user.graph, region, *values))
 
@@ -89,13 +94,17 @@ def push_through_phi(phi: Phi) -> Node | None:
     region = phi.inputs[0]
     if not isinstance(region, Region) or region.in_progress():
         return None
+    # A path without a value (being built): nothing to push.
     if any(v is None for v in phi.inputs[1:]):
         return None
     values = [phi.operand(i) for i in range(1, len(phi.inputs))]
     first = values[0]
+    # Only floating operations move: a pinned one (a guarded division) must stay under its
+    # test on its own path.
     if not isinstance(first, Binary) or len(values) < 2 or first.inputs[0] is not None:
         return None
     for v in values:
+        # ``phi in v.inputs``: a loop counter ``Phi(0, phi + 1)`` would push forever.
         if v is phi or v.inputs[0] is not None or not first.same_operation(v) \
                 or phi in v.inputs:
             return None
@@ -108,11 +117,13 @@ def push_through_phi(phi: Phi) -> Node | None:
         return None  # every input is used elsewhere too: pushing would add an operation
     if not all(dies) and may_be_loop_head(region, phi):
         return None  # round a loop, a value kept for another user would run twice
+    # The cheapest form first: one shared operand, and one phi of the others.
     for side in (1, 2):
         shared = first.operand(side)
         if all(v.inputs[side] is shared for v in values):
             other = 3 - side
             merged = typed(Phi(phi.graph, region, *(v.inputs[other] for v in values)))
+            # The shared operand keeps its side, so a non-commutative operation (``-``) stays right.
             operands = (shared, merged) if side == 1 else (merged, shared)
             return typed(first.remake(*operands))
     # no operand in common, but the right ones are all constants: their phi is a
@@ -150,8 +161,10 @@ def pull_literal(phi: Phi) -> Node | None:
             or any(v is None for v in phi.inputs[1:]) or phi.type.kind != "int":
         return None
     values = [phi.operand(i) for i in range(1, len(phi.inputs))]
+    # Which inputs are ``x + c`` that die with the phi: only those give up their constant.
     sums = [isinstance(v, Add) and v.inputs[0] is None and v.operand(2).type.is_constant()
             and v is not phi and all(u is phi for u in v.outputs) for v in values]
+    # Every input and its constant is read: a distant dependency of the phi.
     for v in values:
         phi.add_dep(v)
         if isinstance(v, Add):
@@ -161,6 +174,7 @@ def pull_literal(phi: Phi) -> Node | None:
     if may_be_loop_head(region, phi):
         return None
     rests = [v.operand(1) if s else v for v, s in zip(values, sums, strict=True)]
+    # ``Phi(phi + 1, ...)`` is a loop counter: pulling its constant would go round forever.
     if any(r is phi for r in rests):
         return None
     literals = [v.operand(2) if s else const(phi, 0) for v, s in zip(values, sums, strict=True)]
@@ -175,6 +189,8 @@ def _meets_a_literal(phi: Phi) -> bool:
     from ssa_course.son.data import Add  # data imports this module
 
     n: Node = phi
+    # Up the chain of single users: a sum with other users stays where it is, so a literal
+    # carried past it would meet nothing.
     for _ in range(_CHAIN):
         users = list(dict.fromkeys(n.outputs))
         phi.add_dep(n)

@@ -35,6 +35,7 @@ from ssa_course.son.control import (
 from ssa_course.son.graph import Node, typed
 from ssa_course.son.types import IntType
 
+# Running out of walk answers "unknown", which keeps the load: always safe.
 _WALK = 32  # effects looked at per path (a cost bound)
 
 
@@ -46,11 +47,16 @@ def fresh(n: Node) -> bool:
 def distinct_objects(a: Node, b: Node) -> bool:
     """``a`` and ``b`` never refer to one object: two different allocations, or two
     reference types."""
+    # The same node is the same object (a must-alias); different nodes may still be one
+    # object, unless one of the two rules below proves otherwise.
     if a is b:
         return False
+    # Two allocation nodes are two objects even in a loop: each run of a ``new`` makes a
+    # new object, and a load reads the latest one (the memory chain orders them).
     if fresh(a) and fresh(b):
         return True
     ta, tb = a.type, b.type
+    # Tiny has no casts: an ``int[]`` and a ``bool[]`` are never one array.
     return ta.kind.startswith("ref ") and tb.kind.startswith("ref ") and ta.kind != tb.kind
 
 
@@ -66,7 +72,11 @@ def reaching_value(load: Node, mem: Node, make: bool = True) -> Node | None:
     the allocation itself (whether the walk finds a value, without making a constant
     that a rule then drops)."""
     for _ in range(_WALK):
+        # Each effect passed is a distant input of the load: if it changes (a store folded
+        # away, an index narrowed) the load may now read further back.
         load.add_dep(mem)
+        # The function's entry: nothing wrote the slot since the object was made -- but only a
+        # fresh object's initial value is known; initial_value says whether it is.
         if isinstance(mem, Proj) and isinstance(mem.inputs[0], Start):
             if not make:
                 return load.operand(2) if load.initial_value(False) else None  # type: ignore[attr-defined]
@@ -77,6 +87,7 @@ def reaching_value(load: Node, mem: Node, make: bool = True) -> Node | None:
         value, through = passes(load)
         if value is not None:
             return value
+        # May alias: stop, the value is unknown.
         if not through:
             return None
         mem = mem.operand(1)
@@ -85,6 +96,7 @@ def reaching_value(load: Node, mem: Node, make: bool = True) -> Node | None:
 
 def last_effect(load: Node, mem: Node) -> Node:
     """The effect the walk from ``mem`` stops at (a Phi, a call, the entry...)."""
+    # The same walk as reaching_value, only returning where it stopped.
     for _ in range(_WALK):
         passes = getattr(mem, "passes_load", None)
         if passes is None:
@@ -108,13 +120,18 @@ def split_through_phi(load: Node) -> Node | None:
             or any(p is None for p in region.inputs[1:]):
         return None
     base = load.operand(2)
+    # The answer depends on the phi and the merge, two and more edges away.
     load.add_dep(phi)
     load.add_dep(region)
+    # The new loads sit at the ends of the merge's paths: their object must exist there.
     if not _available(base, region, load):
         return None
     array = len(load.inputs) > 3
+    # An index computed after the merge would not exist on the paths.
     if array and not load.operand(3).type.is_constant():
         return None
+    # First ask, making nothing, which paths give a value: a split that does not fold would
+    # only add loads.
     values = [reaching_value(load, phi.operand(k), False) for k in range(1, len(phi.inputs))]
     if isinstance(region, Loop):
         if values[1] is None:  # the back edge must give the value
@@ -123,11 +140,14 @@ def split_through_phi(load: Node) -> Node | None:
         return None
     elif may_be_loop_head(region, load) and any(v is None for v in values):
         return None  # a Region round which a path comes back (Bril's loop heads)
+    # An array load moved onto a path would run before that path's bounds test.
     if array and any(v is None for v in values):
         return None
     made: list[Node | None] = []
     for k, v in enumerate(values, start=1):
         mem = phi.operand(k)
+        # A path with a known value gives it; the others get the load, moved to the end of that
+        # path and reading that path's memory.
         made.append(reaching_value(load, mem) if v is not None
                     else typed(load.moved(region.operand(k), mem)))  # type: ignore[attr-defined]
     return Phi(load.graph, region, *made, declared=load.type)

@@ -80,13 +80,17 @@ def bounds_checks(fg: FunctionGraph) -> list[If]:
 
 def below(ra: RangeAnalysis, x: Node, n: Node, block: str | None) -> str | None:
     """Why ``x < n`` holds in ``block`` (None: not proven)."""
+    # First by numbers alone: every value x may have is below every value n may have.
     rx, rn = ra.in_block(x, block), ra.in_block(n, block)
     if rx.lo <= rx.hi and rn.lo <= rn.hi and rx.hi < rn.lo:
         return f"{rx} < {rn}"
+    # Then symbolically: a known bound ``x <= L + d`` with ``L`` the length itself (or ``n``
+    # peeled of a constant, ``n = L + k``) proves ``x < n`` when ``d <= k - 1``.
     bounds = ra.upper(x, block) or {}
     n_base, kn = peel(n)
     targets = [(n, 0)]
     if n_base is not n and fits(ra.in_block(n_base, block), kn):
+        # Peeling is only sound when ``L + k`` cannot wrap: ``fits`` checks that on L's range.
         targets.append((n_base, kn))
     for node, d in bounds.values():
         for target, k in targets:
@@ -102,10 +106,14 @@ def decide_check(ra: RangeAnalysis, iff: If) -> Decision:
     block = ra.facts.block_of(iff)
     x, n = pred.operand(1), pred.operand(2)
     rx = ra.in_block(x, block)
+    # An empty range: no value reaches the check (dead code the peepholes will remove);
+    # deciding nothing is the safe answer.
     if rx.lo > rx.hi:
         return Decision(iff, None, "never reached with a value")
     if rx.lo < 0:
         return Decision(iff, None, f"index in {rx}: may be negative")
+    # Both halves must hold; each "None" decision keeps the check, so a program that can
+    # trap still traps at the same place.
     why = below(ra, x, n, block)
     if why is None:
         return Decision(iff, None, f"index in {rx}: may reach the length")
@@ -115,6 +123,7 @@ def decide_check(ra: RangeAnalysis, iff: If) -> Decision:
 def decide_compare(ra: RangeAnalysis, iff: If) -> bool | None:
     """An If on an integer comparison (possibly negated) the facts decide."""
     pred, negated = iff.operand(1), False
+    # ``!(a < b)`` is decided like ``a < b``, with the answer flipped per Not.
     while isinstance(pred, Not):
         pred, negated = pred.operand(1), not negated
     if not isinstance(pred, Compare) or not (is_int(pred.operand(1))
@@ -127,6 +136,8 @@ def decide_compare(ra: RangeAnalysis, iff: If) -> bool | None:
         return None
     t = compare_ranges(pred.op, ra_, rb)
     answer = t.value if isinstance(t, BoolType) else None
+    # A symbolic bound decides ``<`` (true) and its negation ``>=`` (false); the mirrored
+    # pair below swaps the operands.
     if answer is None and pred.op in ("<", ">="):
         answer = True if below(ra, a, b, block) is not None else None
         if answer is not None and pred.op == ">=":
@@ -139,6 +150,8 @@ def decide_compare(ra: RangeAnalysis, iff: If) -> bool | None:
 
 
 def _set_predicate(iff: If, value: bool) -> None:
+    # The predicate becomes a constant and nothing else changes here: removing the dead side
+    # (and the Trap) is the iterative peepholes' work, the same rules as everywhere.
     iff.set_input(1, const(iff, value))
     iff.type = iff.compute()  # its dead side shows at once (son/endless.py reads it)
 
@@ -169,6 +182,8 @@ def mark_accesses(fg: FunctionGraph, result: BceResult) -> None:
         here = facts.cfg.owner.get(proj.id) if proj is not None else None
         if here is None:
             continue
+        # An access is in bounds when it reads the checked index of the checked array in a
+        # block the check's true side dominates: there the proven test has passed.
         for u in by_index.get(pred.operand(1).id, ()):
             where = facts.block_of(u.inputs[0])
             if where is not None and where in facts.dom.pre \
@@ -187,6 +202,8 @@ def eliminate_bounds_checks(fg: FunctionGraph) -> tuple[BceResult, int, int]:
     """Remove the bounds checks the facts prove; (result, checks before, after)."""
     result = decide_checks(fg)
     before = len(result.checks)
+    # Marked before the checks go: afterwards the Ifs that tell which access they guarded
+    # are gone.
     mark_accesses(fg, result)
     for d in result.removed():
         _set_predicate(d.iff, True)
@@ -203,9 +220,13 @@ def decide_branches(fg: FunctionGraph) -> tuple[RangeAnalysis, int]:
     decided = 0
     for iff in [n for n in fg.nodes() if isinstance(n, If)]:
         answer = decide_compare(ra, iff)
+        # Already constant: the peepholes will (or did) fold it; counting it would inflate the
+        # lesson's number.
         if answer is not None and iff.operand(1).type not in (TRUE, FALSE):
             _set_predicate(iff, answer)
             decided += 1
+    # The ranges become types so the peepholes fold with them too (a ``%`` whose operand is
+    # known small, a comparison inside the loop body).
     install_ranges(fg, ra)
     iterate(fg.graph)
     return ra, decided
@@ -218,6 +239,8 @@ def install_ranges(fg: FunctionGraph, ra: RangeAnalysis) -> bool:
     at a time (the facts the analysis used are not in ``compute()``). False: nothing
     installed."""
     saved = {n.id: n.type for n in ra.nodes}
+    # The join of two true facts is true: a node's type and its range both hold of every
+    # value it has, so the type may become their intersection.
     for n in ra.nodes:
         r = ra.ranges.get(n.id)
         if r is not None and r.lo <= r.hi:
@@ -225,6 +248,8 @@ def install_ranges(fg: FunctionGraph, ra: RangeAnalysis) -> bool:
             if isinstance(both, IntType) and both.lo <= both.hi:
                 n.type = both
     for n in ra.nodes:
+        # A type compute() could still narrow would start the peepholes narrowing one loop trip
+        # at a time: then install nothing at all (all or nothing keeps the types consistent).
         if n.type.join(n.compute()) != n.type:
             for m in ra.nodes:
                 m.type = saved[m.id]

@@ -50,6 +50,9 @@ from ssa_course.tiny.visit import StmtVisitor
 
 
 @dataclass
+# What a break or continue needs to become a side of the loop's merges: the journal
+# frame to diff against, and where the loop's own variables end (slots past ``size``
+# are the body's locals, which die at the merge).
 class _LoopContext:
     depth: int  # the loop's journal frame: breaks and continues are changes since it
     size: int  # scope size at the loop head
@@ -58,6 +61,8 @@ class _LoopContext:
 
 
 @dataclass
+# A try's pending catch edges: every ``throw`` (and every call that may throw) inside the
+# body adds one side, merged at the catch like the sides of an ``if``.
 class _TryContext:
     depth: int  # the try's journal frame
     size: int  # scope size at the try; the thrown value goes in this slot
@@ -97,6 +102,8 @@ class GraphBuilder(Emitter, StmtVisitor):
     def mem(self, node: Node) -> None:
         self.scope.mem = node
 
+    # Deleting the scope takes away the one use that kept its values alive; the peephole
+    # driver then deletes those that nothing else reads (a value parsed but never used).
     def drop(self, scope: Scope) -> None:
         inputs = [n for n in scope.inputs if n is not None]
         scope.discard()
@@ -116,14 +123,19 @@ class GraphBuilder(Emitter, StmtVisitor):
         are written to the scope, except the slot ``extra`` names (the one past its end,
         the result of ``&&`` or a caught exception); returns {slot: merged value}."""
         sc = self.scope
+        # Only the slots some side changed can differ; slot 0 (control) always takes part, since
+        # the Region is made from it.
         union = sorted({slot for d in sides for slot in d.slots if slot < limit})
         if 0 not in union:
             union.insert(0, 0)
         values = [[sc.value(d, slot) for slot in union] for d in sides]
+        # A side whose control is None ended in return/break/throw (or a folded branch): it
+        # contributes no edge to the Region, so its values take part in no Phi.
         live = [k for k, vals in enumerate(values) if vals[0] is not None]
         keeper = live[0] if live else 0
         for d in sides:  # their values are in `values` (the ones to discard come last)
             d.release()
+        # One live side (or none): no Region and no Phi -- its values simply become the scope's.
         if len(live) <= 1:
             result = dict(zip(union, values[keeper], strict=True))
         else:
@@ -132,6 +144,8 @@ class GraphBuilder(Emitter, StmtVisitor):
             for pos in range(1, len(union)):
                 slot = union[pos]
                 vals = [values[k][pos] for k in live]
+                # The same node on every side: that slot needs no Phi (SSA: the definition dominates
+                # the merge already).
                 if all(v is vals[0] for v in vals):
                     result[slot] = vals[0]
                     continue
@@ -142,6 +156,8 @@ class GraphBuilder(Emitter, StmtVisitor):
                     name, ty = extra
                 result[slot] = self.p(Phi(self.g, region, *vals, declared=ty, name=name))
         size = sc.size()
+        # Slots past the scope's end (the extra one) are only returned, never written: the caller
+        # decides where the value of ``&&`` or the caught exception goes.
         for slot, node in result.items():
             if slot < size:
                 sc.write(slot, node)
@@ -157,6 +173,8 @@ class GraphBuilder(Emitter, StmtVisitor):
     # -- the function ---------------------------------------------------------------
 
     def build(self) -> FunctionGraph:
+        # A body that falls off its end returns nothing: that implicit Return is an exit like
+        # any other, so Stop reaches the last statements' memory effects.
         self.block(self.fn.body)
         if not self.scope.dead():
             self.exits.append(self.p(Return(self.g, self.ctrl, self.mem, None)))
@@ -174,8 +192,11 @@ class GraphBuilder(Emitter, StmtVisitor):
         for stmt in block.stmts:
             if self.scope.dead():
                 break  # code after return/break/continue/throw never runs
+            # Dead: a check in the statement always fails (say a division by constant zero); the
+            # rest of it is not built, and the scope's control is already dead.
             with contextlib.suppress(Dead):
                 self.stmt(stmt)
+        # Leaving a block drops its variables: they are the last slots, so a truncation.
         self.scope.truncate(size)
 
     def stmt(self, s: ast.Stmt) -> None:
@@ -195,6 +216,8 @@ class GraphBuilder(Emitter, StmtVisitor):
         target = s.target
         if isinstance(target, ast.Name):
             value = self.expr(s.value)  # (may replace self.scope: && and || merge)
+            # SSA in one line: an assignment makes no node, it only points the variable's slot at
+            # the value; the old definition lives on wherever it is already used.
             self.scope.update(target.var, value)
         elif isinstance(target, ast.Index):
             base, index = self.expr(target.base), self.expr(target.index)
@@ -210,11 +233,14 @@ class GraphBuilder(Emitter, StmtVisitor):
     def stmt_print(self, s: ast.Print) -> None:
         values = [self.expr(a) for a in s.args]
         sc = self.scope
+        # Printing is an effect: it takes memory and gives the new memory state, which orders
+        # it after every earlier effect and before every later one (memory is a value, Click).
         sc.mem = self.p(Print(self.g, sc.ctrl, sc.mem, *values))
 
     def stmt_return(self, s: ast.Return) -> None:
         value = self.expr(s.value) if s.value is not None else None
         sc = self.scope
+        # Control None marks the scope dead: the statements after a return are not built.
         self.exits.append(self.p(Return(self.g, sc.ctrl, sc.mem, value)))
         sc.ctrl = None
 
@@ -226,18 +252,25 @@ class GraphBuilder(Emitter, StmtVisitor):
             ctx = self.handlers[-1]
             side = sc.changes_since(ctx.depth, ctx.size)
             side.put(0, sc.ctrl)  # (dead iff control is None: a side always names it)
+            # The thrown value rides in the slot just past the try's variables, so the catch's merge
+            # makes a Phi of it like of any other variable.
             side.put(ctx.size, value)
             ctx.caught.append(side)
         else:
+            # No enclosing try in this function: the exception leaves it, an exit like Return.
             self.exits.append(self.p(Throw(self.g, sc.ctrl, sc.mem, value)))
         sc.ctrl = None
 
     def stmt_if(self, s: ast.If) -> None:
         pred = self.expr(s.cond)
+        # With peepholes on, a constant predicate yields only one live projection: the other is
+        # None and its side is never built (Click & Paleczny: parse-time dead-code elimination).
         t, f = self.branch(pred)
         size = self.scope.size()
         self.burn_id()
         sc = self.scope
+        # Parse the then-side, record what it changed, undo it; the else-side then starts from
+        # the same table. Each side costs only the slots it wrote.
         depth = sc.push()
         sc.ctrl = t
         if t is not None:
@@ -251,6 +284,7 @@ class GraphBuilder(Emitter, StmtVisitor):
             else:
                 with contextlib.suppress(Dead):
                     self.stmt(s.orelse)
+        # Changes past ``size`` are the branches' own locals: out of scope after the if.
         else_side = sc.changes_since(depth, size)
         sc.undo()
         sc.pop()
@@ -265,12 +299,15 @@ class GraphBuilder(Emitter, StmtVisitor):
         if s.init is not None:
             self.stmt(s.init)
         self.g.line = s.pos.line
+        # The init's variable lives in the loop's scope; truncating after drops it.
         self.loop(s.cond, s.body, s.step)
         self.scope.truncate(size)
 
     def stmt_break(self, s: ast.Break) -> None:
         self.burn_id()
         ctx = self.loops[-1]
+        # A break is a side of the loop's exit merge, a continue one of the merge before the
+        # step; both end this path (control None).
         ctx.breaks.append(self.scope.changes_since(ctx.depth, ctx.size))
         self.scope.ctrl = None
 
@@ -286,11 +323,14 @@ class GraphBuilder(Emitter, StmtVisitor):
         depth = sc.push()
         ctx = _TryContext(depth, size, [])
         self.handlers.append(ctx)
+        # While the body is built every throw and throwing call registers a side in ctx.caught.
         self.block(s.body)
         self.handlers.pop()
+        # Nothing in the body can throw: the catch is unreachable and never built.
         if not ctx.caught:
             sc.pop()
             return
+        # The try's normal end is one side of the final merge; the catch's end is the other.
         try_end = sc.changes_since(depth, size)
         sc.undo()
         # the thrown value becomes the catch variable's slot
@@ -310,6 +350,8 @@ class GraphBuilder(Emitter, StmtVisitor):
         sc = self.scope
         size = sc.size()
         line = self.g.line  # the loop statement's: its merges belong to it
+        # The back edge (input 2) is not known until the body is parsed. Click & Paleczny: a
+        # Loop and its phis are built "in progress" and completed at the end of the body.
         loop = self.p(Loop(self.g, None, sc.ctrl, None))
         assert isinstance(loop, Loop)  # no back edge yet: in progress, no rule applies
         slots = self._loop_slots(sc, size, cond, body, step)
@@ -317,6 +359,8 @@ class GraphBuilder(Emitter, StmtVisitor):
         # base + i - 1): the ids, and so the printed graphs, do not depend on which trivial
         # phis were never made.
         base = self.g.next_id
+        # A Phi whose back input is None is in progress too: every use the body makes of the
+        # variable reads the phi, so the back value can be filled in later.
         for i in slots:  # memory and every variable the loop mentions; cleaned up later
             self.g.next_id = base + i - 1
             phi = Phi(self.g, loop, sc.inputs[i], None, declared=sc.types[i],
@@ -326,6 +370,8 @@ class GraphBuilder(Emitter, StmtVisitor):
         self.g.next_id = max(self.g.next_id, base + size - 1)
         sc.ctrl = loop
         self.burn_id()
+        # The Delta holds the phis as inputs, so a peephole that replaces one while the body is
+        # built updates this record as well.
         head = Delta(self.g)  # remembers the phis for the back edge
         for i in slots:
             head.put(i, sc.inputs[i])
@@ -340,6 +386,7 @@ class GraphBuilder(Emitter, StmtVisitor):
                 t, f = None, None
         # from here on every side is a change relative to the scope after the condition
         self.burn_id()
+        # The loop's false projection is the first exit; each break adds another side.
         exit_side = Delta(self.g)
         exit_side.put(0, f)
         depth = sc.push()
@@ -352,6 +399,8 @@ class GraphBuilder(Emitter, StmtVisitor):
         current = sc.changes_since(depth, size)
         sc.undo()
         self.g.line = line
+        # The body's end and every continue meet before the step (``for``'s update), which
+        # therefore runs on every path back to the head.
         self.merge([current, *context.continues], size)
         if step is not None and not sc.dead():
             with contextlib.suppress(Dead):
@@ -360,6 +409,7 @@ class GraphBuilder(Emitter, StmtVisitor):
             # an endless loop: give it an exit edge control never takes, so that Stop
             # still reaches the loop and the memory effects inside it
             self.exits.append(self.p(Never(self.g, loop, head.value(1))))
+        # What the body (and step) leaves in each slot is the back edge's value for its phi.
         back = sc.changes_since(depth, size)
         back_values = {i: sc.inputs[i] for i in [0, *slots]}
         sc.undo()
@@ -367,6 +417,7 @@ class GraphBuilder(Emitter, StmtVisitor):
         back_dropped = [n for n in back.inputs if n is not None]
         back.release()
         self.g.line = line
+        # Only now is the loop complete; then its exits (the false projection, every break) merge.
         self._close_loop(loop, head, back_values, back_dropped, slots)
         self.merge(context.breaks, size)
 
@@ -384,6 +435,7 @@ class GraphBuilder(Emitter, StmtVisitor):
         """Fill in the back edge (``back``: the values at the end of the body) and drop the
         phis that turned out trivial. ``back_dropped``: the body's own values, which die
         unless the back edge uses them."""
+        # A phi a peephole already replaced (it no longer sits on this loop) needs no back input.
         phis = [(i, head.value(i)) for i in slots]
         back_dead = back[0] is None
         loop.set_input(2, back[0])
@@ -397,6 +449,8 @@ class GraphBuilder(Emitter, StmtVisitor):
                 self.peep.discard(n)
         if not self.optimize:
             return
+        # Each phi becomes its entry value and the Loop its entry control; forget() first takes
+        # the phi out of the GVN table, since it is about to go.
         if loop.inputs[2] is None:  # the body never comes back: not a loop after all
             entry = loop.operand(1)
             for phi in loop.phis():
@@ -407,6 +461,9 @@ class GraphBuilder(Emitter, StmtVisitor):
             self.peep.discard(loop)
             return
         live = [p for _, p in phis if isinstance(p, Phi) and p.inputs[0] is loop]
+        # A phi whose back value is the phi itself (``phi(x, itself)``: the loop never changes
+        # the variable) is replaced by its entry value now, and the list is tried once more when
+        # the function is finished, after later peepholes changed the phis' inputs.
         self.phis_to_clean.extend(live)
         self.remove_trivial_phis(live)
 
@@ -451,8 +508,13 @@ class GraphBuilder(Emitter, StmtVisitor):
     def expr_unary(self, e: ast.Unary) -> Node:
         x = self.expr(e.operand)
         row = opcodes.TABLE.prefix[e.op]
+        # An operator that may trap (a row with a divisor, like div and rem) gets an explicit
+        # zero test (If + Trap) and is pinned below it -- unless its divisor is a known
+        # nonzero constant, when it floats like any other operator.
         if row.may_trap:
             return self.divide(row.name, x, None, e.pos)
+        # Pure operators take no control (input 0 None): they float, and scheduling later
+        # places them where their uses need them.
         return self.p(operator_node(self.g, None, row.name, x))
 
     def expr_binary(self, e: ast.Binary) -> Node:
@@ -470,6 +532,8 @@ class GraphBuilder(Emitter, StmtVisitor):
         """``a && b`` / ``a || b``: ``done_value`` is the left value that decides alone
         (false for &&, true for ||)."""
         left = self.expr(e.left)
+        # ``a && b`` is control flow, not an operator: the right side may trap or have effects,
+        # so it runs only on one projection of the left value.
         t, f = self.branch(left)
         sc = self.scope
         size = sc.size()
@@ -479,6 +543,7 @@ class GraphBuilder(Emitter, StmtVisitor):
             rhs_ctrl, done_ctrl = t, f
         else:
             rhs_ctrl, done_ctrl = f, t
+        # The deciding side carries the constant result in the extra slot past the scope's end.
         done = Delta(self.g)
         done.put(0, done_ctrl)
         if done_ctrl is not None:
@@ -496,6 +561,7 @@ class GraphBuilder(Emitter, StmtVisitor):
         sc.undo()
         sc.pop()
         extra = ("$" + e.op, BOOL_BOTTOM)
+        # Both sides dead: there is no value to return; the statement is abandoned (Dead).
         if sc.value(rhs, 0) is None and done_ctrl is None:
             self.merge([rhs, done], size)
             raise Dead
@@ -508,6 +574,8 @@ class GraphBuilder(Emitter, StmtVisitor):
         callee = ast.checked(e.fn)
         ret = None if isinstance(callee.ret, tt.VoidType) else callee.ret
         before = None
+        # Inside a try, a call is also a throw site: snapshot the scope before it, so the catch
+        # side sees the variables as they were at the call.
         if self.handlers:
             self.burn_id()
             ctx = self.handlers[-1]
@@ -518,10 +586,14 @@ class GraphBuilder(Emitter, StmtVisitor):
             before.set(1, self.mem)
             before.put(ctx.size, thrown)
             ctx.caught.append(before)
+        # A void call used as a statement still needs a node to return; its memory state is one
+        # (the result is dropped by ExprStmt).
         return result if result is not None else self.mem
 
     def expr_index(self, e: ast.Index) -> Node:
         base, index = self.expr(e.base), self.expr(e.index)
+        # The emitter adds the bounds check before the load (and, for an array of references,
+        # the unset-slot test after it): explicit control again.
         return self.load_element(base, index, ast.checked(e.ty), e.pos)
 
     def expr_field(self, e: ast.Field) -> Node:
@@ -542,6 +614,8 @@ class GraphBuilder(Emitter, StmtVisitor):
 def build_graphs(program: ast.Program, optimize: bool = True,
                  options: BuildOptions | None = None) -> SeaOfNodes:
     """Every function of a checked Tiny program as a sea-of-nodes graph."""
+    # Expressions are built recursively (deep nesting needs stack), and the graph makes
+    # many cyclic objects the garbage collector would walk again and again for nothing.
     with deep_recursion(), paused_gc():
         functions = {name: GraphBuilder(program, fn, optimize, options).build()
                      for name, fn in program.functions.items()}

@@ -30,6 +30,7 @@ from ssa_course.son.program import FunctionGraph
 from ssa_course.ssa.dom import dominator_tree, immediate_dominators, postorder, predecessors
 
 
+# eq=False: blocks compare by identity (two blocks with equal fields are still two).
 @dataclass(eq=False)
 class Block:
     """A basic block of the schedule."""
@@ -68,6 +69,7 @@ class DomTree:
     post: dict[str, int]
 
     def dominates(self, a: str, b: str) -> bool:
+        # A block dominates itself: ``<=`` on both ends.
         return self.pre[a] <= self.pre[b] and self.post[b] <= self.post[a]
 
     def lca(self, a: str | None, b: str) -> str:
@@ -76,6 +78,8 @@ class DomTree:
         distance from its first use up to their common ancestor."""
         if a is None:
             return b
+        # Up from ``a`` to the first block whose subtree holds ``b``: that one dominates both,
+        # and no deeper block on ``a``'s chain does.
         while not self.dominates(a, b):
             a = self.idom[a]
         return a
@@ -89,6 +93,7 @@ def dom_tree(idom: dict[str, str], entry: str) -> DomTree:
     stack: list[tuple[str, bool]] = [(entry, False)]
     while stack:
         b, done = stack.pop()
+        # Second visit: the subtree is numbered; its interval closes here.
         if done:
             post[b] = counter
             counter += 1
@@ -131,13 +136,17 @@ def blocks_from_control(fg: FunctionGraph) -> Cfg:
     heads: list[Node] = [start_ctrl]
     while heads:
         head = heads.pop()
+        # A Region is reached once per path into it: it heads one block.
         if head.id in owner:
             continue
+        # Named after the head node's id: stable for a given graph, so lessons can print the
+        # blocks and tests name them.
         block = Block(f"b{head.id}", head)
         blocks[block.name] = block
         owner[head.id] = block.name
         node = head
         while (nxt := _next_control(node)) is not None:
+            # Control reaches a merge: this block ends and falls into the merge's own block.
             if isinstance(nxt, Region):
                 block.falls_into = nxt
                 heads.append(nxt)
@@ -145,6 +154,8 @@ def blocks_from_control(fg: FunctionGraph) -> Cfg:
             owner[nxt.id] = block.name
             block.end = nxt
             if isinstance(nxt, (If, Call)):
+                # Each projection of a branch (If's two sides, a Call's normal and exceptional ways)
+                # heads a block of its own.
                 heads.extend(reversed(_control_projs(nxt)))
                 break
             if isinstance(nxt, (Return, Throw, Trap)):
@@ -157,6 +168,8 @@ def blocks_from_control(fg: FunctionGraph) -> Cfg:
             block.succs = [owner[u.id] for u in _control_projs(block.end)]
     entry = owner[start_ctrl.id]
     succs = {n: b.succs for n, b in blocks.items()}
+    # Reverse postorder: each block after its dominators (the order every later phase and
+    # the printed schedule use).
     order = reversed(postorder({n: s[::-1] for n, s in succs.items()}, entry))
     blocks = {n: blocks[n] for n in order}
     preds = predecessors(succs)
@@ -196,6 +209,7 @@ def _loop_depths(blocks: dict[str, Block], idom: dict[str, str],
         entry = next(b for b, d in idom.items() if d == b)
         dom = dom_tree(idom, entry)
     for head in blocks:
+        # A back edge goes to a block from one it dominates.
         tails = [t for t in preds.get(head, []) if t == head or (
             head in dom.pre and t in dom.pre and dom.dominates(head, t))]
         if not tails:
@@ -206,6 +220,8 @@ def _loop_depths(blocks: dict[str, Block], idom: dict[str, str],
             b = work.pop()
             if b in body:
                 continue
+            # Walking predecessors up from the tail: the head is in ``body`` already and stops the
+            # walk, so only the blocks inside the loop are collected.
             body.add(b)
             work.extend(preds.get(b, []))
         for b in body:

@@ -19,6 +19,8 @@ from ssa_course.son.control import Start, Stop
 from ssa_course.son.graph import Graph, Node
 from ssa_course.son.program import FunctionGraph, SeaOfNodes
 
+# Nodes have no __dict__ (graph.py): the fields to copy are the slots of the class and
+# of its bases, cached per class.
 _SLOTS: dict[type, tuple[str, ...]] = {}
 
 
@@ -39,6 +41,8 @@ def _slots(cls: type) -> tuple[str, ...]:
 def _mapped(value: object, nodes: dict[int, Node]) -> object:
     """``value`` with every node of the old graph replaced by its copy (containers are
     copied, one level of nesting inside them too; anything else is immutable or shared)."""
+    # Every node reference is mapped, wherever it sits: a copy sharing a node with the
+    # original would let an edit of one graph reach the other.
     if isinstance(value, Node):
         return nodes[id(value)]
     if isinstance(value, list):
@@ -57,6 +61,8 @@ def clone_graph(graph: Graph) -> tuple[Graph, dict[int, Node]]:
     new = Graph(graph.name)
     nodes: dict[int, Node] = {}
     olds = list(graph.nodes.values())
+    # First make every twin (empty), then fill them: edges can then point at twins that
+    # exist, in any order, with no recursion.
     for old in [*olds, graph.start, graph.stop]:
         if old is not None and id(old) not in nodes:
             nodes[id(old)] = object.__new__(type(old))
@@ -76,6 +82,8 @@ def clone_graph(graph: Graph) -> tuple[Graph, dict[int, Node]]:
             if not hasattr(old, name):
                 continue
             value = getattr(old, name)
+            # The graph, the edges, the rest: the edge lists keep their order (the same user order
+            # is what makes the copy behave exactly as the original).
             if name == "graph":
                 value = new if value is graph else value
             elif name == "inputs":
@@ -85,6 +93,8 @@ def clone_graph(graph: Graph) -> tuple[Graph, dict[int, Node]]:
             else:
                 value = _mapped(value, nodes)
             setattr(twin, name, value)
+    # The same next id: nodes made in the copy get the ids they would have got in the
+    # original, so printed graphs match.
     new.next_id = graph.next_id
     new.nodes = {i: nodes[id(n)] for i, n in graph.nodes.items()}
     new.start = None if graph.start is None else nodes[id(graph.start)]

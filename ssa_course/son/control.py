@@ -46,9 +46,13 @@ class Start(Node):
         self.arg_names = list(arg_names or [f"arg{i}" for i in range(len(arg_types))])
         graph.start = self
 
+    # The entry is always reached: live control, the initial memory, and the parameters at
+    # their declared types (nothing is known of the caller's arguments).
     def compute(self) -> Type:
         return tuple_of(CTRL, MEM, *self.arg_types)
 
+    # None: no value numbering. There is one Start, and two equal-looking control nodes are
+    # still two places in the program (Click & Paleczny: only pure data nodes are shared).
     def key(self) -> None:
         return None
 
@@ -65,13 +69,18 @@ class Proj(Node):
         self.index = index
         self.label = label
 
+    # A Proj's type is its element of the source's tuple: an If's dead side is XCTRL, and a
+    # Call's result projection has the callee's return type.
     def compute(self) -> Type:
         t = self.operand(0).type
         if isinstance(t, TupleType) and self.index < len(t.types):
             return t.types[self.index]
+        # Not a tuple yet: TOP (SCCP has not reached the source, so neither does this), or
+        # nothing known at all.
         return TOP if t == TOP else BOTTOM
 
     def key(self) -> tuple:
+        # Two projections of the same element of the same node are the same value.
         return ("Proj", self.operand(0).id, self.index)
 
     def idealize(self) -> Node | None:
@@ -106,12 +115,15 @@ class If(Node):
 
     def compute(self) -> Type:
         ctrl, pred = self.operand(0).type, self.operand(1).type
+        # Control never arrives: both sides are dead, whatever the predicate.
         if ctrl in (XCTRL, TOP):
             return tuple_of(XCTRL, XCTRL)
         if pred == TRUE:
             return tuple_of(CTRL, XCTRL)
         if pred == FALSE:
             return tuple_of(XCTRL, CTRL)
+        # A predicate still TOP (SCCP's optimistic start) takes neither side yet: they become
+        # reachable only once the predicate falls to a constant or to "any bool".
         if pred in (BOOL_TOP, TOP):
             return tuple_of(XCTRL, XCTRL)
         return tuple_of(CTRL, CTRL)
@@ -126,6 +138,8 @@ class If(Node):
         known = dominating_test(self, pred)
         if known is None:
             return None
+        # The If is changed in place (its predicate now a constant), so compute() then kills one
+        # side and Proj.idealize above folds the branch away.
         from ssa_course.son.data import const  # data imports this module
         self.set_input(1, const(self, known))
         return self
@@ -141,8 +155,13 @@ def dominating_test(node: Node, pred: Node) -> bool | None:
     """What ``pred`` is known to be where ``node`` runs: True or False when an If on
     ``pred`` dominates ``node`` along one of its sides, else None. In a finished graph
     the dominator tree answers (:mod:`ssa_course.son.dominance`), else a bounded walk."""
+    # Two ways to know the dominators: in a finished graph (iterative peepholes) the tree is
+    # computed once per round and asked; while parsing, a short walk up the control inputs,
+    # bounded for cost, which answers nothing where it cannot tell (always safe).
     dom = node.graph.dom
     if dom is not None:
+        # Watching: when the tree is rebuilt the node is looked at again -- a fact that changed
+        # far above it reaches it by no input edge (Simple's addDep, on the whole tree).
         dom.watch(node)
         node.add_dep(pred)  # an If on it may appear (an equal test replaced by it)
         return dom.test_at(pred, node.inputs[0])
@@ -157,6 +176,7 @@ def dominating_facts(ctrl: Node | None, watcher: Node) -> Iterator[tuple[Node, b
     its sides, nearest first. Walks up the immediate dominators (:func:`_up`), at most
     ``_DOMINATOR_WALK`` control nodes; every node passed is a distant dependency of
     ``watcher`` (it looks again when one of them changes)."""
+    # A list, so the helpers it is passed to spend from the same budget.
     budget = [_DOMINATOR_WALK]
     n = ctrl
     while n is not None:
@@ -206,6 +226,8 @@ def _up(n: Node, watcher: Node, budget: list[int]) -> Node | None:
     budget[0] -= 1
     if budget[0] < 0 or isinstance(n, Start):
         return None
+    # A finished loop's dominator is its entry (the back edge comes from below it); while
+    # its body is parsed the walk stops there, answering nothing (always safe).
     if isinstance(n, Loop):
         return None if n.in_progress() else n.inputs[1]
     if isinstance(n, Region):
@@ -215,11 +237,14 @@ def _up(n: Node, watcher: Node, budget: list[int]) -> Node | None:
         found = [c for c in chains if c is not None]
         if not chains or len(found) < len(chains):
             return None
+        # The immediate dominator of a merge is the nearest node common to all the paths'
+        # dominator chains (each chain is ordered nearest first).
         others = [{id(x) for x in c} for c in found[1:]]
         for x in found[0]:
             if all(id(x) in o for o in others):
                 return x
         return None
+    # Any other control node has one control input, input 0: that is its dominator.
     return n.inputs[0]
 
 
@@ -247,6 +272,8 @@ class Region(Node):
         self.open = False  # True while some incoming paths are still to be built
         super().__init__(graph, *inputs)
 
+    # While a path is missing no rule may look at the Region: a path that is not built yet
+    # might be live, and a phi might yet need a value from it.
     def in_progress(self) -> bool:
         return self.open
 
@@ -255,6 +282,7 @@ class Region(Node):
             # a path still to be built (an irreducible loop's other entry) may be live:
             # pessimistically, the merge is reachable until every path is known
             return CTRL
+        # The meet of the paths: live control as soon as one path is live, dead (XCTRL) if none.
         t: Type = XCTRL
         for n in self.inputs[1:]:
             if n is not None:
@@ -264,6 +292,7 @@ class Region(Node):
     def key(self) -> None:
         return None
 
+    # Sorted by id so that every walk over a Region's phis is deterministic (printing, GCM).
     def phis(self) -> list[Phi]:
         return sorted((u for u in self.outputs if isinstance(u, Phi)), key=lambda p: p.id)
 
@@ -276,6 +305,8 @@ class Region(Node):
         phis is just that path."""
         if self.in_progress() or self.type != CTRL:
             return None  # still being built, or itself dead (the sweep takes it)
+        # The invariant kept: input i of every phi still belongs to input i of the Region, so a
+        # dead path is removed from the Region and every one of its phis together.
         dead = [i for i in range(1, len(self.inputs)) if not _live_path(self.inputs[i])]
         if dead:
             phis = self.phis()
@@ -284,6 +315,7 @@ class Region(Node):
                     phi.remove_input(i)
                 self.remove_input(i)
             return self
+        # A Region with phis still chooses values: it stays while they do.
         if any(isinstance(u, Phi) for u in self.outputs):
             return None
         if len(self.inputs) == 2:
@@ -307,6 +339,7 @@ class Region(Node):
         iff = a.inputs[0]
         if not isinstance(iff, If):
             return None
+        # A side with other users (a node pinned on it) is not empty.
         if a.outputs != [self] or b.outputs != [self]:
             self.add_dep(a)  # not yet: look again when a side loses its other users
             self.add_dep(b)
@@ -332,10 +365,13 @@ class Loop(Region):
     def idealize(self) -> Node | None:
         """A loop whose back edge is never taken runs its body once: a plain Region with
         the entry as its only path (its phis keep their entry values)."""
+        # In progress: the back edge is not known yet, so it may well be live.
         if self.in_progress() or self.type != CTRL or _live_path(self.inputs[2]):
             return None
         for phi in self.phis():
             phi.remove_input(2)
+        # A Region, not a Loop: a new node, since a node never changes its class; the driver
+        # replaces this Loop by it and the Loop's phis follow (they are users of the old node).
         self.remove_input(2)
         return Region(self.graph, None, self.inputs[1])
 
@@ -361,6 +397,8 @@ class Phi(Node):
         self.declared = declared
         self.var_name = name
 
+    # Pessimistic while the loop is parsed (its back value is unknown); afterwards the meet
+    # of the live paths, which is what lets SCCP find a loop variable constant.
     def compute(self) -> Type:
         region = self.inputs[0]
         if isinstance(region, Region) and region.in_progress():
@@ -378,6 +416,7 @@ class Phi(Node):
         region = self.inputs[0]
         if isinstance(region, Region) and region.in_progress():
             return None
+        # By identity, not equality: GVN has already made equal values the same node.
         values = {id(n): n for n in self.inputs[1:] if n is not None and n is not self}
         if len(values) == 1:  # every path gives the same value (or the phi itself)
             value = next(iter(values.values()))
@@ -394,6 +433,8 @@ class Phi(Node):
             pull_literal,
             push_through_phi,
         )
+        # The first rule that applies wins; it returns a new node, which the driver then
+        # optimizes in turn (so a rule only needs to make one step of progress).
         return self._known_on_path() or push_through_phi(self) or pull_literal(self)
 
     def _known_on_path(self) -> Node | None:
@@ -404,6 +445,8 @@ class Phi(Node):
         dom = self.graph.dom
         if dom is not None:
             dom.watch(self)
+        # Every input this rule reads -- the value and the operands of the tests -- is a
+        # dependency: GVN or a rewrite may replace one, and a path's fact can change then.
         for i in range(1, len(self.inputs)):
             v = self.inputs[i]
             if v is None or v.type.is_constant() or v is self:
@@ -420,6 +463,8 @@ class Phi(Node):
                         and pred.operand(2).type.is_constant() \
                         and value == (op == "=="):
                     values = list(self.inputs[1:])
+                    # A new Phi with that input replaced, not a change in place: this one is in the
+                    # GVN table under its inputs (the driver makes the swap).
                     values[i - 1] = pred.inputs[2]
                     return Phi(self.graph, region, *values, declared=self.declared,
                                name=self.var_name)
@@ -430,6 +475,7 @@ class Phi(Node):
         the dominator tree says an If decided above ``ctrl`` (a finished graph)."""
         dom = self.graph.dom
         assert dom is not None
+        # The tests of ``v`` are its users, so the tree need not be walked: ask it of each test.
         for test in v.outputs:
             if getattr(test, "op", None) in ("==", "!=") and test.inputs[1] is v:
                 self.add_dep(test)  # its operands may be replaced, an If on it appear
@@ -455,6 +501,7 @@ class Return(Node):
     label = "Return"
     is_control = True
 
+    # An exit is live exactly when control reaches it.
     def compute(self) -> Type:
         return self.operand(0).type
 
@@ -485,6 +532,7 @@ class Trap(Node):
     was about (the array and index, the length): a backend re-creates the failing
     operation from them."""
 
+    # No key: two traps with the same message are still two places a program may stop.
     __slots__ = ("message", "pos")
 
     label = "Trap"
@@ -519,6 +567,8 @@ class Never(Node):
     is_control = True
 
     def compute(self) -> Type:
+        # Always "live": Never is reachable for the liveness of the graph (it keeps the loop's
+        # effects alive), while no run ever takes it.
         return CTRL
 
     def dependents(self) -> list[Node]:
@@ -541,6 +591,7 @@ class Stop(Node):
 
     def idealize(self) -> Node | None:
         """Exits control never reaches leave Stop (changed in place: returns Stop)."""
+        # Removing a dead exit is what lets the sweep delete the code that only led to it.
         dead = [i for i, e in enumerate(self.inputs) if e is None or not _live_path(e.inputs[0])]
         for i in reversed(dead):
             self.remove_input(i)
@@ -569,8 +620,12 @@ class Call(Node):
         ctrl = self.operand(0).type
         if ctrl == TOP:
             return TOP  # not reached yet (SCCP's optimistic start)
+        # Unreached: every output is dead, but the tuple keeps its shape so the projections
+        # still find their element.
         if ctrl == XCTRL:
             return tuple_of(XCTRL, MEM, self.ret, XCTRL, INT_BOTTOM)
+        # Both continuations are assumed possible: the callee is not looked into (no
+        # interprocedural analysis), so it may return or throw.
         return tuple_of(CTRL, MEM, self.ret, CTRL, INT_BOTTOM)
 
     def key(self) -> None:
@@ -588,6 +643,7 @@ def goes_to(n: Node, user: Node) -> bool:
     return user.is_control and (isinstance(user, Region) or user.inputs[0] is n)
 
 
+# One definition of "this path may run", used by every rule that drops dead paths.
 def _live_path(ctrl: Node | None) -> bool:
     """Control on this edge may flow (a graph fresh from SCCP leaves unreached nodes TOP)."""
     return ctrl is not None and ctrl.type not in (XCTRL, TOP)
@@ -602,6 +658,8 @@ def _loops_back(region: Region, watch: Callable[[Node], None], limit: int = 64) 
         if not _live_path(path):
             continue
         ctrl: Node | None = path
+        # Beyond ``limit`` the answer is "no": the rule that asked then does nothing, which
+        # is always safe -- the sweep removes what a bounded search could not prove dead.
         for _ in range(limit):
             if ctrl is None or ctrl is region:
                 break

@@ -42,10 +42,12 @@ from ssa_course.son.types import (
 def constant_value(t: Type) -> int | bool | None:
     """The Python value of a constant type (an int or a bool; None for the bool type
     that is not a constant)."""
+    # An int constant is the range [v, v]: its value is either end.
     if isinstance(t, IntType):
         return t.lo
     if isinstance(t, BoolType):
         return t.value
+    # Asking for the value of a non-constant type is a bug in the caller: fail loudly.
     raise ValueError(f"{t} is not a constant")
 
 
@@ -65,6 +67,8 @@ class Constant(Node):
     __slots__ = ("value",)
 
     def __init__(self, graph: Graph, start: Node, value: Type):
+        # Start as input 0 is what keeps a constant in the graph: every node must reach Start
+        # by inputs (the verifier's rule).
         super().__init__(graph, start)
         self.value = value
         self.type = value  # a constant's type is known the moment it is made
@@ -74,12 +78,16 @@ class Constant(Node):
         return self.value
 
     def key(self) -> tuple:
+        # GVN makes every use of the same constant share one node; str() keeps 1 and true apart
+        # (in Python ``1 == True``).
         return ("Constant", str(self.value))
 
     def evaluate(self, args: list[Value], state: RunState) -> Value:
         return constant_value(self.value)
 
 
+# The helper rules use to make a constant: it hangs off the same graph's Start. The
+# driver then peepholes it, and GVN finds an older equal Constant if there is one.
 def const(node: Node, value: int | bool) -> Constant:
     return Constant(node.graph, start_of(node), type_of_value(value))
 
@@ -88,12 +96,17 @@ def _int_binary(node: Node, fn: Callable[[int, int], object],
                 ranges: Callable[[IntType, IntType], Type] | None = None) -> Type:
     """Constants fold exactly (wrapping as the program does); otherwise ``ranges(a, b)``
     (lesson 09's interval transfer, sound under wrapping) or the full range."""
+    # The lattice, in order: TOP (nothing known yet -- SCCP's optimism) stays TOP; two
+    # constants fold; two ranges give a range; anything else is "some int" (BOTTOM).
     a, b = node.operand(1).type, node.operand(2).type
     if a in (TOP, INT_TOP) or b in (TOP, INT_TOP):
         return INT_TOP
     if isinstance(a, IntType) and isinstance(b, IntType) and a.is_constant() \
             and b.is_constant():
+        # A fold that would trap (division by zero) returns None: the node is not folded, and
+        # the trap stays for the program to reach at run time.
         value = fn(a.lo, b.lo)
+        # (fn returns None for a fold that would trap: see Binary.fn.)
         if value is None:
             return INT_BOTTOM
         assert isinstance(value, int), f"{node} folded to {value!r}"
@@ -104,10 +117,13 @@ def _int_binary(node: Node, fn: Callable[[int, int], object],
 
 
 def _is_const(node: Node, value: object) -> bool:
+    # The Python type is compared too: ``true`` is not the identity 1 of a multiplication.
     return node.type.is_constant() and constant_value(node.type) == value \
         and type(constant_value(node.type)) is type(value)
 
 
+# Click & Paleczny's node shape: input 0 control (None for a floating node), then the
+# operands -- so every binary operator shares GVN keys, printing and rewrites.
 class Binary(Node):
     """A two-operand node: input 0 is control (None unless pinned), inputs 1 and 2 operands."""
 
@@ -122,12 +138,18 @@ class Binary(Node):
 
     def fn(self, a: object, b: object) -> object:
         """The folded value of constant operands, or None when it would trap."""
+        # The opcode table is the one place an operator's meaning lives (run time and fold
+        # time alike): the node never computes a value its own way.
         return _row(self.opcode).fold((a, b))
 
+    # Used by the rules that move an operation (through a phi, across an add): they build
+    # the same operation again on other operands, whatever the subclass.
     def remake(self, left: Node, right: Node) -> Node:
         """The same operation on other operands (floating: phi pushing moves it)."""
         return type(self)(self.graph, None, left, right)
 
+    # Used by phi pushing: ``Phi(a + 1, a + 2)`` only becomes ``a + Phi(1, 2)`` when
+    # every input is the same operation.
     def same_operation(self, other: Node) -> bool:
         return type(other) is type(self) and other.opcode == self.opcode
 
@@ -136,6 +158,8 @@ class Binary(Node):
 
     def evaluate(self, args: list[Value], state: RunState) -> Value:
         row = opcodes.TABLE.by_name[self.opcode]
+        # A row that may trap goes through apply(), which raises the program's runtime
+        # error (not Python's ZeroDivisionError) should the divisor be zero after all.
         if row.divisor is None:  # cannot trap: skip apply's test
             return row.evaluate(args[1], args[2])
         return row.apply((args[1], args[2]))
@@ -160,15 +184,20 @@ class Add(Binary):
 
     def idealize(self) -> Node | None:
         left, right = self.operand(1), self.operand(2)
+        # x + 0 -> x. Rules return a new (or an existing) node; the driver replaces this one by
+        # it, and then optimizes the result in turn, so each rule only takes one step.
         if _is_const(right, 0):
             return left
         if _is_const(left, 0):
             return right
+        # ``left is right`` is enough to find ``x + x``: GVN already made equal values one node.
         if left is right:  # x + x -> x * 2
             return Mul(self.graph, None, left, const(self, 2))
         scaled = _scaled_sum(self, left, right)
         if scaled is not None:
             return scaled
+        # What a literal is depends on more than this node's inputs (a phi's own inputs), so
+        # the rule registers those too: when one changes the Add is looked at again (add_dep).
         watch_literal(self, left)
         watch_literal(self, right)
         left_lit, right_lit = literal(left), literal(right)
@@ -176,7 +205,11 @@ class Add(Binary):
             return Add(self.graph, None, right, left)
         if left_lit:  # Phi(1, 2) + 3 -> Phi(4, 5)
             return _folded_phi(self, left, left, right)
+        # Reassociation (Click & Paleczny; Simple's chapter 4): gathering the literals of a chain
+        # of adds into one constant, so ``((x + 1) + 2) + 3`` is ``x + 6``.
         if isinstance(left, Add):
+            # ``inner`` is an input of an input: a change to it reaches this node by no edge, hence
+            # the dependency (Simple's addDep).
             inner = left.operand(2)
             watch_literal(self, inner)
             if literal(inner) and right_lit:
@@ -204,6 +237,7 @@ class Add(Binary):
 
 def _only_user(n: Node, user: Node) -> bool:
     """``user`` is the only node that reads ``n`` (asked again when ``n`` loses one)."""
+    # The answer changes when ``n`` gains or loses a user: registered whatever it is now.
     user.add_dep(n)
     return all(u is user for u in n.outputs)
 
@@ -230,6 +264,7 @@ def _scaled_sum(add: Add, left: Node, right: Node) -> Node | None:
                 return c
         return None
 
+    # The candidates for ``x``: each operand, and the left operand of each product.
     for x in {id(n): n for n in (left, right, *(
             n.operand(1) for n in (left, right) if isinstance(n, Mul)))}.values():
         a, b = factor(left, x), factor(right, x)
@@ -249,6 +284,7 @@ class Sub(Binary):
 
     def idealize(self) -> Node | None:
         left, right = self.operand(1), self.operand(2)
+        # x - x is 0 whatever x is (wrapping arithmetic keeps this true).
         if left is right:
             return const(self, 0)
         if _is_const(right, 0):
@@ -265,6 +301,7 @@ class Mul(Binary):
 
     def compute(self) -> Type:
         t = _int_binary(self, self.fn, intervals.mul)
+        # The one case where a product of an unknown is known: an absorbing element.
         if t == INT_BOTTOM and int_const(0) in (self.operand(1).type, self.operand(2).type):
             return int_const(0)  # zero times anything is zero, known or not
         return t
@@ -275,6 +312,8 @@ class Mul(Binary):
             return left
         if _is_const(left, 1):
             return right
+        # c * x -> x * c: constants on the right, where the rules (``x * 1``, the scaled
+        # sums of Add) look for them.
         if left.type.is_constant() and not right.type.is_constant():
             return Mul(self.graph, None, right, left)
         return None
@@ -292,6 +331,7 @@ class Div(Binary):
     def compute(self) -> Type:
         return _int_binary(self, self.fn, intervals.div)
 
+    # x / 1 -> x. The pinned Div it replaces is gone; x floats as it did.
     def idealize(self) -> Node | None:
         return self.operand(1) if _is_const(self.operand(2), 1) else None
 
@@ -301,6 +341,8 @@ class Rem(Binary):
 
     op = "%"
     opcode = "rem"
+    # Like Div: built below its divisor's zero test, it keeps that control input, since a
+    # remainder moved above its test could trap.
     pinned = True
 
     def compute(self) -> Type:
@@ -325,6 +367,7 @@ class Neg(Node):
 
     def idealize(self) -> Node | None:
         inner = self.operand(1)
+        # -(-x) -> x holds under wrapping too: -(-MIN) is MIN.
         return inner.operand(1) if isinstance(inner, Neg) else None
 
     def evaluate(self, args: list[Value], state: RunState) -> Value:
@@ -338,6 +381,8 @@ class Compare(Binary):
     __slots__ = ("op", "opcode", "commutative")
 
     def __init__(self, graph: Graph, op: str, left: Node, right: Node):
+        # The comparison's row of the opcode table gives its Bril name, whether it commutes
+        # (``==``, ``!=``) and its mirror (``<`` and ``>``).
         row = opcodes.tiny_operator(op, 2)
         if row is None or row.precedence != opcodes.CMP_LEVEL:
             raise TypeError(f"'{op}' is not a comparison")
@@ -352,13 +397,18 @@ class Compare(Binary):
 
     def compute(self) -> Type:
         a, b = self.operand(1).type, self.operand(2).type
+        # An operand not yet reached (TOP) leaves the answer TOP: SCCP may still prove it
+        # constant, and a BOTTOM now could never be taken back (types only fall).
         if TOP in (a, b) or INT_TOP in (a, b) or BOOL_TOP in (a, b):
             return BOOL_TOP
         if a.is_constant() and b.is_constant():
             return TRUE if self.fn(constant_value(a), constant_value(b)) else FALSE
+        # Operands that are one node (GVN) are equal whatever their value.
         same = _row(self.opcode).same  # x == x, x <= x are true; x < x is false
         if self.inputs[1] is self.inputs[2] and same is not None:
             return TRUE if same else FALSE
+        # Ranges that do not overlap decide a comparison without constants (lesson 09:
+        # ``i < n`` when i is in [0, 9] and n in [10, 20]).
         if isinstance(a, IntType) and isinstance(b, IntType):
             return compare_ranges(self.op, a, b)
         return BOOL_BOTTOM
@@ -367,11 +417,14 @@ class Compare(Binary):
         left, right = self.operand(1), self.operand(2)
         # constants on the right: 3 < x  ->  x > 3 (one form, so GVN sees more twins)
         if left.type.is_constant() and not right.type.is_constant():
+            # Flipped only when the row has a mirror; the driver then looks at the flipped
+            # node and GVN finds its twin, if any.
             mirror = _row(self.opcode).mirror
             symbol = None if mirror is None else _row(mirror).symbol
             if symbol is not None:
                 return Compare(self.graph, symbol, right, left)
         # a bool compared with a constant bool: b == true -> b, b == false -> !b
+        # Booleans only: for ints ``x == 1`` is no simpler than it is.
         if self.op in ("==", "!=") and isinstance(left.type, BoolType) \
                 and isinstance(right.type, BoolType) and right.type.is_constant():
             if right.type.value == (self.op == "=="):
@@ -385,6 +438,7 @@ class Compare(Binary):
     def key(self) -> tuple:
         inputs = super().key()
         assert inputs is not None  # Node.key: the opcode and the input ids
+        # The operator is part of the key: ``a < b`` and ``a == b`` have the same inputs.
         return (*inputs, self.op)
 
     def evaluate(self, args: list[Value], state: RunState) -> Value:
@@ -393,6 +447,8 @@ class Compare(Binary):
 
 def compare_ranges(op: str, a: IntType, b: IntType) -> Type:
     """``a op b`` decided by the ranges alone when they do not overlap the wrong way."""
+    # Two cases to write instead of four. For ``<``: true when every a is below every b,
+    # false when no a is, else unknown.
     if op in (">", ">="):  # a > b is b < a
         op, a, b = ("<" if op == ">" else "<="), b, a
     if op == "<":
@@ -417,6 +473,7 @@ class Not(Node):
         t = self.operand(1).type
         if isinstance(t, BoolType) and t.is_constant():
             return FALSE if t.value else TRUE
+        # Same order as everywhere: TOP stays TOP, a constant folds, else any bool.
         return BOOL_TOP if t in (TOP, BOOL_TOP) else BOOL_BOTTOM
 
     def idealize(self) -> Node | None:
@@ -446,6 +503,8 @@ class Logic(Binary):
         if isinstance(a, BoolType) and isinstance(b, BoolType) and a.is_constant() \
                 and b.is_constant():
             return TRUE if self.fn(a.value, b.value) else FALSE
+        # false and x is false whatever x is: known even when x is not (both operands are
+        # evaluated, so no side effect is skipped -- Tiny's && is control, not this node).
         absorbing = FALSE if self.op == "and" else TRUE
         if absorbing in (a, b):
             return absorbing
@@ -506,6 +565,8 @@ class Operator(Node):
         row = self.row
         operands = [self.operand(i) for i in range(1, len(self.inputs))]
         types = [n.type for n in operands]
+        # The same order as the classes above: TOP stays TOP, constants fold (unless the fold
+        # would trap), then the row's algebra (absorbing element, ``x op x``), else BOTTOM.
         if any(t in (TOP, INT_TOP, BOOL_TOP) for t in types):
             return _top_of(row.result)
         if all(t.is_constant() for t in types):
@@ -519,6 +580,7 @@ class Operator(Node):
 
     def idealize(self) -> Node | None:
         row = self.row
+        # Unary rows without a class have no rewrite: their facts are only folding.
         if row.arity != 2:
             return None
         left, right = self.operand(1), self.operand(2)
@@ -529,12 +591,14 @@ class Operator(Node):
         # c op x -> x op c: constants gather on the right, as Add does, so later rewrites
         # and GVN look for them in one place (-1 ^ a and a ^ -1 become one node)
         if row.commutative and left.type.is_constant() and not right.type.is_constant():
+            # The control input is carried over: a pinned operator stays pinned.
             return Operator(self.graph, self.inputs[0], row, right, left)
         return None
 
     def key(self) -> tuple:
         inputs = super().key()
         assert inputs is not None  # Node.key: the opcode and the input ids
+        # Keyed on the row's name: every Operator is the same Python class.
         return (*inputs, self.opcode)
 
     def evaluate(self, args: list[Value], state: RunState) -> Value:
@@ -552,6 +616,8 @@ def operator_node(graph: Graph, ctrl: Node | None, name: str, *operands: Node,
     a row that may trap. ``classes`` maps Tiny symbols to replacement classes (lesson
     06's exercises swap in their own ``Add``)."""
     row = _row(name)
+    # An exercise's own class wins over the built-in one, so a learner's rewrite runs in
+    # the real builder.
     if classes and row.symbol in classes and row.arity == 2:
         return classes[row.symbol](graph, ctrl, *operands)
     cls = _CLASSES.get(name)
@@ -560,6 +626,7 @@ def operator_node(graph: Graph, ctrl: Node | None, name: str, *operands: Node,
     if row.arity == 2 and row.precedence == opcodes.CMP_LEVEL and row.symbol \
             and not row.may_trap:
         return Compare(graph, row.symbol, *operands)
+    # Bril's eager and/or (from a Bril program); Tiny's && and || never get here.
     if name in ("and", "or"):
         return Logic(graph, name, *operands)
     return Operator(graph, ctrl, row, *operands)
@@ -586,6 +653,8 @@ class Undefined(Node):
         super().__init__(graph, start)
         self.name = name
 
+    # Nothing is known of an undefined value: only a Phi may carry it, and the Phi's type is
+    # the meet of its inputs -- bottom, so nothing is folded on its strength.
     def compute(self) -> Type:
         return BOTTOM
 

@@ -39,7 +39,11 @@ class ControlDominance:
     def __init__(self, graph: Graph):
         start = graph.start
         assert start is not None, "an unfinished graph"
+        # The version the tree was made at: the driver compares it with the graph's to know
+        # whether control changed since (then a fresh tree may give more facts).
         self.version = graph.control_version
+        # The CFG of control nodes, by id, along the one rule every control walk follows
+        # (goes_to); only what Start reaches is in it -- an unreachable node gets no facts.
         succs: dict[int, list[int]] = {}
         work = [start]
         seen = {start.id}
@@ -53,6 +57,7 @@ class ControlDominance:
                         seen.add(u.id)
                         work.append(u)
             succs[n.id] = kids
+        # The quads' dominator code, reused (one idea, one place): it only needs successors.
         tree = Dominance(succs, start.id)
         self.pre: dict[int, int] = tree.pre
         self.post: dict[int, int] = tree.post
@@ -67,6 +72,8 @@ class ControlDominance:
         (or not there) when the tree was made."""
         pa = self.pre.get(a.id)
         pb = self.pre.get(b.id)
+        # Nested intervals: ``a`` dominates ``b`` when ``b`` is visited within ``a``'s subtree,
+        # two integer comparisons instead of a walk up the tree.
         return pa is not None and pb is not None and pa <= pb \
             and self.post[b.id] <= self.post[a.id]
 
@@ -77,8 +84,12 @@ class ControlDominance:
             return None
         best: Proj | None = None
         for iff in pred.outputs:
+            # Only Ifs testing ``pred`` itself: GVN made equal tests one node, so identity is
+            # enough, and the users of ``pred`` are few -- no search of the tree.
             if not isinstance(iff, If) or iff.inputs[1] is not pred:
                 continue
+            # Of several dominating sides the latest in preorder is the nearest: the
+            # dominators of one node form a chain, ordered by preorder number.
             for side in iff.outputs:
                 if isinstance(side, Proj) and side.index in (0, 1) \
                         and self.dominates(side, ctrl) \
@@ -89,6 +100,8 @@ class ControlDominance:
     def loop_head(self, region: Node) -> bool:
         """A Loop, or a Region that dominates one of its own paths (a back edge); True
         too when the tree does not know the Region or a path (no claim either way)."""
+        # "Maybe a loop head" is the safe answer: a rule that must not run at a loop head
+        # then does nothing.
         if isinstance(region, Loop) or region.id not in self.pre:
             return True
         return any(p is None or p.id not in self.pre or self.dominates(region, p)

@@ -38,9 +38,12 @@ def _is_memory(node: Node) -> bool:
 
 def _style(node: Node) -> tuple[str, str | None, bool]:
     """(shape, fill, emphasis) of a node."""
+    # Boxes for what runs where it is (control, pinned effects), ellipses for values that
+    # float: the drawing shows at a glance what scheduling may move.
     if isinstance(node, (Start, Stop)):
         return "box", CONTROL_FILL, True
     if node.is_control:
+        # A Never exit is emphasised: an edge that exists only so the loop stays reachable.
         return "box", CONTROL_FILL, isinstance(node, Never)
     if isinstance(node, Phi):
         return "ellipse", MEMORY_FILL if _is_memory(node) else PHI_FILL, False
@@ -52,6 +55,7 @@ def _style(node: Node) -> tuple[str, str | None, bool]:
 
 
 def _label(node: Node) -> str:
+    # Start's elements 2.. are the parameters: labelled by their names.
     if isinstance(node, Proj) and not node.is_control and isinstance(node.inputs[0], Start) \
             and node.index >= 2:
         return f"Parm {node.label}"
@@ -92,6 +96,8 @@ def graph_parts(fg: FunctionGraph, prefix: str = "", cluster: str | None = None,
         shape, fill, emphasis = _style(node)
         nodes.append(GraphNode(f"{prefix}{node.id}", _label(node), (f"#{node.id}",),
                                shape, emphasis, fill, cluster, _kind(node)))
+        # One edge per input slot, labelled with the slot's index at the arrow head: the order
+        # of inputs is meaning (a Phi's input i belongs to its Region's path i).
         for i, inp in enumerate(node.inputs):
             if inp is None or only is not None and f"{prefix}{inp.id}" not in only:
                 continue
@@ -112,6 +118,8 @@ def graph_parts(fg: FunctionGraph, prefix: str = "", cluster: str | None = None,
             # a loop phi's back-edge input does not push the phi below the loop body
             back = isinstance(node, Phi) and i > 0 and isinstance(node.inputs[0], Region) \
                 and inp.id > node.id
+            # A later node as input (ids are creation order) can only be a loop's back value: not
+            # letting it constrain the layout keeps the loop body below its head.
             edges.append(GraphEdge(f"{prefix}{inp.id}", f"{prefix}{node.id}", str(i), style,
                                    color, constraint=not back, kind=kind, at_head=True))
     return nodes, edges
@@ -134,6 +142,7 @@ def _block_clusters(fg: FunctionGraph, prefix: str, nodes: list[GraphNode],
                 where[node.id] = sched.owner[head.id]
     out, titles = [], {}
     for gn in nodes:
+        # A Select's id is its Phi's id with a suffix: it is framed with its Phi.
         node_id = gn.id[len(prefix):].split(".", 1)[0]
         block = where.get(int(node_id)) if node_id.isdigit() else None
         if block is None:
@@ -191,6 +200,8 @@ def program_dot(program: SeaOfNodes, parts: Parts, title: str | None,
         edges += part_edges
         if several:
             clusters[name] = f"fn {name}"
+    # The choice was made on the graph; the drawing's own nodes may differ (a split Phi's
+    # Selects), so the edges are filtered to what is actually drawn.
     if chosen is not None and chosen.keep is not None:
         shown = {n.id for n in nodes}  # a Select's path or value may be left out
         edges = [e for e in edges if e.src in shown and e.dst in shown]
@@ -213,6 +224,7 @@ def graphs_to_dot(program: SeaOfNodes, title: str | None = None,
     from ssa_course.son.printer import summary  # the text half imports this module
 
     dot = program_dot(program, graph_parts, title or summary(program), options)
+    # The source in the DOT text: a drawing saved on its own still says what it is of.
     comment = "".join(f"// {line}\n" for line in program.source.rstrip().splitlines())
     return comment + dot
 
@@ -243,6 +255,7 @@ def select_compose_parts(fg: FunctionGraph, prefix: str = "", cluster: str | Non
             sid = f"{pid}.sel{i}"
             nodes.append(GraphNode(sid, "Select", (f"#{phi.id}.{i}",), "ellipse", False,
                                    PHI_FILL, cluster, "phi"))
+            # Each Select reads its path's control (slot 0) and that path's value (slot 1).
             edges.append(GraphEdge(f"{prefix}{path.id}", sid, "0", "bold", CONTROL_COLOR,
                                    kind="control", at_head=True))
             edges.append(GraphEdge(f"{prefix}{value.id}", sid, "1",
@@ -283,6 +296,7 @@ def compare_dot(program: SeaOfNodes, mode: str, title: str | None = None,
             fill = CHANGED_FILL if node.id in changed else gn.fill
             if mode == "optimistic" and node.id in dead:
                 fill = DEAD_FILL
+            # A control node's type says only live or dead: not worth a line of its own.
             lines = gn.lines if node.is_control else (*gn.lines, str(t))
             shown.append(replace(gn, lines=lines, fill=fill))
         return shown, part_edges

@@ -43,6 +43,8 @@ def facts_dot(program: SeaOfNodes, results: dict[str, BceResult], title: str | N
         ra = result.analysis
         grey: dict[int, str] = {}  # node id -> fill
         reasons: dict[int, str] = {}  # If id -> why the check goes or stays
+        # The check's whole failing path is coloured -- the If, its false projection and the
+        # Trap -- since all three go together when the check is removed.
         for d in result.checks.values():
             iff = d.iff
             trap = trap_of(iff)
@@ -58,6 +60,7 @@ def facts_dot(program: SeaOfNodes, results: dict[str, BceResult], title: str | N
             node = by_id[int(gn.id[len(prefix):])]
             lines = gn.lines
             r = ra.ranges.get(node.id)
+            # An empty range (TOP) means no value reaches the node: nothing worth writing on it.
             if r is not None and not node.is_control and r != INT_TOP:
                 lines = (*lines, str(r))
             if isinstance(node, If) and node.id in reasons:
@@ -68,6 +71,8 @@ def facts_dot(program: SeaOfNodes, results: dict[str, BceResult], title: str | N
         for e in edges:
             src = by_id.get(int(e.src[len(prefix):]))
             facts = ra.facts.by_proj.get(src.id, []) if isinstance(src, Proj) else []
+            # Facts are drawn on the control edge leaving the projection: that edge is where they
+            # start to hold.
             if facts and e.kind == "control":
                 text = "\n".join(f.describe() for f in facts)
                 e = replace(e, label=text, at_head=False)

@@ -35,6 +35,7 @@ MAX_PEEL = 4  # constant offsets peeled off one operand
 NEAREST = 16  # facts about one value that one question looks at, at most
 
 
+# Frozen: a fact is recorded once and copied, never edited (follow_links makes copies).
 @dataclass(frozen=True, slots=True)
 class Fact:
     """On the edge ``proj`` (in the blocks it dominates): ``base + offset  op  other``;
@@ -63,6 +64,8 @@ def _name(n: Node) -> str:
 def constant_offset(n: Node) -> int | None:
     """The integer constant ``n`` is, or None."""
     t = n.type
+    # Only a Constant node counts, not any node typed constant: the peepholes turn those
+    # into Constants anyway, and a peeled offset must be a plain number.
     if isinstance(t, IntType) and t.is_constant() and isinstance(n, Constant):
         return t.lo
     return None
@@ -73,6 +76,8 @@ def peel(n: Node) -> tuple[Node, int]:
     arithmetic: whoever uses it checks that ``base + offset`` does not wrap)."""
     offset = 0
     for _ in range(MAX_PEEL):
+        # Only a constant on the right is peeled: the peepholes put constants there (data.py),
+        # so one side to look at is enough.
         if isinstance(n, (Add, Sub)):
             k = constant_offset(n.operand(2))
             if k is not None:
@@ -89,7 +94,9 @@ def _relations(pred: Node, side: int) -> list[tuple[Node, str, Node | None]]:
     negated = False
     while isinstance(pred, Not):
         pred, negated = pred.operand(1), not negated
+    # Each Not in front of the test swaps the sides.
     holds_true = (side == 0) != negated
+    # On the false side only "not (a and b)" holds, which is no fact about ``i`` alone.
     if isinstance(pred, InBounds):  # 0 <= i < n, a conjunction: only its true side
         if not holds_true:
             return []
@@ -99,6 +106,8 @@ def _relations(pred: Node, side: int) -> list[tuple[Node, str, Node | None]]:
             and isinstance(pred.operand(2).type, IntType):
         op = pred.op if holds_true else NEGATE[pred.op]
         left, right = pred.operand(1), pred.operand(2)
+        # Both ways round: ``i < n`` is a fact about ``i`` and one about ``n``; each is filed
+        # under its own base.
         return [(left, op, right), (right, MIRROR[op], left)]
     return []
 
@@ -123,6 +132,8 @@ class EdgeFacts:
         """The block a control node belongs to (None when control never gets there)."""
         owner = self.cfg.owner
         seen: set[int] = set()
+        # A control node that starts no block is inside one: walk up its control inputs to the
+        # node that owns the block.
         while ctrl is not None and ctrl.id not in owner:
             if ctrl.id in seen:
                 return None  # a cycle of control that no block holds: never reached
@@ -137,6 +148,7 @@ class EdgeFacts:
         of a thousand loops would otherwise make each question cost a thousand steps.
         Leaving facts out is safe (less is known); the nearest ones are what matters."""
         facts = self.by_base.get(base.id)
+        # A block the tree does not know is unreachable: nothing is claimed there.
         if not facts or block is None or block not in self.dom.pre:
             return []
         key = (base.id, block)
@@ -153,6 +165,8 @@ class EdgeFacts:
             i -= 1
             looked += 1
             where, fact = order[1][i]
+            # Preorder at or before ``block`` and postorder at or after it: ``where`` dominates
+            # ``block``, so the fact's edge does.
             if post[block] <= post[where]:
                 found.append(fact)
         self._holding[key] = found
@@ -180,6 +194,8 @@ class EdgeFacts:
         for facts in self.by_proj.values():
             for f in facts:
                 by_block.setdefault(self.cfg.owner[f.proj.id], []).append(f)
+        # A link says: this side is entered only from the end of block ``src``. So every fact
+        # holding at ``src`` -- those of the edges above it in the dominator tree -- holds here.
         for side, src in self.links:
             here = self.cfg.owner[side.id]
             b, steps = src, 0
@@ -198,11 +214,14 @@ def edge_facts(fg: FunctionGraph) -> EdgeFacts:
     """Read the facts off every If's projections."""
     cfg = blocks_from_control(fg)
     dom = dominators_and_loops(cfg)
+    # A loop head is a block that dominates one of its predecessors (a back edge); Bril's
+    # loops are plain Regions, so the Loop class alone would miss them.
     heads = {name for name, b in cfg.blocks.items()
              if any(p in dom.pre and name in dom.pre and dom.dominates(name, p)
                     for p in b.preds)}
     ef = EdgeFacts(cfg, dom, {}, {}, heads, [])
     for n in fg.nodes():
+        # An If not in the CFG is unreachable: its facts would hold nowhere.
         if not isinstance(n, If) or n.id not in cfg.owner:
             continue
         for proj in n.outputs:
@@ -232,11 +251,15 @@ def _derive(ef: EdgeFacts, proj: Proj, pred: Node, side: int, depth: int = 4) ->
     dead = FALSE if side == 0 else TRUE  # the value that sends control the other way
     live = [k for k in range(1, len(pred.inputs)) if (v := pred.inputs[k]) is not None
             and not (isinstance(v, Constant) and v.type == dead)]
+    # Only when exactly one path can send control to this side does what held at the end of
+    # that path hold here.
     if len(live) != 1:
         return
     k = live[0]
     there = ef.block_of(region.in_(k))
     head = ef.cfg.owner.get(region.id)
+    # (a path from inside a loop back to its head is not followed: the values there are a
+    # later round's)
     if there is None or head is None or there not in ef.dom.pre \
             or ef.dom.dominates(head, there):
         return

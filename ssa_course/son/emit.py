@@ -83,6 +83,8 @@ class Emitter:
         g = self.g = Graph(name)
         self.start = Start(g, arg_types, arg_names)
         self.peep = Peephole(self.start, optimize, self.options.gvn_key)
+        # Start goes through the driver like every node: it gets its type (the tuple of
+        # control, memory and the parameters) before anything reads it.
         self.peep(self.start)
         self.exits: list[Node] = []
         # phis to fold once the function is built (trivial ones; other nodes are skipped)
@@ -118,11 +120,15 @@ class Emitter:
     def branch(self, pred: Node) -> tuple[Node | None, Node | None]:
         """Split the current control on ``pred``: the (true, false) controls; with
         peepholes on, a side that can never run is None and no If is built."""
+        # The If is peepholed first: if its predicate is a constant, its type already says
+        # which side is dead, and no projection is made for a path that cannot run.
         iff = self.p(If(self.g, self.ctrl, pred))
         if self.optimize and iff.type in (tuple_of(CTRL, XCTRL), tuple_of(XCTRL, CTRL)):
             ctrl = self.ctrl
             self.peep.stats.dead_branches += 1
             live_true = iff.type.types[0] == CTRL
+            # The If decided nothing: it goes, and control simply continues (Click & Paleczny's
+            # parse-time branch folding).
             self.peep.discard(iff)
             return (ctrl, None) if live_true else (None, ctrl)
         t = self.p(Proj(self.g, iff, 0, "True", control=True))
@@ -134,13 +140,18 @@ class Emitter:
         """Continue only where ``pred`` holds; elsewhere the program stops with ``message``.
         Raises :class:`Dead` when the check can never pass. True when no test was needed
         here: the types prove it, or the same test already passed on the way."""
+        # The test goes through the driver first: GVN makes it the same node as an equal test
+        # made before, which is what lets the walk below recognise it by identity.
         pred = self.p(pred)
         if self.optimize and self._passed_on_this_path(pred):
             return True  # the same test already passed on the way here
         ok, bad = self.branch(pred)
+        # The failing side ends the program: a Trap is an exit, with the memory state so the
+        # output printed before the error stays in the graph.
         if bad is not None:
             self.exits.append(self.p(Trap(self.g, bad, self.mem, message, pos, witnesses)))
         self.ctrl = ok
+        # The check always fails: the code after it would never run, so it is not built.
         if ok is None:
             raise Dead
         return bad is None
@@ -149,6 +160,7 @@ class Emitter:
         """Walk control back from here while it has a single way in (up to a Region): is
         there the true side of an If on ``pred``? (GVN made equal tests one node.)"""
         node, steps = self.ctrl, 0
+        # The walk stops at a merge: above it the test may have passed on one path only.
         while node is not None and steps < limit and not isinstance(node, (Region, Start)):
             if isinstance(node, Proj) and node.index == 0 and isinstance(node.inputs[0], If) \
                     and node.inputs[0].inputs[1] is pred:
@@ -166,15 +178,20 @@ class Emitter:
         assert row is not None and row.divisor is not None, op
         operands = [left] if right is None else [left, right]
         t = operands[row.divisor].type
+        # A nonzero constant divisor: no test, no control input; the node floats and GVN can
+        # share it like any pure operator.
         if self.optimize and t.is_constant() and t != int_const(0):
             # cannot trap: floats freely
             return self.p(operator_node(self.g, None, row.name, *operands))
         self.guard(Compare(self.g, "!=", operands[row.divisor], self.const(0)),
                    row.trap or "division by zero", pos)
+        # Pinned under the passing side of its test: nothing may move it above the check.
         return self.p(operator_node(self.g, self.ctrl, row.name, *operands))
 
     def bounds_check(self, base: Node, index: Node, pos: Pos | None) -> bool:
         """The test of ``base[index]``; True when none was needed (see :meth:`guard`)."""
+        # Len and InBounds are pure: equal checks of the same array and index are one node,
+        # so a repeated access finds its test already passed (guard's walk).
         length = self.p(Len(self.g, None, base))
         return self.guard(InBounds(self.g, None, index, length), "index out of bounds", pos,
                           (base, index))
@@ -189,14 +206,18 @@ class Emitter:
         proven = self.bounds_check(base, index, pos)
         value = self.p(Load(self.g, self.live_ctrl(), self.mem, base, index, lattice_type(elem),
                             pos))
+        # Recorded for lesson 09 and the backends: this load's index is known in bounds.
         if proven:
             self._in_bounds(value)
+        # A slot of a reference array may be unset (no null in Tiny's values): reading one is
+        # a runtime error, tested after the load like a bounds check before it.
         if elem.is_ref():
             self.guard(IsSet(self.g, None, value), "unset element", pos, (base, index))
         return value
 
     def store_element(self, base: Node, index: Node, value: Node, pos: Pos | None) -> None:
         proven = self.bounds_check(base, index, pos)
+        # The store's result is the new memory state: every later load and effect reads it.
         self.mem = self.p(Store(self.g, self.live_ctrl(), self.mem, base, index, value))
         if proven:
             self._in_bounds(self.mem)
@@ -225,10 +246,14 @@ class Emitter:
         g = self.g
         call = self.p(Call(g, self.live_ctrl(), self.mem, args, fn,
                            lattice_type(ret) if ret is not None else tuple_of()))
+        # A call may read and write any memory: it takes the memory state and gives a new one,
+        # so nothing moves across it.
         ctrl = self.p(Proj(g, call, 0, "ctrl", control=True))
         mem = self.p(Proj(g, call, 1, "mem"))
         result = self.p(Proj(g, call, 2, "result")) if ret is not None else None
         exc = thrown = None
+        # Only inside a try: the exceptional projections are made only where a handler
+        # takes them, so elsewhere an exception in the callee just leaves the function.
         if catches:
             exc = self.p(Proj(g, call, 3, "exc", control=True))
             thrown = self.p(Proj(g, call, 4, "thrown"))
@@ -242,10 +267,14 @@ class Emitter:
 
     def finish(self, name: str, params: list[tuple[str, tt.Type]],
                returns: tt.Type | None) -> FunctionGraph:
+        # Stop is made last, from every exit collected on the way: it is the root the sweep
+        # and every backward walk start from.
         stop = Stop(self.g, *self.exits)
         stop.type = stop.compute()
         self.g.stop = stop
         if self.optimize:
+            # The trivial phis once more (later peepholes may have made some), then a sweep
+            # of what nobody reads, now that the scaffolding (the scope) is gone.
             self.remove_trivial_phis(self.phis_to_clean)
             sweep(self.g)
         return FunctionGraph(name, self.g, self.start, stop, params, returns,
@@ -261,11 +290,13 @@ def remove_trivial_phis(g: Graph, phis: Sequence[Node], peep: Peephole | None = 
         if not isinstance(phi, Phi) or phi.id not in g.nodes:
             continue  # already folded away
         region = phi.inputs[0]
+        # A phi of a loop still being built is not trivial yet: its back edge may differ.
         if not isinstance(region, Region) or region.in_progress():
             continue
         same = phi.idealize()
         if same is None:
             continue
+        # Removing one phi can make a phi that read it trivial (nested loops): revisit those.
         users = [u for u in phi.outputs if isinstance(u, Phi)]
         if peep is not None:
             peep.forget(phi)
@@ -280,6 +311,8 @@ def sweep(g: Graph, live_loops_only: bool = False) -> tuple[list[Node], list[Nod
 
     A loop that never exits does not reach Stop (unless it got a Never exit): loops keep
     themselves alive -- with ``live_loops_only``, only loops whose type is live control."""
+    # Mark from the roots along inputs (a mark and sweep, not reference counting): a dead
+    # cycle -- a loop behind a dead branch, a phi and its ``+ 1`` -- is found too.
     seen: set[int] = set()
     work = [g.stop, *(n for n in g.nodes.values() if isinstance(n, Loop)
                       and (not live_loops_only or n.type == CTRL))]

@@ -19,6 +19,8 @@ from ssa_course.son.graph import Graph, Node
 from ssa_course.son.memory import Effect
 from ssa_course.son.types import CTRL, MEM, MEM_TOP, TOP, ControlType, TupleType
 
+# Memory as well as control: a loop's effects hang on memory, so a Never exit needs the
+# memory state at the loop head, or the sweep would keep the loop but not its prints.
 _WALK_LIMIT = 100_000  # control nodes a memory walk may pass (a bound, not a budget)
 
 
@@ -38,6 +40,7 @@ def memory_at(ctrl: Node) -> Node | None:
         here = [u for u in c.outputs if _is_memory(u) and u.inputs and u.inputs[0] is c
                 and isinstance(u, (Effect, Phi))]
         if here:
+            # The last of the chain is the effect no other effect here reads as its memory.
             read = {id(u.inputs[1]) for u in here if isinstance(u, Effect)}
             last = [u for u in here if id(u) not in read]
             return max(last or here, key=lambda u: u.id)
@@ -48,6 +51,8 @@ def memory_at(ctrl: Node) -> Node | None:
                        None)
             if mem is not None:
                 return mem
+        # Start's memory is its projection, handled just above: reaching Start itself means no
+        # memory state was found.
         if isinstance(c, Start):
             return None
         if isinstance(c, Region):
@@ -63,6 +68,8 @@ def _dead(n: Node) -> bool:
     """Control the types say is never taken: a dead (or unreached) control type, or the
     side of a branch or call whose type says that side is dead (before the side's own
     type was looked at again)."""
+    # Read from the types only, never from the shape: this runs between peephole rounds,
+    # when a dead side may not have been folded away yet.
     if isinstance(n.type, ControlType) and n.type != CTRL or n.type == TOP:
         return True
     if not isinstance(n, Proj) or not n.inputs:
@@ -85,6 +92,8 @@ def _reaching(exits: list[Node | None]) -> set[int]:
         if n is None or n.id in seen or not n.is_control or _dead(n):
             continue
         seen.add(n.id)
+        # Backwards along control: a merge from each of its paths, anything else from its
+        # control input.
         work.extend(n.inputs[1:] if isinstance(n, Region) else n.inputs[:1])
     return seen
 
@@ -128,11 +137,15 @@ def give_endless_loops_an_exit(g: Graph) -> list[Never]:
     stop, start = g.stop, g.start
     if stop is None or start is None:
         return []  # a graph still being built
+    # Two walks: forward from Start (what runs) and backward from Stop (what leads out).
+    # A node in the first and not the second can only go round forever.
     reaching = _reaching(list(stop.inputs))
     reached = _forward(start)
     lost = {n.id for n in reached if n.id not in reaching}
     added: list[Never] = []
     for n in reached:  # outer loops first: an exit for one may give its inner loops one
+        # Only a loop head gets the exit: a plain node on the way is inside the loop (or after
+        # it), and the head's exit makes it reachable from Stop too.
         if n.id not in lost or not isinstance(n, Region) or n.type != CTRL \
                 or not _loop_head(n, lost):
             continue
@@ -140,8 +153,12 @@ def give_endless_loops_an_exit(g: Graph) -> list[Never]:
         if mem is None:
             continue
         never = Never(g, n, mem)
+        # Typed by hand (a Never is always live control): it is made outside the driver,
+        # which would otherwise have computed its type.
         never.type = CTRL
         stop.add_input(never)
         added.append(never)
+        # What the new exit makes reachable from Stop is no longer lost: the loops inside this
+        # one need no exit of their own.
         lost -= _reaching([never])
     return added

@@ -55,9 +55,14 @@ class SsaGraphBuilder(Emitter):
                          [n for n, _ in fn.params], optimize)
         self.program = program
         self.fn = fn
+        # Pruned SSA: a phi only where its variable is live, so no dead phi becomes a node.
         self.cfg = to_ssa_cfg(fn, pruned=True)
         self.ctrl, self.mem, parms = self.start_projections()
+        # SSA names are defined once, so this is a plain map with no scope or journal (the
+        # Tiny builder needs those because a variable's value changes as it parses).
         self.vals: dict[str, Node] = {n: p for (n, _), p in zip(fn.params, parms, strict=True)}
+        # (source block, target block) -> the control and memory leaving by that edge; None
+        # when the edge is dead (a folded branch).
         self.edges: dict[tuple[str, str], _Edge | None] = {}
         self.done: set[str] = set()
         # phis waiting for a path built later: (region, block, [(phi, what)])
@@ -78,11 +83,15 @@ class SsaGraphBuilder(Emitter):
     def build(self) -> FunctionGraph:
         cfg = self.cfg
         succs = {n: list(b.succs) for n, b in cfg.blocks.items()}
+        # Reverse postorder: every block comes after its predecessors, except along back
+        # edges -- the only paths a merge must wait for.
         for name in reversed(postorder(succs, cfg.entry)):
             self.block(name)
             self.done.add(name)
         self.g.line = 0  # nodes made from here on belong to no statement
         self._fill_pending()
+        # Building block by block can leave control that no path from Start enters (a loop
+        # whose entry branch folded): found here, dropped before the finish.
         entered = self._reached_from_start()
         dropped = self._drop_unreached_paths(entered)
         live_exits = [e for e in self.exits if e.id in entered]  # not a dead loop's Trap
@@ -122,8 +131,10 @@ class SsaGraphBuilder(Emitter):
     def _enter(self, name: str, preds: list[str], phis: list[Instr]) -> bool:
         incoming = [self.edges.get((p, name)) for p in preds]
         later = [p not in self.done for p in preds]
+        # Every predecessor is built and none sends control here: the block is dead.
         if not any(later) and all(e is None for e in incoming):
             return False
+        # One way in: no Region, and its phis (one argument each) are just that value.
         if len(preds) == 1:
             edge = incoming[0]
             assert edge is not None, f"the only way into {name} is built first"
@@ -133,6 +144,8 @@ class SsaGraphBuilder(Emitter):
                 self.vals[phi.result()] = self.value(phi.args[0], _source_name(phi.result()))
             return True
         region = Region(self.g, None, *(e.ctrl if e else None for e in incoming))
+        # Open while a predecessor is still to be built (a back edge): rules must not read a
+        # Region whose paths are not all there (Region.in_progress).
         region.open = any(later)
         merged = self.p(region)  # (control nodes are not idealized while building)
         assert merged is region, "a new Region is its own peephole"
@@ -146,6 +159,8 @@ class SsaGraphBuilder(Emitter):
             self.phis_to_clean.append(phi)
             return phi
 
+        # Memory merges like a variable: a memory Phi, so loads after the merge read the state
+        # of whichever path came in.
         self.mem = merge("mem", [e.mem if e else None for e in incoming], MEM, "$mem")
         self.thrown = None
         if any(e is not None and e.thrown is not None for e in incoming):
@@ -164,6 +179,8 @@ class SsaGraphBuilder(Emitter):
     def _fill_pending(self) -> None:
         for region, name, waiting in self.pending:
             preds = self.cfg.blocks[name].preds
+            # Input i of the Region is the edge from predecessor i, and so is input i of each of
+            # its phis: filling both together keeps them matched.
             for i, pred in enumerate(preds, start=1):
                 if region.inputs[i] is not None:
                     continue
@@ -182,6 +199,7 @@ class SsaGraphBuilder(Emitter):
                         value = self.value(what.args[what.labels.index(pred)],
                                            _source_name(what.result()))
                     phi.set_input(i, value)
+            # Closed: from now on the peepholes may look at it.
             region.open = False
 
     def _drop_unreached_paths(self, entered: set[int]) -> bool:
@@ -215,9 +233,12 @@ class SsaGraphBuilder(Emitter):
                 continue
             reaches_stop.add(n.id)
             work.extend(n.inputs if isinstance(n, Region) else n.inputs[:1])
+        # Only a merge that waited for a back edge can head a loop; the others are plain joins.
         for region, _, waiting in self.pending:
             if region.id in reaches_stop or region.id not in entered:
                 continue  # a loop no live path enters (a constant branch skipped it) is dead
+            # The memory phi at the head is what the loop's effects chain from and back to:
+            # reading it keeps them alive.
             mem = next((phi for phi, what in waiting if what == "mem"), self.mem)
             self.exits.append(self.p(Never(self.g, region, mem)))
 
@@ -227,6 +248,7 @@ class SsaGraphBuilder(Emitter):
         its back edge: nothing reaches it, so it gets no Never exit and the sweep drops it.
         """
         seen: set[int] = set()
+        # Forwards from Start along the one control rule (goes_to), the way every walk does.
         work = [u for u in self.start.outputs if u.is_control]
         while work:
             n = work.pop()
@@ -247,12 +269,16 @@ class SsaGraphBuilder(Emitter):
     def instr(self, i: Instr, throws_to: str | None) -> bool:
         """Build one instruction; True when it ended the block."""
         op, g = i.op, self.g
+        # Operands first: an SSA name is a node already (or an Undefined for a name that is
+        # never assigned on some path).
         a = [self.value(x) for x in i.args]
         result: Node | None = None
         src = self.current
         if op == "const":
             result = self.const(i.constant())
         elif op == "id":
+            # A copy makes no node: the destination names the same value (copy propagation for
+            # free).
             result = a[0]
         elif (row := opcodes.bril_op(op)) is not None:  # a row of the opcode table
             if row.may_trap:
@@ -286,6 +312,8 @@ class SsaGraphBuilder(Emitter):
         elif op == "catch":
             result = self.thrown
         elif op == "checkdef":  # a Bril read that may find no value: a check, kept
+            # The SSA construction found a read that may find no value: the run stops there,
+            # naming the variable.
             self.guard(a[0], f"undefined variable '{i.field}'", None)
         elif op in ("leave", "nop"):
             pass
@@ -302,9 +330,12 @@ class SsaGraphBuilder(Emitter):
         elif op == "enter":  # control goes into the try body; the handler is reached
             self._jump(src, i.labels[0])  # only through exceptional edges
         elif op == "br":
+            # Both targets the same: a jump, whatever the condition.
             if i.labels[0] == i.labels[1]:
                 self._jump(src, i.labels[0])
             else:
+                # A constant condition gives a None side: that edge is recorded dead, and a
+                # block only it enters is never built.
                 t, f = self.branch(a[0])
                 self._end(src, i.labels[0], t)
                 self._end(src, i.labels[1], f)

@@ -57,6 +57,7 @@ class Schedule:
     entry: str
     idom: dict[str, str]
     block_of: dict[int, str]  # node id -> block name
+    # early/late are kept for the lesson's table: the range each floating node could go in.
     early: dict[int, str] = field(default_factory=dict)
     late: dict[int, str] = field(default_factory=dict)
     dom_depth: dict[str, int] = field(default_factory=dict)
@@ -94,11 +95,16 @@ def pinned_blocks(fg: FunctionGraph, cfg: Cfg) -> dict[int, str]:
     owner, entry = cfg.owner, cfg.entry
     fixed: dict[int, str] = {fg.start.id: entry}
     for n in fg.nodes():
+        # Control nodes already are the CFG: they own or end their blocks (phase 1).
         if n.is_control:
             continue
         if isinstance(n, Phi):
+            # A Phi is evaluated on entry to its merge: its block is its Region's.
             fixed[n.id] = owner[n.operand(0).id]
         elif n.is_pinned():
+            # Pinned: the block of the control input it hangs on. This is what keeps a load after
+            # the test that guards it and an effect on the path that runs it (Click: pinned nodes
+            # are the schedule's fixed points; everything else floats between them).
             fixed[n.id] = _block_of_control(n.operand(0), owner)
         elif isinstance(n, Proj) and isinstance(n.inputs[0], Start):
             fixed[n.id] = entry
@@ -111,14 +117,19 @@ def pinned_blocks(fg: FunctionGraph, cfg: Cfg) -> dict[int, str]:
 
 def _call_successor(proj: Proj, owner: dict[int, str]) -> str:
     call = proj.operand(0)
+    # The thrown value (4) goes with the exceptional control (3); the result and memory
+    # (2, 1) with the normal one (0).
     wanted = 3 if proj.index == 4 else 0
     for u in call.outputs:
         if isinstance(u, Proj) and u.is_control and u.index == wanted:
             return owner[u.id]
+    # No projection of that control (the path is dead): the call's own block.
     return owner[call.id]
 
 
 def _data_inputs(n: Node) -> list[Node]:
+    # A projection's input 0 is its source, and a pinned node's is its control: both count
+    # as inputs. A floating node's input 0 is None and is skipped.
     if isinstance(n, Proj) or n.inputs[0] is not None:
         return [x for x in n.inputs if x is not None]
     return [x for x in n.inputs[1:] if x is not None]
@@ -136,6 +147,8 @@ def schedule_early(fg: FunctionGraph, cfg: Cfg, dom: DomTree,
             return fixed[x.id]
         if x.id in early:
             return early[x.id]
+        # Neither pinned nor placed by this walk: the entry, which dominates every block,
+        # is always a legal answer.
         return _block_of_control(x, owner) if x.is_control else entry
 
     for root in fg.nodes():
@@ -145,6 +158,8 @@ def schedule_early(fg: FunctionGraph, cfg: Cfg, dom: DomTree,
             if n.id in early or n.id in fixed or n.is_control:
                 continue
             inputs = _data_inputs(n)
+            # Post-order by hand (an explicit stack, no recursion: a deep expression would overflow
+            # Python's stack): first the inputs, then the node, once all its inputs have a block.
             if not ready:
                 stack.append((n, True))
                 stack.extend((x, False) for x in inputs
@@ -153,6 +168,9 @@ def schedule_early(fg: FunctionGraph, cfg: Cfg, dom: DomTree,
             best = entry
             for x in inputs:
                 b = block_of_input(x)
+                # The inputs' blocks all dominate this use (SSA), so they lie on one chain of the
+                # dominator tree: the deepest is dominated by all the others and is the earliest
+                # legal block.
                 if depth[b] > depth[best]:
                     best = b
             early[n.id] = best
@@ -175,9 +193,12 @@ def schedule_late(fg: FunctionGraph, cfg: Cfg, dom: DomTree, fixed: dict[int, st
     placed: dict[int, str] = dict(fixed)
     owner = cfg.owner
     floating = [n for n in fg.nodes() if n.id in early]
+    # Users first: a node's late block needs the final blocks of all its users.
     for n in reversed(dependency_order(floating, lambda m: m.inputs)):
         use_block: str | None = None
         for u in n.outputs:
+            # A Phi reads input i at the end of its Region's i-th predecessor, not in its own block:
+            # the value must be ready there (Click's rule for phi uses).
             if isinstance(u, Phi):
                 region = u.operand(0)
                 for i, v in enumerate(u.inputs):
@@ -191,11 +212,15 @@ def schedule_late(fg: FunctionGraph, cfg: Cfg, dom: DomTree, fixed: dict[int, st
             else:
                 ub = placed.get(u.id)
                 if ub is None:
+                    # A user that has no block is unreachable (swept later): it asks for nothing.
                     continue  # a dead user
             use_block = dom.lca(use_block, ub)
         if use_block is None:
+            # No live user at all: keep it where it may first run.
             use_block = early[n.id]
         late[n.id] = use_block
+        # Early must dominate late, or no block satisfies both the inputs and the uses: that
+        # would be a broken graph, reported with the invariant's name.
         if not dom.dominates(early[n.id], use_block):
             raise VerifyError("schedule: early dominates late", repr(n),
                               f"early {early[n.id]}, late {use_block}")
@@ -212,6 +237,9 @@ def pick_block(early: str, late: str, idom: dict[str, str], loop_depth: dict[str
     smallest loop depth wins, the latest one on ties. The walk stops at a block outside
     every loop (nothing above can beat it). ValueError if ``early`` is not above."""
     best = b = late
+    # Every block on the way dominates ``late`` and is dominated by ``early``, so each is
+    # a legal place; only the loop depth decides. Latest on ties (strict ``<``): the node
+    # is not computed on paths that do not need it.
     while b != early and loop_depth[best] > 0:
         if idom.get(b, b) == b:
             raise ValueError(f"{early} does not dominate {late}")
@@ -227,6 +255,7 @@ def dominator_lca(a: str | None, b: str, idom: dict[str, str],
     depths alone (the exercise's version; :meth:`DomTree.lca` is the scheduler's)."""
     if a is None:
         return b
+    # Bring both to the same depth, then step both up until they meet.
     while dom_depth[a] > dom_depth[b]:
         a = idom[a]
     while dom_depth[b] > dom_depth[a]:
@@ -244,6 +273,9 @@ def local_order(block: Block) -> list[Node]:
     overwrites their memory); ties by id, i.e. by program order."""
     phis = sorted((n for n in block.nodes if isinstance(n, Phi)), key=lambda n: n.id)
     rest = [n for n in block.nodes if not isinstance(n, Phi)]
+    # A load and a later store to the same memory have no edge between them (the store does
+    # not read the load): the anti-dependence adds one, so the load is not moved after the
+    # store that overwrites what it reads.
     loads_before = anti_dependences(rest)
     return phis + dependency_order(rest, lambda n: [*n.inputs, *loads_before(n)])
 
@@ -258,6 +290,7 @@ def schedule(fg: FunctionGraph) -> Schedule:
 
 
 def _schedule(fg: FunctionGraph) -> Schedule:
+    # The phases in order; each reads only what the earlier ones made (fixed, early, late).
     cfg = blocks_from_control(fg)
     dom = dominators_and_loops(cfg)
     fixed = pinned_blocks(fg, cfg)
@@ -268,6 +301,7 @@ def _schedule(fg: FunctionGraph) -> Schedule:
         lambda e, lt: pick_block(e, lt, dom.idom, loop_depth))
     blocks = cfg.blocks
     for n in fg.nodes():
+        # Control nodes are in their blocks already (heads and ends); data nodes are added here.
         if n.id in placed and not n.is_control and not isinstance(n, Start):
             blocks[placed[n.id]].nodes.append(n)
     for block in blocks.values():

@@ -110,6 +110,8 @@ class Node:
         self.id = -1
         self.inputs: list[Node | None] = []
         self.outputs: list[Node] = []
+        # TOP until someone computes it: the parser's driver computes every new node's type at
+        # once, and SCCP starts from TOP on purpose.
         self.type: Type = TOP
         graph.register(self)
         for n in inputs:
@@ -118,6 +120,8 @@ class Node:
     # -- edges ------------------------------------------------------------------
 
     def add_input(self, n: Node | None) -> None:
+        # Any change to a control node's inputs may change the dominator tree: the version tells
+        # the iterative driver its installed tree is stale.
         if self.is_control:
             self.graph.control_version += 1
         self.inputs.append(n)
@@ -126,10 +130,13 @@ class Node:
 
     def set_input(self, i: int, n: Node | None) -> None:
         old = self.inputs[i]
+        # No change, no bookkeeping: the control version is not bumped for nothing.
         if old is n:
             return
         if self.is_control:
             self.graph.control_version += 1
+        # One edge leaves ``old``'s user list for every input slot that named it: a node that
+        # reads ``x`` twice is two users of ``x``.
         if old is not None:
             _remove_last(old.outputs, self)
         self.inputs[i] = n
@@ -153,6 +160,7 @@ class Node:
         assert not self.outputs, f"{self} still has users"
         for i in range(len(self.inputs)):
             self.set_input(i, None)
+        # Dropping the inputs is what lets the inputs die in turn (the drivers look at them).
         self.graph.nodes.pop(self.id, None)
 
     def replace_with(self, other: Node) -> None:
@@ -179,6 +187,7 @@ class Node:
 
     def remove_input(self, i: int) -> None:
         """Delete input ``i``; the inputs after it move down one place."""
+        # Through set_input first, so the user list of the old input stays a mirror image.
         self.set_input(i, None)
         del self.inputs[i]
 
@@ -192,6 +201,8 @@ class Node:
         """Ask to be looked at again when ``distant`` changes: called by an ``idealize()``
         that read a node further away than its own inputs (``(x + 1) + 2`` reads the ``1``
         inside its left input), where a change would not reach it as a user."""
+        # A dict keyed by id, not a list: asking twice costs nothing, and take_deps hands each
+        # waiting node over once.
         if distant is not None and distant is not self:
             self.graph.deps.setdefault(distant.id, {})[self.id] = self
 
@@ -215,10 +226,14 @@ class Node:
 
     def is_pinned(self) -> bool:
         """Pinned nodes run where their control says (effects, loads, guarded division)."""
+        # A class that may trap (Div) is pinned only when a guard gave it control; with None,
+        # the builder proved it cannot trap and it floats.
         return self.pinned and self.inputs[0] is not None
 
     # -- semantics (overridden) -------------------------------------------------
 
+    # The defaults are the safe answers: nothing known, no rewrite, and (key) value-numbered
+    # by class and inputs -- a class that must not be shared overrides key() with None.
     def compute(self) -> Type:
         return BOTTOM
 
@@ -227,6 +242,8 @@ class Node:
 
     def key(self) -> tuple | None:
         ids = [n.id if n is not None else -1 for n in self.inputs]
+        # Input 0 (control) stays first; the operands are sorted, so ``a + b`` and ``b + a``
+        # get one key and GVN makes them one node.
         if self.commutative:
             ids = [ids[0], *sorted(ids[1:])]
         return (type(self).__name__, *ids)
@@ -282,6 +299,7 @@ def unlink_dead(dead: list[Node], live: set[int]) -> list[Node]:
         for inp in n.inputs:
             if inp is not None and inp.id in live:
                 touched[inp.id] = inp
+        # No set_input here: the dead nodes' edges among themselves all go at once.
         n.inputs = [None] * len(n.inputs)
     for producer in touched.values():
         producer.outputs = [u for u in producer.outputs if u.id in live]
@@ -304,5 +322,7 @@ def typed(node: Node) -> Node:
     """``node`` with its type computed: a node an ``idealize()`` makes as an input of the
     node it returns (the driver computes the type of the returned node, and looks at the
     new inputs next)."""
+    # The driver optimizes only the node it is handed; a node made inside a rule and used as
+    # an input must already carry its type, or the outer node's compute() would read TOP.
     node.type = node.compute()
     return node

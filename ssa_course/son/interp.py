@@ -66,6 +66,9 @@ class Plan:
         self.pinned: dict[Node, list[Node]] = {}
         self.path: dict[tuple[Node, Node], int] = {}
         self.kind: dict[Node, int] = {}
+        # One pass over the graph before the run: the run loop then only looks things up, and
+        # the graph's structural invariants (one successor per plain control node) are
+        # checked once, with the verifier's messages.
         for node in fg.nodes():
             if node.is_control:
                 self.kind[node] = _IF if isinstance(node, If) else _START if isinstance(
@@ -74,18 +77,22 @@ class Plan:
                     _TRAP if isinstance(node, Trap) else _GO_ON
             if isinstance(node, Region):
                 self.phis[node] = node.phis()
+                # Which path control came in on decides which input every phi takes.
                 for i, pred in enumerate(node.inputs[1:], start=1):
                     if pred is not None:
                         self.path[(node, pred)] = i
             if not node.is_control:
                 continue
             projs = {u.index: u for u in node.outputs if isinstance(u, Proj) and u.is_control}
+            # The two ways out of a multi-valued control node: an If's true and false sides, a
+            # Call's normal and exceptional continuations (projections 0 and 3).
             if isinstance(node, (If, Call, Start)):
                 first = 0
                 self.branches[node] = (projs.get(first), projs.get(1 if isinstance(node, If)
                                                                    else 3))
             succ = [u for u in node.outputs
                     if not isinstance(u, (Proj, Never)) and goes_to(node, u)]
+            # Stop is the one control node with many inputs and no successor it must choose.
             if succ and not isinstance(node, (If, Call, Start)):
                 if len(succ) != 1 and not isinstance(node, Stop):
                     raise VerifyError("one control successor", repr(node),
@@ -101,9 +108,13 @@ def _block_order(ctrl: Node) -> list[Node]:
                and u.inputs[0] is ctrl]
     if not members:
         return []
+    # A load must run before a later store to the memory it read, though no edge says so
+    # (the store does not read the load): the same rule GCM's local order keeps.
     loads_before = anti_dependences(members)
     return dependency_order(
         members, lambda n: [*n.inputs[1:], *loads_before(n)],
+        # A pinned node may depend on another through floating nodes in between
+        # (``a[i] = a[j] + 1``): the order looks through them.
         walk_through=lambda d: not d.is_control and not d.is_pinned()
         and not isinstance(d, Phi))
 
@@ -123,6 +134,9 @@ class _Frame:
         self.ctrl: Node = fg.start
         # a multi-valued node's value is a tuple (Start's: control, memory, the arguments)
         self.vals: dict[Node, Value] = {fg.start: (None, None, *args)}
+        # Two tables: ``vals`` holds what control assigned (phis, pinned nodes, tuples) and
+        # lasts; ``cache`` holds floating values and is cleared at every merge, since a
+        # floating value computed from a phi changes when the phi does.
         self.cache: dict[Node, Value] = {}
         self.call: Call | None = None  # the call this frame waits on (set while it runs)
 
@@ -156,6 +170,8 @@ class Interpreter:
         shallow expressions, an explicit stack beyond that)."""
         if depth > _MAX_RECURSION:
             return self._compute_deep(frame, n)
+        # A value needed before control assigned it is a schedule error in the graph (a use
+        # not dominated by its definition), reported as the invariant it breaks.
         if n.is_control or n.is_pinned() or isinstance(n, Phi):
             raise VerifyError("values are defined before use", repr(n),
                               "read before control reached it")
@@ -179,6 +195,8 @@ class Interpreter:
                     v = cache.get(i, _MISSING)
                     if v is _MISSING:
                         v = self._compute(frame, i, depth + 1)
+                # An undefined value may flow through phis, but an operation on it is Bril's runtime
+                # error.
                 if type(v) is UndefinedValue:
                     raise RuntimeTrap(f"undefined variable '{v.name}'")
                 args.append(v)
@@ -220,10 +238,13 @@ class Interpreter:
     def _enter(self, frame: _Frame, region: Node, came_from: Node) -> None:
         index = frame.plan.path[(region, came_from)]
         phis = frame.plan.phis[region]
+        # All phis read their inputs first, then all are assigned: they happen at once on the
+        # edge (a swap ``a, b = b, a`` round a loop must not see a half-done assignment).
         if phis:
             new = [self.value(frame, p.operand(index)) for p in phis]
             for p, v in zip(phis, new, strict=True):
                 frame.vals[p] = v
+        # The floating values computed before may depend on a phi that just changed.
         frame.cache.clear()
 
     def run(self, args: list[Value]) -> int:
@@ -238,6 +259,8 @@ class Interpreter:
             self.steps += 1
             if self.steps > limit:
                 raise step_limit_exceeded()
+            # The effects hanging on this control node run as control arrives, in their planned
+            # order.
             for pinned in plan.pinned.get(node, ()):
                 self.steps += 1
                 frame.vals[pinned] = pinned.evaluate(self.args(frame, pinned), state)
@@ -259,6 +282,8 @@ class Interpreter:
                 call_args = self.args(frame, node)[2:]
                 if len(frames) >= self.limits.depth:
                     raise stack_overflow()
+                # No Python recursion for calls: a new frame on an explicit stack, so the
+                # depth limit is the program's, reported as a stack overflow.
                 frame.call = node
                 frames.append(_Frame(callee, self.plan(node.fn), call_args))
             elif kind == _RETURN:
@@ -269,12 +294,15 @@ class Interpreter:
                 caller = frames[-1]
                 call = caller.call
                 assert call is not None, "a frame below another waits on a call"
+                # The call's tuple, as its projections read it: the result at index 2.
                 caller.vals[call] = (None, None, result, None, None)
                 caller.ctrl = _taken(caller.plan, call, 0)
             elif kind == _THROW:
                 self._throw(frames, self.args(frame, node)[2])
             else:
                 assert isinstance(node, Trap)
+                # One Trap for both ends of the length test: the message must name the end
+                # that failed, as the other executors do.
                 if node.message == ARRAY_LENGTH_TRAP:  # which end of the length test failed
                     check_array_length(self.args(frame, node)[2], node.pos)
                 raise RuntimeTrap(node.message, node.pos)
@@ -285,6 +313,8 @@ class Interpreter:
             caller = frames[-1]
             call = caller.call
             assert call is not None, "a frame below another waits on a call"
+            # A call inside a try has an exceptional projection: control goes there with the
+            # thrown value at index 4; otherwise the exception unwinds further.
             handler = caller.plan.branches[call][1]
             if handler is not None:
                 caller.vals[call] = (None, None, None, None, value)

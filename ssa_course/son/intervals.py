@@ -23,6 +23,8 @@ LENGTH = IntType("int", 0, MAX_ARRAY_LENGTH)
 
 def interval(lo: int, hi: int) -> IntType:
     """``[lo, hi]`` when it fits in 64 bits, the full range otherwise (a wrap)."""
+    # Python's ints do not wrap, so an exact bound past 64 bits is how a possible wrap
+    # shows: then any value may come out.
     if lo < INT_MIN or hi > INT_MAX:
         return INT_BOTTOM
     return IntType("int", lo, hi)
@@ -30,6 +32,8 @@ def interval(lo: int, hi: int) -> IntType:
 
 def as_range(t: Type) -> IntType | None:
     """The integer range of ``t``; None when nothing is known yet (TOP or empty)."""
+    # TOP and the empty range both mean "no value yet": a transfer returns empty for them,
+    # so a node is not given a range before its inputs have one.
     if t == TOP:
         return None
     if isinstance(t, IntType):
@@ -46,6 +50,8 @@ def add(a: Type, b: Type) -> IntType:
     x, y = as_range(a), as_range(b)
     if x is None or y is None:
         return INT_TOP
+    # Addition is monotone in both operands: the extreme results come from the extreme
+    # operands.
     return interval(x.lo + y.lo, x.hi + y.hi)
 
 
@@ -53,6 +59,7 @@ def sub(a: Type, b: Type) -> IntType:
     x, y = as_range(a), as_range(b)
     if x is None or y is None:
         return INT_TOP
+    # Subtraction falls as ``b`` grows: the low end pairs the low ``a`` with the high ``b``.
     return interval(x.lo - y.hi, x.hi - y.lo)
 
 
@@ -60,6 +67,7 @@ def mul(a: Type, b: Type) -> IntType:
     x, y = as_range(a), as_range(b)
     if x is None or y is None:
         return INT_TOP
+    # With signs mixed any corner may be the extreme; the four corners cover every case.
     corners = [x.lo * y.lo, x.lo * y.hi, x.hi * y.lo, x.hi * y.hi]
     return interval(min(corners), max(corners))
 
@@ -77,10 +85,13 @@ def div(a: Type, b: Type) -> IntType:
     x, y = as_range(a), as_range(b)
     if x is None or y is None:
         return INT_TOP
+    # The quotient is most extreme at the ends of the divisor range or at the divisors of
+    # smallest magnitude (-1 and 1) when the range crosses zero.
     divisors = [d for d in (y.lo, y.hi, -1, 1) if y.lo <= d <= y.hi and d != 0]
     if not divisors:
         return INT_TOP  # always divides by zero: no value ever comes out
     values = [_tdiv(n, d) for n in (x.lo, x.hi) for d in divisors]
+    # A dividend of 0 gives 0, which the corners may miss.
     if x.lo <= 0 <= x.hi:
         values.append(0)
     if x.lo == INT_MIN and y.lo <= -1 <= y.hi:
@@ -101,6 +112,7 @@ def rem(a: Type, b: Type) -> IntType:
     if y.lo == y.hi == 0:
         return INT_TOP
     m = max(abs(y.lo), abs(y.hi)) - 1  # the largest |remainder|
+    # The remainder takes the dividend's sign and is smaller than both |x| and |d|.
     lo = 0 if x.lo >= 0 else max(x.lo, -m)
     hi = 0 if x.hi <= 0 else min(x.hi, m)
     return interval(lo, hi)
@@ -118,6 +130,7 @@ def widen(old: IntType, new: IntType) -> IntType:
         return new
     if new.lo > new.hi:
         return old
+    # Each end separately: a loop counting up keeps its exact lower bound.
     lo = old.lo if new.lo >= old.lo else INT_MIN
     hi = old.hi if new.hi <= old.hi else INT_MAX
     return IntType("int", lo, hi)
@@ -130,5 +143,7 @@ def narrow(old: IntType, new: IntType) -> IntType:
     (``[0, INT_MAX]`` becomes ``[0, 10]``). An empty answer keeps ``old``."""
     if new.lo > new.hi:
         return old
+    # Both ranges cover every value, so their intersection does too; it is never wider
+    # than ``old``, so narrowing steps can only shrink and stop.
     lo, hi = max(old.lo, new.lo), min(old.hi, new.hi)
     return old if lo > hi else IntType("int", lo, hi)

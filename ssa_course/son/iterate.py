@@ -93,10 +93,16 @@ class IterativePeepholes:
         self.g = graph
         self.start = graph.start
         self.stop = graph.stop
+        # A GVN table of its own run; a node is forgotten (_forget) before its inputs change,
+        # so the table never holds a node under a key its inputs no longer give.
         self.gvn = Gvn(lambda node: node.key())
         self.stats = IterStats()
         nodes = graph.live_nodes()
         self.budget = Peephole.per_node * len(nodes) + Peephole.slack
+        # Every node starts on the worklist (the invariant: all that might simplify is on it).
+        # The order is not meant to matter: the driver stops only when no node has a rule left,
+        # whichever order got there; ``make fuzz`` runs seeded random orders, with the
+        # progress_left check, to catch a rule whose result depends on it.
         self.work = Worklist(nodes, self.order.seed)
         self.lost: set[int] = set()  # nodes that lost a user since they were looked at
 
@@ -123,6 +129,9 @@ class IterativePeepholes:
         # a loop the types already say is endless (SCCP, the ranges) gets its exit before
         # any peephole runs: the effects before it lose their readers on the dead side
         give_endless_loops_an_exit(self.g)
+        # Nested fixed points, innermost first: drain the worklist, again with a new
+        # dominator tree while control changed; mark unreachable merges dead and start
+        # over; then sweep, and start over while the sweep deleted something.
         while True:
             while True:
                 self._fresh_tree()
@@ -134,6 +143,8 @@ class IterativePeepholes:
                     break
             # a loop whose exit died must still reach Stop, or the sweep takes its prints
             give_endless_loops_an_exit(self.g)
+            # What the sweep keeps alive: every node Stop reads, transitively, and every loop
+            # whose control is live (an endless loop reaches Stop only through its Never).
             dead, touched = sweep(self.g, live_loops_only=True)
             self.stats.killed += len(dead)
             if not dead:
@@ -152,6 +163,7 @@ class IterativePeepholes:
                 self.work.push_all(n.outputs)
                 self.work.push_all(n.dependents())
                 self.work.push_all(self.g.take_deps(n))
+        # Simple's progress check: one more look at every node must change nothing.
         if self.order.check:
             left = progress_left(self.g)
             if left is not None:
@@ -198,6 +210,7 @@ class IterativePeepholes:
     # -- one look at one node ---------------------------------------------------------
 
     def _visit(self, n: Node) -> None:
+        # Dead first: no rule is worth running on a node nobody reads.
         if self._unused(n):
             self._kill(n)
             return
@@ -205,6 +218,8 @@ class IterativePeepholes:
             self.lost.discard(n.id)
             if self._dead_cycle(n):
                 return
+        # Remembered to see afterwards which inputs a rule dropped (they lost a user) or
+        # added (they may now have a twin in the GVN table).
         before = list(n.inputs)
         found = peephole(n, self.gvn, self._retype, self._constant, control=True)
         if found is None:
@@ -233,6 +248,8 @@ class IterativePeepholes:
         """Recompute the type; both the old type and the new one are true of every value
         the node can have, so keep what both say (SCCP's optimistic facts stay)."""
         old, new = n.type, n.compute()
+        # The join, not the compute alone: SCCP's optimistic fact and the local rule are both
+        # true, so their join (what both say) is true and at least as precise as either.
         if old.kind != "top":
             both = old.join(new)
             if both.kind != "top" or new.kind == "top":
@@ -249,6 +266,7 @@ class IterativePeepholes:
         key = ("Constant", str(t))
         c = self.gvn.get(key)
         if c is None:
+            # One Constant per value for the whole run: the table is asked first.
             c = Constant(self.g, self.start, t)
             self.gvn.put(key, c)
         return c
@@ -258,9 +276,11 @@ class IterativePeepholes:
     def _replace(self, old: Node, new: Node) -> None:
         if new.type == TOP:  # a node idealize() just made: its users need its type now
             new.type = new.compute()
+        # Each user once (a node may read ``old`` at two inputs).
         users = list(dict.fromkeys(old.outputs))
         for u in users:
             self._forget(u)  # its key is about to change
+        # Every edge into ``old`` now goes to ``new``; ``old`` is left with no users.
         old.replace_with(new)
         self.work.push(new)
         self._push_made(new, old.id)
@@ -293,6 +313,7 @@ class IterativePeepholes:
 
     def _kill(self, n: Node) -> None:
         self._forget(n)
+        # The inputs are kept before the node's edges go: each lost a user and may die too.
         inputs = [x for x in n.inputs if x is not None]
         self.work.push_all(self.g.take_deps(n))
         n.kill()
@@ -325,6 +346,7 @@ class IterativePeepholes:
         while work:
             for u in work.pop().outputs:
                 if u.id not in seen:
+                    # A path to control may reach Stop: not dead (or too big to tell: the sweep's).
                     if u.is_control or len(seen) >= DEAD_CYCLE_LIMIT:
                         return False
                     seen[u.id] = u
@@ -365,6 +387,8 @@ def unused(n: Node) -> bool:
     g = n.graph
     if n.outputs or n is g.start or n is g.stop:
         return False
+    # A Constant with no user goes even though Start is its input; other children of Start
+    # (its projections, the parameters) stay: they are the function's interface.
     return isinstance(n, Constant) or not (n.inputs and n.inputs[0] is g.start)
 
 
@@ -391,6 +415,7 @@ def progress_left(graph: Graph) -> str | None:
     def stand_in(_t: Type) -> Node:  # what ``peephole`` returns for a constant type: a
         return start_of(n)  # stand-in (the rewrite is reported, no Constant is made)
 
+    # The same ``peephole`` the driver runs, with stand-ins that report instead of change.
     for n in graph.live_nodes():
         if unused(n):
             return f"{describe(n)} is unused"

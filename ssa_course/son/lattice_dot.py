@@ -41,12 +41,15 @@ def strictly_below(b: Type, a: Type) -> bool:
 
 def hasse_edges(types: Sequence[Type]) -> list[tuple[Type, Type]]:
     """(upper, lower) pairs with nothing of ``types`` strictly between them."""
+    # Types are frozen values: equal ones are one point of the picture, in first-seen order.
     distinct = list(dict.fromkeys(types))
     edges = []
     for a in distinct:
         for b in distinct:
             if not strictly_below(b, a):
                 continue
+            # A Hasse diagram leaves out what transitivity implies: only the covering pairs are
+            # drawn (cubic in the number of types: a lesson's dozen, not a program's).
             if any(strictly_below(b, c) and strictly_below(c, a) for c in distinct):
                 continue
             edges.append((a, b))
@@ -58,6 +61,7 @@ def lattice_dot(types: Sequence[Type] = LESSON_TYPES, title: str | None = None) 
     each step down knows less about the value, down to ``BOTTOM`` ("could be anything")."""
     distinct = list(dict.fromkeys(types))
     ids = {t: f"t{i}" for i, t in enumerate(distinct)}
+    # The lattice's ends are emphasised: everything the analyses compute lies between them.
     nodes = [GraphNode(ids[t], header=str(t), shape="box",
                        emphasis=t in (TOP, BOTTOM)) for t in distinct]
     edges = [GraphEdge(ids[a], ids[b]) for a, b in hasse_edges(distinct)]

@@ -22,6 +22,8 @@ def _child_fields(cls: type) -> tuple[str, ...]:
     """The fields of a syntax class that may hold statements or expressions (cached)."""
     names = _CHILD_FIELDS.get(cls)
     if names is None:
+        # Fields that hold annotations, names or positions, never code: skipping them keeps the
+        # walk to the syntax (and a checker's VarInfo is not walked as if it were a child).
         skip = {"pos", "ty", "var", "fn", "name", "op", "value_pos", "name_pos", "declared",
                 "elem"}
         names = tuple(f.name for f in dataclasses.fields(cls) if f.name not in skip)
@@ -49,9 +51,13 @@ def mentioned_vars(*roots: ast.Expr | ast.Stmt | None) -> set[Hashable]:
     stack = [r for r in roots if r is not None]
     while stack:
         node = stack.pop()
+        # A name is a leaf: its checked variable is what the scope keys slots by, so shadowed
+        # names with the same spelling stay apart.
         if isinstance(node, ast.Name):
             if node.var is not None:
                 found.add(node.var)
             continue
+        # Reads and writes alike: a variable the loop only reads gets a phi that turns out
+        # trivial (``phi(x, itself)``) and goes when the loop is closed.
         stack.extend(_children(node))
     return found

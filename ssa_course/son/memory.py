@@ -44,6 +44,8 @@ class Len(Node):
 
     __slots__ = ()
 
+    # No control and no memory input: the length is fixed when the array is made, so Len is
+    # a pure value -- it floats, and GVN makes every ``len(a)`` of one array one node.
     label = "len"
 
     def compute(self) -> Type:
@@ -51,6 +53,7 @@ class Len(Node):
 
     def idealize(self) -> Node | None:
         base = self.inputs[1]
+        # Safe because the length test ran before the allocation: n is known non-negative here.
         if isinstance(base, NewArray):  # len(new T[n]) -> n
             return base.inputs[1]
         return None
@@ -68,6 +71,8 @@ class InBounds(Node):
 
     def compute(self) -> Type:
         i, n = self.operand(1).type, self.operand(2).type
+        # The range test of lesson 09: true when every possible index is inside every possible
+        # length, false when none is. Folding it to TRUE is what removes a bounds check.
         if TOP in (i, n):
             return BOOL_TOP
         if isinstance(i, IntType) and isinstance(n, IntType):
@@ -88,6 +93,8 @@ class IsSet(Node):
 
     label = "isset"
 
+    # Whether a slot is set is not tracked by the types (a reference type says nothing of
+    # null): the test is always made at run time.
     def compute(self) -> Type:
         return BOOL_BOTTOM
 
@@ -100,6 +107,8 @@ class NewArray(Node):
 
     __slots__ = ("pos", "zero", "ref_type", "elem")
 
+    # Pinned below its length test; it needs no memory input -- the new object is not in the
+    # memory state any older load reads, and nothing reads it before it exists.
     pinned = True
     allocates = True  # a fresh object each time (son/alias.py)
 
@@ -115,6 +124,8 @@ class NewArray(Node):
     def compute(self) -> Type:
         return self.ref_type
 
+    # No GVN: two ``new`` with equal inputs are still two objects (and that is what lets a
+    # fresh object be known distinct from every older one).
     def key(self) -> None:
         return None
 
@@ -153,6 +164,9 @@ class Load(Node):
 
     __slots__ = ("value_type", "pos")
 
+    # The default key (control, memory, array, index) is right for a load: the same slot
+    # read in the same memory state under the same control is the same value, so GVN
+    # shares it. A store in between makes a new memory state, and so a different key.
     label = "Load"
     pinned = True
 
@@ -167,12 +181,16 @@ class Load(Node):
 
     def idealize(self) -> Node | None:
         # what the stores before it wrote, or a fresh array's zero (son/alias.py)
+        # The walk goes up the memory chain from input 1, asking each effect ``passes_load``;
+        # failing that, split_through_phi makes one load per path into a memory merge when
+        # that folds (son/alias.py says which paths must give a value).
         return reaching_value(self, self.operand(1)) or split_through_phi(self)
 
     def initial_value(self, make: bool = True) -> Node | bool | None:
         """The slot's value when nothing wrote it since the array was made: a fresh
         ``int`` or ``bool`` array's zero (a reference slot starts unset). With ``make``
         False, only whether there is one (no constant is made)."""
+        # Every allocation the base may be must give the same zero: one value for all paths.
         zeros = {a.zero if isinstance(a, NewArray) else None for a in _objects(self)}
         if len(zeros) != 1 or None in zeros:
             return None
@@ -193,6 +211,7 @@ def _objects(load: Node) -> list[Node]:
     (``var v = s; if (c) { v = t; }``); empty when something else may be the base."""
     base = load.operand(2)
     if isinstance(base, Phi):
+        # The answer reads the phi's inputs, two edges away: register it (add_dep).
         load.add_dep(base)
         objects = [v for v in base.inputs[1:] if v is not None]
         return objects if all(getattr(v, "allocates", False) for v in objects) else []
@@ -214,9 +233,11 @@ class Effect(Node):
 
     pinned = True
 
+    # An effect's value is the next memory state: nothing more is known of it.
     def compute(self) -> Type:
         return MEM
 
+    # Two equal-looking stores are two writes in order; sharing them would drop one.
     def key(self) -> None:
         return None
 
@@ -235,10 +256,14 @@ class Store(Effect):
         arr, idx, base, index = self.operand(2), self.operand(3), load.operand(2), load.operand(3)
         load.add_dep(arr)  # (their types may sharpen, or they may be replaced)
         load.add_dep(idx)
+        # Same array node and same index node: the slot this store wrote -- its value (a
+        # must-alias; ``False``: nothing older matters).
         if arr is base and idx is index:
             return self.inputs[4], False
+        # Provably another slot: the load may look past this store.
         if distinct_objects(arr, base) or (arr is base and distinct_indices(idx, index)):
             return None, True
+        # May alias: the walk stops, the load stays as it is (always safe).
         return None, False
 
     def evaluate(self, args: list[Value], state: RunState) -> Value:
@@ -302,10 +327,13 @@ class StoreField(Effect):
             return None, True  # an element is never a field
         obj, base = self.operand(2), load.operand(2)
         load.add_dep(obj)
+        # Another field of any struct is another slot (fields never overlap).
         if load.field != self.field:
             return None, True
         if obj is base:
             return self.inputs[3], False
+        # The same field of maybe the same struct: look further only if the objects are
+        # provably distinct.
         return None, distinct_objects(obj, base)
 
     def evaluate(self, args: list[Value], state: RunState) -> Value:
@@ -322,6 +350,8 @@ class Print(Effect):
 
     def passes_load(self, load: Node) -> tuple[Node | None, bool]:
         """Output writes no heap slot: a load looks past it."""
+        # Print changes no heap slot, but it stays in the memory chain: its order against the
+        # other effects (and so the output's order) is kept by that chain.
         return None, True
 
     def evaluate(self, args: list[Value], state: RunState) -> Value:

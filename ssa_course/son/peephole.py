@@ -92,6 +92,8 @@ class Gvn:
 
     def get(self, key: tuple) -> Node | None:
         node = self.table.get(key)
+        # A stale entry (the node died, or its inputs changed under it) is no twin: checking
+        # here, on lookup, saves every edit from having to find and update the table.
         if node is None or node.id not in node.graph.nodes or self.key(node) != key:
             return None
         return node
@@ -112,8 +114,13 @@ def peephole(node: Node, gvn: Gvn, retype: Callable[[Node], None],
     GVN table), else what applied and the node to use instead -- the node itself when a
     rule changed it in place. ``retype`` is the driver's type rule, ``constant`` makes
     the Constant of a type; control nodes are idealized only when ``control``."""
+    # The order is Click & Paleczny's: the type first (it is what folds), a constant next
+    # (cheapest and best), then GVN (an equal node already optimized), then the node's own
+    # rules. Each step may end the look; none undoes what an earlier one found.
     retype(node)  # 1. its type, by the driver's rule
     t = node.type
+    # Not for control: a control node's type (a decided If) is acted on by its rules, since
+    # a Constant cannot stand for control.
     if t.is_constant() and not node.is_control and not isinstance(node, Constant):
         return CONSTANT, constant(t)  # 2. a constant type: a Constant node instead
     key = gvn.key(node)
@@ -121,6 +128,8 @@ def peephole(node: Node, gvn: Gvn, retype: Callable[[Node], None],
         twin = gvn.get(key)  # 3. an equal node already in the graph: use it instead
         if twin is not None and twin is not node:
             return GVN, twin
+    # The inputs are remembered: a rule may change the node in place (a Region dropping
+    # a path) and answer the node itself; only a real change counts as progress.
     if control or not node.is_control:
         before = list(node.inputs)
         better = guarded_idealize(node)  # 4. the node's own rules
@@ -161,6 +170,8 @@ class Peephole:
         chain: list[Node] = []  # nodes replaced along the way, oldest first
         current = node
         while True:
+            # The chain is a loop, not a recursion: a learner's rule that rewrites forever is
+            # stopped by the budget with a message, not by Python's stack.
             verdict, target = self._step(current)
             if verdict == _KEEP:
                 break
@@ -172,6 +183,8 @@ class Peephole:
                 break
             self.rewrites += 1
             self._check_budget(chain, target)
+            # Simple's habit: what a rule makes is optimized before it is used, so the node that
+            # goes round again sees settled inputs.
             self._settle_inputs(target, current.id)
             current = target
         # Innermost first, as a recursive driver would: each replaced node's users move to
@@ -188,6 +201,7 @@ class Peephole:
         for inp in list(node.inputs):
             if inp is not None and inp.id > made_after and inp is not node \
                     and inp.id in node.graph.nodes:
+                # Recursion depth is bounded by the depth of what one rule made (a few nodes).
                 self._settle_inputs(inp, made_after)
                 self(inp)
 
@@ -204,6 +218,7 @@ class Peephole:
         if found is None:
             return _KEEP, node
         what, target = found
+        # Counting happens only for a replacement, so the lesson's numbers count real steps.
         if target is node:  # a rule changed the node in place: it is kept as it is now
             return _KEEP, node
         self.stats.count(what)
@@ -214,15 +229,21 @@ class Peephole:
         """The parser's type rule: a node's type only ever moves down the lattice."""
         new_type = node.compute()
         old = node.type
+        # Inputs are final while parsing, so recomputing a type can only lower it (or keep
+        # it): a rise means a compute() that is not monotone.
         if old != new_type and old.kind != "top" and not new_type.isa(old):
             raise VerifyError("types only move down the lattice", repr(node),
                               f"{old} -> {new_type}")
         node.type = new_type
 
     def _constant(self, t: Type) -> Node:
+        # A new Constant each time: the driver then looks at it like any node, and GVN turns it
+        # into the older Constant of the same value if there is one.
         return Constant(self.start.graph, self.start, t)  # (GVN finds an older twin next)
 
     def _check_budget(self, chain: list[Node], target: Node) -> None:
+        # Two budgets: a chain too long for one node (a rule that never settles), and too many
+        # rewrites over the whole function (rules that keep making work for each other).
         if len(chain) > self.max_chain:
             raise RewriteError(
                 f"idealize() keeps rewriting {describe(chain[0])}: "
@@ -251,6 +272,7 @@ class Peephole:
         """
         if node.outputs or node is self.start or node.id not in node.graph.nodes:
             return
+        # The same rule as the iterative driver's ``unused``: Start's projections are roots.
         if node.inputs and node.inputs[0] is self.start and not isinstance(node, Constant):
             return  # Start's projections (control, memory, parameters) stay
         self.forget(node)
@@ -278,6 +300,8 @@ def _operand(node: Node | None) -> str:
     return f"#{node.id}"
 
 
+# Error messages name the engine's class, so a learner's subclass reads as the node it
+# stands for.
 def _class_name(node: Node) -> str:
     """The engine class a node is (``Add`` for an exercise's subclass of Add)."""
     for cls in type(node).__mro__:
@@ -318,6 +342,8 @@ _T = TypeVar("_T")
 
 def guarded_idealize(node: Node) -> Node | None:
     """``node.idealize()``; a rule from outside the engine runs with bounded recursion."""
+    # The engine's own rules are trusted (and hot): only code from elsewhere pays for the
+    # recursion guard.
     method = type(node).idealize
     if method.__module__.startswith("ssa_course.son."):
         return node.idealize()
@@ -346,6 +372,7 @@ def _with_headroom(fn: Callable[..., _T], *args: object) -> _T:
 def _depth() -> int:
     frame: FrameType | None = sys._getframe()
     depth = 0
+    # Walking the frames costs the depth, paid only around a learner's code.
     while frame is not None:
         frame, depth = frame.f_back, depth + 1
     return depth

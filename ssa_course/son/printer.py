@@ -47,8 +47,11 @@ def summary(program: SeaOfNodes) -> str:
 
 
 def _node_line(node: Node) -> str:
+    # Every input slot is shown, empty ones as ``_``: input 0 is control, so a floating
+    # node's line starts with ``_`` and a pinned one names where it hangs.
     inputs = " ".join(f"%{i.id}" if i is not None else "_" for i in node.inputs)
     head = f"%{node.id} = {_text_label(node)}"
+    # Fixed columns: two versions of a graph line up when compared in a lesson or a diff.
     text = f"  {head:<22} {inputs:<22} : {node.type}"
     detail = node.var_name if isinstance(node, Phi) else node.detail()
     if detail:
@@ -56,12 +59,15 @@ def _node_line(node: Node) -> str:
     return text.rstrip()
 
 
+# Lesson 05's other view of a Phi: one Select per path (the value if control came that
+# way) and a Compose of them -- the same phi, its choice made explicit.
 def _select_compose_lines(phi: Phi) -> list[str]:
     region = phi.operand(0)
     lines, names = [], []
     for i, value in enumerate(phi.inputs[1:], start=1):
         path = region.inputs[i] if i < len(region.inputs) else None
         if value is None or path is None:
+            # A dead or missing path chooses nothing: no Select for it.
             continue
         names.append(f"%{phi.id}.{i}")
         head = f"%{phi.id}.{i} = Select"
@@ -81,6 +87,7 @@ def format_graph(fg: FunctionGraph, select_compose: bool = False) -> str:
     """One function, a line per node; with ``select_compose`` every Phi is shown split
     into its Selects and a Compose."""
     lines = [_graph_header(fg)]
+    # Id order is creation order: the same program prints the same text every run.
     for node in fg.nodes():
         if select_compose and isinstance(node, Phi):
             lines.extend(_select_compose_lines(node))
@@ -98,6 +105,7 @@ def format_graphs(program: SeaOfNodes, select_compose: bool = False) -> str:
 
 def _text_label(node: Node) -> str:
     if isinstance(node, Proj):
+        # Start's elements 2.. are the parameters: printed as such, though they are projections.
         kind = "Parm" if isinstance(node.inputs[0], Start) and node.index >= 2 else "Proj"
         return f"{kind} {node.label}"
     return node.label
@@ -115,6 +123,7 @@ def compare(program: SeaOfNodes) -> dict:
     out = {}
     for name, fg in program.functions.items():
         result = sccp(fg)
+        # Constants are left out: their type is their value, which SCCP never changes.
         changed = {n.id for n in fg.nodes() if not n.is_control
                    and result.types.get(n.id) != n.type and not isinstance(n, Constant)}
         dead = {n.id for n in result.dead(fg)}
@@ -143,6 +152,8 @@ def compare_text(program: SeaOfNodes, mode: str, table: dict | None = None) -> s
         lines.append(_graph_header(fg))
         for node in fg.nodes():
             line = _node_line(node)
+            # Only the type column is replaced; the rest of the line is the parser's graph, so
+            # the two modes differ exactly where SCCP knows more.
             if mode == "optimistic":
                 head, _, rest = line.partition(" : ")
                 detail = rest.split("  ; ", 1)

@@ -22,10 +22,13 @@ if TYPE_CHECKING:  # the drawing module is imported where a drawing is made
 
 def lattice_type(t: tt.Type | None) -> Type:
     """The bottom of a Tiny type's lattice (what a value of that type could be)."""
+    # The bottom, not the top: a parameter or a declared variable may hold any value of its
+    # type until something proves more.
     if isinstance(t, tt.IntType):
         return INT_BOTTOM
     if isinstance(t, tt.BoolType):
         return BOOL_BOTTOM
+    # No value: the empty tuple (a void call's result type).
     if t is None or isinstance(t, tt.VoidType):
         return tuple_of()
     return ref(str(t))
@@ -44,6 +47,8 @@ class FunctionGraph:
     optimized: bool
     stats: PeepholeStats = field(default_factory=PeepholeStats)
 
+    # Live nodes only, in id order: every pass that lists nodes sees the same order, so
+    # output and drawings are deterministic.
     def nodes(self) -> list[Node]:
         return self.graph.live_nodes()
 
@@ -71,6 +76,8 @@ class SeaOfNodes:
     facts: RangeFacts | None = None
 
     @property
+    # Which stage made the graph, as the lessons name it: raw (peepholes off), pessimistic
+    # (peepholes while parsing), optimistic (SCCP ran).
     def mode(self) -> str:
         if self.sccp_counts is not None:
             return "optimistic"
@@ -84,10 +91,12 @@ class SeaOfNodes:
 
     def constants_found(self) -> int:
         """Nodes turned into constants: while parsing, plus by SCCP when it ran."""
+        # The parser's count lives on each function, SCCP's on the program: both are added.
         extra = (self.sccp_counts or {}).get("constants", 0)
         return sum(f.stats.constants_found for f in self.functions.values()) + extra
 
     # the four faces, for notebooks: print, draw, check, run
+    # Imported where used: the printer, verifier and interpreter import this module.
     def text(self) -> str:
         from ssa_course.son.printer import format_graphs
 

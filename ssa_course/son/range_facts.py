@@ -50,6 +50,8 @@ def is_int(n: Node) -> bool:
 
 
 def _clip(r: IntType, lo: int, hi: int) -> IntType:
+    # Clipping to an empty range is meaningful: a fact that contradicts the range says the
+    # block is never reached with such a value.
     lo, hi = max(r.lo, lo), min(r.hi, hi)
     return INT_TOP if lo > hi else IntType("int", lo, hi)
 
@@ -81,6 +83,7 @@ class RangeAnalysis:
     def range_of(self, n: Node) -> IntType:
         if self._reading is not None:
             self._reading.add(n.id)
+        # A node outside the analysis (not an int, or made later) answers with its own type.
         r = self.ranges.get(n.id)
         if r is not None:
             return r
@@ -91,6 +94,7 @@ class RangeAnalysis:
         """The range the node's equation gives from the current ranges."""
         if isinstance(n, Constant) and isinstance(n.type, IntType):
             return n.type  # (the analysis looks at integer nodes only)
+        # A phi is the one node whose range depends on where its inputs come in: see _phi.
         if isinstance(n, Phi):
             return self._phi(n)
         fn = _ARITH.get(type(n))
@@ -111,8 +115,11 @@ class RangeAnalysis:
     def _phi(self, phi: Phi) -> IntType:
         region = phi.inputs[0]
         r: Type = INT_TOP
+        # Each input is read in the block its path leaves from, so a branch's fact on that path
+        # (``i < len(a)`` on the loop's back edge) narrows what the phi receives.
         for k, value in enumerate(phi.inputs[1:], start=1):
             path = region.in_(k) if isinstance(region, Region) else None
+            # A missing path brings no value: TOP is the identity of the meet.
             if value is None or path is None:
                 continue
             r = r.meet(self.in_block(value, self.facts.block_of(path)))
@@ -123,6 +130,8 @@ class RangeAnalysis:
         from its inputs there (a few levels deep), narrowed by the facts that hold."""
         self.questions += 1
         answers = self._answers
+        # Caching is only sound once the ranges stop changing; while solving an answer may
+        # change between two questions.
         if answers is not None:
             key = (n.id, block, depth)
             found = answers.get(key)
@@ -133,6 +142,9 @@ class RangeAnalysis:
 
     def _in_block(self, n: Node, block: str | None, depth: int) -> IntType:
         r = self.range_of(n)
+        # Re-deriving from the inputs lets the facts on the inputs count: ``i + 1`` where
+        # ``i < n`` holds is below ``n + 1`` even if ``i + 1``'s own range says less. A phi is
+        # not re-derived: its inputs are about other blocks.
         if depth < DEPTH and not isinstance(n, Phi):
             fn = _ARITH.get(type(n))
             if fn is not None:
@@ -148,6 +160,8 @@ class RangeAnalysis:
         """Narrow ``r`` (the base's range) by ``base + offset op other``."""
         if r.lo > r.hi or not fits(r, fact.offset):
             return r  # base + offset might wrap: the fact says nothing simple about base
+        # The fact reads ``base + k op other``: each case below bounds ``base`` by moving ``k``
+        # to the other side (sound because ``fits`` said ``base + k`` does not wrap).
         k = fact.offset
         if fact.other is None:
             o = intervals.interval(0, 0)
@@ -171,6 +185,7 @@ class RangeAnalysis:
             return _clip(r, o.lo - k, INT_MAX)
         if op == "==":
             return _clip(r, o.lo - k, o.hi - k)
+        # A range cannot have a hole: ``!=`` helps only when the excluded value is an end.
         if op == "!=" and o.is_constant():  # only trims an end of the range
             if r.lo == o.lo - k:
                 return _clip(r, r.lo + 1, INT_MAX)
@@ -181,6 +196,9 @@ class RangeAnalysis:
     def solve(self) -> None:
         """The optimistic fixed point with widening, then the narrowing sweeps."""
         changes: dict[int, int] = {}
+        # Every int node starts on the list at empty (optimism, as SCCP): a range only grows to
+        # what its equation gives. Widening trades some of that precision for a quick end;
+        # the narrowing sweeps below take part of it back.
         work = list(reversed(self.nodes))  # popped from the end: lowest id first
         queued = {n.id for n in self.nodes}
         while work:
@@ -200,11 +218,15 @@ class RangeAnalysis:
             self.ranges[n.id] = new
             if self.trace is not None:
                 self.trace.append((phase, n, new))
+            # Users by edge, and the phis that read ``n`` in another block (recorded by
+            # _transfer_reading): a change must reach every range computed from it.
             for u in [*n.outputs, *(self.fg.graph.nodes.get(i) for i in
                                     self._readers.get(n.id, ()))]:
                 if u is not None and u.id in self.ranges and u.id not in queued:
                     queued.add(u.id)
                     work.append(u)
+        # Narrowing may only shrink a range to what its equation gives from ranges already
+        # sound, so each sweep keeps every range true; a bounded number of sweeps suffices.
         for _ in range(NARROWING_SWEEPS):
             narrowed = False
             for n in self.nodes:
@@ -226,6 +248,8 @@ class RangeAnalysis:
     def _transfer_reading(self, n: Node) -> IntType:
         if not isinstance(n, Phi):
             return self.transfer(n)
+        # Record every node the phi's transfer read, through in_block's re-derivations too:
+        # those are the phi's real inputs for the worklist.
         self._reading = set()
         try:
             r = self.transfer(n)
@@ -259,5 +283,7 @@ def analyse(fg: FunctionGraph, trace: bool = False) -> RangeAnalysis:
     """Ranges and symbolic bounds of one function graph (``trace``: record each change)."""
     ra = RangeAnalysis(fg, trace=trace)
     ra.solve()
+    # The symbolic bounds build on the numeric ranges (an offset ``d`` is only usable
+    # when ``L + d`` cannot wrap), so they come second.
     ra.symbols.solve()
     return ra

@@ -31,6 +31,8 @@ from ssa_course.son.iterate import iterate
 from ssa_course.son.program import FunctionGraph, SeaOfNodes
 from ssa_course.son.types import CTRL, INT_BOTTOM, TOP, XCTRL, IntType, TupleType, Type
 
+# Without widening a loop counter's range would fall one step per trip round the loop
+# (``[0,0]``, ``[0,1]``, ``[0,2]``...): the analysis would take as long as the program.
 WIDEN_AFTER = 3  # a phi's range that keeps changing is widened (lesson 09's ``widen``)
 
 
@@ -78,6 +80,8 @@ def users_to_push(n: Node) -> list[Node]:
     users = dict.fromkeys(n.outputs)  # each once, in order (a dict: no list searches)
     if n.is_control:
         for u in list(users):
+            # A path into a Region coming alive changes what each phi meets, though the phi does
+            # not read the path's control node: it reads the Region. So the phis are pushed here.
             if isinstance(u, Region):
                 for p in u.phis():
                     users.setdefault(p)
@@ -94,6 +98,8 @@ def replay(result: SccpResult, steps: int) -> dict[int, Type]:
 
 
 def _live(t: Type) -> bool:
+    # Live control, or a tuple: an If, Call or Start the worklist reached (whether each of
+    # its sides is live is in the tuple's elements).
     return t == CTRL or t.kind == "tuple"
 
 
@@ -106,11 +112,18 @@ def sccp(fg: FunctionGraph, trace: bool = False) -> SccpResult:
 
 def _sccp(fg: FunctionGraph, trace: bool) -> SccpResult:
     nodes = fg.nodes()
+    # The analysis runs in the nodes' own ``type`` fields, so every ``compute()`` reads the
+    # optimistic types of its inputs; the pessimistic ones are restored at the end (finally:
+    # even on an error), and only apply_sccp installs the new ones.
     saved = {n.id: n.type for n in nodes}
     for n in nodes:
+        # Optimism: every node starts "not reached". Nothing is known to be live until the
+        # worklist reaches it from Start.
         n.type = TOP
     changes: dict[int, int] = {}
     result = SccpResult({})
+    # One queue, and ``queued`` keeps each node in it at most once: a node is looked at
+    # after its inputs changed, however many of them did.
     work: list[Node] = [fg.start]
     queued = {fg.start.id}
     try:
@@ -120,6 +133,7 @@ def _sccp(fg: FunctionGraph, trace: bool) -> SccpResult:
             result.steps += 1
             new = n.compute()
             old = n.type
+            # No change: nothing downstream can learn anything new from this node.
             if new == old:
                 continue
             new = old.meet(new)  # types only fall, even through a coarse transfer
@@ -129,10 +143,15 @@ def _sccp(fg: FunctionGraph, trace: bool) -> SccpResult:
                 changes[n.id] = changes.get(n.id, 0) + 1
                 if changes[n.id] >= WIDEN_AFTER and isinstance(old, IntType):
                     new = widen(old, new)  # the bound that moved goes to its end
+            # The widened type may be where it was: then again nothing to push.
             if new == old:
                 continue
             n.type = new
             pushed = []
+            # Sparse: only the users of a node whose type fell are looked at again (Wegman &
+            # Zadeck, on def-use edges as Click does). The transfers are monotone, so the order
+            # work is taken in does not change the fixed point reached -- except where widening,
+            # which counts a phi's changes, sets in earlier or later.
             for u in users_to_push(n):
                 if u.id not in queued:
                     queued.add(u.id)
@@ -158,6 +177,8 @@ def apply_sccp(fg: FunctionGraph, result: SccpResult) -> dict[str, int]:
     equal)."""
     types = result.types
     counts = {"constants": 0, "dead branches": 0, "dead paths": 0}
+    # SCCP's types are a fixed point of every compute(), so installing them all at once is
+    # consistent; the Ifs and Regions are counted on the way for the lesson's table.
     for n in fg.nodes():
         t = n.type = types.get(n.id, TOP)
         if isinstance(n, If) and isinstance(t, TupleType) and t.types[0] != t.types[1]:
@@ -165,6 +186,8 @@ def apply_sccp(fg: FunctionGraph, result: SccpResult) -> dict[str, int]:
         elif isinstance(n, Region) and _live(t):
             counts["dead paths"] += sum(1 for p in n.inputs[1:] if p is None
                                         or not _live(types.get(p.id, TOP)))
+    # The rewriting itself is the same peephole rules as parsing: a node whose type is now a
+    # constant becomes a Constant, a dead side goes, and whatever that unlocks follows.
     stats = iterate(fg.graph)
     counts["constants"] = stats.constants
     counts["rewrites"] = stats.rewrites

@@ -59,11 +59,14 @@ class Delta(Node):
         return self.inputs[self.index[slot]]
 
     def release(self) -> None:
+        # Dropping the edges makes the values' use counts honest again: a value only this Delta
+        # held may now be dead, and the caller hands those to the driver.
         """Let go of every value (the caller decides which ones to discard)."""
         self.truncate_inputs(0)
         self.slots.clear()
         self.index.clear()
 
+    # Scaffolding is never value-numbered: two Deltas with equal slots are two records.
     def key(self) -> None:
         return None
 
@@ -87,6 +90,8 @@ class Scope(Node):
 
     # edges, indexed by value ------------------------------------------------------
 
+    # The ``where`` index mirrors the inputs at every edit, as ``outputs`` does: both edit
+    # paths (add_input, set_input) keep it, so replace_input can trust it.
     def add_input(self, n: Node | None) -> None:
         if n is not None:
             self.where.setdefault(n, set()).add(len(self.inputs))
@@ -106,6 +111,9 @@ class Scope(Node):
         super().set_input(i, n)
 
     def replace_input(self, old: Node, new: Node) -> None:
+        # This is how the driver's ``replace_with`` updates the symbol table: the scope is one
+        # more user of every variable's value (Click & Paleczny keep the scope as a node for
+        # this reason).
         for i in sorted(self.where.get(old, ())):
             self.set_input(i, new)
 
@@ -128,6 +136,8 @@ class Scope(Node):
     def mem(self, node: Node) -> None:
         self.write(1, node)
 
+    # Control None marks the end of a path (return, break, throw, a branch never taken):
+    # nothing after it is built.
     def dead(self) -> bool:
         return self.inputs[0] is None
 
@@ -136,6 +146,8 @@ class Scope(Node):
     def define(self, key: Hashable, node: Node | None, name: str, ty: Type) -> None:
         """A new variable in the innermost block (``node``: None in code control never
         reaches, where a caught exception may have no value)."""
+        # Keys are the checker's variable objects, not names: shadowing declares a new key, and
+        # the inner variable's slot is dropped with its block.
         self.slots[key] = len(self.inputs)
         self.keys.append(key)
         self.names.append(name)
@@ -158,6 +170,8 @@ class Scope(Node):
         the frame began are truncated before it ends: nothing to undo)."""
         if self.frames:
             journal, size = self.frames[-1]
+            # A slot made after the frame began has no old value to restore: it is truncated before
+            # the frame ends.
             if slot < size:
                 journal.put(slot, self.inputs[slot])
         self.set_input(slot, node)
@@ -188,6 +202,8 @@ class Scope(Node):
         journal, _ = self.frames.pop()
         if self.frames:
             outer, size = self.frames[-1]
+            # The invariant: each frame holds, for every slot written since it began, the value
+            # before the first write -- so an undo of the outer frame still restores its start.
             for slot, node in zip(journal.slots, journal.inputs, strict=True):
                 if slot < size:
                     outer.put(slot, node)
@@ -197,6 +213,8 @@ class Scope(Node):
         """The current values of the slots below ``limit`` written since frame ``depth``
         began (a side to merge later, relative to the table at that frame's start)."""
         side = Delta(self.graph)
+        # A slot written in any frame since ``depth`` changed: the nested frames' journals
+        # list the slots written inside them, the outer one's the rest.
         for journal, _ in self.frames[depth:]:
             for slot in journal.slots:
                 if slot < limit:
@@ -217,6 +235,8 @@ class Scope(Node):
             return side.inputs[pos]
         return self.inputs[slot] if slot < len(self.inputs) else None
 
+    # Only when the function is finished: the values lose the scope as a user, and those
+    # with no other users are left to the driver (or the final sweep).
     def discard(self) -> None:
         for i in range(len(self.inputs)):
             self.set_input(i, None)

@@ -47,12 +47,17 @@ class Symbols:
         """Bounds ``n <= L + d`` that hold in ``block`` (None: "every bound", a phi not
         reached yet while the phis' bounds are being solved)."""
         base, k = peel(n)
+        # Every value is bounded by itself (``x <= x + 0``): the bound that lets ``i < n`` read
+        # as ``i <= n - 1`` when ``n`` is the length asked about.
         out: Bounds = {n.id: (n, 0)}
         r = self.ra.in_block(base, block)
+        # ``base + k`` may wrap: a bound on ``base`` says nothing about ``n``.
         if base is not n and not fits(r, k):
             return out
         if isinstance(base, Phi) and base.id in self.sym:
             own = self.sym[base.id]
+            # A phi not reached yet in the optimistic rounds: "every bound" (the caller reads None
+            # as the top of this lattice).
             if own is None:
                 return None
             for _lid, (node, d) in own.items():
@@ -62,6 +67,7 @@ class Symbols:
         for fact in self.ra.facts.holding(base, block):
             if fact.other is None or not fits(r, fact.offset):
                 continue
+            # Only facts that bound from above; ``x < y`` is ``x <= y - 1`` for integers.
             slack = {"<": -1, "<=": 0, "==": 0}.get(fact.op)
             if slack is None:
                 continue
@@ -73,6 +79,8 @@ class Symbols:
         """Symbolic upper bounds of phis: optimistic rounds; a bound that keeps loosening
         is dropped; no fixed point after :data:`SYMBOLIC_ROUNDS`: no bounds at all."""
         phis = [n for n in self.ra.nodes if isinstance(n, Phi)]
+        # Optimism: every phi starts with every bound (None) and keeps only what all of its
+        # paths give, as the ranges start empty.
         self.sym = {p.id: None for p in phis}
         loosened: dict[tuple[int, int], int] = {}
         for _ in range(SYMBOLIC_ROUNDS):
@@ -85,6 +93,8 @@ class Symbols:
                         if lid in old and d > old[lid][1]:
                             key = (phi.id, lid)
                             loosened[key] = loosened.get(key, 0) + 1
+                            # A bound that keeps loosening round a loop has no fixed point worth
+                            # waiting for: drop it (the symbolic form of widening).
                             if loosened[key] > 2:
                                 del new[lid]
                 if new != old:
@@ -92,6 +102,7 @@ class Symbols:
                     changed = True
             if not changed:
                 return
+        # No fixed point in time: claim nothing (an empty set of bounds is always true).
         self.sym = {p.id: {} for p in phis}
 
     def _invariant(self, node: Node, head: str) -> bool:
@@ -114,6 +125,8 @@ class Symbols:
             seen.add(n.id)
             if len(seen) > limit:
                 return False  # too far to look: assume it changes
+            # A phi, a call's result or a pinned node inside the loop may change from one trip to
+            # the next; pure nodes are as invariant as their inputs, so the walk goes through them.
             if isinstance(n, Phi):
                 where = facts.cfg.owner.get(n.operand(0).id)
             elif isinstance(n, Proj):  # a parameter (always the same), a call's result
@@ -141,6 +154,7 @@ class Symbols:
             block = self.ra.facts.block_of(path)
             b = self.upper(value, block)
             if b is not None:
+                # A phi bounded by itself says nothing: that trivial bound goes.
                 b = {i: nd for i, nd in b.items() if i != phi.id}
                 per_path.append((b, self.ra.in_block(value, block)))
         if not per_path:
@@ -156,6 +170,8 @@ class Symbols:
             # from one or read inside the loop (``len(a)`` of an array the loop replaces)
             keys = {lid: node for lid, node in keys.items() if self._invariant(node, head)}
         out: Bounds = {}
+        # The merge keeps a bound only if every path gives one, and then the loosest (a bound
+        # must hold whichever path came in).
         for lid, node in keys.items():
             worst = -(1 << 70)
             lo = self.ra.range_of(node).lo
@@ -174,6 +190,7 @@ class Symbols:
 
 def _tighten(out: Bounds, node: Node, d: int) -> None:
     old = out.get(node.id)
+    # Several bounds on the same ``L`` are all true: keep the tightest.
     if old is None or d < old[1]:
         out[node.id] = (node, d)
 
@@ -199,6 +216,7 @@ def same_length(a: Node, b: Node) -> bool:
 
 
 def _array_key(n: Node) -> tuple:
+    # A row loaded twice from the same place is the same array even as two Load nodes.
     if isinstance(n, Load):
         return ("load", _memory_for(n).id, n.operand(2).id, n.operand(3).id)
     return ("node", n.id)
@@ -211,6 +229,7 @@ def _memory_for(load: Load, limit: int = 64) -> Node:
     mem = load.operand(1)
     own = load.operand(2).type
     for _ in range(limit):
+        # Effects that cannot change the row: a load past them reads the same slot's value.
         if isinstance(mem, (Print, StoreField)) or isinstance(mem, Store) \
                 and mem.operand(2).type != own and own.kind != "bottom":
             mem = mem.operand(1)

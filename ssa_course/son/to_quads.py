@@ -103,6 +103,8 @@ class _Writer:
         self.lines = sched.fg.graph.lines  # the source line of each node (listings)
         self.line = 0
         self.body: list[Item] = []
+        # Node id -> the quad variable that holds its value: one name per node (SSA), so a
+        # value used in many places is computed once, where GCM put it.
         self.names: dict[int, str] = {}
         self.trap_pos: dict[int, Pos | None] = {}  # guarded op -> where its check reports
         self.probes: dict[int, tuple[Node, Node, Instr]] = {}  # If id -> its probe
@@ -149,12 +151,15 @@ class _Writer:
 
     def write(self) -> Function:
         ret = self.fg.returns
+        # The checks not written out as tests: the quad they guard fails by itself in the
+        # same way (and a test for an unset slot is the aload itself).
         self.implied = {b.end.id for b in self.s.order() if isinstance(b.end, If) and (
             isinstance(b.end.inputs[1], IsSet) or self.check_is_implied(b.end))}
         unused = self._only_for_implied_checks()
         for block in self.s.order():
             self.body.append(Label(block.name))
             head = block.head
+            # A handler block (a call's exceptional side) first reads the thrown value.
             if isinstance(head, Proj) and head.index == 3 and isinstance(head.inputs[0], Call):
                 thrown = next((u for u in head.inputs[0].outputs
                                if isinstance(u, Proj) and u.index == 4), None)
@@ -202,12 +207,14 @@ class _Writer:
         t = tiny_type(n.type)
         a = [self.name(x) for x in n.inputs[1:] if x is not None]
         if isinstance(n, Phi):
+            # Memory is implicit in quads: the order of the instructions is the memory order.
             if n.type.kind == "mem" or n.declared.kind == "mem":
                 return
             region = n.operand(0)
             args, labels = [], []
             for i in range(1, len(region.inputs)):
                 path = region.inputs[i]
+                # A path that is gone has no predecessor block: its phi argument goes with it.
                 if path is None:
                     continue
                 v = n.inputs[i]
@@ -218,8 +225,10 @@ class _Writer:
                             labels))
         elif isinstance(n, Constant):
             self.emit(Instr("const", d, t, value=constant_value(n.value)))
+        # Any operator of the opcode table: one function writes them all (operator below).
         elif (row := _row_of(n)) is not None:
             self.operator(n, row, d, a)
+        # Written out only where no guarded quad stands in for it: ``0 <= i and i < n``.
         elif isinstance(n, InBounds):
             self.emit(Instr("const", d + "_z", tt.INT, value=0))
             self.emit(Instr("ge", d + "_lo", tt.BOOL, [a[0], d + "_z"]))
@@ -259,6 +268,8 @@ class _Writer:
         self.line = self.lines.get(end.id, 0) if end is not None else 0
         if end is None:
             if block.falls_into is not None:
+                # A block that falls into a merge: an explicit jump to it (the block order need not
+                # put the merge next).
                 self.emit(Instr("jmp", labels=[self.label(block.falls_into)]))
             else:
                 self.emit(Instr("ret"))
@@ -269,6 +280,8 @@ class _Writer:
             self.emit(Instr("jmp", labels=[block.succs[0]]))
         elif isinstance(end, If):
             t, f = block.succs
+            # The test is not written: its block goes straight on, and the guarded quad (or a
+            # probe standing in for it) fails where the check would have.
             if end.id in self.implied:
                 if end.id in self.probes:
                     a, b, probe = self.probes[end.id]
@@ -320,9 +333,12 @@ class _Writer:
             projs.get(1, iff).id)
         if ok is None or bad is None or not isinstance(bad.end, Trap):
             return False
+        # Something runs on the failing side before the trap (a print): the test must stay.
         if any(n.is_pinned() for n in bad.nodes):
             return False
         trap, pred = bad.end, iff.operand(1)
+        # The guarded operation is the first pinned node on the passing side, hanging right
+        # on the check's projection; anything else in between would run before the failure.
         first = next((n for n in ok.nodes if n.is_pinned()), None)
         if first is not None and first.inputs[0] is not projs[0]:
             first = None
@@ -352,6 +368,7 @@ class _Writer:
         if hit and first is not None:  # (a hit is a test of ``first``)
             self.trap_pos[first.id] = trap.pos
             return True
+        # No guarded quad to stand in (its result was never used, so it is gone): a probe.
         probe = self._probe(pred, trap, f"v{iff.id}_probe")
         if probe is not None:
             self.probes[iff.id] = probe
@@ -389,6 +406,8 @@ class _Writer:
         args = [self.name(call.operand(i)) for i in range(2, len(call.inputs))]
         instr = Instr("call", dest, t, args, [call.fn])
         normal = self.label(projs[0])
+        # Bril's try regions are lexical (enter ... leave): one around the single call gives it
+        # exactly the graph's exceptional edge.
         if 3 in projs:  # inside try: a handler around just this call
             inner = f"{block.name}_call"
             self.emit(Instr("enter", labels=[inner, self.label(projs[3])]))
@@ -402,6 +421,8 @@ class _Writer:
     def trap(self, trap: Trap, ret: tt.Type | None) -> None:
         d = f"v{trap.id}"
         w = [self.name(trap.operand(i)) for i in range(2, len(trap.inputs))]
+        # A Trap is written as the quad that fails with the same message, so every executor
+        # reports the error its own way, at the same position.
         row = _row_trapping_with(trap.message)
         if row is not None:  # div (or any division-like row) with every operand zero
             self.emit(Instr("const", d + "_z", _KINDS[row.operands], value=0))

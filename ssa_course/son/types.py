@@ -20,10 +20,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# Tiny's ints are 64-bit and wrap: the full range is the integer bottom.
 INT_MIN = -(1 << 63)
 INT_MAX = (1 << 63) - 1
 
 
+# Frozen: a type is a value. Nodes share type objects freely, compare them with ``==``
+# and build GVN keys from them (a Constant's key is made from its type).
 @dataclass(frozen=True, slots=True)
 class Type:
     """Base class; ``TOP`` and ``BOTTOM`` are instances of it with kind "top"/"bottom"."""
@@ -31,12 +34,17 @@ class Type:
     kind: str
 
     def meet(self, other: Type) -> Type:
+        # The laws every transfer relies on: meet is commutative, associative and idempotent,
+        # TOP is its identity and BOTTOM absorbs. SCCP's termination rests on them: a type only
+        # falls, and each kind has a finite height (ranges by widening).
         if self == other:
             return self
         if self.kind == "top":
             return other
         if other.kind == "top":
             return self
+        # An int meeting a bool is a type error the checker has ruled out; BOTTOM is still the
+        # safe answer.
         if self.kind == "bottom" or other.kind == "bottom" or self.kind != other.kind:
             return BOTTOM
         return self._meet_same(other)
@@ -44,6 +52,8 @@ class Type:
     def join(self, other: Type) -> Type:
         if self == other:
             return self
+        # join is meet upside down. The iterative peepholes join a node's old type with its new
+        # one: both are true, so their join is, and it is at least as precise as each.
         if self.kind == "bottom":
             return other
         if other.kind == "bottom":
@@ -52,6 +62,7 @@ class Type:
             return TOP
         return self._join_same(other)
 
+    # Kinds without inner structure: equal or not at all (the subclasses refine this).
     def _meet_same(self, other: Type) -> Type:
         return BOTTOM if self != other else self
 
@@ -85,14 +96,18 @@ class IntType(Type):
 
     def _meet_same(self, other: Type) -> Type:
         assert isinstance(other, IntType)
+        # The empty range is the integer top: meeting with it changes nothing.
         if self._empty():
             return other
         if other._empty():
             return self
+        # The smallest range holding both: not a set union (``[0,0]`` meet ``[5,5]`` is
+        # ``[0,5]``), which keeps the lattice small enough to compute with.
         return IntType("int", min(self.lo, other.lo), max(self.hi, other.hi))
 
     def _join_same(self, other: Type) -> Type:
         assert isinstance(other, IntType)
+        # Intersection: disjoint ranges join at the (canonical) empty range.
         lo, hi = max(self.lo, other.lo), min(self.hi, other.hi)
         return INT_TOP if lo > hi else IntType("int", lo, hi)
 
@@ -118,6 +133,8 @@ def int_value(t: Type) -> int | None:
     return t.lo if isinstance(t, IntType) and t.lo == t.hi else None
 
 
+# Every empty range stands for the same top, but only this one compares equal to
+# INT_TOP: _join_same returns it rather than whatever ``lo > hi`` it found.
 INT_TOP = IntType("int", 1, 0)  # canonical empty range
 INT_BOTTOM = IntType("int")
 
@@ -131,6 +148,8 @@ class BoolType(Type):
 
     def _meet_same(self, other: Type) -> Type:
         assert isinstance(other, BoolType)
+        # Below "no bool yet" sit true and false; below both, "any bool". So two different
+        # constants meet at BOOL_BOTTOM, and a constant meets TOP as itself.
         if self.top:
             return other
         if other.top:
@@ -139,6 +158,7 @@ class BoolType(Type):
 
     def _join_same(self, other: Type) -> Type:
         assert isinstance(other, BoolType)
+        # BOOL_BOTTOM is the identity of join; two different constants join at BOOL_TOP.
         if self.value is None and not self.top:
             return other
         if other.value is None and not other.top:
@@ -164,6 +184,8 @@ FALSE = BoolType("bool", False)
 class ControlType(Type):
     """Control: ``live`` (reachable) is below dead (``XCTRL``, unreachable)."""
 
+    # Dead is above live: the optimistic start is "nothing reachable", and a path falls
+    # to live once SCCP finds control can flow there.
     live: bool = True
 
     def _meet_same(self, other: Type) -> Type:
@@ -188,6 +210,7 @@ class TupleType(Type):
 
     def _meet_same(self, other: Type) -> Type:
         assert isinstance(other, TupleType)
+        # Tuples of different shapes come from different nodes: nothing in common.
         if len(self.types) != len(other.types):
             return BOTTOM
         return TupleType("tuple", tuple(a.meet(b) for a, b in zip(self.types, other.types,
@@ -212,6 +235,8 @@ def tuple_of(*types: Type) -> TupleType:
 class SimpleType(Type):
     """Kinds with just a top and a bottom (memory, references to one type)."""
 
+    # Nothing is tracked about memory or references (yet): a memory state is just "some
+    # state", and the lattice only needs an optimistic top above it.
     top: bool = False
 
     def _meet_same(self, other: Type) -> Type:

@@ -42,6 +42,8 @@ from ssa_course.son.graph import Node
 from ssa_course.son.memory import Load, LoadField, Print, Store, StoreField
 from ssa_course.son.program import FunctionGraph, SeaOfNodes
 
+# Every node whose order against the effects matters: the memory input is what orders
+# it (a Return takes memory so the last stores before it are kept alive).
 _TAKES_MEMORY = (Load, LoadField, Store, StoreField, Print, Call, Return, Throw, Trap)
 
 
@@ -51,6 +53,8 @@ def _where(fg: FunctionGraph, node: Node) -> str:
 
 def verify_graph(fg: FunctionGraph) -> None:
     nodes = fg.graph.nodes
+    # Each rule raises with its invariant's name first, so a learner's broken rewrite is
+    # reported as the rule it broke, at the first node that shows it.
     uses, listed = _edge_counts(nodes)
     for node in nodes.values():
         where = _where(fg, node)
@@ -60,8 +64,12 @@ def verify_graph(fg: FunctionGraph) -> None:
         for i, inp in enumerate(node.inputs):
             if inp is None:
                 continue
+            # Identity, not the id alone: a deleted node's id is never reused, but a node from
+            # another graph may carry the same number.
             if nodes.get(inp.id) is not inp:
                 raise VerifyError("edges mirror", where, f"input {i} {inp!r} was deleted")
+            # Counts, not membership: a node reading ``x`` at two inputs must appear twice in
+            # ``x``'s users (set_input keeps one entry per edge).
             if listed.get((id(inp), me), 0) != uses[(id(inp), me)]:
                 raise VerifyError("edges mirror", where,
                                   f"input {i} {inp!r} does not list it as a user")
@@ -75,6 +83,7 @@ def verify_graph(fg: FunctionGraph) -> None:
     stop = fg.stop
     if nodes.get(stop.id) is not stop or fg.start.id not in nodes:
         raise VerifyError("exits", fg.name, "Start or Stop missing")
+    # An exit that does not feed Stop would be swept with everything only it reads.
     exits = Counter(n for n in stop.inputs if n is not None)
     for node in nodes.values():
         if isinstance(node, (Return, Throw, Trap, Never)) and node not in exits:
@@ -98,6 +107,7 @@ def _edge_counts(nodes: dict[int, Node]) -> tuple[Counter, Counter]:
 def _check_successors(fg: FunctionGraph, node: Node, where: str) -> None:
     """A control node that is not a branch (If, Start, Call: they branch through their
     projections) hands control to exactly one next node."""
+    # The branching nodes choose through projections; Stop has no successor.
     if not node.is_control or isinstance(node, (If, Start, Call, Stop)):
         return
     succ = [u for u in set(node.outputs) if not isinstance(u, (Proj, Never))
@@ -124,16 +134,19 @@ def _check_node(fg: FunctionGraph, node: Node, where: str) -> None:
             raise VerifyError("phi arity", where,
                               f"{len(node.inputs) - 1} values for {len(ctrl.inputs) - 1} paths")
         for i in range(1, len(ctrl.inputs)):
+            # A missing value is allowed only on a path that is itself missing (being built).
             if ctrl.inputs[i] is not None and node.inputs[i] is None:
                 raise VerifyError("phi arity", where, f"no value for live path {i}")
     elif isinstance(node, Proj):
         if not isinstance(ctrl, (Start, If, Call)):
             raise VerifyError("projections", where, f"reads {ctrl!r}")
+    # A pinned node without control could float above the test that guards it.
     elif ((node.is_control and not isinstance(node, Start)) or node.is_pinned()) \
             and (ctrl is None or not ctrl.is_control):
         raise VerifyError("control inputs", where, f"input 0 is {ctrl!r}")
     if isinstance(node, _TAKES_MEMORY):
         mem = node.in_(1)
+        # Memory must be a memory state, not some value that happens to be in slot 1.
         if mem is None or mem.type.kind not in ("mem", "top"):  # top: never reached
             raise VerifyError("memory", where, f"input 1 is {mem!r}, not a memory state")
 

@@ -33,6 +33,8 @@ class Order:
     check: bool = False
 
 
+# A context variable rather than an argument: the order reaches every driver run inside
+# the block (each pass, each function) without threading a parameter through them.
 _ORDER: ContextVar[Order | None] = ContextVar("peephole_order", default=None)
 
 
@@ -60,6 +62,8 @@ class Worklist:
         self.rng = random.Random(seed) if seed is not None else None
         self.queue: deque[Node] = deque()  # first in, first out
         self.bag: list[Node] = []  # random order: pop any element
+        # By id: the membership test is what keeps each node on the list at most once, so a
+        # node pushed by many neighbours is still looked at once.
         self.on: set[int] = set()
         self.push_all(nodes)
 
@@ -84,6 +88,7 @@ class Worklist:
             k = self.rng.randrange(len(self.bag))
             self.bag[k], self.bag[-1] = self.bag[-1], self.bag[k]
             node = self.bag.pop()
+        # Off the list once taken: a change after this look pushes it again.
         self.on.discard(node.id)
         return node
 
