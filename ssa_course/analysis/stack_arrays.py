@@ -109,7 +109,8 @@ def stack_arrays(program: Program) -> dict[int, int]:
                     or i.dest in named_elsewhere:
                 continue
             # A constant length in range means the run-time length check cannot fail, so
-            # moving the array changes no error; n + 1 words: the length word plus the slots.
+            # moving the array changes no error. n + 1 words: the length word, then at most
+            # one word per element (a [bool] packs 8 to a word) -- an upper bound.
             n = consts.get(i.args[0])
             if n is None or not 0 <= n <= MAX_STACK_LENGTH or words + n + 1 > MAX_FRAME_WORDS:
                 continue
