@@ -114,8 +114,8 @@ def _preheader_point(header: str, by_label: dict[str, QBlock], dom: Dominance,
         point = up
         if not (point in loops and [i.op for i in by_label[point].body] == ["br"]):
             break
-    # A point ending in `enter` (a try starts there) would put the load on the wrong side
-    # of the handler's registration: refuse it.
+    # Only a point ending in a plain jump or branch has a known place for the loads (just
+    # before its final jumps); one ending in `enter` (a try begins there) is refused.
     last = by_label[point].body[-1] if by_label[point].body else None
     return point if last is not None and last.op in ("jmp", "br") else None
 
