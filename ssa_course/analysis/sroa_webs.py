@@ -138,8 +138,8 @@ def struct_webs(fn: Function, structs: dict, local: set[int],
                     continue  # the callee takes the fields instead (reads them, or owns it)
             what = USE_REASONS.get(i.op, f"used by '{i.op}'")
             _keep(u, f"{what} @{i.funcs[0]}" if i.op == "call" and i.funcs else what)
-    # A field variable read on a path where no allocation ran would read garbage, where
-    # the original code would have failed to compile or trapped: refuse such webs.
+    # The field variables must hold a value on every path to a use, as the object's name
+    # did; a member possibly unassigned on some path (non-strict Bril) is refused.
     live = [w for w in webs.values() if w.reason is None]
     if live:
         defined = _defined_everywhere(fn, set().union(*(w.members for w in live)))
