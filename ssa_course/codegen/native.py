@@ -98,8 +98,8 @@ def deliver(result: ChildResult, out: Output) -> int:
         out.write(result.stdout)
     if result.status == 0:
         return 0
-    # The last stderr line is the runtime's verdict; anything before it is the program's
-    # own output to stderr or the runtime's context.
+    # The last stderr line is the verdict (the runtime's error line, or the one added
+    # above for a crash or a timeout).
     lines = result.stderr.strip().splitlines()
     message = lines[-1] if lines else f"error: native code ended with status {result.status}"
     m = _ERROR.match(message)
