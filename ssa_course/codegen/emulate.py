@@ -42,8 +42,8 @@ class _Machine(Machine):
     SYSCALLS = {SYS_WRITE: WRITE, SYS_MMAP: MMAP, SYS_EXIT_GROUP: EXIT}
     PC_NAME = "rip"
 
-    # unicorn is imported only when an emulated run happens: the package is optional, and
-    # the rest of the back end must import without it.
+    # unicorn is imported only when an emulated run happens: it is not installed in the
+    # browser build (emscripten, see pyproject.toml), and the back end must import there.
     def engine(self):
         from unicorn import UC_ARCH_X86, UC_MODE_64, Uc
 
