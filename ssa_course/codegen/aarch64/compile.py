@@ -29,7 +29,7 @@ TARGET = "aarch64"
 def select_program(program: Program, fuel: bool = True, frame_arrays: bool = True
                    ) -> MProgram:
     # Only selection is AArch64's own; the MProgram it fills is the same structure as
-    # x86-64's, so allocation, reload clean-up and the verifier are shared.
+    # x86-64's, so register allocation and the reload clean-up are shared.
     functions, sites = select_program_a64(program, fuel, frame_arrays)
     main = program.functions.get("main")
     params = ["bool" if t == BOOL else "int" for _, t in main.params] if main else []
