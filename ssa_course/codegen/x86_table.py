@@ -89,8 +89,8 @@ _UNARY_ROWS = """
 
 # Everything irregular, one row per form. Order matters only among forms of equal
 # length (the first wins, as in GNU as): e.g. `mov rax, 5` fits both `r/m64, imm32`
-# (7 bytes) and `r64, imm64` (10 bytes), and the shorter is taken; `xchg rax, rax` comes
-# first so that it is the one-byte 90, GNU's nop.
+# (7 bytes) and `r64, imm64` (10 bytes), and the shorter is taken; `xchg rax, rax` has a
+# row of its own so that it is the one-byte 90, as GNU writes it.
 ROWS = """
 mov    r/m8, r8          88 /r
 mov    r/m32, r32        89 /r
