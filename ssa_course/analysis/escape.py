@@ -42,6 +42,8 @@ class FunctionEscapes:
         # classes a callee stored into: what it stored has no name here
         self._written_elsewhere = {solver.classes.find(w) for w in solver.written_by_callee}
         ir = solver.ir
+        # Materialise every answer now: the solver works on alias classes, but a lesson (and
+        # `code_escapes`) asks per value, and asking must not re-run any union-find.
         for k, name in enumerate(ir.argnames, start=1):
             self.infos[Argument(k, name)] = self._info(Argument(k, name))
         for pc in range(1, len(ir.stmts) + 1):
@@ -49,12 +51,18 @@ class FunctionEscapes:
 
     def _info(self, v: object) -> EscapeInfo:
         s = self.solver
+        # Ints and bools cannot be stored into a heap object nor outlive a frame in a way
+        # an optimizer cares about, so they stay at bottom (Julia's `NotAnalyzed` likewise).
         if not s.is_ref(v):
             return NOT_ANALYZED
+        # Escape state lives on the class root: every name of one object (a phi of two
+        # allocations, a PiNode, a load of the field it was stored in) gets the same answer.
         r = s.classes.find(s.n(v))
         root = s.classes.roots[r]
         alias = self._aliases.get(r)
         if alias is None:
+            # A callee stored into this class: its contents now include values of the
+            # callee's frame that have no name here, so we cannot list them -> Unknown.
             alias = self._aliases[r] = \
                 ALIAS_UNKNOWN if r in self._written_elsewhere else self._alias(root)
         return EscapeInfo(True, root.info.returns, root.info.thrown, root.info.args,
@@ -62,11 +70,16 @@ class FunctionEscapes:
 
     def _alias(self, root: _Root) -> AliasInfo:
         cls = self.solver.classes
+        # A collapsed class is its own contents (struct merged with array, or rearranged by
+        # a call): any field may hold anything stored anywhere in it -- top.
         if root.collapsed:
             return ALIAS_UNKNOWN
+        # Nothing ever stored into or loaded from it: bottom.
         if not root.shape:
             return ALIAS_NONE
 
+        # A content node is itself a class; its members (the stored values and the loads that
+        # may read them) are what the field may hold. `None` members are anonymous nodes.
         def names(node: int) -> frozenset[str]:
             return frozenset(fmt(m) for m in cls.root(node).members if m is not None)
 
@@ -102,6 +115,9 @@ def call_graph_postorder(program: dict) -> list[str]:
                       and s.func in program] for name, ir in program.items()}
     order: list[str] = []
     seen: set[str] = set()
+    # Iterative DFS (an explicit stack of iterators), so a deep call chain cannot overflow
+    # Python's recursion limit. A function is appended when all its callees are done: that
+    # is the post-order, and the order that lets each caller read finished summaries.
     for start in program:
         if start in seen:
             continue
@@ -109,6 +125,8 @@ def call_graph_postorder(program: dict) -> list[str]:
         stack = [(start, iter(callees[start]))]
         while stack:
             name, it = stack[-1]
+            # A callee already `seen` but not finished is on the stack: a recursive cycle.
+            # Skipping it cuts the cycle; the outer fixpoint in analyze_program repairs it.
             nxt = next((c for c in it if c not in seen), None)
             if nxt is None:
                 stack.pop()
@@ -123,6 +141,9 @@ def analyze_program(program: dict) -> ProgramEscapes:
     """Solve every function of ``program`` (an IRProgram: name -> IRCode, ``.structs``)."""
     structs = getattr(program, "structs", {})
     order = call_graph_postorder(program)
+    # Every function starts from the empty summary (bottom: "escapes nothing"). That is an
+    # optimistic guess, only sound because the loop below repeats until no summary grows,
+    # so a recursive call is finally analysed with its own, settled, summary.
     summaries: dict[str, Summary] = {name: Summary() for name in program}
     solvers: dict[str, FunctionSolver] = {}
     rounds = 0
@@ -131,8 +152,12 @@ def analyze_program(program: dict) -> ProgramEscapes:
         changed = False
         rounds += 1
         for name in order:
+            # Re-solve from scratch with the current summaries: a function's own result is
+            # not reused, so nothing stale from an earlier round survives.
             solver = FunctionSolver(program[name], structs, summaries).solve()
             solvers[name] = solver
+            # Joining with the old summary makes the sequence monotone even if the solver
+            # found less this round; monotone + finite height = the loop terminates.
             new = join_summaries(summaries[name], solver.summary())  # never shrinks
             if new != summaries[name]:
                 summaries[name] = new

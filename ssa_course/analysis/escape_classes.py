@@ -22,6 +22,8 @@ from ssa_course.analysis.escape_lattice import NO_ESCAPE, EscapeInfo
 ELEMENTS = "[]"  # the content key of an array's elements (no field has this name)
 
 
+# Only a root carries state: merging two classes joins their states once, and every
+# former root's data is dropped, so no stale copy can disagree later.
 class _Root:
     __slots__ = ("info", "params", "shape", "members", "collapsed")
 
@@ -39,6 +41,8 @@ class AliasClasses:
     the solver's worklist."""
 
     def __init__(self) -> None:
+        # parent[n] == n marks a root. Content nodes are nodes like any other (member None),
+        # so "the class of x.f" can be unified with values by the same union.
         self.parent: list[int] = []
         self.roots: dict[int, _Root] = {}
         self.ids: dict[object, int] = {}
@@ -72,6 +76,8 @@ class AliasClasses:
         self.roots[n] = _Root(member)
         return n
 
+    # Iterative, with path compression: chains stay short and no recursion limit is hit
+    # by a long chain of unions.
     def find(self, n: int) -> int:
         root = n
         while self.parent[root] != root:
@@ -92,6 +98,7 @@ class AliasClasses:
         """Join ``info`` into the class of ``n``; True when it grew."""
         r = self.find(n)
         cls = self.roots[r]
+        # Joining, never assigning: states only grow, which is what makes the worklist end.
         new = cls.info.join(info)
         if new == cls.info:
             return False
@@ -103,6 +110,7 @@ class AliasClasses:
         """The node holding what field ``key`` (or ``ELEMENTS``) of ``n``'s objects may hold."""
         r = self.find(n)
         cls = self.roots[r]
+        # A collapsed class is its own contents: every field of it is the class itself.
         if cls.collapsed:
             return r
         if cls.shape and (key == ELEMENTS) != (ELEMENTS in cls.shape):
@@ -112,6 +120,7 @@ class AliasClasses:
         if c is None:
             c = self._fresh(None)
             cls.shape[key] = c
+            # Queued so the container's current escape reaches the new content node too.
             self.changed.add(r)
         return c
 
@@ -123,6 +132,9 @@ class AliasClasses:
 
     def union(self, a: int, b: int) -> int:
         """Merge the classes of ``a`` and ``b`` (and, pairwise, their contents)."""
+        # An explicit stack of pairs still to merge: merging two objects merges what their
+        # fields may hold, field by field, which may merge further contents (a deep or
+        # cyclic structure would overflow recursion).
         pending = [(a, b)]
         while pending:
             x, y = pending.pop()
@@ -130,6 +142,8 @@ class AliasClasses:
             if rx == ry:
                 continue
             cx, cy = self.roots[rx], self.roots[ry]
+            # Union by size (members as the measure): the smaller class is the one whose
+            # members are copied, keeping the total work near-linear.
             if len(cx.members) < len(cy.members):
                 rx, ry, cx, cy = ry, rx, cy, cx
             self.parent[ry] = rx
@@ -138,12 +152,16 @@ class AliasClasses:
             cx.params |= cy.params
             cx.members.extend(cy.members)
             self.changed.add(rx)
+            # Shapes that disagree (or a side already collapsed): fields can no longer be
+            # told apart, so everything either side held joins the merged class itself.
             if cx.collapsed or cy.collapsed or (
                     cx.shape and cy.shape and (ELEMENTS in cx.shape) != (ELEMENTS in cy.shape)):
                 pending.extend((rx, c) for c in list(cx.shape.values()) + list(cy.shape.values()))
                 cx.shape = {}
                 cx.collapsed = True
                 continue
+            # Same shape: field f of the merged class is f of either side, so the two
+            # content nodes of one field must become one class as well.
             for key, c in cy.shape.items():
                 mine = cx.shape.get(key)
                 if mine is None:

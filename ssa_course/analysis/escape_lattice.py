@@ -23,6 +23,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # AliasInfo kinds, lowest first: nothing known yet, per-field sets, one element set, unknown.
+# FIELDS and ELEMENTS sit side by side (neither is below the other): an object and an array
+# are different shapes, so a value that may be either has contents we cannot name -> UNKNOWN.
+# This is Julia's EscapeAnalysis AliasInfo (`false`, `IndexableFields`, `IndexableElements`,
+# `Unindexable`, `true`), with `Unindexable` and `true` folded into one top.
 NONE, FIELDS, ELEMENTS, UNKNOWN = "none", "fields", "elements", "unknown"
 
 
@@ -38,16 +42,24 @@ class AliasInfo:
     fields: frozenset[tuple[str, frozenset[str]]] = frozenset()
     elements: frozenset[str] = frozenset()
 
+    # `fields` is stored as a frozenset of pairs so the whole element stays hashable and
+    # comparable with ==; the solver detects "nothing changed" by that equality.
     def field_map(self) -> dict[str, frozenset[str]]:
         return dict(self.fields)
 
     def join(self, other: AliasInfo) -> AliasInfo:
+        # Bottom is the identity of the join, and joining equal elements is a no-op:
+        # returning the argument unchanged keeps the fixpoint's equality test cheap.
         if self.kind == NONE:
             return other
         if other.kind == NONE or self == other:
             return self
+        # Two different shapes (or anything with top) meet at top: once we cannot say which
+        # field a store went to, every load from the structure must assume any stored value.
         if self.kind == UNKNOWN or other.kind == UNKNOWN or self.kind != other.kind:
             return ALIAS_UNKNOWN
+        # Same shape: union what may be stored. Arrays keep one set for all indices (an index
+        # is rarely a constant the analysis could trust), objects one set per field name.
         if self.kind == ELEMENTS:
             return AliasInfo(ELEMENTS, elements=self.elements | other.elements)
         merged = self.field_map()
@@ -55,6 +67,7 @@ class AliasInfo:
             merged[f] = merged.get(f, frozenset()) | vals
         return AliasInfo(FIELDS, fields=frozenset(merged.items()))
 
+    # The order is defined by the join (a ⊑ b iff a ⊔ b = b), so the two can never disagree.
     def leq(self, other: AliasInfo) -> bool:
         return self.join(other) == other
 
@@ -67,6 +80,7 @@ class AliasInfo:
         return "Unknown" if self.kind == UNKNOWN else "NoAlias"
 
 
+# Bottom and top, shared: the join returns these very objects, so no element is rebuilt.
 ALIAS_NONE = AliasInfo()
 ALIAS_UNKNOWN = AliasInfo(UNKNOWN)
 
@@ -75,6 +89,9 @@ ALIAS_UNKNOWN = AliasInfo(UNKNOWN)
 class EscapeInfo:
     """One value's escape state (see the module docstring for each property)."""
 
+    # Each field is its own lattice (bool under `or`, sets under union, AliasInfo under its
+    # join); the product of lattices is a lattice, which is all the solver needs to terminate:
+    # every property can only grow, and each is bounded by the function's finite statements.
     analyzed: bool = False
     returns: frozenset[int] = frozenset()
     thrown: frozenset[int] = frozenset()
@@ -84,6 +101,9 @@ class EscapeInfo:
 
     def join(self, other: EscapeInfo) -> EscapeInfo:
         """The least upper bound: each property joined on its own."""
+        # Escape is a may-property: a value that escapes on one path escapes, so the join
+        # keeps every site (union) rather than intersecting. Keeping the *sites*, not one flag,
+        # is what lets a later pass ask "which return?" (Julia keeps the same sets).
         return EscapeInfo(self.analyzed or other.analyzed, self.returns | other.returns,
                           self.thrown | other.thrown, self.args | other.args,
                           self.everywhere or other.everywhere, self.alias.join(other.alias))
@@ -95,6 +115,8 @@ class EscapeInfo:
     def escape_only(self) -> EscapeInfo:
         """The same escape properties without the alias information (what a container's
         escape passes on to its contents)."""
+        # Contents escape wherever their container does, but what is stored *inside* the
+        # container says nothing about what is stored inside its contents: drop the alias.
         return EscapeInfo(self.analyzed, self.returns, self.thrown, self.args,
                           self.everywhere)
 
@@ -102,6 +124,8 @@ class EscapeInfo:
 
     def has_no_escape(self) -> bool:
         """Never seen outside this call frame (stack allocation / scalar replacement)."""
+        # `analyzed` is required: an int was never tracked, so "no escape sites" would be a
+        # claim we never checked, not a fact.
         return self.analyzed and not (self.returns or self.thrown or self.args
                                       or self.everywhere)
 
@@ -123,6 +147,8 @@ class EscapeInfo:
         everywhere; then ``′`` when fields or elements carry alias information."""
         if not self.analyzed:
             return "◌"
+        # Report the worst property first: AllEscape subsumes the others for an optimizer,
+        # so a value both returned and printed shows X, not ↑.
         if self.everywhere:
             mark = "X"
         elif self.thrown or self.args:
@@ -149,6 +175,8 @@ class EscapeInfo:
         return text + (f" {self.alias}" if self.alias.kind != NONE else "")
 
 
+# The three starting points: the bottom (⊥, values the analysis ignores), a fresh allocation
+# (analysed, nowhere yet) and the top every unknown operation pushes its operands to.
 NOT_ANALYZED = EscapeInfo()
 NO_ESCAPE = EscapeInfo(analyzed=True)
 ALL_ESCAPE = EscapeInfo(analyzed=True, everywhere=True)

@@ -24,7 +24,8 @@ from ssa_course.ssa.julia import format_ir
 GLYPH_WIDTH = 3  # the widest glyph is two characters ("*′"), then a space
 ALLOCATIONS = ("newstruct", "newarr")
 
-# Fills for the drawing, mildest first (the worst glyph of a block picks one).
+# Fills for the drawing, mildest first (the worst glyph of a block picks one): a block is
+# as bad as its worst value, which is where a reader should look first.
 FILLS = {"✓": "#d8f0d0", "↑": "#d6e9ff", "*": "#ffe08a", "X": "#ffb0a8"}
 SEVERITY = ("◌", "✓", "↑", "*", "X")
 
@@ -36,12 +37,15 @@ def _pos(line: Pos | None) -> str:
 def function_lines(fe: FunctionEscapes) -> list[str]:
     """The listing of one function, line by line (header first)."""
     ir = fe.ir
+    # Reuse the lesson 04 IRCode printer and prefix a glyph column: the reader sees the
+    # same text as before, with one column of escape states added (Julia's code_escapes).
     listing = format_ir(ir).rstrip("\n").split("\n")
     args = ", ".join(f"{fe[Argument(k, n)].glyph()} {n}::{t}" for k, (n, t) in
                      enumerate(zip(ir.argnames, ir.argtypes, strict=True), start=1))
     out = [f"{ir.name}({args})" + (f" => {ir.ret}" if ir.ret is not None else "")]
     row = 1
     for blk in ir.blocks:
+        # An empty block still has a line in the listing (its label); keep rows aligned.
         if blk.stop < blk.start:
             out.append(" " * GLYPH_WIDTH + listing[row])
             row += 1
@@ -49,6 +53,8 @@ def function_lines(fe: FunctionEscapes) -> list[str]:
         for pc in range(blk.start, blk.stop + 1):
             s = ir.stmts[pc - 1]
             text = fe[SSAValue(pc)].glyph().ljust(GLYPH_WIDTH) + listing[row]
+            # Allocations carry their source position: the glyph a reader checks first
+            # should point back at the `new` it is about.
             if isinstance(s, Expr) and s.head in ALLOCATIONS:
                 text += _pos(ir.lines[pc - 1])
             out.append(text)
@@ -69,6 +75,8 @@ def allocation_glyphs(result: ProgramEscapes) -> list[tuple[str, int, str]]:
     for order, (name, fe) in enumerate(result.functions.items()):
         for pc, info in fe.allocations():
             line = fe.ir.lines[pc - 1]
+            # Source order across functions (then function, then statement) so a test or a
+            # lesson sentence can list allocations the way the program text shows them.
             key = (getattr(line, "line", 0), getattr(line, "col", 0), order, pc)
             found.append((key, (name, pc, info.glyph())))
     return [item for _, item in sorted(found)]

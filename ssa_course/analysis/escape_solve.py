@@ -43,7 +43,9 @@ from ssa_course.ssa.ircode import (
 )
 
 EVERYWHERE = EscapeInfo(analyzed=True, everywhere=True)
-# operations that never let a reference operand escape
+# operations that never let a reference operand escape: they read a length or compare
+# identities, and keep no copy of the reference anywhere. Everything not listed (and not
+# handled below) is assumed to leak its operands -- the sound default for a new operator.
 _HARMLESS = frozenset({"alen", "eq", "ne", "the_exception"})
 
 
@@ -67,11 +69,15 @@ class FunctionSolver:
 
     # -- what is analysed --------------------------------------------------------
 
+    # Only references are tracked: an int copied anywhere reveals no object, so leaving
+    # them out keeps classes small without losing anything an optimizer could use.
     def is_ref(self, v: object) -> bool:
         if isinstance(v, Argument):
             return is_ref_type(self.ir.argtypes[v.n - 1])
         if isinstance(v, SSAValue) and 1 <= v.id <= len(self.ir.stmts):
             s = self.ir.stmts[v.id - 1]
+            # An Upsilon (the value a try hands to its catch's φᶜ) has no type of its own;
+            # it is a reference exactly when the value it carries is.
             if isinstance(s, UpsilonNode):
                 return self.is_ref(s.val)
             return is_ref_type(self.ir.types[v.id - 1])
@@ -83,11 +89,20 @@ class FunctionSolver:
     # -- the solver ----------------------------------------------------------------
 
     def solve(self) -> FunctionSolver:
+        # Arguments are known to the caller: a class holding argument k makes whatever is
+        # stored into it visible to the caller (ArgEscape {k}), see reach().
         for k, ty in enumerate(self.ir.argtypes, start=1):
             if is_ref_type(ty):
                 self.classes.mark_param(self.n(Argument(k, self.ir.argnames[k - 1])), k)
+        # One backward sweep suffices for the statements themselves: every name of an
+        # object shares its class's state, and union is commutative and idempotent, so
+        # no statement needs a second visit. (Julia's EscapeAnalysis repeats its backward
+        # sweep until nothing changes: it keeps a state per value, and a fact must travel
+        # along def-use chains one statement at a time.)
         for pc in range(len(self.ir.stmts), 0, -1):  # backward: uses before definitions
             self.transfer(pc)
+        # Only container -> contents propagation needs a fixpoint: raising a container
+        # raises its contents, which may themselves be containers.
         self.propagate()
         return self
 
@@ -95,6 +110,8 @@ class FunctionSolver:
         """Pass escape from containers to contents until nothing grows; True if it did."""
         cls = self.classes
         grew = False
+        # Terminates: raise_info only queues a class whose info actually grew, and infos
+        # only grow in a finite lattice (escape_lattice).
         while cls.changed:
             r = cls.find(cls.changed.pop())
             self.visits += 1
@@ -107,7 +124,10 @@ class FunctionSolver:
         """What a class's escape means for its contents: the same escape, plus ArgEscape
         through every argument in the class."""
         root = self.classes.root(node)
+        # escape_only: the container's escape, not its alias (see EscapeInfo.escape_only).
         info = root.info.escape_only()
+        # Stored into an argument's object: the caller can load it after we return, which
+        # is ArgEscape (Julia's name) -- weaker than AllEscape, since the caller is known.
         if root.params:
             info = info.join(EscapeInfo(True, args=frozenset(root.params)))
         return info
@@ -121,9 +141,13 @@ class FunctionSolver:
         refs = [v for v in (s.operands() if hasattr(s, "operands") else [])
                 if self.is_ref(v)]
         if isinstance(s, ReturnNode):
+            # Keep *which* return: a value returned on only one path could still be stack
+            # allocated on the others (Julia keeps the same per-site set).
             for v in refs:
                 cls.raise_info(self.n(v), EscapeInfo(True, returns=frozenset({pc})))
         elif isinstance(s, PhiNode | PhiCNode | PiNode | UpsilonNode):
+            # These only rename: the result may be any operand's object, so all must share
+            # one escape state -- if one of them escapes through the φ, each may have.
             if self.is_ref(me):
                 for v in refs:
                     cls.union(self.n(me), self.n(v))
@@ -136,19 +160,26 @@ class FunctionSolver:
         head = s.head
         if head == "newstruct":
             struct = self.structs.get(str(self.ir.types[pc - 1]))
+            # Without a shape we cannot name the fields the arguments went into, so the
+            # only sound answer is the top for everything involved.
             if struct is None or len(struct.fields) != len(s.args):  # shape unknown
                 for v in refs + [me]:
                     cls.raise_info(self.n(v), EVERYWHERE)
                 return
+            # Initialising a field is a store: the initialiser joins the field's class.
             for (f, _), a in zip(struct.fields, s.args, strict=True):
                 c = cls.content(self.n(me), f)
                 if self.is_ref(a):
                     cls.union(c, self.n(a))
         elif head == "newarr":
+            # Create the element class now, so the array's shape is "array" even before any
+            # store (a later merge with a struct must then collapse, not guess).
             cls.content(self.n(me), ELEMENTS)
         elif head in ("getf", "aload"):
             slot = s.field if head == "getf" else ELEMENTS
             assert slot is not None  # (shapes: a getf names its field)
+            # A load is one name more for whatever may be stored in that slot: unify
+            # (Steensgaard), rather than track which store reaches which load.
             c = cls.content(self.n(s.args[0]), slot)
             if self.is_ref(me):
                 cls.union(c, self.n(me))
@@ -159,11 +190,16 @@ class FunctionSolver:
             c = cls.content(self.n(obj), slot)
             if self.is_ref(val):
                 cls.union(c, self.n(val))
+                # Remembered for the summary: a store into an argument's object changes what
+                # the caller's own alias information says that object holds.
                 self.stored_into.add(self.n(obj))
         elif head == "throw":
             for v in refs:
                 cls.raise_info(self.n(v), EscapeInfo(True, thrown=frozenset({pc})))
                 self.thrown_values.append(self.n(v))
+            # Catches seen so far (later statements: the sweep is backward) may receive this
+            # value; the_exception below handles catches met after the throw. Together
+            # they join every catch with every throw, independent of the visiting order.
             for e in self.catches:
                 for t in self.thrown_values:
                     cls.union(e, t)
@@ -175,6 +211,8 @@ class FunctionSolver:
         elif head == "call":
             self.transfer_call(pc, s)
         elif head not in _HARMLESS:  # print, and anything unknown
+            # print shows the object to the outside world; an unknown operation might
+            # store it anywhere. Both are AllEscape, the top.
             for v in refs:
                 cls.raise_info(self.n(v), EVERYWHERE)
 
@@ -185,6 +223,8 @@ class FunctionSolver:
                                     if self.is_ref(a)}
         if self.is_ref(SSAValue(pc)):
             ports[RETURN] = SSAValue(pc)
+        # No summary (a function outside the program): assume the worst for every reference
+        # passed and for the result, which may be any object the callee could reach.
         if summary is None:
             for v in ports.values():
                 cls.raise_info(self.n(v), EVERYWHERE)
@@ -203,6 +243,8 @@ class FunctionSolver:
     def summary(self) -> Summary:
         """What this function does to its ports, read from its classes (on a copy: the
         summary folds deep nodes and merges returned values, the solved state stays)."""
+        # Ports are what a caller can name: its arguments and the returned value. Every
+        # return statement's value enters port 0 (extract_summary then merges them).
         ports: list[tuple[int, int]] = []
         for k, ty in enumerate(self.ir.argtypes, start=1):
             if is_ref_type(ty):

@@ -35,6 +35,8 @@ from ssa_course.analysis.escape_lattice import EscapeInfo
 RETURN = 0  # the port of the returned value
 DEPTH = 4  # fields followed from a port before the rest is folded into one node
 
+# What a caller's class is raised to when the callee's summary marks the node. Thrown uses
+# site 0 only as a placeholder: the caller passes its own call statement as the site.
 _EVERYWHERE = EscapeInfo(True, everywhere=True)
 _THROWN = EscapeInfo(True, thrown=frozenset({0}))
 
@@ -45,6 +47,8 @@ class Summary:
     breadth-first order from the ports (ports in order, fields sorted), so two summaries
     that say the same thing are equal."""
 
+    # Only tuples and frozensets: a Summary is compared with == to decide whether the
+    # program-wide rounds are done, so it must be canonical and hashable.
     ports: tuple[tuple[int, int], ...] = ()  # (port, node), sorted by port
     edges: tuple[tuple[int, str, int], ...] = ()  # (node, field or "[]", node), sorted
     written: frozenset[int] = frozenset()
@@ -58,6 +62,8 @@ class Summary:
         out: dict[int, list[str]] = {}
         for port, node in self.ports:
             out.setdefault(node, []).append("return" if port == RETURN else argnames[port - 1])
+        # Edges are in breadth-first order, so a source has its first name before any edge
+        # out of it is read; the first (shortest) path is the one a reader recognises.
         for src, key, dst in self.edges:
             base = out[src][0]
             out.setdefault(dst, []).append(base + ("[]" if key == ELEMENTS else "." + key))
@@ -68,6 +74,7 @@ class Summary:
         reg.items`` (``no escape`` when there is none)."""
         names = self.names(argnames)
         parts = []
+        # A node with two access paths is the summary's only way to say "may alias".
         same = [" = ".join(ns) for _, ns in sorted(names.items()) if len(ns) > 1]
         if same:
             parts.append("aliases: " + ", ".join(same))
@@ -86,6 +93,9 @@ def apply_summary(classes: AliasClasses, summary: Summary, actuals: dict[int, in
     """Replay ``summary`` on ``classes``: ``actuals`` maps each port to the node of the
     value passed there (ports missing from it are skipped, with what only they reach);
     ``written`` is told every node the callee stored into; thrown nodes get ``thrown``."""
+    # `mapped`: callee node -> caller node. Two ports entering one callee node mean the
+    # callee may make its two arguments (or an argument and the result) the same object,
+    # so the caller must unify their classes: escape state is per class.
     mapped: dict[int, int] = {}
     for port, node in summary.ports:
         if port in actuals:
@@ -96,11 +106,16 @@ def apply_summary(classes: AliasClasses, summary: Summary, actuals: dict[int, in
     for src, key, dst in summary.edges:  # breadth-first: a source is mapped before use
         if src not in mapped:
             continue
+        # The callee's field edge becomes the caller's own content node for that field, so a
+        # load of `x.f` after the call sees what the callee stored there (Steensgaard-style
+        # unification: a node reached along two paths joins what both reach).
         c = classes.content(mapped[src], key)
         if dst in mapped:
             classes.union(mapped[dst], c)
         else:
             mapped[dst] = c
+    # The flags last: they apply to the caller's classes as unified above, so a flag on one
+    # callee node reaches every caller value that the call made an alias of it.
     for node in summary.collapsed:
         if node in mapped:
             classes.collapse(mapped[node])
@@ -129,13 +144,15 @@ def _walk(classes: AliasClasses, ports: list[tuple[int, int]]
             num[r] = len(order)
             order.append(r)
             depth[r] = 0
+    # `order` doubles as the BFS queue (k is its head); fields in sorted order make the
+    # numbering, and so the Summary, independent of dict insertion order.
     k = 0
     while k < len(order):
         r = order[k]
         k += 1
         root = classes.roots[r]
         if root.collapsed:
-            continue
+            continue  # a collapsed class is its own contents: no edge to follow
         for key in sorted(root.shape):
             c = classes.find(root.shape[key])
             if c not in num:
@@ -148,6 +165,7 @@ def _walk(classes: AliasClasses, ports: list[tuple[int, int]]
 
 def _is_array(classes: AliasClasses, r: int) -> bool | None:
     shape = classes.roots[r].shape
+    # None: no contents seen yet, so the node has no kind and may fold into any ancestor.
     return (ELEMENTS in shape) if shape else None
 
 
@@ -160,10 +178,15 @@ def _fold_deep(classes: AliasClasses, ports: list[tuple[int, int]]) -> None:
         deep = [r for r in order if depth[r] == DEPTH + 1]
         if not deep:
             return
+        # Only nodes at exactly DEPTH+1 are folded: folding one makes its subtree shallower or
+        # cyclic, and the next sweep re-walks and finds whatever is still too deep.
         for c in deep:
             c, up = classes.find(c), classes.find(parent[c])
             if c == up:
                 continue  # an earlier fold in this sweep merged them
+            # Merge only with an ancestor of the same kind: merging a struct with an array would
+            # collapse it and lose every field. With none to hand, collapsing the parent is
+            # the sound fallback (it says "unknown shape" rather than something false).
             kind = _is_array(classes, c)
             a: int | None = up
             while a is not None and kind is not None and \
@@ -182,6 +205,8 @@ def extract_summary(classes: AliasClasses, ports: Iterable[tuple[int, int]],
     one). ``written``: nodes stored into. Escape flags are read from the classes' states.
     Changes ``classes`` (merging and collapsing); callers pass a copy they may spoil."""
     ports = sorted(ports)
+    # One node per port: a port that may be either of two objects must be both of them in
+    # the summary (the caller only has one class to map it to).
     for (p, a), (q, b) in zip(ports, ports[1:], strict=False):
         if p == q:
             classes.union(a, b)
@@ -190,6 +215,8 @@ def extract_summary(classes: AliasClasses, ports: Iterable[tuple[int, int]],
     written_roots = {classes.find(w) for w in written}
     entries: dict[int, int] = {}
     edges: list[tuple[int, str, int]] = []
+    # `entries` counts the ways into a node (ports and edges); two or more means an alias
+    # the caller must learn, so such a node is kept even if no flag is set on it.
     for _, node in ports:
         r = num[classes.find(node)]
         entries[r] = entries.get(r, 0) + 1
@@ -214,11 +241,15 @@ def extract_summary(classes: AliasClasses, ports: Iterable[tuple[int, int]],
                 from_args.add(d)
                 work.append(d)
 
+    # The four flags, in Summary's field order (written, everywhere, thrown, collapsed).
+    # "written" counts only for nodes an argument reaches: the caller never saw the others.
     def flags(r: int) -> tuple[bool, bool, bool, bool]:
         root = classes.roots[r]
         return (r in written_roots and num[r] in from_args, root.info.everywhere,
                 bool(root.info.thrown), root.collapsed)
 
+    # Prune what says nothing (a field only read): a node is kept if it carries a fact or
+    # lies on the path to one, so the caller can still find it from a port.
     keep = [entries.get(i, 0) > 1 or any(flags(r)) for i, r in enumerate(order)]
     for src, _, dst in reversed(edges):  # edges go forward except back-edges (kept anyway)
         if keep[dst]:
@@ -229,6 +260,7 @@ def extract_summary(classes: AliasClasses, ports: Iterable[tuple[int, int]],
         for src, _, dst in edges:
             if keep[dst] and not keep[src]:
                 keep[src] = changed = True
+    # Renumber the kept nodes densely, preserving BFS order: equal facts -> equal Summary.
     renum: dict[int, int] = {}
     for i in range(len(order)):
         if keep[i]:
@@ -249,6 +281,9 @@ def extract_summary(classes: AliasClasses, ports: Iterable[tuple[int, int]],
 def join_summaries(*summaries: Summary) -> Summary:
     """The least summary that says everything each of ``summaries`` says: all replayed on
     fresh classes, then read back."""
+    # Replaying every summary on the same fresh ports is the join: unification only adds
+    # aliases and flags only add facts, so the result says at least what each one says,
+    # and extract_summary's canonical form makes it the least such summary.
     classes = AliasClasses()
     ports = sorted({p for s in summaries for p, _ in s.ports})
     actuals = {p: classes.node(("port", p)) for p in ports}

@@ -42,12 +42,16 @@ def _glyphs(fe: FunctionEscapes) -> dict[str, str]:
     return {fmt(v): info.glyph() for v, info in fe.infos.items()}
 
 
+# A subclass, not a copy of the rules: the tracer calls the very transfer() and
+# propagate() the analysis uses, so what the lesson animates is what the analysis does.
 class _Tracer(FunctionSolver):
     """A solver that records a snapshot after each statement and after the worklist (the
     steps of :meth:`FunctionSolver.solve`, taken one at a time)."""
 
     def run(self) -> list[TraceStep]:
         ir = self.ir
+        # The same three phases as FunctionSolver.solve (parameters, backward sweep,
+        # worklist), with a snapshot between steps; keep the two in step if solve changes.
         for k, ty in enumerate(ir.argtypes, start=1):
             if is_ref_type(ty):
                 self.classes.mark_param(self.n(Argument(k, ir.argnames[k - 1])), k)
@@ -64,6 +68,8 @@ class _Tracer(FunctionSolver):
         return steps
 
     def _snap(self, pc: int | None, what: str, before: dict[str, str]) -> TraceStep:
+        # FunctionEscapes reads the classes as they are now and copies every answer, so a
+        # snapshot stays as it was while the tracer goes on (EMPTY: no summary mid-walk).
         fe = FunctionEscapes(self, EMPTY)
         now = _glyphs(fe)
         changed = tuple(sorted(v for v, g in now.items() if before and before.get(v) != g))
@@ -85,6 +91,8 @@ def _pcs(ir: IRCode) -> list[int | None]:
 def trace_function(result: ProgramEscapes, name: str) -> list[TraceStep]:
     """The steps of the backward walk over function ``name`` of an analysed program,
     calls read through the settled summaries."""
+    # Calls read the *settled* summaries: the trace replays the last round of
+    # analyze_program for one function, which is the round whose result the lesson shows.
     fe = result[name]
     summaries = {n: f.summary for n, f in result.functions.items()}
     return _Tracer(fe.ir, getattr(result.program, "structs", {}), summaries).run()

@@ -18,6 +18,8 @@ from ssa_course.errors import VerifyError
 from ssa_course.ssa.irverify import verify_ir
 
 
+# Everything a further step could change, as a comparable value; member *counts* (not
+# lists) suffice, since a union that merged nothing new cannot change them.
 def _snapshot(solver: FunctionSolver) -> tuple:
     cls = solver.classes
     return tuple(sorted((r, root.info, root.collapsed, tuple(sorted(root.shape)),
@@ -32,12 +34,17 @@ def verify_escapes(result: ProgramEscapes) -> None:
         verify_ir(fe.ir)
         solver = fe.solver
         cls = solver.classes
+        # Invariant 1: what a container's escape implies for its contents is already in the
+        # contents' state (a returned object's fields are returned too).
         for r in list(cls.roots):
             reach = solver.reach(r)
             for c in cls.contents(r):
                 if not reach.leq(cls.root(c).info.escape_only()):
                     raise VerifyError("contents escape like their container", name,
                                       f"class of {cls.root(c).members[:1]}")
+        # Invariant 2: the solution is a fixed point -- one more application of every
+        # transfer function and of propagation changes nothing. This is what "solved"
+        # means, checked directly instead of trusted from the worklist's bookkeeping.
         before = _snapshot(solver)
         for pc in range(len(fe.ir.stmts), 0, -1):
             solver.transfer(pc)
@@ -46,6 +53,8 @@ def verify_escapes(result: ProgramEscapes) -> None:
         if _snapshot(solver) != before:
             raise VerifyError("escape state is a fixed point", name,
                               "one more step of the analysis changed it")
+        # Invariant 3: the program-wide rounds settled -- re-solving with the final
+        # summaries yields nothing this function's summary does not already say.
         again = FunctionSolver(fe.ir, structs, summaries).solve().summary()
         if join_summaries(fe.summary, again) != fe.summary:
             raise VerifyError("summaries are a fixed point", name,

@@ -108,6 +108,9 @@ class SroaReport:
 def _no_escape_allocations(program: Program) -> tuple[set[int], set[int]]:
     """``id()`` of every ``newstruct`` instruction that the escape analysis finds NoEscape,
     and of every one it sees at all (the IRCode drops code that never runs)."""
+    # The analysis runs on IRCode, the rewrite on quads: to carry an answer back we need a
+    # key that survives build_ircode. A fresh Pos object per allocation is one (the IRCode
+    # keeps the very object in `lines`), and its id() cannot collide with another's.
     marks: dict[int, tuple[Instr, Pos | None, Pos | None]] = {}
     for fn in program.functions.values():
         for instr in fn.instrs():
@@ -119,6 +122,8 @@ def _no_escape_allocations(program: Program) -> tuple[set[int], set[int]]:
                     instr.pos = mark
                 else:
                     instr.at = mark
+    # try/finally: the quads are the caller's program; whatever the analysis does, the
+    # positions an error message would print must be put back exactly.
     try:
         ir = IRProgram({name: build_ircode(fn) for name, fn in program.functions.items()},
                        program.structs)
@@ -126,6 +131,8 @@ def _no_escape_allocations(program: Program) -> tuple[set[int], set[int]]:
     finally:
         for instr, pos, at in marks.values():
             instr.pos, instr.at = pos, at
+    # `seen` separates "escapes" from "never built": IRCode drops unreachable blocks, and a
+    # report that called dead code "escapes" would send a learner looking for a leak.
     local: set[int] = set()
     seen: set[int] = set()
     for fe in result.functions.values():
@@ -141,6 +148,8 @@ def _no_escape_allocations(program: Program) -> tuple[set[int], set[int]]:
 def _rewrite(fn: Function, structs: dict, webs: list[Web], moves: set[int],
              calls: tuple[dict, dict, list[Demand], set[str]]) -> tuple[Function, int]:
     """``fn`` with the members of the accepted ``webs`` turned into field variables."""
+    # Field variables must not capture an existing name, or the rewrite would merge two
+    # unrelated values; reserving every parameter and destination first rules that out.
     taken = Names([n for n, _ in fn.params] + [i.dest for i in fn.instrs() if i.dest is not None])
     member: dict[str, Web] = {v: w for w in webs for v in w.members}
     names: dict[int, dict[str, str]] = {}
@@ -148,6 +157,8 @@ def _rewrite(fn: Function, structs: dict, webs: list[Web], moves: set[int],
         base = min(w.members, key=lambda v: (len(v), v))  # a stable, readable name
         names[id(w)] = {f: taken.fresh(f"{base}.{f}", start=2)
                        for f, _ in structs[w.struct].fields}
+    # One set of field variables per web, not per variable: every live member of a web holds
+    # the web's current object (sroa_webs checks it), so they all name the same fields.
     fields = {v: [names[id(w)][f] for f, _ in structs[w.struct].fields]
               for v, w in member.items()}
     found, clone_name, demands, known = calls
@@ -157,12 +168,17 @@ def _rewrite(fn: Function, structs: dict, webs: list[Web], moves: set[int],
         if not isinstance(item, Instr):
             body.append(item)
             continue
+        # A call that takes a web member is first offered to sroa_calls: it passes the fields
+        # to a specialised clone, and records what that clone must be (a Demand).
         call = promoted_call(item, fields, known, clone_name)
         if call is not None:
             body.append(call[0])
             demands.append(call[1])
             continue
+        # `web`: the web of the first operand -- the object that getf/setf/id/eq work on.
         web = member.get(item.args[0]) if item.args else None
+        # The allocation becomes its initialisers: the arguments are already evaluated, in
+        # source order, by earlier instructions, so no side effect moves.
         if item.op == "newstruct" and item.dest in member:
             removed += 1
             fw = member[item.result()]
@@ -182,6 +198,8 @@ def _rewrite(fn: Function, structs: dict, webs: list[Web], moves: set[int],
         elif item.op == "id" and web is not None:
             continue  # a copy inside the web: both names are the same field variables
         elif item.op == "eq" and (web is not None or item.args[1] in member):
+            # Identity is decidable here: within a web there is one object alive at a time,
+            # and no name outside the web can reach a NoEscape object.
             same = web is not None and member.get(item.args[1]) is web
             body.append(Instr("const", item.dest, BOOL, value=same, line=item.line))
         else:
@@ -191,6 +209,9 @@ def _rewrite(fn: Function, structs: dict, webs: list[Web], moves: set[int],
 
 def _round(program: Program, report: SroaReport, last: bool,
            clone_name: dict) -> tuple[Program, int]:
+    # Each round re-runs the escape analysis on the program the previous round produced:
+    # removing an outer struct turns the inner struct's store into a plain copy, which can
+    # change its answer from ArgEscape-like "stored in a field" to NoEscape.
     local, seen = _no_escape_allocations(program)
     found = promotable(program)
     demands: list[Demand] = []
@@ -199,22 +220,30 @@ def _round(program: Program, report: SroaReport, last: bool,
     total = 0
     for name, fn in program.functions.items():
         webs, moves = struct_webs(fn, program.structs, local, found, set(program.functions))
+        # A web with a reason is refused as a whole: replacing part of a web would leave some
+        # name pointing at a heap object whose fields the rest of the web no longer updates.
         new, removed = _rewrite(fn, program.structs, [w for w in webs if w.reason is None],
                                 moves, calls)
         functions[name] = new
         report.removed[name] = report.removed.get(name, 0) + removed
         total += removed
+        # Reasons are written only when this function has settled (or at the last round):
+        # an earlier round's "kept" may still be removed later, and must not be reported.
         if last or not removed:
             reason = {v: w.reason for w in webs for v in w.members}
             report.reasons[name] = [
                 f"{_where(i)} {_why(i, local, seen, reason)}"
                 for i in new.instrs() if i.op == "newstruct"]
             report.kept[name] = len(report.reasons[name])
+    # The clones are built after every caller is rewritten, from the demands the rewrites
+    # collected; a clone is then an ordinary function the next round may scalar-replace.
     functions.update(make_clones(program, calls[2], found, calls[1]))
     return Program(functions, program.structs), total
 
 
 def _why(instr: Instr, local: set[int], seen: set[int], reason: dict) -> str:
+    # Most specific first: not built at all, then escapes (the analysis said no), then the
+    # web's own refusal (it was local, but the rewrite could not be exact).
     if id(instr) not in seen:
         return "never runs (unreachable code)"
     if id(instr) not in local:
@@ -230,14 +259,20 @@ def _where(instr: Instr) -> str:
 def scalar_replace(program: Program) -> tuple[Program, SroaReport]:
     """The program with every replaceable struct allocation gone, and what was removed."""
     report = SroaReport()
+    # Nothing to replace: return the program unchanged (not a copy), so a pipeline without
+    # structs pays neither the IRCode build nor the escape analysis.
     if not any(i.op == "newstruct" for fn in program.functions.values() for i in fn.instrs()):
         report.removed = {name: 0 for name in program.functions}
         report.kept = dict(report.removed)
         return program, report
+    # Splitting first: a variable reused for two unrelated objects would otherwise put both
+    # in one web, where two objects are alive at once and the web must be refused.
     program = Program({name: split_struct_variables(fn, program.structs)
                        for name, fn in program.functions.items()}, program.structs)
     before = _reachable(program)
     clone_name = clone_names(program)  # one registry: a clone is made once, then reused
+    # Each productive round removes at least one allocation, so the loop ends; MAX_ROUNDS
+    # only bounds nesting, and the last round is told so that it writes its reasons.
     for k in range(MAX_ROUNDS):
         report.rounds = k + 1
         program, removed = _round(program, report, k == MAX_ROUNDS - 1, clone_name)

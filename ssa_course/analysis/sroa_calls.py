@@ -62,6 +62,8 @@ Found = dict[str, dict[int, Param]]
 def _param_web(fn: Function, k: int, instrs: list[Instr]) -> set[str] | None:
     """The names that can hold parameter ``k`` of ``fn`` (its copies), or ``None`` when
     one of them is defined otherwise (then the parameter is not promotable)."""
+    # The parameter's names: itself and every copy of it, transitively. Inside the callee
+    # these all hold the caller's one object, so they can all become the same fields.
     web = {fn.params[k][0]}
     grew = True
     while grew:
@@ -70,6 +72,8 @@ def _param_web(fn: Function, k: int, instrs: list[Instr]) -> set[str] | None:
             if i.op == "id" and i.args[0] in web and i.dest not in web:
                 web.add(i.result())
                 grew = True
+    # A name reassigned to some other object would make "these names hold the parameter"
+    # false on some path: such a parameter is not promotable.
     for i in instrs:
         if i.dest in web and not (i.op == "id" and i.args[0] in web):
             return None
@@ -91,6 +95,9 @@ def promotable(program: Program) -> Found:
         if name in found:
             calls = [i for i in instrs if i.op == "call"]
             facts[name] = (instrs, live_after(fn, calls))
+    # Promotability depends on the callees' own answers (a parameter passed on to another
+    # function is fine only if that one's parameter is promotable), so iterate: each round
+    # only removes parameters or sets `writes`, both monotone, so it ends.
     changed = True
     while changed:
         changed = False
@@ -114,6 +121,8 @@ def _uses(instrs: list[Instr], web: set[str], found: Found,
         for j, a in enumerate(i.args):
             if a not in web:
                 continue
+            # What a field-parameter clone can express: field access, copies, and comparing
+            # the object with itself (always true). Anything else needs the real object.
             if (i.op in ("getf", "setf") and j == 0) or i.op == "id":
                 continue
             if i.op == "eq" and all(b in web for b in i.args):
@@ -121,6 +130,8 @@ def _uses(instrs: list[Instr], web: set[str], found: Found,
             param = found.get(i.funcs[0], {}).get(j) if i.op == "call" and i.funcs else None
             if param is None:
                 return None
+            # A callee that writes its copy of the fields cannot write them back: that is
+            # only invisible if the object is passed once and never read after the call.
             if param.writes:
                 if not passes_once(i, web) or (id(i) in after and after[id(i)] & web):
                     return None
@@ -136,6 +147,8 @@ def promoted_call(instr: Instr, fields: dict[str, list[str]], known: set[str] | 
     checked: promotable, or handed over (:func:`~ssa_course.analysis.sroa_webs.handed_over`)."""
     if instr.op != "call" or not instr.funcs or instr.funcs[0] not in known:
         return None
+    # A clone per (callee, set of promoted positions): two call sites promoting the same
+    # positions share one clone; different sets need different signatures.
     at = frozenset(j for j, a in enumerate(instr.args) if a in fields)
     if not at:
         return None
@@ -166,6 +179,8 @@ def clone_names(program: Program) -> dict:
 def make_clones(program: Program, demands: list[Demand],
                 found: Found, names: dict) -> dict[str, Function]:
     """Every clone the ``demands`` need, and those their own calls need (a worklist)."""
+    # A clone's body may itself pass promoted fields on (to another clone): a worklist,
+    # with `made` and the program's names making each clone exactly once.
     made: dict[str, Function] = {}
     work = list(demands)
     while work:
@@ -199,6 +214,8 @@ def _clone(fn: Function, name: str, at: frozenset[int], structs: dict,
             v = taken.fresh(f"{p}.{f}", start=2)  # p.x (or p.x.2, ...)
             names_k[f] = v
             params.append((v, ft))
+        # Handed over but not promotable: the callee gets the fields and rebuilds the object
+        # at entry. Exact, because the caller never uses the original again.
         if k not in webs:
             rebuild.append(Instr("newstruct", p, t, list(names_k.values())))
             continue

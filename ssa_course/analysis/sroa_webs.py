@@ -88,6 +88,9 @@ def struct_webs(fn: Function, structs: dict, local: set[int],
     # a copy whose source is still needed afterwards makes two names of one object: one web;
     # one whose source is dead hands the object on (a move), and the webs may stay apart
     alias = {id(i) for i in copies if id(i) not in after or i.args[0] in after[id(i)]}
+    # Grow `alias` to a fixpoint: each round rebuilds the webs from scratch (union-find over
+    # the alias copies) and demotes to alias every move that would leave a live name in
+    # its old web. `alias` only grows and is bounded by the copies, so the loop ends.
     while True:
         parent = {v: v for v in types}
         for i in copies:
@@ -105,19 +108,27 @@ def struct_webs(fn: Function, structs: dict, local: set[int],
             break
         alias |= bad
     moves = {id(i) for i in copies if member_of[i.result()] is not member_of[i.args[0]]}
+    # From here on, each rule only *refuses* webs (sets a reason; the first one stays, as the
+    # report's explanation). One set of field variables needs one struct layout...
     for w in webs.values():
         if any(types[v] != w.struct for v in w.members):
             _keep(w, "mixes struct types")
+    # ...and an object we made: a parameter's object lives on in the caller.
     for v in params & set(types):
         _keep(member_of[v], "holds a parameter")
     for i in instrs:
         web = member_of.get(i.dest) if i.dest is not None else None
         if web is not None:
+            # Every definition of a member must be an allocation the escape analysis
+            # cleared, or a copy inside the web; anything else (a load, a call's result)
+            # brings in an object someone else may name.
             if i.op == "newstruct" and id(i) not in local:
                 _keep(web, "shares a variable with an escaping allocation")
             elif i.op not in ("newstruct", "id"):
                 _keep(web, f"merged with a reference from '{i.op}'")
         for k, a in enumerate(i.args):
+            # The uses the rewrite handles: field access through the object (operand 0),
+            # copies, and identity comparisons. Any other use needs the object itself.
             u = member_of.get(a)
             if u is None or (i.op in ("getf", "setf") and k == 0) or i.op in ("id", "eq"):
                 continue
@@ -127,6 +138,8 @@ def struct_webs(fn: Function, structs: dict, local: set[int],
                     continue  # the callee takes the fields instead (reads them, or owns it)
             what = USE_REASONS.get(i.op, f"used by '{i.op}'")
             _keep(u, f"{what} @{i.funcs[0]}" if i.op == "call" and i.funcs else what)
+    # The field variables must hold a value on every path to a use, as the object's name
+    # did; a member possibly unassigned on some path (non-strict Bril) is refused.
     live = [w for w in webs.values() if w.reason is None]
     if live:
         defined = _defined_everywhere(fn, set().union(*(w.members for w in live)))
@@ -162,6 +175,8 @@ def handed_over(call: Instr, members: set[str], after: dict[int, set[str]]) -> b
     return passes_once(call, members) and id(call) in after and not after[id(call)] & members
 
 
+# First reason wins: rules run from the most basic to the most derived, so the report
+# names the root cause, not a consequence.
 def _keep(web: Web, reason: str) -> None:
     if web.reason is None:
         web.reason = reason

@@ -32,12 +32,16 @@ from ssa_course.ssa.destruct import program_from_ssa
 from ssa_course.ssa.ircode import Expr, IRProgram, SSAValue
 from ssa_course.ssa.julia import build_ircode
 
+# Small on purpose: a frame's arrays are paid for on every call (the prologue reserves them)
+# even when the array is never touched, and a big one would cost more than a heap bump.
 MAX_STACK_LENGTH = 16
 MAX_FRAME_WORDS = 64
 
 
 def _no_escape_arrays(program: Program) -> set[int]:
     """``id()`` of the ``newarr`` instructions the escape analysis finds NoEscape."""
+    # The same trick as sroa._no_escape_allocations: a Pos object of its own per newarr is a
+    # key that survives the trip out of SSA and into IRCode, where the answer is computed.
     marks: dict[int, tuple[Instr, Pos | None]] = {}
     for fn in program.functions.values():
         for instr in fn.instrs():
@@ -45,6 +49,8 @@ def _no_escape_arrays(program: Program) -> set[int]:
                 mark = Pos(instr.pos.line if instr.pos else 0, instr.pos.col if instr.pos else 0)
                 marks[id(mark)] = (instr, instr.pos)
                 instr.pos = mark
+    # The analysis wants plain quads (build_ircode makes its own SSA); the positions are put
+    # back whatever happens, since the caller's SSA program is shared with later stages.
     try:
         plain = program_from_ssa(program)
         result = analyze_program(IRProgram(
@@ -63,6 +69,8 @@ def _no_escape_arrays(program: Program) -> set[int]:
 
 
 def _constants(fn: Function) -> dict[str, int]:
+    # Only a name with exactly one definition, a `const`, is a constant everywhere it is
+    # read (SSA quads make that the usual case); bools are ints in Python and are excluded.
     defs: dict[str, list[Instr]] = {}
     for i in fn.instrs():
         if i.dest is not None:
@@ -78,6 +86,8 @@ def stack_arrays(program: Program) -> dict[int, int]:
     recursive = recursive_functions(program)
     chosen: dict[int, int] = {}
     for name, fn in program.functions.items():
+        # A recursive function may have thousands of frames live at once: its arrays stay on
+        # the heap, so the stack depth a program can reach is the same as without the pass.
         if name in recursive:
             continue
         consts = _constants(fn)
@@ -85,6 +95,9 @@ def stack_arrays(program: Program) -> dict[int, int]:
         for i in fn.instrs():
             if i.dest is not None:
                 defs[i.dest] = defs.get(i.dest, 0) + 1
+        # Any use other than "the array operand of aload/astore/alen" could keep the array
+        # alive past the next run of its newarr (a phi, a copy, a call...), and then one
+        # frame slot could not hold both arrays: such arrays are excluded.
         named_elsewhere: set[str] = set()
         for i in fn.instrs():
             for k, a in enumerate(i.args):
@@ -95,6 +108,9 @@ def stack_arrays(program: Program) -> dict[int, int]:
             if i.op != "newarr" or id(i) not in local or defs.get(i.result()) != 1 \
                     or i.dest in named_elsewhere:
                 continue
+            # A constant length in range means the run-time length check cannot fail, so
+            # moving the array changes no error. n + 1 words: the length word, then at most
+            # one word per element (a [bool] packs 8 to a word) -- an upper bound.
             n = consts.get(i.args[0])
             if n is None or not 0 <= n <= MAX_STACK_LENGTH or words + n + 1 > MAX_FRAME_WORDS:
                 continue

@@ -28,6 +28,9 @@ from ssa_course.codegen.layout import AssemblerError, lay_out
 from ssa_course.codegen.x86_encode import EncodeError, encode
 from ssa_course.output import write_output
 
+# Fixed addresses (a static, non-PIE executable): every assembler must produce the same
+# bytes, which is only comparable if rip-relative displacements are computed against the
+# same layout. 0x401000 is where GNU ld puts .text by default on x86-64.
 TEXT_ADDR = 0x401000
 DATA_ADDR = 0x20000000  # far from the text: a program of any size fits below it
 BSS_ADDR = 0x30000000
@@ -39,6 +42,8 @@ DESCRIPTIONS = {"gnu": "GNU as + ld", "keystone": "keystone-engine + the project
 __all__ = ["AssemblerError", "Image", "assemble", "backend_differences", "save_executable",
            "TEXT_ADDR", "DATA_ADDR", "BSS_ADDR", "using_assembler", "current_assembler"]
 
+# A ContextVar rather than a global: a notebook cell or a test can choose an assembler for
+# a `with` block without leaking the choice into whatever runs next (or in another thread).
 _CHOSEN: ContextVar[str] = ContextVar("assembler", default="auto")
 
 
@@ -51,6 +56,7 @@ def using_assembler(name: str | None, target: str = toolchain.TARGET) -> Iterato
         yield
         return
     toolchain.choose_assembler(target, name)  # says now if it cannot be used for target
+    # set/reset with a token restores exactly the outer choice, so blocks nest.
     token = _CHOSEN.set(name)
     try:
         yield
@@ -95,6 +101,9 @@ class Image:
         return self.text[start:start + self.sizes[name]]
 
 
+# Assembling is the slow step of a lesson cell (a subprocess pair for GNU); the same
+# source is assembled again and again (run, disassemble, compare), so images are cached
+# by (source hash, backend). Bounded: a long session must not grow without limit.
 _CACHE: dict[tuple[str, str], Image] = {}
 _CACHE_SIZE = 256
 
@@ -110,6 +119,8 @@ def assemble(source: str, backend: str | None = None) -> Image:
 
     A missing backend raises :class:`toolchain.ToolMissing` with a one-line reason; source
     the assembler rejects raises :class:`AssemblerError` (a code generator bug)."""
+    # A programming error (argparse's `choices` check --assembler before it gets here), hence
+    # ValueError rather than UsageError.
     if backend is not None and backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
     backend = toolchain.choose_assembler(toolchain.TARGET, backend or _CHOSEN.get())
@@ -125,6 +136,8 @@ def cached(cache: dict[tuple[str, str], Image], source: str, backend: str,
     ``make(hash)``'s, remembered (a target keeps a cache of its own)."""
     key = (source_hash(source), backend)
     image = cache.get(key)
+    # The file may have gone (a cleaned temporary directory): the image is only reused
+    # while the executable it names can still be run.
     if image is None or not os.path.exists(image.path):
         image = make(key[0])
         if len(cache) >= _CACHE_SIZE:  # a long notebook session: forget the oldest
@@ -138,6 +151,8 @@ def image_of(s: Sections, path: str, backend: str,
     """The :class:`Image` of linked sections ``s`` (``symbols``: those to keep, default
     all), each text symbol's size running up to the next one."""
     symbols = dict(s.symbols) if symbols is None else symbols
+    # ELF symbols of hand-written assembly carry no sizes, so a function is taken to run up
+    # to the next text symbol: enough to compare two assemblers function by function.
     text_end = s.text_addr + len(s.text)
     starts = sorted((a, n) for n, a in symbols.items() if s.text_addr <= a < text_end)
     sizes = {}
@@ -156,6 +171,9 @@ def link_gnu(source: str, base: str, tools: tuple[str, str], as_flags: Sequence[
     gas, gld = tools
     with open(base + ".s", "w") as f:
         f.write(source)
+    # -static -nostdlib: the program brings its own runtime (no libc, no dynamic loader),
+    # so the executable is one self-contained file; -z noexecstack: the stack is data only
+    # (newer ld warns when an object does not say so).
     steps = [
         [gas, *as_flags, "-o", base + ".o", base + ".s"],
         [gld, *ld_flags, "-static", "-nostdlib", "-z", "noexecstack", "-e", "_start",
@@ -165,6 +183,8 @@ def link_gnu(source: str, base: str, tools: tuple[str, str], as_flags: Sequence[
     for cmd in steps:
         done = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if done.returncode != 0:
+            # Generated assembly the tool rejects is our bug: a few lines of the tool's own
+            # words are enough to find it, a full dump would bury the first error.
             lines = (done.stderr or done.stdout).strip().splitlines()[:8]
             tool = os.path.basename(cmd[0])
             raise AssemblerError(f"{tool} failed on {base}.s:\n" + "\n".join(lines))
@@ -225,6 +245,8 @@ def backend_differences(source: str, first: str = "gnu", second: str = "keystone
 def image_differences(x: Image, y: Image) -> list[str]:
     """The names of functions whose bytes differ in two images, plus ``"data"``/
     ``"bss"``/``"symbols"`` (``"text"`` when the text differs elsewhere); empty when equal."""
+    # Per function first, so a mismatch names where to look; "text" only when the bytes
+    # differ outside every function (padding, a stray byte between symbols).
     diffs = [name for name, _, _ in x.functions()
              if x.function_bytes(name) != (y.function_bytes(name) if name in y.sizes
                                            else None)]

@@ -24,6 +24,9 @@ from ssa_course.quads.ir import Program
 from ssa_course.runtime import paused_gc
 from ssa_course.tiny.types import BOOL
 
+# Two allocators to compare in the lesson: graph colouring, and the baseline that keeps
+# every value in a stack slot (correct by construction, and the measure of what colouring
+# saves).
 ALLOCATORS = ("color", "spill-all")
 
 
@@ -38,6 +41,8 @@ def allocator(name: str) -> Callable[[MFunction], object]:
             module = importlib.import_module("ssa_course.codegen.regalloc")
         except ModuleNotFoundError:
             return spill_all.allocate
+        # r15 carries the call depth through every function (frame.DEPTH_REG), so the
+        # allocator must never hand it to a value.
         registers = tuple(r for r in ALLOCATABLE if r != DEPTH_REG.name)
         return lambda fn: module.allocate(fn, registers)
     return spill_all.allocate
@@ -47,6 +52,8 @@ def select_program(program: Program, step_limit: int | None = None,
                    frame_arrays: bool = True) -> MProgram:
     """Machine IR over virtual registers for every function (phis lowered); small arrays
     that never escape live in the frame unless ``frame_arrays`` is false."""
+    # Fuel checks are compiled in only when a step limit is asked for: a program compiled
+    # without them runs at full speed but cannot be stopped by a step count.
     functions, sites = select_program_functions(program, fuel=step_limit is not None,
                                                 frame_arrays=frame_arrays)
     main = program.functions.get("main")
@@ -60,6 +67,9 @@ def allocate_program(mprog: MProgram, allocator_name: str = "color") -> dict[str
     the allocator says about each function (the ``interference`` view shows it)."""
     alloc = allocator(allocator_name)
     done: dict[str, object] = {}
+    # Per function, in this order: allocation decides registers and slots; the reload
+    # clean-up needs physical registers to see that a value is still in one; frame layout
+    # needs the final slot count and callee-saved set to place slots and write prologues.
     for name, fn in mprog.functions.items():
         done[name] = alloc(fn)
         remove_redundant_reloads(fn)
@@ -84,6 +94,8 @@ def compile_program(program: Program, structs: object = None,
     ``structs`` is accepted for symmetry with the other back ends; the field layout is
     read from ``program.structs``. Without a ``step_limit`` no fuel checks are emitted.
     """
+    # The back end in three steps: instruction selection (over virtual registers, phis
+    # already lowered to copies), register allocation + frames, then assembly text.
     with paused_gc():  # a compiler's objects all stay alive: nothing for the collector
         mprog = select_program(program, step_limit)
         allocate_program(mprog, allocator)
@@ -121,6 +133,9 @@ def compile_parts(program: Program, source_lines: list[str] | None = None, *,
                   frame_arrays: bool = True) -> CompiledProgram:
     """Compile scheduled SSA quads once (the artifact of the ``asm``/``native``/``emulated``
     representations); :meth:`CompiledProgram.source` adds the runtime per run."""
+    # The limits are *not* baked in: `1` only switches fuel checks on; the real step limit
+    # is runtime data chosen per run by CompiledProgram.source, so one compilation serves
+    # every run of a lesson or a test.
     with paused_gc():
         mprog = select_program(program, 1 if fuel else None, frame_arrays)
         allocations = allocate_program(mprog, allocator)

@@ -17,6 +17,8 @@ BYTES_WIDTH = 10  # bytes shown per line before the mnemonic (longer ones wrap l
 
 def disassemble(image: Image, only: list[str] | None = None) -> str:
     """The listing of every text symbol of ``image`` (or of the names in ``only``)."""
+    # capstone is imported late, after a one-line ToolMissing check: a machine without
+    # it can still do everything but disassemble.
     toolchain.require(toolchain.disassembler_missing())
     from capstone import CS_ARCH_X86, CS_MODE_64, Cs
 
@@ -31,6 +33,8 @@ def disassemble(image: Image, only: list[str] | None = None) -> str:
         if lines:
             lines.append("")
         lines.append(f"{addr:016x} <{name}>:")
+        # One function at a time from its own bytes: data or padding between functions
+        # can never desynchronise the decoding of the next one.
         code = image.function_bytes(name)
         done = 0
         for ins in cs.disasm(code, addr):

@@ -29,6 +29,8 @@ from ssa_course.codegen.emulator import (
 from ssa_course.codegen.native import ChildResult, deliver, format_args
 from ssa_course.runtime import Output
 
+# Linux x86-64 system call numbers: the runtime needs only these three (write its output,
+# map heap chunks, exit), so the emulator implements exactly these and nothing else.
 SYS_WRITE, SYS_MMAP, SYS_EXIT_GROUP = 1, 9, 231
 # x86 exception vectors -> the signal Linux sends: divide error, breakpoint, invalid opcode
 _FAULT_SIGNALS = {0: 8, 3: 5, 6: SIGILL}
@@ -40,6 +42,8 @@ class _Machine(Machine):
     SYSCALLS = {SYS_WRITE: WRITE, SYS_MMAP: MMAP, SYS_EXIT_GROUP: EXIT}
     PC_NAME = "rip"
 
+    # unicorn is imported only when an emulated run happens: it is not installed in the
+    # browser build (emscripten, see pyproject.toml), and the back end must import there.
     def engine(self):
         from unicorn import UC_ARCH_X86, UC_MODE_64, Uc
 
@@ -77,6 +81,9 @@ class _Machine(Machine):
             UC_X86_REG_RSI,
         )
 
+        # The Linux syscall convention: number in rax, arguments in rdi, rsi, rdx (not the
+        # System V function-call registers, which use rcx where the kernel uses r10), result
+        # in rax, written back as an unsigned 64-bit value (a negative errno wraps).
         result = self.syscall(uc.reg_read(UC_X86_REG_RAX), *(
             uc.reg_read(r) for r in (UC_X86_REG_RDI, UC_X86_REG_RSI, UC_X86_REG_RDX)))
         if result is not None:

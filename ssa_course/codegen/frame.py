@@ -34,34 +34,50 @@ DEPTH_REG = PReg("r15")
 
 def fuel_check(sel: Selector, steps: int) -> None:
     """``sub qword ptr [rip + rt_fuel], K; js rt_step_limit`` (K quads of this block)."""
+    # One memory subtract that sets the flags itself: the check costs two instructions
+    # and no register, so it never disturbs allocation. Charging K steps at once keeps the
+    # count close to the interpreters' without a check per quad.
     sel.emit("sub", Mem(symbol="rt_fuel"), Imm(steps), comment="fuel")
     sel.emit("jcc", LabelRef("rt_step_limit"), cond="s")
 
 
 def frame_size(fn: MFunction) -> int:
     """Bytes below the saved registers: the slots, rounded so rsp stays 16-aligned."""
+    # System V requires rsp % 16 == 0 at every call. On entry rsp % 16 == 8 (the return
+    # address); push rbp makes it 0; so what follows (saved registers + slots) must be a
+    # multiple of 16 -- one padding word when their count is odd.
     size = 8 * fn.slots
     if (size + 8 * len(fn.used_callee_saved)) % 16:
         size += 8
     return size
 
 
+# rbp-relative, below the saved registers: rbp does not move while the body runs (rsp
+# does, around pushes of stack arguments), so a slot's address is one constant.
 def slot_address(fn: MFunction, slot: Slot) -> Mem:
     return Mem(RBP, disp=-8 * (slot.index + 1) - 8 * len(fn.used_callee_saved))
 
 
 def prologue(fn: MFunction) -> list[MInstr]:
+    # The classic frame-pointer prologue: rbp stays fixed for the whole body, so slots and
+    # stack arguments have constant offsets while rsp moves. Then save exactly the
+    # callee-saved registers the body writes
+    # (the System V contract: the caller finds them unchanged).
     out = [ins("push", RBP), ins("mov", RBP, RSP)]
     out += [ins("push", PReg(r)) for r in fn.used_callee_saved]
     size = frame_size(fn)
     if size:
         out.append(ins("sub", RSP, Imm(size)))
+    # The recursion limit: checked after the frame is built, so rt_stack_overflow reports
+    # from a well-formed frame, with the interpreters' message ("stack overflow").
     out.append(ins("sub", DEPTH_REG, Imm(1), comment="depth"))
     out.append(ins("jcc", LabelRef("rt_stack_overflow"), cond="s"))
     return out
 
 
 def epilogue(fn: MFunction, ret: MInstr) -> list[MInstr]:
+    # The prologue undone in reverse order: depth back up, slots freed, registers popped in
+    # the opposite order they were pushed, then the caller's rbp. `ret` stays last.
     saved = len(fn.used_callee_saved)
     out = [ins("add", DEPTH_REG, Imm(1))]
     # At a ret rsp is where the prologue left it (stack arguments are popped right after
@@ -82,12 +98,16 @@ def layout(fn: MFunction) -> None:
     callee-saved registers as they were at its ``rt_enter`` (the epilogues a throw skips
     would have restored them).
     """
+    # Runs after allocation because only then are the slot count and the used
+    # callee-saved registers final -- both fix where every slot sits.
     for block in fn.blocks:
         new: list[MInstr] = []
         for instr in block.instrs:
             for k, o in enumerate(instr.operands):
                 if isinstance(o, Slot):
                     instr.operands[k] = slot_address(fn, o)
+            # Every `ret` gets its own epilogue (no shared exit block): one jump fewer, and
+            # each return path stays a straight line.
             if instr.op == "ret":
                 new.extend(epilogue(fn, instr))
             else:

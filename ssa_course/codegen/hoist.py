@@ -59,7 +59,9 @@ class LoopConstants:
         when ``block`` is in no hoistable loop."""
         header = self.loop_of.get(block)
         if header is None:
-            return None
+            return None  # the caller rematerialises: a mov right before the use
+        # One register per (loop, value), shared by every use in the loop: the whole point
+        # is that the value is loaded once, however many instructions need it.
         key = (header, value)
         v = self.regs.get(key)
         if v is None:
@@ -81,6 +83,8 @@ def plan(blocks: list[QBlock], headers: set[str] | None = None) -> LoopConstants
     # innermost first: a block keeps the smallest loop holding it (natural loops with
     # different headers are nested or disjoint)
     for header, body in sorted(loops.items(), key=lambda kv: len(kv[1])):
+        # A loop that calls anything is not worth a register held across the call (it
+        # would need a callee-saved register or a slot); see the module docstring.
         point = _preheader_point(header, by_label, dom, loops)
         if point is None or any(i.op in CALLS for x in body for i in by_label[x].body):
             for x in body:  # a block of this loop stays out of any enclosing loop's plan
@@ -89,6 +93,7 @@ def plan(blocks: list[QBlock], headers: set[str] | None = None) -> LoopConstants
         out.preheader[header] = point
         for x in body:
             out.loop_of.setdefault(x, header)
+    # The "" markers only blocked enclosing loops from claiming the blocks; drop them.
     out.loop_of = {x: h for x, h in out.loop_of.items() if h}
     return out
 
@@ -99,6 +104,8 @@ def _preheader_point(header: str, by_label: dict[str, QBlock], dom: Dominance,
     header that only branches (loading there would stop its test being copied into its
     latches, see :mod:`ssa_course.codegen.jumps`); :data:`ENTRY` above the first block;
     None when the point ends in ``enter``."""
+    # The immediate dominator, because every path into the loop passes it: a value loaded
+    # at its end is available at the header on every entry, and dominates every use.
     point = header
     while True:
         up = dom.idom[point]
@@ -107,6 +114,8 @@ def _preheader_point(header: str, by_label: dict[str, QBlock], dom: Dominance,
         point = up
         if not (point in loops and [i.op for i in by_label[point].body] == ["br"]):
             break
+    # Only a point ending in a plain jump or branch has a known place for the loads (just
+    # before its final jumps); one ending in `enter` (a try begins there) is refused.
     last = by_label[point].body[-1] if by_label[point].body else None
     return point if last is not None and last.op in ("jmp", "br") else None
 
@@ -122,10 +131,14 @@ def place(plan: LoopConstants, exit_of: dict[str, MBlock], entry: MBlock,
     for header, instr in extra:
         loads.setdefault(plan.preheader[header], []).append(instr)
     for point, pairs in loads.items():
+        # exit_of: the *last* machine block of the point's quads block (a division may have
+        # split it), so the loads run after everything the point computes.
         block = entry if point == ENTRY else exit_of[point]
         at = len(block.instrs)
         while at > 0 and block.instrs[at - 1].op in _TAIL:
             at -= 1
+        # Also before the compare feeding the branch: `mov r, imm` leaves the flags alone, but
+        # a cmp separated from its jcc is a pattern other passes no longer recognise.
         if at > 0 and at < len(block.instrs) and block.instrs[at - 1].op in _FLAGS:
             at -= 1
         block.instrs[at:at] = pairs

@@ -56,6 +56,8 @@ class InterferenceGraph:
         self.weights: dict[VReg, int] = {}
         self.edge_steps = 0
 
+    # A physical register outside the palette (rsp, rbp, a withheld register) is never a
+    # node: no value can be given it, so there is nothing for an edge to forbid.
     def is_node(self, r: Reg) -> bool:
         return isinstance(r, VReg) or r.name in self.registers
 
@@ -65,6 +67,9 @@ class InterferenceGraph:
 
     def add_edge(self, a: Reg, b: Reg) -> None:
         self.edge_steps += 1
+        # No self-loops (a value does not conflict with itself), and no edge between two
+        # machine registers: they differ by construction, and storing those K*(K-1)/2 edges
+        # would only inflate every precoloured node's degree.
         if a is b or a == b or isinstance(a, PReg) and isinstance(b, PReg):
             return
         if a not in self.adj or b not in self.adj:  # a register outside the palette
@@ -73,6 +78,7 @@ class InterferenceGraph:
         self.adj[b].add(a)
 
     def interferes(self, a: Reg, b: Reg) -> bool:
+        # Answers for the implied edges too, so callers need not know they are not stored.
         if isinstance(a, PReg) and isinstance(b, PReg):
             return a != b
         return b in self.adj.get(a, ())
@@ -111,6 +117,8 @@ def build_interference(fn: MFunction, registers: Iterable[str] = X86_64.allocata
     liveness = liveness or Liveness(fn)
     depths = depths if depths is not None else loop_depths(fn)
     graph = InterferenceGraph(fn.name, registers)
+    # First pass: every node and its spill weight. A value defined and never read still
+    # needs a register for its def, so it must be a node even if it interferes with nothing.
     for block in fn.blocks:
         weight = 10 ** depths.get(block.label, 0)
         for instr in block.instrs:
@@ -118,6 +126,9 @@ def build_interference(fn: MFunction, registers: Iterable[str] = X86_64.allocata
                 graph.add_node(r)
                 if isinstance(r, VReg):
                     graph.weights[r] = graph.weights.get(r, 0) + weight
+    # Second pass: edges. Chaitin's rule -- a definition interferes with what is live after
+    # it -- gives fewer edges than "two live ranges overlap" and is enough: two values
+    # whose ranges overlap always have one defined while the other is live.
     for block in fn.blocks:
         weight = 10 ** depths.get(block.label, 0)
         live = set(liveness.live_out[block.label])
@@ -130,6 +141,7 @@ def build_interference(fn: MFunction, registers: Iterable[str] = X86_64.allocata
                 if dst in graph.adj and source in graph.adj and dst != source:
                     moves.append(Move(dst, source, weight, block.label))
             defs = instr.defs
+            # `live` is "live after instr" here: we have not yet moved past it backwards.
             for d in defs:
                 for r in live:
                     if r is not source:
@@ -138,6 +150,7 @@ def build_interference(fn: MFunction, registers: Iterable[str] = X86_64.allocata
                 for i, d in enumerate(defs):
                     for e in defs[i + 1:]:
                         graph.add_edge(d, e)
+            # Step to "live before instr", as liveness.live_after does.
             live.difference_update(defs)
             live.update(instr.uses)
         graph.moves.extend(reversed(moves))  # program order, as the listing shows them
@@ -158,6 +171,8 @@ def register_fill(name: str) -> str:
     fill = REGISTER_FILLS.get(name)
     if fill is not None:
         return fill
+    # From the register's number, not hash(name): string hashes vary per process, and a
+    # notebook's picture must not change colour between two runs.
     digits = "".join(ch for ch in name if ch.isdigit())
     return _PALETTE[int(digits) % len(_PALETTE)] if digits else "#dddddd"
 
@@ -177,6 +192,8 @@ def interference_dot(graph: InterferenceGraph, colouring: Mapping[VReg, str] | N
     interference edges are solid, move edges dashed (blue). Deterministic."""
     colouring = colouring or {}
     spilled = set(spilled)
+    # Node ids by position in the sorted node list, so the DOT text is byte-stable (the
+    # tests compare it) whatever the allocation history.
     nodes = graph.nodes()
     ids = {n: f"n{k}" for k, n in enumerate(nodes)}
     lines = [f"graph {_q('interference_' + graph.name)} {{",
@@ -206,6 +223,8 @@ def interference_dot(graph: InterferenceGraph, colouring: Mapping[VReg, str] | N
             lines.append(f"  {ids[n]} [label={_q(str(n))}, shape=ellipse];")
     for a, b in graph.edges():
         lines.append(f"  {ids[a]} -- {ids[b]};")
+    # One dashed edge per pair, even when several copies join the same two values; and
+    # constraint=false so move edges do not pull the layout the way interference does.
     seen: set[tuple[str, str]] = set()
     for m in graph.moves:
         low, high = sorted((ids[m.dst], ids[m.src]))

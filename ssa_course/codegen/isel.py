@@ -112,10 +112,14 @@ class Selector:
 
     # -- values ------------------------------------------------------------------------
 
+    # Virtual registers are unlimited on purpose: selection may name every value it likes,
+    # and the allocator alone decides which share a machine register and which spill.
     def new_vreg(self, hint: str = "") -> VReg:
         self.next_id += 1
         return VReg(self.next_id, hint)
 
+    # One VReg per SSA name, made on first mention: a phi may name a value whose block is
+    # selected later, and both mentions must be the same register.
     def vreg(self, name: str) -> VReg:
         v = self.vregs.get(name)
         if v is None:
@@ -137,6 +141,8 @@ class Selector:
         c = self.consts.get(name)
         if c is None:
             return self.vreg(name)
+        # x86-64 ALU instructions take at most a sign-extended 32-bit immediate; a wider
+        # constant must come from a register (only `mov r, imm64` holds 64 bits).
         if fits32(c):
             return Imm(c)
         return self.materialise(c)
@@ -147,6 +153,9 @@ class Selector:
         return self.vreg(name) if c is None else self.materialise(c)
 
     def materialise(self, value: int) -> VReg:
+        # A fresh register per use, defined right before it: its live range is one
+        # instruction long, so it never interferes with much and never needs a spill --
+        # cheaper than keeping the constant in one long-lived register (rematerialisation).
         if self.wide(value):  # pattern: wide constant in a loop -> hoisted
             held = self.hoisted.register(self.qlabel, value, self.new_vreg)
             if held is not None:
@@ -164,12 +173,16 @@ class Selector:
 
     def param_source(self, k: int) -> PReg | Mem:
         """Where parameter ``k`` arrives: a register, or the caller's stack."""
+        # System V: the first six integer arguments in rdi, rsi, rdx, rcx, r8, r9; the rest
+        # on the stack, pushed right to left so argument 7 is nearest the return address.
         if k < len(ARG_REGS):
             return PReg(ARG_REGS[k])
         return Mem(PReg("rbp"), disp=16 + 8 * (k - len(ARG_REGS)))  # above ret + rbp
 
     def select_quad(self, instr: Instr) -> None:
         """Append the machine instructions for one quad to the current block."""
+        # Table-driven: the opcode picks the function that emits its pattern. A missing row
+        # is a compile error naming the file to edit, never a silent fallback.
         emit = self.select_table.get(instr.op)
         if emit is None:
             kind, path = self.select_home
@@ -179,6 +192,8 @@ class Selector:
 
     # -- emission ----------------------------------------------------------------------
 
+    # Every instruction is tagged with the source line being selected, so the listing can
+    # print Tiny lines beside the machine code and a trap can name where it happened.
     def emit(self, op: str, *operands, **kw) -> None:
         kw.setdefault("line", self.line)
         instr = self.make(op, *operands, **kw)
@@ -187,6 +202,8 @@ class Selector:
             self.trace[-1][1].append(instr)
 
     def call(self, symbol: str, nargs: int = 0) -> None:
+        # make_call lists every caller-saved register in defs: that one fact is how the
+        # allocator learns a call clobbers them (no special case in liveness/interference).
         instr = self.make_call(symbol, nargs, self.line)
         self.cur.instrs.append(instr)
         if self.trace is not None:
@@ -194,6 +211,8 @@ class Selector:
 
     def start_block(self, label: str, *, cold: bool = False) -> MBlock:
         block = MBlock(label)
+        # Cold blocks (trap stubs, rare paths) are appended after all hot code, so the
+        # common path falls through without jumping over code that almost never runs.
         (self.cold if cold else self.mfn.blocks).append(block)
         self.cur = block
         return block
@@ -222,6 +241,8 @@ class Selector:
     def trap_stub(self, code: int, instr: Instr) -> str:
         """The label of an out-of-line block calling ``rt_trap(code, line, col)``."""
         line, col = (instr.pos.line, instr.pos.col) if instr.pos else (0, 0)
+        # One stub per (error, position): several checks of one source expression share it,
+        # and the hot path holds just a conditional jump to it.
         key = (code, line, col)
         label = self.stubs.get(key)
         if label is None:
@@ -231,6 +252,8 @@ class Selector:
             for r, v in zip(self.arg_regs, (code, line, col), strict=False):
                 self.emit("mov", PReg(r), Imm(v))
             self.call("rt_trap", 3)
+            # rt_trap never returns: no successors, so nothing is live out of a stub and the
+            # allocator needs no register for the hot path's values there.
             stub.succs = []
             self.cur = keep
         return label
@@ -238,13 +261,15 @@ class Selector:
     # -- the function --------------------------------------------------------------------
 
     def run(self) -> MFunction:
+        # Quads-level loop passes first (both targets share them): they only reshape blocks,
+        # so selection below never has to know a load was hoisted or a loop copied.
         blocks = function_blocks(self.fn)
         headers = loop_headers(blocks)
         params = [n for n, _ in self.fn.params]
         blocks = hoist_loop_loads(blocks, headers, params, self.types, self.guarded)
         if headers:
             blocks = version_loops(blocks, params, self.types)
-            headers = loop_headers(blocks)
+            headers = loop_headers(blocks)  # the copies are loops too: fuel checks need them
         self.blocks = blocks
         self.uses = use_counts(blocks)
         for qb in blocks:  # constants first: a phi may read one defined further down
@@ -253,13 +278,19 @@ class Selector:
                     self.consts[i.dest] = int(i.value)
                 elif i.op == "id" and i.args[0] in self.consts and i.dest is not None:
                     self.consts[i.dest] = self.consts[i.args[0]]
+        # Constants need no register (see the module docstring), except wide ones inside
+        # loops: one `mov r, imm64` per iteration is what hoist.plan avoids.
         if any(self.wide(c) for c in self.consts.values()):  # else nothing to hoist
             self.hoisted = hoist.plan(blocks, headers)
         self.zero_tested = select_ops.zero_tested(blocks, self.uses, self.consts)
+        # Non-strict Bril may read a phi no path assigned; such a phi carries a flag register
+        # (1: a value came, 0: none) that each use tests, to trap as the interpreter does.
         self.maybe_undefined = _maybe_undefined(blocks)
         self.flags = {name: self.new_vreg(f"def.{name}") for name in self.maybe_undefined}
         entry = self.start_block(block_label(self.fn.name, "entry"))
         self.mfn.params = [self.vreg(name) for name, _ in self.fn.params]
+        # Fuel at function entry and at every loop header: every endless execution passes
+        # one of them infinitely often (a loop or a recursion), so the step limit trips.
         if self.fuel:
             self.fuel_check(max(1, len(blocks[0].body)))
         defined = {n for n, _ in self.fn.params} | {
@@ -271,6 +302,9 @@ class Selector:
                         defined.add(a)
                         self.undefined.add(a)
                         self.emit("mov", self.vreg(a), Imm(0))
+        # Copy each argument out of its ABI register into a vreg at once: the register is
+        # clobbered by the first call, and the copy lets the allocator coalesce it away
+        # when nothing is in the way.
         for k, p in enumerate(self.mfn.params):
             self.emit("mov", p, self.param_source(k))
         self.end_jump(self.label(blocks[0].label))
@@ -281,6 +315,9 @@ class Selector:
             i.pos.line if i.pos is not None else None)
             for qb in blocks for i in (*qb.phis, *qb.body) if i.dest is not None}
         self.copy_lines = {}
+        # Phi copies are only collected per quads edge while selecting; they are placed once
+        # every block's last machine block (exit_of) is known, since a division's -1 path
+        # may have split the block the edge leaves from.
         for qb in blocks:
             self.select_block(qb, qb.label in headers, copies)
         hoist.place(self.hoisted, self.exit_of, entry, self.hoisted_loads)
@@ -289,6 +326,9 @@ class Selector:
                              for (p, s), c in copies.items() if p in self.exit_of}
         lower_phis(self.mfn, edges, self.new_vreg,
                    lambda src: self.copy_lines.get(id(src)))
+        # Machine-IR clean-ups, in this order: loop inversion copies tests, threading then
+        # resolves tests of known bools (including the copies), and the taken arms are laid
+        # out last, once the block graph has stopped changing. All run before allocation.
         duplicate_tests(self.mfn)
         thread_bools(self.mfn, self.bool_shapes)
         place_taken_arms(self.mfn)
@@ -296,6 +336,8 @@ class Selector:
 
     def select_block(self, qb: QBlock, header: bool, copies: EdgeCopies) -> None:
         block = self.start_block(self.label(qb.label))
+        # A handler is entered by a throw, from anywhere in its try: no register survives
+        # that jump, so the allocator keeps every value live into it in a stack slot.
         block.handler = qb.handler
         self.qlabel = qb.label
         self.line = None
@@ -315,6 +357,8 @@ class Selector:
                 if flag is not None:  # did a value come along this edge?
                     edge.append((flag, Imm(0) if arg == "__undefined"
                                  else self.flags.get(arg, Imm(1))))
+        # A compare whose only use is this block's branch is not selected where it stands:
+        # the branch emits `cmp; jcc` itself, so no bool is ever made in a register.
         self.fused = select_ops.fusible_compares(qb, self.uses)
         for instr in qb.body:
             if instr.line is not None:
@@ -373,7 +417,10 @@ def select_program_functions(program: Program, fuel: bool = True, frame_arrays: 
     (:mod:`ssa_course.analysis.stack_arrays`) unless ``frame_arrays`` is false."""
     from ssa_course.analysis.stack_arrays import stack_arrays
 
+    # Escape analysis runs once for the whole program (a summary per callee), not per
+    # function: whether an array escapes depends on what the callees do with it.
     stack = stack_arrays(program) if frame_arrays else {}
+    # Trap sites are numbered program-wide, so the runtime's table is one list for all.
     sites: list[tuple[int, int]] = []
     out: dict[str, MFunction] = {}
     for name, fn in program.functions.items():

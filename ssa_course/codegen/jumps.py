@@ -16,7 +16,12 @@ from ssa_course.codegen.mir import LabelRef, MBlock, Mem, MFunction, MInstr, VRe
 
 MAX_COPY = 5  # instructions: fuel check (2) + compare (1) + jcc + jmp
 MAX_STEPS = 4  # register-writing instructions copied along (a latch's step, phi copies)
+# Register writes that may ride along: a loop's increment and the phi copies the latch
+# needs. A copy of them in each predecessor computes the same, since they are VReg defs
+# the allocator will treat as two definitions of one value (as it treats phi copies).
 STEP_OPS = frozenset(("lea", "add", "mov"))
+# Two sweeps: after the first, a block that took a copy may itself be a pure test block
+# another block jumps to. A fixed count bounds the code growth.
 PASSES = 2
 
 
@@ -27,6 +32,8 @@ def _only_tests(block: MBlock) -> bool:
     virtual registers until allocation), so a copy of it computes the same."""
     if len(block.instrs) > MAX_COPY + MAX_STEPS or block.handler or len(block.succs) != 2:
         return False
+    # Anything else -- a store, a call, a write to a physical register other than flags and
+    # fuel -- disqualifies the block: copying it would duplicate an effect.
     steps = 0
     for i in block.instrs:
         if i.op in STEP_OPS and len(i.defs) == 1 and isinstance(i.defs[0], VReg) \
@@ -39,6 +46,8 @@ def _only_tests(block: MBlock) -> bool:
     return steps <= MAX_STEPS and len(block.instrs) - steps <= MAX_COPY
 
 
+# Fresh lists: the allocator rewrites operands in place, and the original stays for the
+# first entry into the loop.
 def _copy(i: MInstr) -> MInstr:
     return MInstr(i.op, list(i.operands), list(i.defs), list(i.uses), i.cond, i.line,
                   i.comment)
@@ -59,6 +68,8 @@ def duplicate_tests(fn: MFunction) -> int:
             target = blocks.get(last.operands[0].name)
             if target is None or target is b or not _only_tests(target):
                 continue
+            # The jump becomes the test itself: the latch now branches back to the body on
+            # its own (one jump per iteration instead of two). H keeps its first entry.
             b.instrs[-1:] = [_copy(i) for i in target.instrs]
             b.succs = list(target.succs)
             done += 1
@@ -70,6 +81,8 @@ def duplicate_tests(fn: MFunction) -> int:
 def drop_unreachable(fn: MFunction) -> None:
     """Remove blocks no path reaches any more (a header every jump now bypasses); a
     trap stub is reached by a conditional jump in the middle of a block."""
+    # Reachability from the entry, following succs and mid-block `jcc`s: a trap stub is no
+    # successor (it never returns) but must stay, or its label would dangle.
     blocks = fn.block_map()
     seen = {fn.blocks[0].label}
     todo = [fn.blocks[0]]
@@ -90,6 +103,8 @@ def place_taken_arms(fn: MFunction) -> int:
     into T and emission writes ``j<not cc> F`` (threading leaves such blocks: the test of
     a ``&&`` resolved in the block that made its compare). Every block ends in explicit
     jumps, so any order is correct; the number of blocks moved."""
+    # Count every way into a block, mid-block jumps included: moving a block with another
+    # predecessor would only change which path pays the jump, not remove one.
     preds: dict[str, int] = {}
     for b in fn.blocks:
         for s in b.succs:
@@ -111,6 +126,8 @@ def place_taken_arms(fn: MFunction) -> int:
             if t != nxt and (not isinstance(f, LabelRef) or f.name != nxt) \
                     and preds.get(t) == 1 and at is not None and at > k + 1 \
                     and not fn.blocks[at].handler:
+                # Only moves forward-laid-out blocks up (at > k + 1), and never the entry, so
+                # the function still starts at its first block.
                 fn.blocks.insert(k + 1, fn.blocks.pop(at))
                 moved += 1
         k += 1

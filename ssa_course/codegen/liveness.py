@@ -35,6 +35,8 @@ class Liveness:
         labels = {b.label for b in fn.blocks}
         self.succs: dict[str, list[str]] = {}
         self.preds: dict[str, list[str]] = {b.label: [] for b in fn.blocks}
+        # A dangling successor would silently make a value look dead at a block end, and
+        # the allocator would then reuse its register: fail loudly instead.
         for b in fn.blocks:
             for s in b.succs:
                 if s not in labels:
@@ -47,10 +49,15 @@ class Liveness:
         for b in fn.blocks:
             gen: set[Reg] = set()
             kill: set[Reg] = set()
+            # Forward over the block: a use counts for gen only if no earlier instruction of
+            # the block wrote the register (then the value read was made here, not upstream).
+            # Uses before defs within one instruction: `add r, x` reads r, then writes it.
             for instr in b.instrs:
                 gen.update(r for r in instr.uses if r not in kill)
                 kill.update(instr.defs)
             self.gen[b.label], self.kill[b.label] = gen, kill
+        # Start at the least solution (live_in = gen, live_out = empty) and only grow: the
+        # sets are bounded by the function's registers, so the fixpoint is reached.
         self.live_in: dict[str, set[Reg]] = {b.label: set(self.gen[b.label])
                                              for b in fn.blocks}
         self.live_out: dict[str, set[Reg]] = {b.label: set() for b in fn.blocks}
@@ -67,10 +74,14 @@ class Liveness:
             label = work.popleft()
             queued.discard(label)
             self.steps += 1
+            # Union over successors: a value is live out if *some* path still reads it (a may
+            # analysis), which is what keeps its register from being handed to another.
             out = self.live_out[label]
             for s in self.succs[label]:
                 out |= self.live_in[s]
             live_in = self.live_in[label]
+            # Only the new registers are added (sets grow in place), and predecessors are
+            # queued only when something grew: unchanged blocks are never revisited.
             grown = out - self.kill[label] - live_in
             if grown:
                 live_in |= grown
@@ -84,6 +95,8 @@ class Liveness:
         block = self.blocks[label]
         live = set(self.live_out[label])
         after: list[frozenset[Reg]] = []
+        # Backwards: live before = (live after - defs) | uses. Defs are removed before uses
+        # are added so that `add r, x` leaves r live before it (it reads r first).
         for instr in reversed(block.instrs):
             after.append(frozenset(live))
             live.difference_update(instr.defs)
@@ -107,6 +120,8 @@ def format_minstr(instr: MInstr) -> str:
     """A short Intel-order text of one instruction (``jl L3``, ``mov %4, rdi``): what the
     liveness and allocation listings print next to their sets."""
     op = instr.op
+    # `jcc` + cond "l" prints as `jl`: the stored form keeps the condition separate so
+    # passes can negate or swap it; the text shows what an assembler would read.
     if instr.cond and op in ("jcc", "setcc", "cmovcc"):
         op = op[:-2] + instr.cond
     ops = ", ".join(str(o) for o in instr.operands)

@@ -45,6 +45,8 @@ from ssa_course.quads.ir import UNDEFINED, Instr
 from ssa_course.quads.loops import natural_loops
 from ssa_course.tiny.types import INT, Type
 
+# Safe to pass over, whatever the opcode table says: const and id cannot fail, and `alen`
+# only reads an array's length word, which never changes after `new`.
 _SAFE = frozenset(("const", "id", "alen"))
 
 
@@ -52,6 +54,8 @@ def pure(i: Instr) -> bool:
     """Neither an effect nor a trap: may be passed over (or copied) freely."""
     if i.op in _SAFE:
         return i.dest is not None
+    # From the one opcode table: a new operator is judged here by its own flags, so this
+    # pass never needs editing when the language grows.
     op = opcodes.get(i.op)
     return op is not None and op.pure and not op.may_trap and i.dest is not None
 
@@ -71,6 +75,8 @@ class Names:
         self.taken = taken
         self.n = 0
 
+    # `taken` is shared and grows: a name handed out is never handed out again, even by a
+    # later loop's hoisting in the same function.
     def fresh(self, base: str, sep: str = ".lh") -> str:
         while True:
             self.n += 1
@@ -102,6 +108,8 @@ def hoist_loop_loads(blocks: list[QBlock], headers: set[str], params: list[str],
     home = {i.dest: b.label for b in blocks for i in (*b.phis, *b.body) if i.dest is not None}
     consts = {i.dest for i in instrs if i.op == "const" and i.dest is not None}
     order = [b.label for b in blocks]
+    # Smallest (innermost) loops first: a load hoisted out of an inner loop lands in its
+    # preheader blocks, which belong to the outer loop, so the outer loop may hoist it again.
     for header, (_, body) in sorted(loops.items(), key=lambda kv: len(kv[1])):
         new = _hoist_one(header, body, by_label, home, consts, set(params), names, types)
         if new:
@@ -110,6 +118,8 @@ def hoist_loop_loads(blocks: list[QBlock], headers: set[str], params: list[str],
             at = order.index(header)
             order[at:at] = [b.label for b in new]
             by_label.update((b.label, b) for b in new)
+            # The join's phis re-define the hoisted names outside this loop: for an
+            # enclosing loop they are now ordinary values of its body (or invariant).
             for b in new:
                 for i in (*b.phis, *b.body):
                     if i.dest is not None:
@@ -124,6 +134,8 @@ def _hoist_one(header: str, body: set[str], by_label: dict[str, QBlock],
                types: dict[str, Type]) -> list[QBlock]:
     """Hoist what loop ``header`` allows; the new blocks G, L, J (empty: nothing moved)."""
     h = by_label[header]
+    # One preheader P ending in `jmp H`: the guard, loads and join are spliced in on that
+    # single edge, so every entry to the loop passes them.
     outside = [p for p in h.preds if p not in body]
     if len(outside) != 1 or h.handler or not h.body:
         return []
@@ -151,10 +163,15 @@ def _hoist_one(header: str, body: set[str], by_label: dict[str, QBlock],
                 stored.add(types.get(i.args[0]))
     loads: list[tuple[QBlock, Instr]] = []  # (block, aload) in the order met
     moved: dict[str, str] = {}  # original name -> the name L gives the hoisted load
+    # Walk the first iteration's straight path. Stopping at the first impure instruction
+    # is what keeps traps exact: a hoisted load's trap then happens before anything the
+    # iteration could have shown (a print, a store, another trap).
     prev, cur = header, by_label[inside[0]]
     while cur.label in body and cur.label != header and cur.preds == [prev] \
             and not cur.handler and not cur.phis:
         for i in cur.body[:-1]:
+            # Invariant operands, and no store in the loop to any array of this type (or an
+            # unknown type): then every iteration would load the same value.
             if i.op == "aload" and all(invariant(a, moved) for a in i.args) \
                     and i.dest is not None and i.dest in types \
                     and types.get(i.args[0]) not in stored and None not in stored \
@@ -163,7 +180,7 @@ def _hoist_one(header: str, body: set[str], by_label: dict[str, QBlock],
                 moved[i.dest] = names.fresh(i.dest)
             elif not pure(i):
                 break
-        else:
+        else:  # the whole block passed: follow its unconditional jump
             last = cur.body[-1]
             if last.op == "jmp":
                 prev, cur = cur.label, by_label[last.labels[0]]
@@ -182,6 +199,8 @@ def _rewrite(h: QBlock, pre: QBlock, test: Instr, inside: str,
     # G: the header's test on the values the loop starts with
     entry = {p.dest: p.args[p.labels.index(pre.label)] for p in h.phis
              if p.dest is not None and pre.label in p.labels}
+    # The header only computes pure values and branches (checked by the caller), so running
+    # a renamed copy of it before the loop has no effect besides deciding the branch.
     guard: list[Instr] = []
     for i in h.body[:-1]:
         c = i.copy()
@@ -209,6 +228,8 @@ def _rewrite(h: QBlock, pre: QBlock, test: Instr, inside: str,
     body.append(Instr("jmp", labels=[j_label]))
     load = QBlock(l_label, body=body, succs=[j_label], preds=[g_label])
     # J: each original name is a phi of its load (0 on the edge where the loop won't run)
+    # 0 on the edge that skips L: the loop is not entered on that path, so nothing reads
+    # the phi there; it only has to be *some* value for the phi to be well formed.
     zero = names.fresh("zero")
     types[zero] = INT
     g.body.insert(len(g.body) - 1, Instr("const", zero, INT, value=0))
@@ -224,6 +245,8 @@ def _rewrite(h: QBlock, pre: QBlock, test: Instr, inside: str,
     h.preds = [j_label if p == pre.label else p for p in h.preds]
     relabel_phis(h, pre.label, j_label)
     # the loads leave the loop
+    # The originals go: the join's phis define their names, so every use in the loop now
+    # reads the value loaded once before it.
     gone = {id(i) for _, i in loads}
     for b, _ in loads:
         b.body = [i for i in b.body if id(i) not in gone]

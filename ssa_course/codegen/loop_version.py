@@ -37,7 +37,12 @@ from ssa_course.quads.loops import natural_loops
 from ssa_course.tiny.types import BOOL, INT, Type
 
 MAX_COPY = 60  # instructions in the loop: larger loops are not copied
+# With 1 <= s <= 2^31 and i < n <= len(a) < 2^62, i + s stays far below 2^63: the
+# induction variable cannot wrap around to a small (in-bounds-looking) value.
 MAX_STEP = 1 << 31
+# Instructions that tie a block to exception or Bril-variable machinery (a try's enter and
+# leave, a handler's catch, non-strict variables): copying them would duplicate a try
+# region or a variable's definition, so such loops are left as they are.
 _NO_COPY = frozenset(("enter", "leave", "throw", "catch", "checkdef", "set", "get", "undef"))
 
 
@@ -45,6 +50,8 @@ def version_loops(blocks: list[QBlock], params: list[str], types: dict[str, Type
                   ) -> list[QBlock]:
     """``blocks`` with each qualifying innermost loop versioned (see the module's
     docstring); ``types`` gains the new names. The same list when nothing changes."""
+    # Renaming the copy assumes SSA's "one definition per name, dominating its uses";
+    # non-strict Bril code (a name possibly unassigned) does not give that.
     if not defined_everywhere(blocks, params):
         return blocks
     dom = Dominance({b.label: b.succs for b in blocks}, blocks[0].label)
@@ -59,6 +66,8 @@ def version_loops(blocks: list[QBlock], params: list[str], types: dict[str, Type
     consts = {i.dest: i.value for i in instrs if i.op == "const" and i.dest is not None}
     order = [b.label for b in blocks]
     headers = set(loops)
+    # Innermost only: that is where the time goes, and copying an outer loop would copy
+    # its inner loops too (code size grows with each nesting level).
     for header, (_, body) in loops.items():
         if any(x in headers for x in body if x != header):
             continue  # not innermost
@@ -69,6 +78,8 @@ def version_loops(blocks: list[QBlock], params: list[str], types: dict[str, Type
             by_label.update((b.label, b) for b in new)
     if len(order) == len(blocks):
         return blocks
+    # Predecessor lists are rebuilt from scratch rather than patched: guards, copies and
+    # the slow entry all changed edges, and later passes read preds.
     out = [by_label[x] for x in order]
     for b in out:
         b.preds = []
@@ -82,6 +93,8 @@ def _version(header: str, body: set[str], by_label: dict[str, QBlock], home: dic
              consts: Mapping[str, object], params: set[str], names: Names,
              types: dict[str, Type]) -> list[QBlock]:
     h = by_label[header]
+    # The shape the proof needs: one way in (so the guards run on every entry), one way out
+    # through the header's test (so "inside the loop" implies "the test i < n held").
     outside = [p for p in h.preds if p not in body]
     exits = [s for s in h.succs if s not in body]
     if len(outside) != 1 or len(exits) != 1 or len(h.succs) != 2 or not h.body:
@@ -97,6 +110,8 @@ def _version(header: str, body: set[str], by_label: dict[str, QBlock], home: dic
             or not all(pure(i) for i in h.body[:-1]):
         return []
 
+    # Defined outside the loop (or a parameter or constant): the value the guards test
+    # before the loop is the value every iteration sees.
     def invariant(name: str) -> bool:
         return name in params or name in consts or (name in home and home[name] not in body)
 
@@ -105,6 +120,8 @@ def _version(header: str, body: set[str], by_label: dict[str, QBlock], home: dic
     cond = next((i for i in h.body[:-1] if i.dest == test.args[0]), None)
     if test.op != "br" or cond is None or test.labels[0] not in body:
         return []
+    # Normalise to "iv < bound" or "iv <= bound" (n > i is i < n), so the rest of the pass
+    # handles one shape.
     if cond.op in ("lt", "le"):
         iv, bound, op = cond.args[0], cond.args[1], cond.op
     elif cond.op in ("gt", "ge"):
@@ -114,6 +131,8 @@ def _version(header: str, body: set[str], by_label: dict[str, QBlock], home: dic
     phi = next((p for p in h.phis if p.dest == iv), None)
     if phi is None or not invariant(bound):
         return []
+    # iv must be a header phi: `init` on the entry edge, exactly one value from inside the
+    # loop (the increment). Two different back-edge values could step differently.
     entry = {p.dest: p.args[p.labels.index(pre.label)] for p in h.phis
              if p.dest is not None and pre.label in p.labels}
     init = entry.get(iv)
@@ -123,11 +142,13 @@ def _version(header: str, body: set[str], by_label: dict[str, QBlock], home: dic
     step = _step(iv, latch.pop(), body, by_label, consts, invariant)
     if step is None:
         return []
+    # Only a[iv] with an invariant `a`: one length test before the loop covers it. An
+    # index other than iv itself (iv + 1, 2 * iv) is not what the proof covers.
     arrays = [i.args[0] for b in members for i in b.body
               if i.op in ("aload", "astore") and not i.in_bounds and i.args[1] == iv
               and invariant(i.args[0]) and i.args[0] not in consts]
     if not arrays:
-        return []
+        return []  # nothing to gain: copying would only grow the code
     return _rewrite(h, pre, exit_, members, body, iv, bound, op, init, step,
                     list(dict.fromkeys(arrays)), consts, names, types,
                     list(by_label.values()))
@@ -137,6 +158,8 @@ def _step(iv: str, nxt: str, body: set[str], by_label: dict[str, QBlock],
           consts: Mapping[str, object], invariant: Callable[[str], bool]) -> str | None:
     """The step s of ``nxt = add(iv, s)`` in the loop: a constant >= 1 or an invariant
     variable (tested before the fast loop runs); None otherwise."""
+    # "i only grows" is what makes init >= 0 cover every iteration: the step must be an
+    # add of something >= 1 (a constant checked now, a variable checked by a guard).
     for x in body:
         for i in by_label[x].body:
             if i.dest == nxt:
@@ -163,15 +186,21 @@ def _rewrite(h: QBlock, pre: QBlock, exit_: QBlock, members: list[QBlock], body:
         types[name] = INT
         return Instr("const", name, INT, value=value), name
 
+    # Guard 0 is the loop's own entry test on init: if the loop would not run at all, the
+    # slow path runs it (zero iterations) and nothing else need be true.
     tests: list[tuple[list[Instr], str, str, str]] = [([], op, init, bound)]
+    # 0 <= init: the lower half of the bounds check; free when init is a constant >= 0.
     start = consts.get(init)
     if not (isinstance(start, int) and start >= 0):
         k, zero = const(0)
         tests.append(([k], "ge", init, zero))
+    # The upper half, per array: every iv the loop sees is < bound (or <= bound), so
+    # bound <= len(a) (or bound < len(a)) proves iv < len(a) in every iteration.
     for a in arrays:
         n = names.fresh("len")
         types[n] = INT
         tests.append(([Instr("alen", n, INT, [a])], op == "lt" and "le" or "lt", bound, n))
+    # A variable step: 1 <= s (i grows) and s <= 2^31 (i + s cannot wrap), see MAX_STEP.
     if step not in consts:
         k1, one = const(1)
         k2, big = const(MAX_STEP)
@@ -180,6 +209,8 @@ def _rewrite(h: QBlock, pre: QBlock, exit_: QBlock, members: list[QBlock], body:
     labels = [names.fresh(h.label + "vers", "") for _ in tests]
     fast_entry = clone[h.label]
     guard_blocks: list[QBlock] = []
+    # A chain of guard blocks, each falling to the next or to the slow loop: any failed
+    # test runs the original loop with every check, so traps happen exactly as before.
     for n_test, (setup, cmp, left, right) in enumerate(tests):
         ok = names.fresh("ok")
         types[ok] = BOOL
@@ -193,6 +224,8 @@ def _rewrite(h: QBlock, pre: QBlock, exit_: QBlock, members: list[QBlock], body:
     pre.body = [*pre.body[:-1], jmp]
     pre.succs = [labels[0]]
     # the copy: fresh names for everything the loop defines, checks of a[iv] dropped
+    # SSA: each name has one definition, so the copy needs fresh names for everything the
+    # loop defines; invariant names (defined before the loop) are shared by both copies.
     rename: dict[str, str] = {}
     for b in members:
         for i in (*b.phis, *b.body):
@@ -214,6 +247,8 @@ def _rewrite(h: QBlock, pre: QBlock, exit_: QBlock, members: list[QBlock], body:
             c = i.copy()
             if c.dest is not None:
                 c.dest = rename[c.dest]
+            # The whole point: the guards proved these accesses in bounds, so selection
+            # emits them without compare and branch (the "proven in bounds" pattern).
             if i.op in ("aload", "astore") and i.args[1] == iv and i.args[0] in checked:
                 c.in_bounds = True
             c.args = [rename.get(a, a) for a in c.args]
@@ -227,6 +262,8 @@ def _rewrite(h: QBlock, pre: QBlock, exit_: QBlock, members: list[QBlock], body:
     after = [b for b in others if b.label not in body]
     used = sorted({a for b in after for i in (*b.phis, *b.body) for a in i.args
                    if a in out_names})
+    # Values used after the loop now come from either copy: a phi at the single exit joins
+    # them (x from the slow header, x' from the fast one), and later uses read the phi.
     if used:
         outer = {x: names.fresh(x, ".out") for x in used}
         for b in after:  # every use after the loop is dominated by its only exit

@@ -16,21 +16,31 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 # System V AMD64: argument registers in order, the return register, who saves what.
+# (System V AMD64 psABI, section 3.2.3 "Parameter Passing" and figure 3.4.) Integers and
+# pointers are all this language has, so the class INTEGER rules are the whole story here.
 ARG_REGS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
 RET_REG = "rax"
+# A call may destroy these: a value live across a call must not sit in one of them (the
+# call's `defs` list them all, so interference keeps such values out without a special case).
 CALLER_SAVED = ("rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11")
+# A callee must give these back unchanged: using one costs a save and a restore in the
+# prologue/epilogue, but the value then survives every call for free.
 CALLEE_SAVED = ("rbx", "r12", "r13", "r14", "r15")  # rbp is the frame pointer, rsp the stack
-# Registers the allocator may hand out, in the order it prefers them.
+# Registers the allocator may hand out, in the order it prefers them. Caller-saved first:
+# a value that lives across no call is best in a register no prologue has to save.
 ALLOCATABLE = ("rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11",
                "rbx", "r12", "r13", "r14", "r15")
 
-# 8-bit and 32-bit names, for setcc/movzx and short immediates.
+# 8-bit and 32-bit names, for setcc/movzx and short immediates. `setcc` writes only a byte
+# register, so a boolean is made with setcc into the low byte then movzx to clear the rest.
 LOW8 = {"rax": "al", "rbx": "bl", "rcx": "cl", "rdx": "dl", "rsi": "sil", "rdi": "dil",
         "rbp": "bpl", "rsp": "spl", **{f"r{i}": f"r{i}b" for i in range(8, 16)}}
 LOW32 = {"rax": "eax", "rbx": "ebx", "rcx": "ecx", "rdx": "edx", "rsi": "esi", "rdi": "edi",
          "rbp": "ebp", "rsp": "esp", **{f"r{i}": f"r{i}d" for i in range(8, 16)}}
 
-# Condition codes of signed comparisons and their negations.
+# Condition codes of signed comparisons and their negations. NEGATE makes a `not` feeding a
+# branch free (the branch tests the opposite condition); SWAP is the code for the operands
+# exchanged (a < b is b > a), used to move a constant right: cmp takes an immediate only there.
 NEGATE = {"e": "ne", "ne": "e", "l": "ge", "ge": "l", "g": "le", "le": "g"}
 SWAP = {"e": "e", "ne": "ne", "l": "g", "g": "l", "le": "ge", "ge": "le"}
 
@@ -84,6 +94,8 @@ class Imm:
 class Slot:
     """A stack slot of the current frame: ``qword ptr [rbp - 8*(index+1)]`` once laid out."""
 
+    # An index, not an offset: the frame's final size (and so where rbp-relative slots
+    # sit) is known only after allocation has added its spill slots.
     index: int
 
     def __str__(self) -> str:
@@ -100,6 +112,8 @@ class Mem:
     disp: int = 0
     symbol: str | None = None
 
+    # The registers an address *reads*: a store `mov [p + 8], v` reads p even though the
+    # instruction's destination is memory, so liveness must count base and index as uses.
     def regs(self) -> list[Reg]:
         return [r for r in (self.base, self.index) if r is not None]
 
@@ -148,12 +162,17 @@ class MInstr:
     line: int | None = None
     comment: str = ""
 
+    # Liveness and interference read only defs/uses, never the mnemonic: that is what lets
+    # one allocator serve x86-64 and AArch64, whose instructions it never needs to know.
+
     def is_copy(self) -> bool:
         """A register-to-register ``mov``: the allocator may coalesce its two sides."""
         return self.copy_pair() is not None
 
     def copy_pair(self) -> tuple[Reg, Reg] | None:
         """(destination, source) of a copy (:meth:`is_copy`), else None."""
+        # Only register-to-register: a move from memory or an immediate defines a value
+        # but joins no two live ranges, so there is nothing to coalesce.
         if self.op != "mov" or len(self.operands) != 2:
             return None
         a, b = self.operands
@@ -164,6 +183,8 @@ class MInstr:
 
     def replace_reg(self, old: Reg, new: Reg) -> None:
         """Rename a register everywhere it occurs (operands, addresses, defs, uses)."""
+        # Identity (`is`), not equality: two VRegs are different values even if printed
+        # alike, and the allocator rewrites one live range at a time.
         def swap(r: Reg | None) -> Reg | None:
             return new if r is old else r
         for k, o in enumerate(self.operands):
@@ -199,6 +220,8 @@ class MFunction:
     returns_value: bool = False
     used_callee_saved: list[str] = field(default_factory=list)
 
+    # Slots only ever grow: selection (stack arrays, handler values) and the allocator
+    # (spills) both take fresh ones, and frame layout sizes the frame from the final count.
     def new_slot(self) -> Slot:
         self.slots += 1
         return Slot(self.slots - 1)

@@ -28,6 +28,8 @@ from ssa_course.codegen.liveness import format_minstr
 from ssa_course.codegen.mir import ALLOCATABLE, MBlock, MFunction, MInstr, PReg, Reg, VReg
 
 
+# NamedTuples of strings: a learner's exercise sees nothing but names and tuples, can
+# print and compare them, and needs none of the engine's classes.
 class InstrData(NamedTuple):
     """One instruction: its text, the registers it writes and reads (names, in order),
     and ``(dst, src)`` when it is a register-to-register copy ``mov dst, src`` (else None)."""
@@ -55,6 +57,8 @@ def is_virtual(name: str) -> bool:
 
 def function_data(fn: MFunction, registers: Iterable[str] = ALLOCATABLE) -> FunctionData:
     """``fn`` as plain data; physical registers outside ``registers`` are left out."""
+    # Drop physical registers outside the palette (rsp, rbp, r15): no value can live in
+    # them, so they never interfere with anything and would only clutter the exercise.
     palette = set(registers)
 
     def keep(regs: Iterable[Reg]) -> tuple[str, ...]:
@@ -94,6 +98,8 @@ def function_of_data(data: FunctionData) -> MFunction:
     """An :class:`MFunction` with the blocks, successors, defs, uses and copies of ``data``
     (one register object per name; other operands are not kept): what the engine's
     liveness and interference need, to compute them for hand-written data."""
+    # One object per name: VRegs compare by identity, so two objects for "%3.x" would be
+    # two different values to liveness.
     regs: dict[str, Reg] = {}
 
     def reg(name: str) -> Reg:
@@ -105,6 +111,8 @@ def function_of_data(data: FunctionData) -> MFunction:
     for label, instrs in data.blocks.items():
         out = []
         for i in instrs:
+            # Copies are rebuilt as real `mov r, r` so interference sees them as copies
+            # (no edge between the two sides) and records the move edge.
             if i.copy is not None:
                 out.append(MInstr("mov", [reg(i.copy[0]), reg(i.copy[1])],
                                   [reg(n) for n in i.defs], [reg(n) for n in i.uses]))
@@ -127,6 +135,8 @@ def named_graph(name: str, nodes: Iterable[str], edges: Iterable[tuple[str, str]
     names = dict.fromkeys([*nodes, *(n for pair in (*edges, *copies) for n in pair)])
     regs = {n: reg_of_name(n) for n in names}
     palette = tuple(registers)
+    # A learner may name a register outside the palette: it still becomes a node (the
+    # drawing shows what was answered), rather than being dropped silently.
     extra = tuple(n for n in names if not is_virtual(n) and n not in palette)
     graph = InterferenceGraph(name, palette + extra)  # every named register is a node
     for r in regs.values():

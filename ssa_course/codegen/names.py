@@ -8,6 +8,10 @@ escaped one-to-one: letters and digits stay, ``_`` becomes ``__``, any other cha
 from __future__ import annotations
 
 
+# An injective escape into assembler-safe characters: letters and digits stay, "_" doubles,
+# everything else becomes "_hh" or "_u...hex_". Because a single "_" is never emitted
+# alone, two different Tiny names can never meet in one symbol (and `main_body` style
+# runtime names cannot collide with a program's own).
 def asm_name(text: str) -> str:
     out: list[str] = []
     for ch in text:

@@ -28,6 +28,8 @@ from ssa_course.errors import RuntimeTrap, UsageError
 from ssa_course.runtime import Output
 
 CRASH_STATUS = 128  # + the signal number, as a shell reports it
+# The runtime prints a trap exactly as the interpreters format it ("error: M at L:C"), so
+# parsing it back gives the same exception object the interpreters raise.
 _ERROR = re.compile(r"error: (.*?)(?: at (\d+):(\d+))?\Z")
 
 
@@ -38,6 +40,8 @@ def format_args(values: list[object]) -> list[str]:
 
 def crash_line(signum: int, detail: str = "", who: str = "native") -> str:
     """The one line a death by signal becomes."""
+    # A crash is a code generator bug, never the program's fault (every program error is a
+    # checked trap): say so in one line, with the signal's name, instead of a core dump.
     try:
         name = signal.Signals(signum).name
     except ValueError:
@@ -53,6 +57,8 @@ def run_native(program: Image | str, args: list[str], timeout_s: float = DEFAULT
     its output streams to ``on_stdout`` when given (see :func:`child.run_child`).
     ``launcher`` goes before the executable (``("qemu-aarch64",)`` runs an aarch64 image
     on this machine as a real process); with one, the x86-64 check is the caller's."""
+    # Fail early with one line (ToolMissing) on a machine that cannot run x86-64 Linux
+    # executables; a launcher (qemu) takes that responsibility itself.
     if not launcher:
         toolchain.require(toolchain.native_missing())
     image = assemble(program, backend) if isinstance(program, str) else program
@@ -68,9 +74,13 @@ def run_native(program: Image | str, args: list[str], timeout_s: float = DEFAULT
             raise toolchain.ToolMissing("this machine cannot run x86-64 Linux executables: "
                                         "use --via emulated") from None
         raise
+    # Native code has no step limit unless fuel checks were compiled in, so a wall-clock
+    # timeout is the backstop that keeps an endless loop from hanging a lesson or a test.
     if done.timed_out:
         return ChildResult(done.stdout, done.stderr + f"error: native run timed out after "
                            f"{timeout_s:g} s\n", TIMEOUT_STATUS)
+    # subprocess reports death by signal as -signum; the shell's 128 + signum is what a
+    # user sees elsewhere, so that is the status returned.
     if done.status < 0:
         return ChildResult(done.stdout, done.stderr + crash_line(-done.status),
                            CRASH_STATUS - done.status)
@@ -88,6 +98,8 @@ def deliver(result: ChildResult, out: Output) -> int:
         out.write(result.stdout)
     if result.status == 0:
         return 0
+    # The last stderr line is the verdict (the runtime's error line, or the one added
+    # above for a crash or a timeout).
     lines = result.stderr.strip().splitlines()
     message = lines[-1] if lines else f"error: native code ended with status {result.status}"
     m = _ERROR.match(message)

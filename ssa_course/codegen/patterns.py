@@ -14,10 +14,15 @@ from dataclasses import dataclass
 from ssa_course.errors import UsageError
 
 
+# A UsageError, not an internal error: a program with an operator the backend lacks is
+# reported as one line (exit status 1), never as a traceback.
 class CodegenError(UsageError):
     """A program the code generator cannot translate (an operator with no pattern)."""
 
 
+# Documentation as data: the lesson prints the rows, and every `# pattern: <name>` marker
+# in the selection code must name a row (tests/test_codegen_isel.py checks it), so the
+# table and the code cannot drift apart unseen.
 @dataclass(frozen=True, slots=True)
 class Pattern:
     name: str
@@ -27,6 +32,7 @@ class Pattern:
 
 
 PATTERNS: tuple[Pattern, ...] = (
+    # -- constants: the cheapest register is the one never allocated
     Pattern("constant", "x = const c", "(nothing)",
             "folded into its users as an immediate, or loaded where a register is needed"),
     Pattern("wide constant in a loop -> hoisted", "c needs > 32 bits, used in a loop",
@@ -34,6 +40,8 @@ PATTERNS: tuple[Pattern, ...] = (
             "per use per iteration (hoist.py)"),
     Pattern("immediate operand", "op x c, c fits 32 bits", "op r, c",
             "x86 takes a sign-extended 32-bit immediate: no register for c"),
+    # -- arithmetic: x86 is two-address (`add d, s` overwrites d); lea is its one
+    #    three-address adder, so it saves the copy that would keep x alive
     Pattern("add of a constant -> lea", "d = add x c", "lea d, [x + c]",
             "three-address: x stays live without a copy"),
     Pattern("three-address add -> lea", "d = add x y", "lea d, [x + y]",
@@ -44,6 +52,8 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern("x*3/5/9 -> lea", "d = mul x 3|5|9", "lea d, [x + x*2|4|8]",
             "the address unit multiplies by 2, 4, 8 and adds"),
     Pattern("imul with an immediate", "d = mul x c", "imul d, x, c", "three-operand imul"),
+    # -- division: idiv is slow and faults on 0 and on INT_MIN / -1, where Tiny wraps
+    #    or traps with a message; every row keeps Tiny's truncating semantics exactly
     Pattern("signed divide by 2^k", "d = div x 2^k", "mov t, x; sar t, 63; shr t, 64-k; "
             "add t, x; sar t, k", "the bias rounds toward zero as idiv does"),
     Pattern("remainder by 2^k", "d = rem x 2^k", "bias as above; and t, -2^k; mov d, x; "
@@ -58,6 +68,8 @@ PATTERNS: tuple[Pattern, ...] = (
             "zero traps at the operator; -1 would fault on INT_MIN, so it negates"),
     Pattern("a definedness check", "checkdef ok x", "test ok, ok; je trap",
             "a Bril read that may find no value stops with the variable's own name"),
+    # -- comparisons: x86 compares into flags, and a bool register costs setcc + movzx,
+    #    so a compare feeding only a branch never makes one
     Pattern("compare + branch fused", "c = lt x y; br c L1 L2 (c used once)",
             "cmp x, y; jl L1; jmp L2", "the flags feed the jump: no bool is made"),
     Pattern("compare with zero -> test", "c = lt x 0", "test x, x; jl ...",
@@ -68,6 +80,8 @@ PATTERNS: tuple[Pattern, ...] = (
             "cmp x, y; setl c8; movzx c, c8", "a bool is 0/1 in a full register"),
     Pattern("branch on a bool value", "br c L1 L2", "test c, c; jne L1; jmp L2",
             "c was computed elsewhere"),
+    # -- memory: an array is [length][elements]; every check traps at the Tiny operator's
+    #    position, so native code fails with the interpreters' message
     Pattern("bounds check", "x = aload a i", "cmp i, [a]; jae trap; mov x, [a + i*8 + 8]",
             "one unsigned compare catches i < 0 and i >= len"),
     Pattern("proven in bounds", "x = aload a i (in bounds)", "mov x, [a + i*8 + 8]",
@@ -82,6 +96,7 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern("an array that never escapes, in the frame", "a = newarr c, a NoEscape",
             "call rt_charge_array; lea a, [rbp - k]; mov [a], c; mov [a + 8j], 0",
             "escape analysis (lesson 10): the frame's bytes, the heap's budget"),
+    # -- calls: the System V AMD64 calling convention
     Pattern("stack arguments right to left", "call f a1 .. a8",
             "push a8; push a7; mov rdi, a1 ...; call tiny_f; add rsp, 16",
             "System V: six in registers, the rest on the stack, rsp 16-aligned"),
@@ -92,6 +107,8 @@ def table_text(patterns: Sequence[Pattern] = PATTERNS, width: int = 100) -> str:
     """A pattern table as text no wider than ``width`` (what the lesson prints): per
     pattern, its name and the quad shape it matches, then what it emits and why, indented
     and wrapped. Every target's table prints through here (pass its ``PATTERNS``)."""
+    # Wrapped here rather than in the rows: each row stays one readable sentence, and
+    # the width is one parameter.
     lines: list[str] = []
     for p in patterns:
         lines += textwrap.wrap(f"{p.name}:  {p.matches}", width, subsequent_indent="    ")

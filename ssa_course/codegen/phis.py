@@ -28,9 +28,14 @@ def sequentialise(copies: list[Copy], scratch: Callable[[], VReg]) -> list[Copy]
     remain, one destination's value is saved in a scratch register and its readers read
     the scratch instead, which opens the cycle.
     """
+    # `x = x` does nothing and, left in, would count as a reader of x and fake a cycle.
     pending = [(d, s) for d, s in copies if s is not d]
     out: list[Copy] = []
+    # Invariant: `out` followed by `pending` (read in parallel) has the effect of the input.
+    # Each pass either emits every copy whose destination nobody still reads (writing it
+    # destroys nothing) or breaks one cycle, so the loop ends.
     while pending:
+        # Counted by id(): VRegs compare by identity, and immediates are never destinations.
         read: dict[int, int] = {}
         for _, s in pending:
             if isinstance(s, VReg):
@@ -41,6 +46,9 @@ def sequentialise(copies: list[Copy], scratch: Callable[[], VReg]) -> list[Copy]
             done = {id(c) for c in ready}
             pending = [c for c in pending if id(c) not in done]
             continue
+        # In a parallel copy each destination is written once, so when every destination
+        # is also read the copies form disjoint cycles. Saving one destination's old value
+        # in a fresh register turns its cycle into a chain the next pass can emit.
         d0 = pending[0][0]  # every destination is read: only cycles are left
         t = scratch()
         out.append((t, d0))
@@ -49,6 +57,8 @@ def sequentialise(copies: list[Copy], scratch: Callable[[], VReg]) -> list[Copy]
 
 
 def _retarget(block: MBlock, old: str, new: str) -> None:
+    # Both the branch operand and `succs` must change: liveness reads succs, emission reads
+    # the operand, and the verifier checks that they agree.
     for instr in block.instrs:
         if instr.op in ("jmp", "jcc") and instr.operands and \
                 isinstance(instr.operands[0], LabelRef) and instr.operands[0].name == old:
@@ -65,13 +75,19 @@ def lower_phis(fn: MFunction, edges: EdgeCopies, new_vreg: Callable[[str], VReg]
     after: dict[str, list[MBlock]] = {}  # edge blocks to lay out after each predecessor
     for (pred_label, succ_label), copies in edges.items():
         pred = blocks[pred_label]
+        # A handler is entered by a throw, which has no edge to put copies on.
         if blocks[succ_label].handler:
             raise CodegenError(f"@{fn.name}: a handler block with phis ({succ_label})")
+        # The copy carries the line of the value it copies, so the listing shows a phi's
+        # moves beside the source that computed them (docs/lines.md).
         lines = {id(s): line_of(s) for _, s in copies}
         moves = [ins("mov", d, s, line=lines.get(id(s)))
                  for d, s in sequentialise(copies, lambda: new_vreg("swap"))]
         if not moves:
             continue
+        # A critical edge (the predecessor has another successor): copies placed at its end
+        # would also run on the other path and clobber values there, so the edge gets a
+        # block of its own holding just the copies and a jump.
         if len(set(pred.succs)) > 1:
             edge = MBlock(f"{pred_label}.to.{succ_label.rsplit('.', 1)[-1]}",
                           moves + [ins("jmp", LabelRef(succ_label))], [succ_label])
@@ -79,6 +95,8 @@ def lower_phis(fn: MFunction, edges: EdgeCopies, new_vreg: Callable[[str], VReg]
             after.setdefault(pred_label, []).append(edge)
             blocks[edge.label] = edge
             continue
+        # One successor: the end of the predecessor is the edge. Copies go before the jump,
+        # after everything else the block computes (a phi reads the values at the edge).
         at = _jump_index(pred)
         pred.instrs[at:at] = moves
     if after:  # one pass: inserting one by one would be quadratic in the blocks

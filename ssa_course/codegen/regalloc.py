@@ -147,6 +147,8 @@ def throw_targets(fn: MFunction) -> set[str]:
     """Labels of the blocks a throw may jump to: those marked ``handler`` and any whose
     address the code takes (``lea rdi, [rip + label]`` before ``rt_enter``) -- the
     second catches a handler whose ``catch`` was optimised away."""
+    # Both ways matter: a missed landing block would let a value sit in a register across
+    # a throw, which arrives with every register clobbered (a wrong answer, not a crash).
     labels = {b.label for b in fn.blocks}
     found = {b.label for b in fn.blocks if b.handler}
     for block in fn.blocks:
@@ -159,9 +161,13 @@ def throw_targets(fn: MFunction) -> set[str]:
 
 def _check_registers(registers: Iterable[str] | None, regfile: RegisterFile
                      ) -> tuple[str, ...]:
+    # `registers` is a teaching knob (allocate with fewer registers to watch spills
+    # happen): user input, so every bad value is an AllocationError with a message.
     regs = regfile.allocatable if registers is None else tuple(registers)
     if not regs:
         raise AllocationError("register allocation needs at least one register")
+    # A callee-saved register a target leaves out of its default allocatable set is still
+    # accepted when named (the prologue saves whatever callee-saved register is used).
     known = (*regfile.allocatable, *(r for r in regfile.callee_saved
                                      if r not in regfile.allocatable))
     unknown = [r for r in regs if r not in known]
@@ -199,6 +205,8 @@ def colour(fn: MFunction, registers: Iterable[str] | None = None,
                                    for v in early]
         liveness = Liveness(fn)
         work += liveness.steps
+    # Handler values are dealt with once, before the rounds: mirroring them in slots is a
+    # correctness requirement, not a colouring decision, so no round may undo it.
     landing = throw_targets(fn)
     caught = sorted({r for b in fn.blocks if b.label in landing
                      for r in liveness.live_in[b.label] if isinstance(r, VReg)}, key=node_key)
@@ -212,17 +220,24 @@ def colour(fn: MFunction, registers: Iterable[str] | None = None,
             raise AllocationError(str(e)) from None
         liveness = Liveness(fn)
         work += liveness.steps
+    # The Chaitin-Briggs loop: build, coalesce, simplify, select; if anything failed to get
+    # a register, rewrite it with spill code and start over on the changed program (the
+    # spill temporaries have tiny live ranges, so each round's graph is easier).
     while True:
         rounds += 1
         if rounds > limit:
             raise AllocationError(f"{fn.name}: register allocation does not converge")
         graph = build_interference(fn, regs, liveness, depths)
         work += graph.edge_steps
+        # Coalescing happens before simplify (Briggs/George are conservative: a merge never
+        # turns a colourable graph into one that is not), so it costs no spills.
         colourer = Colourer(graph, regs, spiller.temps, coalesce)
         pairs = colourer.coalesce()
         stack, potential = colourer.simplify()
         colours, failed = colourer.select(stack)
         work += colourer.work
+        # A coalesced class is coloured once, through its representative; every member gets
+        # that register (and the copies between them become `mov r, r`, deleted by assign).
         round_colouring = {v: colours[rep] for rep in colours
                            for v in colourer.members.get(rep, ()) if isinstance(v, VReg)}
         round_spilled = {v: _cost_of(potential, n) for n in failed
@@ -230,6 +245,9 @@ def colour(fn: MFunction, registers: Iterable[str] | None = None,
         history.append(Round(graph, round_colouring, pairs, potential, round_spilled))
         if not failed:
             break
+        # Spill whole coalesced classes (a group shares one slot, so the copies between its
+        # members stay free), but never a spill temporary: spilling it again would only
+        # make another temporary of the same one-instruction length.
         groups = []
         for n in failed:
             plain = [v for v in colourer.members[n] if v not in spiller.temps]
@@ -243,9 +261,13 @@ def colour(fn: MFunction, registers: Iterable[str] | None = None,
             if plain:
                 groups.append(plain)
                 spilled.update((v, _cost_of(potential, n)) for v in plain)
+        # Spill code changes live ranges, so liveness is recomputed; the loop depths are
+        # not (spilling adds instructions, never blocks).
         _spill(spiller, groups, fn)
         liveness = Liveness(fn)
         work += liveness.steps
+    # Only the last round's colouring is valid: earlier rounds coloured a program that
+    # had no spill code yet.
     last = history[-1]
     return Allocation(last.colouring, last.coalesced, spilled, dict(spiller.slots), rounds,
                       history, set(spiller.temps), spiller.deleted, work, saved)
@@ -273,10 +295,14 @@ def assign(fn: MFunction, allocation: Allocation, regfile: RegisterFile = X86_64
         for instr in block.instrs:
             for v in vregs_of(instr):
                 name = allocation.colouring.get(v)
+                # A vreg no round saw was never in defs/uses, so liveness never knew it: a
+                # selection bug, reported here rather than emitted as garbage.
                 if name is None:
                     raise AllocationError(f"{fn.name}: {v} in `{instr.op}` has no register "
                                           "(is it missing from the instruction's defs/uses?)")
                 instr.replace_reg(v, pregs.setdefault(name, PReg(name)))
+            # The payoff of coalescing and of biased select: a copy whose two sides got one
+            # register does nothing and is dropped.
             if instr.is_copy() and instr.operands[0] == instr.operands[1]:
                 allocation.copies_removed += 1
                 continue
@@ -288,6 +314,8 @@ def assign(fn: MFunction, allocation: Allocation, regfile: RegisterFile = X86_64
         # the callee-saved registers it used: save them all, so this function still
         # hands its caller back what it was given.
         touched.update(regfile.callee_saved)
+    # Only the callee-saved registers actually written need a save in the prologue: that
+    # is the System V / AAPCS64 contract (preserve them for the caller), paid only if used.
     fn.used_callee_saved = [r for r in regfile.callee_saved if r in touched]
 
 

@@ -167,10 +167,17 @@ def s_print(sel: Selector, i: Instr) -> None:
 def s_call(sel: Selector, i: Instr) -> None:
     fx = _effects(sel)
     n, nregs = len(i.args), len(sel.arg_regs)
+    # Stack arguments first, register arguments last: the argument registers are caller-
+    # saved, so loading them early would only lengthen their live ranges across the
+    # pushes (and a push of a value may need a register itself).
     area = fx.stack_args(sel, i.args[nregs:])
     for k, arg in enumerate(i.args[:nregs]):
         sel.emit("mov", _arg(sel, k), sel.val(arg))
+    # The call instruction names how many argument registers it reads (its uses), so
+    # liveness keeps the moves above alive and the verifier can check the convention.
     sel.call(call_symbol(i.funcs[0]), min(n, nregs))
+    # The caller pops its own stack arguments (System V and AAPCS64 both), right away, so
+    # the stack pointer is back at the frame's base between calls.
     if area:
         fx.release(sel, area)
     if i.dest is not None:
@@ -179,6 +186,8 @@ def s_call(sel: Selector, i: Instr) -> None:
 
 def s_ret(sel: Selector, i: Instr) -> None:
     result = _effects(sel).result
+    # `ret` reads the result register: without that use, liveness would find the move
+    # into it dead and the allocator could reuse the register before the return.
     if i.args:
         sel.emit("mov", result, sel.val(i.args[0]))
         sel.emit("ret", uses=(result,))
@@ -192,6 +201,9 @@ def s_jmp(sel: Selector, i: Instr) -> None:
 
 
 def s_enter(sel: Selector, i: Instr) -> None:
+    # rt_enter records the handler's address with the registers a throw must restore
+    # (stack and frame pointers, callee-saved ones); the handler is a successor of this
+    # block, so values it reads are live here, before any call in the try can throw.
     body, handler = sel.label(i.labels[0]), sel.label(i.labels[1])
     sel.emit("lea", _arg(sel, 0), Mem(symbol=handler))  # the handler's address
     sel.call("rt_enter", 1)
@@ -204,6 +216,8 @@ def s_leave(sel: Selector, i: Instr) -> None:
 
 
 def s_throw(sel: Selector, i: Instr) -> None:
+    # rt_throw never returns here (it jumps to the innermost handler or ends the run), so
+    # the block has no successor.
     sel.emit("mov", _arg(sel, 0), sel.val(i.args[0]))
     sel.call("rt_throw", 1)
     sel.cur.succs = []

@@ -137,9 +137,13 @@ def s_br(sel: Selector, i: Instr) -> None:
         r = sel.reg(c)
         sel.emit("test", r, r)
         cc = "ne"
+    # A decided branch (constant condition, or both arms the same) is a plain jump: the
+    # dead edge never enters succs, so liveness does not keep values alive for it.
     if isinstance(cc, bool) or t == f:
         sel.end_jump(t if cc is True or t == f else f)
         return
+    # Always `jcc T; jmp F`, both explicit: block order is decided later (loop inversion,
+    # threading, place_taken_arms), and emission drops a jump to the next block.
     sel.emit("jcc", LabelRef(t), cond=cc)
     sel.emit("jmp", LabelRef(f))
     sel.cur.succs = [t, f]
@@ -160,11 +164,15 @@ def s_compare_value(sel: Selector, i: Instr) -> None:
 def s_not(sel: Selector, i: Instr) -> None:
     if i.dest in sel.fused:
         return
+    # A bool is 0 or 1 in a full register, so its `not` is xor 1 (one instruction, and no
+    # flags needed, unlike sete).
     d = sel.dest(i)
     sel.emit("mov", d, sel.val(i.args[0]))
     sel.emit("xor", d, Imm(1))
 
 
+# A copy stays a `mov` between virtual registers: the allocator's coalescing is what makes
+# it disappear (or not), which is the lesson's point about copies.
 def s_id(sel: Selector, i: Instr) -> None:
     sel.emit("mov", sel.dest(i), sel.val(i.args[0]))
 
@@ -184,6 +192,8 @@ def binary_operands(sel: Selector, i: Instr) -> tuple[str, str, int | None]:
 
 def s_binary(sel: Selector, i: Instr) -> None:
     """and / or / add / sub on registers and immediates (two-address form)."""
+    # x86 is two-address (`add d, s` means d += s), so the general case is `mov d, a;
+    # op d, b`; the special cases below avoid that copy where an instruction allows.
     d = sel.dest(i)
     op = {"and": "and", "or": "or", "add": "add", "sub": "sub"}[i.op]
     a, b, c = binary_operands(sel, i)
@@ -221,6 +231,8 @@ def s_mul(sel: Selector, i: Instr) -> None:
         sel.emit("mov", d, sel.val(a))
         sel.emit("imul", d, sel.reg(b))
         return
+    # Tiny's ints wrap at 64 bits, so every rewrite below must agree with the wrapped
+    # product: a shift by k is exactly multiplication by 2^k modulo 2^64.
     u = c & ((1 << 64) - 1)  # the multiplier modulo 2^64
     if u == 0:
         sel.emit("mov", d, Imm(0))
@@ -249,6 +261,9 @@ def s_divide(sel: Selector, i: Instr) -> None:
     rem = i.op == "rem"
     d = sel.dest(i)
     c = sel.const(b)
+    # Constant divisors never need idiv (40+ cycles) nor its checks: 0 and INT_MIN are the
+    # two constants left to the general path (a trap, and a divisor whose absolute value
+    # does not fit a signed 64-bit register).
     if c is not None and c not in (0, INT_MIN) and (abs(c) & (abs(c) - 1)) == 0:
         _divide_by_power(sel, a, c, d, rem)  # 1, -1 and +-2^k: no idiv
         return
@@ -261,6 +276,8 @@ def s_divide(sel: Selector, i: Instr) -> None:
         stub = sel.trap_stub(TRAP_DIV, i)
         sel.emit("test", rb, rb)  # pattern: division checks the divisor
         sel.emit("jcc", LabelRef(stub), cond="e")
+        # idiv raises #DE on INT_MIN / -1 (the quotient overflows); Tiny defines it as
+        # INT_MIN, so -1 takes a cold path that negates (rem: 0) and idiv never sees it.
         minus, plain, rest = (sel.new_label(w) for w in ("divm1", "div", "divend"))
         sel.emit("cmp", rb, Imm(-1))
         sel.emit("jcc", LabelRef(minus), cond="e")
@@ -272,6 +289,8 @@ def s_divide(sel: Selector, i: Instr) -> None:
             sel.emit("neg", d)
         sel.end_jump(rest)
         sel.start_block(plain)
+    # idiv divides rdx:rax, so the dividend goes to rax and cqo sign-extends it into rdx;
+    # the implicit registers are spelled out in defs/uses for the allocator.
     sel.emit("mov", RAX, sel.val(a))
     sel.emit("cqo", defs=(RDX,), uses=(RAX,))
     sel.emit("idiv", rb, defs=(RAX, RDX), uses=(RAX, RDX))
@@ -284,6 +303,9 @@ def s_divide(sel: Selector, i: Instr) -> None:
 def _divide_by_constant(sel: Selector, a: str, c: int, d, rem: bool) -> None:
     """Division by another constant: the high half of a product with its magic reciprocal
     (:mod:`ssa_course.codegen.magic`), corrected, shifted, rounded toward zero."""
+    # Granlund-Montgomery: q = hi64(x * m) >> shift, with a correction when m had to be
+    # taken modulo 2^64 (its sign disagrees with c's), and +1 for negative quotients so the
+    # result truncates toward zero as idiv does.
     m, shift = magic(c)
     ra = sel.reg(a)
     sel.emit("mov", RAX, Imm(m))  # pattern: divide by a constant -> multiply by its reciprocal
@@ -317,6 +339,8 @@ def _divide_by_power(sel: Selector, a: str, c: int, d, rem: bool) -> None:
     """Division by +-2^k without idiv: add the bias (2^k - 1 for a negative dividend),
     then shift; the remainder is the dividend minus the rounded-down multiple."""
     k = abs(c).bit_length() - 1
+    # Only when the remainder is just compared with 0: then its sign does not matter and
+    # the low k bits say everything (x % 2^k == 0 iff x & (2^k - 1) == 0, for negative x too).
     if rem and k and d.hint in sel.zero_tested and fits32((1 << k) - 1):
         sel.emit("mov", d, sel.val(a))  # pattern: x % 2^k == 0 -> and
         sel.emit("and", d, Imm((1 << k) - 1))
@@ -329,6 +353,9 @@ def _divide_by_power(sel: Selector, a: str, c: int, d, rem: bool) -> None:
             if c == -1:
                 sel.emit("neg", d)
         return
+    # An arithmetic shift rounds toward minus infinity; adding 2^k - 1 first to a negative
+    # dividend (the sar 63 / shr 64-k pair makes exactly that bias, branch-free) turns it
+    # into truncation toward zero, idiv's rounding.
     ra = sel.reg(a)
     t = sel.new_vreg("bias")
     sel.emit("mov", t, ra)  # pattern: signed divide by 2^k
@@ -361,6 +388,8 @@ def s_const(sel: Selector, i: Instr) -> None:
     """Constants were collected before selection: they become immediates where used."""
 
 
+# The emitting half of the pattern table: quad opcode -> the function above. A new opcode
+# without a row here is a CodegenError naming this file (Selector.select_quad).
 SELECT = {
     **select_effects.SELECT,  # memory, calls, exceptions: shared by both targets
     "const": s_const, "id": s_id, "add": s_binary, "sub": s_binary, "and": s_binary,

@@ -63,6 +63,8 @@ class Spiller:
         self.deleted = 0  # copies that vanished because both sides share a slot
         self.mirror: dict[VReg, Slot] = {}  # values kept for handlers (save_for_handlers)
 
+    # Numbers continue past every vreg of the function, so a temporary can never be
+    # confused with a value selection made; it keeps the spilled value's hint for listings.
     def fresh(self, like: VReg) -> VReg:
         t = VReg(self.next_id, like.hint)
         self.next_id += 1
@@ -83,6 +85,8 @@ class Spiller:
         if not given:
             return given
         self.slots.update(given)
+        # One sweep rewrites all groups: each instruction is looked at once per round,
+        # however many values spill in it.
         for block in self.fn.blocks:
             out: list[MInstr] = []
             for instr in block.instrs:
@@ -96,11 +100,14 @@ class Spiller:
             if isinstance(a, Slot) and isinstance(b, VReg) and given.get(b) == a \
                     or isinstance(b, Slot) and isinstance(a, VReg) and given.get(a) == b:
                 return  # a mirror store or reload of a value now living in that slot
+        # Copies are the cheap case: x86 `mov` may have one memory operand, so a copy into or
+        # out of a spilled value becomes a single store or load, with no temporary at all.
         pair = instr.copy_pair()
         if pair is not None:
             dst, src = pair
             sd = given.get(dst) if isinstance(dst, VReg) else None
             ss = given.get(src) if isinstance(src, VReg) else None
+            # Both sides in one slot: the value is already where the copy would put it.
             if sd is not None and sd == ss:
                 self.deleted += 1
                 return
@@ -124,6 +131,9 @@ class Spiller:
         if not any(v in given for v in vregs_of(instr)):
             out.append(instr)
             return
+        # The general case: each occurrence goes through a fresh temporary, reloaded right
+        # before (if read) and stored right after (if written). Its live range is this one
+        # instruction, which is why the next round can almost always give it a register.
         if any(isinstance(o, Mem) for o in instr.operands):
             # each instruction gets its own temporaries: never rename inside an address
             # object another instruction might share
@@ -141,6 +151,8 @@ class Spiller:
                                   comment=f"reload {v}"))
             instr.replace_reg(v, t)
             if defined:
+                # A store after a jump would never run: selection must not make a branch
+                # that defines a value, and this is where such a mistake is caught.
                 if instr.is_branch() or instr.op == "ret":
                     raise SpillError(f"{self.fn.name}: `{instr.op}` defines {v}; "
                                      "no store can follow it")
@@ -155,6 +167,9 @@ class Spiller:
         follows every definition, and each handler block in ``landing`` (label -> the
         values live into it) starts by reloading them -- a throw arrives with every
         register clobbered, but never between a definition and its store."""
+        # Unlike spill(), the value keeps its register between definition and throw: only
+        # the handler reads the mirror. A store after *every* definition keeps the slot
+        # current at each point a throw could happen (a call, a check), so no path is missed.
         given = {v: self.fn.new_slot() for v in values}
         self.slots.update(given)
         self.mirror.update(given)

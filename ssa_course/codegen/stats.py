@@ -14,10 +14,14 @@ def program_stats(compiled: CompiledProgram | CompiledA64) -> dict[str, int]:
     put in a stack slot; with spill-all, every value), ``copies_removed`` (copies the
     allocator coalesced away) and ``functions`` of a compiled program
     (:class:`ssa_course.codegen.compile.CompiledProgram`)."""
+    # Static counts of the final listing (after allocation and frame layout): what a
+    # reader sees, so a lesson's "N instructions" can be checked against the listing.
     mprog = compiled.mprog
     instructions = sum(len(b.instrs) for fn in mprog.functions.values() for b in fn.blocks)
     spills = copies = 0
     for alloc in compiled.allocations.values():
+        # Duck-typed: the graph-colouring Allocation lists spilled values, the spill-all
+        # allocator only a slot count; both mean "values that live in memory".
         spilled = getattr(alloc, "spilled", None)
         spills += len(spilled) if spilled is not None else getattr(alloc, "slots", 0)
         copies += getattr(alloc, "copies_removed", 0)

@@ -30,6 +30,8 @@ class RegisterFile:
     ``fills`` colours each register in the interference drawing.
     """
 
+    # Data, not subclasses: a new machine is one more instance, and every pass that reads
+    # these fields is already written for "some register file".
     name: str
     allocatable: tuple[str, ...]
     arguments: tuple[str, ...]
@@ -42,6 +44,8 @@ class RegisterFile:
     @property
     def total(self) -> int:
         """General-purpose registers the machine has (allocatable + reserved)."""
+        # A set: a register may be both (r15 is allocatable in the table yet withheld by
+        # compile on x86-64), and must be counted once.
         return len(set(self.allocatable) | {r for r, _ in self.reserved})
 
     def text(self) -> str:
@@ -56,6 +60,8 @@ class RegisterFile:
         ]) + "\n"
 
 
+# Fixed colours per register (not derived from a hash) so a drawing is the same in every
+# run, and neighbouring registers get clearly different light fills.
 _X86_FILLS = {
     "rax": "#ffb3ba", "rcx": "#ffdfba", "rdx": "#ffffba", "rsi": "#baffc9",
     "rdi": "#bae1ff", "r8": "#e0bbff", "r9": "#ffc8e6", "r10": "#c9f2ef",
@@ -70,6 +76,8 @@ X86_64 = RegisterFile(
     result=mir.RET_REG,
     caller_saved=mir.CALLER_SAVED,
     callee_saved=mir.CALLEE_SAVED,
+    # rbp is kept as a frame pointer (frame.py addresses slots from it), so System V's
+    # sixteen registers leave fourteen for values.
     reserved=(("rsp", "stack pointer"), ("rbp", "frame pointer")),
     fills=_X86_FILLS,
 )
@@ -80,6 +88,7 @@ def register_file(target: str) -> RegisterFile:
     if target == "x86-64":
         return X86_64
     if target == "aarch64":
+        # Imported here: the AArch64 package is only loaded by a session that asks for it.
         from ssa_course.codegen.aarch64.registers import AARCH64
 
         return AARCH64
@@ -113,6 +122,8 @@ def stage_for_target(stage: str, target: str | None) -> str:
     if target is None:
         return stage
     check_target(target)
+    # A stage name may already carry its target (`emulated-aarch64`); the flag and the name
+    # must then agree, so `--target x86-64` with an AArch64 stage is an error, not a guess.
     base, _, suffix = stage.partition("-aarch64")
     if base not in MACHINE_STAGES or suffix:
         raise UsageError(f"--target applies to the machine-code stages "

@@ -30,7 +30,11 @@ from dataclasses import dataclass
 from ssa_course.codegen.jumps import drop_unreachable
 from ssa_course.codegen.mir import Imm, LabelRef, MBlock, Mem, MFunction, MInstr, VReg
 
+# The body is *copied* into each predecessor, so it must stay small: code grows by up to
+# MAX_BODY instructions per threaded edge, to save a test and a jump per run of it.
 MAX_BODY = 6
+# Instructions a copied body may not contain: they leave the block, or (a call) clobber
+# registers and flags, so "p still holds what was just set" would no longer be true.
 _CONTROL = frozenset({"jcc", "jmp", "call", "ret", "fuel"})
 
 
@@ -62,6 +66,8 @@ class Shapes:
         return tuple(x for x in ("mov", self.setcc, self.widen, self.negate_op) if x)
 
 
+# A fresh instruction with fresh lists: the same MInstr in two blocks would be renamed
+# twice by the allocator (replace_reg works in place).
 def _copy(i: MInstr) -> MInstr:
     return MInstr(i.op, list(i.operands), list(i.defs), list(i.uses), i.cond, i.line,
                   i.comment)
@@ -77,6 +83,8 @@ def _tested(ins: list[MInstr], sh: Shapes) -> tuple[VReg, bool, str, str] | None
     """(p, branches to T when p != 0?, T, F) when ``ins`` ends testing register p."""
     if len(ins) < _tail(sh):
         return None
+    # Only the canonical tail `jcc T; jmp F`: after selection every two-way block ends so
+    # (emission drops a jump to the next block), so nothing else need match.
     test, jump = ins[-2], ins[-1]
     if test.op != "jcc" or test.cond not in (sh.zero, sh.nonzero) or jump.op != "jmp":
         return None
@@ -95,6 +103,8 @@ def _tested(ins: list[MInstr], sh: Shapes) -> tuple[VReg, bool, str, str] | None
 def _test(j: MBlock, sh: Shapes) -> tuple[list[MInstr], VReg] | None:
     """J as (body, p) when it is only a body and a test of p, else None."""
     ins = j.instrs
+    # A handler is entered by a throw as well as by jumps: a copy in one predecessor
+    # would not cover that entry, so handlers are never threaded through.
     if j.handler or len(ins) - _tail(sh) > MAX_BODY or len(j.succs) != 2:
         return None
     tested = _tested(ins, sh)
@@ -111,6 +121,9 @@ def _definition(instrs: list[MInstr], end: int, p: VReg, sh: Shapes) -> int | No
     """The index of the last instruction before ``end`` writing p, when it is one that
     makes bools (:attr:`Shapes.makers`, not a load) writing only p and nothing between
     it and ``end`` reads p or branches; else None."""
+    # Backwards to the nearest write of p. A read of p in between would lose its value if
+    # the maker were later deleted, and a branch means another path may reach `end`:
+    # either way the definition cannot be trusted to be *the* value tested.
     for k in range(end - 1, -1, -1):
         i = instrs[k]
         if p in i.defs:
@@ -128,10 +141,14 @@ def _outcome(instrs: list[MInstr], end: int, p: VReg, sh: Shapes
     (t, negated) for a register t that still holds the value p was copied or negated
     from), following copies, widenings and ``not``s back. A ``not`` is only ever the
     selector's ``not`` of a bool (0 or 1: ``x ^ 1``), so ``p == 0`` is ``t != 0`` there."""
+    # Walk the chain of makers backwards (`stop` remembers the original end, for the flags
+    # check); every step keeps the invariant "p != 0 at `end` iff (value) xor negate".
     negate, stop, start = False, end, p
     while True:
         k = _definition(instrs, end, p, sh)
         if k is None:  # test the register the copies and negations started from
+            # Only worth it if we moved at all (p is not the tested register itself), and
+            # only sound if nothing overwrote that register on the way to the test.
             if p is start or any(p in j.defs for j in instrs[end:stop]):
                 return None
             return end, (p, negate)
@@ -148,6 +165,8 @@ def _outcome(instrs: list[MInstr], end: int, p: VReg, sh: Shapes
         elif i.op == sh.negate_op and src == Imm(1) and len(i.operands) == 2:
             end, negate = k, not negate  # xor p, 1 (p a copy of the bool made before)
         elif i.op == sh.setcc and i.cond in sh.negate:
+            # The bool came from flags: branching on the flags directly is exact only if no
+            # instruction after the setcc changed them (x86 arithmetic writes flags).
             if any(j.op not in sh.no_flags for j in instrs[k + 1:stop]):
                 return None  # the flags are gone by the end
             return k, sh.negate[i.cond] if negate else i.cond
@@ -170,11 +189,15 @@ def _resolve(b: MBlock, sh: Shapes) -> bool:
         return False
     _, value = got
     jump = MInstr("jmp", [LabelRef(f)], line=ins[-1].line)
+    # A known constant: the block jumps straight to one side, and the other edge is gone
+    # (succs shrink, so liveness no longer sees values flowing there).
     if isinstance(value, bool):
         goes = t if value == nonzero else f
         b.instrs[-n:] = [MInstr("jmp", [LabelRef(goes)], line=line)]
         b.succs = [goes]
         return True
+    # A register the bool was copied or negated from: test that one, flipping the
+    # condition for each `not`; the copies become dead and _drop_dead removes them.
     if isinstance(value, tuple):
         r, negated = value
         cond = sh.zero if (not nonzero) != negated else sh.nonzero
@@ -185,6 +208,7 @@ def _resolve(b: MBlock, sh: Shapes) -> bool:
                     MInstr("jcc", [LabelRef(t)], cond=cond, line=line)]
         b.instrs[-n:] = [*tail, jump]
         return True
+    # The compare's own condition: no bool is made at all (setcc/movzx die later).
     cc = value if nonzero else sh.negate[value]
     b.instrs[-n:] = [MInstr("jcc", [LabelRef(t)], cond=cc, line=line), jump]
     return True
@@ -195,6 +219,8 @@ def thread_bools(fn: MFunction, sh: Shapes) -> int:
     and resolve such tests at the end of a block; the number of tests resolved."""
     blocks = fn.block_map()
     n = _tail(sh)
+    # Phase 1, threading: a block that sets p and jumps to "body; test p" takes a copy of
+    # body and test, so phase 2 can resolve the test in the block where p is known.
     for b in fn.blocks:
         last = b.instrs[-1] if b.instrs else None
         if b.handler or last is None or last.op != "jmp" or len(b.succs) != 1:
@@ -205,11 +231,15 @@ def thread_bools(fn: MFunction, sh: Shapes) -> int:
         if j is None or shape is None:
             continue
         body, p = shape
+        # Copy only when it pays: if the copied test could not be resolved, the copy would
+        # be pure code growth.
         copied = [*b.instrs[:-1], *(_copy(i) for i in body)]
         if _outcome(copied, len(copied), p, sh) is None:
             continue
         b.instrs = [*copied, *(_copy(i) for i in j.instrs[-n:])]
         b.succs = list(j.succs)
+    # Phase 2, resolution, then clean-up: J may now be unreachable, the bool makers dead,
+    # and some blocks mere `jmp L` trampolines.
     done = [b for b in fn.blocks if not b.handler and _resolve(b, sh)]
     if done:
         drop_unreachable(fn)
@@ -221,11 +251,13 @@ def thread_bools(fn: MFunction, sh: Shapes) -> int:
 def _skip_jumps(fn: MFunction) -> None:
     """Jumps to a block that is only ``jmp L`` go to L (threading leaves such blocks:
     the other edge of a resolved test)."""
+    # fn.blocks[1:]: the entry block is never skipped (it is where the function starts).
     only = {b.label: b.instrs[0].operands[0].name for b in fn.blocks[1:]
             if len(b.instrs) == 1 and b.instrs[0].op == "jmp" and not b.handler
             and isinstance(b.instrs[0].operands[0], LabelRef)}
 
     def final(label: str) -> str:
+        # `seen` stops on a cycle of lone jumps (an empty endless loop) instead of spinning.
         seen = set()
         while label in only and label not in seen:
             seen.add(label)
@@ -246,6 +278,8 @@ def _drop_dead(fn: MFunction, blocks: list[MBlock], sh: Shapes) -> None:
     (:attr:`Shapes.makers`) into a virtual register nothing in the function reads any
     more (an instruction reading the register it writes, ``movzx p, p`` or ``xor p, 1``,
     is no reader; repeated: a copy's source may die with it)."""
+    # Only instructions with no effect besides writing one register are candidates, and a
+    # load is excluded (it may trap); so deleting one never changes what the program does.
     makers = sh.makers
     changed = True
     while changed:

@@ -37,9 +37,13 @@ from ssa_course.codegen.mir import (
 )
 from ssa_course.errors import VerifyError
 
+# The conditions selection may emit: signed (l/g), unsigned (b/a: the bounds checks) and
+# sign (s/ns: fuel and depth counters going negative).
 CONDS = frozenset({"e", "ne", "l", "le", "g", "ge", "b", "be", "a", "ae", "s", "ns"})
 R, M, I, L = "r", "m", "i", "l"  # operand kinds: register, memory, immediate, label
 # op -> allowed kind strings, one character per operand ("i" is a 32-bit immediate)
+# Missing on purpose: "mm" anywhere (x86 has no memory-to-memory ALU form) and "ir" or
+# "im" (an immediate is never a destination) -- what a careless spill rewrite could make.
 FORMS: dict[str, frozenset[str]] = {
     "mov": frozenset({"rr", "rm", "ri", "mr", "mi"}),
     "lea": frozenset({"rm"}),
@@ -88,6 +92,8 @@ def check_operands(fn: MFunction) -> None:
             kinds = "".join(_kind(o) for o in i.operands)
             forms = FORMS.get(i.op)
             bad = forms is None or kinds not in forms
+            # Only `mov r, imm64` holds a 64-bit immediate; anywhere else a wide constant
+            # would be silently truncated by the assembler (or rejected).
             for o in i.operands:
                 if isinstance(o, Imm) and not fits32(o.value) and not (
                         i.op == "mov" and kinds == "ri"):
@@ -120,6 +126,9 @@ def check_blocks(fn: MFunction) -> None:
         if not ends:
             raise VerifyError("block ends in a jump", _where(fn, b.label, len(b.instrs) - 1,
                                                               last))
+        # Collect the labels the code can actually go to and compare with `succs`: liveness
+        # and allocation trust succs, so a branch missing from it would let a value's
+        # register be reused on a path that still reads it.
         named: list[str] = []
         if last.op == "jmp":
             named.append(_target(last) or "")
@@ -135,6 +144,8 @@ def check_blocks(fn: MFunction) -> None:
                     raise VerifyError("block ends in a jump", _where(fn, b.label, k, i),
                                       "a conditional jump in the middle of the block goes "
                                       "to a block that returns")
+            # A try's handler is a successor too: a throw inside the try lands there, so
+            # values live into the handler must be live across the try's blocks.
             if i.op == "call" and _target(i) == "rt_enter":
                 lea = b.instrs[k - 1] if k else None
                 if lea and lea.op == "lea" and isinstance(lea.operands[1], Mem):
@@ -177,6 +188,8 @@ def check_defined(fn: MFunction) -> None:
         if new != live_in[b.label]:
             live_in[b.label] = new
             todo.extend(preds[b.label])
+    # Live at the entry = read on some path before any write: exactly "used undefined".
+    # The smallest id is reported so the message is the same in every run.
     entry = fn.blocks[0]
     if live_in[entry.label]:
         _report_undefined(fn, regs[min(live_in[entry.label])])
@@ -215,6 +228,8 @@ def check_calls(fn: MFunction, arity: dict[str, int]) -> None:
     def flow(n: int, report: bool) -> frozenset[str]:
         b = fn.blocks[n]
         known = [w for p in preds[b.label] if (w := out[p]) is not None]
+        # A must-analysis, so the meet is intersection (written on *every* path). The
+        # entry starts with all argument registers written: the caller set them.
         written = set(ARG_REGS) if n == 0 else (
             set(frozenset.intersection(*known)) if known else set())
         for k, i in enumerate(b.instrs):
@@ -228,11 +243,15 @@ def check_calls(fn: MFunction, arity: dict[str, int]) -> None:
                 if report and missing:
                     raise VerifyError("calling convention respected", _where(fn, b.label, k, i),
                                       f"argument register {missing[0]} not set before the call")
+                # The call clobbers every caller-saved register, argument registers included:
+                # the next call must set its own again.
                 written = set()
                 continue
             written |= {r.name for r in i.defs if isinstance(r, PReg)}
         return frozenset(written)
 
+    # Iterate silently to the fixpoint, then one reporting pass over the settled facts:
+    # reporting during iteration could blame a call whose predecessors were not done yet.
     changed = True
     while changed:
         changed = False
@@ -247,6 +266,9 @@ def check_calls(fn: MFunction, arity: dict[str, int]) -> None:
 
 def check_alignment(fn: MFunction) -> None:
     """rsp % 16 == 0 at every call (after :func:`ssa_course.codegen.frame.layout`)."""
+    # Track how far rsp is below the caller's rsp: 8 on entry (the return address), then
+    # `body` once the prologue ran (return address, rbp, saves, slots). The caller's rsp
+    # was 16-aligned at its call (System V), so ours is aligned exactly when depth % 16 == 0.
     body = 16 + 8 * len(fn.used_callee_saved) + frame_size(fn)
     for n, b in enumerate(fn.blocks):
         depth = 8 if n == 0 else body  # bytes below the caller's rsp
@@ -270,6 +292,8 @@ def check_alignment(fn: MFunction) -> None:
 def verify_function(fn: MFunction, *, allocated: bool = False, laid_out: bool = False,
                     arity: dict[str, int] | None = None) -> None:
     """Check ``fn``; ``allocated``/``laid_out`` say how far the back end has got."""
+    # Definedness is checked on virtual registers only: after allocation one physical
+    # register holds many values, and "written on every path" no longer means one value.
     check_blocks(fn)
     check_operands(fn)
     if not allocated:

@@ -61,6 +61,8 @@ def _stack_array(sel: Selector, i: Instr, length: int, width: int) -> None:
     """Frame slots hold ``[length][elements...]`` (one slot per element, or per 8 bytes of
     a ``[bool]``), zeroed afresh each time the ``newarr`` runs. Slot ``k`` lies below slot
     ``k - 1``, so the array starts at the last."""
+    # Re-zeroed on every run of the newarr: a loop's second array must look new (unset
+    # slots read as 0), exactly like a fresh heap array.
     words = (length * width + 7) // 8
     first = [sel.mfn.new_slot() for _ in range(words + 1)][-1]
     d = sel.dest(i)
@@ -79,6 +81,7 @@ def _stack_args(sel: Selector, args: list[str]) -> int:
     return 8 * (len(args) + pad)
 
 
+# System V: the caller pops stack arguments (the callee's `ret` takes no byte count).
 def _release(sel: Selector, size: int) -> None:
     sel.emit("add", RSP, Imm(size))
 

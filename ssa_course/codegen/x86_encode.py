@@ -41,6 +41,8 @@ from ssa_course.codegen.x86_table import CONDITIONS, FORMS, NEEDS_REX, Form
 __all__ = ["EncodeError", "Field", "branch", "branch_size", "choose", "encode", "fields",
            "fits", "form_width", "parse_operand", "split"]
 
+# Legacy prefixes that a table row writes as part of its opcode (rep movsb is F3 A4): they
+# must come before REX, which has to be the byte right before the opcode (SDM vol. 2, 2.2.1).
 _PREFIXES = frozenset({0xF2, 0xF3, 0x66})
 _FAMILIES = ("cmov", "set", "j")  # mnemonics ending in a condition code
 
@@ -77,6 +79,8 @@ def fits(value: int, bits: int, width: int) -> bool:
     """Whether ``value`` is an ``imm<bits>`` of an instruction of operand size ``width``:
     taken modulo the width (``cmp ecx, 0xffffffff`` is ``cmp ecx, -1``), then sign
     extended from ``bits``."""
+    # Accept anything representable in `width` bits, signed or unsigned, as an assembler
+    # does; then ask whether its signed reading survives the round trip through `bits`.
     if not -(1 << (width - 1)) <= value < 1 << width:
         return False
     v = _signed(value, width)
@@ -92,6 +96,8 @@ def _matches(form: Form, operands: list[Operand]) -> bool:
     if len(form.operands) != len(operands) or form.rel:
         return False
     width = form_width(form)
+    # A memory operand without `qword ptr` takes its width from a register operand
+    # (`add [rax], ecx` is 32-bit), as GNU as infers it.
     regs = [o.width for o in operands if isinstance(o, Reg)]
     for kind, o in zip(form.operands, operands, strict=True):
         if kind in ("r8", "r32", "r64"):  # before the names: r8 is also a register
@@ -121,6 +127,8 @@ def choose(mnemonic: str, operands: list[Operand]) -> tuple[Form, int | None]:
     if not fitting:
         shown = ", ".join(type(o).__name__.lower() for o in operands) or "no operands"
         raise EncodeError(f"no form of '{mnemonic}' takes {shown}")
+    # min() keeps the first of equal minima, so "shortest, then table order" is one call;
+    # it is GNU as's choice too, which is what lets the images be compared byte for byte.
     return min(fitting, key=lambda f: _length(f, operands)), cc
 
 
@@ -150,6 +158,7 @@ def branch(mnemonic: str, rel: int, short: bool) -> bytes:
     form = next((f for f in FORMS[family] if f.rel == size), None)
     if form is None:
         raise EncodeError(f"'{mnemonic}' has no rel{8 * size} form")
+    # The condition code lives in the opcode's low four bits (70+cc, 0F 80+cc).
     op = bytearray(form.opcode)
     op[-1] += cc or 0
     return bytes(op) + rel.to_bytes(size, "little", signed=True)
@@ -175,11 +184,16 @@ def _encode(form: Form, cc: int | None, operands: list[Operand]) -> list[Field]:
             rm_op = o
         elif kind in ("r8", "r32", "r64"):
             reg_op = o
+    # x86-64 has 16 registers but ModRM/SIB fields are 3 bits: the fourth bit of each
+    # register number goes in REX (R extends ModRM.reg, X SIB.index, B ModRM.rm, SIB.base
+    # or the opcode's +r register).
     rex_r = isinstance(reg_op, Reg) and reg_op.number > 7 and form.modrm == "r"
     rex_x = isinstance(rm_op, Memory) and rm_op.index is not None and rm_op.index.number > 7
     rex_b = (isinstance(rm_op, Reg) and rm_op.number > 7) or (
         isinstance(rm_op, Memory) and rm_op.base is not None and rm_op.base.number > 7) or (
         form.plus == "r" and isinstance(reg_op, Reg) and reg_op.number > 7)
+    # An empty REX (0x40) still matters: it turns byte registers 4-7 from ah..bh into
+    # spl..dil, which setcc into sil or dil needs.
     forced = any(isinstance(o, Reg) and o.name in NEEDS_REX for o in operands)
     if form.rex_w or rex_r or rex_x or rex_b or forced:
         rex = 0x40 | form.rex_w << 3 | rex_r << 2 | rex_x << 1 | rex_b
@@ -209,11 +223,15 @@ def _encode(form: Form, cc: int | None, operands: list[Operand]) -> list[Field]:
 
 
 def _modrm(reg: int, reg_text: str, rm: Operand) -> list[Field]:
+    # ModRM = mod(2) reg(3) rm(3). mod=11: rm is a register; otherwise a memory address
+    # whose displacement size mod says (00 none, 01 one byte, 10 four bytes).
     if isinstance(rm, Reg):
         byte = 0b11 << 6 | reg << 3 | (rm.number & 7)
         return [Field("ModRM", bytes([byte]), f"mod=11 (register) reg={reg:03b} ({reg_text}) "
                       f"rm={rm.number & 7:03b} ({rm.name})")]
     assert isinstance(rm, Memory)
+    # mod=00 rm=101 means [rip + disp32] in 64-bit mode (it meant [disp32] in 32-bit mode):
+    # how the code reaches its data (rt_fuel) with 4 bytes instead of a 64-bit address.
     if rm.rip:
         byte = reg << 3 | 0b101
         return [Field("ModRM", bytes([byte]), f"mod=00 reg={reg:03b} ({reg_text}) rm=101 "
@@ -223,6 +241,8 @@ def _modrm(reg: int, reg_text: str, rm: Operand) -> list[Field]:
     base = rm.base
     if base is None:  # [index*scale + disp32]: SIB with "no base" (101 under mod=00)
         mod, disp, sib = 0b00, rm.disp.to_bytes(4, "little", signed=True), True
+    # rbp/r13 (low bits 101) cannot use mod=00 (that encoding is rip-relative, above), so
+    # [rbp] is written [rbp + 0] with a one-byte displacement.
     elif rm.disp == 0 and base.number & 7 != 5:
         mod, disp, sib = 0b00, b"", rm.index is not None or base.number & 7 == 4
     elif -128 <= rm.disp < 128:
@@ -231,6 +251,8 @@ def _modrm(reg: int, reg_text: str, rm: Operand) -> list[Field]:
     else:
         mod, disp = 0b10, rm.disp.to_bytes(4, "little", signed=True)
         sib = rm.index is not None or base.number & 7 == 4
+    # rm=100 means "a SIB byte follows": needed for an index, and for a base of rsp/r12
+    # (low bits 100), which would otherwise be read as that escape.
     rm_bits = 0b100 if sib or base is None else base.number & 7  # no base: always a SIB
     shown = "(a SIB byte follows)" if sib or base is None else f"({base.name})"
     size = ("no", "1-byte", "4-byte")[mod] if base is not None else "4-byte"
@@ -238,6 +260,7 @@ def _modrm(reg: int, reg_text: str, rm: Operand) -> list[Field]:
                  f"mod={mod:02b} ({size} displacement) reg={reg:03b} ({reg_text}) "
                  f"rm={rm_bits:03b} {shown}")]
     if sib:
+        # index=100 is "no index" (so rsp can never be an index register).
         index = rm.index.number & 7 if rm.index is not None else 0b100
         scale = (1, 2, 4, 8).index(rm.scale)
         base_bits = base.number & 7 if base is not None else 0b101

@@ -49,6 +49,8 @@ CONDITIONS: dict[str, int] = {
     "ng": 14, "g": 15, "nle": 15,
 }
 
+# Rows are templates expanded per operation below, so the regular parts of the ISA are
+# written once: a fix to one form fixes it for add, sub, and, or, xor and cmp together.
 # The eight classic ALU operations share one layout: operation n has opcodes 8n+0..8n+5
 # for its register forms and the digit /n in the 80/81/83 immediate group.
 _ALU = {"add": 0, "or": 1, "adc": 2, "sbb": 3, "and": 4, "sub": 5, "xor": 6, "cmp": 7}
@@ -85,6 +87,10 @@ _UNARY_ROWS = """
 {op}  r/m32           F7 /{n}
 """
 
+# Everything irregular, one row per form. Order matters only among forms of equal
+# length (the first wins, as in GNU as): e.g. `mov rax, 5` fits both `r/m64, imm32`
+# (7 bytes) and `r64, imm64` (10 bytes), and the shorter is taken; `xchg rax, rax` has a
+# row of its own so that it is the one-byte 90, as GNU writes it.
 ROWS = """
 mov    r/m8, r8          88 /r
 mov    r/m32, r32        89 /r
@@ -167,6 +173,7 @@ class Form:
     text: str  # the row as written, for explanations
 
 
+# Sizes in bytes of the immediate and branch-displacement words of the Intel notation.
 _IMM_SIZES = {"ib": 1, "id": 4, "io": 8}
 _REL_SIZES = {"cb": 1, "cd": 4}
 

@@ -28,6 +28,8 @@ TARGET = "aarch64"
 
 def select_program(program: Program, fuel: bool = True, frame_arrays: bool = True
                    ) -> MProgram:
+    # Only selection is AArch64's own; the MProgram it fills is the same structure as
+    # x86-64's, so register allocation and the reload clean-up are shared.
     functions, sites = select_program_a64(program, fuel, frame_arrays)
     main = program.functions.get("main")
     params = ["bool" if t == BOOL else "int" for _, t in main.params] if main else []
@@ -42,8 +44,12 @@ def allocate_program(mprog: MProgram, allocator: str = "color", fuel: bool = Tru
     if allocator != "color":
         raise CodegenError(f"the aarch64 target has the 'color' allocator only, not "
                            f"{allocator!r}")
+    # Without fuel checks x27 holds no counter and becomes one more callee-saved register
+    # for values (registers.py).
     regfile = AARCH64 if fuel else AARCH64_UNFUELLED
     done: dict[str, object] = {}
+    # The same order as x86-64's compile.allocate_program: allocate, drop redundant
+    # reloads, then lay out the frame once its size is final.
     for name, fn in mprog.functions.items():
         done[name] = regalloc.allocate(fn, regfile=regfile)
         remove_redundant_reloads(fn)
@@ -75,6 +81,7 @@ def compile_parts(program: Program, source_lines: list[str] | None = None, *,
                   frame_arrays: bool = True) -> CompiledA64:
     """Compile scheduled SSA quads for AArch64 once; :meth:`CompiledA64.source` adds the
     runtime per run."""
+    # Compiled once, limits chosen per run (CompiledA64.source), as on x86-64.
     with paused_gc():
         mprog = select_program(program, fuel, frame_arrays)
         allocations = allocate_program(mprog, allocator, fuel)

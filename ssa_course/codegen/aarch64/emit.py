@@ -37,8 +37,13 @@ from ssa_course.codegen.mir import (
     VReg,
 )
 
+# The AAPCS64 intra-procedure-call scratch registers (IP0/IP1): the allocator never hands
+# them out, so emission may use them between two instructions to build what one A64
+# instruction cannot hold (a large constant, a far address) without disturbing any value.
 X16, X17 = "x16", "x17"
 _OFFSET = re.compile(r", #(-?\d+)\]$")
+# ldr/str's unsigned 12-bit offset counts in units of the access size: 8-byte accesses
+# reach 4095 * 8 bytes.
 MAX_SCALED = 4095 * 8
 # Runtime entries reached by a conditional branch (fuel and depth checks): b.cond reaches
 # only +-1 MiB, so each function branches to a stub of its own that jumps there.
@@ -56,6 +61,9 @@ def _wreg(name: str) -> str:
 
 def load_constant(dest: str, value: int) -> list[str]:
     """The instructions that put ``value`` in register ``dest``."""
+    # A64 instructions are 32 bits, so a 64-bit constant is built 16 bits at a time
+    # (movz/movn then movk) or, when it is a repeating bit pattern, by one orr from xzr;
+    # mov_sequence picks the shortest.
     out = []
     for op, imm, shift in mov_sequence(value):
         if op == "orr":
@@ -68,6 +76,8 @@ def load_constant(dest: str, value: int) -> list[str]:
 def _address(m: Mem, out: list[str], scratch: str = X17, size: int = 8) -> str:
     """The bracketed address of ``m`` for an access of ``size`` bytes (instructions to
     build it first go to ``out``)."""
+    # A64 has [base, index, lsl #3] and [base, #offset] but not both at once: with an
+    # index *and* a displacement, the sum base + index goes into the scratch register first.
     base = reg(m.base)
     if m.index is not None:
         shifted = f"{reg(m.index)}, lsl #3" if m.scale == 8 else reg(m.index)
@@ -80,6 +90,8 @@ def _address(m: Mem, out: list[str], scratch: str = X17, size: int = 8) -> str:
         return f"[{base}]"
     if size == 1 and 0 < d <= 4095:  # ldrb/strb: an unsigned 12-bit offset
         return f"[{base}, #{d}]"
+    # Two encodings reach an offset directly: scaled unsigned (ldr) or 9-bit signed
+    # (ldur, chosen in _memory); anything else is added into the scratch register first.
     if size == 8 and (d % 8 == 0 and 0 < d <= MAX_SCALED or -256 <= d < 256):
         return f"[{base}, #{d}]"
     out.extend(_add_constant(scratch, base, d))
@@ -116,6 +128,8 @@ def _arith(op: str, d: str, a: str, b: Operand, extra: Sequence[Operand | Shift]
     """add/sub/subs with an immediate (flipping the op for a negative one) or registers."""
     if isinstance(b, Imm):
         v = b.value
+        # The 12-bit field is unsigned (optionally shifted by 12): x + (-5) is written
+        # x - 5, and a constant fitting neither way goes through x16.
         fits = arith_imm(v) if v >= 0 else arith_imm(-v)
         if fits is not None:
             flip = {"add": "sub", "sub": "add", "subs": "adds", "adds": "subs"}
@@ -133,12 +147,15 @@ def _compare(a: str, b: Operand) -> list[str]:
         fits = arith_imm(v) if v >= 0 else arith_imm(-v)
         if fits is not None:
             imm, shift = fits
+            # cmn (compare negative, i.e. adds to xzr) covers x == -c with the same field.
             return [f"{'cmp' if v >= 0 else 'cmn'} {a}, #{imm}" + (", lsl #12" if shift else "")]
         return [*load_constant(X16, v), f"cmp {a}, {X16}"]
     return [f"cmp {a}, {b}"]
 
 
 def _logical(op: str, d: str, a: str, b: Operand) -> list[str]:
+    # Logical immediates are not numbers but bit patterns (a rotated run of ones, repeated):
+    # 0xff fits, 5 (0b101) does not. logical_imm decides, as the assembler would.
     if isinstance(b, Imm):
         if logical_imm(b.value) is not None:
             return [f"{op} {d}, {a}, #{b.value & MASK64:#x}"]
@@ -149,12 +166,15 @@ def _logical(op: str, d: str, a: str, b: Operand) -> list[str]:
 def instr_lines(fn: MFunction, i: MInstr) -> list[str]:
     """The assembly of one instruction (a VReg prints as ``%id.hint``, for listings made
     before allocation)."""
+    # The machine IR keeps x86's one `mov` for all moves; A64 splits it by operand kind:
+    # ldr (from memory), str (to memory), mov (register), a constant sequence (immediate).
     ops = [slot_address(fn, o) if isinstance(o, Slot) else o for o in i.operands]
     op = i.op
     if op == "mov":
         dst, src = ops
         if isinstance(dst, Mem):
             if isinstance(src, Imm):
+                # Storing 0 needs no register: xzr reads as zero.
                 if src.value == 0:
                     return _memory("str", "xzr", dst)
                 return [*load_constant(X16, src.value), *_memory("str", X16, dst)]
@@ -188,6 +208,8 @@ def instr_lines(fn: MFunction, i: MInstr) -> list[str]:
     if op == "test":
         return [line.replace("ands xzr,", "tst", 1)
                 for line in _logical("ands", "xzr", reg(ops[0]), ops[1])]
+    # The IR's jcc covers both branch kinds: a flags condition (b.lt) and the register
+    # tests z/nz, which become cbz/cbnz and read the register operand instead of flags.
     if op == "jcc":
         if i.cond in ("z", "nz"):
             return [f"cb{i.cond} {ops[1]}, {ops[0]}"]
@@ -203,7 +225,7 @@ def instr_lines(fn: MFunction, i: MInstr) -> list[str]:
     if op == "lea":
         m = ops[1]
         assert isinstance(m, Mem)
-        if m.symbol is not None:
+        if m.symbol is not None:  # adr: a pc-relative address within +-1 MiB
             return [f"adr {ops[0]}, {m.symbol}"]
         return _add_constant(reg(ops[0]), reg(m.base), m.disp)
     if op in ("stp!", "ldp+", "stp", "ldp"):
@@ -223,6 +245,10 @@ def instr_text(fn: MFunction, i: MInstr) -> str:
     return "; ".join(instr_lines(fn, i))
 
 
+# What the shared listing code (codegen/listing.py) needs to know about this assembler.
+# main_entry loads the two counters into their callee-saved registers once: from then on
+# every check is a register subtract, never a memory access (adrp + :lo12: is A64's way
+# to address a symbol anywhere in +-4 GiB).
 SYNTAX = Syntax(comment="//", jump="b", negate=NEGATE, header=(".text",),
                 main_entry=("adrp x16, rt_depth", "ldr x28, [x16, :lo12:rt_depth]",
                             "adrp x16, rt_fuel", "ldr x27, [x16, :lo12:rt_fuel]"),

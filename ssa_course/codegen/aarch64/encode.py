@@ -18,10 +18,14 @@ import re
 
 from ssa_course.codegen.aarch64.immediates import logical_imm
 
+# A64 condition codes in encoding order (Arm ARM, "Condition code"): a condition and
+# its negation differ only in the lowest bit (eq 0 / ne 1, ge 10 / lt 11, ...).
 COND = {c: k for k, c in enumerate(("eq", "ne", "hs", "lo", "mi", "pl", "vs", "vc", "hi",
                                     "ls", "ge", "lt", "gt", "le", "al"))}
 SHIFT = {"lsl": 0, "lsr": 1, "asr": 2}
-# 64-bit data-processing opcodes (fields OR-ed in below)
+# 64-bit data-processing opcodes (fields OR-ed in below). Every A64 instruction is one
+# 32-bit word with fixed field positions (Rd bits 0-4, Rn 5-9, Rm 16-20), so encoding is
+# a base word OR-ed with shifted fields -- no variable lengths, prefixes or ModRM as on x86.
 ADD_IMM = {"add": 0x91000000, "adds": 0xB1000000, "sub": 0xD1000000, "subs": 0xF1000000}
 ADD_REG = {"add": 0x8B000000, "adds": 0xAB000000, "sub": 0xCB000000, "subs": 0xEB000000}
 LOG_IMM = {"and": 0x92000000, "orr": 0xB2000000, "eor": 0xD2000000, "ands": 0xF2000000}
@@ -39,6 +43,9 @@ class EncodeError(ValueError):
 
 def reg(text: str, sp: bool = False) -> int:
     """Register number; ``sp`` says whether 31 is spelled ``sp`` here (else ``xzr``)."""
+    # Register 31 is two registers: sp in address bases and add/sub immediates, xzr in
+    # most data-processing forms. The caller says which the field means, and the other
+    # spelling is an error rather than a silent misencoding.
     t = text.strip()
     if t == ("sp" if sp else "xzr") or t == ("wsp" if sp else "wzr"):
         return 31
@@ -71,6 +78,8 @@ def _split(operands: str) -> list[str]:
     return out
 
 
+# A signed field of `bits` bits, range-checked: an out-of-range branch or offset must be an
+# error here, not wrap into a different (valid-looking) target.
 def _field(value: int, bits: int, what: str) -> int:
     if not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
         raise EncodeError(f"{what} out of range: {value}")
@@ -78,6 +87,8 @@ def _field(value: int, bits: int, what: str) -> int:
 
 
 def _branch_offset(target: str, pc: int, bits: int) -> int:
+    # Branch offsets count instructions (words), not bytes: b.cond's 19 bits reach
+    # +-1 MiB, b/bl's 26 bits +-128 MiB.
     off = imm(target) - pc
     if off % 4:
         raise EncodeError(f"branch target not word-aligned: {target}")
@@ -111,9 +122,12 @@ def _memory(op: str, rt: int, addr: str, post: str | None) -> int:
                 base |= 1 << 12
         return base | rm << 16 | rn << 5 | rt
     offset = imm(inner[1]) if len(inner) == 2 else 0
+    # ldur/stur: the unscaled form, a signed 9-bit byte offset (-256..255).
     if op in ("ldur", "stur"):
         return (0xF8400000 if load else 0xF8000000) | _field(offset, 9, "offset") << 12 \
             | rn << 5 | rt
+    # ldr/str (unsigned offset): 12 bits counting units of the access size, so only
+    # non-negative multiples of 8 (of 1 for bytes) are encodable here.
     size = 1 if byte else 8
     if offset % size or not 0 <= offset // size < 4096 or pre or post:
         raise EncodeError(f"offset {offset} not encodable for {op}")
@@ -162,12 +176,18 @@ def encode(text: str, pc: int) -> int:
         off = int(ops[1][1:].replace("+", ""), 0) if ops[1].startswith(".") else imm(ops[1]) - pc
         v = _field(off, 21, "adr offset")
         return 0x10000000 | (v & 3) << 29 | (v >> 2) << 5 | reg(ops[0])
+    # adrp: the 4 KiB page of a symbol relative to the page of pc (+-4 GiB); the low 12
+    # bits come from the :lo12: offset of the instruction that follows.
     if op == "adrp":
         v = _field((imm(ops[1]) >> 12) - (pc >> 12), 21, "adrp page offset")
         return 0x90000000 | (v & 3) << 29 | (v >> 2) << 5 | reg(ops[0])
     if op in MOVE_WIDE:
         hw = imm(ops[2].split()[1]) // 16 if len(ops) == 3 else 0
         return MOVE_WIDE[op] | hw << 21 | (imm(ops[1]) & 0xFFFF) << 5 | reg(ops[0])
+    # Many A64 mnemonics are aliases of one real instruction (Arm ARM "alias" notes):
+    # mov is orr with xzr (or add #0 when sp is involved, since orr cannot name sp), cmp is
+    # subs into xzr, tst is ands into xzr, neg is sub from xzr. Each is encoded as its
+    # real form, which is also what a disassembler shows back.
     if op == "mov":
         if "sp" in (ops[0], ops[1]):  # add d, n, #0
             return ADD_IMM["add"] | reg(ops[1], sp=True) << 5 | reg(ops[0], sp=True)
@@ -199,6 +219,8 @@ def encode(text: str, pc: int) -> int:
         kind, amount = _shift(ops[3:])
         return LOG_REG[op] | kind << 22 | reg(ops[2]) << 16 | amount << 10 \
             | reg(ops[1]) << 5 | reg(ops[0])
+    # Immediate shifts are bitfield moves (ubfm/sbfm): lsl #k is ubfm with immr = -k mod 64
+    # and imms = 63 - k; lsr/asr #k keep immr = k, imms = 63.
     if op in ("lsl", "lsr", "asr"):
         k = imm(ops[2])
         if not 0 <= k < 64:
@@ -225,5 +247,6 @@ def encode(text: str, pc: int) -> int:
     raise EncodeError(f"no encoding for {text!r}")
 
 
+# The opposite condition flips the lowest bit of its number (see COND).
 def _invert(cond: str) -> str:
     return next(c for c, k in COND.items() if k == COND[cond] ^ 1)

@@ -33,6 +33,8 @@ MAX_PAIR_OFFSET = 504  # stp/ldp with writeback: a signed 7-bit count of 8 bytes
 class Incoming:
     """Stack argument ``k`` (0 = the ninth argument), above this function's frame."""
 
+    # A placeholder operand, like Slot: its x29 offset depends on the frame size, which
+    # is only known after allocation (spill slots, callee-saved registers used).
     index: int
 
     def __str__(self) -> str:
@@ -41,15 +43,22 @@ class Incoming:
 
 def frame_size(fn: MFunction) -> int:
     """Bytes of the frame: x29/x30, saved registers and slots, rounded up to 16."""
+    # 16 for the x29/x30 pair, then saves and slots rounded up: AAPCS64 keeps sp 16-byte
+    # aligned at all times (the hardware may fault on a misaligned sp base), not only at calls.
     return 16 + (8 * (len(fn.used_callee_saved) + fn.slots) + 15) // 16 * 16
 
 
+# Positive offsets from x29 (it points at the frame's bottom, gcc's layout), which suits
+# AArch64's `ldr/str [x29, #imm]`: a scaled *unsigned* 12-bit offset (negative ones only
+# reach -256). x86-64's rbp, at the frame's top, counts downward instead.
 def slot_address(fn: MFunction, slot: Slot) -> Mem:
     return Mem(FP, disp=16 + 8 * (len(fn.used_callee_saved) + slot.index))
 
 
 def _saved_pairs(fn: MFunction) -> list[tuple[PReg, PReg | None, int]]:
     """(register, the next one or None, its offset from x29)."""
+    # Pairs, because stp/ldp move two registers in one instruction; an odd count leaves a
+    # last single str/ldr.
     regs = [PReg(r) for r in fn.used_callee_saved]
     return [(regs[j], regs[j + 1] if j + 1 < len(regs) else None, 16 + 8 * j)
             for j in range(0, len(regs), 2)]
@@ -57,6 +66,8 @@ def _saved_pairs(fn: MFunction) -> list[tuple[PReg, PReg | None, int]]:
 
 def prologue(fn: MFunction) -> list[MInstr]:
     size = frame_size(fn)
+    # Pre-indexed stp: allocate the whole frame and save x29/x30 in one instruction; the
+    # caller's x30 must be saved before this function's first `bl` overwrites it.
     if size <= MAX_PAIR_OFFSET:
         out = [ins("stp!", FP, LR, Mem(SP, disp=-size))]
     else:  # too far for one pre-indexed store: move sp first
@@ -65,12 +76,16 @@ def prologue(fn: MFunction) -> list[MInstr]:
     for first, second, off in _saved_pairs(fn):
         out.append(ins("stp", first, second, Mem(FP, disp=off)) if second is not None
                    else ins("str", first, Mem(FP, disp=off)))
+    # `subs` sets the flags, `b.mi` branches when the count went negative: the x86-64
+    # `sub r15, 1; js` pair in AArch64 form.
     out.append(ins("subs", DEPTH_REG, DEPTH_REG, Imm(1), comment="depth"))
     out.append(ins("jcc", LabelRef("rt_stack_overflow"), cond="mi"))
     return out
 
 
 def epilogue(fn: MFunction, ret: MInstr) -> list[MInstr]:
+    # The prologue's mirror: registers reloaded from x29 (sp == x29 here), then one
+    # post-indexed ldp restores x29/x30 and frees the frame.
     size = frame_size(fn)
     out = [ins("add", DEPTH_REG, DEPTH_REG, Imm(1))]
     for first, second, off in _saved_pairs(fn):
@@ -94,6 +109,7 @@ def layout(fn: MFunction) -> None:
                 if isinstance(o, Slot):
                     instr.operands[k] = slot_address(fn, o)
                 elif isinstance(o, Incoming):
+                    # The caller's stack arguments start where this frame ends.
                     instr.operands[k] = Mem(FP, disp=size + 8 * o.index)
             if instr.op == "ret":
                 new.extend(epilogue(fn, instr))

@@ -13,7 +13,11 @@ from __future__ import annotations
 
 from ssa_course.codegen.patterns import Pattern
 
+# Rows are grouped as in x86-64's table, so the two read side by side; each group's
+# comment says what AArch64 changes about the cost model.
 PATTERNS: tuple[Pattern, ...] = (
+    # -- constants: every instruction is 32 bits, so an immediate must fit a small field
+    #    of one of three shapes (12-bit arithmetic, bitmask, 16-bit move chunk)
     Pattern("constant", "x = const c", "(nothing)",
             "folded into its users where a field holds it, else built where needed"),
     Pattern("arithmetic immediate", "d = add x c, 0 <= c < 4096 (or c << 12)",
@@ -21,6 +25,8 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern("constant that fits no field -> register", "d = add x 5000",
             "movz k, #5000; add d, x, k", "a 32-bit instruction cannot hold a 64-bit "
             "constant: movz/movn + movk, 16 bits at a time, or orr with a bitmask"),
+    # -- arithmetic: three-address, with a free shift on the second operand, so the
+    #    strength reductions need no copies (x86-64 used lea for that)
     Pattern("0 - x -> neg", "d = sub 0 x", "neg d, x", "Tiny's -x"),
     Pattern("multiply by 2^k -> lsl", "d = mul x 2^k", "lsl d, x, #k", "one shift"),
     Pattern("x*(2^k+1) -> add with a shifted operand", "d = mul x 3|5|9|17...",
@@ -28,6 +34,8 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern("multiply-add", "m = mul x y; d = add m z | sub z m (m used once, same block)",
             "madd d, x, y, z (msub for sub)", "a four-register instruction: the product "
             "needs no register of its own and the add no instruction"),
+    # -- division: sdiv never faults, so only the divide-by-zero trap needs a test; the
+    #    rest keeps Tiny's truncating semantics, as on x86-64
     Pattern("signed divide by 2^k -> csel", "d = div x 2^k",
             "add t, x, #2^k-1; cmp x, #0; csel t, t, x, lt; asr d, t, #k",
             "the bias only for a negative dividend, chosen without a branch"),
@@ -44,6 +52,8 @@ PATTERNS: tuple[Pattern, ...] = (
             "cbz y, trap; sdiv q, x, y; [msub d, q, y, x]",
             "sdiv never faults: by 0 it gives 0 (so the code traps first) and "
             "INT_MIN / -1 gives INT_MIN, Tiny's answer (no -1 path as on x86-64)"),
+    # -- comparisons: flags as on x86-64, plus cbz/cbnz, which test a register without
+    #    touching the flags, and cset, which makes a whole 0/1 register in one go
     Pattern("compare + branch fused", "c = lt x y; br c L1 L2 (c used once)",
             "cmp x, y; b.lt L1; b L2", "the flags feed the branch: no bool is made"),
     Pattern("compare with zero and branch -> cbz/cbnz", "c = eq x 0; br c L1 L2",
@@ -55,6 +65,9 @@ PATTERNS: tuple[Pattern, ...] = (
             "(x86-64: setl + movzx)"),
     Pattern("branch on a bool value", "br c L1 L2", "cbnz c, L1; b L2",
             "c was computed elsewhere"),
+    # -- memory: a reference points at element 0 with the length 8 bytes below it, so
+    #    `ldr x, [a, i, lsl #3]` needs no +8; but cmp takes no memory operand, so the
+    #    length is loaded into a register first
     Pattern("bounds check", "x = aload a i", "ldur n, [a, #-8]; cmp i, n; b.hs trap; "
             "ldr x, [a, i, lsl #3]", "a reference points at element 0, the length below "
             "it: one unsigned compare catches i < 0 and i >= len; no memory operand on "
@@ -74,6 +87,7 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern("an array that never escapes, in the frame", "a = newarr c, a NoEscape",
             "bl rt_charge_array; add a, x29, #k; str n, [a, #-8]; str xzr, [a, #8j]",
             "escape analysis (lesson 10): the frame's bytes, the heap's budget"),
+    # -- calls: AAPCS64; the stack argument area is stored, not pushed (there is no push)
     Pattern("stack arguments in an area below sp", "call f a1 .. a10",
             "sub sp, sp, #16; str a9, [sp]; str a10, [sp, #8]; mov x0, a1 ...; bl f; "
             "add sp, sp, #16", "AAPCS64: eight in registers, sp always 16-aligned"),

@@ -18,14 +18,24 @@ from __future__ import annotations
 from ssa_course.codegen.mir import PReg
 from ssa_course.codegen.target import RegisterFile
 
+# AAPCS64 (Procedure Call Standard for the Arm 64-bit Architecture, "General-purpose
+# Registers"): the
+# differences from System V that matter here are eight argument registers instead of six
+# and a much larger callee-saved set, so values live across calls rarely spill.
 ARG_REGS = tuple(f"x{k}" for k in range(8))
 RET_REG = "x0"
 CALLER_SAVED = tuple(f"x{k}" for k in range(16))  # the allocatable ones (x16-x18 are not)
 CALLEE_SAVED = tuple(f"x{k}" for k in range(19, 27))
+# Caller-saved first, as on x86-64: a value that crosses no call should not cost a save
+# and restore in the prologue and epilogue.
 ALLOCATABLE = CALLER_SAVED + CALLEE_SAVED
 
+# `bl` writes the return address into x30 instead of pushing it: a function that calls
+# another must save x30 itself (the prologue's `stp x29, x30`), a leaf could skip it.
 FP, LR, SP = PReg("x29"), PReg("x30"), PReg("sp")
 SCRATCH0, SCRATCH1 = PReg("x16"), PReg("x17")  # the emitter's, between two instructions
+# Counters in callee-saved registers: every callee (ours or the runtime's) preserves them,
+# so no call site has to save or reload them -- cheaper than x86-64's rt_fuel in memory.
 FUEL_REG, DEPTH_REG = PReg("x27"), PReg("x28")
 
 AARCH64 = RegisterFile(
@@ -60,5 +70,7 @@ AARCH64_UNFUELLED = RegisterFile(
 NEGATE = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "gt": "le", "le": "gt",
           "lo": "hs", "hs": "lo", "hi": "ls", "ls": "hi", "mi": "pl", "pl": "mi",
           "z": "nz", "nz": "z"}
+# SWAP moves a constant to the right of `cmp` (only there may it be an immediate), COMPARES
+# names each quad comparison's condition: the same roles as the x86 tables in mir.py.
 SWAP = {"eq": "eq", "ne": "ne", "lt": "gt", "gt": "lt", "le": "ge", "ge": "le"}
 COMPARES = {"eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge"}

@@ -137,6 +137,8 @@ def s_id(sel: A64Selector, i: Instr) -> None:
 def s_binary(sel: A64Selector, i: Instr) -> None:
     a, b = i.args
     d = sel.dest(i)
+    # madd d, x, y, z = z + x*y and msub = z - x*y: add may take the product on either
+    # side, sub only as the subtrahend (z - m, not m - z).
     for m, other in ((b, a), (a, b)) if i.op == "add" else ((b, a),):
         mul = sel.madds.get(m)
         if mul is not None:  # pattern: multiply-add
@@ -162,6 +164,7 @@ def s_binary(sel: A64Selector, i: Instr) -> None:
         # 0 or -1: and x 0 = 0, or x -1 = -1, and x -1 = or x 0 = x
         sel.emit("mov", d, Imm(cb) if (cb == 0) == (op == "and") else sel.val(a))
         return
+    # Three-address, unlike x86-64: no `mov d, a` first, and a stays live for free.
     second = logical(sel, b) if op in ("and", "orr") else sel.reg(b)
     sel.emit(op, d, sel.reg(a), second)
 
@@ -184,6 +187,8 @@ def fusible_multiplies(sel: A64Selector, body: list[Instr]) -> dict[str, Instr]:
     subtrahend of a ``sub``: that ``add``/``sub`` becomes ``madd``/``msub`` and the
     ``mul`` emits nothing. A constant addend goes into a register (hoisted out of a
     call-free loop): ``movz`` + ``madd`` is no longer than ``mul`` + ``add #c``."""
+    # Only a product used once: the fused instruction consumes it, so no other use may
+    # need it in a register; and only a real `mul` (a shift or move is cheaper unfused).
     muls = {i.dest: i for i in body if i.op == "mul" and i.dest is not None
             and sel.uses.get(i.dest) == 1 and general_multiply(sel, i)}
     fused: dict[str, Instr] = {}
@@ -213,6 +218,7 @@ def s_mul(sel: A64Selector, i: Instr) -> None:
     if c is None:
         sel.emit("mul", d, sel.reg(a), sel.reg(b))
         return
+    # As on x86-64: every case agrees with the product modulo 2^64.
     u = c & ((1 << 64) - 1)
     if u == 0:
         sel.emit("mov", d, Imm(0))
@@ -246,6 +252,8 @@ def s_divide(sel: A64Selector, i: Instr) -> None:
     rb = sel.reg(b)
     if c is None or c == 0:  # pattern: division checks the divisor
         sel.emit("jcc", LabelRef(sel.trap_stub(TRAP_DIV, i)), rb, cond="z")
+    # No -1 special case here (x86-64 needs one): sdiv already gives INT_MIN for
+    # INT_MIN / -1, and the remainder is rebuilt as a - q*b by one msub.
     ra = sel.reg(a)
     q = sel.new_vreg("q") if rem else d
     sel.emit("sdiv", q, ra, rb)

@@ -15,7 +15,12 @@ from ssa_course.codegen.mir import Imm, LabelRef, Mem, MFunction, MProgram, PReg
 from ssa_course.codegen.verify import check_blocks, check_defined
 from ssa_course.errors import VerifyError
 
+# The operand kinds of x86-64's verifier plus "s", a shifted-register operand. Where the
+# tables differ is the lesson's point: A64 is a load/store machine, so only ldr/str (and
+# the IR's `mov`, which emission splits into them) touch memory -- no ALU op has an "m".
 R, M, I, L, S = "r", "m", "i", "l", "s"
+# Three-address ALU forms: two sources, or a source and an immediate, or a source and a
+# shifted register (`add d, x, y, lsl #k`).
 _ALU = frozenset({"rrr", "rri", "rrrs"})
 FORMS: dict[str, frozenset[str]] = {
     "mov": frozenset({"rr", "ri", "rm", "mr", "mi"}),
@@ -66,6 +71,7 @@ def check_operands(fn: MFunction) -> None:
                 bad = True
             if i.op in ("jcc", "cset", "csel") and i.cond not in NEGATE:
                 bad = True
+            # cbz/cbnz name the register they test; a flags branch names none.
             if i.op == "jcc" and (kinds == "lr") != (i.cond in ("z", "nz")):
                 bad = True
             if bad:
@@ -77,6 +83,8 @@ def check_operands(fn: MFunction) -> None:
 
 def check_stack(fn: MFunction) -> None:
     """sp only moves by multiples of 16."""
+    # Stronger than x86-64's "aligned at calls": AAPCS64 keeps sp 16-aligned at all times,
+    # so every single adjustment must be a multiple of 16.
     for b in fn.blocks:
         for k, i in enumerate(b.instrs):
             if i.op in ("add", "sub") and i.operands and i.operands[0] == SP:
@@ -88,6 +96,8 @@ def check_stack(fn: MFunction) -> None:
                 raise VerifyError("branches name a label", _where(fn, b.label, k, i.op))
 
 
+# Block structure and definedness are target-independent and come from codegen/verify.py;
+# only the operand table and the stack rule are AArch64's own.
 def verify_function(fn: MFunction, *, allocated: bool = True) -> None:
     check_blocks(fn)
     check_operands(fn)
