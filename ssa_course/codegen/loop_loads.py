@@ -43,6 +43,7 @@ from ssa_course.codegen.quadcfg import QBlock, relabel_phis
 from ssa_course.quads.domtree import Dominance
 from ssa_course.quads.ir import UNDEFINED, Instr
 from ssa_course.quads.loops import natural_loops
+from ssa_course.quads.names import Names
 from ssa_course.tiny.types import INT, Type
 
 # Safe to pass over, whatever the opcode table says: const and id cannot fail, and `alen`
@@ -68,24 +69,6 @@ def defined_everywhere(blocks: list[QBlock], params: list[str]) -> bool:
     return not any(a == UNDEFINED or a not in defined for i in instrs for a in i.args)
 
 
-class Names:
-    """Fresh variable and label names that no instruction or block of the function uses."""
-
-    def __init__(self, taken: set[str]):
-        self.taken = taken
-        self.n = 0
-
-    # `taken` is shared and grows: a name handed out is never handed out again, even by a
-    # later loop's hoisting in the same function.
-    def fresh(self, base: str, sep: str = ".lh") -> str:
-        while True:
-            self.n += 1
-            name = f"{base}{sep}{self.n}"
-            if name not in self.taken:
-                self.taken.add(name)
-                return name
-
-
 def hoist_loop_loads(blocks: list[QBlock], headers: set[str], params: list[str],
                      types: dict[str, Type], guarded: set[str] | None = None
                      ) -> list[QBlock]:
@@ -104,7 +87,7 @@ def hoist_loop_loads(blocks: list[QBlock], headers: set[str], params: list[str],
     by_label = {b.label: b for b in blocks}
     dom = Dominance({b.label: b.succs for b in blocks}, blocks[0].label)
     loops = natural_loops({b.label: b.preds for b in blocks}, dom)
-    names = Names(defined | set(by_label))
+    names = Names(defined | set(by_label))  # the function's one naming service
     home = {i.dest: b.label for b in blocks for i in (*b.phis, *b.body) if i.dest is not None}
     consts = {i.dest for i in instrs if i.op == "const" and i.dest is not None}
     order = [b.label for b in blocks]
@@ -177,7 +160,7 @@ def _hoist_one(header: str, body: set[str], by_label: dict[str, QBlock],
                     and types.get(i.args[0]) not in stored and None not in stored \
                     and types.get(i.args[0]) is not None:
                 loads.append((cur, i))
-                moved[i.dest] = names.fresh(i.dest)
+                moved[i.dest] = names.fresh(i.dest, bare=False, sep=".lh")
             elif not pure(i):
                 break
         else:  # the whole block passed: follow its unconditional jump
@@ -194,7 +177,7 @@ def _hoist_one(header: str, body: set[str], by_label: dict[str, QBlock],
 def _rewrite(h: QBlock, pre: QBlock, test: Instr, inside: str,
              loads: list[tuple[QBlock, Instr]], moved: dict[str, str], names: Names,
              types: dict[str, Type]) -> list[QBlock]:
-    g_label, l_label, j_label = (names.fresh(h.label + what, "")
+    g_label, l_label, j_label = (names.fresh(h.label + what, bare=False, sep="")
                                  for what in ("guard", "load", "join"))
     # G: the header's test on the values the loop starts with
     entry = {p.dest: p.args[p.labels.index(pre.label)] for p in h.phis
@@ -205,7 +188,7 @@ def _rewrite(h: QBlock, pre: QBlock, test: Instr, inside: str,
     for i in h.body[:-1]:
         c = i.copy()
         c.args = [entry.get(a, a) for a in c.args]
-        new = names.fresh(str(i.dest))
+        new = names.fresh(str(i.dest), bare=False, sep=".lh")
         entry[str(i.dest)] = new
         c.dest = new
         if i.type is not None:
@@ -230,7 +213,7 @@ def _rewrite(h: QBlock, pre: QBlock, test: Instr, inside: str,
     # J: each original name is a phi of its load (0 on the edge where the loop won't run)
     # 0 on the edge that skips L: the loop is not entered on that path, so nothing reads
     # the phi there; it only has to be *some* value for the phi to be well formed.
-    zero = names.fresh("zero")
+    zero = names.fresh("zero", bare=False, sep=".lh")
     types[zero] = INT
     g.body.insert(len(g.body) - 1, Instr("const", zero, INT, value=0))
     phis = [Instr("phi", orig, types[orig], [zero, new], labels=[g_label, l_label])

@@ -29,11 +29,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from ssa_course.codegen.loop_loads import Names, defined_everywhere, pure
+from ssa_course.codegen.loop_loads import defined_everywhere, pure
 from ssa_course.codegen.quadcfg import QBlock, relabel_phis
 from ssa_course.quads.domtree import Dominance
 from ssa_course.quads.ir import Instr
 from ssa_course.quads.loops import natural_loops
+from ssa_course.quads.names import Names
 from ssa_course.tiny.types import BOOL, INT, Type
 
 MAX_COPY = 60  # instructions in the loop: larger loops are not copied
@@ -177,12 +178,12 @@ def _rewrite(h: QBlock, pre: QBlock, exit_: QBlock, members: list[QBlock], body:
              iv: str, bound: str, op: str, init: str, step: str, arrays: list[str],
              consts: Mapping[str, object], names: Names, types: dict[str, Type],
              others: list[QBlock]) -> list[QBlock]:
-    slow = names.fresh(h.label + "slow", "")
-    clone = {b.label: names.fresh(b.label + "fast", "") for b in members}
+    slow = names.fresh(h.label + "slow", bare=False, sep="")
+    clone = {b.label: names.fresh(b.label + "fast", bare=False, sep="") for b in members}
     # the tests, each a block: (op, a, b) meaning "a op b holds"
 
     def const(value: int) -> tuple[Instr, str]:
-        name = names.fresh("k")
+        name = names.fresh("k", bare=False, sep=".lh")
         types[name] = INT
         return Instr("const", name, INT, value=value), name
 
@@ -197,7 +198,7 @@ def _rewrite(h: QBlock, pre: QBlock, exit_: QBlock, members: list[QBlock], body:
     # The upper half, per array: every iv the loop sees is < bound (or <= bound), so
     # bound <= len(a) (or bound < len(a)) proves iv < len(a) in every iteration.
     for a in arrays:
-        n = names.fresh("len")
+        n = names.fresh("len", bare=False, sep=".lh")
         types[n] = INT
         tests.append(([Instr("alen", n, INT, [a])], op == "lt" and "le" or "lt", bound, n))
     # A variable step: 1 <= s (i grows) and s <= 2^31 (i + s cannot wrap), see MAX_STEP.
@@ -206,13 +207,13 @@ def _rewrite(h: QBlock, pre: QBlock, exit_: QBlock, members: list[QBlock], body:
         k2, big = const(MAX_STEP)
         tests.append(([k1], "ge", step, one))
         tests.append(([k2], "le", step, big))
-    labels = [names.fresh(h.label + "vers", "") for _ in tests]
+    labels = [names.fresh(h.label + "vers", bare=False, sep="") for _ in tests]
     fast_entry = clone[h.label]
     guard_blocks: list[QBlock] = []
     # A chain of guard blocks, each falling to the next or to the slow loop: any failed
     # test runs the original loop with every check, so traps happen exactly as before.
     for n_test, (setup, cmp, left, right) in enumerate(tests):
-        ok = names.fresh("ok")
+        ok = names.fresh("ok", bare=False, sep=".lh")
         types[ok] = BOOL
         nxt = labels[n_test + 1] if n_test + 1 < len(labels) else fast_entry
         guard_blocks.append(QBlock(labels[n_test], body=[
@@ -230,7 +231,7 @@ def _rewrite(h: QBlock, pre: QBlock, exit_: QBlock, members: list[QBlock], body:
     for b in members:
         for i in (*b.phis, *b.body):
             if i.dest is not None:
-                rename[i.dest] = names.fresh(i.dest, ".v")
+                rename[i.dest] = names.fresh(i.dest, bare=False, sep=".v")
                 if i.dest in types:
                     types[rename[i.dest]] = types[i.dest]
     checked = set(arrays)
@@ -265,7 +266,7 @@ def _rewrite(h: QBlock, pre: QBlock, exit_: QBlock, members: list[QBlock], body:
     # Values used after the loop now come from either copy: a phi at the single exit joins
     # them (x from the slow header, x' from the fast one), and later uses read the phi.
     if used:
-        outer = {x: names.fresh(x, ".out") for x in used}
+        outer = {x: names.fresh(x, bare=False, sep=".out") for x in used}
         for b in after:  # every use after the loop is dominated by its only exit
             b.phis = [_renamed(i, outer) for i in b.phis]
             b.body = [_renamed(i, outer) for i in b.body]
