@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from ssa_course.codegen.emit import instr_text
 from ssa_course.codegen.frame import frame_size
+from ssa_course.codegen.liveness import Liveness
 from ssa_course.codegen.minstr import NO_RETURN, fits32
 from ssa_course.codegen.mir import (
     ARG_REGS,
@@ -157,42 +158,15 @@ def check_blocks(fn: MFunction) -> None:
 
 
 def check_defined(fn: MFunction) -> None:
-    """A register read before any write on some path is live at the entry: liveness (live
-    sets stay small, so this is linear in practice), then a walk from the entry to the
-    first such read to name it."""
-    preds: dict[str, list[MBlock]] = {b.label: [] for b in fn.blocks}
-    for b in fn.blocks:
-        for t in b.succs:
-            preds[t].append(b)
-    gen: dict[str, set[int]] = {}
-    kill: dict[str, set[int]] = {}
-    regs: dict[int, VReg] = {}
-    for b in fn.blocks:
-        g: set[int] = set()
-        k: set[int] = set()
-        for i in b.instrs:
-            for r in i.uses:
-                if isinstance(r, VReg) and id(r) not in k:
-                    g.add(id(r))
-                    regs[id(r)] = r
-            k.update(id(r) for r in i.defs if isinstance(r, VReg))
-        gen[b.label], kill[b.label] = g, k
-    live_in: dict[str, set[int]] = {b.label: set(gen[b.label]) for b in fn.blocks}
-    todo = list(fn.blocks)
-    while todo:
-        b = todo.pop()
-        out: set[int] = set()
-        for t in b.succs:
-            out |= live_in[t]
-        new = gen[b.label] | (out - kill[b.label])
-        if new != live_in[b.label]:
-            live_in[b.label] = new
-            todo.extend(preds[b.label])
+    """A register read before any write on some path is live at the entry: the one
+    liveness of machine code (:class:`~ssa_course.codegen.liveness.Liveness`), then a walk
+    from the entry to the first such read to name it."""
+    entry = fn.blocks[0].label
     # Live at the entry = read on some path before any write: exactly "used undefined".
-    # The smallest id is reported so the message is the same in every run.
-    entry = fn.blocks[0]
-    if live_in[entry.label]:
-        _report_undefined(fn, regs[min(live_in[entry.label])])
+    # The lowest numbered one is reported, so the message is the same in every run.
+    undefined = [r for r in Liveness(fn).live_in[entry] if isinstance(r, VReg)]
+    if undefined:
+        _report_undefined(fn, min(undefined, key=lambda r: r.id))
 
 
 def _report_undefined(fn: MFunction, v: VReg) -> None:
