@@ -20,7 +20,8 @@ Each pass keeps its own *spelling*, so a reader can tell where a name comes from
 | scalar replacement | ``fresh("p.x", start=2)`` | ``p.x``, ``p.x.2`` |
 | ... its split webs | ``fresh("v", bare=False, sep=".w", start=2)`` | ``v.w2``, ``v.w3`` |
 | ... its clones | ``fresh("f__sroa_1", sep="_", start=2)`` | ``f__sroa_1``, ``f__sroa_1_2`` |
-| machine code's loop passes | ``fresh("t", bare=False, sep=".lh")``, ``fresh("b3slow", bare=False, sep="")`` | ``t.lh1`` (hoisted), ``b3slow1`` (versioned loops) |
+| codegen's hoisted loads | ``fresh("t", bare=False, sep=".lh")`` | ``t.lh1``, ``t.lh2`` |
+| ... its versioned loops | ``fresh("b3slow", bare=False, sep="")`` | ``b3slow1`` |
 
 Two older spellings append ``_`` until the name is free (the fresh entry block of SSA
 construction, a block on a critical edge out of SSA); they are left as they are.
