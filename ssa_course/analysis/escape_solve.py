@@ -89,22 +89,31 @@ class FunctionSolver:
     # -- the solver ----------------------------------------------------------------
 
     def solve(self) -> FunctionSolver:
-        # Arguments are known to the caller: a class holding argument k makes whatever is
-        # stored into it visible to the caller (ArgEscape {k}), see reach().
-        for k, ty in enumerate(self.ir.argtypes, start=1):
-            if is_ref_type(ty):
-                self.classes.mark_param(self.n(Argument(k, self.ir.argnames[k - 1])), k)
-        # One backward sweep suffices for the statements themselves: every name of an
-        # object shares its class's state, and union is commutative and idempotent, so
-        # no statement needs a second visit. (Julia's EscapeAnalysis repeats its backward
-        # sweep until nothing changes: it keeps a state per value, and a fact must travel
-        # along def-use chains one statement at a time.)
-        for pc in range(len(self.ir.stmts), 0, -1):  # backward: uses before definitions
+        """The three phases (the lesson's trace takes them one step at a time:
+        :mod:`~ssa_course.analysis.escape_trace`)."""
+        self.mark_params()
+        for pc in self.statements():
             self.transfer(pc)
         # Only container -> contents propagation needs a fixpoint: raising a container
         # raises its contents, which may themselves be containers.
         self.propagate()
         return self
+
+    def mark_params(self) -> None:
+        """Arguments are known to the caller: a class holding argument k makes whatever is
+        stored into it visible to the caller (ArgEscape {k}), see reach()."""
+        for k, ty in enumerate(self.ir.argtypes, start=1):
+            if is_ref_type(ty):
+                self.classes.mark_param(self.n(Argument(k, self.ir.argnames[k - 1])), k)
+
+    def statements(self) -> range:
+        """The statements in the order the sweep visits them: backward, uses before
+        definitions. One backward sweep suffices for the statements themselves: every name
+        of an object shares its class's state, and union is commutative and idempotent, so
+        no statement needs a second visit. (Julia's EscapeAnalysis repeats its backward
+        sweep until nothing changes: it keeps a state per value, and a fact must travel
+        along def-use chains one statement at a time.)"""
+        return range(len(self.ir.stmts), 0, -1)
 
     def propagate(self) -> bool:
         """Pass escape from containers to contents until nothing grows; True if it did."""

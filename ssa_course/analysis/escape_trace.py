@@ -16,9 +16,9 @@ import re
 from dataclasses import dataclass
 
 from ssa_course.analysis.escape import FunctionEscapes, ProgramEscapes
-from ssa_course.analysis.escape_solve import FunctionSolver, is_ref_type
+from ssa_course.analysis.escape_solve import FunctionSolver
 from ssa_course.analysis.escape_summary import EMPTY
-from ssa_course.ssa.ircode import Argument, IRCode
+from ssa_course.ssa.ircode import IRCode
 from ssa_course.ssa.julia import format_ir
 
 _BOX = re.compile(r"^[\d\s─│└┄]+")  # block number and tree drawing in front of a statement
@@ -50,15 +50,13 @@ class _Tracer(FunctionSolver):
 
     def run(self) -> list[TraceStep]:
         ir = self.ir
-        # The same three phases as FunctionSolver.solve (parameters, backward sweep,
-        # worklist), with a snapshot between steps; keep the two in step if solve changes.
-        for k, ty in enumerate(ir.argtypes, start=1):
-            if is_ref_type(ty):
-                self.classes.mark_param(self.n(Argument(k, ir.argnames[k - 1])), k)
+        # The three phases of FunctionSolver.solve (parameters, backward sweep, worklist),
+        # each the solver's own method, with a snapshot between steps.
+        self.mark_params()
         text = format_ir(ir).rstrip("\n").split("\n")
         listing = {pc: line for pc, line in zip(_pcs(ir), text[1:], strict=False) if pc}
         steps = [self._snap(None, "start: every reference NoEscape, nothing else known", {})]
-        for pc in range(len(ir.stmts), 0, -1):
+        for pc in self.statements():
             self.transfer(pc)
             line = _BOX.sub("", listing.get(pc, "")).strip()
             steps.append(self._snap(pc, f"visit %{pc}: {line}", _glyphs(steps[-1].escapes)))
