@@ -142,6 +142,8 @@ def give_endless_loops_an_exit(g: Graph) -> list[Never]:
     reaching = _reaching(list(stop.inputs))
     reached = _forward(start)
     lost = {n.id for n in reached if n.id not in reaching}
+    if not lost:
+        return []  # the usual case: every reached control node goes on to Stop
     added: list[Never] = []
     for n in reached:  # outer loops first: an exit for one may give its inner loops one
         # Only a loop head gets the exit: a plain node on the way is inside the loop (or after
