@@ -82,14 +82,18 @@ def _dead(n: Node) -> bool:
     return False
 
 
-def _reaching(exits: list[Node | None]) -> set[int]:
-    """Live control nodes from which some path goes on to one of ``exits`` (walking
-    control inputs up: every path of a merge, the control input of anything else)."""
+def reaching(exits: list[Node | None], live_only: bool = True) -> set[int]:
+    """Control nodes from which some path goes on to one of ``exits`` (walking control
+    inputs up: every path of a merge, the control input of anything else); with
+    ``live_only``, control the types say is dead stops the walk.
+
+    The one backward control walk: this module asks it after the peepholes, and
+    ``son/from_ssa.py`` while it builds (its types are not final yet, so it walks all)."""
     seen: set[int] = set()
     work = list(exits)
     while work:
         n = work.pop()
-        if n is None or n.id in seen or not n.is_control or _dead(n):
+        if n is None or n.id in seen or not n.is_control or live_only and _dead(n):
             continue
         seen.add(n.id)
         # Backwards along control: a merge from each of its paths, anything else from its
@@ -139,9 +143,9 @@ def give_endless_loops_an_exit(g: Graph) -> list[Never]:
         return []  # a graph still being built
     # Two walks: forward from Start (what runs) and backward from Stop (what leads out).
     # A node in the first and not the second can only go round forever.
-    reaching = _reaching(list(stop.inputs))
+    to_stop = reaching(list(stop.inputs))
     reached = _forward(start)
-    lost = {n.id for n in reached if n.id not in reaching}
+    lost = {n.id for n in reached if n.id not in to_stop}
     if not lost:
         return []  # the usual case: every reached control node goes on to Stop
     added: list[Never] = []
@@ -162,5 +166,5 @@ def give_endless_loops_an_exit(g: Graph) -> list[Never]:
         added.append(never)
         # What the new exit makes reachable from Stop is no longer lost: the loops inside this
         # one need no exit of their own.
-        lost -= _reaching([never])
+        lost -= reaching([never])
     return added

@@ -27,6 +27,7 @@ from ssa_course.runtime import paused_gc
 from ssa_course.son.control import Never, Phi, Region, Return, Throw, goes_to
 from ssa_course.son.data import Undefined, operator_node
 from ssa_course.son.emit import Dead, Emitter, sweep
+from ssa_course.son.endless import reaching
 from ssa_course.son.graph import Node
 from ssa_course.son.memory import Len, Print
 from ssa_course.son.program import FunctionGraph, SeaOfNodes, lattice_type
@@ -225,14 +226,8 @@ class SsaGraphBuilder(Emitter):
     def _endless_loops_get_an_exit(self, entered: set[int]) -> None:
         """A loop head from which no exit is reachable gets a Never exit (control never
         takes it), so that Stop still reaches the loop and what it prints."""
-        reaches_stop: set[int] = set()
-        work: list[Node | None] = list(self.exits)
-        while work:
-            n = work.pop()
-            if n is None or n.id in reaches_stop or not n.is_control:
-                continue
-            reaches_stop.add(n.id)
-            work.extend(n.inputs if isinstance(n, Region) else n.inputs[:1])
+        # Types are not final while building: walk every control input, dead-looking or not.
+        reaches_stop = reaching(list(self.exits), live_only=False)
         # Only a merge that waited for a back edge can head a loop; the others are plain joins.
         for region, _, waiting in self.pending:
             if region.id in reaches_stop or region.id not in entered:
