@@ -73,7 +73,7 @@ class _Machine(Machine):
     def _interrupt(self, _uc, intno: int, _data: object) -> None:
         self.stop_on_fault(intno)
 
-    def _syscall(self, uc, _data: object) -> None:
+    def syscall_regs(self) -> tuple[int, tuple[int, int, int], int]:
         from unicorn.x86_const import (
             UC_X86_REG_RAX,
             UC_X86_REG_RDI,
@@ -83,11 +83,11 @@ class _Machine(Machine):
 
         # The Linux syscall convention: number in rax, arguments in rdi, rsi, rdx (not the
         # System V function-call registers, which use rcx where the kernel uses r10), result
-        # in rax, written back as an unsigned 64-bit value (a negative errno wraps).
-        result = self.syscall(uc.reg_read(UC_X86_REG_RAX), *(
-            uc.reg_read(r) for r in (UC_X86_REG_RDI, UC_X86_REG_RSI, UC_X86_REG_RDX)))
-        if result is not None:
-            uc.reg_write(UC_X86_REG_RAX, result & (1 << 64) - 1)
+        # in rax.
+        return UC_X86_REG_RAX, (UC_X86_REG_RDI, UC_X86_REG_RSI, UC_X86_REG_RDX), UC_X86_REG_RAX
+
+    def _syscall(self, _uc, _data: object) -> None:
+        self.serve_syscall()
 
 
 def run_emulated(image: Image, args: list[str], timeout_s: float = DEFAULT_TIMEOUT_S,
