@@ -27,11 +27,12 @@ from ssa_course.codegen.emulator import (
     run_machine,
 )
 from ssa_course.codegen.native import ChildResult, deliver, format_args
+from ssa_course.codegen.runtime_abi import SYS_EXIT_GROUP, SYS_MMAP, SYS_WRITE
 from ssa_course.runtime import Output
 
-# Linux x86-64 system call numbers: the runtime needs only these three (write its output,
-# map heap chunks, exit), so the emulator implements exactly these and nothing else.
-SYS_WRITE, SYS_MMAP, SYS_EXIT_GROUP = 1, 9, 231
+# The Linux x86-64 system call numbers are the runtime's (runtime_abi): it needs only
+# these three (write its output, map heap chunks, exit), so the emulator implements exactly
+# these and nothing else.
 # x86 exception vectors -> the signal Linux sends: divide error, breakpoint, invalid opcode
 _FAULT_SIGNALS = {0: 8, 3: 5, 6: SIGILL}
 

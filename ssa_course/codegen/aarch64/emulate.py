@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ssa_course.codegen.aarch64 import toolchain
+from ssa_course.codegen.aarch64.asmtext import SYS_EXIT_GROUP, SYS_MMAP, SYS_WRITE
 from ssa_course.codegen.assemble import Image
 from ssa_course.codegen.emulator import (
     DEFAULT_TIMEOUT_S,
@@ -29,7 +30,6 @@ from ssa_course.codegen.emulator import (
 from ssa_course.codegen.native import ChildResult, deliver, format_args
 from ssa_course.runtime import Output
 
-SYS_WRITE, SYS_MMAP, SYS_EXIT_GROUP = 64, 222, 94
 EXCP_SWI = 2  # unicorn's interrupt number for svc
 
 
