@@ -12,7 +12,8 @@ Julia's SROA asks the same two questions: escape analysis says nobody else can s
 object, the uses say nobody else *names* it, so each field is a plain variable of this
 frame.
 
-The rewrite of a web ``W`` of struct ``S`` (fresh names ``W.f``, one per field):
+The rewrite of a web ``W`` of struct ``S`` (fresh names ``W.f``, one per field;
+:mod:`ssa_course.analysis.sroa_rewrite`, which the clones of :mod:`.sroa_calls` use too):
 
 * ``p = newstruct a b``  ->  ``W.x = id a; W.y = id b`` (the initialisers were evaluated
   before, left to right, by the instructions that made ``a`` and ``b``: order is kept);
@@ -60,14 +61,14 @@ from ssa_course.analysis.sroa_calls import (
     promotable,
     promoted_call,
 )
+from ssa_course.analysis.sroa_rewrite import FieldWeb, replace_webs
 from ssa_course.analysis.sroa_split import split_struct_variables
 from ssa_course.analysis.sroa_webs import Web, struct_webs
 from ssa_course.errors import Pos
-from ssa_course.quads.ir import Function, Instr, Label, Program
+from ssa_course.quads.ir import Function, Instr, Program
 from ssa_course.quads.names import Names
 from ssa_course.ssa.ircode import Expr, IRProgram, SSAValue
 from ssa_course.ssa.julia import build_ircode
-from ssa_course.tiny.types import BOOL
 
 MAX_ROUNDS = 64  # nesting depth of replaceable structs; each round removes at least one
 
@@ -151,59 +152,22 @@ def _rewrite(fn: Function, structs: dict, webs: list[Web], moves: set[int],
     # Field variables must not capture an existing name, or the rewrite would merge two
     # unrelated values; reserving every parameter and destination first rules that out.
     taken = Names([n for n, _ in fn.params] + [i.dest for i in fn.instrs() if i.dest is not None])
-    member: dict[str, Web] = {v: w for w in webs for v in w.members}
-    names: dict[int, dict[str, str]] = {}
+    member: dict[str, FieldWeb] = {}
     for w in webs:
         base = min(w.members, key=lambda v: (len(v), v))  # a stable, readable name
-        names[id(w)] = {f: taken.fresh(f"{base}.{f}", start=2)
-                       for f, _ in structs[w.struct].fields}
-    # One set of field variables per web, not per variable: every live member of a web holds
-    # the web's current object (sroa_webs checks it), so they all name the same fields.
-    fields = {v: [names[id(w)][f] for f, _ in structs[w.struct].fields]
-              for v, w in member.items()}
+        # One set of field variables per web, not per variable: every live member of a web
+        # holds the web's current object (sroa_webs checks it), so they all name the same
+        # fields.
+        replaced = FieldWeb({f: taken.fresh(f"{base}.{f}", start=2)
+                             for f, _ in structs[w.struct].fields},
+                            dict(structs[w.struct].fields))
+        for v in w.members:
+            member[v] = replaced
     found, clone_name, demands, known = calls
-    body: list[Instr | Label] = []
-    removed = 0
-    for item in fn.body:
-        if not isinstance(item, Instr):
-            body.append(item)
-            continue
-        # A call that takes a web member is first offered to sroa_calls: it passes the fields
-        # to a specialised clone, and records what that clone must be (a Demand).
-        call = promoted_call(item, fields, known, clone_name)
-        if call is not None:
-            body.append(call[0])
-            demands.append(call[1])
-            continue
-        # `web`: the web of the first operand -- the object that getf/setf/id/eq work on.
-        web = member.get(item.args[0]) if item.args else None
-        # The allocation becomes its initialisers: the arguments are already evaluated, in
-        # source order, by earlier instructions, so no side effect moves.
-        if item.op == "newstruct" and item.dest in member:
-            removed += 1
-            fw = member[item.result()]
-            for (f, t), a in zip(structs[fw.struct].fields, item.args, strict=True):
-                body.append(Instr("id", names[id(fw)][f], t, [a], line=item.line))
-        elif item.op == "getf" and web is not None:
-            body.append(Instr("id", item.dest, item.type, [names[id(web)][item.field_name()]],
-                              line=item.line))
-        elif item.op == "setf" and web is not None:
-            t = dict(structs[web.struct].fields)[item.field_name()]
-            body.append(Instr("id", names[id(web)][item.field_name()], t, [item.args[1]],
-                              line=item.line))
-        elif item.op == "id" and web is not None and id(item) in moves:
-            to = names[id(member[item.result()])]  # a move: field by field into the other web
-            for f, t in structs[web.struct].fields:
-                body.append(Instr("id", to[f], t, [names[id(web)][f]], line=item.line))
-        elif item.op == "id" and web is not None:
-            continue  # a copy inside the web: both names are the same field variables
-        elif item.op == "eq" and (web is not None or item.args[1] in member):
-            # Identity is decidable here: within a web there is one object alive at a time,
-            # and no name outside the web can reach a NoEscape object.
-            same = web is not None and member.get(item.args[1]) is web
-            body.append(Instr("const", item.dest, BOOL, value=same, line=item.line))
-        else:
-            body.append(item)
+    body, made, removed = replace_webs(
+        fn, member, moves,
+        lambda item, fields: promoted_call(item, fields, known, clone_name))
+    demands.extend(made)
     return Function(fn.name, list(fn.params), fn.ret, body), removed
 
 

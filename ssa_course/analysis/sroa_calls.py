@@ -40,12 +40,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ssa_course.analysis.sroa_rewrite import Demand, FieldWeb, replace_webs
 from ssa_course.analysis.sroa_webs import live_after, passes_once
-from ssa_course.quads.ir import Function, Instr, Label, Program
+from ssa_course.quads.ir import Function, Instr, Program
 from ssa_course.quads.names import Names
-from ssa_course.tiny.types import BOOL, Type
-
-Demand = tuple[str, frozenset[int]]  # (callee, promoted argument positions)
+from ssa_course.tiny.types import Type
 
 
 @dataclass(slots=True)
@@ -202,9 +201,7 @@ def _clone(fn: Function, name: str, at: frozenset[int], structs: dict,
     rebuild: list[Instr] = []  # handed-over objects: made again from their fields
     params: list[tuple[str, Type]] = []
     taken = Names([n for n, _ in fn.params] + [i.dest for i in fn.instrs() if i.dest])
-    fields: dict[str, list[str]] = {}
-    field_of: dict[str, dict[str, str]] = {}
-    field_type: dict[str, dict[str, Type]] = {}
+    member: dict[str, FieldWeb] = {}
     for k, (p, t) in enumerate(fn.params):
         if k not in at:
             params.append((p, t))
@@ -219,30 +216,12 @@ def _clone(fn: Function, name: str, at: frozenset[int], structs: dict,
         if k not in webs:
             rebuild.append(Instr("newstruct", p, t, list(names_k.values())))
             continue
+        web = FieldWeb(names_k, dict(structs[str(t)].fields))
         for m in webs[k]:
-            field_of[m] = names_k
-            field_type[m] = dict(structs[str(t)].fields)
-            fields[m] = list(names_k.values())
-    body: list[Instr | Label] = list(rebuild)
-    demands: list[Demand] = []
-    for item in fn.body:
-        if not isinstance(item, Instr):
-            body.append(item)
-            continue
-        call = promoted_call(item, fields, found, names)
-        if call is not None:
-            body.append(call[0])
-            demands.append(call[1])
-        elif item.op == "getf" and item.args[0] in field_of:
-            body.append(Instr("id", item.dest, item.type,
-                              [field_of[item.args[0]][item.field_name()]], line=item.line))
-        elif item.op == "setf" and item.args[0] in field_of:
-            body.append(Instr("id", field_of[item.args[0]][item.field_name()], field_type[
-                item.args[0]][item.field_name()], [item.args[1]], line=item.line))
-        elif item.op == "id" and item.args[0] in field_of:
-            continue  # a copy of the one object: its names are the same field parameters
-        elif item.op == "eq" and item.args[0] in field_of:
-            body.append(Instr("const", item.dest, BOOL, value=True, line=item.line))
-        else:
-            body.append(item)
+            member[m] = web
+    # The same rewrite as the caller's webs (sroa_rewrite); a parameter's web has no
+    # allocation and no move, and is compared only with itself.
+    body, demands, _ = replace_webs(
+        fn, member, set(), lambda item, fields: promoted_call(item, fields, found, names),
+        list(rebuild))
     return Function(name, params, fn.ret, body), demands

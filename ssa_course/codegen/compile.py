@@ -56,16 +56,35 @@ def select_program(program: Program, step_limit: int | None = None,
     # without them runs at full speed but cannot be stopped by a step count.
     functions, sites = select_program_functions(program, fuel=step_limit is not None,
                                                 frame_arrays=frame_arrays)
+    return machine_program(program, functions, sites)
+
+
+def machine_program(program: Program, functions: dict[str, MFunction],
+                    sites: list[tuple[int, int]]) -> MProgram:
+    """The :class:`MProgram` of ``program`` around the functions a target selected (the
+    same structure for both targets: main's parameter types, struct fields, messages)."""
     main = program.functions.get("main")
     params = ["bool" if t == BOOL else "int" for _, t in main.params] if main else []
     structs = {name: [f for f, _ in info.fields] for name, info in program.structs.items()}
     return MProgram(functions, params, structs, sites, program_messages(program))
 
 
+def main_params(program: Program) -> tuple[tuple[str, str], ...]:
+    """``main``'s parameters as (name, type) for the runtime's argument parsing."""
+    main = program.functions.get("main")
+    return tuple((name, str(t)) for name, t in main.params) if main else ()
+
+
 def allocate_program(mprog: MProgram, allocator_name: str = "color") -> dict[str, object]:
     """Allocate registers and lay out the frame of every function, in place; returns what
     the allocator says about each function (the ``interference`` view shows it)."""
-    alloc = allocator(allocator_name)
+    return allocate_functions(mprog, allocator(allocator_name), frame.layout)
+
+
+def allocate_functions(mprog: MProgram, alloc: Callable[[MFunction], object],
+                       layout: Callable[[MFunction], None]) -> dict[str, object]:
+    """The steps after selection both targets share, per function: ``alloc`` (the
+    target's register file), the reload clean-up, the target's frame ``layout``."""
     done: dict[str, object] = {}
     # Per function, in this order: allocation decides registers and slots; the reload
     # clean-up needs physical registers to see that a value is still in one; frame layout
@@ -73,16 +92,14 @@ def allocate_program(mprog: MProgram, allocator_name: str = "color") -> dict[str
     for name, fn in mprog.functions.items():
         done[name] = alloc(fn)
         remove_redundant_reloads(fn)
-        frame.layout(fn)
+        layout(fn)
     return done
 
 
 def runtime_config(program: Program, mprog: MProgram, step_limit: int | None,
                    depth_limit: int) -> RuntimeConfig:
     """What the generated runtime needs to know about this program and run."""
-    main = program.functions.get("main")
-    params = tuple((name, str(t)) for name, t in main.params) if main else ()
-    return run_config(mprog, params, True, step_limit, depth_limit, None)
+    return run_config(mprog, main_params(program), True, step_limit, depth_limit, None)
 
 
 def compile_program(program: Program, structs: object = None,
@@ -123,9 +140,13 @@ class CompiledProgram:
                allocation_limit: int | None = None) -> str:
         """The whole assembly file (runtime first) for one run's limits. Without fuel
         checks compiled in, ``step_limit`` cannot be enforced and is ignored."""
-        return program_source(self.program_asm, run_config(
+        return self.runtime_source(self.program_asm, run_config(
             self.mprog, self.main_params, self.fuel, step_limit, depth_limit,
             allocation_limit))
+
+    # The target's runtime in front of the program's text (AArch64's subclass gives its
+    # own); a static method, so the dataclass keeps only the compiled fields.
+    runtime_source = staticmethod(program_source)
 
 
 def compile_parts(program: Program, source_lines: list[str] | None = None, *,
@@ -140,6 +161,4 @@ def compile_parts(program: Program, source_lines: list[str] | None = None, *,
         mprog = select_program(program, 1 if fuel else None, frame_arrays)
         allocations = allocate_program(mprog, allocator)
         text = emit.program_text(mprog, source_lines)
-    main = program.functions.get("main")
-    params = tuple((name, str(t)) for name, t in main.params) if main else ()
-    return CompiledProgram(mprog, text, params, fuel, allocations)
+    return CompiledProgram(mprog, text, main_params(program), fuel, allocations)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 
 from ssa_course.codegen import toolchain
 from ssa_course.codegen.assemble import Image
@@ -26,16 +27,9 @@ def disassemble(image: Image, only: list[str] | None = None) -> str:
     names = {addr: name for name, addr in image.symbols.items()}
     data_names = sorted((addr, name) for name, addr in image.symbols.items())
     width = 3 * BYTES_WIDTH
-    lines: list[str] = []
-    for name, addr, size in image.functions():
-        if only is not None and name not in only:
-            continue
-        if lines:
-            lines.append("")
-        lines.append(f"{addr:016x} <{name}>:")
-        # One function at a time from its own bytes: data or padding between functions
-        # can never desynchronise the decoding of the next one.
-        code = image.function_bytes(name)
+
+    def decode(addr: int, size: int, code: bytes) -> list[str]:
+        lines: list[str] = []
         done = 0
         for ins in cs.disasm(code, addr):
             text = f"{ins.mnemonic} {ins.op_str}".rstrip()
@@ -51,6 +45,26 @@ def disassemble(image: Image, only: list[str] | None = None) -> str:
             done = ins.address + ins.size - addr
         if done < size:  # capstone stops at bytes it cannot decode: show them as data
             lines.append(f"  {addr + done:x}: {code[done:].hex(' ')}  (not decoded)")
+        return lines
+
+    return by_function(image, only, decode)
+
+
+def by_function(image: Image, only: list[str] | None,
+                decode: Callable[[int, int, bytes], list[str]]) -> str:
+    """The listing both targets share: for each function of ``image`` (those in ``only``,
+    when given) in address order, a ``<name>:`` header and the lines its target's
+    ``decode(address, size, bytes)`` makes; a blank line between functions."""
+    lines: list[str] = []
+    for name, addr, size in image.functions():
+        if only is not None and name not in only:
+            continue
+        if lines:
+            lines.append("")
+        lines.append(f"{addr:016x} <{name}>:")
+        # One function at a time from its own bytes: data or padding between functions
+        # can never desynchronise the decoding of the next one.
+        lines += decode(addr, size, image.function_bytes(name))
     return "\n".join(lines) + "\n"
 
 

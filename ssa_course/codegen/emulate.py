@@ -27,11 +27,12 @@ from ssa_course.codegen.emulator import (
     run_machine,
 )
 from ssa_course.codegen.native import ChildResult, deliver, format_args
+from ssa_course.codegen.runtime_abi import SYS_EXIT_GROUP, SYS_MMAP, SYS_WRITE
 from ssa_course.runtime import Output
 
-# Linux x86-64 system call numbers: the runtime needs only these three (write its output,
-# map heap chunks, exit), so the emulator implements exactly these and nothing else.
-SYS_WRITE, SYS_MMAP, SYS_EXIT_GROUP = 1, 9, 231
+# The Linux x86-64 system call numbers are the runtime's (runtime_abi): it needs only
+# these three (write its output, map heap chunks, exit), so the emulator implements exactly
+# these and nothing else.
 # x86 exception vectors -> the signal Linux sends: divide error, breakpoint, invalid opcode
 _FAULT_SIGNALS = {0: 8, 3: 5, 6: SIGILL}
 
@@ -73,7 +74,7 @@ class _Machine(Machine):
     def _interrupt(self, _uc, intno: int, _data: object) -> None:
         self.stop_on_fault(intno)
 
-    def _syscall(self, uc, _data: object) -> None:
+    def syscall_regs(self) -> tuple[int, tuple[int, int, int], int]:
         from unicorn.x86_const import (
             UC_X86_REG_RAX,
             UC_X86_REG_RDI,
@@ -83,11 +84,11 @@ class _Machine(Machine):
 
         # The Linux syscall convention: number in rax, arguments in rdi, rsi, rdx (not the
         # System V function-call registers, which use rcx where the kernel uses r10), result
-        # in rax, written back as an unsigned 64-bit value (a negative errno wraps).
-        result = self.syscall(uc.reg_read(UC_X86_REG_RAX), *(
-            uc.reg_read(r) for r in (UC_X86_REG_RDI, UC_X86_REG_RSI, UC_X86_REG_RDX)))
-        if result is not None:
-            uc.reg_write(UC_X86_REG_RAX, result & (1 << 64) - 1)
+        # in rax.
+        return UC_X86_REG_RAX, (UC_X86_REG_RDI, UC_X86_REG_RSI, UC_X86_REG_RDX), UC_X86_REG_RAX
+
+    def _syscall(self, _uc, _data: object) -> None:
+        self.serve_syscall()
 
 
 def run_emulated(image: Image, args: list[str], timeout_s: float = DEFAULT_TIMEOUT_S,

@@ -58,7 +58,7 @@ class Machine:
 
     Subclasses set :attr:`SYSCALLS` (number -> ``write``/``mmap``/``exit_group``),
     :attr:`PC_NAME` (``rip``, ``pc``) and implement :meth:`engine`, :meth:`sp_reg`,
-    :meth:`pc_reg`, :meth:`install` and :meth:`fault_signal`."""
+    :meth:`pc_reg`, :meth:`install`, :meth:`fault_signal` and :meth:`syscall_regs`."""
 
     SYSCALLS: dict[int, str] = {}
     PC_NAME = "pc"
@@ -105,6 +105,11 @@ class Machine:
         """The signal Linux sends for CPU exception ``intno``."""
         return SIGSEGV
 
+    def syscall_regs(self) -> tuple[int, tuple[int, int, int], int]:
+        """Linux's system-call registers on this CPU: (the number's, the three
+        arguments', the result's)."""
+        raise TypeError(f"{type(self).__name__} names no system-call registers")
+
     # -- what every target shares ---------------------------------------------------------
     def pc(self) -> int:
         return self.uc.reg_read(self.pc_reg())
@@ -113,6 +118,16 @@ class Machine:
         """A CPU exception (divide error, breakpoint, ...): the process would die here."""
         self.fault = intno
         self.uc.emu_stop()
+
+    def serve_syscall(self) -> None:
+        """The system call the CPU trapped on (the target's hook calls this): number and
+        arguments read from :meth:`syscall_regs`, the result written back as an unsigned
+        64-bit value (a negative errno wraps), unless the run stops."""
+        uc = self.uc
+        number, args, result = self.syscall_regs()
+        value = self.syscall(uc.reg_read(number), *(uc.reg_read(r) for r in args))
+        if value is not None:
+            uc.reg_write(result, value & (1 << 64) - 1)
 
     def syscall(self, number: int, a0: int, a1: int, a2: int) -> int | None:
         """Serve system call ``number``; its result, or None when the run stops."""

@@ -17,6 +17,7 @@ counts it back up) and every function entry and loop header burns fuel (``rt_fue
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ssa_course.codegen.minstr import ins
@@ -100,12 +101,24 @@ def layout(fn: MFunction) -> None:
     """
     # Runs after allocation because only then are the slot count and the used
     # callee-saved registers final -- both fix where every slot sits.
+    lay_out(fn, lambda o: slot_address(fn, o) if isinstance(o, Slot) else None,
+            prologue, epilogue)
+
+
+def lay_out(fn: MFunction, address: Callable[[object], Mem | None],
+            prologue: Callable[[MFunction], list[MInstr]],
+            epilogue: Callable[[MFunction, MInstr], list[MInstr]]) -> None:
+    """The frame step both targets share: each placeholder operand (a slot; AArch64's
+    incoming stack argument) replaced by the ``Mem`` its target's ``address`` gives, each
+    ``ret`` by the target's ``epilogue`` (ending in that ``ret``), the ``prologue`` put in
+    front of the entry block."""
     for block in fn.blocks:
         new: list[MInstr] = []
         for instr in block.instrs:
             for k, o in enumerate(instr.operands):
-                if isinstance(o, Slot):
-                    instr.operands[k] = slot_address(fn, o)
+                m = address(o)
+                if m is not None:
+                    instr.operands[k] = m
             # Every `ret` gets its own epilogue (no shared exit block): one jump fewer, and
             # each return path stays a straight line.
             if instr.op == "ret":

@@ -57,12 +57,15 @@ class _Parsed:
     bss_labels: dict[str, int] = field(default_factory=dict)
 
 
-def _strip_comment(line: str) -> str:
+def strip_comment(line: str, marker: str = "#") -> str:
+    """``line`` without its comment (from ``marker``: ``#`` in x86-64's Intel syntax, ``//``
+    in AArch64's) and surrounding spaces; a marker inside a string stays. Both of our own
+    assemblers read their source with it."""
     quoted = False
     for k, ch in enumerate(line):
         if ch == '"' and (k == 0 or line[k - 1] != "\\"):
             quoted = not quoted
-        elif ch == "#" and not quoted:
+        elif not quoted and line.startswith(marker, k):
             return line[:k].strip()
     return line.strip()
 
@@ -71,7 +74,9 @@ def _number(text: str) -> int:
     return int(text.strip(), 0)
 
 
-def _ascii(arg: str) -> bytes:
+def ascii_bytes(arg: str) -> bytes:
+    """The bytes of an ``.ascii`` string (``\\n``, ``\\t``, ``\\\\``, ``\\"``, ``\\r``, ``\\0`` and
+    three-digit octal escapes)."""
     body = arg.strip()
     if len(body) < 2 or body[0] != '"' or body[-1] != '"':
         raise AssemblerError(f"bad string: {arg}")
@@ -95,12 +100,31 @@ def _ascii(arg: str) -> bytes:
     return bytes(out)
 
 
+DATA_WORDS = (".quad", ".byte", ".zero", ".ascii")
+
+
+def data_bytes(word: str, arg: str) -> bytes:
+    """The bytes data directive ``word`` (one of :data:`DATA_WORDS`) puts in ``.data``:
+    little-endian quads and bytes (wrapped to their width), zeros, a string. Both of our
+    own assemblers (x86-64, AArch64) lay out their data with it."""
+    if word == ".quad":
+        return b"".join((_number(v) & (1 << 64) - 1).to_bytes(8, "little")
+                        for v in arg.split(","))
+    if word == ".byte":
+        return bytes(_number(v) & 0xFF for v in arg.split(","))
+    if word == ".zero":
+        return bytes(_number(arg))
+    if word == ".ascii":
+        return ascii_bytes(arg)
+    raise AssemblerError(f"not a data directive: {word}")
+
+
 def parse(source: str) -> _Parsed:
     """Split the source into text items, data bytes and bss size, with their labels."""
     p = _Parsed()
     section = ".text"
     for raw in source.splitlines():
-        line = _strip_comment(raw)
+        line = strip_comment(raw)
         while line:
             m = _LABEL.match(line)
             if m is None or "[" in m.group(1):
@@ -139,15 +163,8 @@ def _directive(p: _Parsed, section: str, word: str, arg: str, line: str) -> None
         return
     if section != ".data":
         raise AssemblerError(f"directive in .text: {line}")
-    if word == ".quad":
-        for v in arg.split(","):
-            p.data += (_number(v) & (1 << 64) - 1).to_bytes(8, "little")
-    elif word == ".byte":
-        p.data += bytes(_number(v) & 0xFF for v in arg.split(","))
-    elif word == ".zero":
-        p.data += bytes(_number(arg))
-    elif word == ".ascii":
-        p.data += _ascii(arg)
+    if word in DATA_WORDS:
+        p.data += data_bytes(word, arg)
     elif word == ".balign":
         p.data += bytes(-len(p.data) % _number(arg))
     else:

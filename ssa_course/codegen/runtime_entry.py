@@ -6,29 +6,19 @@ from __future__ import annotations
 
 from ssa_course.codegen.runtime_abi import (
     HANDLER_RECORD,
-    MAP_PRIVATE_ANON_NORESERVE,
     MIN_STACK_BYTES,
-    PROT_RW,
     STACK_BYTES,
     SYS_EXIT_GROUP,
-    SYS_MMAP,
     RuntimeConfig,
     handler_bytes,
     length_of,
     strlen,
 )
+from ssa_course.codegen.runtime_heap import mmap_text
 
 
 def _syscall_mmap(size: int, fail: str) -> str:
-    return f"""    xor edi, edi
-    mov rsi, {size}
-    mov edx, {PROT_RW}
-    mov r10, {MAP_PRIVATE_ANON_NORESERVE}
-    mov r8, -1
-    xor r9d, r9d
-    mov eax, {SYS_MMAP}
-    syscall
-    cmp rax, -4096
+    return mmap_text(str(size)) + f"""    cmp rax, -4096
     ja {fail}
 """
 
@@ -43,15 +33,7 @@ def start_text(config: RuntimeConfig) -> str:
     mov r12, rsp
     mov r13, {STACK_BYTES}
 .Lstart_stack_try:
-    xor edi, edi
-    mov rsi, r13
-    mov edx, {PROT_RW}
-    mov r10, {MAP_PRIVATE_ANON_NORESERVE}
-    mov r8, -1
-    xor r9d, r9d
-    mov eax, {SYS_MMAP}
-    syscall
-    cmp rax, -4096
+{mmap_text('r13')}    cmp rax, -4096
     jbe .Lstart_stack_got
     shr r13, 2
     cmp r13, {MIN_STACK_BYTES}

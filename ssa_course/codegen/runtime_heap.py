@@ -15,6 +15,25 @@ from ssa_course.codegen.runtime_abi import (
 )
 from ssa_course.runtime import MAX_ARRAY_LENGTH
 
+
+def mmap_text(size: str | None) -> str:
+    """The system call ``mmap(NULL, size, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS|
+    MAP_NORESERVE, -1, 0)``: fresh zeroed memory in rax, or ``-errno`` (the caller tests
+    ``cmp rax, -4096``). ``size`` (an operand) is moved into rsi first; None: it is there.
+    Written once for the heap's chunks, ``_start``'s stack and its handler records."""
+    move = f"    mov rsi, {size}\n" if size is not None else ""
+    # Linux's system-call registers: rdi, rsi, rdx, r10, r8, r9 (r10, not the function
+    # call's rcx: syscall overwrites rcx with the return address, and r11 with the flags).
+    return f"""    xor edi, edi
+{move}    mov edx, {PROT_RW}
+    mov r10, {MAP_PRIVATE_ANON_NORESERVE}
+    mov r8, -1
+    xor r9d, r9d
+    mov eax, {SYS_MMAP}
+    syscall
+"""
+
+
 HEAP_TEXT = f"""
 # ---- memory: bump allocation from zeroed mmap chunks (never freed)
 # rt_alloc(rdi = bytes, a multiple of 8) -> rax
@@ -32,14 +51,7 @@ rt_alloc:
     mov rcx, {HEAP_CHUNK}
     cmp rsi, rcx
     cmovb rsi, rcx
-    xor edi, edi
-    mov edx, {PROT_RW}
-    mov r10, {MAP_PRIVATE_ANON_NORESERVE}
-    mov r8, -1
-    xor r9d, r9d
-    mov eax, {SYS_MMAP}
-    syscall
-    pop rdi
+{mmap_text(None)}    pop rdi
     cmp rax, -4096
     ja rt_out_of_memory
     lea rcx, [rax + rsi]

@@ -18,6 +18,8 @@ Invariants, and when they hold:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+
 from ssa_course.codegen.emit import instr_text
 from ssa_course.codegen.frame import frame_size
 from ssa_course.codegen.liveness import Liveness
@@ -31,7 +33,6 @@ from ssa_course.codegen.mir import (
     MFunction,
     MInstr,
     MProgram,
-    Operand,
     PReg,
     Slot,
     VReg,
@@ -66,7 +67,8 @@ FORMS: dict[str, frozenset[str]] = {
 }
 
 
-def _kind(o: Operand) -> str:
+def operand_kind(o: object) -> str:
+    """The letter of an operand in a ``FORMS`` string (both targets' tables use them)."""
     if isinstance(o, VReg | PReg):
         return R
     if isinstance(o, Mem | Slot):
@@ -74,6 +76,19 @@ def _kind(o: Operand) -> str:
     if isinstance(o, Imm):
         return I
     return L
+
+
+def operand_forms(fn: MFunction, forms: dict[str, frozenset[str]],
+                  kind: Callable[[object], str] = operand_kind
+                  ) -> Iterator[tuple[str, int, MInstr, str, bool]]:
+    """Each instruction of ``fn`` as (block label, index, instruction, its operands' kind
+    string, whether its target's ``forms`` table lacks that form): the walk both targets'
+    operand checks share before their own rules on values and conditions."""
+    for b in fn.blocks:
+        for k, i in enumerate(b.instrs):
+            kinds = "".join(kind(o) for o in i.operands)
+            allowed = forms.get(i.op)
+            yield b.label, k, i, kinds, allowed is None or kinds not in allowed
 
 
 def _where(fn: MFunction, label: str, k: int | None, instr: MInstr | None) -> str:
@@ -88,25 +103,21 @@ def _target(instr: MInstr) -> str | None:
 
 
 def check_operands(fn: MFunction) -> None:
-    for b in fn.blocks:
-        for k, i in enumerate(b.instrs):
-            kinds = "".join(_kind(o) for o in i.operands)
-            forms = FORMS.get(i.op)
-            bad = forms is None or kinds not in forms
-            # Only `mov r, imm64` holds a 64-bit immediate; anywhere else a wide constant
-            # would be silently truncated by the assembler (or rejected).
-            for o in i.operands:
-                if isinstance(o, Imm) and not fits32(o.value) and not (
-                        i.op == "mov" and kinds == "ri"):
-                    bad = True
-                if isinstance(o, Imm) and i.op in ("shl", "sar", "shr") and \
-                        not 0 <= o.value < 64:
-                    bad = True
-            if i.op in ("jcc", "setcc") and i.cond not in CONDS:
+    for label, k, i, kinds, bad in operand_forms(fn, FORMS):
+        # Only `mov r, imm64` holds a 64-bit immediate; anywhere else a wide constant
+        # would be silently truncated by the assembler (or rejected).
+        for o in i.operands:
+            if isinstance(o, Imm) and not fits32(o.value) and not (
+                    i.op == "mov" and kinds == "ri"):
                 bad = True
-            if bad:
-                raise VerifyError("operand kinds legal for the opcode", _where(fn, b.label, k, i),
-                                  f"{i.op} with operands {kinds or 'none'}")
+            if isinstance(o, Imm) and i.op in ("shl", "sar", "shr") and \
+                    not 0 <= o.value < 64:
+                bad = True
+        if i.op in ("jcc", "setcc") and i.cond not in CONDS:
+            bad = True
+        if bad:
+            raise VerifyError("operand kinds legal for the opcode", _where(fn, label, k, i),
+                              f"{i.op} with operands {kinds or 'none'}")
 
 
 def _is_stub(fn: MFunction, label: str, blocks: dict[str, MBlock]) -> bool:

@@ -22,6 +22,17 @@ from typing import TYPE_CHECKING
 
 from ssa_course.compilation import Compilation
 from ssa_course.lessons.l08_scheduling import scheduled_ssa_quads
+
+# The faces that read only what both targets compile to (the listing, the allocator's
+# record, the statistics, the functions' symbols) are x86-64's (l11_codegen imports this
+# module at its end, after defining them).
+from ssa_course.lessons.l11_codegen import (
+    _interference_dot,
+    _interference_text,
+    _stats,
+    _symbols,
+    _text,
+)
 from ssa_course.registry import Drawer, Runner, add_representation
 from ssa_course.runtime import Limits, Output, Value
 
@@ -89,10 +100,6 @@ def _verify(compiled: CompiledA64) -> None:
     verify_program(compiled.mprog)
 
 
-def _text(compiled: CompiledA64) -> str:
-    return compiled.program_asm
-
-
 def _dot(compiled: CompiledA64, title: str, options: DrawOptions | None = None) -> str:
     from ssa_course.codegen.aarch64.emit import instr_text
     from ssa_course.codegen.mir_dot import mprogram_dot
@@ -100,34 +107,11 @@ def _dot(compiled: CompiledA64, title: str, options: DrawOptions | None = None) 
     return mprogram_dot(compiled.mprog, instr_text)
 
 
-def _stats(compiled: CompiledA64) -> str:
-    from ssa_course.codegen.stats import program_stats
-
-    s = program_stats(compiled)
-    return (f"{s['instructions']} instructions, {s['spills']} spilled values, "
-            f"{s['copies_removed']} copies coalesced")
-
-
-def _interference_text(compiled: CompiledA64) -> str:
-    from ssa_course.lessons.l11_codegen import _interference_text as text
-
-    return text(compiled)
-
-
-def _interference_dot(compiled: CompiledA64, title: str,
-                      options: DrawOptions | None = None) -> str:
-    from ssa_course.lessons.l11_codegen import _interference_dot as dot
-
-    return dot(compiled, title, options)
-
-
 def _disasm_text(compiled: CompiledA64) -> str:
     from ssa_course.codegen.aarch64 import toolchain
     from ssa_course.codegen.aarch64.disasm import disassemble
 
     toolchain.require(toolchain.disassembler_missing())
-    from ssa_course.lessons.l11_codegen import _symbols
-
     image = image_of_a64(compiled)
     # every function's symbol and main's body entry (the same names as x86-64's listing)
     return disassemble(image, only=[n for n in _symbols(compiled) if n in image.symbols])

@@ -15,13 +15,16 @@ from ssa_course.codegen.aarch64 import emit, frame
 from ssa_course.codegen.aarch64.registers import AARCH64, AARCH64_UNFUELLED
 from ssa_course.codegen.aarch64.runtime import program_source
 from ssa_course.codegen.aarch64.select import select_program_a64
+from ssa_course.codegen.compile import (
+    CompiledProgram,
+    allocate_functions,
+    machine_program,
+    main_params,
+)
 from ssa_course.codegen.mir import MProgram
 from ssa_course.codegen.patterns import CodegenError
-from ssa_course.codegen.reloads import remove_redundant_reloads
-from ssa_course.codegen.runtime_abi import program_messages, run_config
 from ssa_course.quads.ir import Program
 from ssa_course.runtime import paused_gc
-from ssa_course.tiny.types import BOOL
 
 TARGET = "aarch64"
 
@@ -31,10 +34,7 @@ def select_program(program: Program, fuel: bool = True, frame_arrays: bool = Tru
     # Only selection is AArch64's own; the MProgram it fills is the same structure as
     # x86-64's, so register allocation and the reload clean-up are shared.
     functions, sites = select_program_a64(program, fuel, frame_arrays)
-    main = program.functions.get("main")
-    params = ["bool" if t == BOOL else "int" for _, t in main.params] if main else []
-    structs = {name: [f for f, _ in info.fields] for name, info in program.structs.items()}
-    return MProgram(functions, params, structs, sites, program_messages(program))
+    return machine_program(program, functions, sites)
 
 
 def allocate_program(mprog: MProgram, allocator: str = "color", fuel: bool = True
@@ -47,33 +47,20 @@ def allocate_program(mprog: MProgram, allocator: str = "color", fuel: bool = Tru
     # Without fuel checks x27 holds no counter and becomes one more callee-saved register
     # for values (registers.py).
     regfile = AARCH64 if fuel else AARCH64_UNFUELLED
-    done: dict[str, object] = {}
-    # The same order as x86-64's compile.allocate_program: allocate, drop redundant
+    # The same steps as x86-64's compile.allocate_program: allocate, drop redundant
     # reloads, then lay out the frame once its size is final.
-    for name, fn in mprog.functions.items():
-        done[name] = regalloc.allocate(fn, regfile=regfile)
-        remove_redundant_reloads(fn)
-        frame.layout(fn)
-    return done
+    return allocate_functions(mprog, lambda fn: regalloc.allocate(fn, regfile=regfile),
+                              frame.layout)
 
 
 @dataclass(eq=False, slots=True)
-class CompiledA64:
-    """A program compiled once for AArch64 (the shape of x86-64's ``CompiledProgram``)."""
+class CompiledA64(CompiledProgram):
+    """A program compiled once for AArch64: x86-64's ``CompiledProgram`` with AArch64's
+    runtime in front of the text (:meth:`source`: the whole assembly file for one run's
+    limits)."""
 
-    mprog: MProgram
-    program_asm: str
-    main_params: tuple[tuple[str, str], ...]
-    fuel: bool
-    allocations: dict[str, object]
     target: str = TARGET
-
-    def source(self, step_limit: int | None = None, depth_limit: int = 100_000,
-               allocation_limit: int | None = None) -> str:
-        """The whole assembly file (runtime first) for one run's limits."""
-        return program_source(self.program_asm, run_config(
-            self.mprog, self.main_params, self.fuel, step_limit, depth_limit,
-            allocation_limit))
+    runtime_source = staticmethod(program_source)
 
 
 def compile_parts(program: Program, source_lines: list[str] | None = None, *,
@@ -86,6 +73,4 @@ def compile_parts(program: Program, source_lines: list[str] | None = None, *,
         mprog = select_program(program, fuel, frame_arrays)
         allocations = allocate_program(mprog, allocator, fuel)
         text = emit.program_text(mprog, source_lines)
-    main = program.functions.get("main")
-    params = tuple((name, str(t)) for name, t in main.params) if main else ()
-    return CompiledA64(mprog, text, params, fuel, allocations)
+    return CompiledA64(mprog, text, main_params(program), fuel, allocations)

@@ -7,6 +7,7 @@ import re
 
 from ssa_course.codegen.aarch64 import toolchain
 from ssa_course.codegen.assemble import Image
+from ssa_course.codegen.disasm import by_function
 
 _TARGET = re.compile(r"#(0x[0-9a-f]+)$")
 
@@ -18,14 +19,9 @@ def disassemble(image: Image, only: list[str] | None = None) -> str:
 
     cs = Cs(CS_ARCH_ARM64, CS_MODE_ARM)
     names = {addr: name for name, addr in image.symbols.items()}
-    lines: list[str] = []
-    for name, addr, _size in image.functions():
-        if only is not None and name not in only:
-            continue
-        if lines:
-            lines.append("")
-        lines.append(f"{addr:016x} <{name}>:")
-        code = image.function_bytes(name)
+
+    def decode(addr: int, _size: int, code: bytes) -> list[str]:
+        lines: list[str] = []
         for k in range(0, len(code), 4):  # fixed-length: one word at a time
             word = code[k:k + 4]
             decoded = next(cs.disasm(word, addr + k), None)
@@ -39,4 +35,7 @@ def disassemble(image: Image, only: list[str] | None = None) -> str:
                     decoded.mnemonic.startswith("b.") and int(m.group(1), 16) in names:
                 text += f"  <{names[int(m.group(1), 16)]}>"
             lines.append(f"  {addr + k:x}: {word[::-1].hex()}  {text}")
-    return "\n".join(lines) + "\n"
+        return lines
+
+    # The walk over functions is x86-64's (disasm.by_function); only decoding differs.
+    return by_function(image, only, decode)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ssa_course.codegen.aarch64 import toolchain
+from ssa_course.codegen.aarch64.asmtext import SYS_EXIT_GROUP, SYS_MMAP, SYS_WRITE
 from ssa_course.codegen.assemble import Image
 from ssa_course.codegen.emulator import (
     DEFAULT_TIMEOUT_S,
@@ -29,7 +30,6 @@ from ssa_course.codegen.emulator import (
 from ssa_course.codegen.native import ChildResult, deliver, format_args
 from ssa_course.runtime import Output
 
-SYS_WRITE, SYS_MMAP, SYS_EXIT_GROUP = 64, 222, 94
 EXCP_SWI = 2  # unicorn's interrupt number for svc
 
 
@@ -94,10 +94,7 @@ class _A64Machine(Machine):
     def _block(self, _uc, _address: int, size: int, _data: object) -> None:
         self.executed += size // 4
 
-    def _interrupt(self, uc, intno: int, _data: object) -> None:
-        if intno != EXCP_SWI:
-            self.stop_on_fault(intno)
-            return
+    def syscall_regs(self) -> tuple[int, tuple[int, int, int], int]:
         from unicorn.arm64_const import (
             UC_ARM64_REG_X0,
             UC_ARM64_REG_X1,
@@ -105,10 +102,15 @@ class _A64Machine(Machine):
             UC_ARM64_REG_X8,
         )
 
-        result = self.syscall(uc.reg_read(UC_ARM64_REG_X8), *(
-            uc.reg_read(r) for r in (UC_ARM64_REG_X0, UC_ARM64_REG_X1, UC_ARM64_REG_X2)))
-        if result is not None:
-            uc.reg_write(UC_ARM64_REG_X0, result & (1 << 64) - 1)
+        # Linux on AArch64: number in x8, arguments in x0-x2, result in x0.
+        return UC_ARM64_REG_X8, (UC_ARM64_REG_X0, UC_ARM64_REG_X1, UC_ARM64_REG_X2), \
+            UC_ARM64_REG_X0
+
+    def _interrupt(self, _uc, intno: int, _data: object) -> None:
+        if intno != EXCP_SWI:
+            self.stop_on_fault(intno)
+            return
+        self.serve_syscall()
 
 
 def run_emulated(image: Image, args: list[str], timeout_s: float = DEFAULT_TIMEOUT_S,

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from ssa_course.codegen.aarch64.minstr import ins
 from ssa_course.codegen.aarch64.registers import DEPTH_REG, FP, LR, SP
+from ssa_course.codegen.frame import lay_out
 from ssa_course.codegen.mir import Imm, LabelRef, Mem, MFunction, MInstr, PReg, Slot
 
 MAX_PAIR_OFFSET = 504  # stp/ldp with writeback: a signed 7-bit count of 8 bytes
@@ -100,20 +101,17 @@ def epilogue(fn: MFunction, ret: MInstr) -> list[MInstr]:
 
 
 def layout(fn: MFunction) -> None:
-    """Give ``fn`` (allocated) its prologue, epilogues and slot and argument addresses."""
+    """Give ``fn`` (allocated) its prologue, epilogues and slot and argument addresses
+    (the walk is x86-64's :func:`ssa_course.codegen.frame.lay_out`; the addresses, the
+    prologue and the epilogue are AArch64's)."""
     size = frame_size(fn)
-    for block in fn.blocks:
-        new: list[MInstr] = []
-        for instr in block.instrs:
-            for k, o in enumerate(instr.operands):
-                if isinstance(o, Slot):
-                    instr.operands[k] = slot_address(fn, o)
-                elif isinstance(o, Incoming):
-                    # The caller's stack arguments start where this frame ends.
-                    instr.operands[k] = Mem(FP, disp=size + 8 * o.index)
-            if instr.op == "ret":
-                new.extend(epilogue(fn, instr))
-            else:
-                new.append(instr)
-        block.instrs = new
-    fn.blocks[0].instrs[:0] = prologue(fn)
+
+    def address(o: object) -> Mem | None:
+        if isinstance(o, Slot):
+            return slot_address(fn, o)
+        if isinstance(o, Incoming):
+            # The caller's stack arguments start where this frame ends.
+            return Mem(FP, disp=size + 8 * o.index)
+        return None
+
+    lay_out(fn, address, prologue, epilogue)

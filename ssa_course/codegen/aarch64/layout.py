@@ -11,13 +11,12 @@ keystone's, one instruction at a time. The source subset is what :mod:`.emit` an
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import dataclass, field
 
 from ssa_course.codegen.aarch64.encode import EncodeError, encode
 from ssa_course.codegen.elf import Sections
-from ssa_course.codegen.keystone_asm import AssemblerError
+from ssa_course.codegen.layout import DATA_WORDS, AssemblerError, data_bytes, strip_comment
 
 _LO12 = re.compile(r":lo12:([A-Za-z_.$][\w.$]*)")
 _BRANCHES = ("b", "bl", "cbz", "cbnz")
@@ -33,28 +32,11 @@ class Laid:
     labels: dict[str, int] = field(default_factory=dict)
 
 
-def _strip(line: str) -> str:
-    """The line without its ``//`` comment (a ``//`` inside a string stays)."""
-    quoted = False
-    for k, ch in enumerate(line):
-        if ch == '"' and (k == 0 or line[k - 1] != "\\"):
-            quoted = not quoted
-        elif not quoted and line.startswith("//", k):
-            return line[:k].strip()
-    return line.strip()
-
-
-def _ascii(arg: str) -> bytes:
-    """A ``.ascii`` string's bytes (C escapes, octal ones included)."""
-    body = arg.strip()[1:-1]
-    return ast.literal_eval('b"' + body + '"')
-
-
 def lay_out(source: str, text_addr: int, data_addr: int, bss_addr: int) -> Laid:
     out = Laid()
     section = "text"
     for number, raw in enumerate(source.splitlines(), 1):
-        line = _strip(raw)
+        line = strip_comment(raw, "//")
         while line and re.match(r"^[A-Za-z_.$][\w.$]*:", line):
             name, line = line.split(":", 1)
             line = line.strip()
@@ -78,7 +60,7 @@ def lay_out(source: str, text_addr: int, data_addr: int, bss_addr: int) -> Laid:
                 out.bss += -out.bss % n
             elif len(out.text) * 4 % n:
                 raise AssemblerError(f"line {number}: .balign in text")
-        elif word in (".quad", ".byte", ".ascii", ".zero"):
+        elif word in DATA_WORDS:
             if section == "text":
                 raise AssemblerError(f"line {number}: data in the text section")
             if word == ".zero" and section == "bss":
@@ -86,15 +68,9 @@ def lay_out(source: str, text_addr: int, data_addr: int, bss_addr: int) -> Laid:
                 continue
             if section == "bss":
                 raise AssemblerError(f"line {number}: initialised data in .bss")
-            if word == ".quad":
-                out.data += b"".join((int(v, 0) & (1 << 64) - 1).to_bytes(8, "little")
-                                     for v in arg.split(","))
-            elif word == ".byte":
-                out.data += bytes(int(v, 0) & 0xFF for v in arg.split(","))
-            elif word == ".ascii":
-                out.data += _ascii(arg)
-            else:
-                out.data += bytes(int(arg, 0))
+            # The data bytes, comments and strings are read as x86-64's own assembler
+            # reads them (codegen/layout.py); only the instructions are AArch64's.
+            out.data += data_bytes(word, arg)
         elif word.startswith("."):
             raise AssemblerError(f"line {number}: unknown directive {word}")
         elif section != "text":

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from ssa_course.codegen.aarch64.minstr import Shift
 from ssa_course.codegen.aarch64.registers import NEGATE, SP
-from ssa_course.codegen.mir import Imm, LabelRef, Mem, MFunction, MProgram, PReg, Slot, VReg
-from ssa_course.codegen.verify import check_blocks, check_defined
+from ssa_course.codegen.mir import Imm, LabelRef, MFunction, MProgram
+from ssa_course.codegen.verify import check_blocks, check_defined, operand_forms, operand_kind
 from ssa_course.errors import VerifyError
 
 # The operand kinds of x86-64's verifier plus "s", a shifted-register operand. Where the
@@ -43,15 +43,7 @@ FORMS: dict[str, frozenset[str]] = {
 
 
 def _kind(o: object) -> str:
-    if isinstance(o, VReg | PReg):
-        return R
-    if isinstance(o, Mem | Slot):
-        return M
-    if isinstance(o, Imm):
-        return I
-    if isinstance(o, Shift):
-        return S
-    return L
+    return S if isinstance(o, Shift) else operand_kind(o)
 
 
 def _where(fn: MFunction, label: str, k: int, op: str) -> str:
@@ -59,26 +51,22 @@ def _where(fn: MFunction, label: str, k: int, op: str) -> str:
 
 
 def check_operands(fn: MFunction) -> None:
-    for b in fn.blocks:
-        for k, i in enumerate(b.instrs):
-            kinds = "".join(_kind(o) for o in i.operands)
-            forms = FORMS.get(i.op)
-            bad = forms is None or kinds not in forms
-            if i.op in ("lsl", "asr", "lsr") and not bad:
-                amount = i.operands[2]  # "rri": the form checked above makes it an Imm
-                bad = not (isinstance(amount, Imm) and 0 <= amount.value < 64)
-            if any(isinstance(o, Shift) and not 0 <= o.amount < 64 for o in i.operands):
-                bad = True
-            if i.op in ("jcc", "cset", "csel") and i.cond not in NEGATE:
-                bad = True
-            # cbz/cbnz name the register they test; a flags branch names none.
-            if i.op == "jcc" and (kinds == "lr") != (i.cond in ("z", "nz")):
-                bad = True
-            if bad:
-                raise VerifyError("operand kinds legal for the opcode",
-                                  _where(fn, b.label, k, i.op),
-                                  f"{i.op} with operands {kinds or 'none'}"
-                                  + (f" and condition {i.cond}" if i.cond else ""))
+    for label, k, i, kinds, bad in operand_forms(fn, FORMS, _kind):
+        if i.op in ("lsl", "asr", "lsr") and not bad:
+            amount = i.operands[2]  # "rri": the form checked above makes it an Imm
+            bad = not (isinstance(amount, Imm) and 0 <= amount.value < 64)
+        if any(isinstance(o, Shift) and not 0 <= o.amount < 64 for o in i.operands):
+            bad = True
+        if i.op in ("jcc", "cset", "csel") and i.cond not in NEGATE:
+            bad = True
+        # cbz/cbnz name the register they test; a flags branch names none.
+        if i.op == "jcc" and (kinds == "lr") != (i.cond in ("z", "nz")):
+            bad = True
+        if bad:
+            raise VerifyError("operand kinds legal for the opcode",
+                              _where(fn, label, k, i.op),
+                              f"{i.op} with operands {kinds or 'none'}"
+                              + (f" and condition {i.cond}" if i.cond else ""))
 
 
 def check_stack(fn: MFunction) -> None:
