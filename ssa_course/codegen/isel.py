@@ -268,8 +268,11 @@ class Selector:
         params = [n for n, _ in self.fn.params]
         blocks = hoist_loop_loads(blocks, headers, params, self.types, self.guarded)
         if headers:
-            blocks = version_loops(blocks, params, self.types)
-            headers = loop_headers(blocks)  # the copies are loops too: fuel checks need them
+            bounded: set[str] = set()
+            blocks = version_loops(blocks, params, self.types, self.guarded, bounded)
+            # The copies are loops too: fuel checks need them (the row scans end by
+            # themselves: none there).
+            headers = loop_headers(blocks) - bounded
         self.blocks = blocks
         self.uses = use_counts(blocks)
         for qb in blocks:  # constants first: a phi may read one defined further down
