@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ssa_course.codegen import frame, hoist, select_ops, x86_effects
-from ssa_course.codegen.jumps import duplicate_tests, place_taken_arms
+from ssa_course.codegen.jumps import duplicate_tests, place_latches, place_taken_arms
 from ssa_course.codegen.loop_loads import hoist_loop_loads
 from ssa_course.codegen.loop_version import version_loops
 from ssa_course.codegen.minstr import call, fits32, ins
@@ -335,6 +335,7 @@ class Selector:
         duplicate_tests(self.mfn)
         thread_bools(self.mfn, self.bool_shapes)
         place_taken_arms(self.mfn)
+        place_latches(self.mfn)
         return self.mfn
 
     def select_block(self, qb: QBlock, header: bool, copies: EdgeCopies) -> None:
