@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ssa_course.codegen import frame, hoist, select_ops, x86_effects
+from ssa_course.codegen.join_loads import reuse_join_loads
 from ssa_course.codegen.jumps import duplicate_tests, place_latches, place_taken_arms
 from ssa_course.codegen.loop_loads import hoist_loop_loads
 from ssa_course.codegen.loop_version import version_loops
@@ -266,6 +267,7 @@ class Selector:
         blocks = function_blocks(self.fn)
         headers = loop_headers(blocks)
         params = [n for n, _ in self.fn.params]
+        reuse_join_loads(blocks, params, self.types)
         blocks = hoist_loop_loads(blocks, headers, params, self.types, self.guarded)
         if headers:
             bounded: set[str] = set()
