@@ -176,3 +176,19 @@ def test_any_jagged_shape_agrees_with_the_interpreter(n, w, short, length, unset
     want = run_stage(JAGGED_COMP, args, via="quads")
     got = run_stage(JAGGED_COMP, args, via="native")
     assert (got.stdout, got.status, got.error) == (want.stdout, want.status, want.error)
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_a_step_limit_still_stops_a_nest_with_a_scan(stage):
+    # The scan has no fuel check of its own (it is bounded); the nest's loops keep theirs.
+    # Fuel counts blocks, not the interpreter's exact steps: a run far over the limit and
+    # one well within it (near the limit the two may differ, as before row facts).
+    from ssa_course.runtime import Limits
+
+    if registry.representation(stage).unavailable():
+        pytest.skip(registry.representation(stage).unavailable())
+    small = Limits(steps=60)
+    for args in (["30", "30", "1", "30", "99"], ["1", "1", "1", "1", "9"]):
+        want = run_stage(JAGGED_COMP, args, via="quads", limits=small)
+        got = run_stage(JAGGED_COMP, args, via=stage, limits=small)
+        assert (got.status, got.error) == (want.status, want.error), args
