@@ -15,6 +15,9 @@ when compiling (``a`` may come from a call, ``n`` from the input), but both can 
     F: H': the copy, whose ``a[i]`` are marked in bounds (no check in machine code)
 
 The loop's values live on after it through phis at its exit (``x = phi(H: x, H': x')``).
+Rows ``r = b[i]`` the loop indexes by an invariant ``j`` add tests ``0 <= j < m`` against
+the shortest row's length ``m``, computed once before an enclosing loop
+(:mod:`ssa_course.codegen.loop_rows`); the copy then reads them unchecked too.
 A step that is a variable (the sieve's ``j = j + i``) must be at least 1 and at most 2^31
 (then ``i + s`` never wraps: ``i < n <= len(a)`` is far below 2^62). Only innermost loops
 whose only exit is the header's test, of at most :data:`MAX_COPY` instructions, entered
