@@ -4,11 +4,12 @@ of, and that the copies keep the program's behaviour."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from machine_agree import agrees_with_the_interpreter
 
-from ssa_course import registry
+from ssa_course import registry, views
 from ssa_course.codegen.jumps import MAX_STEPS, duplicate_tests
 from ssa_course.codegen.mir import Imm, LabelRef, MBlock, Mem, MFunction, MInstr, VReg
 from ssa_course.compilation import compile_source
@@ -118,3 +119,61 @@ def test_a_branch_falls_into_its_taken_arm_when_that_arm_has_no_other_way_in():
     assert [b.label for b in fn.blocks] == ["A", "T", "X", "F"]
     # X has two ways in (T and F): it is not moved behind either
     assert place_taken_arms(fn) == 0
+
+
+def _latch_function():
+    """H tests a flag and jumps to S (a step and a test back to H) or falls into B."""
+    i, n, f = VReg(1, "i"), VReg(2, "n"), VReg(3, "f")
+    fn = MFunction("f", [i, n, f])
+    fn.blocks = [
+        MBlock("P", [_i("cmp", i, n, uses=[i, n]), _i("jcc", LabelRef("H"), cond="l"),
+                     _i("jmp", LabelRef("X"))], ["H", "X"]),
+        MBlock("H", [_i("test", f, f, uses=[f]), _i("jcc", LabelRef("S"), cond="ne"),
+                     _i("jmp", LabelRef("B"))], ["S", "B"]),
+        MBlock("B", [_i("lea", i, Mem(i, disp=1), defs=[i], uses=[i]),
+                     _i("mov", Mem(f), Imm(1), uses=[f]),  # a store: B is no latch to move
+                     _i("cmp", i, n, uses=[i, n]), _i("jcc", LabelRef("H"), cond="l"),
+                     _i("jmp", LabelRef("X"))], ["H", "X"]),
+        MBlock("S", [_i("lea", i, Mem(i, disp=1), defs=[i], uses=[i]),
+                     _i("cmp", i, n, uses=[i, n]), _i("jcc", LabelRef("H"), cond="l"),
+                     _i("jmp", LabelRef("X"))], ["H", "X"]),
+        MBlock("X", [_i("ret")], []),
+    ]
+    return fn
+
+
+def test_a_latch_that_only_steps_and_tests_is_laid_out_before_its_header():
+    from ssa_course.codegen.jumps import place_latches
+
+    fn = _latch_function()
+    assert place_latches(fn) == 1
+    assert [b.label for b in fn.blocks] == ["P", "S", "H", "B", "X"]
+    assert place_latches(fn) == 0  # S falls into H now
+
+
+@pytest.mark.parametrize("change", ["work in the latch", "second way in", "header falls"])
+def test_latches_that_would_not_gain_stay_where_they_are(change):
+    from ssa_course.codegen.jumps import place_latches
+
+    fn = _latch_function()
+    blocks = fn.block_map()
+    if change == "work in the latch":  # S stores: not a step-and-test block
+        blocks["S"].instrs.insert(0, _i("mov", Mem(blocks["S"].instrs[0].defs[0]), Imm(0)))
+    elif change == "second way in":  # B also jumps to S
+        blocks["B"].instrs[-1] = _i("jmp", LabelRef("S"))
+        blocks["B"].succs = ["H", "S"]
+    else:  # H's other arm is not laid out after it: H would need two jumps
+        fn.blocks = [fn.blocks[k] for k in (0, 1, 3, 2, 4)]
+    order = [b.label for b in fn.blocks]
+    assert place_latches(fn) == 0
+    assert [b.label for b in fn.blocks] == order
+
+
+def test_sieve_skips_a_set_flag_with_one_branch():
+    # The step of `if (!composite[i])`'s skipped arm falls into the loop's test block.
+    kernel = Path(__file__).resolve().parent.parent / "benchmarks/native/kernels/sieve.tiny"
+    asm = views.render(compile_source(kernel.read_text(), "sieve.tiny"), "asm")
+    lines = [s.strip() for s in asm.splitlines() if s.strip() and not s.strip().startswith("#")]
+    at = lines.index(".Lsieve.b39:")
+    assert lines[at - 2].startswith("cmp") and lines[at - 1].startswith("jge")
+    assert any(s.startswith("jne .Lsieve.b52") for s in lines[at:at + 4])

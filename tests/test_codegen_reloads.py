@@ -55,3 +55,23 @@ def test_what_a_block_knows_flows_only_into_a_block_entered_from_it_alone():
     h = MBlock("h", [reload(RAX, 0), MInstr("ret")], handler=True)
     fn = fn_of(MBlock("a", [reload(RAX, 0), MInstr("jmp")], succs=["h"]), h)
     assert remove_redundant_reloads(fn) == 0  # a throw arrives with registers clobbered
+
+
+def test_storing_back_what_was_just_reloaded_goes_too():
+    # nqueens' skipped column: count is reloaded and stored back into its own slot
+    b = MBlock("a", [reload(RAX, 3), MInstr("cmp", [RCX, RCX], uses=[RCX]),
+                     MInstr("mov", [Slot(3), RAX], uses=[RAX]), MInstr("ret")])
+    fn = fn_of(b)
+    assert remove_redundant_reloads(fn) == 1
+    assert ops(fn) == ["mov rax slot3", "cmp rcx rcx", "ret "]
+
+
+def test_a_store_back_after_a_change_stays():
+    changed_reg = [reload(RAX, 3), MInstr("add", [RAX, RCX], defs=[RAX], uses=[RAX, RCX]),
+                   MInstr("mov", [Slot(3), RAX], uses=[RAX])]
+    changed_slot = [reload(RAX, 3), MInstr("mov", [Slot(3), RCX], uses=[RCX]),
+                    MInstr("mov", [Slot(3), RAX], uses=[RAX])]
+    other_slot = [reload(RAX, 3), MInstr("mov", [Slot(4), RAX], uses=[RAX])]
+    for body in (changed_reg, changed_slot, other_slot):
+        fn = fn_of(MBlock("a", body + [MInstr("ret")]))
+        assert remove_redundant_reloads(fn) == 0

@@ -15,7 +15,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ssa_course.codegen import frame, hoist, select_ops, x86_effects
-from ssa_course.codegen.jumps import duplicate_tests, place_taken_arms
+from ssa_course.codegen.join_loads import reuse_join_loads
+from ssa_course.codegen.jumps import duplicate_tests, place_latches, place_taken_arms
 from ssa_course.codegen.loop_loads import hoist_loop_loads
 from ssa_course.codegen.loop_version import version_loops
 from ssa_course.codegen.minstr import call, fits32, ins
@@ -266,10 +267,14 @@ class Selector:
         blocks = function_blocks(self.fn)
         headers = loop_headers(blocks)
         params = [n for n, _ in self.fn.params]
+        reuse_join_loads(blocks, params, self.types)
         blocks = hoist_loop_loads(blocks, headers, params, self.types, self.guarded)
         if headers:
-            blocks = version_loops(blocks, params, self.types)
-            headers = loop_headers(blocks)  # the copies are loops too: fuel checks need them
+            bounded: set[str] = set()
+            blocks = version_loops(blocks, params, self.types, self.guarded, bounded)
+            # The copies are loops too: fuel checks need them (the row scans end by
+            # themselves: none there).
+            headers = loop_headers(blocks) - bounded
         self.blocks = blocks
         self.uses = use_counts(blocks)
         for qb in blocks:  # constants first: a phi may read one defined further down
@@ -332,6 +337,7 @@ class Selector:
         duplicate_tests(self.mfn)
         thread_bools(self.mfn, self.bool_shapes)
         place_taken_arms(self.mfn)
+        place_latches(self.mfn)
         return self.mfn
 
     def select_block(self, qb: QBlock, header: bool, copies: EdgeCopies) -> None:

@@ -15,6 +15,9 @@ when compiling (``a`` may come from a call, ``n`` from the input), but both can 
     F: H': the copy, whose ``a[i]`` are marked in bounds (no check in machine code)
 
 The loop's values live on after it through phis at its exit (``x = phi(H: x, H': x')``).
+Rows ``r = b[i]`` the loop indexes by an invariant ``j`` add tests ``0 <= j < m`` against
+the shortest row's length ``m``, computed once before an enclosing loop
+(:mod:`ssa_course.codegen.loop_rows`); the copy then reads them unchecked too.
 A step that is a variable (the sieve's ``j = j + i``) must be at least 1 and at most 2^31
 (then ``i + s`` never wraps: ``i < n <= len(a)`` is far below 2^62). Only innermost loops
 whose only exit is the header's test, of at most :data:`MAX_COPY` instructions, entered
@@ -30,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from ssa_course.codegen.loop_loads import defined_everywhere, pure
+from ssa_course.codegen.loop_rows import RowScans, RowUse, row_uses
 from ssa_course.codegen.quadcfg import QBlock, relabel_phis
 from ssa_course.quads.domtree import Dominance
 from ssa_course.quads.ir import Instr
@@ -47,10 +51,15 @@ MAX_STEP = 1 << 31
 _NO_COPY = frozenset(("enter", "leave", "throw", "catch", "checkdef", "set", "get", "undef"))
 
 
-def version_loops(blocks: list[QBlock], params: list[str], types: dict[str, Type]
+def version_loops(blocks: list[QBlock], params: list[str], types: dict[str, Type],
+                  guarded: set[str] | None = None, bounded: set[str] | None = None
                   ) -> list[QBlock]:
     """``blocks`` with each qualifying innermost loop versioned (see the module's
-    docstring); ``types`` gains the new names. The same list when nothing changes."""
+    docstring); ``types`` gains the new names. ``guarded``: names that hold 0 where their
+    loop does not run (:func:`~ssa_course.codegen.loop_loads.hoist_loop_loads`), never
+    read before it; ``bounded`` gains the headers of the row scans placed before outer
+    loops (:mod:`ssa_course.codegen.loop_rows`: they end by themselves, no fuel check
+    needed). The same list when nothing changes."""
     # Renaming the copy assumes SSA's "one definition per name, dominating its uses";
     # non-strict Bril code (a name possibly unassigned) does not give that.
     if not defined_everywhere(blocks, params):
@@ -67,12 +76,16 @@ def version_loops(blocks: list[QBlock], params: list[str], types: dict[str, Type
     consts = {i.dest: i.value for i in instrs if i.op == "const" and i.dest is not None}
     order = [b.label for b in blocks]
     headers = set(loops)
+    scans = RowScans(loops, by_label, order, home, consts, set(params), names, types,
+                     guarded if guarded is not None else set(),
+                     bounded if bounded is not None else set())
     # Innermost only: that is where the time goes, and copying an outer loop would copy
     # its inner loops too (code size grows with each nesting level).
     for header, (_, body) in loops.items():
         if any(x in headers for x in body if x != header):
             continue  # not innermost
-        new = _version(header, body, by_label, home, consts, set(params), names, types)
+        new = _version(header, body, by_label, home, consts, set(params), names, types,
+                       scans)
         if new:
             at = order.index(header)
             order[at:at] = [b.label for b in new]
@@ -92,7 +105,7 @@ def version_loops(blocks: list[QBlock], params: list[str], types: dict[str, Type
 
 def _version(header: str, body: set[str], by_label: dict[str, QBlock], home: dict[str, str],
              consts: Mapping[str, object], params: set[str], names: Names,
-             types: dict[str, Type]) -> list[QBlock]:
+             types: dict[str, Type], scans: RowScans) -> list[QBlock]:
     h = by_label[header]
     # The shape the proof needs: one way in (so the guards run on every entry), one way out
     # through the header's test (so "inside the loop" implies "the test i < n held").
@@ -148,11 +161,22 @@ def _version(header: str, body: set[str], by_label: dict[str, QBlock], home: dic
     arrays = [i.args[0] for b in members for i in b.body
               if i.op in ("aload", "astore") and not i.in_bounds and i.args[1] == iv
               and invariant(i.args[0]) and i.args[0] not in consts]
-    if not arrays:
+    arrays = list(dict.fromkeys(arrays))
+    # Rows b[iv] (b invariant, b[iv] itself checked or proven): set and long enough, when
+    # one scan before an enclosing loop says so (loop_rows), they lose their unset and
+    # bounds checks in the copy too.
+    rows: list[tuple[RowUse, str]] = []
+    outer = [i.args[0] for b in members for i in b.body
+             if i.op == "aload" and i.args[1] == iv and invariant(i.args[0])
+             and i.args[0] not in consts]
+    for use in row_uses(members, iv, list(dict.fromkeys(outer)), invariant, consts, types):
+        least = scans.minimum(header, use.array, init, bound, op, use.line)
+        if least is not None:
+            rows.append((use, least))
+    if not arrays and not rows:
         return []  # nothing to gain: copying would only grow the code
-    return _rewrite(h, pre, exit_, members, body, iv, bound, op, init, step,
-                    list(dict.fromkeys(arrays)), consts, names, types,
-                    list(by_label.values()))
+    return _rewrite(h, pre, exit_, members, body, iv, bound, op, init, step, arrays, rows,
+                    consts, names, types, list(by_label.values()))
 
 
 def _step(iv: str, nxt: str, body: set[str], by_label: dict[str, QBlock],
@@ -176,8 +200,8 @@ def _step(iv: str, nxt: str, body: set[str], by_label: dict[str, QBlock],
 
 def _rewrite(h: QBlock, pre: QBlock, exit_: QBlock, members: list[QBlock], body: set[str],
              iv: str, bound: str, op: str, init: str, step: str, arrays: list[str],
-             consts: Mapping[str, object], names: Names, types: dict[str, Type],
-             others: list[QBlock]) -> list[QBlock]:
+             rows: list[tuple[RowUse, str]], consts: Mapping[str, object], names: Names,
+             types: dict[str, Type], others: list[QBlock]) -> list[QBlock]:
     slow = names.fresh(h.label + "slow", bare=False, sep="")
     clone = {b.label: names.fresh(b.label + "fast", bare=False, sep="") for b in members}
     # the tests, each a block: (op, a, b) meaning "a op b holds"
@@ -207,6 +231,22 @@ def _rewrite(h: QBlock, pre: QBlock, exit_: QBlock, members: list[QBlock], body:
         k2, big = const(MAX_STEP)
         tests.append(([k1], "ge", step, one))
         tests.append(([k2], "le", step, big))
+    # Rows (loop_rows): 0 <= j < m for each index j of a row, m the scan's shortest row
+    # (-1 when a row is unset or missing); 0 <= m when rows are only read.
+    set_rows: set[str] = set()
+    row_indices: set[tuple[str, str]] = set()
+    for use, least in rows:
+        set_rows |= use.rows
+        for j in use.indices:
+            start = consts.get(j)
+            if not (isinstance(start, int) and start >= 0):
+                k, zero = const(0)
+                tests.append(([k], "ge", j, zero))
+            tests.append(([], "lt", j, least))
+            row_indices.update((r, j) for r in use.rows)
+        if not use.indices:
+            k, zero = const(0)
+            tests.append(([k], "ge", least, zero))
     labels = [names.fresh(h.label + "vers", bare=False, sep="") for _ in tests]
     fast_entry = clone[h.label]
     guard_blocks: list[QBlock] = []
@@ -251,6 +291,10 @@ def _rewrite(h: QBlock, pre: QBlock, exit_: QBlock, members: list[QBlock], body:
             # The whole point: the guards proved these accesses in bounds, so selection
             # emits them without compare and branch (the "proven in bounds" pattern).
             if i.op in ("aload", "astore") and i.args[1] == iv and i.args[0] in checked:
+                c.in_bounds = True
+            if i.op == "aload" and i.dest in set_rows:
+                c.set_known = True  # every row the loop reads was shown set
+            if i.op in ("aload", "astore") and (i.args[0], i.args[1]) in row_indices:
                 c.in_bounds = True
             c.args = [rename.get(a, a) for a in c.args]
             c.labels = [clone.get(x, x) for x in c.labels]

@@ -1,5 +1,5 @@
 """Redundant reloads go: a spilled value still in the register it was last loaded into
-(or stored from) is not loaded again.
+(or stored from) is not loaded again, and not stored back either.
 
 Spill code is written one use at a time (:mod:`ssa_course.codegen.spill`): a reload before
 every use, so ``cmp rax, [r13]`` followed by ``mov rdx, [r13 + rax*8 + 8]`` reloads the
@@ -44,6 +44,12 @@ def remove_redundant_reloads(fn: MFunction) -> int:
                     holds[dst.name] = src.index
                     continue
                 if isinstance(dst, Slot):  # a store: the slot now equals the source
+                    # ... which it already does when the register was loaded from (or
+                    # stored to) this slot and neither changed since: the store goes too
+                    # (a phi copy between two values spilled to one slot, nqueens' count).
+                    if isinstance(src, PReg) and holds.get(src.name) == dst.index:
+                        removed += 1
+                        continue
                     for reg in [r for r, k in holds.items() if k == dst.index]:
                         del holds[reg]
                     kept.append(instr)

@@ -36,8 +36,11 @@ def mmap_text(size: str | None) -> str:
 
 HEAP_TEXT = f"""
 # ---- memory: bump allocation from zeroed mmap chunks (never freed)
-# rt_alloc(rdi = bytes, a multiple of 8) -> rax
+# rt_alloc(rdi = bytes, a multiple of 8) -> rax, 16-byte aligned (as malloc's blocks: an
+# array's rows then lie as far apart as a C program's, and so share cache sets as theirs do)
 rt_alloc:
+    add rdi, 15
+    and rdi, -16
     mov rax, qword ptr [rip + rt_heap_ptr]
     lea rcx, [rax + rdi]
     cmp rcx, qword ptr [rip + rt_heap_end]

@@ -87,7 +87,9 @@ def s_aload(sel: Selector, i: Instr) -> None:
     d = sel.dest(i)
     sel.emit(fx.load if width == 8 else fx.load_byte, d, addr)
     t = sel.types.get(i.args[0])
-    if isinstance(t, ArrayType) and t.elem.is_ref():  # a reference must have been stored
+    # A reference must have been stored, unless the element was shown set before
+    # (codegen/loop_rows.py marks such loads ``set_known``).
+    if isinstance(t, ArrayType) and t.elem.is_ref() and not i.set_known:
         fx.unset_check(sel, d, i)
 
 

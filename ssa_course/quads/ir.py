@@ -126,6 +126,10 @@ class Instr:
     # ``aload``/``astore`` whose index is proven in bounds (lesson 09): the same meaning
     # (the index never fails), but machine code may leave its bounds test out
     in_bounds: bool = False
+    # an ``aload`` of a reference whose element is known to be set, or whose reader tests
+    # the 0 of an unset slot itself (codegen/loop_rows.py): machine code may leave its
+    # unset test out. Made only inside code generation, never by the middle end.
+    set_known: bool = False
 
     def is_terminator(self) -> bool:
         return self.op in TERMINATORS
@@ -155,7 +159,7 @@ class Instr:
     def copy(self) -> Instr:
         return Instr(self.op, self.dest, self.type, list(self.args), list(self.funcs),
                      list(self.labels), self.value, self.field, self.pos, self.line, self.at,
-                     self.in_bounds)
+                     self.in_bounds, self.set_known)
 
 
 @dataclass(eq=False, slots=True)

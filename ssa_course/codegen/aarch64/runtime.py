@@ -206,8 +206,10 @@ rt_stack_overflow:
 
 HEAP_TEXT = f"""
 // ---- memory: bump allocation from zeroed mmap chunks (never freed)
-// rt_alloc(x0 = bytes, a multiple of 8) -> x0
+// rt_alloc(x0 = bytes, a multiple of 8) -> x0, 16-byte aligned (as x86-64's and malloc's)
 rt_alloc:
+    add x0, x0, #15
+    and x0, x0, #0xfffffffffffffff0
     adrp x9, rt_heap_ptr
     ldr x10, [x9, :lo12:rt_heap_ptr]
     adrp x11, rt_heap_end
