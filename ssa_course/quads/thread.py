@@ -23,7 +23,7 @@ holds at a join when it holds on every edge into it (and, solved optimistically,
 loop when it holds on entry and nothing in the loop kills it; a function with more than
 :data:`OPTIMISTIC_FACTS` facts is solved from nothing instead, which keeps the cost linear
 and loses only facts carried round loops). A ``val`` fact crosses an edge only into a block
-from which some ``br`` may still test its variable (:func:`_tests_ahead`): nothing else
+from which some ``br`` may still test its variable (:class:`_TestsAhead`): nothing else
 reads it, and an else-if chain would otherwise carry every arm's "false" to the end.
 Then three rewrites use them:
 
@@ -50,6 +50,7 @@ from dataclasses import replace
 
 from ssa_course import opcodes
 from ssa_course.quads.cfg import CFG, BasicBlock, build_cfg, remove_unreachable
+from ssa_course.quads.components import components
 from ssa_course.quads.dataflow import gen_kill, solve
 from ssa_course.quads.ir import Function, Instr
 from ssa_course.quads.layout import layout
@@ -174,17 +175,16 @@ def _round(cfg: CFG) -> tuple[bool, bool]:
     """Solve the facts once and apply the three rewrites: (did anything change, did an
     edge move -- then another round may find more)."""
     universe = _Universe(cfg)
-    ahead = _tests_ahead(cfg, universe)
+    ahead = _TestsAhead(cfg)
 
     def edge(src: str, dst: str, fact: frozenset[Fact]) -> frozenset[Fact]:
         # A ``val`` fact crosses an edge only if its variable is tested ahead: elsewhere no
         # rule reads it, and carried down an else-if chain every test's "false" would
         # pile up (10,000 arms: 50 million set entries). The kept facts are the same.
-        live = ahead[dst]
-        if any(f[0] == "val" and f[1] not in live for f in fact):
-            fact = frozenset(f for f in fact if f[0] != "val" or f[1] in live)
+        if any(f[0] == "val" and not ahead.read_from(dst, f[1]) for f in fact):
+            fact = frozenset(f for f in fact if f[0] != "val" or ahead.read_from(dst, f[1]))
         extra = _edge_fact(cfg, src, dst)
-        if extra is None or extra in fact or extra[1] not in live:
+        if extra is None or extra in fact or not ahead.read_from(dst, extra[1]):
             return fact
         return fact | {extra}
 
@@ -218,26 +218,37 @@ def _round(cfg: CFG) -> tuple[bool, bool]:
     return changed, moved
 
 
-def _tests_ahead(cfg: CFG, universe: _Universe) -> dict[str, frozenset[str]]:
-    """Block -> the conditions a ``br`` may test on some path from the block's top before
-    anything writes them: the only variables whose ``val`` facts a rewrite can read
-    there (a backward *may* problem: liveness restricted to the uses by ``br``).
+class _TestsAhead:
+    """Which ``val`` facts a rewrite may still read past an edge: those whose variable
+    some ``br`` may test in a block reachable from the edge's target. Reachability is
+    read off the strongly connected components of the CFG: Tarjan finishes a component
+    after every component it reaches, so a block whose component finished before the
+    first one holding a ``br c`` reaches no ``br c`` (exact on an else-if chain; a loop
+    counts as testing everywhere in it). Linear to build, one comparison per question;
+    the kept facts are a superset of those any rule reads, so the rewrites are the
+    same (and a predecessor keeps whatever its successor keeps: its component finishes
+    no sooner)."""
 
-    A write that rule 1 may delete (an instruction written twice) does not end a test's
-    reach: deleted, it keeps the facts about its destination (:func:`_simplify`), and
-    rule 3 asks a block's ``br`` past such instructions with the facts of the edge into
-    it."""
+    def __init__(self, cfg: CFG) -> None:
+        def succs(name: str) -> list[str]:
+            return [s for s in cfg.blocks[name].succs if s in cfg.blocks]
 
-    def gen(instr: Instr) -> list[str]:
-        return [instr.args[0]] if instr.op == "br" else []
+        self.finished: dict[str, int] = {}  # block -> when its component finished
+        for k, component in enumerate(components(cfg.blocks, succs)):
+            for name in component:
+                self.finished[name] = k
+        self.first: dict[str, int] = {}  # condition -> the earliest finish of a br on it
+        for name, block in cfg.blocks.items():
+            term = block.terminator
+            if term is not None and term.op == "br":
+                c = term.args[0]
+                self.first[c] = min(self.first.get(c, self.finished[name]),
+                                    self.finished[name])
 
-    def kill(instr: Instr) -> list[str]:
-        if instr.dest is None or expr_fact(instr) in universe.repeated:
-            return []
-        return [instr.dest]
-
-    return solve(cfg, gen_kill("tests ahead", forward=False, may=True, gen=gen,
-                               kill=kill)).top
+    def read_from(self, block: str, c: object) -> bool:
+        """May a ``br`` on ``c`` run after control enters ``block``?"""
+        first = self.first.get(str(c))
+        return first is not None and self.finished[block] >= first
 
 
 def _meet(*facts: frozenset[Fact]) -> frozenset[Fact]:
