@@ -208,6 +208,30 @@ def test_a_value_a_dominating_equality_names_is_that_constant(test, then, other,
     assert top.type.is_constant() == folds, top
 
 
+def test_the_parser_walks_up_only_for_a_phi_input_something_compares_to_a_constant(
+        monkeypatch):
+    """While parsing, a phi's input is looked up the dominators only when some ``v == K``
+    or ``v != K`` reads it (the walk finds nothing else): loops with ``<`` tests start no
+    walk for their phis, the equality above starts one."""
+    from ssa_course.son import control
+
+    walks: list[str] = []
+    real = control.dominating_facts
+
+    def counting(ctrl, watcher):
+        if isinstance(watcher, Phi):
+            walks.append(watcher.var_name)
+        return real(ctrl, watcher)
+
+    monkeypatch.setattr(control, "dominating_facts", counting)
+    loops = "".join(f"    var i{k} = 0; while (i{k} < n) {{ s = s + i{k}; i{k} = i{k} + 1; }}\n"
+                    for k in range(5))
+    son_program(compile_source(f"fn main(n: int) {{\n    var s = 0;\n{loops}    print(s);\n}}"))
+    assert walks == []
+    _main("fn main(c: int) { var r = 7; if (c != 0) { r = 0; } else { r = c; } print(r); }")
+    assert walks and set(walks) == {"r"}
+
+
 # -- property: generated sums, merges and repeated tests print the same ---------------------
 
 _LEAVES = ["arg", "a", "b", "0", "1", "2", "3", "-1"]

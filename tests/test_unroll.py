@@ -133,3 +133,24 @@ def test_every_corpus_program_through_the_pass_alone(case):
     assert (got.stdout, got.status) == (want.stdout, want.status), name
     if filename.endswith(".tiny"):
         assert got.error == want.error, name
+
+
+def test_loop_bodies_come_in_layout_order():
+    """Each body is sorted by block position (not found by a scan of every block per
+    loop, which was quadratic in a function of many loops): the same lists."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from shapes import array_loops, diamonds
+
+    from ssa_course.quads.cfg import build_cfg
+    from ssa_course.quads.unroll import single_latch_loops
+
+    for source in (array_loops(120), diamonds(200)):
+        fn = compile_source(source, "shape.tiny").quads.functions["main"]
+        cfg = build_cfg(fn)
+        loops = single_latch_loops(cfg)
+        assert len(loops) >= 5
+        for _, _, blocks in loops:
+            assert blocks == [n for n in cfg.blocks if n in set(blocks)]

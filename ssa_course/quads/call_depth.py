@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from ssa_course.quads.analyses import available
 from ssa_course.quads.cfg import build_cfg
+from ssa_course.quads.components import components
 from ssa_course.quads.dataflow import solve
 from ssa_course.quads.ir import Function, Instr, Label, Program, may_trap
 
@@ -61,42 +62,10 @@ def recursive_functions(program: Program) -> set[str]:
     vouch for the depth of the calls around them. Frame arrays (lesson 10) avoid them too."""
     calls = {name: [f for i in fn.instrs() if i.op == "call" for f in i.funcs
                     if f in program.functions] for name, fn in program.functions.items()}
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
     found: set[str] = set()
-    for start in calls:
-        if start in index:
-            continue
-        work = [(start, 0)]
-        while work:
-            v, k = work.pop()
-            if k == 0:
-                index[v] = low[v] = len(index)
-                stack.append(v)
-                on_stack.add(v)
-            if k < len(calls[v]):
-                work.append((v, k + 1))
-                w = calls[v][k]
-                if w not in index:
-                    work.append((w, 0))
-                elif w in on_stack:
-                    low[v] = min(low[v], index[w])
-                continue
-            for w in calls[v]:  # children done: take their low links
-                if w in on_stack:
-                    low[v] = min(low[v], low[w])
-            if low[v] == index[v]:
-                component = []
-                while True:
-                    w = stack.pop()
-                    on_stack.discard(w)
-                    component.append(w)
-                    if w == v:
-                        break
-                if len(component) > 1 or v in calls[v]:
-                    found.update(component)
+    for component in components(calls, calls.__getitem__):
+        if len(component) > 1 or component[0] in calls[component[0]]:
+            found.update(component)
     return found
 
 

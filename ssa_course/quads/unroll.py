@@ -45,7 +45,10 @@ def single_latch_loops(cfg: CFG) -> list[tuple[str, str, list[str]]]:
     """``(header, latch, blocks in layout order)`` of every loop with a single back edge."""
     dom = Dominance({n: list(b.succs) for n, b in cfg.blocks.items()}, cfg.entry)
     preds = {n: b.preds for n, b in cfg.blocks.items()}
-    return [(head, tails[0], [n for n in cfg.blocks if n in body])
+    # each body sorted by layout position, not by a scan of every block per loop (that
+    # was quadratic: 1,667 loops of 10,000 statements, 0.8 s)
+    position = {n: k for k, n in enumerate(cfg.blocks)}
+    return [(head, tails[0], sorted(body, key=position.__getitem__))
             for head, (tails, body) in natural_loops(preds, dom).items() if len(tails) == 1]
 
 

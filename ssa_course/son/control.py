@@ -452,6 +452,8 @@ class Phi(Node):
             if v is None or v.type.is_constant() or v is self:
                 continue
             self.add_dep(v)
+            if dom is None and not any(_tests_constant(t, v) for t in v.outputs):
+                continue  # no test ``v == K`` to find: the walk up could only come back empty
             facts = dominating_facts(region.in_(i), self) if dom is None \
                 else self._tests_of(v, region.in_(i))
             for pred, value in facts:
@@ -491,6 +493,13 @@ class Phi(Node):
 
     def detail(self) -> str:
         return self.var_name
+
+
+def _tests_constant(test: Node, v: Node) -> bool:
+    """``test`` is ``v == K`` or ``v != K`` with ``K`` constant (what a phi's input can be
+    known by on its path: :meth:`Phi._known_on_path`)."""
+    return getattr(test, "op", None) in ("==", "!=") and test.inputs[1] is v \
+        and test.operand(2).type.is_constant()
 
 
 class Return(Node):

@@ -1,0 +1,80 @@
+"""Where ``ssa-course opt``'s time goes on one large program: CPU seconds per pass.
+
+    python benchmarks/opt_passes.py SHAPE SIZE [--profile N]
+
+SHAPE is one of :data:`shapes.SHAPES` (diamonds, straight, expression, elif, arrays), SIZE
+its statements. Runs the same work as the ``opt`` cell of :mod:`scaling` (a fresh
+compilation that already holds its quads, the default pipeline, the Bril text) and prints
+the quads build, the whole cell (microseconds per quads instruction and the ratio to the
+build) and each pass's CPU seconds; the rest of the cell is the check at the end and the
+text. ``--profile N`` adds cProfile's N most expensive functions (by their own time, then
+cumulative) -- about 6x slower than the plain run, so read it for proportions only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+
+from shapes import SHAPES  # noqa: E402
+
+from ssa_course import passes  # noqa: E402
+from ssa_course.compilation import compile_source  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("shape", choices=sorted(SHAPES))
+    parser.add_argument("size", type=int)
+    parser.add_argument("--profile", type=int, default=0, metavar="N")
+    ns = parser.parse_args()
+    comp = compile_source(SHAPES[ns.shape](ns.size), f"{ns.shape}.tiny", "tiny")
+    t0 = time.process_time()
+    quads = comp.quads
+    build = time.process_time() - t0
+    n = sum(len(fn.instrs()) for fn in quads.functions.values())
+    spent: dict[str, float] = {}
+    run_pass = passes.run_pass
+
+    def timed_pass(state: passes.PassState, p: passes.Pass, *args: object,
+                   **kwargs: object) -> None:
+        t = time.process_time()
+        try:
+            run_pass(state, p, *args, **kwargs)  # type: ignore[arg-type]
+        finally:
+            spent[p.name] = spent.get(p.name, 0.0) + time.process_time() - t
+
+    passes.run_pass = timed_pass  # type: ignore[assignment]
+    profile = cProfile.Profile() if ns.profile else None
+    try:
+        t0 = time.process_time()
+        if profile is not None:
+            profile.enable()
+        passes.emit(passes.run_pipeline(comp, passes.DEFAULT_PIPELINE), "bril")
+        if profile is not None:
+            profile.disable()
+        total = time.process_time() - t0
+    finally:
+        passes.run_pass = run_pass  # type: ignore[assignment]
+    print(f"{ns.shape} at {ns.size} statements: {n:,} quads instructions, built in "
+          f"{build:.2f} s; opt {total:.2f} s CPU = {total / n * 1e6:.0f} us per instruction, "
+          f"{total / build:.1f}x the build")
+    for name, secs in spent.items():
+        print(f"  {name:<14} {secs:7.2f} s")
+    print(f"  {'(check, text)':<14} {total - sum(spent.values()):7.2f} s")
+    if profile is not None:
+        stats = pstats.Stats(profile)
+        stats.sort_stats("tottime").print_stats(ns.profile)
+        stats.sort_stats("cumtime").print_stats(ns.profile)
+
+
+if __name__ == "__main__":
+    main()
