@@ -214,7 +214,14 @@ def _objects(load: Node) -> list[Node]:
         # The answer reads the phi's inputs, two edges away: register it (add_dep).
         load.add_dep(base)
         objects = [v for v in base.inputs[1:] if v is not None]
-        return objects if all(getattr(v, "allocates", False) for v in objects) else []
+        if not all(getattr(v, "allocates", False) for v in objects):
+            return []
+        # ...and what each allocation was made with, three edges away: when one of those
+        # values changes (``flag || d != c`` folds to the ``true`` the other path made), the
+        # load may now read one value on every path (fuzz seed 52601).
+        for v in objects:
+            load.add_dep(v)
+        return objects
     return [base]
 
 
