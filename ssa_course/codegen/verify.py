@@ -210,13 +210,21 @@ def check_calls(fn: MFunction, arity: dict[str, int]) -> None:
             preds[t].append(b.label)
     out: dict[str, frozenset[str] | None] = {b.label: None for b in fn.blocks}
 
-    def flow(n: int, report: bool) -> frozenset[str]:
+    def flow(n: int, report: bool) -> frozenset[str] | None:
         b = fn.blocks[n]
+        # A path not looked at yet says nothing (optimistic: "everything written"), so it
+        # is left out of the meet. Reading it as "nothing written" would be pessimistic,
+        # and in a loop whose latch is laid out before its header (jumps.place_latches)
+        # that underestimate goes round the back edge and never recovers.
         known = [w for p in preds[b.label] if (w := out[p]) is not None]
         # A must-analysis, so the meet is intersection (written on *every* path). The
         # entry starts with all argument registers written: the caller set them.
-        written = set(ARG_REGS) if n == 0 else (
-            set(frozenset.intersection(*known)) if known else set())
+        if n == 0:
+            written = set(ARG_REGS).intersection(*known)
+        elif known:
+            written = set(frozenset.intersection(*known))
+        else:
+            return None  # no path from the entry reaches it (yet): nothing to check
         for k, i in enumerate(b.instrs):
             if i.op == "call":
                 sym = _target(i) or ""
