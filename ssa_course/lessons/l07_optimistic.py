@@ -34,11 +34,23 @@ def _build(comp: Compilation) -> SeaOfNodes:
 
 def compare_modes(comp: Compilation, mode: str, fmt: str,
                   options: DrawOptions | None = None) -> tuple[str, str]:
-    """The pessimistic graph drawn (``fmt`` "dot") or printed ("text") with the types of
-    ``mode`` ("pessimistic" or "optimistic"); returns (rendering, summary line)."""
+    """The explorer's switch, drawn (``fmt`` "dot") or printed ("text"); returns
+    (rendering, summary line). "pessimistic": the parser's graph with its own types, the
+    nodes SCCP types differently marked, those it proves dead grey. "optimistic": the
+    graph after the optimistic pass (``son-opt``), with what changed against the
+    parser's graph (:mod:`ssa_course.son.optdiff`: nodes made, retyped, removed)."""
     from ssa_course.son.printer import compare, compare_dot, compare_summary, compare_text
 
     program = son_program(comp)
+    if mode == "optimistic":
+        from ssa_course.son import optdiff
+
+        after = optimistic_program(comp)
+        changes = comp.cached("son-opt-diff", lambda: optdiff.diff(program, after))
+        line = optdiff.diff_summary(program, after, changes)
+        if fmt == "dot":
+            return optdiff.diff_dot(program, after, changes, options), line
+        return optdiff.diff_text(program, after, changes), line
     table = comp.cached("sccp-compare", lambda: compare(program))  # SCCP once for both
     summary_line = compare_summary(program, table)
     if fmt == "dot":
