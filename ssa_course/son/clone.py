@@ -120,3 +120,28 @@ def clone_program(program: SeaOfNodes) -> SeaOfNodes:
     return SeaOfNodes({name: clone_function(fg) for name, fg in program.functions.items()},
                       program.source, program.optimized,
                       None if program.sccp_counts is None else dict(program.sccp_counts))
+
+
+def copy_nodes(olds: list[Node], graph: Graph, fixed: dict[int, Node],
+               lines: dict[int, int], line: int = 0) -> dict[int, Node]:
+    """Copies of ``olds`` (nodes of another graph, in id order) made in ``graph`` with new
+    ids; an edge to a node outside ``olds`` goes to ``fixed[id(node)]`` (the inliner maps
+    the callee's Start and its projections to the call and its inputs). Each copy keeps
+    its original's source line (``lines``), else gets ``line``. Returns ``id(old) ->
+    copy`` (the fixed entries included)."""
+    nodes: dict[int, Node] = dict(fixed)
+    for old in olds:  # every twin first (in id order: ids stay creation order)
+        twin = nodes[id(old)] = object.__new__(type(old))
+        twin.graph, twin.outputs = graph, []
+        graph.register(twin)
+        graph.lines[twin.id] = lines.get(old.id, line)
+    for old in olds:
+        twin = nodes[id(old)]
+        for name in _slots(type(old)):
+            if name not in ("graph", "id", "inputs", "outputs") and hasattr(old, name):
+                setattr(twin, name, _mapped(getattr(old, name), nodes))
+        twin.inputs = [None if n is None else nodes[id(n)] for n in old.inputs]
+        for n in twin.inputs:  # the users' side of every copied edge
+            if n is not None:
+                n.outputs.append(twin)
+    return nodes
