@@ -131,17 +131,20 @@ def copy_nodes(olds: list[Node], graph: Graph, fixed: dict[int, Node],
     copy`` (the fixed entries included)."""
     nodes: dict[int, Node] = dict(fixed)
     for old in olds:  # every twin first (in id order: ids stay creation order)
-        twin = nodes[id(old)] = object.__new__(type(old))
-        twin.graph, twin.outputs = graph, []
-        graph.register(twin)
-        graph.lines[twin.id] = lines.get(old.id, line)
+        nodes[id(old)] = object.__new__(type(old))
     for old in olds:
         twin = nodes[id(old)]
         for name in _slots(type(old)):
-            if name not in ("graph", "id", "inputs", "outputs") and hasattr(old, name):
+            if name in ("inputs", "outputs"):  # empty: the edges are added below
+                setattr(twin, name, [])
+            elif name == "graph":
+                setattr(twin, name, graph)
+            elif name != "id" and hasattr(old, name):
                 setattr(twin, name, _mapped(getattr(old, name), nodes))
-        twin.inputs = [None if n is None else nodes[id(n)] for n in old.inputs]
-        for n in twin.inputs:  # the users' side of every copied edge
-            if n is not None:
-                n.outputs.append(twin)
+        graph.register(twin)
+        graph.lines[twin.id] = lines.get(old.id, line)
+    for old in olds:  # through Node's own method: inputs and users stay mirror images
+        twin = nodes[id(old)]
+        for n in old.inputs:
+            twin.add_input(None if n is None else nodes[id(n)])
     return nodes
