@@ -37,7 +37,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ssa_course.son.clone import copy_nodes
-from ssa_course.son.control import Call, Never, Phi, Proj, Region, Return, Start, Throw, Trap
+from ssa_course.son.control import Call, Never, Phi, Proj, Region, Return, Throw, Trap
 from ssa_course.son.graph import Node
 from ssa_course.son.types import MEM
 
