@@ -117,8 +117,9 @@ class Explorer:
                                     value="pessimistic", tooltips=[
                                         "the parser's graph and types (orange: SCCP types "
                                         "it differently, grey: SCCP proves it dead)",
-                                        "the graph after SCCP and the iterative peepholes "
-                                        "(son-opt): blue made, red removed, orange retyped"])
+                                        "the graph after inlining, SCCP and the iterative "
+                                        "peepholes (son-opt): blue made, red removed, "
+                                        "orange retyped"])
         self.zoom = w.SelectionSlider(options=list(ZOOMS), value="fit", description="zoom",
                                       continuous_update=False)
         self.function = w.Dropdown(options=[AUTO], value=AUTO, description="function")
