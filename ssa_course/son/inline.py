@@ -114,10 +114,7 @@ def inline_call(caller: FunctionGraph, call: Call, callee: FunctionGraph) -> Non
     for r in returns:
         if not r.outputs:
             r.kill()
-    for i in range(len(call.inputs)):
-        call.set_input(i, None)
-    g.nodes.pop(call.id, None)
-    g.control_version += 1
+    call.kill()  # its projections were its only users
 
 
 def inline_program(program: SeaOfNodes, quads: Program) -> int:
