@@ -77,7 +77,8 @@ def test_pessimistic_optimistic_switch():
     assert "; x" not in listed and "99" not in listed  # x is the constant 1, no print(99)
     assert "Phi" in removed and "; x" in removed and "99" in removed
     ex.face.value = "graph"
-    assert "son: optimistic" in ex.stats.value and "removed by the optimistic" in ex.legend.value
+    assert "son: optimistic" in ex.stats.value and "SCCP" in ex.stats.value
+    assert "removed by the optimistic" in ex.legend.value
     ex.view.value = "cfg"
     assert ex.mode.disabled and "cfg:" in ex.stats.value
 

@@ -94,8 +94,8 @@ def diff_summary(pessimistic: SeaOfNodes, optimistic: SeaOfNodes,
                        for word, kind in COUNTED)
     removed = sum(len(d.removed) for d in table.values())
     new = sum(len(d.new) for d in table.values())
-    return (f"son-opt against son: {counts}; {removed} removed, {new} new; "
-            f"rewrites: {fired(optimistic)}")
+    return (f"son-opt (inlining, SCCP, peepholes) against son: {counts}; {removed} removed, "
+            f"{new} new; rewrites: {fired(optimistic)}")
 
 
 def diff_text(pessimistic: SeaOfNodes, optimistic: SeaOfNodes,
