@@ -50,13 +50,9 @@ def chosen_callees(quads: Program) -> tuple[set[str], set[str]]:
     """(the functions that may be copied into their callers, the callers that may run
     deep): the quads inliner's decisions."""
     from ssa_course.quads.call_depth import deep_functions
-    from ssa_course.quads.inline import inlinable
+    from ssa_course.quads.inline import call_sites, inlinable
 
-    sites: dict[str, int] = {}
-    for fn in quads.functions.values():
-        for i in fn.instrs():
-            if i.op == "call" and i.funcs:
-                sites[i.funcs[0]] = sites.get(i.funcs[0], 0) + 1
+    sites = call_sites(quads)
     callees = {name for name, fn in quads.functions.items() if inlinable(fn, sites.get(name, 0))}
     return callees, deep_functions(quads)
 
@@ -84,7 +80,7 @@ def inline_call(caller: FunctionGraph, call: Call, callee: FunctionGraph) -> Non
     fixed: dict[int, Node] = {id(start): caller.start}
     for u in start.outputs:
         if isinstance(u, Proj) and u.inputs[0] is start:
-            fixed[id(u)] = call.operand(u.index) if u.index < len(call.inputs) else caller.start
+            fixed[id(u)] = call.operand(u.index)  # control, memory, argument k: same index
     body = [n for n in callee.nodes() if id(n) not in fixed and n is not callee.stop]
     twins = copy_nodes(body, g, fixed, callee.graph.lines, g.lines.get(call.id, 0))
     exits = [twins[id(e)] for e in callee.stop.inputs]
@@ -121,7 +117,7 @@ def inline_program(program: SeaOfNodes, quads: Program) -> int:
     """Inline into every function the calls the quads inliner's rules allow; returns how
     many calls were replaced (kept in ``program.sccp_counts`` by the caller)."""
     callees, deep = chosen_callees(quads)
-    # the callees' graphs as they are now: a graph inlined into is not copied again
+    # the callees' graphs: leaves (no Call), so nothing is inlined into one of them
     originals = {name: fg for name, fg in program.functions.items()
                  if name in callees and _copyable(fg)}
     count = 0
