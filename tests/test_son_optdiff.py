@@ -119,3 +119,14 @@ def test_the_diff_accounts_for_every_node(body, loop):
     assert text.count(" new\n") == len(d.new)
     phis = sum(isinstance(n, Phi) for n in after)
     assert f"phis {sum(isinstance(n, Phi) for n in before)} → {phis}" in text
+
+
+def test_an_inlined_call_shows_in_the_counts():
+    src = ("struct S { i: int; } fn new_s(x: int) -> S { return new S { i: x }; }"
+           " fn main() { print(new_s(1).i); }")
+    _, son, opt = _both(src)
+    line = optdiff.diff_summary(son, opt)
+    assert "loads 1 → 0, calls 1 → 0" in line and "1 call inlined" in line
+    d = optdiff.diff(son, opt)["main"]
+    assert "Call new_s" in {n.label for n in d.removed}
+    assert "LoadField" in {type(n).__name__ for n in d.removed}  # new_s(1).i is 1
