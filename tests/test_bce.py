@@ -217,7 +217,7 @@ def test_son_ranges_golden_text():
 
 def test_son_ranges_drawing_shows_ranges_facts_and_greyed_checks():
     dot = views.render(load_file(str(GOLDEN / "ranges.tiny")), "son-ranges", "dot")
-    assert "bounds checks: 3 before, 1 after" in dot
+    assert "bounds checks: 6 before, 2 after" in dot  # fill, and its copy inlined in main
     assert "int[0..100000000]" in dot  # the loop phi's range
     assert "i#" in dot and " < len#" in dot  # a fact on a branch edge
     assert "removed: index in" in dot and "kept: index in" in dot

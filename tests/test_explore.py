@@ -63,14 +63,22 @@ def test_pessimistic_optimistic_switch():
     assert not ex.mode.disabled
     pessimistic = body_text(ex)
     assert "son: pessimistic" in ex.stats.value and "SCCP" in ex.stats.value
+    # pessimistic: the Phi of x is any int for the parser, marked as SCCP types it
+    # differently; the print(99) side is marked dead
+    assert any("; x *" in line and ": int" in line for line in pessimistic.splitlines())
+    assert any("Print" in line and line.endswith("dead") for line in pessimistic.splitlines())
     ex.mode.value = "optimistic"
     optimistic = body_text(ex)
     assert optimistic != pessimistic and "son: optimistic" in ex.stats.value
-    # the Phi of x: any int for the parser, 1 for SCCP, and marked as differing
-    assert any("; x *" in line and ": 1" in line for line in optimistic.splitlines())
-    assert "dead" in optimistic  # the print(99) side
+    # optimistic: the graph after son-opt's rewrites, and what they removed
+    assert "nodes 28 → 19, phis 4 → 3" in ex.stats.value
+    assert "1 branch cut" in ex.stats.value and "9 removed" in ex.stats.value
+    listed, removed = optimistic.split("// removed from son (9):")
+    assert "; x" not in listed and "99" not in listed  # x is the constant 1, no print(99)
+    assert "Phi" in removed and "; x" in removed and "99" in removed
     ex.face.value = "graph"
-    assert "son: optimistic" in ex.stats.value
+    assert "son: optimistic" in ex.stats.value and "SCCP" in ex.stats.value
+    assert "removed by the optimistic" in ex.legend.value
     ex.view.value = "cfg"
     assert ex.mode.disabled and "cfg:" in ex.stats.value
 
@@ -126,8 +134,9 @@ def test_the_legend_explains_the_current_drawing():
         assert meaning in legend, meaning
     assert "SCCP" not in legend  # no orange or grey node in a plain graph
     ex.view.value = "son"
-    ex.mode.value = "optimistic"
     assert "typed differently" in ex.legend.value and "dead:" in ex.legend.value
+    ex.mode.value = "optimistic"  # son-opt: x's Phi and the print(99) side are gone
+    assert "removed by the optimistic pass" in ex.legend.value and "dead:" not in ex.legend.value
     ex.face.value = "text"
     assert ex.legend.value == ""
 

@@ -20,11 +20,7 @@ CASES = load_simple_corpus()
 STAGES = [s.name for s in registry.executors()]
 
 # What Simple folds and son-opt does not yet, per program.
-WEAKER: dict[str, str] = {
-    "ch18_fcn3": "a call: son-opt does not inline (Simple's closure returns its constant)",
-    "ch18_fcn6": "a call: son-opt does not inline (Simple's function value is inlined and "
-                 "its fresh struct's field read folds)",
-}
+WEAKER: dict[str, str] = {}  # empty since son-opt inlines small leaf calls (#22)
 
 
 def test_the_corpus_is_there():

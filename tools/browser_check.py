@@ -254,7 +254,7 @@ def _steps(port: int, page) -> list[str]:
     page.wait_for_timeout(500)  # the drawing's image decoded
     before = panel.screenshot(path=str(OUT / "explore-before.png"))
     stats_before = _stats(panel)
-    # the pessimistic/optimistic switch: SCCP's types, changed nodes highlighted
+    # the pessimistic/optimistic switch: son-opt (after SCCP) against son, changes marked
     panel.locator("button", has_text="optimistic").first.click()
     stats = panel.locator(".widget-html").first.element_handle()
     optimistic, stats_optimistic = _redrawn(page, panel, stats, stats_before,

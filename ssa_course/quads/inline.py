@@ -153,6 +153,16 @@ def inline_into(fn: Function, program: Program, leaves: set[str], deep: set[str]
     return Function(fn.name, list(fn.params), fn.ret, body)
 
 
+def call_sites(program: Program) -> dict[str, int]:
+    """How many calls of each function the program makes (``inlinable``'s ``sites``)."""
+    sites: dict[str, int] = {}
+    for fn in program.functions.values():
+        for i in fn.instrs():
+            if i.op == "call" and i.funcs:
+                sites[i.funcs[0]] = sites.get(i.funcs[0], 0) + 1
+    return sites
+
+
 def inline_calls(program: Program) -> tuple[Program, int]:
     """Inline small leaf functions into their callers, bottom-up; returns the new program
     and how many calls were replaced."""
@@ -162,11 +172,7 @@ def inline_calls(program: Program) -> tuple[Program, int]:
     # Bottom-up in rounds: a function that only called leaves becomes a leaf itself once
     # they are inlined into it, and the next round may inline it.
     for _ in range(MAX_ROUNDS):
-        sites: dict[str, int] = {}
-        for fn in program.functions.values():
-            for i in fn.instrs():
-                if i.op == "call" and i.funcs:
-                    sites[i.funcs[0]] = sites.get(i.funcs[0], 0) + 1
+        sites = call_sites(program)
         leaves = {name for name, fn in program.functions.items()
                   if inlinable(fn, sites.get(name, 0))}
         before = counter[0]

@@ -120,3 +120,31 @@ def clone_program(program: SeaOfNodes) -> SeaOfNodes:
     return SeaOfNodes({name: clone_function(fg) for name, fg in program.functions.items()},
                       program.source, program.optimized,
                       None if program.sccp_counts is None else dict(program.sccp_counts))
+
+
+def copy_nodes(olds: list[Node], graph: Graph, fixed: dict[int, Node],
+               lines: dict[int, int], line: int = 0) -> dict[int, Node]:
+    """Copies of ``olds`` (nodes of another graph, in id order) made in ``graph`` with new
+    ids; an edge to a node outside ``olds`` goes to ``fixed[id(node)]`` (the inliner maps
+    the callee's Start and its projections to the call and its inputs). Each copy keeps
+    its original's source line (``lines``), else gets ``line``. Returns ``id(old) ->
+    copy`` (the fixed entries included)."""
+    nodes: dict[int, Node] = dict(fixed)
+    for old in olds:  # every twin first (in id order: ids stay creation order)
+        nodes[id(old)] = object.__new__(type(old))
+    for old in olds:
+        twin = nodes[id(old)]
+        for name in _slots(type(old)):
+            if name in ("inputs", "outputs"):  # empty: the edges are added below
+                setattr(twin, name, [])
+            elif name == "graph":
+                setattr(twin, name, graph)
+            elif name != "id" and hasattr(old, name):
+                setattr(twin, name, _mapped(getattr(old, name), nodes))
+        graph.register(twin)
+        graph.lines[twin.id] = lines.get(old.id, line)
+    for old in olds:  # through Node's own method: inputs and users stay mirror images
+        twin = nodes[id(old)]
+        for n in old.inputs:
+            twin.add_input(None if n is None else nodes[id(n)])
+    return nodes

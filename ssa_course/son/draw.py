@@ -279,7 +279,8 @@ def select_compose_dot(program: SeaOfNodes, title: str | None = None,
 def compare_dot(program: SeaOfNodes, mode: str, title: str | None = None,
                 table: dict | None = None, options: DrawOptions | None = None) -> str:
     """The drawing with types of ``mode`` under each label; nodes the two modes type
-    differently are orange, nodes SCCP proves dead grey (in the optimistic picture)."""
+    differently are orange, nodes SCCP proves dead grey (in both pictures: the
+    pessimistic one shows what SCCP will remove)."""
     from ssa_course.son.printer import compare, compare_summary
 
     table = table or compare(program)
@@ -294,7 +295,7 @@ def compare_dot(program: SeaOfNodes, mode: str, title: str | None = None,
             node = by_id[int(gn.id[len(prefix):])]
             t = result.types.get(node.id) if mode == "optimistic" else node.type
             fill = CHANGED_FILL if node.id in changed else gn.fill
-            if mode == "optimistic" and node.id in dead:
+            if node.id in dead:
                 fill = DEAD_FILL
             # A control node's type says only live or dead: not worth a line of its own.
             lines = gn.lines if node.is_control else (*gn.lines, str(t))

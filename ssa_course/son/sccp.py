@@ -191,6 +191,7 @@ def apply_sccp(fg: FunctionGraph, result: SccpResult) -> dict[str, int]:
     stats = iterate(fg.graph)
     counts["constants"] = stats.constants
     counts["rewrites"] = stats.rewrites
+    counts["gvn"], counts["idealized"] = stats.gvn_hits, stats.idealized
     return counts
 
 

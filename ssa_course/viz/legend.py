@@ -23,7 +23,9 @@ from ssa_course.viz.palette import (
     DEAD_FILL,
     MEMORY_COLOR,
     MEMORY_FILL,
+    NEW_FILL,
     PHI_FILL,
+    REMOVED_FILL,
 )
 
 FAMILIES = ("blocks", "son", "ast")
@@ -55,6 +57,8 @@ _ENTRIES: dict[str, tuple[LegendEntry, ...]] = {
         LegendEntry("fill", CONSTANT_FILL, "constant"),
         LegendEntry("fill", CHANGED_FILL, "typed differently by the parser and by SCCP"),
         LegendEntry("fill", DEAD_FILL, "dead: SCCP proves control never reaches it"),
+        LegendEntry("fill", NEW_FILL, "made by the optimistic pass (not in son)"),
+        LegendEntry("fill", REMOVED_FILL, "in son, removed by the optimistic pass"),
         LegendEntry("bold", CONTROL_COLOR, "control edge"),
         LegendEntry("dashed", MEMORY_COLOR, "memory edge"),
         LegendEntry("solid", PLAIN, "data edge (its label: the input slot it fills)"),

@@ -9,3 +9,5 @@ CONTROL_COLOR = "#c00000"  # control edges
 MEMORY_COLOR = "#1f5fbf"  # memory edges
 CHANGED_FILL = "#ffb347"  # a node whose type the other mode (SCCP / parser) sees differently
 DEAD_FILL = "#dddddd"  # a node SCCP proves never runs
+NEW_FILL = "#b5e3ff"  # a node the optimistic pass made (son-opt against son)
+REMOVED_FILL = "#f6c6c6"  # a node of son the optimistic pass removed (drawn without edges)

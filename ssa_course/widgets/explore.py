@@ -2,8 +2,11 @@
 
 A representation selector (every registered view: source, AST, quads, CFG, SSA, Julia IR,
 ... -- later lessons add theirs by registering a view), a text/graph face switch, a
-pessimistic/optimistic switch for the sea of nodes (the parser's types or SCCP's, nodes
-whose types differ in orange, nodes SCCP proves dead in grey), a zoom for drawings, the
+pessimistic/optimistic switch for the sea of nodes (pessimistic: the parser's graph and
+types, nodes SCCP types differently in orange, nodes SCCP proves dead in grey;
+optimistic: the graph after the optimistic pass, ``son-opt``, with the nodes it made in
+blue, retyped in orange, and the parser's nodes it removed listed, as red boxes in a
+drawing, and counted with the rewrites that fired), a zoom for drawings, the
 source itself (editable), and a stats line. "linked" shows the source beside the
 representation (and a second one, "beside"), linked by line: clicking or hovering a source
 line highlights its items in the text and the drawing, clicking an item its line (the
@@ -109,11 +112,14 @@ class Explorer:
         self.view = w.Dropdown(options=names, value=view if view in names else names[1],
                                description="show")
         self.face = w.ToggleButtons(options=list(FACES), value=face)
-        # the sea of nodes as the parser left it, typed pessimistically or by SCCP
+        # the sea of nodes as the parser left it, or after the optimistic pass (son-opt)
         self.mode = w.ToggleButtons(options=["pessimistic", "optimistic"],
                                     value="pessimistic", tooltips=[
-                                        "types the parser's peepholes proved",
-                                        "types SCCP proves (orange: they differ)"])
+                                        "the parser's graph and types (orange: SCCP types "
+                                        "it differently, grey: SCCP proves it dead)",
+                                        "the graph after inlining, SCCP and the iterative "
+                                        "peepholes (son-opt): blue made, red removed, "
+                                        "orange retyped"])
         self.zoom = w.SelectionSlider(options=list(ZOOMS), value="fit", description="zoom",
                                       continuous_update=False)
         self.function = w.Dropdown(options=[AUTO], value=AUTO, description="function")
