@@ -112,3 +112,13 @@ def test_runtime_errors_point_at_the_source(src, message):
     with pytest.raises(RuntimeTrap) as info:
         run(ssa_course.compile(src).quads)
     assert info.value.render() == f"error: {message}"
+
+
+def test_an_instruction_renamed_is_a_copy_only_when_it_names_a_renamed_argument():
+    from ssa_course.quads.ir import Instr
+
+    add = Instr("add", "c", None, ["a", "b"])
+    assert add.renamed({"x": "y"}) is add  # nothing to rename: the same instruction
+    new = add.renamed({"a": "a2"})
+    assert new is not add and new.args == ["a2", "b"] and add.args == ["a", "b"]
+    assert (new.op, new.dest) == ("add", "c")

@@ -86,17 +86,9 @@ def reuse_join_loads(blocks: list[QBlock], params: list[str], types: dict[str, T
                 rename[str(x.dest)] = joined
     if rename:  # copies, never edits: the instructions belong to the compiled program
         for b in blocks:
-            b.phis = [_renamed(i, rename) for i in b.phis]
-            b.body = [_renamed(i, rename) for i in b.body]
+            b.phis = [i.renamed(rename) for i in b.phis]
+            b.body = [i.renamed(rename) for i in b.body]
     return len(rename)
-
-
-def _renamed(i: Instr, rename: dict[str, str]) -> Instr:
-    if not any(a in rename for a in i.args):
-        return i
-    c = i.copy()
-    c.args = [rename.get(a, a) for a in c.args]
-    return c
 
 
 def _first_loads(t: QBlock, types: dict[str, Type]) -> list[Instr]:

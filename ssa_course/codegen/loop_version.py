@@ -312,19 +312,11 @@ def _rewrite(h: QBlock, pre: QBlock, exit_: QBlock, members: list[QBlock], body:
     if used:
         outer = {x: names.fresh(x, bare=False, sep=".out") for x in used}
         for b in after:  # every use after the loop is dominated by its only exit
-            b.phis = [_renamed(i, outer) for i in b.phis]
-            b.body = [_renamed(i, outer) for i in b.body]
+            b.phis = [i.renamed(outer) for i in b.phis]
+            b.body = [i.renamed(outer) for i in b.body]
         for x, y in outer.items():
             if x in types:
                 types[y] = types[x]
             exit_.phis.append(Instr("phi", y, types.get(x), [x, rename[x]],
                                     labels=[h.label, clone[h.label]]))
     return [*guard_blocks, *copies, slow_block]
-
-
-def _renamed(i: Instr, outer: dict[str, str]) -> Instr:
-    if not any(a in outer for a in i.args):
-        return i
-    c = i.copy()
-    c.args = [outer.get(a, a) for a in c.args]
-    return c

@@ -161,6 +161,15 @@ class Instr:
                      list(self.labels), self.value, self.field, self.pos, self.line, self.at,
                      self.in_bounds, self.set_known)
 
+    def renamed(self, rename: dict[str, str]) -> Instr:
+        """This instruction reading ``rename[a]`` for each argument ``a`` it names: itself
+        when it names none, else a copy (the original may be shared with another list)."""
+        if not any(a in rename for a in self.args):
+            return self
+        c = self.copy()
+        c.args = [rename.get(a, a) for a in c.args]
+        return c
+
 
 @dataclass(eq=False, slots=True)
 class Label:
