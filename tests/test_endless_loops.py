@@ -137,3 +137,37 @@ def test_seed_51819_default_pipeline_ends_and_verifies():
     for via in ("optimized", "son-opt"):
         got = stages.run(comp, ["3", "true"], via=via, limits=Limits(steps=20_000))
         assert "step limit exceeded" in got.error and got.stdout == "", (via, got)
+
+
+# fuzz seed 54124: a function with a return type whose only path loops forever (the test
+# is not the literal ``true``); the ``return`` after the loop is dead
+NEVER_RETURNS = """fn f1(p0: int, p1: bool) -> bool {
+    while (0 < 4) { }
+    return false;
+}
+fn main(n: int, flag: bool) {
+    print(n);
+    if (flag) { print(f1(n, flag)); }
+}
+"""
+
+
+@pytest.mark.parametrize("via", [r.name for r in registry.executors()
+                                 if r.unavailable() is None])
+def test_a_function_that_never_returns_keeps_a_ret_in_every_stage(via):
+    # Bril wants a ``ret`` in a function with a return type (bril_check keeps brilck's
+    # rule): the sea of nodes drops the dead return and ``remove_unreachable`` the block
+    # holding it, so both leave one in a block no jump reaches (ir.never_returns)
+    comp = compile_source(NEVER_RETURNS, "never.tiny")
+    got = stages.run(comp, ["3", "false"], via=via, limits=Limits(steps=20_000))
+    assert (got.status, got.stdout) == (0, "3\n"), (via, got)
+
+
+def test_a_function_that_never_returns_through_the_default_pipeline_reads_back():
+    comp = compile_source(NEVER_RETURNS, "never.tiny")
+    state = passes.run_pipeline(comp, passes.DEFAULT_PIPELINE, verify_each=True)
+    text = passes.emit(state, "quads", "text")
+    assert "throw never.v" in text
+    back = compile_source(text, "never.bril", kind="bril")
+    got = stages.run(back, ["3", "false"], via="quads", limits=Limits(steps=20_000))
+    assert (got.status, got.stdout) == (0, "3\n")

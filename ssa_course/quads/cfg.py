@@ -15,7 +15,14 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ssa_course.quads.ir import Function, Instr, Label
+from ssa_course.quads.ir import (
+    NEVER_RETURNS,
+    Function,
+    Instr,
+    Label,
+    never_returns,
+    returns_somewhere,
+)
 from ssa_course.quads.names import label_names
 
 if TYPE_CHECKING:  # networkx is imported where it is used: 0.1 s of every start-up
@@ -174,6 +181,11 @@ def remove_unreachable(cfg: CFG) -> list[str]:
         del cfg.blocks[name]
     for block in cfg.blocks.values():
         block.preds = [p for p in block.preds if p in live]
+    if dead and cfg.function.ret is not None and not returns_somewhere(
+            [i for b in cfg.blocks.values() for i in b.instrs]):
+        # The last ``ret`` was on a dead path (every live path loops forever): keep one
+        # in a block no jump reaches, as Bril wants (ir.never_returns).
+        cfg.blocks[NEVER_RETURNS] = BasicBlock(NEVER_RETURNS, never_returns())
     return dead
 
 

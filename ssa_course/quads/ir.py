@@ -171,6 +171,26 @@ class Instr:
         return c
 
 
+NEVER_RETURNS = "never.returns"  # the label of never_returns' block (no Tiny name has a dot)
+
+
+def never_returns() -> list[Instr]:
+    """The body of a block no jump reaches, for a function with a return type whose every
+    path runs into a loop that never ends: Bril wants a ``ret`` in such a function
+    (brilck's rule, kept by ``bril_check``), and a ``throw`` counts as one without needing
+    a value of the return type. Used where the last ``ret`` can disappear: building quads
+    from the sea of nodes (whose endless loops exit through Never nodes) and
+    ``cfg.remove_unreachable`` (fuzz seed 54124: ``while (0 < 4) {} return false;``)."""
+    from ssa_course.tiny.types import INT
+
+    return [Instr("const", "never.v", INT, value=0), Instr("throw", args=["never.v"])]
+
+
+def returns_somewhere(instrs: list[Instr]) -> bool:
+    """Some instruction leaves the function (``ret`` or ``throw``)."""
+    return any(i.op in ("ret", "throw") for i in instrs)
+
+
 @dataclass(eq=False, slots=True)
 class Label:
     name: str

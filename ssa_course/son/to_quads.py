@@ -20,7 +20,16 @@ from __future__ import annotations
 
 from ssa_course import opcodes
 from ssa_course.errors import Pos
-from ssa_course.quads.ir import Function, Instr, Item, Label, Program
+from ssa_course.quads.ir import (
+    NEVER_RETURNS,
+    Function,
+    Instr,
+    Item,
+    Label,
+    Program,
+    never_returns,
+    returns_somewhere,
+)
 from ssa_course.runtime import ARRAY_LENGTH_TRAP, paused_gc
 from ssa_course.son.cfg_blocks import Block
 from ssa_course.son.control import Call, If, Phi, Proj, Return, Start, Throw, Trap
@@ -169,6 +178,12 @@ class _Writer:
                 if n.id not in unused:
                     self.node(n)
             self.end(block, ret)
+        if ret is not None and not returns_somewhere(
+                [i for i in self.body if isinstance(i, Instr)]):
+            # Every path runs into a loop that never ends (its exits are Never nodes, which
+            # write nothing): a block no jump reaches holds the ``ret`` Bril wants.
+            self.body.append(Label(NEVER_RETURNS))
+            self.body.extend(never_returns())
         params = [(name, t) for name, t in self.fg.params]
         return Function(self.fg.name, params, ret, self.body)
 
