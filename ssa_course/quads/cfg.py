@@ -182,7 +182,7 @@ def remove_unreachable(cfg: CFG) -> list[str]:
     for block in cfg.blocks.values():
         block.preds = [p for p in block.preds if p in live]
     if dead and cfg.function.ret is not None and not returns_somewhere(
-            [i for b in cfg.blocks.values() for i in b.instrs]):
+            i for b in cfg.blocks.values() for i in b.instrs):
         # The last ``ret`` was on a dead path (every live path loops forever): keep one
         # in a block no jump reaches, as Bril wants (ir.never_returns).
         cfg.blocks[NEVER_RETURNS] = BasicBlock(NEVER_RETURNS, never_returns())

@@ -13,6 +13,7 @@ Types of variables are Tiny types (``INT``, ``BOOL``, ``ArrayType``, ``StructTyp
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ssa_course import opcodes
@@ -186,9 +187,9 @@ def never_returns() -> list[Instr]:
     return [Instr("const", "never.v", INT, value=0), Instr("throw", args=["never.v"])]
 
 
-def returns_somewhere(instrs: list[Instr]) -> bool:
+def returns_somewhere(items: Iterable[Instr | Label]) -> bool:
     """Some instruction leaves the function (``ret`` or ``throw``)."""
-    return any(i.op in ("ret", "throw") for i in instrs)
+    return any(isinstance(i, Instr) and i.op in ("ret", "throw") for i in items)
 
 
 @dataclass(eq=False, slots=True)

@@ -178,8 +178,7 @@ class _Writer:
                 if n.id not in unused:
                     self.node(n)
             self.end(block, ret)
-        if ret is not None and not returns_somewhere(
-                [i for i in self.body if isinstance(i, Instr)]):
+        if ret is not None and not returns_somewhere(self.body):
             # Every path runs into a loop that never ends (its exits are Never nodes, which
             # write nothing): a block no jump reaches holds the ``ret`` Bril wants.
             self.body.append(Label(NEVER_RETURNS))
