@@ -116,3 +116,38 @@ def test_cfg_layout_runs_like_the_original(source):
         assert set(again.edges()) <= set(cfg.edges()) | {
             (a, b) for a, b in again.edges() if a not in cfg.blocks}
     assert _run(Program(rebuilt, quads.structs)) == _run(quads)
+
+
+def test_uncopied_blocks_share_the_functions_instructions():
+    # copy=False (code generation's choice): the blocks hold fn's own instruction objects,
+    # except one that names a merged label, which is relabelled as a copy.
+    jump, ret, phi = (Instr("jmp", labels=["y"]), Instr("ret"),
+                      Instr("phi", "p", INT, ["a"], labels=["y"]))
+    f = fn_of(const("a", 1), jump, Label("x"), Label("y"), phi, ret)
+    cfg = build_cfg(f, copy=False)
+    assert cfg.blocks["x"].instrs[1] is ret
+    assert cfg.blocks["b0"].instrs[0] is f.body[0]
+    assert cfg.blocks["b0"].instrs[-1] is not jump
+    assert cfg.blocks["b0"].instrs[-1].labels == ["x"]
+    assert cfg.blocks["x"].instrs[0].labels == ["x"]
+    assert jump.labels == ["y"] and phi.labels == ["y"], "fn must be left as it was"
+
+
+@settings(max_examples=40, deadline=None)
+@given(programs())
+def test_copy_or_not_cuts_the_same_blocks(source):
+    # The option only decides who owns the instructions: blocks, edges and the text of
+    # every instruction are the same, and an uncopied block holds fn's own objects
+    # wherever nothing had to be relabelled.
+    for fn in ssa_course.compile(source).quads.functions.values():
+        before = [str(i) for i in fn.body]
+        copied, shared = build_cfg(fn), build_cfg(fn, copy=False)
+        assert list(copied.blocks) == list(shared.blocks)
+        assert copied.edges() == shared.edges()
+        own = {id(i) for i in fn.body}
+        for name, block in shared.blocks.items():
+            assert [str(i) for i in block.instrs] == [str(i) for i in copied.blocks[name].instrs]
+            assert block.preds == copied.blocks[name].preds
+            assert all(id(i) in own for i in block.instrs if not i.labels)
+            assert not any(id(i) in own for i in copied.blocks[name].instrs)
+        assert [str(i) for i in fn.body] == before

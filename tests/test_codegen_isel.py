@@ -621,8 +621,9 @@ def test_hoist_plan_skips_irreducible_cycles_and_loops_that_call():
                            ("x", ["ret"])))
     assert plan.loop_of == {} and plan.preheader == {}
     # a loop holding a try (and so its handler) is not hoisted into, nor one that calls;
-    # a call-free loop inside one that calls still is
-    for op in ("enter b c", "call", "print", "newarr", "newstruct"):
+    # a call-free loop inside one that calls still is (``enter`` ends its block, as every
+    # terminator does: the ``jmp b`` after it is dead, its body is b, its handler x)
+    for op in ("enter b x", "call", "print", "newarr", "newstruct"):
         plan = hoist.plan(_qfn(("entry", ["jmp h"]), ("h", ["br t x"]), ("t", [op, "jmp b"]),
                                ("b", ["br c h"]), ("c", ["br c h"]), ("x", ["ret"])))
         assert plan.loop_of == {"c": "c"} and plan.preheader == {"c": "b"}, op

@@ -1,17 +1,19 @@
 """The blocks of one SSA quads function as instruction selection sees them.
 
-A function's flat body (labels and instructions) is cut into blocks; a block that does not
-end in a terminator falls into the next one (an explicit ``jmp`` is added) or, at the end
-of the body, returns nothing. Blocks that no path from the entry reaches are dropped (GCM
-leaves some behind). Loop headers are the targets of retreating edges of a depth-first
-walk: every cycle has one, so a fuel check there stops every endless loop.
+A function's flat body (labels and instructions) is cut into blocks by
+:func:`ssa_course.quads.cfg.build_cfg`, the builder every quads pass uses; a block that
+does not end in a terminator falls into the next one (an explicit ``jmp`` is added) or, at
+the end of the body, returns nothing. Blocks that no path from the entry reaches are
+dropped (GCM leaves some behind). Loop headers are the targets of retreating edges of a
+depth-first walk: every cycle has one, so a fuel check there stops every endless loop.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ssa_course.quads.ir import Function, Instr, Label
+from ssa_course.quads.cfg import build_cfg
+from ssa_course.quads.ir import Function, Instr
 from ssa_course.tiny.types import Type
 
 
@@ -38,66 +40,39 @@ def relabel_phis(block: QBlock, old: str, new: str) -> None:
     block.phis = moved
 
 
-def successors(last: Instr | None) -> list[str] | None:
-    """Labels a terminator goes to (``enter``: body then handler); None if not one."""
-    if last is None:
-        return None
-    if last.op in ("jmp", "br", "enter"):
-        return list(last.labels)
-    if last.op in ("ret", "throw"):
-        return []
-    return None
-
-
 def function_blocks(fn: Function) -> list[QBlock]:
-    """The reachable blocks of ``fn`` in body order, each ending in a terminator."""
+    """The reachable blocks of ``fn`` in body order, each ending in a terminator.
+
+    The blocks are cut and named by the one block builder, :func:`~ssa_course.quads.cfg.
+    build_cfg` (labels in a row name one block; an unlabelled block is ``b0``, ``b1``,
+    ...); this only reshapes its blocks for selection: phis apart, ``nop``s dropped, and
+    the fall-through made explicit."""
+    # fn's own instructions, not copies: escape analysis names arrays kept in the frame by
+    # their ``newarr`` instruction's identity (``Selector.stack``).
+    cfg = build_cfg(fn, copy=False)
+    live = cfg.reachable()  # blocks no path reaches are dropped (GCM leaves some behind)
     blocks: list[QBlock] = []
-    current: QBlock | None = None
-    for item in fn.body:
-        if isinstance(item, Label):
-            current = QBlock(item.name)
-            blocks.append(current)
+    for name, bb in cfg.blocks.items():
+        if name not in live:
             continue
-        if current is None:
-            current = QBlock(f"{fn.name}.start")
-            blocks.append(current)
-        if item.op == "nop":
-            continue
-        if item.op == "phi" and not current.body:
-            current.phis.append(item)
-        else:
-            current.body.append(item)
-    for k, block in enumerate(blocks):
-        last = block.body[-1] if block.body else None
-        succs = successors(last)
-        if succs is None:  # falls through into the next label, or off the end: returns
-            if k + 1 < len(blocks):
-                block.body.append(Instr("jmp", labels=[blocks[k + 1].label]))
-                succs = [blocks[k + 1].label]
+        block = QBlock(name, succs=list(bb.succs), preds=[p for p in bb.preds if p in live])
+        blocks.append(block)
+        for item in bb.instrs:
+            if item.op == "nop":
+                continue
+            if item.op == "phi" and not block.body:
+                block.phis.append(item)
             else:
-                block.body.append(Instr("ret"))
-                succs = []
-        block.succs = succs
+                block.body.append(item)
+        if bb.terminator is None:  # falls into the next block, or off the end: returns
+            block.body.append(Instr("jmp", labels=list(bb.succs)) if bb.succs
+                              else Instr("ret"))
     # a handler is whatever an ``enter`` names second (its ``catch`` may have been deleted
     # as dead code when the catch variable is unused)
-    handlers = {b.body[-1].labels[1] for b in blocks if b.body and b.body[-1].op == "enter"}
+    handlers = {b.body[-1].labels[1] for b in blocks if b.body[-1].op == "enter"}
     for block in blocks:
         block.handler = block.label in handlers
-    if not blocks:
-        blocks.append(QBlock(f"{fn.name}.start", body=[Instr("ret")]))
-    by_label = {b.label: b for b in blocks}
-    seen = {blocks[0].label}
-    todo = [blocks[0].label]
-    while todo:  # reachability, with an explicit stack
-        for s in by_label[todo.pop()].succs:
-            if s not in seen:
-                seen.add(s)
-                todo.append(s)
-    live = [b for b in blocks if b.label in seen]
-    for b in live:
-        for s in b.succs:
-            by_label[s].preds.append(b.label)
-    return live
+    return blocks
 
 
 def loop_headers(blocks: list[QBlock]) -> set[str]:

@@ -113,8 +113,14 @@ def find_leaders(fn: Function) -> list[int]:
     return leaders
 
 
-def build_cfg(fn: Function) -> CFG:
-    """Split ``fn`` into basic blocks and connect them."""
+def build_cfg(fn: Function, copy: bool = True) -> CFG:
+    """Split ``fn`` into basic blocks and connect them.
+
+    The blocks hold copies of ``fn``'s instructions, so a pass may edit them in place;
+    ``copy=False`` keeps ``fn``'s own instruction objects (for a reader that keys facts by
+    instruction identity, as code generation does with escape analysis' arrays). Either
+    way ``fn`` is left as it was: an instruction that must be relabelled is copied first.
+    """
     labels = label_names(fn)  # names for blocks without a label: b0, b1, ...
     # in layout order: fall-through means "the next block in this dict"
     blocks: OrderedDict[str, BasicBlock] = OrderedDict()
@@ -139,7 +145,7 @@ def build_cfg(fn: Function) -> CFG:
             name = labels.fresh("b", bare=False, sep="", start=0)
             current = BasicBlock(name, labelled=False)
             blocks[name] = current
-        current.instrs.append(item.copy())
+        current.instrs.append(item.copy() if copy else item)
     if not blocks:
         name = labels.fresh("b", bare=False, sep="", start=0)
         blocks[name] = BasicBlock(name, labelled=False)
@@ -155,13 +161,13 @@ def build_cfg(fn: Function) -> CFG:
                 target = alias.get(label, label)
                 if target not in block.succs:
                     block.succs.append(target)
-    if alias:  # jumps to an alias label now name the block itself
-        for block in blocks.values():
-            term = block.terminator
-            if term is not None and term.labels:
-                term.labels = [alias.get(lb, lb) for lb in term.labels]
-            for instr in block.instrs:  # ... and so do phis naming it as a predecessor
-                if instr.op == "phi" and any(lb in alias for lb in instr.labels):
+    if alias:  # jumps to an alias label now name the block itself, and so do phis
+        for block in blocks.values():  # naming it as a predecessor
+            for k, instr in enumerate(block.instrs):
+                if (instr.op == "phi" or instr is block.terminator) and \
+                        any(lb in alias for lb in instr.labels):
+                    if not copy:  # fn's own instruction: relabel a copy
+                        instr = block.instrs[k] = instr.copy()
                     instr.labels = [alias.get(lb, lb) for lb in instr.labels]
     # predecessors mirror successors (a jump to an unknown label has no block to enter;
     # the checks report it)
