@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import pytest
 
+from ssa_course.codegen import verify
+from ssa_course.codegen.aarch64 import verify as a64_verify
 from ssa_course.codegen.aarch64.select import A64Selector
 from ssa_course.codegen.isel import Selector, select_function
 from ssa_course.codegen.names import block_label
 from ssa_course.codegen.quadcfg import function_blocks
-from ssa_course.codegen.verify import check_blocks
+from ssa_course.codegen.verify_shared import check_blocks
 from ssa_course.quads.cfg import build_cfg
 from ssa_course.quads.ir import Function, Instr, Label, Program
 from ssa_course.tiny.types import BOOL, INT
@@ -67,11 +69,13 @@ def test_empty_function_is_one_returning_block():
     assert block.label == "b0" and [i.op for i in block.body] == ["ret"]
 
 
-@pytest.mark.parametrize("selector", [Selector, A64Selector], ids=["x86-64", "aarch64"])
-def test_both_targets_select_the_same_blocks(selector):
+@pytest.mark.parametrize("selector, rules", [(Selector, verify.RULES),
+                                             (A64Selector, a64_verify.RULES)],
+                         ids=["x86-64", "aarch64"])
+def test_both_targets_select_the_same_blocks(selector, rules):
     f = _function()
     mfn, exit_of = select_function(f, Program({"f": f}), [], selector=selector)
-    check_blocks(mfn)
+    check_blocks(mfn, rules)
     labels = [b.label for b in mfn.blocks]
     names = [b.label for b in function_blocks(f)]
     # (the entry block, which only tests and branches, may be copied into the machine

@@ -30,6 +30,9 @@ FIRST_ROLE = {
 
 # Runtime entry points that never return (a call or jump to them ends a path).
 NO_RETURN = frozenset({"rt_trap", "rt_throw", "rt_step_limit", "rt_stack_overflow"})
+# Runtime entry points that return a value, in the result register (rax, x0): the new
+# array or struct (docs/codegen.md, "The runtime").
+RUNTIME_RESULTS = frozenset({"rt_new_array", "rt_new_bytes", "rt_new_struct"})
 
 
 def ins(op: str, *operands: Operand, cond: str | None = None, defs: tuple[Reg, ...] = (),

@@ -1,19 +1,35 @@
 """The AArch64 machine-IR verifier: each broken invariant named, with where.
 
-Shared with x86-64 (:mod:`ssa_course.codegen.verify`): blocks end in a jump, return or
-trap and their successors match their branches; before allocation, every register is
-defined on every path. AArch64's own: every instruction has operand kinds its op takes
+Shared with x86-64 (:mod:`ssa_course.codegen.verify_shared`): blocks end in a jump,
+return or trap and their successors match their branches; before allocation, every
+register is defined on every path; a call finds each argument register it reads (x0-x7
+here) written since the previous call on every path, and a Tiny function gets one per
+parameter (up to eight). AArch64's own: every instruction has operand kinds its op takes
 (three-address, loads and stores the only memory operands, shifts 0..63, conditions
 AArch64's), and sp moves by multiples of 16 (AAPCS64 keeps it 16-byte aligned always).
 """
 
 from __future__ import annotations
 
+from ssa_course.codegen.aarch64.emit import instr_text
 from ssa_course.codegen.aarch64.minstr import Shift
-from ssa_course.codegen.aarch64.registers import NEGATE, SP
+from ssa_course.codegen.aarch64.registers import ARG_REGS, NEGATE, RET_REG, SP
 from ssa_course.codegen.mir import Imm, LabelRef, MFunction, MProgram
-from ssa_course.codegen.verify import check_blocks, check_defined, operand_forms, operand_kind
+from ssa_course.codegen.verify_shared import (
+    Callees,
+    Rules,
+    check_blocks,
+    check_calls,
+    check_defined,
+    operand_forms,
+    operand_kind,
+    program_callees,
+)
 from ssa_course.errors import VerifyError
+
+# What the shared checks need: AAPCS64's argument registers (the result comes back in x0,
+# the first of them), and A64 syntax to name the instruction at fault.
+RULES = Rules(arg_regs=ARG_REGS, result=RET_REG, text=instr_text)
 
 # The operand kinds of x86-64's verifier plus "s", a shifted-register operand. Where the
 # tables differ is the lesson's point: A64 is a load/store machine, so only ldr/str (and
@@ -84,16 +100,20 @@ def check_stack(fn: MFunction) -> None:
                 raise VerifyError("branches name a label", _where(fn, b.label, k, i.op))
 
 
-# Block structure and definedness are target-independent and come from codegen/verify.py;
-# only the operand table and the stack rule are AArch64's own.
-def verify_function(fn: MFunction, *, allocated: bool = True) -> None:
-    check_blocks(fn)
+# Block structure, definedness and the calling convention are target-independent and come
+# from codegen/verify_shared.py; only the operand table and the stack rule are AArch64's.
+def verify_function(fn: MFunction, *, allocated: bool = True,
+                    callees: Callees | None = None) -> None:
+    """Check ``fn``; ``callees``: the program's functions (:func:`program_callees`)."""
+    check_blocks(fn, RULES)
     check_operands(fn)
     check_stack(fn)
     if not allocated:
-        check_defined(fn)
+        check_defined(fn, RULES)
+    check_calls(fn, callees or Callees(), RULES)
 
 
 def verify_program(program: MProgram, *, allocated: bool = True) -> None:
+    callees = program_callees(program.functions)
     for fn in program.functions.values():
-        verify_function(fn, allocated=allocated)
+        verify_function(fn, allocated=allocated, callees=callees)
