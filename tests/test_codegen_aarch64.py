@@ -318,10 +318,10 @@ def test_verifier_names_the_broken_invariant():
     with pytest.raises(VerifyError, match="operand kinds legal"):
         verify_program(compiled.mprog)
     block.instrs[0] = ins("sub", PReg("sp"), PReg("sp"), Imm(8))
-    with pytest.raises(VerifyError, match="sp 16-byte aligned"):
+    with pytest.raises(VerifyError, match="stack 16-byte aligned"):
         verify_program(compiled.mprog)
     block.instrs[0] = ins("jmp", *[])
-    with pytest.raises(VerifyError):
+    with pytest.raises(VerifyError, match="branches name a label"):
         verify_program(compiled.mprog)
 
 

@@ -368,7 +368,7 @@ def test_verifier_still_finds_an_argument_register_one_path_leaves_unset():
 def test_verifier_stack_misaligned_at_call():
     blk = MBlock("a", [ins("push", PReg("rbp")), ins("push", PReg("rbx")),
                        call("rt_print_newline"), *_ret()])
-    with pytest.raises(VerifyError, match="stack 16-byte aligned at calls"):
+    with pytest.raises(VerifyError, match="stack 16-byte aligned"):
         verify_function(_fn(blk), allocated=True, laid_out=True)
 
 

@@ -1,13 +1,15 @@
-"""The machine-IR verifiers of both targets: the calling-convention check they share.
+"""The machine-IR verifiers of both targets: the checks they share and their messages.
 
 x86-64 (:mod:`ssa_course.codegen.verify`) and AArch64 (:mod:`ssa_course.codegen.aarch64.
 verify`) run the same checks from :mod:`ssa_course.codegen.verify_shared`, each with its
-own argument registers, result register and instruction syntax. Each test here runs on
-both, through a :class:`Target` that builds the target's instructions.
+own argument registers, result register and instruction syntax, and word a broken
+invariant the same way. Each test here runs on both, through a :class:`Target` that
+builds the target's instructions.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,7 +20,7 @@ from ssa_course.codegen import minstr as x86_minstr
 from ssa_course.codegen import verify as x86_verify
 from ssa_course.codegen.aarch64 import minstr as a64_minstr
 from ssa_course.codegen.aarch64 import verify as a64_verify
-from ssa_course.codegen.mir import Imm, LabelRef, MBlock, MFunction, MInstr, PReg
+from ssa_course.codegen.mir import Imm, LabelRef, MBlock, MFunction, MInstr, PReg, VReg
 from ssa_course.codegen.verify_shared import Callees
 from ssa_course.compilation import compile_source
 from ssa_course.errors import VerifyError
@@ -170,3 +172,90 @@ def test_corpus_programs_with_calls_verify_on_both_targets():
         a64_verify.verify_program(a64_select(ssa), allocated=False)
         a64_verify.verify_program(a64_parts(ssa).mprog)
     assert checked >= 20
+
+
+# -- one message shape on both targets ------------------------------------------------------
+
+def _broken(t: Target, invariant: str) -> tuple[MFunction, dict]:
+    """A function of target ``t`` that breaks ``invariant``, and how to verify it."""
+    a0, a1 = t.args[0], t.args[1]
+    after = {"allocated": True}
+    if invariant == "block ends in a jump":
+        return _fn(MBlock("a", [t.mov(a0, 1)])), after
+    if invariant == "succs match the block's branches":
+        return _fn(MBlock("a", [t.jmp("b")], []), MBlock("b", [_ret(t)])), after
+    if invariant == "branches name a label":
+        return _fn(MBlock("a", [t.ins("jmp", LabelRef(""))], [])), after
+    if invariant == "every use defined on every path":
+        v = VReg(1, "v")
+        return _fn(
+            MBlock("a", [t.ins("cmp", PReg(a1), Imm(0)), t.ins("jcc", LabelRef("b"), cond=t.eq),
+                         t.jmp("c")], ["b", "c"]),
+            MBlock("b", [t.ins("mov", v, Imm(1)), t.jmp("c")], ["c"]),
+            MBlock("c", [t.ins("mov", PReg(a0), v), _ret(t)])), {"allocated": False}
+    if invariant == "calling convention respected":
+        return _one_path_unset(t), after
+    if invariant == "operand kinds legal for the opcode":
+        return _fn(MBlock("a", [t.ins("mov", Imm(1), Imm(2)), _ret(t)])), after
+    assert invariant == "stack 16-byte aligned"
+    if t is X86:  # System V: aligned at calls
+        return _fn(MBlock("a", [t.ins("push", PReg("rbp")), t.ins("push", PReg("rbx")),
+                                t.call("rt_print_newline"), _ret(t)])), \
+            {"allocated": True, "laid_out": True}
+    # AAPCS64: sp moves by multiples of 16
+    return _fn(MBlock("a", [t.ins("sub", PReg("sp"), PReg("sp"), Imm(8)), _ret(t)])), after
+
+
+INVARIANTS = ["block ends in a jump", "succs match the block's branches",
+              "branches name a label", "every use defined on every path",
+              "calling convention respected", "operand kinds legal for the opcode",
+              "stack 16-byte aligned"]
+
+
+@pytest.mark.parametrize("invariant", INVARIANTS)
+def test_the_same_broken_invariant_reads_the_same_on_both_targets(invariant):
+    from ssa_course.codegen.aarch64.emit import instr_text as a64_text
+    from ssa_course.codegen.emit import instr_text as x86_text
+
+    errors = {}
+    for t, text in ((X86, x86_text), (A64, a64_text)):
+        fn, how = _broken(t, invariant)
+        with pytest.raises(VerifyError) as e:
+            t.verify(fn, **how)
+        err = e.value
+        assert err.invariant == invariant, (t.name, str(err))
+        assert str(err) == f"verify: {invariant}: {err.where}" + (
+            f" ({err.detail})" if err.detail else "")
+        # the place: "@f block L", or "... instruction k (the instruction as the
+        # target's listing writes it)"
+        m = re.fullmatch(r"@f block (\w+)(?: instruction (\d+) \((.*)\))?", err.where)
+        assert m is not None, err.where
+        if m[2] is not None:
+            instr = fn.blocks[[b.label for b in fn.blocks].index(m[1])].instrs[int(m[2])]
+            try:
+                expected = text(fn, instr)
+            except (AssertionError, AttributeError, IndexError, KeyError, TypeError,
+                    ValueError):
+                expected = instr.op  # too broken to print: named by its op
+            assert m[3] == expected
+        # the target's registers, written as x86-64's, make the same detail (the stack
+        # rules differ: System V checks calls, AAPCS64 every move of sp)
+        detail = err.detail
+        for mine, x86 in zip(t.args, X86.args, strict=False):  # x86-64 has six
+            detail = re.sub(rf"\b{mine}\b", x86, detail)
+        errors[t.name] = (m[1], m[2] is None, detail)
+    x86, a64 = errors["x86-64"], errors["aarch64"]
+    if invariant == "stack 16-byte aligned":
+        assert x86[:2] == a64[:2]
+    else:
+        assert x86 == a64
+
+
+def test_instructions_are_named_in_the_targets_own_syntax():
+    # the shared checks once printed AArch64 instructions as Intel syntax
+    with pytest.raises(VerifyError) as e:
+        A64.verify(_one_path_unset(A64), allocated=True)
+    assert "(bl rt_print_int)" in str(e.value)
+    with pytest.raises(VerifyError) as e:
+        A64.verify(_broken(A64, "block ends in a jump")[0], allocated=True)
+    assert e.value.where == "@f block a instruction 0 (movz x0, #0x1)"

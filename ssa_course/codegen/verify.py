@@ -8,8 +8,8 @@ argument registers written (rdi, rsi, rdx, rcx, r8, r9 here). x86-64's own:
 
 - **operand kinds** legal for each opcode: no memory-to-memory operation, an immediate
   fits 32 bits sign-extended except in ``mov reg, imm``; shifts take an 8-bit count.
-- **stack 16-byte aligned at calls** (after frame layout): rsp is a multiple of 16 at each call
-  (System V asks no more).
+- **stack 16-byte aligned** (after frame layout): rsp is a multiple of 16 at each call
+  (System V asks no more; AArch64 checks every move of sp).
 """
 
 from __future__ import annotations
@@ -99,8 +99,8 @@ def check_alignment(fn: MFunction) -> None:
                 m = i.operands[1]
                 depth = 16 - (m.disp if isinstance(m, Mem) else 0)
             elif i.op == "call" and depth % 16:
-                raise broken(RULES, "stack 16-byte aligned at calls", fn, b.label, k, i,
-                             f"rsp is {depth % 16} bytes off")
+                raise broken(RULES, "stack 16-byte aligned", fn, b.label, k, i,
+                             f"rsp is {depth % 16} bytes off at a call")
 
 
 def verify_function(fn: MFunction, *, allocated: bool = False, laid_out: bool = False,

@@ -6,7 +6,9 @@ register is defined on every path; a call finds each argument register it reads 
 here) written since the previous call on every path, and a Tiny function gets one per
 parameter (up to eight). AArch64's own: every instruction has operand kinds its op takes
 (three-address, loads and stores the only memory operands, shifts 0..63, conditions
-AArch64's), and sp moves by multiples of 16 (AAPCS64 keeps it 16-byte aligned always).
+AArch64's), and the stack stays 16-byte aligned: sp moves by multiples of 16 (AAPCS64
+keeps it aligned always; x86-64 checks it only at calls). Messages have the shape both
+targets share (``verify_shared.where``).
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ from __future__ import annotations
 from ssa_course.codegen.aarch64.emit import instr_text
 from ssa_course.codegen.aarch64.minstr import Shift
 from ssa_course.codegen.aarch64.registers import ARG_REGS, NEGATE, RET_REG, SP
-from ssa_course.codegen.mir import Imm, LabelRef, MFunction, MProgram
+from ssa_course.codegen.mir import Imm, MFunction, MProgram
 from ssa_course.codegen.verify_shared import (
     Callees,
     Rules,
+    bad_operands,
+    broken,
     check_blocks,
     check_calls,
     check_defined,
@@ -25,7 +29,6 @@ from ssa_course.codegen.verify_shared import (
     operand_kind,
     program_callees,
 )
-from ssa_course.errors import VerifyError
 
 # What the shared checks need: AAPCS64's argument registers (the result comes back in x0,
 # the first of them), and A64 syntax to name the instruction at fault.
@@ -62,10 +65,6 @@ def _kind(o: object) -> str:
     return S if isinstance(o, Shift) else operand_kind(o)
 
 
-def _where(fn: MFunction, label: str, k: int, op: str) -> str:
-    return f"@{fn.name} block {label} instruction {k} ({op})"
-
-
 def check_operands(fn: MFunction) -> None:
     for label, k, i, kinds, bad in operand_forms(fn, FORMS, _kind):
         if i.op in ("lsl", "asr", "lsr") and not bad:
@@ -79,10 +78,7 @@ def check_operands(fn: MFunction) -> None:
         if i.op == "jcc" and (kinds == "lr") != (i.cond in ("z", "nz")):
             bad = True
         if bad:
-            raise VerifyError("operand kinds legal for the opcode",
-                              _where(fn, label, k, i.op),
-                              f"{i.op} with operands {kinds or 'none'}"
-                              + (f" and condition {i.cond}" if i.cond else ""))
+            raise bad_operands(RULES, fn, label, k, i, kinds)
 
 
 def check_stack(fn: MFunction) -> None:
@@ -94,10 +90,8 @@ def check_stack(fn: MFunction) -> None:
             if i.op in ("add", "sub") and i.operands and i.operands[0] == SP:
                 size = i.operands[2]
                 if not isinstance(size, Imm) or size.value % 16:
-                    raise VerifyError("sp 16-byte aligned", _where(fn, b.label, k, i.op),
-                                      f"sp moves by {size}")
-            if any(isinstance(o, LabelRef) and o.name == "" for o in i.operands):
-                raise VerifyError("branches name a label", _where(fn, b.label, k, i.op))
+                    raise broken(RULES, "stack 16-byte aligned", fn, b.label, k, i,
+                                 f"sp moves by {size}")
 
 
 # Block structure, definedness and the calling convention are target-independent and come
