@@ -1,8 +1,8 @@
 """What both targets' machine-IR verifiers share: the checks that read no opcode table,
 and the one shape of their messages.
 
-A target hands the checks its :class:`Rules` (its argument registers and how it prints
-an instruction); :mod:`ssa_course.codegen.verify` (x86-64) and
+A target hands the checks its :class:`Rules` (its argument and result registers and how
+it prints an instruction); :mod:`ssa_course.codegen.verify` (x86-64) and
 :mod:`ssa_course.codegen.aarch64.verify` add their own operand tables and stack rule.
 Every message reads ``verify: <invariant>: @fn block L instruction k (<instruction in
 the target's syntax>) (<detail>)``, or ``@fn block L`` where a whole block is at fault
@@ -22,7 +22,9 @@ Shared invariants:
 - **calling convention respected**: a call of a Tiny function or a runtime entry finds
   each argument register it reads written since the previous call on every path, and a
   Tiny function is called with as many argument registers as it has parameters (up to
-  the target's count).
+  the target's count). A call leaves only its value written (in the result register,
+  when it returns one: x0 on AArch64 is also the first argument register), and a handler
+  starts with only the thrown value (the result register).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from dataclasses import dataclass, field
 from ssa_course.codegen.liveness import Liveness
 from ssa_course.codegen.minstr import NO_RETURN, RUNTIME_RESULTS
 from ssa_course.codegen.mir import Imm, LabelRef, MBlock, Mem, MFunction, MInstr, PReg, Slot, VReg
+from ssa_course.codegen.names import call_symbol
 from ssa_course.errors import VerifyError
 
 
@@ -59,8 +62,6 @@ class Callees:
 
 def program_callees(functions: dict[str, MFunction]) -> Callees:
     """The :class:`Callees` of a program's machine functions."""
-    from ssa_course.codegen.names import call_symbol
-
     return Callees({call_symbol(n): len(f.params) for n, f in functions.items()},
                    RUNTIME_RESULTS | {call_symbol(n) for n, f in functions.items()
                                       if f.returns_value})
