@@ -17,7 +17,7 @@ from ssa_course.codegen.frame import DEPTH_REG
 from ssa_course.codegen.isel import select_program_functions
 from ssa_course.codegen.mir import ALLOCATABLE, MFunction, MProgram
 from ssa_course.codegen.patterns import CodegenError
-from ssa_course.codegen.reloads import remove_redundant_reloads
+from ssa_course.codegen.reloads import remove_dead_reloads, remove_redundant_reloads
 from ssa_course.codegen.runtime_abi import program_messages, run_config
 from ssa_course.codegen.runtime_asm import RuntimeConfig, program_source
 from ssa_course.quads.ir import Program
@@ -92,6 +92,7 @@ def allocate_functions(mprog: MProgram, alloc: Callable[[MFunction], object],
     for name, fn in mprog.functions.items():
         done[name] = alloc(fn)
         remove_redundant_reloads(fn)
+        remove_dead_reloads(fn)
         layout(fn)
     return done
 

@@ -67,7 +67,10 @@ class Selector:
     # how bools are made and tested here (jump threading, :mod:`ssa_course.codegen.thread`)
     bool_shapes = Shapes(zero="e", nonzero="ne", test_op="test", setcc="setcc",
                          widen="movzx", negate_op="xor", negate=NEGATE,
-                         no_flags=frozenset({"mov", "movzx", "lea", "setcc"}))
+                         no_flags=frozenset({"mov", "movzx", "lea", "setcc"}),
+                         pure=frozenset({"mov", "lea", "movzx", "setcc", "add", "sub", "imul",
+                                         "imul3", "and", "or", "xor", "shl", "sar", "shr",
+                                         "neg", "not"}))
     make = staticmethod(ins)
     make_call = staticmethod(call)
     # memory, calls and exceptions (:mod:`ssa_course.codegen.select_effects`)
