@@ -30,6 +30,7 @@ from ssa_course.codegen.mir import (
     MFunction,
     MInstr,
     PReg,
+    Reg,
     VReg,
 )
 from ssa_course.codegen.names import block_label
@@ -102,6 +103,8 @@ class Selector:
         self.uses: dict[str, int] = {}
         self.fused: dict[str, Instr] = {}  # compares emitted by the branch that uses them
         self.zero_tested: set[str] = set()  # values only ever compared with 0
+        # x86-64: `x % 2^k` tested for 0 by its block's branch alone -> (x, 2^k - 1)
+        self.masked: dict[str, tuple[Reg, int]] = {}
         self.undefined: set[str] = set()  # Bril variables no path assigns
         self.def_lines: dict[str, int | None] = {}  # quads name -> its source line
         self.copy_lines: dict[int, int | None] = {}  # a phi copy's source -> its line
