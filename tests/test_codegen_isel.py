@@ -117,6 +117,18 @@ def test_collatz_step_tests_the_low_bit_and_halves_without_a_copy():
     assert any(re.fullmatch(r"shr %\d+\.bias, 62", s) for s in lines), lines
 
 
+def test_an_index_plus_a_constant_proven_in_bounds_is_a_displacement():
+    """insertion_sort's `a[j + 1] = ...` (lesson 09 proved it in bounds): j*8 + 16, and
+    `j + 1` itself is never computed (nothing else reads it)."""
+    source = (Path(__file__).resolve().parent.parent
+              / "benchmarks/native/kernels/insertion_sort.tiny").read_text()
+    lines = mir_text(source)
+    stores = [s for s in lines if re.fullmatch(r"mov qword ptr \[%\d+\.\S+ \+ "
+                                               r"%\d+\.j\S*\*8 \+ 16\], \S+", s)]
+    assert len(stores) == 2, lines  # the shift inside the loop and the insertion after it
+    assert not any(re.fullmatch(r"lea \S+, \[%\d+\.j\S* \+ 1\]", s) for s in lines), lines
+
+
 def test_magic_division_matches_tiny_division():
     from ssa_course.codegen.magic import quotient
     from ssa_course.runtime import tiny_div

@@ -101,6 +101,7 @@ class Selector:
         self.exit_of: dict[str, MBlock] = {}  # quads block -> its last machine block
         self.stubs: dict[tuple[int, int, int], str] = {}
         self.uses: dict[str, int] = {}
+        self.defs: dict[str, Instr] = {}  # quads name -> its defining instruction (no phis)
         self.fused: dict[str, Instr] = {}  # compares emitted by the branch that uses them
         self.zero_tested: set[str] = set()  # values only ever compared with 0
         # x86-64: `x % 2^k` tested for 0 by its block's branch alone -> (x, 2^k - 1)
@@ -283,6 +284,7 @@ class Selector:
             headers = loop_headers(blocks) - bounded
         self.blocks = blocks
         self.uses = use_counts(blocks)
+        self.defs = {i.dest: i for qb in blocks for i in qb.body if i.dest is not None}
         for qb in blocks:  # constants first: a phi may read one defined further down
             for i in qb.body:
                 if i.op == "const" and i.dest is not None and i.value is not None:

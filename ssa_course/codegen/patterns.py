@@ -89,6 +89,8 @@ PATTERNS: tuple[Pattern, ...] = (
             "one unsigned compare catches i < 0 and i >= len"),
     Pattern("proven in bounds", "x = aload a i (in bounds)", "mov x, [a + i*8 + 8]",
             "lesson 09 proved 0 <= i < len(a): no compare, no branch"),
+    Pattern("index x + c -> displacement", "x = aload a (add j c) (in bounds)",
+            "mov x, [a + j*8 + 8c + 8]", "no compare needs j + c, so the address adds c"),
     Pattern("constant index", "x = aload a c", "cmp qword ptr [a], c; jbe trap; "
             "mov x, [a + 8c + 8]", "the address is a constant offset"),
     Pattern("unset check", "x = aload a i, a of references", "test x, x; je trap",

@@ -17,9 +17,10 @@ A test that ends a block itself (loop inversion copies such tests) is resolved t
 way. The instructions making the bool are then deleted when nothing reads its register
 any more, with anything else the copied bodies computed for an arm that no longer needs it
 (:func:`ssa_course.codegen.dead.remove_dead_code`: nqueens' index of `down`, computed on
-the path where `cols[c]` is set), and jumps to a block left as a lone ``jmp L`` go to L. Runs on the
-machine IR after phi lowering and loop inversion, before allocation (a value the body
-defines is then defined in two blocks, as a phi's copies are). The two targets differ
+the path where `cols[c]` is set; this runs even when nothing was threaded), and jumps to
+a block left as a lone ``jmp L`` go to L. Runs on the machine IR after phi lowering and
+loop inversion, before allocation (a value the body defines is then defined in two
+blocks, as a phi's copies are). The two targets differ
 only in the :class:`Shapes` they pass: how a register is tested for zero, which
 instructions make a bool and which leave the flags alone. ``insertion_sort``'s inner
 loop: 12 instructions -> 9 on AArch64.
@@ -250,7 +251,9 @@ def thread_bools(fn: MFunction, sh: Shapes) -> int:
     done = [b for b in fn.blocks if not b.handler and _resolve(b, sh)]
     if done:
         drop_unreachable(fn)
-        remove_dead_code(fn, sh.pure, sh.no_flags)
+    # Dead code goes whether or not a test was resolved here: selection leaves some too
+    # (an index folded into an address, x86_effects).
+    if remove_dead_code(fn, sh.pure, sh.no_flags) or done:
         _skip_jumps(fn)
     return len(done)
 
