@@ -48,7 +48,7 @@ def remove_dead_code(fn: MFunction, pure: frozenset[str], no_flags: frozenset[st
             for k in range(len(block.instrs) - 1, -1, -1):
                 instr = block.instrs[k]
                 if _removable(instr, after, pure) and (
-                        instr.op in no_flags or _flags_dead(
+                        instr.op in no_flags or flags_dead(
                             kept[::-1], block.succs, blocks, no_flags)):
                     gone += 1
                     continue
@@ -73,7 +73,7 @@ def _removable(instr: MInstr, live_after: set[Reg], pure: frozenset[str]) -> boo
                    for o in instr.operands)
 
 
-def _flags_dead(rest: list[MInstr], succs: list[str], blocks: dict[str, MBlock],
+def flags_dead(rest: list[MInstr], succs: list[str], blocks: dict[str, MBlock],
                 no_flags: frozenset[str]) -> bool:
     """Are the flags set afresh before anything reads them, on every path from the start
     of ``rest`` (the instructions kept after the candidate, then the successors)?"""
