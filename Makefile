@@ -181,12 +181,13 @@ fuzz: venv
 	$(PY) tools/fuzz.py -n $(N) --seed $(SEED) --jobs $(JOBS) --pipelines $(PIPELINES) \
 	  --worklist-seed $(WORKLIST_SEED)
 
-bench: venv binutils cross-gcc
+bench: venv binutils cross-gcc valgrind
 	$(PY) benchmarks/run_all.py
 	$(PY) benchmarks/linked.py
 	$(PY) benchmarks/native/bench.py
 	$(PY) benchmarks/native/assemblers.py
 	$(PY) benchmarks/native/aarch64.py
+	$(PY) benchmarks/native/x86_counts.py
 	$(PY) benchmarks/grading.py $(GRADING_ARGS)
 
 # nbgrader autograde at class scale: seconds per submission for each exercise (30
