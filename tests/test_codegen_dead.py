@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ssa_course.codegen.aarch64.select import A64Selector
 from ssa_course.codegen.dead import remove_dead_code
@@ -122,3 +124,58 @@ def test_nqueens_computes_the_down_index_once_per_loop_copy(target):
     assert sum(i.op == "sub" and i.defs != [] and isinstance(i.defs[0], VReg)
                for b in fn.blocks for i in b.instrs) == {"x86-64": 2, "aarch64": 4}[target]
     assert remove_dead_code(fn, shapes.pure, shapes.no_flags) == 0  # nothing dead is left
+
+
+_OPS = ("mov", "add", "sub", "imul", "and", "xor", "lea", "neg", "cmp", "setcc", "movi")
+
+
+def _straight(steps: list[tuple[str, int, int, int]], result: int, cond: str
+              ) -> MFunction:
+    """Straight x86-64 machine IR over six vregs (from the two arguments and constants):
+    ``steps`` of (op, destination, source, constant), then ``rax = v[result]; ret``. A
+    `setcc` reads the flags of the last op before it that wrote them."""
+    v = [VReg(10 + k, f"v{k}") for k in range(6)]
+    rdi, rsi, rax = PReg("rdi"), PReg("rsi"), PReg("rax")
+    body = [_ins("mov", v[0], rdi, defs=[v[0]], uses=[rdi]),
+            _ins("mov", v[1], rsi, defs=[v[1]], uses=[rsi])]
+    body += [_ins("mov", v[k], Imm(k - 3), defs=[v[k]]) for k in range(2, 6)]
+    for op, d, s, c in steps:
+        rd, rs = v[d], v[s]
+        if op == "mov":
+            body.append(_ins("mov", rd, rs, defs=[rd], uses=[rs]))
+        elif op == "movi":
+            body.append(_ins("mov", rd, Imm(c), defs=[rd]))
+        elif op == "lea":
+            body.append(_ins("lea", rd, Mem(rs, None, 1, c), defs=[rd], uses=[rs]))
+        elif op == "neg":
+            body.append(_ins("neg", rd, defs=[rd], uses=[rd]))
+        elif op == "cmp":
+            body.append(_ins("cmp", rd, rs, uses=[rd, rs]))
+        elif op == "setcc":
+            body.append(_ins("setcc", rd, defs=[rd], cond=cond))
+            body.append(_ins("movzx", rd, rd, defs=[rd], uses=[rd]))
+        else:
+            body.append(_ins(op, rd, rs, defs=[rd], uses=[rd, rs]))
+    body += [_ins("mov", rax, v[result], defs=[rax], uses=[v[result]]),
+             _ins("ret", uses=[rax])]
+    fn = MFunction("f", [A, B], [MBlock("E", body, [])])
+    fn.returns_value = True
+    return fn
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_OPS), st.integers(0, 5), st.integers(0, 5),
+                          st.integers(-4, 4)), min_size=1, max_size=16),
+       st.integers(0, 5), st.sampled_from(["e", "ne", "l", "ge", "g", "le"]),
+       st.integers(-9, 9), st.integers(-9, 9))
+def test_removing_dead_code_never_changes_what_a_function_returns(steps, result, cond, x, y):
+    """Whatever it removes (values nobody reads, flags a later op overwrites), the
+    function returns what it returned, and a second run finds nothing more."""
+    from mir_simulate import simulate
+
+    before = simulate(_straight(steps, result, cond), [x, y])
+    fn = _straight(steps, result, cond)
+    remove_dead_code(fn, X86.pure, X86.no_flags)
+    after = simulate(fn, [x, y])
+    assert (after.status, after.value) == (before.status, before.value)
+    assert remove_dead_code(fn, X86.pure, X86.no_flags) == 0

@@ -13,10 +13,11 @@ allocation, on both targets, from liveness alone:
   or trap), its operands are registers and immediates (an address only in ``lea``), it
   defines only virtual registers, and none of them is live after it;
 * if the op may write the flags (it is not in ``no_flags``), the flags must be dead after
-  it too: the next instruction of its block that touches them is a ``cmp`` or ``test``
-  (which set them afresh), or, at a ``jmp``/fall-through end, the same holds at the top of
-  every successor. (Selection never lets flags cross a block boundary; the check does not
-  rely on it.)
+  it too: on every path, an op that sets them afresh (``cmp``, ``test``, an x86-64 ALU op)
+  comes before one that reads them (``jcc``, ``setcc``, ``cset``...: some of those leave
+  the flags alone, so ``no_flags`` alone does not say), followed through a ``jmp`` into
+  every successor; a block that ends otherwise counts as a reader. (Selection never lets
+  flags cross a block boundary; the check does not rely on it.)
 
 One backward walk per block deletes chains (``mov v, a; sub v, c; lea w, [v + n]`` with
 w dead) in one go; liveness is recomputed until nothing changes (a value read only by a
@@ -32,6 +33,10 @@ from ssa_course.codegen.mir import LabelRef, MBlock, Mem, MFunction, MInstr, Reg
 # are dead. `cmp`/`test` on both targets (AArch64's `tst` is `test` in machine IR); the
 # rest are x86-64's ALU ops (on AArch64 these names are in ``no_flags``: never reached).
 _FLAG_SETTERS = frozenset({"cmp", "test", "add", "sub", "and", "or", "xor", "neg"})
+# Ops that read the flags, though some leave them as they are (``no_flags`` lists x86-64's
+# `setcc` and AArch64's `cset`/`csel`): a dead writer before one of these must stay.
+_FLAG_READERS = frozenset({"jcc", "setcc", "cmovcc", "adc", "sbb", "cset", "csel", "cneg",
+                           "csinc", "csinv", "csneg", "ccmp"})
 
 
 def remove_dead_code(fn: MFunction, pure: frozenset[str], no_flags: frozenset[str]) -> int:
@@ -82,6 +87,8 @@ def flags_dead(rest: list[MInstr], succs: list[str], blocks: dict[str, MBlock],
     while todo:
         instrs, nexts = todo.pop()
         for instr in instrs:
+            if instr.op in _FLAG_READERS:
+                return False
             if instr.op in _FLAG_SETTERS:
                 break
             if instr.op in ("jmp", "ret"):  # the block ends: on into its successors
