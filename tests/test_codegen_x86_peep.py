@@ -99,3 +99,33 @@ def test_nqueens_compares_its_spilled_bound_in_memory():
             nxt = lines[n + 1]
             assert not (nxt.startswith("cmp ") and nxt.endswith(f", {reg}")
                         and reg not in " ".join(lines[n + 2:n + 4])), (s, nxt)
+
+
+def test_a_loaded_element_only_added_is_added_from_memory():
+    """prefix_sums' `s = s + a[i]`: `mov rax, [a + i*8 + 8]; lea rsi, [rsi + rax]` is
+    `add rsi, [a + i*8 + 8]` when rax dies and nobody reads the add's flags."""
+    rcx, rsi = PReg("rcx"), PReg("rsi")
+    element = Mem(rcx, RDX, 8, 8)
+    load = MInstr("mov", [RAX, element], [RAX], [rcx, RDX])
+    lea = MInstr("lea", [rsi, Mem(rsi, RAX)], [rsi], [rsi, RAX])
+    step = [MInstr("cmp", [RDX, R14], [], [RDX, R14]), *_branch("l")]
+    fn = _fn([load, lea, *step])
+    assert peephole(fn) == 1
+    assert _text(fn)[0] == "add rsi, qword ptr [rcx + rdx*8 + 8]"
+    # the flags of the add would be read: the lea stays
+    load = MInstr("mov", [RAX, Mem(rcx, RDX, 8, 8)], [RAX], [rcx, RDX])
+    lea = MInstr("lea", [rsi, Mem(rsi, RAX)], [rsi], [rsi, RAX])
+    fn = _fn([load, lea, *_branch("l")])
+    assert peephole(fn) == 0
+    # an imul reads its second operand from memory too (matmul's product)
+    load = MInstr("mov", [RAX, Mem(rcx, RDX, 8, 8)], [RAX], [rcx, RDX])
+    mul = MInstr("imul", [rsi, RAX], [rsi], [rsi, RAX])
+    fn = _fn([load, mul, *step])
+    assert peephole(fn) == 1 and _text(fn)[0] == "imul rsi, qword ptr [rcx + rdx*8 + 8]"
+
+
+def test_prefix_sums_and_matmul_read_their_elements_in_the_arithmetic():
+    sums = _listing("prefix_sums", "main")
+    assert any(s.startswith("add ") and s.endswith("*8 + 8]") for s in sums), sums
+    products = _listing("matmul", "main")
+    assert any(s.startswith("imul ") and "qword ptr [" in s for s in products), products

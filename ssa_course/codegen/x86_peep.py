@@ -1,19 +1,22 @@
 """Two x86-64 peepholes after allocation, where registers are physical and slots known:
-an operand reloaded only to be compared is compared in memory, and a test for zero right
-after an add reads the add's flags.
+an operand loaded only for the instruction after it is read from memory by that
+instruction, and a test for zero right after an add reads the add's flags.
 
-* ``mov r, [slot]; cmp x, r`` with r read by nobody after is ``cmp x, [slot]`` (also
-  ``cmp r, y`` -> ``cmp [slot], y`` and ``test r, r`` -> ``cmp [slot], 0``): x86 compares a
-  register with memory in one instruction, and the compare still fuses with its jump.
-  nqueens' loop test read its spilled bound `n` into a register every iteration.
+* ``mov r, [m]`` (a qword load: an element, a field, a spilled value's slot) then an
+  instruction that is r's last reader: ``cmp x, r`` is ``cmp x, [m]`` (also ``cmp r, y``
+  -> ``cmp [m], y``, ``test r, r`` -> ``cmp [m], 0``), ``op d, r`` is ``op d, [m]`` for
+  add/sub/and/or/xor/imul, and ``lea d, [d + r]`` is ``add d, [m]`` where nothing reads
+  the flags the add sets. x86 takes one memory operand in these, and a compare still
+  fuses with its jump: nqueens' loop test read its spilled bound `n` into a register every
+  iteration, prefix_sums' `s = s + a[i]` was `mov; lea`, matmul's product `mov; imul`.
 * ``lea r, [r + c]`` (or ``add``/``sub r, c``) then ``test r, r; j<cc>`` is ``add r, c;
   j<cc'>``: the add sets ZF and SF from the same result the test would see (cc' is ``s``
   for ``l``, ``ns`` for ``ge``, e/ne/s/ns as they are; ``g``/``le`` also read OF, which the
   add may set, and stay). insertion_sort's `j = j - 1` then `j >= 0`: `sub; jns`.
 
-Both keep the flags a later instruction could read the same (a fused compare's flags are
-the compare's either way; the second only where the jump is the flags' only reader,
-:func:`ssa_course.codegen.dead.flags_dead` after it). Run per function by
+Both keep the flags a later instruction could read the same (the op's own either way;
+an add for a lea, or for a test, only where :func:`ssa_course.codegen.dead.flags_dead`
+says no one reads them after). Run per function by
 :func:`ssa_course.codegen.compile.allocate_functions` after the reload clean-up.
 """
 
@@ -37,6 +40,7 @@ def peephole(fn: MFunction) -> int:
 
 def _fold_reloads(fn: MFunction) -> int:
     live = Liveness(fn)
+    blocks = fn.block_map()
     done = 0
     for block in fn.blocks:
         after = live.live_after(block.label)
@@ -45,9 +49,10 @@ def _fold_reloads(fn: MFunction) -> int:
         k = 0
         while k < len(instrs):
             i = instrs[k]
-            nxt = instrs[k + 1] if k + 1 < len(instrs) else None
-            folded = _folded(i, nxt) if nxt is not None else None
-            if folded is not None and _reloaded(i) not in after[k + 1]:
+            folded = _folded(i, instrs[k + 1]) if k + 1 < len(instrs) else None
+            if folded is not None and _loaded(i) not in after[k + 1] and (
+                    instrs[k + 1].op != "lea"  # lea -> add: the add's flags must be dead
+                    or flags_dead(instrs[k + 2:], block.succs, blocks, _NO_FLAGS)):
                 out.append(folded)
                 done += 1
                 k += 2
@@ -58,31 +63,47 @@ def _fold_reloads(fn: MFunction) -> int:
     return done
 
 
-def _reloaded(i: MInstr) -> PReg | None:
-    """The register of a reload ``mov r, slot``, else None."""
+def _loaded(i: MInstr) -> PReg | None:
+    """The register of a qword load ``mov r, [m]`` (a slot's reload too), else None."""
     ops = i.operands
-    if i.op == "mov" and len(ops) == 2 and isinstance(ops[0], PReg) and isinstance(ops[1], Slot):
+    if i.op == "mov" and len(ops) == 2 and isinstance(ops[0], PReg) \
+            and isinstance(ops[1], Slot | Mem):
         return ops[0]
     return None
 
 
-def _folded(reload: MInstr, use: MInstr) -> MInstr | None:
-    """The compare ``use`` reading ``reload``'s slot in place of its register, or None."""
-    r = _reloaded(reload)
-    if r is None or use.op not in ("cmp", "test") or len(use.operands) != 2:
+def _folded(load: MInstr, use: MInstr) -> MInstr | None:
+    """``use`` reading ``load``'s memory in place of its register, or None."""
+    r = _loaded(load)
+    if r is None or len(use.operands) != 2:
         return None
-    slot = reload.operands[1]
+    mem = load.operands[1]
     a, b = use.operands
+    regs = mem.regs() if isinstance(mem, Mem) else []  # the address is still read
     if use.op == "test":
         if a == r and b == r:
-            return MInstr("cmp", [slot, Imm(0)], [], [], line=use.line)
+            return MInstr("cmp", [mem, Imm(0)], [], regs, line=use.line)
         return None
-    if b == r and a != r and isinstance(a, PReg):
-        return MInstr("cmp", [a, slot], [], [a], line=use.line)
-    if a == r and b != r and isinstance(b, PReg | Imm):
-        return MInstr("cmp", [slot, b], [], [b] if isinstance(b, PReg) else [],
-                      line=use.line)
+    if use.op == "cmp":
+        if b == r and a != r and isinstance(a, PReg):
+            return MInstr("cmp", [a, mem], [], [a, *regs], line=use.line)
+        if a == r and b != r and isinstance(b, PReg | Imm):
+            return MInstr("cmp", [mem, b], [], [*([b] if isinstance(b, PReg) else []), *regs],
+                          line=use.line)
+        return None
+    # d = d op r -> d = d op [m] (the flags are the op's either way)
+    if use.op in _ALU and b == r and isinstance(a, PReg) and a != r:
+        return MInstr(use.op, [a, mem], [a], [a, *regs], line=use.line, comment=use.comment)
+    # lea d, [d + r] -> add d, [m] (prefix_sums' `s = s + a[i]`)
+    if use.op == "lea" and isinstance(a, PReg) and a != r and isinstance(b, Mem) \
+            and b.symbol is None and b.disp == 0 and b.scale == 1 \
+            and {b.base, b.index} == {a, r}:
+        return MInstr("add", [a, mem], [a], [a, *regs], line=use.line, comment=use.comment)
     return None
+
+
+# two-address ops with a register/memory second operand (`imul r, r/m` included)
+_ALU = frozenset({"add", "sub", "and", "or", "xor", "imul"})
 
 
 def _test_after_add(fn: MFunction) -> int:
