@@ -112,16 +112,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--count-size", default="interp", choices=("test", "interp", "bench"),
                     help="the kernels' argument size (default: interp)")
     args, _ = ap.parse_known_args(argv)  # bench.py's options (make NATIVE_ARGS) pass by
-    reason = missing()
-    if reason is not None:
-        print(f"note: {reason}")
-        return 0
     try:
         kernels = ([kernel(n) for n in args.kernels.split(",")] if args.kernels
                    else list(KERNELS))
     except KeyError as e:
         print(f"error: {e.args[0]}", file=sys.stderr)
         return 2
+    reason = missing()
+    if reason is not None:
+        print(f"note: {reason}")
+        return 0
     loud = table(kernels, args.count_size)
     for line in loud:
         print(line)
