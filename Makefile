@@ -83,6 +83,16 @@ cross-gcc:
 	  echo "note: no aarch64-linux-gnu-gcc; install gcc-aarch64-linux-gnu for the aarch64 table"; \
 	fi
 
+valgrind:
+	@if command -v valgrind >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing valgrind (apt-get install valgrind)"; \
+	  (apt-get update -qq && apt-get install -y -qq --no-install-recommends valgrind >/dev/null) \
+	  || echo "note: could not install valgrind; the x86-64 instruction table is skipped"; \
+	else \
+	  echo "note: no valgrind; install valgrind for the x86-64 instruction table"; \
+	fi
+
 lab: venv graphviz binutils
 	$(VENV)/bin/jupyter lab notebooks/00-tour.ipynb --ServerApp.root_dir="$(CURDIR)" $(ROOT_FLAG) $(LAB_ARGS)
 
@@ -171,12 +181,13 @@ fuzz: venv
 	$(PY) tools/fuzz.py -n $(N) --seed $(SEED) --jobs $(JOBS) --pipelines $(PIPELINES) \
 	  --worklist-seed $(WORKLIST_SEED)
 
-bench: venv binutils cross-gcc
+bench: venv binutils cross-gcc valgrind
 	$(PY) benchmarks/run_all.py
 	$(PY) benchmarks/linked.py
 	$(PY) benchmarks/native/bench.py
 	$(PY) benchmarks/native/assemblers.py
 	$(PY) benchmarks/native/aarch64.py
+	$(PY) benchmarks/native/x86_counts.py
 	$(PY) benchmarks/grading.py $(GRADING_ARGS)
 
 # nbgrader autograde at class scale: seconds per submission for each exercise (30
@@ -190,12 +201,13 @@ bench-grading: venv
 # Our native code against gcc -O0/-O1 on C twins of the kernels (benchmarks/native/),
 # then the aarch64 table (instructions under unicorn, time under qemu, against
 # aarch64-linux-gnu-gcc -O1); gcc is needed only here.
-# NATIVE_ARGS=--kernels fib,sieve --repeat 1 for a quick look (both scripts read them).
+# NATIVE_ARGS=--kernels fib,sieve --repeat 1 for a quick look (all three scripts read them).
 NATIVE_ARGS ?=
-.PHONY: bench-native cross-gcc
-bench-native: venv binutils cross-gcc
+.PHONY: bench-native cross-gcc valgrind
+bench-native: venv binutils cross-gcc valgrind
 	$(PY) benchmarks/native/bench.py $(NATIVE_ARGS); status=$$?; \
 	$(PY) benchmarks/native/aarch64.py $(NATIVE_ARGS) || status=1; \
+	$(PY) benchmarks/native/x86_counts.py $(NATIVE_ARGS) || status=1; \
 	exit $$status
 
 # Assembling speed: GNU as + ld, keystone and our own encoder on each kernel's file.

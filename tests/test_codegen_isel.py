@@ -99,6 +99,36 @@ def test_multiply_and_divide_by_powers_of_two_use_shifts():
     assert "idiv" not in ops(lines) and "imul" not in ops(lines)
 
 
+def test_collatz_step_tests_the_low_bit_and_halves_without_a_copy():
+    """`x % 2 == 0` read by its branch alone is `test x, 1` (no remainder made); `x / 2`
+    takes the sign bit as its bias (no `sar t, 63`) and sums by lea, so the quotient may
+    take x's register: gcc -O1's four instructions."""
+    lines = mir_text("fn main(x: int) { var s = 0; while (x != 1) { if (x % 2 == 0) "
+                     "{ x = x / 2; } else { x = 3 * x + 1; } s = s + 1; } print(s); }")
+    assert any(re.fullmatch(r"test %\d+\.x\S*, 1", s) for s in lines), lines
+    assert "and" not in ops(lines)
+    assert not any(re.fullmatch(r"sar \S+, 63", s) for s in lines), lines
+    assert any(re.fullmatch(r"shr %\d+\.bias, 63", s) for s in lines), lines
+    assert any(re.fullmatch(r"lea \S+, \[%\d+\.x\S* \+ %\d+\.bias\]", s) for s in lines)
+    # by 4 the bias is the sign spread, then its low 2 bits; a remainder kept as a value
+    # (not only tested) is still made
+    lines = mir_text("fn main(x: int) { var r = x % 2; print(x / 4, r == 0, r); }")
+    assert any(re.fullmatch(r"sar %\d+\.bias, 63", s) for s in lines), lines
+    assert any(re.fullmatch(r"shr %\d+\.bias, 62", s) for s in lines), lines
+
+
+def test_an_index_plus_a_constant_proven_in_bounds_is_a_displacement():
+    """insertion_sort's `a[j + 1] = ...` (lesson 09 proved it in bounds): j*8 + 16, and
+    `j + 1` itself is never computed (nothing else reads it)."""
+    source = (Path(__file__).resolve().parent.parent
+              / "benchmarks/native/kernels/insertion_sort.tiny").read_text()
+    lines = mir_text(source)
+    stores = [s for s in lines if re.fullmatch(r"mov qword ptr \[%\d+\.\S+ \+ "
+                                               r"%\d+\.j\S*\*8 \+ 16\], \S+", s)]
+    assert len(stores) == 2, lines  # the shift inside the loop and the insertion after it
+    assert not any(re.fullmatch(r"lea \S+, \[%\d+\.j\S* \+ 1\]", s) for s in lines), lines
+
+
 def test_magic_division_matches_tiny_division():
     from ssa_course.codegen.magic import quotient
     from ssa_course.runtime import tiny_div
@@ -412,6 +442,10 @@ fn main(a: int, b: int) {
     if (i % 2 == 0) { x = x * 3; }
     i = i + 1; }
   print(x, a / (b - 3));
+  var h = -7; var odd = 0;  // halving and the even test, on both signs and the edges
+  while (h < 8) { if (h % 2 == 0) { odd = odd * 3 + h / 2; } else { odd = odd - h / 2; }
+    h = h + 1; }
+  print(odd, m / 2, (m + 1) / 2, (m + 1) / -2, -(m + 1) / 2, m / 4, (m + 1) / 4, m / -4);
 }""", ["37", "3"]),
     "arrays_and_structs": ("""
 struct P { x: int; next: [P]; }

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ssa_course.codegen.mir import MBlock, MFunction, MInstr, PReg, Slot
-from ssa_course.codegen.reloads import remove_redundant_reloads
+from ssa_course.codegen.reloads import remove_dead_reloads, remove_redundant_reloads
 
 RAX, RCX = PReg("rax"), PReg("rcx")
 
@@ -75,3 +75,21 @@ def test_a_store_back_after_a_change_stays():
     for body in (changed_reg, changed_slot, other_slot):
         fn = fn_of(MBlock("a", body + [MInstr("ret")]))
         assert remove_redundant_reloads(fn) == 0
+
+
+def test_a_reload_into_a_register_nobody_reads_goes():
+    """nqueens' latch reloaded `count` into a register the next write replaced (a phi
+    copy between two values spilled to one slot, whose store back had gone)."""
+    dead = MBlock("a", [reload(RCX, 1), MInstr("mov", [RCX, RAX], defs=[RCX], uses=[RAX]),
+                        MInstr("ret", uses=[RCX])])
+    fn = fn_of(dead)
+    assert remove_dead_reloads(fn) == 1
+    assert ops(fn) == ["mov rcx rax", "ret "]
+    # read later, in this block or a successor: kept
+    read = MBlock("a", [reload(RCX, 1), MInstr("jmp")], succs=["b"])
+    fn = fn_of(read, MBlock("b", [MInstr("ret", uses=[RCX])]))
+    assert remove_dead_reloads(fn) == 0
+    # read by a call as an argument register: kept
+    arg = MBlock("a", [reload(PReg("rdi"), 1), MInstr("call", defs=[RAX],
+                                                      uses=[PReg("rdi")]), MInstr("ret")])
+    assert remove_dead_reloads(fn_of(arg)) == 0

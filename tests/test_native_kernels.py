@@ -221,3 +221,34 @@ def test_runs_are_taken_in_turns_and_a_failure_is_not_repeated(tmp_path):
     runs = best_runs(exes, (), 3)
     assert log.read_text().split() == ["a", "b", "c", "a", "c", "a", "c"]
     assert runs["b"].status == 3 and runs["a"].stdout == "a\n" and runs["c"].status == 0
+
+
+# x86_counts.py, the x86-64 instruction table (valgrind), loaded like bench.py.
+_xspec = importlib.util.spec_from_file_location("native_x86_counts", NATIVE / "x86_counts.py")
+x86_counts = importlib.util.module_from_spec(_xspec)
+_xspec.loader.exec_module(x86_counts)
+
+
+def test_x86_counts_refuses_bad_options_in_one_line(capsys):
+    """An unknown kernel is status 2 and one line naming the known ones (before looking
+    for valgrind); a size outside test/interp/bench is argparse's status 2; a missing
+    tool is a one-line note, status 0 (the table is skipped, not failed)."""
+    assert x86_counts.main(["--kernels", "fib,nosuch"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "nosuch" in err and "prefix_sums" in err
+    with pytest.raises(SystemExit) as e:
+        x86_counts.main(["--count-size", "huge"])
+    assert e.value.code == 2
+    reason = x86_counts.missing()
+    assert reason is None or "\n" not in reason
+
+
+def test_x86_counts_counts_what_a_run_executes(tmp_path):
+    """The count of a kernel's run is positive and its output is the C twin's."""
+    if x86_counts.missing() is not None:
+        pytest.skip(x86_counts.missing())
+    k = kernel("fib")
+    exe = compile_c(k, "O1", tmp_path)
+    n, out = x86_counts.count(exe, k.args("test"))
+    small, _ = x86_counts.count(exe, ("10",))
+    assert out.strip() == "987" and n > small > 0

@@ -12,12 +12,12 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ssa_course.codegen import emit, frame, spill_all
+from ssa_course.codegen import emit, frame, spill_all, x86_peep
 from ssa_course.codegen.frame import DEPTH_REG
 from ssa_course.codegen.isel import select_program_functions
 from ssa_course.codegen.mir import ALLOCATABLE, MFunction, MProgram
 from ssa_course.codegen.patterns import CodegenError
-from ssa_course.codegen.reloads import remove_redundant_reloads
+from ssa_course.codegen.reloads import remove_dead_reloads, remove_redundant_reloads
 from ssa_course.codegen.runtime_abi import program_messages, run_config
 from ssa_course.codegen.runtime_asm import RuntimeConfig, program_source
 from ssa_course.quads.ir import Program
@@ -78,13 +78,16 @@ def main_params(program: Program) -> tuple[tuple[str, str], ...]:
 def allocate_program(mprog: MProgram, allocator_name: str = "color") -> dict[str, object]:
     """Allocate registers and lay out the frame of every function, in place; returns what
     the allocator says about each function (the ``interference`` view shows it)."""
-    return allocate_functions(mprog, allocator(allocator_name), frame.layout)
+    return allocate_functions(mprog, allocator(allocator_name), frame.layout, x86_peep.peephole)
 
 
 def allocate_functions(mprog: MProgram, alloc: Callable[[MFunction], object],
-                       layout: Callable[[MFunction], None]) -> dict[str, object]:
+                       layout: Callable[[MFunction], None],
+                       peephole: Callable[[MFunction], int] | None = None
+                       ) -> dict[str, object]:
     """The steps after selection both targets share, per function: ``alloc`` (the
-    target's register file), the reload clean-up, the target's frame ``layout``."""
+    target's register file), the reload clean-up, the target's ``peephole`` (x86-64:
+    :mod:`ssa_course.codegen.x86_peep`), the target's frame ``layout``."""
     done: dict[str, object] = {}
     # Per function, in this order: allocation decides registers and slots; the reload
     # clean-up needs physical registers to see that a value is still in one; frame layout
@@ -92,6 +95,9 @@ def allocate_functions(mprog: MProgram, alloc: Callable[[MFunction], object],
     for name, fn in mprog.functions.items():
         done[name] = alloc(fn)
         remove_redundant_reloads(fn)
+        remove_dead_reloads(fn)
+        if peephole is not None:
+            peephole(fn)
         layout(fn)
     return done
 

@@ -30,6 +30,7 @@ from ssa_course.codegen.mir import (
     MFunction,
     MInstr,
     PReg,
+    Reg,
     VReg,
 )
 from ssa_course.codegen.names import block_label
@@ -67,7 +68,10 @@ class Selector:
     # how bools are made and tested here (jump threading, :mod:`ssa_course.codegen.thread`)
     bool_shapes = Shapes(zero="e", nonzero="ne", test_op="test", setcc="setcc",
                          widen="movzx", negate_op="xor", negate=NEGATE,
-                         no_flags=frozenset({"mov", "movzx", "lea", "setcc"}))
+                         no_flags=frozenset({"mov", "movzx", "lea", "setcc"}),
+                         pure=frozenset({"mov", "lea", "movzx", "setcc", "add", "sub", "imul",
+                                         "imul3", "and", "or", "xor", "shl", "sar", "shr",
+                                         "neg", "not"}))
     make = staticmethod(ins)
     make_call = staticmethod(call)
     # memory, calls and exceptions (:mod:`ssa_course.codegen.select_effects`)
@@ -97,8 +101,11 @@ class Selector:
         self.exit_of: dict[str, MBlock] = {}  # quads block -> its last machine block
         self.stubs: dict[tuple[int, int, int], str] = {}
         self.uses: dict[str, int] = {}
+        self.defs: dict[str, Instr] = {}  # quads name -> its defining instruction (no phis)
         self.fused: dict[str, Instr] = {}  # compares emitted by the branch that uses them
         self.zero_tested: set[str] = set()  # values only ever compared with 0
+        # x86-64: `x % 2^k` tested for 0 by its block's branch alone -> (x, 2^k - 1)
+        self.masked: dict[str, tuple[Reg, int]] = {}
         self.undefined: set[str] = set()  # Bril variables no path assigns
         self.def_lines: dict[str, int | None] = {}  # quads name -> its source line
         self.copy_lines: dict[int, int | None] = {}  # a phi copy's source -> its line
@@ -277,6 +284,7 @@ class Selector:
             headers = loop_headers(blocks) - bounded
         self.blocks = blocks
         self.uses = use_counts(blocks)
+        self.defs = {i.dest: i for qb in blocks for i in qb.body if i.dest is not None}
         for qb in blocks:  # constants first: a phi may read one defined further down
             for i in qb.body:
                 if i.op == "const" and i.dest is not None and i.value is not None:

@@ -55,9 +55,12 @@ PATTERNS: tuple[Pattern, ...] = (
     # -- division: idiv is slow and faults on 0 and on INT_MIN / -1, where Tiny wraps
     #    or traps with a message; every row keeps Tiny's truncating semantics exactly
     Pattern("signed divide by 2^k", "d = div x 2^k", "mov t, x; sar t, 63; shr t, 64-k; "
-            "add t, x; sar t, k", "the bias rounds toward zero as idiv does"),
-    Pattern("remainder by 2^k", "d = rem x 2^k", "bias as above; and t, -2^k; mov d, x; "
-            "sub d, t", "x minus the multiple of 2^k truncation keeps"),
+            "lea d, [x + t]; sar d, k (k = 1: no sar 63)",
+            "the bias rounds toward zero as idiv does; lea: no copy of x"),
+    Pattern("remainder by 2^k", "d = rem x 2^k", "bias as above; add t, x; and t, -2^k; "
+            "mov d, x; sub d, t", "x minus the multiple of 2^k truncation keeps"),
+    Pattern("x % 2^k == 0 branch -> test x, 2^k-1", "c = eq (rem x 2^k) 0; br c (both used once)",
+            "test x, 2^k-1; je ...", "the branch tests the low k bits; no remainder is made"),
     Pattern("x % 2^k == 0 -> and", "c = eq (rem x 2^k) 0", "mov t, x; and t, 2^k-1; test t, t",
             "only the remainder's zero-ness is used, and it is the low k bits'"),
     Pattern("divide by a constant -> multiply by its reciprocal", "d = div|rem x c",
@@ -86,6 +89,8 @@ PATTERNS: tuple[Pattern, ...] = (
             "one unsigned compare catches i < 0 and i >= len"),
     Pattern("proven in bounds", "x = aload a i (in bounds)", "mov x, [a + i*8 + 8]",
             "lesson 09 proved 0 <= i < len(a): no compare, no branch"),
+    Pattern("index x + c -> displacement", "x = aload a (add j c) (in bounds)",
+            "mov x, [a + j*8 + 8c + 8]", "no compare needs j + c, so the address adds c"),
     Pattern("constant index", "x = aload a c", "cmp qword ptr [a], c; jbe trap; "
             "mov x, [a + 8c + 8]", "the address is a constant offset"),
     Pattern("unset check", "x = aload a i, a of references", "test x, x; je trap",

@@ -8,10 +8,16 @@ holds a copy of which slot; a reload of a slot into a register that already hold
 deleted. The memory is forgotten when the register is written (a call writes every
 caller-saved register: its ``defs`` say so), when the slot is written, and at the top of a
 block with another predecessor than the block laid out before it.
+
+Then a reload into a register nobody reads before it is written again goes too
+(:func:`remove_dead_reloads`, liveness over the physical registers): a phi copy between
+two values spilled to one slot left nqueens' latch `mov rdx, [count]` with rdx dead, once
+the store back was gone.
 """
 
 from __future__ import annotations
 
+from ssa_course.codegen.liveness import Liveness
 from ssa_course.codegen.mir import MFunction, MInstr, PReg, Slot
 
 
@@ -63,6 +69,28 @@ def remove_redundant_reloads(fn: MFunction) -> int:
                 if isinstance(o, Slot) and o is ops[0] and instr.op not in ("cmp", "test"):
                     for reg in [r for r, k in holds.items() if k == o.index]:
                         del holds[reg]
+        block.instrs = kept
+    return removed
+
+
+def remove_dead_reloads(fn: MFunction) -> int:
+    """Delete reloads (``mov reg, slot``) whose register is not live after them (after
+    allocation, every register physical); returns how many went."""
+    live = Liveness(fn)
+    removed = 0
+    for block in fn.blocks:
+        after = set(live.live_out[block.label])
+        kept: list[MInstr] = []
+        for instr in reversed(block.instrs):
+            ops = instr.operands
+            if (instr.op == "mov" and len(ops) == 2 and isinstance(ops[0], PReg)
+                    and isinstance(ops[1], Slot) and ops[0] not in after):
+                removed += 1
+                continue
+            kept.append(instr)
+            after.difference_update(instr.defs)
+            after.update(instr.uses)
+        kept.reverse()
         block.instrs = kept
     return removed
 

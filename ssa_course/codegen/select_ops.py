@@ -97,6 +97,10 @@ def compare(sel: Selector, instr: Instr) -> str | bool:
     if isinstance(ordered, bool):
         return ordered
     a, b, cc, cb = ordered
+    masked = sel.masked.get(a) if cb == 0 else None
+    if masked is not None:  # pattern: x % 2^k == 0 branch -> test x, 2^k-1
+        sel.emit("test", masked[0], Imm(masked[1]))
+        return cc
     ra = sel.reg(a)
     if cb == 0:  # pattern: compare with zero -> test
         sel.emit("test", ra, ra)
@@ -342,6 +346,12 @@ def _divide_by_power(sel: Selector, a: str, c: int, d, rem: bool) -> None:
     # Only when the remainder is just compared with 0: then its sign does not matter and
     # the low k bits say everything (x % 2^k == 0 iff x & (2^k - 1) == 0, for negative x too).
     if rem and k and d.hint in sel.zero_tested and fits32((1 << k) - 1):
+        # Tested only by this block's branch: the branch tests x's low bits itself
+        # (`test x, 2^k-1`), and the remainder is never made (collatz's `x % 2 == 0`).
+        if sel.uses.get(d.hint) == 1 and any(
+                f.op in ("eq", "ne") and d.hint in f.args for f in sel.fused.values()):
+            sel.masked[d.hint] = (sel.reg(a), (1 << k) - 1)
+            return
         sel.emit("mov", d, sel.val(a))  # pattern: x % 2^k == 0 -> and
         sel.emit("and", d, Imm((1 << k) - 1))
         return
@@ -359,19 +369,24 @@ def _divide_by_power(sel: Selector, a: str, c: int, d, rem: bool) -> None:
     ra = sel.reg(a)
     t = sel.new_vreg("bias")
     sel.emit("mov", t, ra)  # pattern: signed divide by 2^k
-    sel.emit("sar", t, Imm(63))
-    sel.emit("shr", t, Imm(64 - k))
-    sel.emit("add", t, ra)
+    if k > 1:  # all ones for a negative dividend, then its low k bits
+        sel.emit("sar", t, Imm(63))
+    sel.emit("shr", t, Imm(64 - k))  # (by 2, the sign bit alone is the bias)
     if rem:  # pattern: remainder by 2^k
+        sel.emit("add", t, ra)
         mask = -(1 << k)
         sel.emit("and", t, Imm(mask) if fits32(mask) else sel.materialise(mask))
         sel.emit("mov", d, ra)
         sel.emit("sub", d, t)
         return
-    sel.emit("sar", t, Imm(k))
+    # The sum goes into d by a three-address lea, not into t by `add t, x`: t then dies
+    # at the lea, and d may take x's register when x dies there too (collatz's `x = x /
+    # 2` needs no move back) or another one when x lives on (hash_mix's `h / 65536`),
+    # with no copy either way.
+    sel.emit("lea", d, Mem(ra, t))
+    sel.emit("sar", d, Imm(k))
     if c < 0:
-        sel.emit("neg", t)
-    sel.emit("mov", d, t)
+        sel.emit("neg", d)
 
 
 def s_checkdef(sel: Selector, i: Instr) -> None:

@@ -14,10 +14,13 @@ of the body and branches itself:
   test of t itself, the other way round for a ``not``.
 
 A test that ends a block itself (loop inversion copies such tests) is resolved the same
-way. The instructions making the bool are then deleted when nothing in the function reads
-its register any more, and jumps to a block left as a lone ``jmp L`` go to L. Runs on the
-machine IR after phi lowering and loop inversion, before allocation (a value the body
-defines is then defined in two blocks, as a phi's copies are). The two targets differ
+way. The instructions making the bool are then deleted when nothing reads its register
+any more, with anything else the copied bodies computed for an arm that no longer needs it
+(:func:`ssa_course.codegen.dead.remove_dead_code`: nqueens' index of `down`, computed on
+the path where `cols[c]` is set; this runs even when nothing was threaded), and jumps to
+a block left as a lone ``jmp L`` go to L. Runs on the machine IR after phi lowering and
+loop inversion, before allocation (a value the body defines is then defined in two
+blocks, as a phi's copies are). The two targets differ
 only in the :class:`Shapes` they pass: how a register is tested for zero, which
 instructions make a bool and which leave the flags alone. ``insertion_sort``'s inner
 loop: 12 instructions -> 9 on AArch64.
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ssa_course.codegen.dead import remove_dead_code
 from ssa_course.codegen.jumps import drop_unreachable
 from ssa_course.codegen.mir import Imm, LabelRef, MBlock, Mem, MFunction, MInstr, VReg
 
@@ -49,7 +53,9 @@ class Shapes:
     it (x86-64 ``movzx``) or None; ``negate_op``: the ``not`` of a bool, as
     ``negate_op p, t, 1`` (three-address) or ``negate_op p, 1`` (two-address, p a copy of
     t); ``negate``: each condition's opposite; ``no_flags``: ops that leave the flags as
-    they are."""
+    they are; ``pure``: ops that write their register operands (and perhaps the flags)
+    and nothing else, what dead-code removal may delete after threading
+    (:mod:`ssa_course.codegen.dead`)."""
 
     zero: str
     nonzero: str
@@ -59,6 +65,7 @@ class Shapes:
     negate_op: str
     negate: dict[str, str]
     no_flags: frozenset[str]
+    pure: frozenset[str]
 
     @property
     def makers(self) -> tuple[str, ...]:
@@ -238,12 +245,15 @@ def thread_bools(fn: MFunction, sh: Shapes) -> int:
             continue
         b.instrs = [*copied, *(_copy(i) for i in j.instrs[-n:])]
         b.succs = list(j.succs)
-    # Phase 2, resolution, then clean-up: J may now be unreachable, the bool makers dead,
-    # and some blocks mere `jmp L` trampolines.
+    # Phase 2, resolution, then clean-up: J may now be unreachable, the bool makers dead
+    # (and whatever else a copied body computed for the other arm only), and some blocks
+    # mere `jmp L` trampolines.
     done = [b for b in fn.blocks if not b.handler and _resolve(b, sh)]
     if done:
         drop_unreachable(fn)
-        _drop_dead(fn, done, sh)
+    # Dead code goes whether or not a test was resolved here: selection leaves some too
+    # (an index folded into an address, x86_effects).
+    if remove_dead_code(fn, sh.pure, sh.no_flags) or done:
         _skip_jumps(fn)
     return len(done)
 
@@ -271,26 +281,3 @@ def _skip_jumps(fn: MFunction) -> None:
                 i.operands[0] = LabelRef(final(target.name))
         b.succs = [final(x) for x in b.succs]
     drop_unreachable(fn)
-
-
-def _drop_dead(fn: MFunction, blocks: list[MBlock], sh: Shapes) -> None:
-    """Delete, in the blocks whose test was resolved, the instructions making a bool
-    (:attr:`Shapes.makers`) into a virtual register nothing in the function reads any
-    more (an instruction reading the register it writes, ``movzx p, p`` or ``xor p, 1``,
-    is no reader; repeated: a copy's source may die with it)."""
-    # Only instructions with no effect besides writing one register are candidates, and a
-    # load is excluded (it may trap); so deleting one never changes what the program does.
-    makers = sh.makers
-    changed = True
-    while changed:
-        read = {r for b in fn.blocks for i in b.instrs for r in i.uses
-                if not (i.op in makers and i.defs == [r])}
-        changed = False
-        for b in blocks:
-            keep = [i for i in b.instrs if not (
-                i.op in makers and len(i.defs) == 1
-                and isinstance(i.defs[0], VReg) and i.defs[0] not in read
-                and not any(isinstance(o, Mem) for o in i.operands))]
-            if len(keep) != len(b.instrs):
-                b.instrs = keep
-                changed = True

@@ -39,6 +39,11 @@ def _bounds(sel: Selector, i: Instr, ra: VReg, index: str, width: int) -> Mem:
         c = sel.const(index)
         if c is not None and c >= 0 and fits32(width * c + 8):
             return Mem(ra, disp=width * c + 8)
+        folded = _offset(sel, index)
+        if folded is not None and fits32(width * folded[1] + 8):
+            # insertion_sort's `a[j + 1]`: no lea; once nothing else reads j + 1,
+            # dead-code removal takes it.  # pattern: index x + c -> displacement
+            return Mem(ra, sel.reg(folded[0]), scale=width, disp=width * folded[1] + 8)
         return Mem(ra, sel.reg(index), scale=width, disp=8)  # pattern: proven in bounds
     stub = sel.trap_stub(TRAP_BOUNDS, i)
     c = sel.const(index)
@@ -50,6 +55,23 @@ def _bounds(sel: Selector, i: Instr, ra: VReg, index: str, width: int) -> Mem:
     sel.emit("cmp", ri, Mem(ra))  # pattern: bounds check
     sel.emit("jcc", LabelRef(stub), cond="ae")
     return Mem(ra, ri, scale=width, disp=8)
+
+
+def _offset(sel: Selector, index: str) -> tuple[str, int] | None:
+    """(x, c) when ``index`` is ``x + c`` or ``x - c`` for a constant c (x not one)."""
+    # x still holds its value wherever index is used: index's definition dominates the
+    # use and x's dominates index's, so every path from a redefinition of x's register
+    # (a phi copy, on an edge into x's block) to the use passes index's definition again.
+    d = sel.defs.get(index)
+    if d is None or d.op not in ("add", "sub") or len(d.args) != 2:
+        return None
+    x, y = d.args
+    cx, cy = sel.const(x), sel.const(y)
+    if cy is not None and cx is None:
+        return x, cy if d.op == "add" else -cy
+    if cx is not None and cy is None and d.op == "add":
+        return y, cx
+    return None
 
 
 def _unset_check(sel: Selector, d: VReg, i: Instr) -> None:

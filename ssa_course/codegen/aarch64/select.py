@@ -38,7 +38,13 @@ class A64Selector(Selector):
                          negate_op="eor", negate=NEGATE, no_flags=frozenset({
                              "mov", "add", "sub", "lsl", "lsr", "asr", "and", "orr", "eor",
                              "mul", "madd", "msub", "neg", "smulh", "sdiv", "udiv", "ldr",
-                             "str", "ldur", "stur", "ldrb", "strb", "lea", "cset", "csel", "cneg"}))
+                             "str", "ldur", "stur", "ldrb", "strb", "lea", "cset", "csel", "cneg"}),
+                         # full writes only: a movk reads what the movz before it wrote,
+                         # which its defs/uses do not say, so neither is listed
+                         pure=frozenset({
+                             "mov", "add", "sub", "lsl", "lsr", "asr", "and", "orr", "eor",
+                             "mul", "madd", "msub", "neg", "smulh", "sdiv", "udiv", "cset",
+                             "csel", "cneg"}))
     make = staticmethod(minstr.ins)
     effects = select_effects.EFFECTS
     select_table = select_ops.SELECT
