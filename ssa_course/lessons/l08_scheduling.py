@@ -213,6 +213,19 @@ def _unroll(state: PassState) -> None:
         state.comp = from_quads(program, state.comp.filename)
 
 
+@add_pass("tail-rec", "tail recursion to loops: a call of a function to itself whose result "
+          "is returned (or only added to or multiplied into it) becomes a jump back to its "
+          "top, before parsing", ("source",), "source")
+def _tail_rec(state: PassState) -> None:
+    from ssa_course.compilation import from_quads
+    from ssa_course.quads.tail_rec import eliminate_tail_calls
+
+    program, count = eliminate_tail_calls(state.comp.quads)
+    state.quads = program
+    if count:
+        state.comp = from_quads(program, state.comp.filename)
+
+
 @add_pass("const-params", "the constants of a self-recursive function become parameters "
           "its recursive calls pass along (a call's arguments cost nothing), before parsing",
           ("source",), "source")
