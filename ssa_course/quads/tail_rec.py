@@ -224,11 +224,16 @@ def _rewrite(fn: Function, tails: list[TailCall]) -> Function:
     head.append(Label(top))
     at = {t.index: t for t in tails}
     body: list[Item] = head
+    dead = False  # after a new jump, until the next label: what followed the call
     for k, item in enumerate(fn.body):
         tail = at.get(k)
+        dead = dead and not isinstance(item, Label)
+        if dead:
+            continue  # (it may read the call's result, which no longer exists)
         if tail is not None:
             assert isinstance(item, Instr)
             body.extend(_jump_back(fn, item, tail, top, acc_m, acc_a, names))
+            dead = True
         elif isinstance(item, Instr) and item.op == "ret" and item.args and (acc_m or acc_a):
             body.extend(_ret(item, acc_m, acc_a, names))
         else:
