@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 
 DEFAULT_PIPELINE = ("tail-rec", "inline", "unroll", "const-params", "sroa", "parse", "sccp",
                     "ranges", "bce", "gcm", "dom-cse", "coalesce-phis", "out-of-ssa", "coalesce",
-                    "dce", "closed-form", "try-merge", "layout", "thread", "dce", "landing")
+                    "dce", "closed-form", "try-merge", "layout", "thread", "copies", "dce",
+                    "landing")
 
 
 
