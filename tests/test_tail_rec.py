@@ -66,7 +66,7 @@ FACT = """@main(n: int) {
 }
 """
 
-# fact(n) = n * fact(n-1) + 100: both accumulators; ``hundred`` is made before the jump
+# fact(n) = n * fact(n-1) + 100: both accumulators; the 100 is made again before the jump
 FACT_LOOP = """@fact(n: int): int {
   acc.m: int = const 1;
   acc.a: int = const 0;
@@ -80,8 +80,8 @@ FACT_LOOP = """@fact(n: int): int {
   ret acc.r.1;
 .more:
   m: int = sub n one;
-  hundred: int = const 100;
-  acc.t: int = mul acc.m hundred;
+  acc.k: int = const 100;
+  acc.t: int = mul acc.m acc.k;
   acc.a: int = add acc.a acc.t;
   acc.m: int = mul acc.m n;
   n: int = id m;
@@ -104,8 +104,31 @@ def test_golden_a_result_multiplied_then_added_to_keeps_two_accumulators():
     assert out.split("@fact(")[1] == FACT_LOOP.split("@fact(")[1]
 
 
+# f(n) = f(n - 1) + 7: the constant overwrites the call's argument after the call
+SEVENS = """@main(n: int) {
+  r: int = call @f n;
+  print r;
+}
+@f(n: int): int {
+  z: int = const 0;
+  c: bool = le n z;
+  br c .e .r;
+.r:
+  one: int = const 1;
+  m: int = sub n one;
+  r: int = call @f m;
+  m: int = const 7;
+  t: int = add r m;
+  ret t;
+.e:
+  ret z;
+}
+"""
+
+
 @pytest.mark.parametrize(("text", "args"), [(COUNTDOWN, ["0"]), (COUNTDOWN, ["1500"]),
-                                            (FACT, ["1"]), (FACT, ["20"]), (FACT, ["-3"])])
+                                            (FACT, ["1"]), (FACT, ["20"]), (FACT, ["-3"]),
+                                            (SEVENS, ["0"]), (SEVENS, ["30"])])
 def test_rewritten_programs_print_the_same(text, args):
     want = run(compile_source(text, "t.bril"), args, via="quads")
     got = run(compile_source(_rewritten(text), "t.bril"), args, via="quads")
@@ -132,6 +155,11 @@ def test_the_whole_pipeline_runs_a_deep_countdown_in_fewer_instructions():
     # the result is printed, not returned
     "@f(n: int) {\n  z: int = const 0;\n  c: bool = eq n z;\n  br c .e .r;\n.r:\n"
     "  one: int = const 1;\n  m: int = sub n one;\n  call @f m;\n  print n;\n.e:\n}\n",
+    # (r + 1) * r: the second operand is the call's result too (through a copy)
+    "@f(n: int): int {\n  z: int = const 0;\n  c: bool = eq n z;\n  br c .e .r;\n.r:\n"
+    "  one: int = const 1;\n  m: int = sub n one;\n  r: int = call @f m;\n"
+    "  s: int = id r;\n  t: int = add r one;\n  u: int = mul t s;\n  ret u;\n"
+    ".e:\n  ret z;\n}\n",
     # subtracted from: not an accumulator
     "@f(n: int): int {\n  z: int = const 0;\n  c: bool = eq n z;\n  br c .e .r;\n.r:\n"
     "  one: int = const 1;\n  m: int = sub n one;\n  r: int = call @f m;\n"

@@ -60,9 +60,10 @@ class TailCall:
     """A self call in tail position: where it is and what the frame does with its result."""
 
     index: int  # of the call in the function's body
-    consts: list[Instr]  # the constants made between the call and the ret
-    # what the frame applies to the call's result, in order: ("add" | "mul", operand)
-    steps: list[tuple[str, str]]
+    # what the frame applies to the call's result, in order: ("add" | "mul", operand,
+    # the constant the operand holds when a ``const`` between the call and the ret made
+    # it, else None: a variable that holds what it held before the call)
+    steps: list[tuple[str, str, Instr | None]]
 
 
 def eliminate_tail_calls(program: Program) -> tuple[Program, int]:
@@ -105,41 +106,46 @@ def _tail_at(fn: Function, index: int, labels: dict[str, int]) -> TailCall | Non
     call = fn.body[index]
     assert isinstance(call, Instr)
     tracked = {call.dest} if call.dest is not None else set()
-    made: set[str] = set()  # names written after the call (never an operand of a step)
-    consts: list[Instr] = []
-    steps: list[tuple[str, str]] = []
+    made = set(tracked)  # names written since the call (never a step's variable operand)
+    consts: dict[str, Instr] = {}  # of those, the ones a ``const`` wrote last
+    steps: list[tuple[str, str, Instr | None]] = []
     k = index + 1
     for _ in range(MAX_FOLLOW):
         if k >= len(fn.body):  # falling off the end: returns nothing
-            return TailCall(index, consts, steps) if fn.ret is None and not steps else None
+            return TailCall(index, steps) if fn.ret is None and not steps else None
         item = fn.body[k]
         k += 1
         if isinstance(item, Label):
             continue
         if item.op == "jmp":
             k = labels[item.labels[0]]
-        elif item.op == "ret":
+            continue
+        if item.op == "ret":
             if fn.ret is None:
-                return TailCall(index, consts, steps) if not item.args else None
+                return TailCall(index, steps) if not item.args else None
             ok = len(item.args) == 1 and item.args[0] in tracked
-            return TailCall(index, consts, steps) if ok else None
-        elif item.op == "const" and item.dest not in tracked:
-            consts.append(item)
-            made.add(item.result())
+            return TailCall(index, steps) if ok else None
+        dest = item.dest
+        if dest is None or dest in tracked:
+            return None  # an effect, or a result overwritten by something else
+        if item.op == "const":
+            consts[dest] = item
         elif item.op == "id" and item.args[0] in tracked:
-            tracked.add(item.result())
+            tracked.add(dest)
+            consts.pop(dest, None)
         elif item.op in ("add", "mul") and fn.ret == INT and len(item.args) == 2:
             a, b = item.args
             if (a in tracked) == (b in tracked):
                 return None
             other = b if a in tracked else a
-            if other in made and not any(c.dest == other for c in consts):
-                return None
-            tracked = {item.result()}  # the older values are no longer the result
-            steps.append((item.op, other))
-            made.add(item.result())
+            if other in made and other not in consts:
+                return None  # it depends on the call's result
+            steps.append((item.op, other, consts.get(other)))
+            tracked = {dest}  # the older values are no longer the result
+            consts.pop(dest, None)
         else:
             return None
+        made.add(dest)
     return None
 
 
@@ -212,8 +218,8 @@ def _returns_without_recursing(fn: Function, labels: dict[str, int]) -> bool:
 def _rewrite(fn: Function, tails: list[TailCall]) -> Function:
     names = all_names(fn)
     top = names.fresh("tail.top", sep="")
-    multiplies = any(op == "mul" for t in tails for op, _ in t.steps)
-    adds = any(op == "add" for t in tails for op, _ in t.steps)
+    multiplies = any(op == "mul" for t in tails for op, _, _ in t.steps)
+    adds = any(op == "add" for t in tails for op, _, _ in t.steps)
     acc_m = names.fresh("acc.m") if multiplies else None
     acc_a = names.fresh("acc.a") if adds else None
     head: list[Item] = []
@@ -245,8 +251,11 @@ def _jump_back(fn: Function, call: Instr, tail: TailCall, top: str, acc_m: str |
                acc_a: str | None, names: Names) -> list[Instr]:
     """What replaces a tail call: the accumulators updated, the arguments moved into the
     parameters (through temporaries: an argument may be another parameter), the jump."""
-    out: list[Instr] = [c.copy() for c in tail.consts]
-    for op, other in reversed(tail.steps):  # the outermost step first: A o step_k o ...
+    out: list[Instr] = []
+    for op, other, const in reversed(tail.steps):  # the outermost step first: A o step_k
+        if const is not None:  # made after the call: made here, in a name of its own
+            other = names.fresh("acc.k")
+            out.append(Instr("const", other, INT, value=const.value, line=call.line))
         if op == "add":
             assert acc_a is not None
             if acc_m is None:
