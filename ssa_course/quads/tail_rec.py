@@ -25,15 +25,20 @@ function needs are made: ``acc_m`` when some tail call multiplies, ``acc_a`` whe
 adds (``fact`` keeps one product, ``getDigits`` one sum).
 
 **What is left alone.** Functions with a ``try`` region (``enter``: a call inside one
-is not in tail position, its handler is waiting), and functions with no way to return
-that avoids the recursive call: such a recursion never ends, and it must still end with
-``stack overflow`` (``tests/programs/stack_overflow.tiny``), not run into the step limit.
+is not in tail position, its handler is waiting); functions with no way to return that
+avoids the recursive call: such a recursion never ends, and it must still end with
+``stack overflow`` (``tests/programs/stack_overflow.tiny``), not run into the step limit;
+calls whose arguments rotate the parameters (:data:`MAX_COPIES`); and the accumulator
+calls of a function that also calls itself elsewhere (a tree recursion, whose leaves
+would pay for the accumulators and save nothing).
 
-**The call depth limit.** Like inlining, this pass removes frames, so a recursion
-deeper than the limit (100,000 by default) that stops its input with ``stack overflow``
-runs on in the optimized program -- as an optimized program that executes fewer
-instructions may finish where its input hit the step limit. Both limits are resources
-of one run, not part of a program's meaning (docs/quads.md, "Tail calls").
+**The call depth limit.** Unlike inlining (which keeps every verdict of the depth
+limit, :mod:`ssa_course.quads.call_depth`), this pass removes frames on purpose: a
+recursion deeper than the limit (100,000 by default) that stops its input with
+``stack overflow`` runs on in the optimized program, having printed what the input
+printed -- as an optimized program that executes fewer instructions may finish where
+its input hit the step limit. It never overflows where its input does not
+(docs/quads.md, "Tail calls").
 
 The pass runs on quads before parsing (``source`` form), so SSA construction, SCCP and
 global code motion see the loop. One walk over each function's body finds the tail calls
