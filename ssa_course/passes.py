@@ -32,9 +32,10 @@ if TYPE_CHECKING:
     from ssa_course.quads.ir import Program
     from ssa_course.son.program import SeaOfNodes
 
-DEFAULT_PIPELINE = ("inline", "unroll", "const-params", "sroa", "parse", "sccp", "ranges", "bce",
-                    "gcm", "dom-cse", "coalesce-phis", "out-of-ssa", "coalesce", "dce",
-                    "closed-form", "try-merge", "layout", "thread", "dce", "landing")
+DEFAULT_PIPELINE = ("tail-rec", "inline", "unroll", "const-params", "sroa", "parse", "sccp",
+                    "ranges", "bce", "gcm", "dom-cse", "coalesce-phis", "out-of-ssa", "coalesce",
+                    "dce", "closed-form", "try-merge", "layout", "thread", "copies", "dce",
+                    "landing")
 
 
 

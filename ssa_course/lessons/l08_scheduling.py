@@ -149,6 +149,12 @@ def _thread() -> Callable[[Function], Function]:
     return thread_jumps
 
 
+def _copies() -> Callable[[Function], Function]:
+    from ssa_course.quads.copy_forward import forward_copies
+
+    return forward_copies
+
+
 def _landing() -> Callable[[Function], Function]:
     from ssa_course.quads.landing import landing_pads
 
@@ -170,6 +176,8 @@ add_quads_pass("closed-form", "counting loops that only sum the counter or its s
 add_quads_pass("thread", "jump threading: a test the branches before it already decided "
                "becomes a jump, an edge into a block that only repeats it goes straight on",
                _thread)
+add_quads_pass("copies", "copy forwarding: a read of a copy made earlier in the same block "
+               "reads its source (the dead copies then go with dce)", _copies)
 add_quads_pass("landing", "landing pads: what only a loop (or a branch's fall-through side) "
                "needs sinks onto that edge, so a loop that runs zero times does not pay",
                _landing)
@@ -210,6 +218,19 @@ def _unroll(state: PassState) -> None:
     program = on_program(unroll_loops, before)
     state.quads = program
     if any(program.functions[n] is not f for n, f in before.functions.items()):
+        state.comp = from_quads(program, state.comp.filename)
+
+
+@add_pass("tail-rec", "tail recursion to loops: a call of a function to itself whose result "
+          "is returned (or only added to or multiplied into it) becomes a jump back to its "
+          "top, before parsing", ("source",), "source")
+def _tail_rec(state: PassState) -> None:
+    from ssa_course.compilation import from_quads
+    from ssa_course.quads.tail_rec import eliminate_tail_calls
+
+    program, count = eliminate_tail_calls(state.comp.quads)
+    state.quads = program
+    if count:
         state.comp = from_quads(program, state.comp.filename)
 
 
