@@ -13,10 +13,6 @@ from ssa_course.quads.const_params import thread_constants
 from ssa_course.runtime import Limits
 from ssa_course.stages import run
 
-# ``tail-rec`` makes ``fact``'s recursion a loop (docs/quads.md, "Tail calls"): what
-# const-params does to a recursion is checked on the pipeline without it
-KEEPS_FRAMES = [p for p in passes.DEFAULT_PIPELINE if p != "tail-rec"]
-
 FACT = """@main(n: int) {
   f: int = call @fact n;
   print f;
@@ -86,10 +82,10 @@ def test_main_and_functions_that_do_not_recurse_keep_their_signatures():
 
 def test_after_the_pipeline_the_recursion_makes_no_constant():
     comp = compile_source(FACT, "f.bril")
-    text = passes.emit(passes.run_pipeline(comp, KEEPS_FRAMES), "bril")
+    text = passes.emit(passes.run_pipeline(comp), "bril")
     fact = text.split("@fact(")[1]
     assert "= const" not in fact.split("{", 1)[1]
-    without = [p for p in KEEPS_FRAMES if p != "const-params"]
+    without = [p for p in passes.DEFAULT_PIPELINE if p != "const-params"]
     for n in ("0", "1", "12"):
         got = run(compile_source(text, "o.bril"), [n])
         base = run(passes.result(passes.run_pipeline(compile_source(FACT, "f.bril"),
@@ -103,8 +99,7 @@ def test_the_depth_of_the_recursion_is_unchanged(depth):
     # fact(5) needs depth 7 (main, fact 5 .. fact 0): the same limit stops it
     comp = compile_source(FACT, "f.bril")
     want = run(comp, ["5"], via="quads", limits=Limits(depth=depth))
-    got = run(passes.result(passes.run_pipeline(comp, KEEPS_FRAMES)), ["5"],
-              limits=Limits(depth=depth))
+    got = run(comp, ["5"], via="optimized", limits=Limits(depth=depth))
     assert (got.stdout, got.status, got.error) == (want.stdout, want.status, want.error)
     assert want.status == (0 if depth >= 7 else 2)
 

@@ -14,15 +14,6 @@ from ssa_course.quads.inline import inline_calls
 from ssa_course.runtime import Limits
 from ssa_course.stages import run
 
-# ``tail-rec`` removes frames on purpose (docs/quads.md, "Tail calls"); what inlining
-# guarantees about the depth limit is checked on the pipeline without it
-KEEPS_FRAMES = [p for p in passes.DEFAULT_PIPELINE if p != "tail-rec"]
-
-
-def _optimized(comp, args, limits):
-    """``comp`` through the default pipeline without ``tail-rec``, run with ``limits``."""
-    return run(passes.result(passes.run_pipeline(comp, KEEPS_FRAMES)), args, limits=limits)
-
 
 def _inlined(text: str) -> tuple[str, int]:
     program, count = inline_calls(bril.parse_bril_text(text, "t.bril"))
@@ -107,7 +98,7 @@ def test_a_call_that_overflows_the_stack_still_does(depth):
     # a limit of 4 when entering leaf -- so leaf must not be inlined into down
     comp = compile_source(DEPTH, "d.tiny")
     want = run(comp, ["2"], via="quads", limits=Limits(depth=depth))
-    got = _optimized(comp, ["2"], Limits(depth=depth))
+    got = run(comp, ["2"], via="optimized", limits=Limits(depth=depth))
     assert (got.stdout, got.status, got.error) == (want.stdout, want.status, want.error)
     assert want.status == (2 if depth <= 4 else 0)
 
@@ -159,7 +150,7 @@ def test_a_call_that_only_an_inlined_call_follows_stays(depth):
     # inlined, b would print before f overflowed. Only calls of recursive functions vouch.
     comp = compile_source(CHAIN, "c.tiny")
     want = run(comp, ["3"], via="quads", limits=Limits(depth=depth))
-    got = _optimized(comp, ["3"], Limits(depth=depth))
+    got = run(comp, ["3"], via="optimized", limits=Limits(depth=depth))
     assert (got.stdout, got.status, got.error) == (want.stdout, want.status, want.error)
     text, _ = inline_calls(comp.quads)
     assert "call @a" in bril.to_bril_text(text).split("\n@f(")[1].split("\n@")[0]
@@ -263,20 +254,13 @@ DEPTH_CASES = [c for c in load_corpus() + load_bril_corpus() if "call" in c.sour
 @pytest.mark.parametrize("case", DEPTH_CASES, ids=lambda c: c.name)
 def test_small_depth_limits_stop_the_optimized_program_where_they_stop_the_input(case):
     """Limits from 3 up (above every non-recursive chain of calls in the corpus: the
-    documented assumption of ``quads.call_depth``): the same output, status and error
-    without ``tail-rec``. With it (the default pipeline, ``optimized``), the optimized
-    program never stops earlier: where the input overflows, it prints what the input
-    printed and may go on (its tail calls make no frames)."""
+    documented assumption of ``quads.call_depth``): the same output, status and error."""
     comp = compile_source(case.source, case.path.name)
     for depth in (3, 5, 8):
         want = run(comp, case.args, via="quads", limits=Limits(depth=depth))
         if want.status == 1:
             return
-        got = _optimized(comp, case.args, Limits(depth=depth))
+        got = run(comp, case.args, via="optimized", limits=Limits(depth=depth))
         assert (got.stdout, got.status) == (want.stdout, want.status), (case.name, depth)
         if case.path.name.endswith(".tiny"):
             assert got.error == want.error, (case.name, depth)
-        fast = run(comp, case.args, via="optimized", limits=Limits(depth=depth))
-        if (fast.stdout, fast.status, fast.error) != (got.stdout, got.status, got.error):
-            assert want.error == "error: stack overflow", (case.name, depth)
-            assert fast.stdout.startswith(want.stdout), (case.name, depth)
