@@ -115,12 +115,12 @@ class IntType(Type):
         return self.lo == self.hi
 
     def __str__(self) -> str:
+        if self.lo == self.hi:  # a constant, the most printed (GVN keys Constants by it)
+            return str(self.lo)
         if self._empty():
             return "int:TOP"
         if self.lo == INT_MIN and self.hi == INT_MAX:
             return "int"
-        if self.is_constant():
-            return str(self.lo)
         return f"int[{self.lo}..{self.hi}]"
 
 
