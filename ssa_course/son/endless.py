@@ -150,12 +150,15 @@ def _all_reach(g: Graph, to_stop: set[int]) -> bool:
 
 def give_endless_loops_an_exit(g: Graph) -> list[Never]:
     """Add a Never exit to every live loop head that control reaches from Start but that
-    no longer reaches Stop; returns the exits added (usually none: one walk each way)."""
+    no longer reaches Stop; returns the exits added (usually none: one walk back from
+    Stop and a scan of the nodes; the walk forward from Start only when some live control
+    node is not on the first)."""
     stop, start = g.stop, g.start
     if stop is None or start is None:
         return []  # a graph still being built
     # Two walks: forward from Start (what runs) and backward from Stop (what leads out).
-    # A node in the first and not the second can only go round forever.
+    # A node in the first and not the second can only go round forever. (The forward one
+    # only when the cheaper scan finds a live control node off the backward one.)
     to_stop = reaching(list(stop.inputs))
     if _all_reach(g, to_stop):
         return []  # no control node the forward walk could reach is lost: skip that walk
