@@ -15,7 +15,8 @@ For each shape of :mod:`shapes` and each size (1k, 10k, 100k statements) this ti
 Each cell starts from a fresh :class:`Compilation` that already holds the quads, so a stage
 pays only for what it adds. The table prints microseconds of CPU time (the machine may be
 shared) per statement at each size, the 100k/1k ratio (flat is 1.0: linear time) and the
-ratio of the largest size's time to the quads build time. Knobs (environment variables):
+ratio of the largest size's time to the quads build time (the build: the best of 3 runs at
+every size; a cell above 1k statements runs once). Knobs (environment variables):
 
 * ``SCALING_MAX`` -- the largest size (``10000`` for a quick run; default ``100000``);
 * ``SCALING_SHAPES`` / ``SCALING_STAGES`` -- comma-separated subsets (default: all);
@@ -177,7 +178,9 @@ def scale_shape(shape: str, bril: bool, sizes: tuple[int, ...], limit: int, skip
     comps: list[tuple[int, Compilation, float, int]] = []
     for size in sizes:
         base = program(shape, size, bril)
-        repeat = 3 if size <= 1_000 else 1
+        # the yardstick is the best of 3 at every size: one run of it varied 2x with the
+        # load of a shared machine, and every ratio of the table divides by it
+        repeat = 3
 
         def build(base: Compilation = base) -> object:
             return fresh_source(base).quads

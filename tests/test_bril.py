@@ -192,3 +192,34 @@ def test_bad_main_args(argv, needle):
     with pytest.raises(UsageError) as info:
         parse_main_args([("n", INT), ("b", BOOL)], argv)
     assert needle in str(info.value)
+
+
+def _tokens_one_match_at_a_time(text: str) -> list[tuple[str, str, int, int, int]]:
+    """The tokenizer as first written: the pattern tried at each position in turn, a
+    character it does not match a "bad" token of its own."""
+    out, line, line_start, i = [], 1, 0, 0
+    while i < len(text):
+        m = bril._TOKEN.match(text, i)
+        if m is None:
+            out.append(("bad", text[i], line, i - line_start + 1, 1))
+            i += 1
+            continue
+        kind = m.lastgroup or ""
+        if kind == "newline":
+            line, line_start = line + 1, m.end()
+        elif kind not in ("space", "comment"):
+            out.append((kind, m.group(), line, i - line_start + 1, m.end() - i))
+        i = m.end()
+    out.append(("eof", "", line, i - line_start + 1, 1))
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab1 -@.:=;{}()<>[],#\n\t%!$é\\\"'", max_size=60))
+def test_tokens_as_if_matched_at_each_position(text):
+    """``_tokens`` scans with ``finditer`` (r62, #22): the same tokens, kinds and
+    positions as matching at every position in turn, "bad" characters included."""
+    got = [(t.kind, t.text, t.line, t.col, t.length) for t in bril._tokens(text, "t.bril")]
+    assert got == _tokens_one_match_at_a_time(text)
+    assert all(t.pos.line == t.line and t.pos.col == t.col
+               for t in bril._tokens(text, "t.bril"))

@@ -171,3 +171,26 @@ def test_a_function_that_never_returns_through_the_default_pipeline_reads_back()
     back = compile_source(text, "never.bril", kind="bril")
     got = stages.run(back, ["3", "false"], via="quads", limits=Limits(steps=20_000))
     assert (got.status, got.stdout) == (0, "3\n")
+
+
+def test_the_forward_walk_runs_only_when_some_control_is_lost(monkeypatch):
+    """r62 (#22): when every live control node reaches Stop a scan of the node table says
+    so, and the walk forward from Start (which looks at every user of every control node)
+    is skipped; a loop SCCP made endless still takes the walk and gets its exit."""
+    from ssa_course.son import endless
+
+    walks = []
+    forward = endless._forward
+
+    def counted(start):
+        walks.append(start)
+        return forward(start)
+
+    monkeypatch.setattr(endless, "_forward", counted)
+    ends = "fn main(n: int) {\n var i = 0;\n while (i < n) { print(i); i = i + 1; }\n}\n"
+    registry.build(compile_source(ends, "ends.tiny"), "son-opt")
+    assert walks == []
+    fg = registry.build(compile_source(PRINTS_IN_LOOP, "endless.tiny"), "son-opt") \
+        .functions["main"]
+    assert walks
+    assert any(isinstance(n, Never) for n in fg.graph.stop.inputs)

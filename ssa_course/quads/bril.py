@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ssa_course.errors import Pos, SourceError
 from ssa_course.quads.bril_check import FIELD_OPS, BrilProblem, check_shapes, check_types
@@ -67,11 +67,19 @@ _TOKEN = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class _Tok:
+class _Tok(NamedTuple):
+    # a tuple: a program of 60k instructions has a few hundred thousand tokens, and a tuple
+    # is made several times faster than a frozen dataclass
     kind: str
     text: str
-    pos: Pos
+    line: int
+    col: int
+    length: int = 1
+
+    @property
+    def pos(self) -> Pos:
+        """Where the token is (made when asked: most tokens are never asked)."""
+        return Pos(self.line, self.col, self.length)
 
     def describe(self) -> str:
         return "end of file" if self.kind == "eof" else f"'{self.text}'"
@@ -79,21 +87,27 @@ class _Tok:
 
 def _tokens(text: str, filename: str) -> list[_Tok]:
     out: list[_Tok] = []
+    append = out.append
     # positions are counted here, once: every later error points at a token's line:col
     line, line_start, i = 1, 0, 0
-    while i < len(text):
-        m = _TOKEN.match(text, i)
-        if m is None:  # reported only if the parser gets here: an unsupported type first
-            out.append(_Tok("bad", text[i], Pos(line, i - line_start + 1)))
+    # ``finditer`` finds each match where a match tried at every position in turn would:
+    # the characters it steps over match nothing, each a "bad" token (reported only if the
+    # parser gets there: an unsupported type first)
+    for m in _TOKEN.finditer(text):
+        start = m.start()
+        while i < start:
+            append(_Tok("bad", text[i], line, i - line_start + 1))
             i += 1
-            continue
         kind = m.lastgroup or ""
-        if kind == "newline":
-            line, line_start = line + 1, m.end()
-        elif kind not in ("space", "comment"):  # (Bril's comments are dropped here)
-            out.append(_Tok(kind, m.group(), Pos(line, i - line_start + 1, m.end() - i)))
         i = m.end()
-    out.append(_Tok("eof", "", Pos(line, i - line_start + 1)))
+        if kind == "newline":
+            line, line_start = line + 1, i
+        elif kind != "space" and kind != "comment":  # (Bril's comments are dropped here)
+            append(_Tok(kind, m.group(), line, start - line_start + 1, i - start))
+    while i < len(text):
+        append(_Tok("bad", text[i], line, i - line_start + 1))
+        i += 1
+    append(_Tok("eof", "", line, i - line_start + 1))
     return out
 
 

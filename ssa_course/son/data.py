@@ -99,10 +99,16 @@ def _int_binary(node: Node, fn: Callable[[int, int], object],
     # The lattice, in order: TOP (nothing known yet -- SCCP's optimism) stays TOP; two
     # constants fold; two ranges give a range; anything else is "some int" (BOTTOM).
     a, b = node.operand(1).type, node.operand(2).type
-    if a in (TOP, INT_TOP) or b in (TOP, INT_TOP):
+    if a.__class__ is IntType and b.__class__ is IntType:
+        # the usual case, two ranges, answered without the lattice's equality (the same
+        # tests as below: ``== INT_TOP`` is [1, 0] of kind "int")
+        if a.lo == 1 and a.hi == 0 and a.kind == "int" \
+                or b.lo == 1 and b.hi == 0 and b.kind == "int":
+            return INT_TOP
+    elif a in (TOP, INT_TOP) or b in (TOP, INT_TOP):
         return INT_TOP
-    if isinstance(a, IntType) and isinstance(b, IntType) and a.is_constant() \
-            and b.is_constant():
+    if isinstance(a, IntType) and isinstance(b, IntType) and a.lo == a.hi \
+            and b.lo == b.hi:
         # A fold that would trap (division by zero) returns None: the node is not folded, and
         # the trap stays for the program to reach at run time.
         value = fn(a.lo, b.lo)

@@ -135,15 +135,33 @@ def _loop_head(region: Region, lost: set[int]) -> bool:
     return False
 
 
+def _all_reach(g: Graph, to_stop: set[int]) -> bool:
+    """Every live control node of ``g`` reaches Stop (is in ``to_stop``). Then so does
+    every node the forward walk from Start would reach (it reaches live control nodes
+    only, Start among them), so nothing is lost. A scan of the node table: cheaper than
+    the forward walk, which looks at every user of every control node (Start's
+    constants, the phis of each merge)."""
+    for n in g.nodes.values():
+        if n.is_control and n.id not in to_stop and not _dead(n) \
+                and not isinstance(n, (Stop, Never)):
+            return False
+    return True
+
+
 def give_endless_loops_an_exit(g: Graph) -> list[Never]:
     """Add a Never exit to every live loop head that control reaches from Start but that
-    no longer reaches Stop; returns the exits added (usually none: one walk each way)."""
+    no longer reaches Stop; returns the exits added (usually none: one walk back from
+    Stop and a scan of the nodes; the walk forward from Start only when some live control
+    node is not on the first)."""
     stop, start = g.stop, g.start
     if stop is None or start is None:
         return []  # a graph still being built
     # Two walks: forward from Start (what runs) and backward from Stop (what leads out).
-    # A node in the first and not the second can only go round forever.
+    # A node in the first and not the second can only go round forever. (The forward one
+    # only when the cheaper scan finds a live control node off the backward one.)
     to_stop = reaching(list(stop.inputs))
+    if _all_reach(g, to_stop):
+        return []  # no control node the forward walk could reach is lost: skip that walk
     reached = _forward(start)
     lost = {n.id for n in reached if n.id not in to_stop}
     if not lost:

@@ -265,7 +265,10 @@ def _remove_last(users: list[Node], node: Node) -> None:
     go while parsing are the newest ones, and Start may have a very long list (every
     constant hangs off it), so ``list.remove`` would make parsing quadratic."""
     last = len(users) - 1
-    for k in range(last, max(last - 8, -1), -1):  # usually among the newest few
+    if last >= 0 and users[last] is node:  # most often the newest of all
+        del users[last]
+        return
+    for k in range(last - 1, max(last - 8, -1), -1):  # else usually among the newest few
         if users[k] is node:
             del users[k]
             return

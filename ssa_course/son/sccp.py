@@ -147,18 +147,24 @@ def _sccp(fg: FunctionGraph, trace: bool) -> SccpResult:
             if new == old:
                 continue
             n.type = new
-            pushed = []
             # Sparse: only the users of a node whose type fell are looked at again (Wegman &
             # Zadeck, on def-use edges as Click does). The transfers are monotone, so the order
             # work is taken in does not change the fixed point reached -- except where widening,
             # which counts a phi's changes, sets in earlier or later.
-            for u in users_to_push(n):
+            if trace:
+                pushed = []
+                for u in users_to_push(n):
+                    if u.id not in queued:
+                        queued.add(u.id)
+                        work.append(u)
+                        pushed.append(u.id)
+                result.trace.append(TraceStep(n.id, n.label, str(old), str(new), pushed, new))
+                continue
+            for u in (users_to_push(n) if n.is_control else n.outputs):
+                # (a value's users are its outputs; one listed twice is queued once)
                 if u.id not in queued:
                     queued.add(u.id)
                     work.append(u)
-                    pushed.append(u.id)
-            if trace:
-                result.trace.append(TraceStep(n.id, n.label, str(old), str(new), pushed, new))
         result.types = {n.id: n.type for n in nodes}
     finally:
         for n in nodes:

@@ -37,7 +37,7 @@ class Type:
         # The laws every transfer relies on: meet is commutative, associative and idempotent,
         # TOP is its identity and BOTTOM absorbs. SCCP's termination rests on them: a type only
         # falls, and each kind has a finite height (ranges by widening).
-        if self == other:
+        if self is other or self == other:  # (identity first: the usual case, and cheap)
             return self
         if self.kind == "top":
             return other
@@ -50,7 +50,7 @@ class Type:
         return self._meet_same(other)
 
     def join(self, other: Type) -> Type:
-        if self == other:
+        if self is other or self == other:
             return self
         # join is meet upside down. The iterative peepholes join a node's old type with its new
         # one: both are true, so their join is, and it is at least as precise as each.
@@ -115,12 +115,12 @@ class IntType(Type):
         return self.lo == self.hi
 
     def __str__(self) -> str:
+        if self.lo == self.hi:  # a constant, the most printed (GVN keys Constants by it)
+            return str(self.lo)
         if self._empty():
             return "int:TOP"
         if self.lo == INT_MIN and self.hi == INT_MAX:
             return "int"
-        if self.is_constant():
-            return str(self.lo)
         return f"int[{self.lo}..{self.hi}]"
 
 

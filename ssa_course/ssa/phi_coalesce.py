@@ -61,7 +61,8 @@ def coalesce_phis(fn: Function) -> Function:
     if not pairs:
         return fn
     candidates = {v for _, d, a in pairs for v in (d, a)}
-    adj = _interference(fn, candidates)
+    # (_pairs only read the CFG: the interference may split its blocks at throwing calls)
+    adj = _interference(fn, candidates, cfg)
     params = {name for name, _ in fn.params}
     fixed = params if fn.name == "main" else set()  # main's are named on the command line
     # rank: a class keeps a parameter's name over a version's (the signature is unchanged)
@@ -101,9 +102,13 @@ def _pairs(cfg: CFG, fn: Function, handlers: set[str]) -> list[tuple[int, str, s
     return [(f[0], f[3], f[4]) for f in found]
 
 
-def _interference(fn: Function, candidates: set[str]) -> dict[str, set[str]]:
-    """Interference edges among ``candidates`` (SSA liveness, exceptions included)."""
-    cfg = build_cfg(fn)
+def _interference(fn: Function, candidates: set[str], cfg: CFG | None = None
+                  ) -> dict[str, set[str]]:
+    """Interference edges among ``candidates`` (SSA liveness, exceptions included).
+    ``cfg``: ``fn``'s CFG as :func:`build_cfg` made it, if the caller has it (it is
+    changed here: blocks are split at throwing calls)."""
+    if cfg is None:
+        cfg = build_cfg(fn)
     original = list(cfg.blocks)
     add_exception_edges(cfg)  # a call in a try ends its block, with an edge to the handler
     live = solve(cfg, live_variables(cfg, _phi_edges(cfg, original)))
