@@ -242,8 +242,9 @@ WITHOUT = list(passes.DEFAULT_PIPELINE)
 @given(tail_calls())
 def test_generated_tail_recursions_print_the_same_and_cost_no_more_than_the_input(source):
     """The default pipeline after ``tail-rec`` keeps output, status and error, and never
-    executes more than its input. (Against the pipeline without ``tail-rec`` it may lose a few instructions
-    where the loop keeps copies the rotation rule did not foresee: docs/quads.md.)"""
+    executes more than its input. (Against the pipeline without ``tail-rec`` it may lose
+    a few instructions where the loop keeps copies the rotation rule did not foresee:
+    docs/quads.md.)"""
     limits = Limits(steps=200_000)
     comp = compile_source(source, "g.tiny")
     want = run(comp, None, via="quads", limits=limits)
