@@ -26,6 +26,8 @@ dead instruction of another block).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ssa_course.codegen.liveness import Liveness
 from ssa_course.codegen.mir import LabelRef, MBlock, Mem, MFunction, MInstr, Reg, Slot, VReg
 
@@ -39,29 +41,46 @@ _FLAG_READERS = frozenset({"jcc", "setcc", "cmovcc", "adc", "sbb", "cset", "csel
                            "csinc", "csinv", "csneg", "ccmp"})
 
 
+def sweep_block(block: MBlock, live_out: set[Reg] | frozenset[Reg],
+                drop: Callable[[MInstr, set[Reg], list[MInstr]], bool]) -> int:
+    """One backward walk over ``block``: an instruction goes when ``drop(instr, live
+    after it, the kept instructions after it, last first)`` says so; liveness is carried
+    past the kept ones only, so a chain feeding a dropped instruction goes in the same walk.
+    Returns how many went. (This pass and :func:`~ssa_course.codegen.reloads.\
+remove_dead_reloads` both delete with it.)"""
+    after = set(live_out)
+    kept: list[MInstr] = []  # the block's kept instructions, last first
+    gone = 0
+    for k in range(len(block.instrs) - 1, -1, -1):
+        instr = block.instrs[k]
+        if drop(instr, after, kept):
+            gone += 1
+            continue
+        kept.append(instr)
+        after.difference_update(instr.defs)
+        after.update(instr.uses)
+    kept.reverse()
+    block.instrs = kept
+    return gone
+
+
 def remove_dead_code(fn: MFunction, pure: frozenset[str], no_flags: frozenset[str]) -> int:
     """Delete removable instructions (see the module docstring) from ``fn`` before
     allocation; returns how many went."""
     removed = 0
     blocks = fn.block_map()
+
+    def dropper(succs: list[str]) -> Callable[[MInstr, set[Reg], list[MInstr]], bool]:
+        def drop(instr: MInstr, after: set[Reg], kept: list[MInstr]) -> bool:
+            return _removable(instr, after, pure) and (
+                instr.op in no_flags or flags_dead(kept[::-1], succs, blocks, no_flags))
+        return drop
+
     while True:
         live = Liveness(fn)
         gone = 0
         for block in fn.blocks:
-            after = set(live.live_out[block.label])
-            kept: list[MInstr] = []  # the block's kept instructions, last first
-            for k in range(len(block.instrs) - 1, -1, -1):
-                instr = block.instrs[k]
-                if _removable(instr, after, pure) and (
-                        instr.op in no_flags or flags_dead(
-                            kept[::-1], block.succs, blocks, no_flags)):
-                    gone += 1
-                    continue
-                kept.append(instr)
-                after.difference_update(instr.defs)
-                after.update(instr.uses)
-            kept.reverse()
-            block.instrs = kept
+            gone += sweep_block(block, live.live_out[block.label], dropper(block.succs))
         removed += gone
         if not gone:
             return removed

@@ -17,8 +17,9 @@ the store back was gone.
 
 from __future__ import annotations
 
+from ssa_course.codegen.dead import sweep_block
 from ssa_course.codegen.liveness import Liveness
-from ssa_course.codegen.mir import MFunction, MInstr, PReg, Slot
+from ssa_course.codegen.mir import MFunction, MInstr, PReg, Reg, Slot
 
 
 def remove_redundant_reloads(fn: MFunction) -> int:
@@ -77,22 +78,13 @@ def remove_dead_reloads(fn: MFunction) -> int:
     """Delete reloads (``mov reg, slot``) whose register is not live after them (after
     allocation, every register physical); returns how many went."""
     live = Liveness(fn)
-    removed = 0
-    for block in fn.blocks:
-        after = set(live.live_out[block.label])
-        kept: list[MInstr] = []
-        for instr in reversed(block.instrs):
-            ops = instr.operands
-            if (instr.op == "mov" and len(ops) == 2 and isinstance(ops[0], PReg)
-                    and isinstance(ops[1], Slot) and ops[0] not in after):
-                removed += 1
-                continue
-            kept.append(instr)
-            after.difference_update(instr.defs)
-            after.update(instr.uses)
-        kept.reverse()
-        block.instrs = kept
-    return removed
+
+    def drop(instr: MInstr, after: set[Reg], kept: list[MInstr]) -> bool:
+        ops = instr.operands
+        return (instr.op == "mov" and len(ops) == 2 and isinstance(ops[0], PReg)
+                and isinstance(ops[1], Slot) and ops[0] not in after)
+
+    return sum(sweep_block(block, live.live_out[block.label], drop) for block in fn.blocks)
 
 
 def _forget_register(holds: dict[str, int], instr: MInstr) -> None:
