@@ -86,7 +86,8 @@ def leaders(body):
     signal.signal(signal.SIGALRM, later)
     signal.setitimer(signal.ITIMER_REAL, 0.001)
     return [0]
-""", "wrong leaders"),
+""", ("wrong leaders", "calls ssa_course's own find_leaders")),  # when the timer fires
+    # first: under load 1 ms can end before the answer's return is through the watch
     ("01-quads.ipynb", "leaders", "code.replace clone", f"""
 import types
 from ssa_course.quads.cfg import find_leaders as _f
@@ -228,7 +229,7 @@ def test_a_cheat_scores_nothing_on_visible_and_hidden_tests(name, answer, label,
     for released in (True, False):
         verdict = outcome(name, graded, {answer: code}, released=released)
         assert verdict is not None, f"the cheat scores ({'visible' if released else 'hidden'})"
-        assert says in verdict, verdict
+        assert any(n in verdict for n in ((says,) if isinstance(says, str) else says)), verdict
         assert len(verdict.splitlines()) <= 12, verdict  # a message, not a traceback
 
 

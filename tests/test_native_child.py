@@ -111,6 +111,11 @@ def _native_children(pid: int, native_dir: Path) -> list[int]:
     return found
 
 
+def _default_signals() -> None:
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 def _where(pid: int) -> str:
     """What /proc says of a process that did not stop: state, kernel wait, threads, kids."""
     try:
@@ -139,9 +144,12 @@ def _alive(pid: int) -> bool:
 def test_a_signal_ends_the_native_child_and_removes_its_directory(progs, tmp_path, signum):
     native_dir = tmp_path / "native"
     env = {**os.environ, "SSA_COURSE_NATIVE_DIR": str(native_dir)}
+    # the signal at its default action in the CLI, as in a terminal: under `nohup` (SIGHUP
+    # ignored, and inherited) the CLI keeps ignoring it, as it should
     proc = subprocess.Popen([sys.executable, "-m", "ssa_course", "run", "--via", "native",
                              "--steps", str(2 ** 62), str(progs / "spin.tiny")],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                            preexec_fn=_default_signals)
     try:
         deadline = time.monotonic() + 120
         kids: list[int] = []
