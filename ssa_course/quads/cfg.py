@@ -61,15 +61,22 @@ class CFG:
     def edges(self) -> list[tuple[str, str]]:
         return [(b.name, s) for b in self.blocks.values() for s in b.succs]
 
-    def to_function(self) -> Function:
+    def to_function(self, copy: bool = True) -> Function:
         """Lay the blocks out again as a flat function; add a ``jmp`` only where a block's
-        fall-through successor does not come next (or the block is empty)."""
+        fall-through successor does not come next (or the block is empty).
+
+        The function holds copies of the blocks' instructions; ``copy=False`` hands it the
+        blocks' own objects, for a caller that drops the CFG (a pass's result: no pass
+        changes an instruction of the function it was given, so sharing one is safe)."""
         body: list[Instr | Label] = []
         names = list(self.blocks)
         for i, name in enumerate(names):
             block = self.blocks[name]
             body.append(Label(name, block.line))
-            body.extend(instr.copy() for instr in block.instrs)
+            if copy:
+                body.extend(instr.copy() for instr in block.instrs)
+            else:
+                body.extend(block.instrs)
             if block.terminator is None and block.succs:
                 following = names[i + 1] if i + 1 < len(names) else None
                 # An empty block falling into the next would merge with it when the CFG

@@ -40,7 +40,7 @@ def coalesce_copies(fn: Function) -> Function:
     """``fn`` with the names of non-interfering copies merged and those copies gone."""
     if any(i.op == "phi" for i in fn.instrs()):
         return fn
-    cfg = build_cfg(fn)
+    cfg = build_cfg(fn, copy=False)  # (only read: the renaming copies what it changes)
     add_exception_edges(cfg)  # what a handler reads is live before a call that may throw
     live = liveness(cfg)
     params = [name for name, _ in fn.params]

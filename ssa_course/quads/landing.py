@@ -43,7 +43,7 @@ def landing_pads(fn: Function) -> Function:
     if any(i.op in ("phi", "enter") for i in fn.instrs()):
         return fn
     # liveness on the other edge decides what may sink: a result read there must stay
-    live_in = liveness(build_cfg(fn)).top
+    live_in = liveness(build_cfg(fn, copy=False)).top
     block_of = _label_blocks(fn.body)
     params = {name for name, _ in fn.params}
     labels = Names(block_of)

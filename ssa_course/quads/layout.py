@@ -50,10 +50,12 @@ def layout(fn: Function) -> Function:
     # four steps: jumps to jumps go straight on; a block and its only successor that
     # only it reaches become one; blocks are chained so jumps fall through; small
     # targets of the jumps left are copied in their place
-    cfg = build_cfg(_thread_branches(fn))
+    # (no step changes an instruction -- blocks are joined, reordered, copied whole --
+    # so the result may share ``fn``'s instruction objects: no copies made here)
+    cfg = build_cfg(_thread_branches(fn), copy=False)
     remove_unreachable(cfg)  # threading may orphan jump-only blocks
     _merge_straight_runs(cfg)
-    body = _chain_blocks(cfg).to_function().body
+    body = _chain_blocks(cfg).to_function(copy=False).body
     for _ in range(2):  # a copy may end a block a jump earlier in the body goes to
         body = _copy_small_targets(body)
     if body and isinstance(body[-1], Instr) and body[-1].op == "ret" and not body[-1].args \

@@ -165,10 +165,10 @@ def thread_jumps(fn: Function) -> Function:
     if not changed:
         return fn
     if not moved:  # instructions deleted, every edge in place: the layout stays good
-        return cfg.to_function()
+        return cfg.to_function(copy=False)  # (the CFG's copies: ours, the CFG is dropped)
     remove_unreachable(cfg)
     # a moved edge may leave a jump where a fall-through was: lay the blocks out again
-    return layout(cfg.to_function())
+    return layout(cfg.to_function(copy=False))
 
 
 def _round(cfg: CFG) -> tuple[bool, bool]:

@@ -140,7 +140,7 @@ def from_ssa_cfg(fn: Function) -> CFG:
 
 def from_ssa(fn: Function) -> Function:
     """``fn`` without phis: ordinary quads again."""
-    return from_ssa_cfg(fn).to_function()
+    return from_ssa_cfg(fn).to_function(copy=False)  # (the CFG holds copies: they are ours)
 
 
 def program_from_ssa(program: Program) -> Program:

@@ -36,8 +36,9 @@ from ssa_course.quads.ir import Function, Instr, Label
 Key = tuple[object, ...]  # an operation, its type and its operands (or a constant's value)
 
 
-def _key(instr: Instr) -> Key | None:
-    """What makes two instructions compute the same value (None: never merged)."""
+def _key(instr: Instr, args: list[str]) -> Key | None:
+    """What makes two instructions compute the same value (None: never merged), ``instr``
+    reading ``args`` (its arguments renamed)."""
     if instr.dest is None:
         return None
     if instr.op == "const":
@@ -45,12 +46,12 @@ def _key(instr: Instr) -> Key | None:
     op = opcodes.get(instr.op)
     if op is None:
         return None
-    return (instr.op, str(instr.type), *instr.args)
+    return (instr.op, str(instr.type), *args)
 
 
 def dom_cse(fn: Function) -> Function:
     """``fn`` (strict SSA quads) without the operations a dominating block computes."""
-    cfg = build_cfg(fn)  # (its blocks hold copies: renaming them leaves ``fn`` alone)
+    cfg = build_cfg(fn, copy=False)  # (only read: the body below copies what it renames)
     dom = Dominance({name: b.succs for name, b in cfg.blocks.items()}, cfg.entry)
     available: dict[Key, str] = {}
     rename: dict[str, str] = {}
@@ -63,8 +64,7 @@ def dom_cse(fn: Function) -> Function:
             continue
         mine: list[Key] = []
         for instr in cfg.blocks[name].instrs:
-            instr.args = [rename.get(a, a) for a in instr.args]
-            op_key = _key(instr)
+            op_key = _key(instr, [rename.get(a, a) for a in instr.args])
             if op_key is None:
                 continue
             earlier = available.get(op_key)

@@ -55,7 +55,7 @@ def coalesce_phis(fn: Function) -> Function:
         return fn
     # The copy coalescer's machinery (quads/coalesce.py), with a phi's result and each
     # argument as the pair to merge: one name for the web means no copy out of SSA.
-    cfg = build_cfg(fn)
+    cfg = build_cfg(fn, copy=False)  # (only read: the renaming copies what it changes)
     handlers = {i.labels[1] for i in fn.instrs() if i.op == "enter" and len(i.labels) == 2}
     pairs = _pairs(cfg, fn, handlers)
     if not pairs:
