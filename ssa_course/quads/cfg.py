@@ -17,13 +17,14 @@ from typing import TYPE_CHECKING
 
 from ssa_course.quads.ir import (
     NEVER_RETURNS,
+    TERMINATORS,
     Function,
     Instr,
     Label,
     never_returns,
     returns_somewhere,
 )
-from ssa_course.quads.names import label_names
+from ssa_course.quads.names import Names, label_names
 
 if TYPE_CHECKING:  # networkx is imported where it is used: 0.1 s of every start-up
     import networkx as nx
@@ -128,33 +129,45 @@ def build_cfg(fn: Function, copy: bool = True) -> CFG:
     instruction identity, as code generation does with escape analysis' arrays). Either
     way ``fn`` is left as it was: an instruction that must be relabelled is copied first.
     """
-    labels = label_names(fn)  # names for blocks without a label: b0, b1, ...
+    # Names for blocks without a label (b0, b1, ...) and the labels phis name are each a
+    # scan of the whole body: made when first needed (most bodies need neither).
+    labels: Names | None = None
+    phi_preds: set[str] | None = None
     # in layout order: fall-through means "the next block in this dict"
     blocks: OrderedDict[str, BasicBlock] = OrderedDict()
     alias: dict[str, str] = {}  # several labels in a row name one block
     current: BasicBlock | None = None
-    # An empty labelled block that a phi names as a predecessor stays a block of its own:
-    # merged into the next label, the phi's edge from it would become an edge from itself.
-    phi_preds = {lb for item in fn.body if isinstance(item, Instr) and item.op == "phi"
-                 for lb in item.labels}
+    instrs: list[Instr] = []  # current's instructions
+    ended = True  # current's last instruction is a terminator (or there is no current)
     for item in fn.body:
         if isinstance(item, Label):
-            if current is not None and not current.instrs and current.labelled \
-                    and current.name not in phi_preds:
-                alias[item.name] = current.name
-                continue
+            if current is not None and not instrs and current.labelled:
+                # An empty labelled block that a phi names as a predecessor stays a block
+                # of its own: merged into the next label, the phi's edge from it would
+                # become an edge from itself.
+                if phi_preds is None:
+                    phi_preds = {lb for i in fn.body if isinstance(i, Instr)
+                                 and i.op == "phi" for lb in i.labels}
+                if current.name not in phi_preds:
+                    alias[item.name] = current.name
+                    continue
             current = BasicBlock(item.name, line=item.line)
             blocks[current.name] = current
+            instrs, ended = current.instrs, False
             continue
         # code after a terminator (or at the very start) without a label: a new block
         # no jump can reach -- unless it is the entry -- named b0, b1, ...
-        if current is None or (current.instrs and current.instrs[-1].is_terminator()):
+        if ended:
+            if labels is None:
+                labels = label_names(fn)
             name = labels.fresh("b", bare=False, sep="", start=0)
             current = BasicBlock(name, labelled=False)
             blocks[name] = current
-        current.instrs.append(item.copy() if copy else item)
+            instrs = current.instrs
+        instrs.append(item.copy() if copy else item)
+        ended = item.op in TERMINATORS
     if not blocks:
-        name = labels.fresh("b", bare=False, sep="", start=0)
+        name = label_names(fn).fresh("b", bare=False, sep="", start=0)
         blocks[name] = BasicBlock(name, labelled=False)
     # Edges: a terminator's labels, or falling through to the next block.
     names = list(blocks)
