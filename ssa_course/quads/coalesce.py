@@ -63,14 +63,17 @@ def coalesce_copies(fn: Function) -> Function:
 
 def apply_renaming(fn: Function, rename: dict[str, str], trivial_op: str) -> Function:
     """``fn`` with every variable renamed by ``rename``; instructions ``trivial_op`` (a copy
-    or a phi) that now only read their own destination are dropped."""
+    or a phi) that now only read their own destination are dropped. An instruction that
+    names no renamed variable is kept as it is (shared with ``fn``), the others are
+    copies."""
     body = []
     for item in fn.body:
         if isinstance(item, Instr):
-            item = item.copy()
-            item.args = [rename.get(a, a) for a in item.args]
-            if item.dest is not None:
-                item.dest = rename.get(item.dest, item.dest)
+            if item.dest in rename or any(a in rename for a in item.args):
+                item = item.copy()
+                item.args = [rename.get(a, a) for a in item.args]
+                if item.dest is not None:
+                    item.dest = rename.get(item.dest, item.dest)
             if item.op == trivial_op and all(a == item.dest for a in item.args):
                 continue  # x = id x: the copy that coalescing was for -- it goes
         body.append(item)

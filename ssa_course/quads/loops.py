@@ -34,12 +34,19 @@ def natural_loops(preds: Mapping[str, Iterable[str]], dom: Dominance
 def loop_depths(cfg: CFG) -> dict[str, int]:
     """How many natural loops (:func:`natural_loops`) each block is in. Blocks in no loop
     (and unreachable ones) have depth 0."""
+    depth = {name: 0 for name in cfg.blocks}
+    # Every edge going down the layout: no cycle, so no loop (a back edge closes one).
+    # A loop-free function then needs no dominator tree (#22: a sixth of a second per
+    # call at 10k statements; coalescing and layout each ask).
+    position = {name: k for k, name in enumerate(cfg.blocks)}
+    if all(position.get(s, k + 1) > k for k, b in enumerate(cfg.blocks.values())
+           for s in b.succs):
+        return depth
     succs = {n: list(b.succs) for n, b in cfg.blocks.items()}
     preds: dict[str, list[str]] = {}
     for n, kids in succs.items():
         for k in kids:
             preds.setdefault(k, []).append(n)
-    depth = {name: 0 for name in cfg.blocks}
     for _, body in natural_loops(preds, Dominance(succs, cfg.entry)).values():
         for b in body:
             depth[b] += 1

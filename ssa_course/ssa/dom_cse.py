@@ -84,8 +84,7 @@ def dom_cse(fn: Function) -> Function:
             if item.dest in rename:
                 emptied = emptied or not body or isinstance(body[-1], Label)
                 continue
-            item = item.copy()
-            item.args = [rename.get(a, a) for a in item.args]
+            item = item.renamed(rename)  # (a copy only when it reads a renamed value)
         elif emptied and body and isinstance(body[-1], Label):
             # Two labels in a row name one block: a phi naming the emptied block as its
             # predecessor would then name no edge. The block keeps one ``nop`` in place of
