@@ -154,7 +154,7 @@ def thread_jumps(fn: Function) -> Function:
     """``fn`` with the tests its branches already decided removed (see the module text)."""
     if any(i.op in ("enter", "phi") for i in fn.instrs()):
         return fn
-    cfg = build_cfg(fn)
+    cfg = build_cfg(fn, copy=False)  # (rule 3 copies the one instruction it changes)
     changed = moved = False
     for _ in range(ROUNDS):
         changed_now, moved_now = _round(cfg)
@@ -310,7 +310,8 @@ def _thread(cfg: CFG, block: BasicBlock, bottom: set[Fact]) -> bool:
         target = _passes_to(cfg.blocks[succ], fact)
         if target is None or target == succ:
             continue
-        if term is not None:
+        if term is not None:  # (a copy: the CFG's blocks hold the function's own)
+            term = block.instrs[-1] = term.copy()
             term.labels = [target if lb == succ else lb for lb in term.labels]
         block.succs = [target if s == succ else s for s in block.succs]
         cfg.blocks[succ].preds.remove(block.name)
