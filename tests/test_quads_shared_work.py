@@ -138,3 +138,18 @@ def test_renaming_copies_only_what_it_renames():
     assert [(i.op, i.dest, i.args) for i in out.instrs()] == [
         ("const", "k", []), ("add", "z", ["a", "k"]), ("print", None, ["a"])]
     assert rename.dest == "y" and drop.dest == "b", "the function given is left as it was"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(graphs(), graphs(forward_only=True)))
+def test_forward_only_means_no_cycle_and_a_forward_layout_is_recognized(succs):
+    import networkx as nx
+
+    g = nx.DiGraph()
+    g.add_nodes_from(succs)
+    g.add_edges_from((a, b) for a, kids in succs.items() for b in kids)
+    if loops.forward_only(succs):
+        assert nx.is_directed_acyclic_graph(g)
+    names = list(succs)
+    if all(names.index(b) > names.index(a) for a, kids in succs.items() for b in kids):
+        assert loops.forward_only(succs)

@@ -151,8 +151,8 @@ def build_cfg(fn: Function, copy: bool = True) -> CFG:
                 if current.name not in phi_preds:
                     alias[item.name] = current.name
                     continue
-            current = BasicBlock(item.name, line=item.line)
-            blocks[current.name] = current
+            current = BasicBlock(item.name, [], [], [], line=item.line)  # (lists given:
+            blocks[current.name] = current  # no default factories, 30k blocks at 10k)
             instrs, ended = current.instrs, False
             continue
         # code after a terminator (or at the very start) without a label: a new block
@@ -161,7 +161,7 @@ def build_cfg(fn: Function, copy: bool = True) -> CFG:
             if labels is None:
                 labels = label_names(fn)
             name = labels.fresh("b", bare=False, sep="", start=0)
-            current = BasicBlock(name, labelled=False)
+            current = BasicBlock(name, [], [], [], labelled=False)
             blocks[name] = current
             instrs = current.instrs
         instrs.append(item.copy() if copy else item)
@@ -172,19 +172,23 @@ def build_cfg(fn: Function, copy: bool = True) -> CFG:
     # Edges: a terminator's labels, or falling through to the next block.
     names = list(blocks)
     for i, block in enumerate(blocks.values()):
-        term = block.terminator
+        body = block.instrs
+        term = body[-1] if body and body[-1].op in TERMINATORS else None  # (.terminator)
         if term is None:
             if i + 1 < len(names):
                 block.succs.append(names[i + 1])
         elif term.op in ("jmp", "br", "enter"):
+            succs = block.succs
             for label in term.labels:
                 target = alias.get(label, label)
-                if target not in block.succs:
-                    block.succs.append(target)
+                if target not in succs:
+                    succs.append(target)
     if alias:  # jumps to an alias label now name the block itself, and so do phis
         for block in blocks.values():  # naming it as a predecessor
-            for k, instr in enumerate(block.instrs):
-                if (instr.op == "phi" or instr is block.terminator) and \
+            body = block.instrs
+            term = body[-1] if body and body[-1].op in TERMINATORS else None
+            for k, instr in enumerate(body):
+                if (instr.op == "phi" or instr is term) and \
                         any(lb in alias for lb in instr.labels):
                     if not copy:  # fn's own instruction: relabel a copy
                         instr = block.instrs[k] = instr.copy()

@@ -69,7 +69,7 @@ def apply_renaming(fn: Function, rename: dict[str, str], trivial_op: str) -> Fun
     body = []
     for item in fn.body:
         if isinstance(item, Instr):
-            if item.dest in rename or any(a in rename for a in item.args):
+            if item.dest in rename or not rename.keys().isdisjoint(item.args):
                 item = item.copy()
                 item.args = [rename.get(a, a) for a in item.args]
                 if item.dest is not None:

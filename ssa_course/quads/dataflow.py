@@ -109,22 +109,24 @@ def _nodes(cfg: CFG, init: F
     first: dict[str, _Node[F]] = {}
     last: dict[str, _Node[F]] = {}
     order: list[_Node[F]] = []
+    thrown_to: set[str] = set()
     for name, block in cfg.blocks.items():
+        if block.throws_to is not None:
+            thrown_to.add(block.throws_to)
         if block.throws_to is None or not block.instrs:
-            node = _Node(name, 0, block.instrs, init, init)
+            node = _Node(name, 0, block.instrs, init, init, [], [])
             first[name] = last[name] = node
             order.append(node)
             continue
         # the throwing instruction gets a node of its own, entered from the rest
-        head = _Node(name, 0, block.instrs[:-1], init, init)
-        tail = _Node(name, 1, block.instrs[-1:], init, init)
+        head = _Node(name, 0, block.instrs[:-1], init, init, [], [])
+        tail = _Node(name, 1, block.instrs[-1:], init, init, [], [])
         head.succs.append((tail, False))
         tail.preds.append((head, False))
         first[name], last[name] = head, tail
         order += [head, tail]
-    thrown_to = {b.throws_to for b in cfg.blocks.values() if b.throws_to is not None}
     for name, block in cfg.blocks.items():
-        term = block.terminator
+        term = block.instrs[-1] if block.instrs else None  # (the terminator if "enter")
         handler = (term.labels[1] if term is not None and term.op == "enter"
                    and len(term.labels) > 1 and term.labels[1] != term.labels[0] else None)
         for s in block.succs:
@@ -251,6 +253,14 @@ def _combine(a: Analysis[F], node: _Node[F], edges: list[tuple[_Node[F], bool]],
     """The meet of the facts flowing into ``node`` along ``edges`` (its predecessors' outs
     for a forward analysis, its successors' ins for a backward one), with the boundary
     at a start."""
+    if a.edge is None:  # (the common case in one comprehension)
+        facts = [other.out for other, _ in edges] if forward else \
+            [other.into for other, _ in edges]
+        if is_start:
+            facts.insert(0, a.boundary)
+        if not facts:
+            return a.init
+        return facts[0] if len(facts) == 1 else a.meet(*facts)
     facts: list[F] = [a.boundary] if is_start else []
     for other, crosses in edges:
         fact = other.out if forward else other.into

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ssa_course.quads.loops import forward_only
 from ssa_course.son.control import (
     Call,
     If,
@@ -211,7 +212,10 @@ def _loop_depths(blocks: dict[str, Block], idom: dict[str, str],
     ``h``. (Graphs from Tiny mark loop heads with Loop nodes; graphs from Bril only have
     Regions, so the CFG decides.) Each loop's body is walked once: the cost is the sum of
     the loops' sizes."""
-    preds = predecessors({n: b.succs for n, b in blocks.items()})
+    succs = {n: b.succs for n, b in blocks.items()}
+    if forward_only(succs):
+        return  # no cycle, no loop: every depth stays 0
+    preds = predecessors(succs)
     if dom is None:
         entry = next(b for b, d in idom.items() if d == b)
         dom = dom_tree(idom, entry)
