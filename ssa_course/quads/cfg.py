@@ -126,8 +126,10 @@ def build_cfg(fn: Function, copy: bool = True) -> CFG:
 
     The blocks hold copies of ``fn``'s instructions, so a pass may edit them in place;
     ``copy=False`` keeps ``fn``'s own instruction objects (for a reader that keys facts by
-    instruction identity, as code generation does with escape analysis' arrays). Either
-    way ``fn`` is left as it was: an instruction that must be relabelled is copied first.
+    instruction identity, as code generation does with escape analysis' arrays, and for a
+    pass that only reads its CFG or copies what it changes: no pass changes the function
+    it was given, ``tests/test_quads_shared_work.py``). Either way ``fn`` is left as it
+    was: an instruction that must be relabelled is copied first.
     """
     # Names for blocks without a label (b0, b1, ...) and the labels phis name are each a
     # scan of the whole body: made when first needed (most bodies need neither).
