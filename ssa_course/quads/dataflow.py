@@ -253,6 +253,7 @@ def _combine(a: Analysis[F], node: _Node[F], edges: list[tuple[_Node[F], bool]],
     """The meet of the facts flowing into ``node`` along ``edges`` (its predecessors' outs
     for a forward analysis, its successors' ins for a backward one), with the boundary
     at a start."""
+    facts: list[F]
     if a.edge is None:  # (the common case in one comprehension)
         facts = [other.out for other, _ in edges] if forward else \
             [other.into for other, _ in edges]
@@ -261,7 +262,7 @@ def _combine(a: Analysis[F], node: _Node[F], edges: list[tuple[_Node[F], bool]],
         if not facts:
             return a.init
         return facts[0] if len(facts) == 1 else a.meet(*facts)
-    facts: list[F] = [a.boundary] if is_start else []
+    facts = [a.boundary] if is_start else []
     for other, crosses in edges:
         fact = other.out if forward else other.into
         if crosses and a.edge is not None:  # e.g. the phi arguments of this edge
