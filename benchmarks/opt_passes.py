@@ -10,10 +10,12 @@ build) and each pass's CPU seconds; the rest of the cell is the check at the end
 text. ``--profile N`` adds cProfile's N most expensive functions (by their own time, then
 cumulative) -- about 6x slower than the plain run, so read it for proportions only.
 
-Last measured (2026-11-27, branch r62, docs/ROADMAP.md "`opt`'s cost at 10k statements,
-third round"): `opt` at 10k statements is 4.7x the quads build on straight, 6.6x on
-expression, 12x on diamonds, 22x on elif, 29x on arrays; no pass is superlinear, the
-cost is spread over the 20 passes (the ROADMAP says what sharing would cut it further).
+Last measured (2026-11-27, branch r71, docs/ROADMAP.md "`opt`'s cost at 10k statements,
+fourth round"; best of three at load 5-7, the build 0.2-1.1 s and itself varying up to
+2x): `opt` at 10k statements is 5.5-6.3x the quads build on straight, 6.9x on expression,
+13x on diamonds, 17-19x on elif, 24x on arrays (32x before `ranges` and `bce` shared one
+range analysis: `bce` 3.5 -> 1.5 s); no pass is superlinear, the cost is spread over the
+20 passes.
 """
 
 from __future__ import annotations

@@ -248,4 +248,8 @@ def emit(state: PassState, name: str = "quads", fmt: str = "text") -> str:
     if rep.tiny_only:
         raise UsageError(f"'{rep.name}' shows Tiny source; the optimizer's result is quads "
                          f"(try --emit quads)")
-    return views.render(result(state), rep.name, "text" if fmt == "text" else "dot")
+    from ssa_course.runtime import paused_gc
+
+    with paused_gc():  # as in run_pipeline: the result is a new program, read back for
+        # ``bril``; the collector would only walk its thousands of fresh objects
+        return views.render(result(state), rep.name, "text" if fmt == "text" else "dot")

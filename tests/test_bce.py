@@ -326,3 +326,97 @@ def test_a_function_without_bounds_checks_skips_the_analysis(monkeypatch):
     assert {fn: tuple(c["bounds checks"]) for fn, c in state.counters.items()} \
         == {"f": (0, 0), "main": (0, 0)}
     assert format_graphs(state.graph) == text
+
+
+def _graph_text(state) -> str:
+    from ssa_course.son.printer import format_graphs
+
+    return format_graphs(state.graph)
+
+
+SHARED = ("fn main(n: int) { var a = new int[n % 7 + 3]; var s = 0;"
+          " for (var i = 0; i < len(a); i = i + 1) { a[i] = i; s = s + a[i]; }"
+          " var j = n; if (j >= 0 && j < len(a)) { s = s + a[j]; }"
+          " print(s + a[n % 3]); }")
+
+
+def test_bce_right_after_ranges_takes_its_proofs_without_solving_again(monkeypatch):
+    """``ranges`` decides the checks with its own analysis; a ``bce`` right after it
+    removes those without a second solve when they are all the checks there are, and
+    leaves the graph ``bce`` alone (solving again) leaves."""
+    import ssa_course.son.bce as bce
+
+    src = ("fn main(n: int) { var a = new int[n % 7 + 3];"
+           " for (var i = 0; i < len(a); i = i + 1) { a[i] = i; }"
+           " var s = 0; var k = 0; while (k < len(a)) { s = s + a[k]; k = k + 1; }"
+           " print(s); }")
+    pipeline = ["parse", "sccp", "ranges", "bce"]
+    solves = []
+    real = bce.analyse
+    monkeypatch.setattr(bce, "analyse", lambda fg: solves.append(fg) or real(fg))
+    shared = passes.run_pipeline(compile_source(src), pipeline)
+    assert len(solves) == 1  # the one in ranges
+    assert shared.counters["main"]["bounds checks"] == [2, 0]
+    solves.clear()
+    apart = passes.run_pipeline(compile_source(src), ["parse", "sccp", "ranges", "sccp", "bce"])
+    assert len(solves) == 2  # not right after ranges: bce solves its own
+    assert apart.counters["main"]["bounds checks"] == [2, 0]
+    alone = passes.run_pipeline(compile_source(src), pipeline[:-1])
+    alone.graph.proven_checks = None  # what bce finds when ranges handed it nothing
+    passes.run_pass(alone, passes.get_pass("bce"))
+    assert _graph_text(shared) == _graph_text(alone)
+    assert shared.graph.functions["main"].graph.in_bounds \
+        == alone.graph.functions["main"].graph.in_bounds != set()
+
+
+def test_a_check_ranges_did_not_prove_makes_bce_solve_and_keep_both_answers(monkeypatch):
+    """The loop's accesses and ``a[j]`` under ``0 <= j < len(a)`` are proven, ``a[n]`` is
+    not: bce solves again, and only ``a[n]`` keeps its check."""
+    import ssa_course.son.bce as bce
+
+    solves = []
+    real = bce.analyse
+    monkeypatch.setattr(bce, "analyse", lambda fg: solves.append(fg) or real(fg))
+    src = SHARED.replace("a[n % 3]", "a[n]")
+    shared = passes.run_pipeline(compile_source(src), passes.DEFAULT_PIPELINE)
+    assert len(solves) == 2
+    before, after = shared.counters["main"]["bounds checks"]
+    assert after == 1 and before > after  # only a[n] keeps its check
+
+
+def test_a_stale_or_foreign_proof_is_not_taken():
+    """A proof names the If and its test: a check whose If is not in it, or whose test
+    changed, is decided by a fresh analysis (here: kept, since it can fail)."""
+    from ssa_course.son.bce import bounds_checks, eliminate_bounds_checks
+
+    src = "fn main(n: int) { var a = new int[3]; print(a[n]); }"
+    state = passes.run_pipeline(compile_source(src), ["parse", "sccp"])
+    fg = state.graph.functions["main"]
+    (check,) = bounds_checks(fg)
+    # the right If with another test's id, and another If's id: neither counts
+    decisions, before, after = eliminate_bounds_checks(
+        fg, {check.id: check.inputs[1].id + 1, check.id + 1: check.inputs[1].id})
+    assert (before, after) == (1, 1)
+    assert decisions[check.id].proven is None
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(min_value=0, max_value=10_000))
+def test_bce_after_ranges_leaves_what_bce_alone_leaves(seed):
+    """On generated programs: the default pipeline's graph after ``bce`` is the same
+    whether ``bce`` takes the proofs of ``ranges`` or solves on its own."""
+    import sys as _sys
+
+    _sys.path.insert(0, str(ROOT / "tests"))
+    from fuzzgen import generate
+
+    src = generate(seed)
+    pipeline = ["inline", "unroll", "const-params", "sroa", "parse", "sccp", "ranges", "bce"]
+    shared = passes.run_pipeline(compile_source(src, "g.tiny"), pipeline)
+    state = passes.run_pipeline(compile_source(src, "g.tiny"), pipeline[:-1])
+    state.graph.proven_checks = None
+    passes.run_pass(state, passes.get_pass("bce"))
+    assert _graph_text(shared) == _graph_text(state)
+    assert {n: f.graph.in_bounds for n, f in shared.graph.functions.items()} \
+        == {n: f.graph.in_bounds for n, f in state.graph.functions.items()}
+    assert shared.counters == state.counters

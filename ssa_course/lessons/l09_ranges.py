@@ -43,8 +43,9 @@ def _build(comp: Compilation) -> SeaOfNodes:
 
     program = _after_sccp(comp)
     for fg in program.functions.values():
-        decide_branches(fg)
-        eliminate_bounds_checks(fg)
+        proven: dict[int, int] = {}  # one analysis for both (son/bce.py's docstring)
+        decide_branches(fg, proven)
+        eliminate_bounds_checks(fg, proven)
     # the drawing's graph (with its checks) is another build: made when first drawn
     program.facts = _Drawing(comp)
     return program
@@ -120,8 +121,12 @@ add_graphs("son-ranges", "sea of nodes after SCCP, integer ranges with facts alo
 def _ranges(state: PassState) -> None:
     from ssa_course.son.bce import decide_branches
 
-    for fg in state.graph_program().functions.values():
-        _, decided = decide_branches(fg)
+    program = state.graph_program()
+    program.proven_checks = {}
+    for fg in program.functions.values():
+        # The checks the same analysis proves, for a ``bce`` right after (son/bce.py)
+        proven = program.proven_checks[fg.name] = {}
+        _, decided = decide_branches(fg, proven)
         state.count(fg.name, "branches decided", decided)
 
 
@@ -130,9 +135,14 @@ def _ranges(state: PassState) -> None:
 def _bce(state: PassState) -> None:
     from ssa_course.son.bce import bounds_checks, eliminate_bounds_checks
 
-    for fg in state.graph_program().functions.values():
+    program = state.graph_program()
+    # What ``ranges`` proved holds of the graph it left: taken only right after it.
+    proven = program.proven_checks if state.done[-1:] == ["ranges"] else None
+    program.proven_checks = None
+    for fg in program.functions.values():
         if not bounds_checks(fg):  # nothing to decide: no range analysis to pay for
             state.count(fg.name, "bounds checks", 0, 0)
             continue
-        _, before, after = eliminate_bounds_checks(fg)
+        _, before, after = eliminate_bounds_checks(
+            fg, None if proven is None else proven.get(fg.name))
         state.count(fg.name, "bounds checks", before, after)

@@ -134,7 +134,10 @@ class _TextParser:
         return t
 
     def advance(self) -> _Tok:
-        t = self.tok
+        t = self.toks[self.i]  # (what ``tok`` checks, without the property's call)
+        if t.kind == "bad":
+            raise SourceError(f"unexpected character '{t.text}'", t.pos, self.text,
+                              self.filename)
         if t.kind != "eof":
             self.i += 1
         return t
@@ -143,12 +146,17 @@ class _TextParser:
         return SourceError(message, (tok or self.tok).pos, self.text, self.filename)
 
     def expect(self, text: str) -> _Tok:
-        if self.tok.text != text or self.tok.kind not in ("sym",):
+        t = self.toks[self.i]
+        if t.text != text or t.kind != "sym":
             raise self.error(f"expected '{text}', found {self.tok.describe()}")
-        return self.advance()
+        self.i += 1  # (a symbol: neither bad nor the end of the file)
+        return t
 
     def at(self, text: str) -> bool:
-        return self.tok.kind == "sym" and self.tok.text == text
+        # a bad token is never the symbol asked for; the caller's next ``tok`` or
+        # ``advance`` reports it (no token is consumed without that check)
+        t = self.toks[self.i]
+        return t.kind == "sym" and t.text == text
 
     def program(self, typecheck: bool = True) -> Program:
         functions: dict[str, Function] = {}

@@ -123,12 +123,14 @@ def split_through_phi(load: Node) -> Node | None:
     # The answer depends on the phi and the merge, two and more edges away.
     load.add_dep(phi)
     load.add_dep(region)
+    array = len(load.inputs) > 3
+    # An index computed after the merge would not exist on the paths. (Asked first: it is
+    # one look, and the usual array load in a loop stops here; when the index becomes a
+    # constant the load is an input's user and is looked at again.)
+    if array and not load.operand(3).type.is_constant():
+        return None
     # The new loads sit at the ends of the merge's paths: their object must exist there.
     if not _available(base, region, load):
-        return None
-    array = len(load.inputs) > 3
-    # An index computed after the merge would not exist on the paths.
-    if array and not load.operand(3).type.is_constant():
         return None
     # First ask, making nothing, which paths give a value: a split that does not fold would
     # only add loads.

@@ -15,15 +15,26 @@ test of an array of references is another If on ``IsSet`` and is never touched.
 
 :func:`decide_branches` does the same for other branches on an integer comparison (the
 ``ranges`` pass): a test the facts decide becomes a constant.
+
+One analysis for both passes (#22): ``ranges`` runs right before ``bce`` in the default
+pipeline, and the analysis it solves also decides the bounds checks (cheap, next to the
+solve). It hands ``bce`` the checks it proved (:data:`Proven`); ``bce`` takes a check as
+proven when it is still there with the same test, and solves again only when some check
+is left undecided -- then it keeps the union of both answers. Why a proof made on the
+graph before ``ranges``' peepholes still holds after them: a peephole replaces a node only
+by one of equal value and changes a control node in place only to drop paths control
+never takes, so whenever the If runs in the new graph its test has the value it had in the
+old one, which the analysis proved true.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ssa_course.son.control import If, Proj, Trap
 from ssa_course.son.data import Compare, Not, compare_ranges, const
-from ssa_course.son.edge_facts import peel
+from ssa_course.son.edge_facts import EdgeFacts, blocks_of, peel
 from ssa_course.son.graph import Node
 from ssa_course.son.intervals import fits
 from ssa_course.son.iterate import iterate
@@ -34,6 +45,10 @@ from ssa_course.son.symbolic import same_length
 from ssa_course.son.types import FALSE, TRUE, BoolType, IntType
 
 BOUNDS_TRAP = "index out of bounds"
+
+# Checks a range analysis proved: If id -> the id of its InBounds test (what
+# :func:`decide_branches` hands :func:`eliminate_bounds_checks`)
+Proven = Mapping[int, int]
 
 
 @dataclass
@@ -165,19 +180,19 @@ def decide_checks(fg: FunctionGraph) -> BceResult:
     return result
 
 
-def mark_accesses(fg: FunctionGraph, result: BceResult) -> None:
+def mark_accesses(fg: FunctionGraph, facts: EdgeFacts, removed: list[If]) -> None:
     """Record on the graph, for the back end, the loads and stores in bounds: those at the
-    array and index of a proven check, below its true side (there the index is the value
-    the check tested, and that test always passes -- an access the parser let share an
-    earlier check counts too)."""
-    facts = result.analysis.facts
+    array and index of a proven check (``removed``; ``facts`` gives the graph's blocks and
+    dominators), below its true side (there the index is the value the check tested, and
+    that test always passes -- an access the parser let share an earlier check counts
+    too)."""
     by_index: dict[int, list[Node]] = {}
     for n in fg.nodes():
         if isinstance(n, (Load, Store)) and n.inputs[0] is not None:
             by_index.setdefault(n.operand(3).id, []).append(n)
-    for d in result.removed():
-        pred = d.iff.operand(1)
-        proj = next((p for p in d.iff.outputs if isinstance(p, Proj) and p.is_control
+    for iff in removed:
+        pred = iff.operand(1)
+        proj = next((p for p in iff.outputs if isinstance(p, Proj) and p.is_control
                      and p.index == 0), None)
         here = facts.cfg.owner.get(proj.id) if proj is not None else None
         if here is None:
@@ -198,25 +213,53 @@ def _length_of(length: Node, array: Node) -> bool:
     return isinstance(array, NewArray) and array.inputs[1] is length
 
 
-def eliminate_bounds_checks(fg: FunctionGraph) -> tuple[BceResult, int, int]:
-    """Remove the bounds checks the facts prove; (result, checks before, after)."""
-    result = decide_checks(fg)
-    before = len(result.checks)
+def eliminate_bounds_checks(fg: FunctionGraph, proven: Proven | None = None
+                            ) -> tuple[dict[int, Decision], int, int]:
+    """Remove the bounds checks the facts prove; (the decision on each check by If id,
+    checks before, after). ``proven``: the checks the ``ranges`` pass proved on this
+    graph just before (see the module's docstring); a check still there with the same
+    test needs no new analysis, and the function is analysed again only when some check
+    is not among them."""
+    checks = bounds_checks(fg)
+    decisions: dict[int, Decision] = {}
+    facts: EdgeFacts | None = None
+    if proven:
+        for iff in checks:
+            if proven.get(iff.id) == iff.operand(1).id:
+                decisions[iff.id] = Decision(iff, True, "proven by the ranges pass")
+    if len(decisions) < len(checks):
+        # Some check is undecided: the analysis of this graph decides it. (The graph the
+        # peepholes left may have narrower types: this analysis may prove a check the
+        # first did not; a check either proves is proven.)
+        result = decide_checks(fg)
+        facts = result.analysis.facts
+        for key, d in result.checks.items():
+            decisions.setdefault(key, d)
+    else:
+        facts = blocks_of(fg)  # the marks below need only the blocks and dominators
+    removed = [iff for iff in checks if decisions[iff.id].proven]  # in the graph's order
     # Marked before the checks go: afterwards the Ifs that tell which access they guarded
     # are gone.
-    mark_accesses(fg, result)
-    for d in result.removed():
-        _set_predicate(d.iff, True)
-    if result.removed():
+    mark_accesses(fg, facts, removed)
+    for iff in removed:
+        _set_predicate(iff, True)
+    if removed:
         iterate(fg.graph)
-    return result, before, len(bounds_checks(fg))
+    return decisions, len(checks), len(bounds_checks(fg))
 
 
-def decide_branches(fg: FunctionGraph) -> tuple[RangeAnalysis, int]:
+def decide_branches(fg: FunctionGraph, proven: dict[int, int] | None = None
+                    ) -> tuple[RangeAnalysis, int]:
     """The ``ranges`` pass on one graph: install the ranges as node types (each is true of
     every value) and make constant the comparisons the facts decide; returns the analysis
-    and how many branches were decided."""
+    and how many branches were decided. ``proven``: filled with the bounds checks the
+    same analysis proves (:data:`Proven`, for :func:`eliminate_bounds_checks`), decided
+    before anything here changes the graph."""
     ra = analyse(fg)
+    if proven is not None:
+        for iff in bounds_checks(fg):
+            if decide_check(ra, iff).proven:
+                proven[iff.id] = iff.operand(1).id
     decided = 0
     for iff in [n for n in fg.nodes() if isinstance(n, If)]:
         answer = decide_compare(ra, iff)

@@ -210,8 +210,8 @@ class EdgeFacts:
                 b, steps = up, steps + 1
 
 
-def edge_facts(fg: FunctionGraph) -> EdgeFacts:
-    """Read the facts off every If's projections."""
+def blocks_of(fg: FunctionGraph) -> EdgeFacts:
+    """The blocks of ``fg``, their dominator tree and loop heads, with no facts yet."""
     cfg = blocks_from_control(fg)
     dom = dominators_and_loops(cfg)
     # A loop head is a block that dominates one of its predecessors (a back edge); Bril's
@@ -219,7 +219,13 @@ def edge_facts(fg: FunctionGraph) -> EdgeFacts:
     heads = {name for name, b in cfg.blocks.items()
              if any(p in dom.pre and name in dom.pre and dom.dominates(name, p)
                     for p in b.preds)}
-    ef = EdgeFacts(cfg, dom, {}, {}, heads, [])
+    return EdgeFacts(cfg, dom, {}, {}, heads, [])
+
+
+def edge_facts(fg: FunctionGraph) -> EdgeFacts:
+    """Read the facts off every If's projections."""
+    ef = blocks_of(fg)
+    cfg = ef.cfg
     for n in fg.nodes():
         # An If not in the CFG is unreachable: its facts would hold nowhere.
         if not isinstance(n, If) or n.id not in cfg.owner:

@@ -74,6 +74,9 @@ class SeaOfNodes:
     # set by lesson 09's ``son-ranges``: its ``get()`` gives (the graph before the checks
     # went, the analysis of each function) -- what the drawing shows
     facts: RangeFacts | None = None
+    # set by the ``ranges`` pass: per function, the bounds checks its analysis proved
+    # (If id -> InBounds id), which a ``bce`` right after takes instead of solving again
+    proven_checks: dict[str, dict[int, int]] | None = None
 
     @property
     # Which stage made the graph, as the lessons name it: raw (peepholes off), pessimistic
