@@ -23,6 +23,8 @@ What is inlined, and why that is safe:
   exception unwinds into the caller's innermost handler, which is exactly where the
   inlined ``throw`` goes. Leaves of leaves become leaves, so the pass repeats until
   nothing changes (bottom-up);
+* a call whose result is received only of a callee that returns a value somewhere
+  (:func:`returns_a_value`: one that always throws would leave the result unassigned);
 * only callees whose every read is of a variable assigned on *every* path before it (a
   must-be-defined data-flow problem): Bril may read a variable that one path leaves
   unassigned -- an error in the callee's fresh frame, but in an inlined copy it would read
@@ -88,6 +90,15 @@ def inlinable(fn: Function, sites: int) -> bool:
             and all_reads_defined(fn))
 
 
+def returns_a_value(callee: Function) -> bool:
+    """Does ``callee`` have a ``ret`` with a value? One that never does (it always throws)
+    stays a call where its result is received: the copy would assign the call's
+    destination nowhere, and in a caller with a ``try`` region Bril's flow-insensitive
+    definedness rule rejects any read of a variable nothing assigns, even a read that
+    can no longer run."""
+    return any(i.op == "ret" and i.args for i in callee.instrs())
+
+
 def _copy_body(site: Instr, callee: Function, taken: Names, tag: str) -> list[Item]:
     """The callee's body renamed for one call site, ending at a fresh label."""
     rename: dict[str, str] = {}
@@ -142,6 +153,7 @@ def inline_into(fn: Function, program: Program, leaves: set[str], deep: set[str]
             continue
         callee = program.functions.get(item.funcs[0])
         if (callee is None or callee.name not in leaves or callee.name == fn.name
+                or (item.dest is not None and not returns_a_value(callee))
                 or size + len(callee.body) > MAX_CALLER
                 or (fn.name in deep and k not in after_call
                     and not followed_by_call(fn.body, k, safe, labels, staying))):
