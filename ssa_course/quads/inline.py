@@ -23,8 +23,9 @@ What is inlined, and why that is safe:
   exception unwinds into the caller's innermost handler, which is exactly where the
   inlined ``throw`` goes. Leaves of leaves become leaves, so the pass repeats until
   nothing changes (bottom-up);
-* a call whose result is received only of a callee that returns a value somewhere
-  (:func:`returns_a_value`: one that always throws would leave the result unassigned);
+* a callee that never returns a value (it always throws) leaves the call's result
+  unassigned: in a caller with a ``try`` region the copy ends with a placeholder for it
+  (:func:`returns_a_value` says why);
 * only callees whose every read is of a variable assigned on *every* path before it (a
   must-be-defined data-flow problem): Bril may read a variable that one path leaves
   unassigned -- an error in the callee's fresh frame, but in an inlined copy it would read
@@ -57,6 +58,7 @@ from ssa_course.quads.cfg import build_cfg
 from ssa_course.quads.dataflow import solve
 from ssa_course.quads.ir import Function, Instr, Item, Label, Program
 from ssa_course.quads.names import Names, all_names
+from ssa_course.tiny.types import BOOL, INT
 
 MAX_CALLEE = 60  # instructions in a callee worth copying into its callers
 MAX_SINGLE = 400  # ... and in a callee called from one place (nothing is duplicated)
@@ -91,11 +93,14 @@ def inlinable(fn: Function, sites: int) -> bool:
 
 
 def returns_a_value(callee: Function) -> bool:
-    """Does ``callee`` have a ``ret`` with a value? One that never does (it always throws)
-    stays a call where its result is received: the copy would assign the call's
-    destination nowhere, and in a caller with a ``try`` region Bril's flow-insensitive
-    definedness rule rejects any read of a variable nothing assigns, even a read that
-    can no longer run."""
+    """Does ``callee`` have a ``ret`` with a value? A copy of one that never does (it
+    always throws, or loops) assigns the call's destination nowhere, and the code after
+    the copy can no longer run. In a caller with a ``try`` region Bril's definedness rule
+    is flow-insensitive (:mod:`ssa_course.quads.bril_check`): a read of a variable that
+    nothing assigns is rejected even where it cannot run, so the printed program would not
+    read back. There the copy ends with a placeholder ``const`` for the destination, after
+    its label that nothing jumps to (an int or a bool; a call with another result type
+    stays a call)."""
     return any(i.op == "ret" and i.args for i in callee.instrs())
 
 
@@ -146,6 +151,7 @@ def inline_into(fn: Function, program: Program, leaves: set[str], deep: set[str]
     # recursive function) follows or precedes, at the same depth, are inlined -- see
     # quads/call_depth.py.
     after_call = calls_after_a_call(fn.body, staying) if fn.name in deep else set()
+    has_try = any(i.op == "enter" for i in fn.instrs())
     body: list[Item] = []
     for k, item in enumerate(fn.body):
         if not (isinstance(item, Instr) and item.op == "call" and item.funcs):
@@ -153,7 +159,8 @@ def inline_into(fn: Function, program: Program, leaves: set[str], deep: set[str]
             continue
         callee = program.functions.get(item.funcs[0])
         if (callee is None or callee.name not in leaves or callee.name == fn.name
-                or (item.dest is not None and not returns_a_value(callee))
+                or (item.dest is not None and has_try and not returns_a_value(callee)
+                    and item.type not in (INT, BOOL))
                 or size + len(callee.body) > MAX_CALLER
                 or (fn.name in deep and k not in after_call
                     and not followed_by_call(fn.body, k, safe, labels, staying))):
@@ -162,6 +169,10 @@ def inline_into(fn: Function, program: Program, leaves: set[str], deep: set[str]
         counter[0] += 1
         size += len(callee.body)
         body.extend(_copy_body(item, callee, taken, f"i{counter[0]}"))
+        if has_try and item.dest is not None and not returns_a_value(callee):
+            # unreachable (see returns_a_value): only so that the destination is assigned
+            body.append(Instr("const", item.dest, item.type, value=False if item.type == BOOL
+                              else 0, line=item.line))
     return Function(fn.name, list(fn.params), fn.ret, body)
 
 
