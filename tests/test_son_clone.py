@@ -33,8 +33,9 @@ def _shape(program: object) -> list:
     out = []
     for name, fg in program.functions.items():  # type: ignore[attr-defined]
         g = fg.graph
-        out.append((name, g.next_id, sorted(g.lines.items()), sorted(g.in_bounds),
-                    fg.start.id, fg.stop.id, {i: sorted(d) for i, d in g.deps.items()}))
+        out.append((name, g.next_id, g.edits, g.settled, sorted(g.lines.items()),
+                    sorted(g.in_bounds), fg.start.id, fg.stop.id,
+                    {i: sorted(d) for i, d in g.deps.items()}))
         for i, n in g.nodes.items():
             out.append((i, type(n).__name__, n.id, n.type, n.label,
                         [None if x is None else x.id for x in n.inputs],

@@ -3,7 +3,12 @@ further rewrites, which run to a fixed point; output is unchanged through every 
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ssa_course.compilation import compile_source
 from ssa_course.lessons.l05_control import son_program
@@ -18,6 +23,8 @@ from ssa_course.son.peephole import RewriteError
 from ssa_course.son.printer import format_graphs
 from ssa_course.son.verify import verify_graphs
 from ssa_course.stages import run
+
+sys.path.insert(0, str(Path(__file__).parent))
 
 # ``x`` is 1 on every iteration, but only SCCP can tell (the parser must assume the back
 # edge brings anything): every program below hides a 0 or a 1 behind it.
@@ -129,7 +136,9 @@ def test_a_second_run_finds_nothing_left_to_do():
         program = optimistic_program(compile_source(case.source, case.name))
         for fg in program.functions.values():
             before = format_graphs(program)
+            fg.graph.settled = None  # a real second run, not the skip of a settled graph
             stats = iterate(fg.graph)
+            assert stats.visits > 0
             assert (stats.rewrites, stats.killed) == (0, 0), (case.name, fg.name, stats)
             assert format_graphs(program) == before
         verify_graphs(program)
@@ -225,3 +234,86 @@ def test_without_the_tree_the_bounded_walk_stops_short():
     program = son_program(compile_source(_far_test(40)))
     prints = [n for n in program.functions["main"].nodes() if isinstance(n, Print)]
     assert len(prints) == 2
+
+
+# -- a settled graph is not looked at again (#22) -------------------------------------
+
+
+def _settled_program(source: str = PROGRAMS["dead_loop"]):
+    program = optimistic_program(compile_source(source, "t.tiny"))
+    fg = program.functions["main"]
+    assert fg.graph.settled is not None and fg.graph.settled.holds(fg.graph)
+    return program, fg
+
+
+def test_a_graph_as_the_last_run_left_it_is_not_looked_at_again():
+    program, fg = _settled_program()
+    before = format_graphs(program)
+    assert iterate(fg.graph).visits == 0
+    assert format_graphs(program) == before
+
+
+def test_an_edge_a_node_or_a_type_changed_since_makes_a_full_run():
+    from ssa_course.son.types import IntType
+
+    for change in ("edge", "node", "type", "drop"):
+        program, fg = _settled_program()
+        g = fg.graph
+        add = next(n for n in g.nodes.values() if isinstance(n, Add))
+        if change == "edge":
+            add.set_input(2, add.inputs[1])  # i + i: a rule may fire, the run must look
+        elif change == "node":
+            Add(g, None, add, add)  # unused: the run deletes it
+        elif change == "type":
+            add.type = add.type.meet(add.type)  # an equal type: still settled
+            assert g.settled is not None and g.settled.holds(g)
+            add.type = IntType("int", 0, 5)  # narrower: a new fact the rules may use
+        else:
+            g.nodes.pop(add.id)  # (without any edge bookkeeping: the size tells)
+            assert g.settled is not None and not g.settled.holds(g)
+            continue
+        assert g.settled is not None and not g.settled.holds(g), change
+        assert iterate(g).visits > 0, change
+        assert g.settled is not None and g.settled.holds(g)  # settled again
+        verify_graphs(program)
+
+
+def test_a_checking_run_is_skipped_only_after_a_checking_run():
+    from ssa_course.son.worklist import peephole_order
+
+    program, fg = _settled_program()
+    g = fg.graph
+    assert g.settled is not None and not g.settled.checked
+    with peephole_order(check=True):
+        assert iterate(g).visits > 0  # the progress check was never made: made now
+        assert g.settled is not None and g.settled.checked
+        assert iterate(g).visits == 0
+    assert iterate(g).visits == 0  # an unchecked run after a checked one: skipped too
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 10**6))
+def test_skipping_settled_graphs_changes_no_output(seed):
+    """On generated programs, the graph passes (``ranges`` after ``sccp`` is where the
+    skip happens) print the same graphs and counters with the skip as with a full run
+    every time."""
+    from fuzzgen import generate
+
+    from ssa_course import passes
+    from ssa_course.son.iterate import Settled
+
+    source = generate(seed)
+    pipeline = ["parse", "sccp", "ranges", "bce", "sccp", "ranges"]
+
+    def outputs() -> tuple[str, list[str]]:
+        state = passes.run_pipeline(compile_source(source, "g.tiny"), pipeline)
+        return format_graphs(state.graph_program()), state.stats_lines()
+
+    skipped = outputs()
+    holds = Settled.holds
+    try:
+        Settled.holds = lambda self, graph: False  # type: ignore[method-assign]
+        full = outputs()
+    finally:
+        Settled.holds = holds  # type: ignore[method-assign]
+    assert skipped == full

@@ -103,6 +103,10 @@ def clone_graph(graph: Graph) -> tuple[Graph, dict[int, Node]]:
     new.lines = dict(graph.lines)
     new.in_bounds = set(graph.in_bounds)
     new.deps = {i: {j: nodes[id(n)] for j, n in d.items()} for i, d in graph.deps.items()}
+    # A copy of a settled graph is settled as well (son/iterate.py's ``Settled`` reads the
+    # counts, the edit counter and the types, all the same in the copy).
+    new.edits = graph.edits
+    new.settled = graph.settled
     return new, nodes
 
 

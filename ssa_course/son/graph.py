@@ -26,6 +26,7 @@ from ssa_course.son.types import BOTTOM, TOP, Type
 if TYPE_CHECKING:
     from ssa_course.runtime import Heap, Output, Value
     from ssa_course.son.dominance import ControlDominance
+    from ssa_course.son.iterate import Settled
 
 
 class RunState(Protocol):
@@ -61,6 +62,12 @@ class Graph:
         # for the rules that ask about dominating tests (None: walk up, bounded).
         self.control_version = 0
         self.dom: ControlDominance | None = None
+        # Bumped by every edge change (an input set, added or dropped) and every node
+        # dropped: with ``next_id`` and the types, it tells whether the graph is still as
+        # the iterative peepholes' last run left it (``settled``, set by that run when it
+        # ended at a fixed point: son/iterate.py's ``Settled``).
+        self.edits = 0
+        self.settled: Settled | None = None
 
     def take_deps(self, node: Node) -> list[Node]:
         """The nodes that asked to be revisited when ``node`` changes (now forgotten)."""
@@ -122,8 +129,10 @@ class Node:
     def add_input(self, n: Node | None) -> None:
         # Any change to a control node's inputs may change the dominator tree: the version tells
         # the iterative driver its installed tree is stale.
+        graph = self.graph
+        graph.edits += 1
         if self.is_control:
-            self.graph.control_version += 1
+            graph.control_version += 1
         self.inputs.append(n)
         if n is not None:
             n.outputs.append(self)
@@ -133,8 +142,10 @@ class Node:
         # No change, no bookkeeping: the control version is not bumped for nothing.
         if old is n:
             return
+        graph = self.graph
+        graph.edits += 1
         if self.is_control:
-            self.graph.control_version += 1
+            graph.control_version += 1
         # One edge leaves ``old``'s user list for every input slot that named it: a node that
         # reads ``x`` twice is two users of ``x``.
         if old is not None:
@@ -162,6 +173,7 @@ class Node:
             self.set_input(i, None)
         # Dropping the inputs is what lets the inputs die in turn (the drivers look at them).
         self.graph.nodes.pop(self.id, None)
+        self.graph.edits += 1
 
     def replace_with(self, other: Node) -> None:
         """Every user of ``self`` reads ``other`` instead."""
@@ -309,6 +321,7 @@ def unlink_dead(dead: list[Node], live: set[int]) -> list[Node]:
     for n in dead:
         n.outputs = []
         n.graph.nodes.pop(n.id, None)
+        n.graph.edits += 1  # (edges went without set_input)
         if n.is_control:
             n.graph.control_version += 1  # (edges went without set_input)
     return list(touched.values())

@@ -32,6 +32,16 @@ tree is made and the nodes that asked the old one are looked at again.
 
 The rewrite budget and :class:`~ssa_course.son.peephole.RewriteError` are the parser's:
 a rule that keeps making new work is stopped and named.
+
+**Nothing changed, nothing to do** (#22). A run that ends at a fixed point -- its last
+drain, merge check, endless-loop check and sweep all changed nothing -- leaves a
+:class:`Settled` on the graph: its ``next_id``, its ``edits`` counter (every edge change
+and dropped node), and every node's type. A later :func:`iterate` on a graph that still
+matches it (``ranges`` after ``sccp``, when the ranges decide no branch and narrow no
+type: the else-if chain) would look at every node and find nothing; it is skipped. The
+rules read the nodes' inputs, users and types and nothing else that changes, so an
+unchanged graph is still a fixed point. A run asked for the progress check is skipped
+only when the settled one made that check.
 """
 
 from __future__ import annotations
@@ -79,6 +89,31 @@ class IterStats(Tally):
         return self.constants + self.gvn_hits + self.idealized
 
 
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """The graph as a run of the driver left it at a fixed point (see the module
+    docstring); ``checked``: that run made the progress check."""
+
+    next_id: int
+    edits: int
+    size: int
+    types: list[Type]
+    checked: bool
+
+    def holds(self, graph: Graph) -> bool:
+        """``graph`` is still exactly as that run left it (no node made or dropped, no
+        edge changed, no type changed)."""
+        return (self.next_id == graph.next_id and self.edits == graph.edits
+                and self.size == len(graph.nodes)
+                and self.types == [n.type for n in graph.nodes.values()])
+
+
+def settle(graph: Graph, checked: bool) -> None:
+    """Record that ``graph`` is at a fixed point of the peepholes as it is now."""
+    graph.settled = Settled(graph.next_id, graph.edits, len(graph.nodes),
+                            [n.type for n in graph.nodes.values()], checked)
+
+
 DEAD_CYCLE_LIMIT = 64  # data nodes a dead-cycle search looks at (more: left to the sweep)
 
 
@@ -107,10 +142,16 @@ class IterativePeepholes:
         self.lost: set[int] = set()  # nodes that lost a user since they were looked at
 
     def run(self) -> IterStats:
+        self.g.settled = None  # set again when this run ends at a fixed point
         try:
-            return self._run()
+            stats = self._run()
         finally:
             self.g.dom = None  # the tree is only kept up to date while the driver runs
+        if self._clean_end:
+            settle(self.g, self.order.check)
+        return stats
+
+    _clean_end = False  # the run's last round changed nothing (a fixed point)
 
     def _fresh_tree(self) -> bool:
         """Install a dominator tree of the graph as it is now, unless the installed one
@@ -142,12 +183,14 @@ class IterativePeepholes:
                 if not self._unreachable_merges_are_dead():
                     break
             # a loop whose exit died must still reach Stop, or the sweep takes its prints
-            give_endless_loops_an_exit(self.g)
+            added = give_endless_loops_an_exit(self.g)
             # What the sweep keeps alive: every node Stop reads, transitively, and every loop
             # whose control is live (an endless loop reaches Stop only through its Never).
             dead, touched = sweep(self.g, live_loops_only=True)
             self.stats.killed += len(dead)
             if not dead:
+                # (a new exit no look has seen: not a fixed point to skip a later run on)
+                self._clean_end = not added
                 break
             self.stats.sweeps += 1
             # The sweep can leave a merge with one input left (its other predecessor was
@@ -435,6 +478,13 @@ def iterate(graph: Graph, order: Order | None = None) -> IterStats:
     """Run the peepholes on a finished graph to a fixed point; returns what they did.
     ``order`` (default: :func:`~ssa_course.son.worklist.current_order`) picks the worklist
     order and the final check. Raises :class:`RewriteError` for a rule that keeps
-    rewriting, or, when checking, for a graph left with progress."""
+    rewriting, or, when checking, for a graph left with progress. A graph still as a
+    run left it at a fixed point is not looked at again (the module docstring: an empty
+    :class:`IterStats`)."""
+    settled = graph.settled
+    if settled is not None and settled.holds(graph):
+        check = (order if order is not None else current_order()).check
+        if settled.checked or not check:
+            return IterStats()
     with paused_gc():  # a big graph is a big heap the collector would rescan
         return IterativePeepholes(graph, order).run()
