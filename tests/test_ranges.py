@@ -267,3 +267,79 @@ def test_work_grows_linearly_with_loops_over_one_array():
 
     small, big = work(40), work(80)
     assert big < 2.5 * small, (small, big)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10**6))
+def test_loop_heads_are_the_blocks_dominating_a_predecessor(seed):
+    """``blocks_of`` skips the search for back edges when every edge goes forward in the
+    blocks' order (#22); the heads are still exactly the blocks that dominate one of their
+    predecessors -- generated programs, with their loops and without."""
+    import sys
+    from pathlib import Path
+
+    from ssa_course.son.edge_facts import blocks_of
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from fuzzgen import generate
+
+    loop = ("fn main(n: int) { var i = 0; while (i < n) { "
+            "if (i == 3) { print(i); } i = i + 1; } if (n > 2) { print(n); } }")
+    for source in (generate(seed), loop):
+        program = fresh_graphs(compile_source(source, "g.tiny"), True)
+        apply_to_program(program)
+        for fg in program.functions.values():
+            ef = blocks_of(fg)
+            dom = ef.dom
+            expected = {name for name, b in ef.cfg.blocks.items()
+                        if any(p in dom.pre and name in dom.pre and dom.dominates(name, p)
+                               for p in b.preds)}
+            assert ef.loop_heads == expected
+            if source is loop:
+                assert len(expected) == 1  # the while loop's head (the check can fail)
+
+
+class _KnowsAll(dict):
+    """A ``by_base`` table that claims facts about every node: the analysis then asks
+    ``in_block`` about every fact's other side, as it did before the shortcut."""
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+
+def test_a_fact_against_a_constant_reads_its_range_without_a_question_table_entry():
+    """``n != 7`` narrows ``n`` by the constant's own range: nothing is known of a constant
+    in any block, so its answer is not looked up or kept per block (#22: an else-if chain
+    of 10k tests kept 160k of them). The answers are what asking gives."""
+    from ssa_course.son.bce import decide_compare
+    from ssa_course.son.control import If
+    from ssa_course.son.data import Constant
+    from ssa_course.son.range_facts import DEPTH
+
+    arms = "".join(f" else if (n == {k}) {{ print({k}); }}" for k in range(1, 40))
+    source = ("fn main(n: int) { if (n < 1) { print(0); }" + arms
+              + " else if (n < 45) { if (n > 39) { print(1); } else { print(2); } } }")
+
+    def answers(shortcut: bool):
+        program = fresh_graphs(compile_source(source, "e.tiny"), True)
+        apply_to_program(program)
+        fg = program.functions["main"]
+        ra = analyse(fg)
+        if not shortcut:
+            ra.facts.by_base = _KnowsAll(ra.facts.by_base)
+        out = []
+        for iff in (n for n in fg.nodes() if isinstance(n, If)):
+            block = ra.facts.block_of(iff)
+            x = iff.operand(1).operand(1)
+            out.append((iff.id, decide_compare(ra, iff), ra.in_block(x, block)))
+        return ra, fg, out
+
+    ra, fg, fast = answers(True)
+    assert ra._answers is not None
+    # (a question of depth DEPTH is the one a fact asks about its other side)
+    assert not [k for k in ra._answers if k[2] == DEPTH
+                and isinstance(fg.graph.nodes.get(k[0]), Constant)]
+    slow_ra, _, slow = answers(False)
+    assert [k for k in slow_ra._answers if k[2] == DEPTH]  # (the old way did ask)
+    assert fast == slow
+    assert {r for _, _, r in fast if r.lo != r.hi} != {INT_BOTTOM}  # facts narrowed n
