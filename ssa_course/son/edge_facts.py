@@ -20,6 +20,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass, field
 
+from ssa_course.quads.loops import forward_only
 from ssa_course.son.cfg_blocks import Cfg, DomTree, blocks_from_control, dominators_and_loops
 from ssa_course.son.control import If, Loop, Phi, Proj, Region
 from ssa_course.son.data import Add, Compare, Constant, Not, Sub
@@ -215,10 +216,11 @@ def blocks_of(fg: FunctionGraph) -> EdgeFacts:
     cfg = blocks_from_control(fg)
     dom = dominators_and_loops(cfg)
     # A loop head is a block that dominates one of its predecessors (a back edge); Bril's
-    # loops are plain Regions, so the Loop class alone would miss them.
-    heads = {name for name, b in cfg.blocks.items()
-             if any(p in dom.pre and name in dom.pre and dom.dominates(name, p)
-                    for p in b.preds)}
+    # loops are plain Regions, so the Loop class alone would miss them. With every edge
+    # going forward in the blocks' order there is no cycle, so no such block (#22).
+    heads = set() if forward_only({n: b.succs for n, b in cfg.blocks.items()}) else {
+        name for name, b in cfg.blocks.items()
+        if any(p in dom.pre and name in dom.pre and dom.dominates(name, p) for p in b.preds)}
     return EdgeFacts(cfg, dom, {}, {}, heads, [])
 
 
