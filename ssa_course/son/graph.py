@@ -202,12 +202,15 @@ class Node:
         # Through set_input first, so the user list of the old input stays a mirror image.
         self.set_input(i, None)
         del self.inputs[i]
+        self.graph.edits += 1  # (the inputs after it moved: an edit even if it was None)
 
     def truncate_inputs(self, n: int) -> None:
         """Keep only the first ``n`` inputs."""
         for i in range(n, len(self.inputs)):
             self.set_input(i, None)
-        del self.inputs[n:]
+        if n < len(self.inputs):
+            del self.inputs[n:]
+            self.graph.edits += 1  # (fewer inputs: an edit even if they were all None)
 
     def add_dep(self, distant: Node | None) -> None:
         """Ask to be looked at again when ``distant`` changes: called by an ``idealize()``
