@@ -214,6 +214,23 @@ def test_fixed_slice_agrees_in_every_stage(tmp_path, capsys):
     assert f"fuzz: {len(SLICE_SEEDS)} programs" in report
 
 
+def test_a_located_error_of_several_lines_stays_a_comment_in_the_finding(tmp_path):
+    """Fuzz seed 4561's finding file did not compile: the caret lines of its located
+    error were written as they were, outside the comment."""
+    sys.path.insert(0, str(TOOLS))
+    from fuzzreport import write_finding
+    from fuzzrun import Mismatch
+
+    small = "// ARGS: 2\nfn main(n: int) {\n    print(n);\n}\n"
+    error = "opt.bril:22:13: error: undefined variable 't5'\n  t7: int = sub t6 t5;\n" \
+            "            ^~~"
+    wrong = Mismatch("opt:inline", "status", Outcome("2\n", 0, ""), Outcome("", 1, error))
+    write_finding(tmp_path, 1, 4561, "opt:inline", "status", small, [wrong])
+    tiny = (tmp_path / "001-opt-inline.tiny").read_text()
+    assert "//     t7: int = sub t6 t5;" in tiny and "//               ^~~" in tiny
+    assert _ast(tiny).stdout == "2\n"
+
+
 def test_finding_files_say_what_was_expected_and_what_happened(tmp_path):
     sys.path.insert(0, str(TOOLS))
     from fuzzreport import write_finding

@@ -50,7 +50,11 @@ def summary(args: Namespace, names: list[str], kinds: Counter[str],
 
 
 def _comment(prefix: str, label: str, outcome: Outcome) -> list[str]:
-    out = [f"{prefix} {label}: status {outcome.status}, error: {outcome.error or '-'}"]
+    # an error of several lines (a located one: the source line and its caret) stays a
+    # comment on every line, so the finding still compiles
+    error, *rest = (outcome.error or "-").splitlines() or ["-"]
+    out = [f"{prefix} {label}: status {outcome.status}, error: {error}"]
+    out += [f"{prefix}   {line}" for line in rest]
     text = outcome.stdout.splitlines() or ["(no output)"]
     out += [f"{prefix}   | {line}" for line in text[:40]]
     if len(text) > 40:

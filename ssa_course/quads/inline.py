@@ -24,7 +24,7 @@ What is inlined, and why that is safe:
   inlined ``throw`` goes. Leaves of leaves become leaves, so the pass repeats until
   nothing changes (bottom-up);
 * a callee that never returns a value (it always throws) leaves the call's result
-  unassigned: in a caller with a ``try`` region the copy ends with a placeholder for it
+  unassigned: the copy ends with a placeholder for it where nothing runs
   (:func:`returns_a_value` says why);
 * only callees whose every read is of a variable assigned on *every* path before it (a
   must-be-defined data-flow problem): Bril may read a variable that one path leaves
@@ -95,12 +95,12 @@ def inlinable(fn: Function, sites: int) -> bool:
 def returns_a_value(callee: Function) -> bool:
     """Does ``callee`` have a ``ret`` with a value? A copy of one that never does (it
     always throws, or loops) assigns the call's destination nowhere, and the code after
-    the copy can no longer run. In a caller with a ``try`` region Bril's definedness rule
-    is flow-insensitive (:mod:`ssa_course.quads.bril_check`): a read of a variable that
-    nothing assigns is rejected even where it cannot run, so the printed program would not
-    read back. There the copy ends with a placeholder ``const`` for the destination, after
-    its label that nothing jumps to (an int or a bool; a call with another result type
-    stays a call)."""
+    the copy can no longer run. But Bril's type rule is flow-insensitive, like brilck's
+    (:mod:`ssa_course.quads.bril_check`): a variable read anywhere, even where it cannot
+    run, must be assigned somewhere in its function, or the printed program does not read
+    back. So the copy ends with a placeholder ``const`` for the destination, after its
+    label that nothing jumps to (an int or a bool; a call with another result type stays
+    a call)."""
     return any(i.op == "ret" and i.args for i in callee.instrs())
 
 
@@ -151,7 +151,6 @@ def inline_into(fn: Function, program: Program, leaves: set[str], deep: set[str]
     # recursive function) follows or precedes, at the same depth, are inlined -- see
     # quads/call_depth.py.
     after_call = calls_after_a_call(fn.body, staying) if fn.name in deep else set()
-    has_try = any(i.op == "enter" for i in fn.instrs())
     body: list[Item] = []
     for k, item in enumerate(fn.body):
         if not (isinstance(item, Instr) and item.op == "call" and item.funcs):
@@ -159,7 +158,7 @@ def inline_into(fn: Function, program: Program, leaves: set[str], deep: set[str]
             continue
         callee = program.functions.get(item.funcs[0])
         if (callee is None or callee.name not in leaves or callee.name == fn.name
-                or (item.dest is not None and has_try and not returns_a_value(callee)
+                or (item.dest is not None and not returns_a_value(callee)
                     and item.type not in (INT, BOOL))
                 or size + len(callee.body) > MAX_CALLER
                 or (fn.name in deep and k not in after_call
@@ -169,7 +168,7 @@ def inline_into(fn: Function, program: Program, leaves: set[str], deep: set[str]
         counter[0] += 1
         size += len(callee.body)
         body.extend(_copy_body(item, callee, taken, f"i{counter[0]}"))
-        if has_try and item.dest is not None and not returns_a_value(callee):
+        if item.dest is not None and not returns_a_value(callee):
             # unreachable (see returns_a_value): only so that the destination is assigned
             body.append(Instr("const", item.dest, item.type, value=False if item.type == BOOL
                               else 0, line=item.line))
