@@ -10,13 +10,12 @@ build) and each pass's CPU seconds; the rest of the cell is the check at the end
 text. ``--profile N`` adds cProfile's N most expensive functions (by their own time, then
 cumulative) -- about 6x slower than the plain run, so read it for proportions only.
 
-Last measured (2026-11-27, branch r71, docs/ROADMAP.md "`opt`'s cost at 10k statements,
-fourth round"; best of three at load 5-7, the build 0.2-1.1 s and itself varying up to
-2x): `opt` at 10k statements is 5.5-6.3x the quads build on straight, 6.9x on expression,
-13x on diamonds, 17-19x on elif, 24x on arrays (32x before `ranges` and `bce` shared one
-range analysis: `bce` 3.5 -> 1.5 s); no pass is superlinear, the cost is spread over the
-20 passes. Branch r73 (fifth round): `ranges` on elif 2.1 -> 1.2 s (a graph the peepholes
-left settled is not looked at again), elif 16.8x at best.
+Last measured (2026-11-27, the code after branches r71-r73, docs/ROADMAP.md "Next";
+best of four rounds alternating with the code before them, on a VM whose CPU time varied
+up to 50% between identical runs): `opt` at 10k statements is 3.9x the quads build on
+straight, 6.1x on expression, 11.9x on diamonds, 15.3x on elif, 22x on arrays (before:
+4.8x, 6.9x, 11.9x, 19.5x, 29x); no pass is superlinear, the cost is spread over the 20
+passes (ROADMAP, "`opt`'s cost at 10k statements", rounds one to five).
 """
 
 from __future__ import annotations
