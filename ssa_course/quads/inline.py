@@ -157,9 +157,11 @@ def inline_into(fn: Function, program: Program, leaves: set[str], deep: set[str]
             body.append(item)
             continue
         callee = program.functions.get(item.funcs[0])
+        # the copy would leave the call's result unassigned (see returns_a_value)
+        unassigned = (callee is not None and item.dest is not None
+                      and not returns_a_value(callee))
         if (callee is None or callee.name not in leaves or callee.name == fn.name
-                or (item.dest is not None and not returns_a_value(callee)
-                    and item.type not in (INT, BOOL))
+                or (unassigned and item.type not in (INT, BOOL))
                 or size + len(callee.body) > MAX_CALLER
                 or (fn.name in deep and k not in after_call
                     and not followed_by_call(fn.body, k, safe, labels, staying))):
@@ -168,8 +170,7 @@ def inline_into(fn: Function, program: Program, leaves: set[str], deep: set[str]
         counter[0] += 1
         size += len(callee.body)
         body.extend(_copy_body(item, callee, taken, f"i{counter[0]}"))
-        if item.dest is not None and not returns_a_value(callee):
-            # unreachable (see returns_a_value): only so that the destination is assigned
+        if unassigned:  # unreachable: only so that the destination is assigned
             body.append(Instr("const", item.dest, item.type, value=False if item.type == BOOL
                               else 0, line=item.line))
     return Function(fn.name, list(fn.params), fn.ret, body)
