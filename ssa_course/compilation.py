@@ -76,6 +76,17 @@ class Compilation:
         return self.cached("quads", lambda: out_of_ssa(lower_undefined_reads(
             self.quads_as_written)))
 
+    def bril_text(self) -> str:
+        """:attr:`quads` printed as Bril text. A program :func:`from_quads` made (``opt``'s
+        result) already has it: its source, printed from the same quads, when nothing had
+        to be added to them (no undefined read made explicit, no SSA translated out)."""
+        quads = self.quads
+        if self.kind == "quads" and quads is self.quads_as_written:
+            return self.source
+        from ssa_course.quads.bril import to_bril_text
+
+        return to_bril_text(quads)
+
     @property
     def quads_as_written(self) -> ir.Program:
         """The quads exactly as read (what the ``quads`` stage runs, like Bril's brili)."""

@@ -698,3 +698,40 @@ def test_layout_copies_a_block_that_falls_into_the_rotated_test():
 def test_the_readme_names_the_default_pipeline():
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     assert "# optimize: " + ",".join(passes.DEFAULT_PIPELINE) + "\n" in readme
+
+
+_EMIT_PIPELINES = (passes.DEFAULT_PIPELINE, ("ssa",), ("parse",), ())
+
+
+def test_emit_bril_without_reading_back_prints_what_reading_back_prints(monkeypatch):
+    """``--emit bril`` outside the tests prints the Bril text without reading it back
+    (``passes._bril_text``); the tests read it back (verify_each). Both print the same
+    text: on the corpus, the Bril examples (SSA, undefined reads made explicit) and
+    generated programs, through pipelines that leave a graph, SSA, quads or nothing."""
+    from corpus import load_corpus
+    from fuzzgen import generate
+
+    from ssa_course.compilation import compile_source
+
+    sources = [(case.source, case.name) for case in load_corpus()]
+    sources += [(p.read_text(), p.name) for p in sorted(Path("tests/bril").glob("*.bril"))]
+    sources += [(generate(seed), f"g{seed}.tiny") for seed in range(6)]
+    compared = checked = 0
+    for source, name in sources:
+        for names in _EMIT_PIPELINES:
+            texts = []
+            for each in ("1", "0"):
+                monkeypatch.setenv(passes.VERIFY_EACH_ENV, each)
+                comp = compile_source(source, name)
+                try:
+                    state = passes.run_pipeline(comp, names)
+                except UsageError:  # (a Bril file without @main, a pass that refuses it)
+                    break
+                texts.append(passes.emit(state, "bril"))
+                result = passes.result(state)
+                checked += result.quads is not result.quads_as_written
+            else:
+                assert texts[0] == texts[1], (name, names)
+                compared += 1
+    assert compared > 700
+    assert checked > 10  # programs whose text is printed from quads the check changed

@@ -94,12 +94,8 @@ def _cfg_lines(a: ProgramCfgs) -> Lines:
 def _bril_roundtrip(comp: Compilation) -> Program:
     from ssa_course.quads import bril
 
-    quads = comp.quads
-    # a program ``from_quads`` made (``opt``'s result) already has its text: the source,
-    # printed from the same quads when nothing had to be added to them
-    text = comp.source if comp.kind == "quads" and quads is comp.quads_as_written \
-        else bril.to_bril_text(quads)
-    return _same_lines(quads, bril.parse_bril_text(text, comp.filename, typecheck=False))
+    return _same_lines(comp.quads, bril.parse_bril_text(comp.bril_text(), comp.filename,
+                                                        typecheck=False))
 
 
 def _same_lines(original: Program, read: Program) -> Program:
