@@ -5,9 +5,10 @@ For each shape of :mod:`shapes` and each size (1k, 10k, 100k statements) this ti
 * ``quads`` -- building the quads from source (parse, check, lower; Bril: read), the yardstick;
 * every representation of the registry -- building it (by running it on a tiny argument
   with a small step limit, so the run itself costs nothing) and its text face;
-* ``opt`` -- the default ``ssa-course opt`` pipeline and its Bril text (``--emit bril``:
-  printed, read back, printed), ``opt:emit-quads`` -- the same pipeline printed as
-  ``ssa-course opt`` prints it by default (quads: the same text, not read back), and
+* ``opt`` -- the default ``ssa-course opt`` pipeline and its Bril text (``--emit bril``,
+  printed; outside the tests it is not read back: ``passes._bril_text``),
+  ``opt:emit-quads`` -- the same pipeline printed as ``ssa-course opt`` prints it by default
+  (quads as written: the same text for this pipeline), and
   ``opt:quads-half`` -- its passes after the graph (pruned SSA, phi coalescing, out of
   SSA, copy coalescing, DCE, closed forms, try merging, layout, jump threading, DCE,
   landing pads) on the ``ssa`` pass's SSA.
@@ -125,9 +126,9 @@ def _opt_cell(comp: Compilation) -> object:
 
 def _opt_default_cell(comp: Compilation) -> object:
     """``ssa-course opt`` as run with no ``--emit``: the result printed as quads. The
-    ``opt`` row's ``--emit bril`` prints the same text but reads it back first (the
-    ``bril`` representation is the program read from its Bril text): a parse of the
-    whole output, 20-30% of the row on the cheap shapes."""
+    ``opt`` row's ``--emit bril`` prints the same text here (it reads it back only when
+    ``SSA_COURSE_VERIFY_EACH`` is set, as in the tests: a parse of the whole output, once
+    20-30% of the row on the cheap shapes)."""
     from ssa_course.passes import DEFAULT_PIPELINE, emit, run_pipeline
 
     return emit(run_pipeline(comp, DEFAULT_PIPELINE), "quads")
