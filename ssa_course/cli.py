@@ -155,7 +155,8 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
     opt.add_argument("--verify-each", action="store_true",
                      help="verify the program after every pass (default: once at the end; "
                      "a failure is then retraced pass by pass to name the pass that broke "
-                     "it; SSA_COURSE_VERIFY_EACH=1 does the same)")
+                     "it; with --emit bril the text is also read back; "
+                     "SSA_COURSE_VERIFY_EACH=1 does the same)")
 
     sub.add_parser("passes", help="list the passes 'opt -p' accepts")
 

@@ -68,6 +68,9 @@ class PassState:
     done: list[str] = field(default_factory=list)
     # what passes counted, per function: counter -> [before, after] (after None: a total)
     counters: dict[str, dict[str, list[int | None]]] = field(default_factory=dict)
+    # verified after every pass (run_pipeline's ``verify_each``): ``emit`` then also reads
+    # ``--emit bril``'s text back
+    verify_each: bool = False
 
     def count(self, function: str, what: str, before: int, after: int | None = None) -> None:
         """A pass reports a counter of one function (``opt --stats`` prints them): a count
@@ -179,7 +182,7 @@ def run_pipeline(comp: Compilation, names: list[str] | tuple[str, ...] = DEFAULT
     comp.check()
     if verify_each is None:
         verify_each = verify_each_default()
-    state = PassState(comp)
+    state = PassState(comp, verify_each=verify_each)
     with paused_gc():  # the whole pipeline, checks included (not only each pass)
         if verify_each:
             for p in passes:
@@ -253,7 +256,7 @@ def emit(state: PassState, name: str = "quads", fmt: str = "text") -> str:
     with paused_gc():  # as in run_pipeline: the result is a new program, read back for
         # ``bril``; the collector would only walk its thousands of fresh objects
         comp = result(state)
-        if rep.name == "bril" and fmt == "text" and not verify_each_default():
+        if rep.name == "bril" and fmt == "text" and not state.verify_each:
             return _bril_text(comp)
         return views.render(comp, rep.name, "text" if fmt == "text" else "dot")
 
@@ -263,8 +266,9 @@ def _bril_text(comp: Compilation) -> str:
     reading it back (#22: at 10k statements the reading was a fifth of ``opt``'s time). The
     representation prints the program its text reads back as; the printer and the reader
     agree (a program read back prints as the same text), which the tests check on every
-    pipeline they run: with ``verify_each`` on (as ``tests/conftest.py`` sets it) ``emit``
-    reads the text back as before, and ``tests/test_opt.py`` compares the two ways. What
+    pipeline they run: after a pipeline run with ``verify_each`` (``opt --verify-each``, or
+    as ``tests/conftest.py`` sets it) ``emit`` reads the text back as before, and
+    ``tests/test_opt.py`` compares the two ways. What
     the pipeline's last check did not see -- an undefined read made explicit, SSA translated
     out -- is verified here, as the representation would."""
     text = comp.bril_text()

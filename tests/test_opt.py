@@ -735,3 +735,21 @@ def test_emit_bril_without_reading_back_prints_what_reading_back_prints(monkeypa
                 compared += 1
     assert compared > 700
     assert checked > 10  # programs whose text is printed from quads the check changed
+
+
+@pytest.mark.parametrize("each", [True, False])
+def test_emit_bril_reads_its_text_back_only_after_verify_each(monkeypatch, each):
+    """``opt --verify-each --emit bril`` (and the tests' environment) reads the text back;
+    a plain ``opt --emit bril`` does not, and prints the same text."""
+    from ssa_course.compilation import compile_source
+    from ssa_course.quads import bril
+
+    reads = []
+    real = bril.parse_bril_text
+    monkeypatch.setattr(bril, "parse_bril_text",
+                        lambda *a, **k: reads.append(1) or real(*a, **k))
+    source = Path("examples/sum.tiny").read_text()
+    state = passes.run_pipeline(compile_source(source, "sum.tiny"), verify_each=each)
+    text = passes.emit(state, "bril")
+    assert bool(reads) == each
+    assert "@main" in text and compile_source(text, "o.bril").quads_as_written.functions
