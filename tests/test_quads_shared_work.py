@@ -107,6 +107,24 @@ def test_a_loop_free_function_builds_no_dominator_tree(monkeypatch):
         loops.loop_depths(_cfg({"entry": ["head"], "head": ["head", "exit"], "exit": []}))
 
 
+def test_unroll_finds_no_loop_in_a_loop_free_function_without_a_dominator_tree(monkeypatch):
+    from ssa_course.quads import unroll
+
+    chain = {f"t{k}": [f"a{k}", f"t{k + 1}"] for k in range(50)}
+    chain.update({f"a{k}": ["end"] for k in range(50)})
+    chain.update({"t50": ["end"], "end": []})
+    looped = {"entry": ["head"], "head": ["body", "exit"], "body": ["head"], "exit": []}
+    assert unroll.single_latch_loops(_cfg(looped)) == [("head", "body", ["head", "body"])]
+
+    def refuse(*_: object) -> None:
+        raise AssertionError("a dominator tree was built")
+
+    monkeypatch.setattr(unroll, "Dominance", refuse)
+    assert unroll.single_latch_loops(_cfg(chain)) == []
+    with pytest.raises(AssertionError, match="dominator tree"):  # a loop: the long way
+        unroll.single_latch_loops(_cfg(looped))
+
+
 def test_no_enter_means_no_exception_edges_and_the_same_blocks():
     fn = Function("main", [], None, [
         Instr("call", "x", INT, funcs=["f"]), Instr("br", args=["c"], labels=["a", "b"]),
