@@ -171,3 +171,23 @@ def test_forward_only_means_no_cycle_and_a_forward_layout_is_recognized(succs):
     names = list(succs)
     if all(names.index(b) > names.index(a) for a, kids in succs.items() for b in kids):
         assert loops.forward_only(succs)
+
+
+def test_out_of_ssa_splits_a_critical_edge_without_changing_its_input():
+    # from_ssa builds its CFG without copies: the branch relabelled onto the new block
+    # of the critical edge entry -> join must be a copy, the input's ``br`` unchanged
+    from ssa_course.ssa.destruct import from_ssa
+    from ssa_course.tiny.types import BOOL
+
+    br = Instr("br", args=["c"], labels=["join", "other"])
+    fn = Function("main", [("c", BOOL)], None, [
+        Label("entry"), Instr("const", "a", INT, value=1), br,
+        Label("other"), Instr("const", "b", INT, value=2), Instr("jmp", labels=["join"]),
+        Label("join"), Instr("phi", "x", INT, ["a", "b"], labels=["entry", "other"]),
+        Instr("print", args=["x"]), Instr("ret")])
+    before = _snapshot(fn)
+    out = from_ssa(fn)
+    assert _snapshot(fn) == before and br.labels == ["join", "other"]
+    split = [i for i in out.body if isinstance(i, Instr) and i.op == "br"]
+    assert split[0].labels == ["entry.to.join", "other"] and split[0] is not br
+    assert not any(isinstance(i, Instr) and i.op == "phi" for i in out.body)
