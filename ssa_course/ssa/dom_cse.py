@@ -36,9 +36,9 @@ from ssa_course.quads.ir import Function, Instr, Label
 Key = tuple[object, ...]  # an operation, its type and its operands (or a constant's value)
 
 
-def _key(instr: Instr, args: list[str]) -> Key | None:
+def _key(instr: Instr, rename: dict[str, str]) -> Key | None:
     """What makes two instructions compute the same value (None: never merged), ``instr``
-    reading ``args`` (its arguments renamed)."""
+    reading its arguments renamed by ``rename``."""
     if instr.dest is None:
         return None
     if instr.op == "const":
@@ -46,7 +46,7 @@ def _key(instr: Instr, args: list[str]) -> Key | None:
     op = opcodes.get(instr.op)
     if op is None:
         return None
-    return (instr.op, str(instr.type), *args)
+    return (instr.op, str(instr.type), *[rename.get(a, a) for a in instr.args])
 
 
 def dom_cse(fn: Function) -> Function:
@@ -66,7 +66,7 @@ def dom_cse(fn: Function) -> Function:
             continue
         mine: list[Key] = []
         for instr in cfg.blocks[name].instrs:
-            op_key = _key(instr, [rename.get(a, a) for a in instr.args])
+            op_key = _key(instr, rename)
             if op_key is None:
                 continue
             earlier = available.get(op_key)
