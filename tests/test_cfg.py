@@ -166,9 +166,9 @@ _ITEMS = st.one_of(
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_ITEMS, max_size=30), st.booleans())
 def test_blocks_are_the_runs_between_leaders(items, copy):
-    # build_cfg takes the runs of plain instructions between labels and terminators whole
-    # (slices): each block must still be exactly its leader's run, in order, with the
-    # labels of a row naming one block and code after a terminator a block of its own.
+    # build_cfg's blocks are find_leaders' runs: each block exactly its leader's run of
+    # instructions, in order, the labels of a row naming one block and code after a
+    # terminator a block of its own (random bodies, unreachable code and all).
     names = iter(["x", "y", "z"] + [f"l{k}" for k in range(30)])
     f = fn_of(*(Label(next(names)) if isinstance(i, Label) else i for i in items))
     cfg = build_cfg(f, copy=copy)

@@ -141,37 +141,14 @@ def build_cfg(fn: Function, copy: bool = True) -> CFG:
     current: BasicBlock | None = None
     instrs: list[Instr] = []  # current's instructions
     ended = True  # current's last instruction is a terminator (or there is no current)
-    body = fn.body
-    # Only a label or a terminator can start or end a block: find those in one pass, then
-    # take the runs of plain instructions between them whole (a slice, not one step each).
-    marks = [k for k, item in enumerate(body)
-             if isinstance(item, Label) or item.op in TERMINATORS]
-    marks.append(len(body))  # (the run after the last mark)
-    start = 0
-    for m in marks:
-        if start < m:  # body[start:m]: instructions, none a terminator
-            if ended:
-                # code after a terminator (or at the very start) without a label: a new
-                # block no jump can reach -- unless it is the entry -- named b0, b1, ...
-                if labels is None:
-                    labels = label_names(fn)
-                name = labels.fresh("b", bare=False, sep="", start=0)
-                current = BasicBlock(name, [], [], [], labelled=False)
-                blocks[name] = current
-                instrs, ended = current.instrs, False
-            run = body[start:m]
-            instrs.extend([i.copy() for i in run] if copy else run)  # type: ignore[misc]
-        start = m + 1
-        if m == len(body):
-            break
-        item = body[m]
+    for item in fn.body:
         if isinstance(item, Label):
             if current is not None and not instrs and current.labelled:
                 # An empty labelled block that a phi names as a predecessor stays a block
                 # of its own: merged into the next label, the phi's edge from it would
                 # become an edge from itself.
                 if phi_preds is None:
-                    phi_preds = {lb for i in body if isinstance(i, Instr)
+                    phi_preds = {lb for i in fn.body if isinstance(i, Instr)
                                  and i.op == "phi" for lb in i.labels}
                 if current.name not in phi_preds:
                     alias[item.name] = current.name
@@ -180,7 +157,9 @@ def build_cfg(fn: Function, copy: bool = True) -> CFG:
             blocks[current.name] = current  # no default factories, 30k blocks at 10k)
             instrs, ended = current.instrs, False
             continue
-        if ended:  # a terminator right after a terminator (or first): a block of its own
+        # code after a terminator (or at the very start) without a label: a new block
+        # no jump can reach -- unless it is the entry -- named b0, b1, ...
+        if ended:
             if labels is None:
                 labels = label_names(fn)
             name = labels.fresh("b", bare=False, sep="", start=0)
@@ -188,7 +167,7 @@ def build_cfg(fn: Function, copy: bool = True) -> CFG:
             blocks[name] = current
             instrs = current.instrs
         instrs.append(item.copy() if copy else item)
-        ended = True
+        ended = item.op in TERMINATORS
     if not blocks:
         name = label_names(fn).fresh("b", bare=False, sep="", start=0)
         blocks[name] = BasicBlock(name, labelled=False)
