@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import networkx as nx
 from hypothesis import given, settings
+from hypothesis import strategies as st
 from tiny_gen import programs
 
 import ssa_course
@@ -151,3 +152,35 @@ def test_copy_or_not_cuts_the_same_blocks(source):
             assert all(id(i) in own for i in block.instrs if not i.labels)
             assert not any(id(i) in own for i in copied.blocks[name].instrs)
         assert [str(i) for i in fn.body] == before
+
+
+_ITEMS = st.one_of(
+    st.sampled_from(["x", "y", "z"]).map(Label),
+    st.sampled_from(["x", "y", "z"]).map(lambda t: Instr("jmp", labels=[t])),
+    st.just(None).map(lambda _: Instr("ret")),
+    st.sampled_from(["x", "y"]).map(lambda t: Instr("br", args=["c"], labels=[t, "z"])),
+    st.integers(0, 9).map(lambda v: const(f"v{v}", v)),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ITEMS, max_size=30), st.booleans())
+def test_blocks_are_the_runs_between_leaders(items, copy):
+    # build_cfg's blocks are find_leaders' runs: each block exactly its leader's run of
+    # instructions, in order, the labels of a row naming one block and code after a
+    # terminator a block of its own (random bodies, unreachable code and all).
+    names = iter(["x", "y", "z"] + [f"l{k}" for k in range(30)])
+    f = fn_of(*(Label(next(names)) if isinstance(i, Label) else i for i in items))
+    cfg = build_cfg(f, copy=copy)
+    leaders = find_leaders(f) + [len(f.body)]
+    runs = [[i for i in f.body[a:b] if isinstance(i, Instr)]
+            for a, b in zip(leaders, leaders[1:], strict=False)]
+    assert len(cfg.blocks) == max(len(runs), 1)
+    for block, run in zip(cfg.blocks.values(), runs, strict=False):
+        # (labels aside: a jump to the second label of a row is relabelled to the first)
+        assert [(i.op, i.dest, i.args, i.value) for i in block.instrs] == \
+            [(i.op, i.dest, i.args, i.value) for i in run]
+        if copy:
+            assert not any(i is j for i, j in zip(block.instrs, run, strict=True))
+        else:
+            assert all(i is j for i, j in zip(block.instrs, run, strict=True) if not i.labels)

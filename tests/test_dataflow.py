@@ -214,3 +214,26 @@ def test_a_general_transfer_without_gen_kill(forward):
     expected = naive(cfg, a)
     for block in cfg.blocks:
         assert facts.points(block) == expected[block]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(programs(), st.booleans())
+def test_liveness_summaries_are_the_composed_ones(source, ssa):
+    # live_variables hands the solver its own (gen, kill) of a run of instructions
+    # (analyses._live_summary); it must be what the solver composes from gen and kill
+    # one instruction at a time, on every run a node can hold (a whole block, or a
+    # throwing block's head and last instruction).
+    from ssa_course.quads.dataflow import _Node, _summary
+
+    for cfg in cfgs(source, ssa):
+        a = liveness(cfg).analysis
+        assert a.summarize is not None
+        generic = Analysis(a.name, a.forward, a.boundary, a.init, a.meet, a.transfer,
+                           a.edge, a.gen, a.kill)
+        for block in cfg.blocks.values():
+            ins = block.instrs
+            for run in (ins, ins[:-1], ins[-1:], ins[len(ins) // 2:]):
+                node = _Node(block.name, 0, run, a.init, a.init, [], [])
+                assert a.summarize(run) == _summary(generic, node)
+        assert solve(cfg, generic).top == solve(cfg, a).top
+        assert solve(cfg, generic).bottom == solve(cfg, a).bottom

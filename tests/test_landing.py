@@ -4,9 +4,12 @@ when the loop is skipped, and nothing moves that would change what a path comput
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tiny_gen import programs
 
 from ssa_course.compilation import compile_source
-from ssa_course.passes import run_pipeline
+from ssa_course.passes import DEFAULT_PIPELINE, run_pipeline
 from ssa_course.quads import bril
 from ssa_course.quads.interp import run_quads
 from ssa_course.quads.landing import landing_pads
@@ -108,3 +111,70 @@ def test_functions_with_handlers_are_left_alone():
 }
 """)
     assert landing_pads(fn) is fn
+
+
+def _landing_in_place(fn):
+    """The pass as first written (each pad spliced into the body in place, the scan going
+    on at the next lower index of the changed body): the reference the one-pass assembly
+    must equal."""
+    from ssa_course.quads.analyses import liveness
+    from ssa_course.quads.cfg import build_cfg
+    from ssa_course.quads.ir import Function, Instr, Label
+    from ssa_course.quads.landing import _block_start, _label_blocks, _sinkable
+    from ssa_course.quads.names import Names
+
+    if any(i.op in ("phi", "enter") for i in fn.instrs()):
+        return fn
+    live_in = liveness(build_cfg(fn, copy=False)).top
+    block_of = _label_blocks(fn.body)
+    params = {name for name, _ in fn.params}
+    labels = Names(block_of)
+    body = list(fn.body)
+    k = len(body) - 2
+    while k >= 0:
+        item, after = body[k], body[k + 1]
+        if isinstance(item, Instr) and item.op == "br" and isinstance(after, Label) \
+                and len(set(item.labels)) == 2 and after.name in item.labels:
+            other = next(lb for lb in item.labels if lb != after.name)
+            start = _block_start(body, k)
+            moved = _sinkable(body[start:k], item, live_in.get(block_of.get(other, other),
+                                                               set()), params)
+            if moved:
+                pad = labels.fresh(f"{after.name}.pad", sep="")
+                br = item.copy()
+                br.labels = [pad if lb == after.name else lb for lb in item.labels]
+                kept = [x for j, x in enumerate(body[start:k]) if j not in moved]
+                sunk = [body[start + j] for j in sorted(moved)]
+                body[start:k + 1] = kept + [br, Label(pad)] + sunk
+        k -= 1
+    return Function(fn.name, list(fn.params), fn.ret, body)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(programs(), st.booleans())
+def test_the_pads_are_those_of_splicing_in_place(source, optimized):
+    # landing_pads collects its rewrites and assembles the body once; on the function it
+    # receives in the pipeline (and on plain quads) it must give the text splicing each
+    # pad in place gave.
+    from ssa_course.quads.bril_write import format_function
+
+    comp = compile_source(source, "gen.tiny")
+    names = [p for p in DEFAULT_PIPELINE if p != "landing"] if optimized else []
+    program = run_pipeline(comp, names).quads if names else comp.quads
+    for fn in program.functions.values():
+        assert format_function(landing_pads(fn)) == format_function(_landing_in_place(fn))
+
+
+def test_a_hundred_loops_get_every_pad_of_splicing_in_place():
+    # LOOP's shape a hundred times in one function: a pad before each loop (the pads are
+    # assembled into the body at once, not spliced one by one)
+    loop = "var i{k} = 0; while (i{k} < n) {{ s = s + k * {k} + 7; i{k} = i{k} + 1; }}"
+    source = ("fn main(n: int, k: int) {\n    var s = 0;\n"
+              + "\n".join(loop.format(k=k) for k in range(1, 100)) + "\n    print(s);\n}\n")
+    program = run_pipeline(compile_source(source, "loops.tiny"),
+                           [p for p in DEFAULT_PIPELINE if p != "landing"]).quads
+    from ssa_course.quads.bril_write import format_function
+
+    fn = program.functions["main"]
+    new, old = format_function(landing_pads(fn)), format_function(_landing_in_place(fn))
+    assert new == old and new.count(".pad:") == 98

@@ -107,6 +107,24 @@ def test_a_loop_free_function_builds_no_dominator_tree(monkeypatch):
         loops.loop_depths(_cfg({"entry": ["head"], "head": ["head", "exit"], "exit": []}))
 
 
+def test_unroll_finds_no_loop_in_a_loop_free_function_without_a_dominator_tree(monkeypatch):
+    from ssa_course.quads import unroll
+
+    chain = {f"t{k}": [f"a{k}", f"t{k + 1}"] for k in range(50)}
+    chain.update({f"a{k}": ["end"] for k in range(50)})
+    chain.update({"t50": ["end"], "end": []})
+    looped = {"entry": ["head"], "head": ["body", "exit"], "body": ["head"], "exit": []}
+    assert unroll.single_latch_loops(_cfg(looped)) == [("head", "body", ["head", "body"])]
+
+    def refuse(*_: object) -> None:
+        raise AssertionError("a dominator tree was built")
+
+    monkeypatch.setattr(unroll, "Dominance", refuse)
+    assert unroll.single_latch_loops(_cfg(chain)) == []
+    with pytest.raises(AssertionError, match="dominator tree"):  # a loop: the long way
+        unroll.single_latch_loops(_cfg(looped))
+
+
 def test_no_enter_means_no_exception_edges_and_the_same_blocks():
     fn = Function("main", [], None, [
         Instr("call", "x", INT, funcs=["f"]), Instr("br", args=["c"], labels=["a", "b"]),
@@ -153,3 +171,23 @@ def test_forward_only_means_no_cycle_and_a_forward_layout_is_recognized(succs):
     names = list(succs)
     if all(names.index(b) > names.index(a) for a, kids in succs.items() for b in kids):
         assert loops.forward_only(succs)
+
+
+def test_out_of_ssa_splits_a_critical_edge_without_changing_its_input():
+    # from_ssa builds its CFG without copies: the branch relabelled onto the new block
+    # of the critical edge entry -> join must be a copy, the input's ``br`` unchanged
+    from ssa_course.ssa.destruct import from_ssa
+    from ssa_course.tiny.types import BOOL
+
+    br = Instr("br", args=["c"], labels=["join", "other"])
+    fn = Function("main", [("c", BOOL)], None, [
+        Label("entry"), Instr("const", "a", INT, value=1), br,
+        Label("other"), Instr("const", "b", INT, value=2), Instr("jmp", labels=["join"]),
+        Label("join"), Instr("phi", "x", INT, ["a", "b"], labels=["entry", "other"]),
+        Instr("print", args=["x"]), Instr("ret")])
+    before = _snapshot(fn)
+    out = from_ssa(fn)
+    assert _snapshot(fn) == before and br.labels == ["join", "other"]
+    split = [i for i in out.body if isinstance(i, Instr) and i.op == "br"]
+    assert split[0].labels == ["entry.to.join", "other"] and split[0] is not br
+    assert not any(isinstance(i, Instr) and i.op == "phi" for i in out.body)

@@ -120,7 +120,9 @@ def _interference(live: Facts[frozenset], candidates: set[str], params: list[str
     call writes nothing (the rule of :mod:`ssa_course.quads.dataflow`), so what only the
     handler reads may share the destination's name."""
     adj: dict[str, set[str]] = {v: set() for v in candidates}
-    for name in live.cfg.blocks:
+    for name, block in live.cfg.blocks.items():
+        if candidates.isdisjoint([i.dest for i in block.instrs]):
+            continue  # no definition here can add an edge: no walk
         for _, instr, after in live.walk_backward(name):
             d = instr.dest
             if d is None or d not in candidates:

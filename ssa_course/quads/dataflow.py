@@ -57,6 +57,10 @@ class Analysis(Generic[F]):
     ``src`` to block ``dst`` (a phi reads its argument on the edge it names).
     ``gen``/``kill``, when given, say that ``transfer`` is ``gen(i) | (fact - kill(i))``
     on sets: the solver then summarizes each node once (and walks a block in place).
+    ``summarize``, when given, is that summary computed directly: ``(gen, kill)`` of a run
+    of instructions in program order, the same sets :func:`_summary` composes from
+    ``gen``/``kill`` one instruction at a time (liveness has one: it is solved three
+    times per run of ``opt``, on every block).
     """
 
     name: str
@@ -68,21 +72,25 @@ class Analysis(Generic[F]):
     edge: Callable[[str, str, F], F] | None = None
     gen: Callable[[Instr], Iterable] | None = None
     kill: Callable[[Instr], Iterable] | None = None
+    summarize: Callable[[list[Instr]], tuple[frozenset, frozenset]] | None = None
 
 
 def gen_kill(name: str, *, forward: bool, may: bool, gen: Callable[[Instr], Iterable[T]],
              kill: Callable[[Instr], Iterable[T]], boundary: frozenset[T] = frozenset(),
              init: frozenset[T] = frozenset(),
-             edge: Callable[[str, str, frozenset[T]], frozenset[T]] | None = None
+             edge: Callable[[str, str, frozenset[T]], frozenset[T]] | None = None,
+             summarize: Callable[[list[Instr]], tuple[frozenset, frozenset]] | None = None
              ) -> Analysis[frozenset[T]]:
     """A set problem whose transfer is ``gen | (fact - kill)``: the classic bit-vector
-    framework. ``may``: facts meet by union (on some path), else by intersection."""
+    framework. ``may``: facts meet by union (on some path), else by intersection.
+    ``summarize``: see :class:`Analysis`."""
 
     def transfer(instr: Instr, fact: frozenset[T]) -> frozenset[T]:
         return (fact - frozenset(kill(instr))) | frozenset(gen(instr))
 
     meet: Callable[..., frozenset[T]] = frozenset.union if may else frozenset.intersection
-    return Analysis(name, forward, boundary, init, meet, transfer, edge, gen, kill)
+    return Analysis(name, forward, boundary, init, meet, transfer, edge, gen, kill,
+                    summarize)
 
 
 @dataclass(eq=False, slots=True)
@@ -99,6 +107,7 @@ class _Node(Generic[F]):
     succs: list[tuple[_Node[F], bool]] = field(default_factory=list)  # (node, crosses
     preds: list[tuple[_Node[F], bool]] = field(default_factory=list)  # between blocks?)
     summary: tuple[frozenset, frozenset] | None = None  # (gen, kill) of a gen/kill problem
+    queued: bool = True  # on the solver's worklist (every node starts there)
 
 
 def _nodes(cfg: CFG, init: F
@@ -110,7 +119,8 @@ def _nodes(cfg: CFG, init: F
     last: dict[str, _Node[F]] = {}
     order: list[_Node[F]] = []
     thrown_to: set[str] = set()
-    for name, block in cfg.blocks.items():
+    blocks = cfg.blocks
+    for name, block in blocks.items():
         if block.throws_to is not None:
             thrown_to.add(block.throws_to)
         if block.throws_to is None or not block.instrs:
@@ -125,12 +135,17 @@ def _nodes(cfg: CFG, init: F
         tail.preds.append((head, False))
         first[name], last[name] = head, tail
         order += [head, tail]
-    for name, block in cfg.blocks.items():
-        term = block.instrs[-1] if block.instrs else None  # (the terminator if "enter")
-        handler = (term.labels[1] if term is not None and term.op == "enter"
-                   and len(term.labels) > 1 and term.labels[1] != term.labels[0] else None)
+    for name, block in blocks.items():
+        handler = None
+        if thrown_to:  # (no exceptional edge anywhere: no ``enter`` edge to skip)
+            term = block.instrs[-1] if block.instrs else None  # (the terminator if "enter")
+            handler = (term.labels[1] if term is not None and term.op == "enter"
+                       and len(term.labels) > 1 and term.labels[1] != term.labels[0]
+                       else None)
+        throws_to = block.throws_to
         for s in block.succs:
-            if s not in first:
+            dst = first.get(s)
+            if dst is None:
                 continue  # an edge to a block that is gone (e.g. removed as unreachable)
             if s == handler and s in thrown_to:
                 # ``enter``'s edge to a handler that throwing instructions' edges reach:
@@ -140,9 +155,9 @@ def _nodes(cfg: CFG, init: F
                 # IR) it is the handler's only edge, and stays.
                 continue
             # the exceptional edge leaves before the last instruction; the others after it
-            src = first[name] if s == block.throws_to else last[name]
-            src.succs.append((first[s], True))
-            first[s].preds.append((src, True))
+            src = first[name] if s == throws_to else last[name]
+            src.succs.append((dst, True))
+            dst.preds.append((src, True))
     return order, first, last
 
 
@@ -240,7 +255,8 @@ def _through(a: Analysis[F], node: _Node[F], fact: F) -> F:
     instructions in turn (in the analysis' direction)."""
     if a.gen is not None:
         if node.summary is None:
-            node.summary = _summary(a, node)
+            node.summary = _summary(a, node) if a.summarize is None else \
+                a.summarize(node.instrs)
         gen, kill = node.summary
         return (fact - kill) | gen  # type: ignore[operator]
     for instr in (node.instrs if a.forward else reversed(node.instrs)):
@@ -285,31 +301,44 @@ def solve(cfg: CFG, analysis: Analysis[F]) -> Facts[F]:
     # A forward analysis visits blocks in layout order (most predecessors come first), a
     # backward one in reverse; a node is queued again only when its input may have changed.
     work = deque(order if forward else reversed(order))
-    queued = {id(n) for n in order}
+    # A gen/kill problem's node transfer is ``(fact - kill) | gen`` on its summary (made on
+    # the node's first visit): written out here, as :func:`_through` does it.
+    gen_kill = a.gen is not None
+    summarize = a.summarize
+    visits = 0
     while work:
         node = work.popleft()
-        queued.discard(id(node))
-        facts.visits += 1
+        node.queued = False
+        visits += 1
         if forward:
             # in = meet of the predecessors' outs (and the boundary at the entry)
-            node.into = _combine(a, node, node.preds, True, node is entry)
-            new = _through(a, node, node.into)
-            if new == node.out:
-                continue
+            fact = node.into = _combine(a, node, node.preds, True, node is entry)
+            old = node.out
+        else:
+            # out = meet of the successors' ins (the boundary where nothing follows)
+            fact = node.out = _combine(a, node, node.succs, False, not node.succs)
+            old = node.into
+        if gen_kill:
+            summary = node.summary
+            if summary is None:
+                summary = node.summary = _summary(a, node) if summarize is None else \
+                    summarize(node.instrs)
+            new = (fact - summary[1]) | summary[0]  # type: ignore[operator]
+        else:
+            new = _through(a, node, fact)
+        if new == old:
+            continue
+        if forward:
             node.out = new
             nexts = node.succs
         else:
-            # out = meet of the successors' ins (the boundary where nothing follows)
-            node.out = _combine(a, node, node.succs, False, not node.succs)
-            new = _through(a, node, node.out)
-            if new == node.into:
-                continue
             node.into = new
             nexts = node.preds
         for other, _ in nexts:  # whatever reads this node's result must look again
-            if id(other) not in queued:
-                queued.add(id(other))
+            if not other.queued:
+                other.queued = True
                 work.append(other)
+    facts.visits = visits
     # Name the results by block: top of the first node, bottom of the last.
     for name in cfg.blocks:
         facts.top[name] = first[name].into

@@ -25,10 +25,10 @@ N = TypeVar("N", bound=Hashable)
 
 
 def _dfs(succs: Mapping[N, Sequence[N]], entry: N
-         ) -> tuple[list[N], list[int], list[N]]:
+         ) -> tuple[list[N], list[int], list[N], dict[N, int]]:
     """One depth-first search from ``entry`` (successors in order, as
     :func:`ssa_course.ssa.dom.postorder` does): the nodes in preorder, each one's DFS parent
-    (by preorder number), and the nodes in postorder."""
+    (by preorder number), the nodes in postorder, and each node's preorder number."""
     order: list[N] = [entry]
     parent: list[int] = [0]
     post: list[N] = []
@@ -46,15 +46,14 @@ def _dfs(succs: Mapping[N, Sequence[N]], entry: N
         else:
             stack.pop()
             post.append(order[at])
-    return order, parent, post
+    return order, parent, post, number
 
 
 def fast_immediate_dominators(succs: Mapping[N, Sequence[N]], entry: N
                               ) -> dict[N, N]:
     """``idom[n]`` for every node reachable from ``entry`` (``idom[entry] == entry``),
     in O(E log V) (near-linear in practice), in the order of ``immediate_dominators``."""
-    order, parent, post = _dfs(succs, entry)
-    number = {node: i for i, node in enumerate(order)}
+    order, parent, post, number = _dfs(succs, entry)
     count = len(order)
     preds: list[list[int]] = [[] for _ in range(count)]
     for i, node in enumerate(order):
@@ -82,7 +81,9 @@ def fast_immediate_dominators(succs: Mapping[N, Sequence[N]], entry: N
 
     for w in range(count - 1, 0, -1):
         for v in preds[w]:
-            u = evaluate(v)
+            # (a predecessor numbered after w is linked already; one before it is still a
+            # root of the forest, its own answer: no call)
+            u = evaluate(v) if ancestor[v] != -1 else v
             if semi[u] < semi[w]:
                 semi[w] = semi[u]
         ancestor[w] = parent[w]
@@ -99,6 +100,16 @@ def fast_immediate_dominators(succs: Mapping[N, Sequence[N]], entry: N
     return result
 
 
+def tree_children(idom: Mapping[N, N]) -> dict[N, list[N]]:
+    """The dominator tree's children of every node, in ``idom``'s order (for a walk down
+    the tree that needs no dominance query: :class:`Dominance` numbers it for those)."""
+    children: dict[N, list[N]] = {n: [] for n in idom}
+    for n, d in idom.items():
+        if n != d:
+            children[d].append(n)
+    return children
+
+
 class Dominance(Generic[N]):
     """The dominator tree of a graph with pre/post numbers: O(1) dominance queries.
 
@@ -113,10 +124,7 @@ class Dominance(Generic[N]):
         self.succs = succs
         self.entry = entry
         self.idom = fast_immediate_dominators(succs, entry)
-        self.children: dict[N, list[N]] = {n: [] for n in self.idom}
-        for n, d in self.idom.items():
-            if n != d:
-                self.children[d].append(n)
+        self.children = tree_children(self.idom)
         self.pre: dict[N, int] = {}
         self.post: dict[N, int] = {}
         clock = 0

@@ -91,7 +91,8 @@ def _straight_run(body: list, k: int) -> list[Instr] | None:
     the labels on the way (a block that falls into a small test is copied with it); None
     when that is longer than :data:`MAX_COPY` or runs off the end."""
     run: list[Instr] = []
-    for item in body[k + 1:]:
+    for j in range(k + 1, len(body)):  # (not ``body[k + 1:]``: a copy of the whole tail)
+        item = body[j]
         if isinstance(item, Label):
             continue
         run.append(item)
@@ -227,8 +228,10 @@ def _thread_branches(fn: Function) -> Function:
     body = []
     for item in fn.body:
         if isinstance(item, Instr) and item.op in ("br", "jmp"):
-            item = item.copy()
-            item.labels = [final(label) for label in item.labels]
+            labels = [final(label) for label in item.labels]
+            if labels != item.labels:  # (a copy only when it changes: no step below
+                item = item.copy()  # changes an instruction, see ``layout``)
+                item.labels = labels
         body.append(item)
     return Function(fn.name, fn.params, fn.ret, body)
 

@@ -93,37 +93,46 @@ class _Universe:
     def __init__(self, cfg: CFG) -> None:
         self.mentions: dict[str, set[Fact]] = {}
         self.tested: set[str] = set()  # the conditions of some ``br``
-        # id(instr) -> (instr, its gen set): asked often; holding the instruction keeps
-        # its id from being reused by a new one while the table lives
-        self._gens: dict[int, tuple[Instr, list[Fact]]] = {}
+        # id(instr) -> (instr, its gen set, its expr_fact): asked often; holding the
+        # instruction keeps its id from being reused by a new one while the table lives
+        self._gens: dict[int, tuple[Instr, list[Fact], Fact | None]] = {}
         seen: set[Fact] = set()
         self.repeated: set[Fact] = set()  # the expr facts of instructions written twice
+        made: list[tuple[Instr, Fact | None]] = []  # (each instruction's expr_fact, once)
         for block in cfg.blocks.values():
             term = block.terminator
             if term is not None and term.op == "br":
                 self.tested.add(term.args[0])
             for instr in block.instrs:
                 fact = expr_fact(instr)
+                made.append((instr, fact))
                 if fact is not None:
                     (self.repeated if fact in seen else seen).add(fact)
-        for block in cfg.blocks.values():
-            for instr in block.instrs:
-                for fact in self.gen(instr):
-                    for var in _variables(fact):
-                        self.mentions.setdefault(var, set()).add(fact)
+        gens = self._gens
+        for instr, fact in made:  # every gen set now (``gen`` then only looks it up)
+            found = [] if fact is None else self._made(instr, fact)
+            gens[id(instr)] = (instr, found, fact)
+            for f in found:
+                for var in _variables(f):
+                    self.mentions.setdefault(var, set()).add(f)
         for c in self.tested:  # the facts the edges of a ``br`` make
             self.mentions.setdefault(c, set()).update({("val", c, True), ("val", c, False)})
 
     def gen(self, instr: Instr) -> list[Fact]:
         found = self._gens.get(id(instr))
         if found is None:
-            found = self._gens[id(instr)] = (instr, self._gen(instr))
+            fact = expr_fact(instr)
+            found = self._gens[id(instr)] = (
+                instr, [] if fact is None else self._made(instr, fact), fact)
         return found[1]
 
-    def _gen(self, instr: Instr) -> list[Fact]:
-        fact = expr_fact(instr)
-        if fact is None:
-            return []
+    def own(self, instr: Instr) -> Fact | None:
+        """:func:`expr_fact` of ``instr`` (kept from the table's construction)."""
+        found = self._gens.get(id(instr))
+        return expr_fact(instr) if found is None else found[2]
+
+    def _made(self, instr: Instr, fact: Fact) -> list[Fact]:
+        """The facts ``instr``, whose :func:`expr_fact` is ``fact``, makes true."""
         made = [fact] if fact in self.repeated else []
         if instr.op == "const" and isinstance(instr.value, bool) and fact[1] in self.tested:
             made.append(("val", fact[1], instr.value))
@@ -265,7 +274,7 @@ def _simplify(cfg: CFG, block: BasicBlock, fact: set[Fact],
     kept: list[Instr] = []
     deleted = folded = False
     for instr in block.instrs:
-        own = expr_fact(instr)
+        own = universe.own(instr)
         if own is not None and own in fact:  # rule 1: the value is already there
             deleted = True
             continue

@@ -33,7 +33,7 @@ from ssa_course.quads.analyses import liveness
 from ssa_course.quads.cfg import CFG, BasicBlock, build_cfg
 from ssa_course.quads.domtree import Dominance
 from ssa_course.quads.ir import Function, Instr
-from ssa_course.quads.loops import natural_loops
+from ssa_course.quads.loops import forward_only, natural_loops
 from ssa_course.quads.names import Names
 
 MAX_BODY = 40  # instructions in a loop worth copying
@@ -43,7 +43,10 @@ _NEVER = frozenset({"enter", "leave", "catch", "phi", "set", "get", "undef"})
 
 def single_latch_loops(cfg: CFG) -> list[tuple[str, str, list[str]]]:
     """``(header, latch, blocks in layout order)`` of every loop with a single back edge."""
-    dom = Dominance({n: list(b.succs) for n, b in cfg.blocks.items()}, cfg.entry)
+    succs = {n: list(b.succs) for n, b in cfg.blocks.items()}
+    if forward_only(succs):  # no edge goes up the layout: no cycle, no loop (no tree)
+        return []
+    dom = Dominance(succs, cfg.entry)
     preds = {n: b.preds for n, b in cfg.blocks.items()}
     # each body sorted by layout position, not by a scan of every block per loop (that
     # was quadratic: 1,667 loops of 10,000 statements, 0.8 s)
@@ -140,7 +143,9 @@ def unroll_loops(fn: Function) -> Function:
     """``fn`` with every loop that rotates its variables unrolled twice (see above)."""
     if any(i.op in _NEVER for i in fn.instrs()):
         return fn
-    cfg = build_cfg(fn)
+    # (no copies: the blocks of an unrolled loop are copied by ``_explicit_jump`` before
+    # anything changes, the others are only read, and ``to_function`` copies them all)
+    cfg = build_cfg(fn, copy=False)
     loops = single_latch_loops(cfg)
     headers = {head for head, _, _ in loops}
     small = [loop for loop in loops if _small_and_innermost(cfg, loop, headers)]

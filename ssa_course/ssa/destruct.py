@@ -71,7 +71,9 @@ def from_ssa_cfg(fn: Function) -> CFG:
     """The CFG of an SSA function with its phis replaced by copies."""
     from ssa_course.quads.exceptions import add_exception_edges
 
-    cfg = build_cfg(fn)
+    # (no copies: phis are dropped, copies added, blocks' lists changed; the one
+    # instruction changed in place, a terminator relabelled onto a split edge, is copied)
+    cfg = build_cfg(fn, copy=False)
     add_exception_edges(cfg)  # a handler's phis read values on the edges of throws
     fresh = _namer(fn)
     types: dict[str, Type | None] = {n: t for n, t in fn.params}
@@ -130,6 +132,7 @@ def from_ssa_cfg(fn: Function) -> CFG:
             p.succs = [mid if s == succ else s for s in p.succs]
             term = p.terminator
             if term is not None:
+                term = p.instrs[-1] = term.copy()  # (it may be ``fn``'s own)
                 term.labels = [mid if lb == succ else lb for lb in term.labels]
             else:  # fall-through into succ: the jump in the new block keeps the way
                 p.instrs.append(Instr("jmp", labels=[mid]))
@@ -140,7 +143,8 @@ def from_ssa_cfg(fn: Function) -> CFG:
 
 def from_ssa(fn: Function) -> Function:
     """``fn`` without phis: ordinary quads again."""
-    return from_ssa_cfg(fn).to_function(copy=False)  # (the CFG holds copies: they are ours)
+    # (the CFG holds fn's instructions and new ones; none of fn's is changed: shared)
+    return from_ssa_cfg(fn).to_function(copy=False)
 
 
 def program_from_ssa(program: Program) -> Program:

@@ -30,15 +30,15 @@ from __future__ import annotations
 
 from ssa_course import opcodes
 from ssa_course.quads.cfg import build_cfg
-from ssa_course.quads.domtree import Dominance
+from ssa_course.quads.domtree import fast_immediate_dominators, tree_children
 from ssa_course.quads.ir import Function, Instr, Label
 
 Key = tuple[object, ...]  # an operation, its type and its operands (or a constant's value)
 
 
-def _key(instr: Instr, args: list[str]) -> Key | None:
+def _key(instr: Instr, rename: dict[str, str]) -> Key | None:
     """What makes two instructions compute the same value (None: never merged), ``instr``
-    reading ``args`` (its arguments renamed)."""
+    reading its arguments renamed by ``rename``."""
     if instr.dest is None:
         return None
     if instr.op == "const":
@@ -46,13 +46,15 @@ def _key(instr: Instr, args: list[str]) -> Key | None:
     op = opcodes.get(instr.op)
     if op is None:
         return None
-    return (instr.op, str(instr.type), *args)
+    return (instr.op, str(instr.type), *[rename.get(a, a) for a in instr.args])
 
 
 def dom_cse(fn: Function) -> Function:
     """``fn`` (strict SSA quads) without the operations a dominating block computes."""
     cfg = build_cfg(fn, copy=False)  # (only read: the body below copies what it renames)
-    dom = Dominance({name: b.succs for name, b in cfg.blocks.items()}, cfg.entry)
+    # (a walk down the dominator tree, no dominance query: its children are enough)
+    children = tree_children(fast_immediate_dominators(
+        {name: b.succs for name, b in cfg.blocks.items()}, cfg.entry))
     available: dict[Key, str] = {}
     rename: dict[str, str] = {}
     stack: list[tuple[str, list[Key] | None]] = [(cfg.entry, None)]
@@ -64,7 +66,7 @@ def dom_cse(fn: Function) -> Function:
             continue
         mine: list[Key] = []
         for instr in cfg.blocks[name].instrs:
-            op_key = _key(instr, [rename.get(a, a) for a in instr.args])
+            op_key = _key(instr, rename)
             if op_key is None:
                 continue
             earlier = available.get(op_key)
@@ -74,7 +76,7 @@ def dom_cse(fn: Function) -> Function:
                 available[op_key] = instr.result()
                 mine.append(op_key)
         stack.append((name, mine))
-        stack.extend((kid, None) for kid in reversed(dom.children[name]))
+        stack.extend((kid, None) for kid in reversed(children[name]))
     if not rename:
         return fn
     body: list = []

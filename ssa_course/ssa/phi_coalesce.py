@@ -124,7 +124,9 @@ def _interference(fn: Function, candidates: set[str], cfg: CFG | None = None
 
     for name, block in cfg.blocks.items():
         dests = {i.result() for i in block.instrs if i.op == "phi"}
-        for _, instr, after in live.walk_backward(name):
+        # (a block with no phi and no definition of a candidate adds no edge: no walk)
+        walk = bool(dests) or not candidates.isdisjoint([i.dest for i in block.instrs])
+        for _, instr, after in live.walk_backward(name) if walk else ():
             if instr.op != "phi":
                 conflict(instr.dest, after)  # (after a throwing call: its normal path)
             elif dests:  # the phis of a block are all defined at once, on entry
