@@ -116,7 +116,7 @@ class If(Node):
     def compute(self) -> Type:
         ctrl, pred = self.operand(0).type, self.operand(1).type
         # Control never arrives: both sides are dead, whatever the predicate.
-        if ctrl in (XCTRL, TOP):
+        if ctrl is not CTRL and ctrl in (XCTRL, TOP):
             return tuple_of(XCTRL, XCTRL)
         if pred == TRUE:
             return tuple_of(CTRL, XCTRL)
@@ -404,12 +404,21 @@ class Phi(Node):
         if isinstance(region, Region) and region.in_progress():
             return self.declared
         t: Type = TOP
-        for i, n in enumerate(self.inputs[1:], start=1):
-            path = region.in_(i) if region is not None else None
-            if path is not None and path.type in (XCTRL, TOP):
-                continue  # a dead (or not yet reached) path contributes nothing
+        inputs = self.inputs
+        paths = region.inputs if region is not None else ()
+        for i in range(1, len(inputs)):
+            path = paths[i] if i < len(paths) else None
+            if path is not None:
+                pt = path.type
+                # (a live path, the usual case, is told by identity first)
+                if pt is not CTRL and pt in (XCTRL, TOP):
+                    continue  # a dead (or not yet reached) path contributes nothing
+            n = inputs[i]
             if n is not None:
-                t = t.meet(n.type)
+                nt = n.type
+                # TOP meets a type of another class as that type (Type.meet), asked here
+                # without the call: the first live path's value
+                t = nt if t is TOP and nt.__class__ is not Type else t.meet(nt)
         return t
 
     def idealize(self) -> Node | None:
@@ -655,7 +664,10 @@ def goes_to(n: Node, user: Node) -> bool:
 # One definition of "this path may run", used by every rule that drops dead paths.
 def _live_path(ctrl: Node | None) -> bool:
     """Control on this edge may flow (a graph fresh from SCCP leaves unreached nodes TOP)."""
-    return ctrl is not None and ctrl.type not in (XCTRL, TOP)
+    if ctrl is None:
+        return False
+    t = ctrl.type
+    return t is CTRL or t not in (XCTRL, TOP)  # (live control told by identity first)
 
 
 def _loops_back(region: Region, watch: Callable[[Node], None], limit: int = 64) -> bool:

@@ -121,8 +121,21 @@ class Node:
         # once, and SCCP starts from TOP on purpose.
         self.type: Type = TOP
         graph.register(self)
+        if not inputs:
+            return
+        if type(self).add_input is not _ADD_INPUT:  # a class that keeps more (the scope)
+            for n in inputs:
+                self.add_input(n)
+            return
+        # add_input for each, at once (every node made goes through here: parsing makes
+        # 100k nodes for a 10k-statement program)
+        self.inputs = list(inputs)
         for n in inputs:
-            self.add_input(n)
+            if n is not None:
+                n.outputs.append(self)
+        graph.edits += len(inputs)
+        if self.is_control:
+            graph.control_version += len(inputs)
 
     # -- edges ------------------------------------------------------------------
 
@@ -149,7 +162,11 @@ class Node:
         # One edge leaves ``old``'s user list for every input slot that named it: a node that
         # reads ``x`` twice is two users of ``x``.
         if old is not None:
-            _remove_last(old.outputs, self)
+            users = old.outputs
+            if users and users[-1] is self:  # (_remove_last's first case, without the call)
+                del users[-1]
+            else:
+                _remove_last(users, self)
         self.inputs[i] = n
         if n is not None:
             n.outputs.append(self)
@@ -273,6 +290,9 @@ class Node:
 
     def __repr__(self) -> str:
         return f"{self.label}#{self.id}"
+
+
+_ADD_INPUT = Node.add_input
 
 
 def _remove_last(users: list[Node], node: Node) -> None:

@@ -291,6 +291,8 @@ class IterativePeepholes:
         """Recompute the type; both the old type and the new one are true of every value
         the node can have, so keep what both say (SCCP's optimistic facts stay)."""
         old, new = n.type, n.compute()
+        if new is old:
+            return  # (the same object: the join below would give it back)
         # The join, not the compute alone: SCCP's optimistic fact and the local rule are both
         # true, so their join (what both say) is true and at least as precise as either.
         if old.kind != "top":
