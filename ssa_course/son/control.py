@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from ssa_course.errors import Pos
 from ssa_course.son.graph import Graph, Node
 from ssa_course.son.types import (
+    BOOL_BOTTOM,
     BOOL_TOP,
     BOTTOM,
     CTRL,
@@ -105,6 +106,14 @@ class Parm(Proj):
         super().__init__(graph, start, index, name)
 
 
+# An If's four types, made once (types are values; sharing them lets the drivers tell an
+# unchanged type by identity)
+IF_NEITHER = tuple_of(XCTRL, XCTRL)
+IF_TRUE_ONLY = tuple_of(CTRL, XCTRL)
+IF_FALSE_ONLY = tuple_of(XCTRL, CTRL)
+IF_BOTH = tuple_of(CTRL, CTRL)
+
+
 class If(Node):
     """Input 0 control, input 1 the predicate; projection 0 is the true path, 1 the false."""
 
@@ -117,16 +126,18 @@ class If(Node):
         ctrl, pred = self.operand(0).type, self.operand(1).type
         # Control never arrives: both sides are dead, whatever the predicate.
         if ctrl is not CTRL and ctrl in (XCTRL, TOP):
-            return tuple_of(XCTRL, XCTRL)
+            return IF_NEITHER
+        if pred is BOOL_BOTTOM:  # (the usual case, told by identity: it is none of the below)
+            return IF_BOTH
         if pred == TRUE:
-            return tuple_of(CTRL, XCTRL)
+            return IF_TRUE_ONLY
         if pred == FALSE:
-            return tuple_of(XCTRL, CTRL)
+            return IF_FALSE_ONLY
         # A predicate still TOP (SCCP's optimistic start) takes neither side yet: they become
         # reachable only once the predicate falls to a constant or to "any bool".
         if pred in (BOOL_TOP, TOP):
-            return tuple_of(XCTRL, XCTRL)
-        return tuple_of(CTRL, CTRL)
+            return IF_NEITHER
+        return IF_BOTH
 
     def idealize(self) -> Node | None:
         """A test another If above it already made: ``if (c) { if (c) ... }`` -- along the

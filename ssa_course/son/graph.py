@@ -236,7 +236,11 @@ class Node:
         # A dict keyed by id, not a list: asking twice costs nothing, and take_deps hands each
         # waiting node over once.
         if distant is not None and distant is not self:
-            self.graph.deps.setdefault(distant.id, {})[self.id] = self
+            deps = self.graph.deps
+            waiting = deps.get(distant.id)
+            if waiting is None:  # (no empty dict made for every call, as setdefault would)
+                waiting = deps[distant.id] = {}
+            waiting[self.id] = self
 
     def dependents(self) -> list[Node]:
         """Nodes besides ``self`` whose ``compute()`` or ``idealize()`` reads the inputs of

@@ -63,6 +63,7 @@ from ssa_course.son.peephole import (
     Peephole,
     RewriteError,
     Tally,
+    _node_key,
     describe,
     peephole,
 )
@@ -130,7 +131,7 @@ class IterativePeepholes:
         self.stop = graph.stop
         # A GVN table of its own run; a node is forgotten (_forget) before its inputs change,
         # so the table never holds a node under a key its inputs no longer give.
-        self.gvn = Gvn(lambda node: node.key())
+        self.gvn = Gvn(_node_key)
         self.stats = IterStats()
         nodes = graph.live_nodes()
         self.budget = Peephole.per_node * len(nodes) + Peephole.slack
@@ -254,7 +255,7 @@ class IterativePeepholes:
 
     def _visit(self, n: Node) -> None:
         # Dead first: no rule is worth running on a node nobody reads.
-        if self._unused(n):
+        if not n.outputs and unused(n):  # (the usual answer, "used", without the call)
             self._kill(n)
             return
         if n.id in self.lost:
@@ -446,7 +447,7 @@ def progress_left(graph: Graph) -> str | None:
     look would still change something (its type, a constant, an equal node, a rule of its
     own, or it is unused), described; None when the graph is a true fixed point. Costs a
     peephole per node: a check for tests and fuzzing (:func:`peephole_order`)."""
-    gvn = Gvn(lambda node: node.key())
+    gvn = Gvn(_node_key)
 
     def retype(n: Node) -> None:  # the iterative driver's rule, without changing anything
         old, new = n.type, n.compute()
