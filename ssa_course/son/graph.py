@@ -307,10 +307,12 @@ def _remove_last(users: list[Node], node: Node) -> None:
     if last >= 0 and users[last] is node:  # most often the newest of all
         del users[last]
         return
-    for k in range(last - 1, max(last - 8, -1), -1):  # else usually among the newest few
-        if users[k] is node:
-            del users[k]
-            return
+    # else usually among the newest few: the last 8, reversed, searched at C speed
+    # (``list.index`` compares nodes by identity)
+    tail = users[-9:-1]
+    if node in tail:
+        del users[last - 1 - tail[::-1].index(node)]
+        return
     # Far from the end (a scope dropped after many newer users of a shared value): search
     # a reversed copy at C speed (``list.index`` compares nodes by identity).
     try:
