@@ -216,11 +216,13 @@ class IterativePeepholes:
 
     def _drain(self) -> None:
         """Look at nodes until the worklist is empty."""
-        while (n := self.work.pop()) is not None:
-            if n.id not in self.g.nodes:
+        pop, nodes, stats = self.work.pop, self.g.nodes, self.stats
+        limit = self.visits_per_node * self.budget
+        while (n := pop()) is not None:
+            if n.id not in nodes:
                 continue  # deleted while it waited
-            self.stats.visits += 1
-            if self.stats.visits > self.visits_per_node * self.budget:
+            stats.visits += 1
+            if stats.visits > limit:
                 raise RewriteError(f"the iterative peepholes looked at "
                                    f"{describe(n)} and {self.stats.visits - 1} "
                                    "other nodes without settling")
@@ -292,8 +294,8 @@ class IterativePeepholes:
         """Recompute the type; both the old type and the new one are true of every value
         the node can have, so keep what both say (SCCP's optimistic facts stay)."""
         old, new = n.type, n.compute()
-        if new is old:
-            return  # (the same object: the join below would give it back)
+        if new is old or new == old:
+            return  # (the join below would give ``old`` back: no change)
         # The join, not the compute alone: SCCP's optimistic fact and the local rule are both
         # true, so their join (what both say) is true and at least as precise as either.
         if old.kind != "top":
