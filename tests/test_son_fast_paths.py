@@ -211,3 +211,25 @@ def test_new_node_links_its_inputs_as_add_input_does(picks, control):
     _CountingNode.seen.clear()
     counted = _CountingNode(g, *inputs)
     assert _CountingNode.seen == inputs and counted.inputs == inputs
+
+
+@MANY
+@given(TYPES)
+def test_as_range_answers_as_first_written(t):
+    from ssa_course.son.intervals import as_range
+
+    if t == TOP:
+        old = None
+    elif isinstance(t, IntType):
+        old = None if t.lo > t.hi else t
+    else:
+        old = INT_BOTTOM
+    assert as_range(t) is old
+
+
+def test_region_phis_in_id_order():
+    g, start = _graph_with_start()
+    region = Region(g, None, start, start)
+    phis = [Phi(g, region, start, start) for _ in range(5)]
+    region.outputs.reverse()  # (the order users were added in does not matter)
+    assert region.phis() == phis
