@@ -12,11 +12,13 @@ Multi-valued nodes (Start, If, Call) are read through :class:`Proj` nodes.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterator
 
 from ssa_course.errors import Pos
 from ssa_course.son.graph import Graph, Node
 from ssa_course.son.types import (
+    BOOL_BOTTOM,
     BOOL_TOP,
     BOTTOM,
     CTRL,
@@ -105,6 +107,16 @@ class Parm(Proj):
         super().__init__(graph, start, index, name)
 
 
+_BY_ID = operator.attrgetter("id")  # (a sort key at C speed)
+
+# An If's four types, made once (types are values; sharing them lets the drivers tell an
+# unchanged type by identity)
+IF_NEITHER = tuple_of(XCTRL, XCTRL)
+IF_TRUE_ONLY = tuple_of(CTRL, XCTRL)
+IF_FALSE_ONLY = tuple_of(XCTRL, CTRL)
+IF_BOTH = tuple_of(CTRL, CTRL)
+
+
 class If(Node):
     """Input 0 control, input 1 the predicate; projection 0 is the true path, 1 the false."""
 
@@ -116,17 +128,19 @@ class If(Node):
     def compute(self) -> Type:
         ctrl, pred = self.operand(0).type, self.operand(1).type
         # Control never arrives: both sides are dead, whatever the predicate.
-        if ctrl in (XCTRL, TOP):
-            return tuple_of(XCTRL, XCTRL)
+        if ctrl is not CTRL and ctrl in (XCTRL, TOP):
+            return IF_NEITHER
+        if pred is BOOL_BOTTOM:  # (the usual case, told by identity: it is none of the below)
+            return IF_BOTH
         if pred == TRUE:
-            return tuple_of(CTRL, XCTRL)
+            return IF_TRUE_ONLY
         if pred == FALSE:
-            return tuple_of(XCTRL, CTRL)
+            return IF_FALSE_ONLY
         # A predicate still TOP (SCCP's optimistic start) takes neither side yet: they become
         # reachable only once the predicate falls to a constant or to "any bool".
         if pred in (BOOL_TOP, TOP):
-            return tuple_of(XCTRL, XCTRL)
-        return tuple_of(CTRL, CTRL)
+            return IF_NEITHER
+        return IF_BOTH
 
     def idealize(self) -> Node | None:
         """A test another If above it already made: ``if (c) { if (c) ... }`` -- along the
@@ -294,7 +308,7 @@ class Region(Node):
 
     # Sorted by id so that every walk over a Region's phis is deterministic (printing, GCM).
     def phis(self) -> list[Phi]:
-        return sorted((u for u in self.outputs if isinstance(u, Phi)), key=lambda p: p.id)
+        return sorted((u for u in self.outputs if isinstance(u, Phi)), key=_BY_ID)
 
     def dependents(self) -> list[Node]:
         return [u for u in self.outputs if isinstance(u, Phi)]  # phis count live paths only
@@ -404,12 +418,21 @@ class Phi(Node):
         if isinstance(region, Region) and region.in_progress():
             return self.declared
         t: Type = TOP
-        for i, n in enumerate(self.inputs[1:], start=1):
-            path = region.in_(i) if region is not None else None
-            if path is not None and path.type in (XCTRL, TOP):
-                continue  # a dead (or not yet reached) path contributes nothing
+        inputs = self.inputs
+        paths = region.inputs if region is not None else ()
+        for i in range(1, len(inputs)):
+            path = paths[i] if i < len(paths) else None
+            if path is not None:
+                pt = path.type
+                # (a live path, the usual case, is told by identity first)
+                if pt is not CTRL and pt in (XCTRL, TOP):
+                    continue  # a dead (or not yet reached) path contributes nothing
+            n = inputs[i]
             if n is not None:
-                t = t.meet(n.type)
+                nt = n.type
+                # TOP meets a type of another class as that type (Type.meet), asked here
+                # without the call: the first live path's value
+                t = nt if t is TOP and nt.__class__ is not Type else t.meet(nt)
         return t
 
     def idealize(self) -> Node | None:
@@ -655,7 +678,10 @@ def goes_to(n: Node, user: Node) -> bool:
 # One definition of "this path may run", used by every rule that drops dead paths.
 def _live_path(ctrl: Node | None) -> bool:
     """Control on this edge may flow (a graph fresh from SCCP leaves unreached nodes TOP)."""
-    return ctrl is not None and ctrl.type not in (XCTRL, TOP)
+    if ctrl is None:
+        return False
+    t = ctrl.type
+    return t is CTRL or t not in (XCTRL, TOP)  # (live control told by identity first)
 
 
 def _loops_back(region: Region, watch: Callable[[Node], None], limit: int = 64) -> bool:

@@ -17,6 +17,8 @@ from ssa_course import opcodes
 from ssa_course.errors import Pos
 from ssa_course.runtime import ARRAY_LENGTH_TRAP, MAX_ARRAY_LENGTH
 from ssa_course.son.control import (
+    IF_FALSE_ONLY,
+    IF_TRUE_ONLY,
     Call,
     If,
     Loop,
@@ -47,7 +49,6 @@ from ssa_course.son.types import (
     CTRL,
     FALSE,
     TRUE,
-    XCTRL,
     Type,
     int_const,
     tuple_of,
@@ -123,7 +124,7 @@ class Emitter:
         # The If is peepholed first: if its predicate is a constant, its type already says
         # which side is dead, and no projection is made for a path that cannot run.
         iff = self.p(If(self.g, self.ctrl, pred))
-        if self.optimize and iff.type in (tuple_of(CTRL, XCTRL), tuple_of(XCTRL, CTRL)):
+        if self.optimize and iff.type in (IF_TRUE_ONLY, IF_FALSE_ONLY):
             ctrl = self.ctrl
             self.peep.stats.dead_branches += 1
             live_true = iff.type.types[0] == CTRL

@@ -70,7 +70,9 @@ def _dead(n: Node) -> bool:
     type was looked at again)."""
     # Read from the types only, never from the shape: this runs between peephole rounds,
     # when a dead side may not have been folded away yet.
-    if isinstance(n.type, ControlType) and n.type != CTRL or n.type == TOP:
+    t = n.type
+    # (live control, the usual case, is told by identity first)
+    if t is not CTRL and (isinstance(t, ControlType) and t != CTRL or t == TOP):
         return True
     if not isinstance(n, Proj) or not n.inputs:
         return False

@@ -121,8 +121,21 @@ class Node:
         # once, and SCCP starts from TOP on purpose.
         self.type: Type = TOP
         graph.register(self)
+        if not inputs:
+            return
+        if type(self).add_input is not _ADD_INPUT:  # a class that keeps more (the scope)
+            for n in inputs:
+                self.add_input(n)
+            return
+        # add_input for each, at once (every node made goes through here: parsing makes
+        # 100k nodes for a 10k-statement program)
+        self.inputs = list(inputs)
         for n in inputs:
-            self.add_input(n)
+            if n is not None:
+                n.outputs.append(self)
+        graph.edits += len(inputs)
+        if self.is_control:
+            graph.control_version += len(inputs)
 
     # -- edges ------------------------------------------------------------------
 
@@ -149,7 +162,11 @@ class Node:
         # One edge leaves ``old``'s user list for every input slot that named it: a node that
         # reads ``x`` twice is two users of ``x``.
         if old is not None:
-            _remove_last(old.outputs, self)
+            users = old.outputs
+            if users and users[-1] is self:  # (_remove_last's first case, without the call)
+                del users[-1]
+            else:
+                _remove_last(users, self)
         self.inputs[i] = n
         if n is not None:
             n.outputs.append(self)
@@ -219,7 +236,11 @@ class Node:
         # A dict keyed by id, not a list: asking twice costs nothing, and take_deps hands each
         # waiting node over once.
         if distant is not None and distant is not self:
-            self.graph.deps.setdefault(distant.id, {})[self.id] = self
+            deps = self.graph.deps
+            waiting = deps.get(distant.id)
+            if waiting is None:  # (no empty dict made for every call, as setdefault would)
+                waiting = deps[distant.id] = {}
+            waiting[self.id] = self
 
     def dependents(self) -> list[Node]:
         """Nodes besides ``self`` whose ``compute()`` or ``idealize()`` reads the inputs of
@@ -275,6 +296,9 @@ class Node:
         return f"{self.label}#{self.id}"
 
 
+_ADD_INPUT = Node.add_input
+
+
 def _remove_last(users: list[Node], node: Node) -> None:
     """Remove ``node`` from a user list, searching from the end: the users that come and
     go while parsing are the newest ones, and Start may have a very long list (every
@@ -283,10 +307,12 @@ def _remove_last(users: list[Node], node: Node) -> None:
     if last >= 0 and users[last] is node:  # most often the newest of all
         del users[last]
         return
-    for k in range(last - 1, max(last - 8, -1), -1):  # else usually among the newest few
-        if users[k] is node:
-            del users[k]
-            return
+    # else usually among the newest few: the last 8, reversed, searched at C speed
+    # (``list.index`` compares nodes by identity)
+    tail = users[-9:-1]
+    if node in tail:
+        del users[last - 1 - tail[::-1].index(node)]
+        return
     # Far from the end (a scope dropped after many newer users of a shared value): search
     # a reversed copy at C speed (``list.index`` compares nodes by identity).
     try:

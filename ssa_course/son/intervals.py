@@ -34,6 +34,8 @@ def as_range(t: Type) -> IntType | None:
     """The integer range of ``t``; None when nothing is known yet (TOP or empty)."""
     # TOP and the empty range both mean "no value yet": a transfer returns empty for them,
     # so a node is not given a range before its inputs have one.
+    if t.__class__ is IntType:  # (the usual case, without asking ``t == TOP`` first)
+        return None if t.lo > t.hi else t
     if t == TOP:
         return None
     if isinstance(t, IntType):

@@ -63,6 +63,7 @@ from ssa_course.son.peephole import (
     Peephole,
     RewriteError,
     Tally,
+    _node_key,
     describe,
     peephole,
 )
@@ -130,7 +131,7 @@ class IterativePeepholes:
         self.stop = graph.stop
         # A GVN table of its own run; a node is forgotten (_forget) before its inputs change,
         # so the table never holds a node under a key its inputs no longer give.
-        self.gvn = Gvn(lambda node: node.key())
+        self.gvn = Gvn(_node_key)
         self.stats = IterStats()
         nodes = graph.live_nodes()
         self.budget = Peephole.per_node * len(nodes) + Peephole.slack
@@ -215,11 +216,13 @@ class IterativePeepholes:
 
     def _drain(self) -> None:
         """Look at nodes until the worklist is empty."""
-        while (n := self.work.pop()) is not None:
-            if n.id not in self.g.nodes:
+        pop, nodes, stats = self.work.pop, self.g.nodes, self.stats
+        limit = self.visits_per_node * self.budget
+        while (n := pop()) is not None:
+            if n.id not in nodes:
                 continue  # deleted while it waited
-            self.stats.visits += 1
-            if self.stats.visits > self.visits_per_node * self.budget:
+            stats.visits += 1
+            if stats.visits > limit:
                 raise RewriteError(f"the iterative peepholes looked at "
                                    f"{describe(n)} and {self.stats.visits - 1} "
                                    "other nodes without settling")
@@ -254,7 +257,7 @@ class IterativePeepholes:
 
     def _visit(self, n: Node) -> None:
         # Dead first: no rule is worth running on a node nobody reads.
-        if self._unused(n):
+        if not n.outputs and unused(n):  # (the usual answer, "used", without the call)
             self._kill(n)
             return
         if n.id in self.lost:
@@ -291,6 +294,8 @@ class IterativePeepholes:
         """Recompute the type; both the old type and the new one are true of every value
         the node can have, so keep what both say (SCCP's optimistic facts stay)."""
         old, new = n.type, n.compute()
+        if new is old or new == old:
+            return  # (the join below would give ``old`` back: no change)
         # The join, not the compute alone: SCCP's optimistic fact and the local rule are both
         # true, so their join (what both say) is true and at least as precise as either.
         if old.kind != "top":
@@ -444,7 +449,7 @@ def progress_left(graph: Graph) -> str | None:
     look would still change something (its type, a constant, an equal node, a rule of its
     own, or it is unused), described; None when the graph is a true fixed point. Costs a
     peephole per node: a check for tests and fuzzing (:func:`peephole_order`)."""
-    gvn = Gvn(lambda node: node.key())
+    gvn = Gvn(_node_key)
 
     def retype(n: Node) -> None:  # the iterative driver's rule, without changing anything
         old, new = n.type, n.compute()

@@ -28,6 +28,7 @@ function is a broken ``idealize()`` -- :class:`RewriteError` names the node and 
 
 from __future__ import annotations
 
+import operator
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -144,6 +145,10 @@ def peephole(node: Node, gvn: Gvn, retype: Callable[[Node], None],
     return None
 
 
+# ``lambda node: node.key()`` at C speed: every look asks it (the GVN table's key).
+_node_key = operator.methodcaller("key")
+
+
 class Peephole:
     """``key`` replaces ``Node.key`` as the GVN key (the exercises plug theirs in)."""
 
@@ -155,7 +160,7 @@ class Peephole:
                  key: Callable[[Node], tuple | None] | None = None):
         self.start = start
         self.enabled = enabled
-        self.gvn = Gvn(_guarded(key) if key is not None else (lambda node: node.key()))
+        self.gvn = Gvn(_guarded(key) if key is not None else _node_key)
         self.stats = PeepholeStats()
         self.calls = 0  # nodes handed to the driver
         self.rewrites = 0  # steps that made a new node to peephole again
@@ -231,7 +236,8 @@ class Peephole:
         old = node.type
         # Inputs are final while parsing, so recomputing a type can only lower it (or keep
         # it): a rise means a compute() that is not monotone.
-        if old != new_type and old.kind != "top" and not new_type.isa(old):
+        # (a new node's TOP first: the common case, without the lattice's equality)
+        if old.kind != "top" and old != new_type and not new_type.isa(old):
             raise VerifyError("types only move down the lattice", repr(node),
                               f"{old} -> {new_type}")
         node.type = new_type

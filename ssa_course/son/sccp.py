@@ -134,7 +134,7 @@ def _sccp(fg: FunctionGraph, trace: bool) -> SccpResult:
             new = n.compute()
             old = n.type
             # No change: nothing downstream can learn anything new from this node.
-            if new == old:
+            if new is old or new == old:
                 continue
             new = old.meet(new)  # types only fall, even through a coarse transfer
             if isinstance(new, IntType) and not new.is_constant() and new != INT_BOTTOM \

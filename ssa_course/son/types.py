@@ -37,7 +37,10 @@ class Type:
         # The laws every transfer relies on: meet is commutative, associative and idempotent,
         # TOP is its identity and BOTTOM absorbs. SCCP's termination rests on them: a type only
         # falls, and each kind has a finite height (ranges by widening).
-        if self is other or self == other:  # (identity first: the usual case, and cheap)
+        # (identity first: the usual case, and cheap; then equality, which for types of
+        # different classes is always False -- the generated ``__eq__`` compares only
+        # instances of one class -- so it is asked only of the same class)
+        if self is other or self.__class__ is other.__class__ and self == other:
             return self
         if self.kind == "top":
             return other
@@ -50,7 +53,7 @@ class Type:
         return self._meet_same(other)
 
     def join(self, other: Type) -> Type:
-        if self is other or self == other:
+        if self is other or self.__class__ is other.__class__ and self == other:
             return self
         # join is meet upside down. The iterative peepholes join a node's old type with its new
         # one: both are true, so their join is, and it is at least as precise as each.

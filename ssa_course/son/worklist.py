@@ -73,8 +73,13 @@ class Worklist:
             (self.queue if self.rng is None else self.bag).append(node)
 
     def push_all(self, nodes: Iterable[Node | None]) -> None:
+        # push() for each, without the call per node
+        on = self.on
+        add = (self.queue if self.rng is None else self.bag).append
         for n in nodes:
-            self.push(n)
+            if n is not None and n.id not in on:
+                on.add(n.id)
+                add(n)
 
     def pop(self) -> Node | None:
         if self.rng is None:
