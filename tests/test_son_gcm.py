@@ -199,3 +199,63 @@ def test_every_corpus_program_schedules_with_the_phases_agreeing():
                 if nid in sched.late:
                     assert _chain_dominates(sched.idom, sched.early[nid], chosen), case.name
                     assert _chain_dominates(sched.idom, chosen, sched.late[nid]), case.name
+
+
+# Names the graph's quads make from node ids (v12, v12_r, v12_probe, v12_unused) may be a
+# parameter's own name: a Bril program's, or one ``coalesce`` gave (fuzz seeds 7771, 7783:
+# ``var v6 = p1`` coalesced into the parameter).
+_NODE_LIKE = """@main(PARAM: int, vv9: int, v6: bool) {
+  a: int = const 7;
+  b: int = const 5;
+  c: int = mul a PARAM;
+  d: int = add c b;
+  e: int = div d vv9;
+  print e;
+}
+"""
+
+
+@pytest.mark.parametrize("param", ["v2", "v9", "v8", "v5_r", "v3_probe", "v7_unused"])
+def test_node_names_never_take_a_parameters_name(param):
+    from ssa_course import passes
+    from ssa_course.stages import run
+
+    comp = compile_source(_NODE_LIKE.replace("PARAM", param), "p.bril")
+    for names in (["parse"], ["parse-raw"], list(passes.DEFAULT_PIPELINE)):
+        state = passes.run_pipeline(comp, names)  # verified (SSA: one definition a name)
+        text = passes.emit(state, "bril")
+        for args in (["2", "3", "true"], ["2", "0", "false"]):
+            got = run(compile_source(text, "o.bril"), args, via="quads")
+            want = run(comp, args, via="quads")
+            assert (got.stdout, got.status, got.error) == \
+                (want.stdout, want.status, want.error), (param, names, args)
+
+
+def test_an_unused_parameter_keeps_its_name_out_of_the_node_names():
+    """Fuzz seed 7783, shrunk: ``coalesce`` renames the parameter ``p1`` to ``v8``, the
+    variable it was copied to; nothing reads it, so the graph has no node for it, and its
+    name must still be kept out of the names made from node ids (node 8 is the ``==``)."""
+    from ssa_course import passes
+    from ssa_course.stages import run
+
+    source = (
+        'struct P { v: int; ok: bool; xs: [int]; }\n'
+        'fn f1(p0: int, p1: [int]) {\n'
+        '    if (false) {\n'
+        '        throw 0;\n'
+        '    }\n'
+        '    if (p0 == 0) {\n'
+        '    } else {\n'
+        '        var v8 = p1;\n'
+        '    }\n'
+        '}\n'
+        'fn main(n: int, flag: bool) {\n'
+        '    var p = new P { v: 1, ok: true, xs: new int[5] };\n'
+        '}\n'
+    )  # (as shrunk: f1 is never called)
+    state = passes.run_pipeline(compile_source(source, "u.tiny"),
+                                ["coalesce", "try-merge", "closed-form", "sroa", "parse"])
+    text = passes.emit(state, "bril")
+    assert "@f1(p0: int, v8: [int])" in text
+    got = run(compile_source(text, "o.bril"), ["4", "true"], via="quads")
+    assert (got.stdout, got.status, got.error) == ("", 0, "")

@@ -104,6 +104,17 @@ def parse_type(text: str) -> tt.Type:
     return {"int": tt.INT, "bool": tt.BOOL}.get(text) or tt.StructType(text)
 
 
+def _free_prefix(kept: set[str]) -> str:
+    """The prefix of the names made from node ids (``v12``, ``v12_r``, ``v12_probe``): ``v``
+    unless a name the function keeps (a parameter, an unassigned variable's) is spelled like
+    one of them -- ``coalesce`` can leave a parameter called ``v6`` -- then ``vv``, ``vvv``..."""
+    prefix = "v"
+    while any(name.startswith(prefix) and name[len(prefix):len(prefix) + 1].isdigit()
+              for name in kept):
+        prefix += "v"
+    return prefix
+
+
 class _Writer:
     def __init__(self, sched: Schedule, returns: dict[str, tt.Type | None]):
         self.s = sched
@@ -129,7 +140,8 @@ class _Writer:
         """A phi is named after its source variable (``i.12`` for a phi of ``i``), so
         the printed code is easier to read and copy coalescing knows which names the
         source kept in one variable."""
-        taken = set(self.names.values())
+        # every parameter's name, used or not (a Parm nothing reads has no node)
+        taken = {name for name, _ in self.fg.params}
         phis = []
         for block in self.s.order():
             for n in block.nodes:
@@ -138,6 +150,7 @@ class _Writer:
                 elif isinstance(n, Phi):
                     phis.append(n)
                     taken.update(x.name for x in n.inputs if isinstance(x, Undefined))
+        self.prefix = _free_prefix(taken)
         for phi in phis:
             var = phi.var_name
             name = f"{var}.{phi.id}"
@@ -148,7 +161,7 @@ class _Writer:
     def name(self, n: Node) -> str:
         if isinstance(n, Undefined):
             return n.name  # read only where the program reads an unassigned variable
-        return self.names.get(n.id) or f"v{n.id}"
+        return self.names.get(n.id) or f"{self.prefix}{n.id}"
 
     def label(self, control: Node) -> str:
         return self.s.block_of_control(control)
@@ -312,7 +325,7 @@ class _Writer:
                 # Falling off the end of a function with a result: the front end proved
                 # this path never runs (``while (true)``), though the graph -- peepholes
                 # off -- still has it.
-                self.unreachable_end(f"v{end.id}", ret)
+                self.unreachable_end(f"{self.prefix}{end.id}", ret)
             else:
                 self.emit(Instr("ret", args=[self.name(value)] if value is not None else []))
         elif isinstance(end, Throw):
@@ -383,7 +396,7 @@ class _Writer:
             self.trap_pos[first.id] = trap.pos
             return True
         # No guarded quad to stand in (its result was never used, so it is gone): a probe.
-        probe = self._probe(pred, trap, f"v{iff.id}_probe")
+        probe = self._probe(pred, trap, f"{self.prefix}{iff.id}_probe")
         if probe is not None:
             self.probes[iff.id] = probe
         return probe is not None
@@ -414,7 +427,7 @@ class _Writer:
         if 2 in projs:
             dest, t = self.name(projs[2]), tiny_type(projs[2].type, ret or tt.INT)
         elif ret is not None:  # an unused result still needs a name: Bril insists
-            dest, t = f"v{call.id}_unused", ret
+            dest, t = f"{self.prefix}{call.id}_unused", ret
         else:
             dest, t = None, None
         args = [self.name(call.operand(i)) for i in range(2, len(call.inputs))]
@@ -433,7 +446,7 @@ class _Writer:
         self.emit(Instr("jmp", labels=[normal]))
 
     def trap(self, trap: Trap, ret: tt.Type | None) -> None:
-        d = f"v{trap.id}"
+        d = f"{self.prefix}{trap.id}"
         w = [self.name(trap.operand(i)) for i in range(2, len(trap.inputs))]
         # A Trap is written as the quad that fails with the same message, so every executor
         # reports the error its own way, at the same position.
