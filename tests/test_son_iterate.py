@@ -317,3 +317,54 @@ def test_skipping_settled_graphs_changes_no_output(seed):
     finally:
         Settled.holds = holds  # type: ignore[method-assign]
     assert skipped == full
+
+
+_NARROWING = """fn main(n: int) {
+    var a = 5;
+    var w = 0;
+    while (w < 1) {
+        w = w + 1;
+        a = BODY;
+    }
+    print(a);
+}
+"""
+
+
+@pytest.mark.parametrize("body", ["(a + 2) % (n / 10)", "(a - (1 - 3)) % (n / -10)",
+                                  "(a + 1) % (n / 3)"])
+def test_a_loop_that_narrows_its_own_range_settles(body):
+    """Fuzz seed 7814: after SCCP, ``a``'s phi, its ``+ 2`` and the ``%`` narrowed each
+    other's range by 2 a look (the divisor is about 10^18): the run gave up without
+    settling (exit 3 from ``opt``). A phi narrows freely only ``FREE_NARROWINGS`` times;
+    then its bounds narrow only from the ends of the integers."""
+    from ssa_course import passes
+    from ssa_course.son.iterate import FREE_NARROWINGS, progress_left
+
+    source = _NARROWING.replace("BODY", body)
+    comp = compile_source(source, "n.tiny")
+    state = passes.run_pipeline(comp, ["parse", "sccp"])  # (raised RewriteError before)
+    for fg in state.graph.functions.values():
+        assert progress_left(fg.graph) is None  # a true fixed point, by the same rule
+        assert max(fg.graph.narrowings.values(), default=0) <= FREE_NARROWINGS + 2
+    for args in (["7"], ["100"], ["-30"]):
+        want = run(compile_source(source, "n.tiny"), args, via="ast")
+        got = run(compile_source(source, "n.tiny"), args, via="optimized")
+        assert (got.stdout, got.status, got.error) == (want.stdout, want.status, want.error)
+
+
+def test_a_merge_phi_still_narrows_as_its_inputs_fold():
+    """The cap is for cycles: a phi that narrows a few times keeps the precise range (the
+    son-opt text of the corpus is unchanged by it)."""
+    from ssa_course.son.iterate import kept_type
+    from ssa_course.son.types import IntType
+
+    comp = compile_source("fn main(n: int) { var x = 0; if (n < 3) { x = 5; } print(x); }",
+                          "m.tiny")
+    phi = next(n for fg in son_program(comp).functions.values()
+               for n in fg.graph.nodes.values() if isinstance(n, Phi))
+    wide, narrow = IntType("int", 0, 100), IntType("int", 0, 5)
+    assert kept_type(phi, wide, narrow, {}) == narrow
+    assert kept_type(phi, wide, narrow, {phi.id: 99}) == wide  # capped: finite bounds stay
+    assert kept_type(phi, IntType("int", 0), narrow, {phi.id: 99}) == IntType("int", 0, 5)
+    assert kept_type(phi, wide, IntType("int", 4, 4), {phi.id: 99}) == IntType("int", 4, 4)

@@ -68,6 +68,10 @@ class Graph:
         # ended at a fixed point: son/iterate.py's ``Settled``).
         self.edits = 0
         self.settled: Settled | None = None
+        # phi id -> how often the iterative peepholes narrowed its integer range
+        # (son/iterate.py's ``kept_type``: after a few, a bound narrows only from the end
+        # of the integers, so a loop cannot narrow itself one step per look for ever)
+        self.narrowings: dict[int, int] = {}
 
     def take_deps(self, node: Node) -> list[Node]:
         """The nodes that asked to be revisited when ``node`` changes (now forgotten)."""
