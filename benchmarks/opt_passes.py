@@ -10,14 +10,13 @@ build) and each pass's CPU seconds; the rest of the cell is the check at the end
 text. ``--profile N`` adds cProfile's N most expensive functions (by their own time, then
 cumulative) -- about 6x slower than the plain run, so read it for proportions only.
 
-Last measured (2026-11-27, branch r81, docs/ROADMAP.md "`opt`'s cost at 10k statements,
-sixth round"; best of three to seven runs alternating with the code before it, on a VM
-whose CPU time varied up to 35% between identical runs): `opt` at 10k statements is 4.2x
-the quads build on straight, 6.5x on expression, 13.3x on diamonds, 15.5x on elif, 22x on
-arrays; the quads passes (``inline``, ``unroll``, ``dom-cse`` to ``landing``) are 11-20%
-cheaper than in the same runs before it (elif 3.66 -> 3.15 s). No pass is superlinear, the
-cost is spread over the 20 passes (ROADMAP, "`opt`'s cost at 10k statements", rounds one
-to six).
+Last measured (2026-11-27, the code after branches r81, r82 and `--emit bril` printed
+without reading it back, docs/ROADMAP.md "Next"; best of six runs alternating with the code
+before them, on a VM whose CPU time varied up to 50% between identical runs): `opt` at 10k
+statements is 3.3x the quads build on straight, 4.3x on expression, 10.1x on diamonds,
+12.5x on elif, 16.8x on arrays (before: 4.9x, 6.0x, 12.1x, 14.7x, 21.4x). No pass is
+superlinear, the cost is spread over the 20 passes (ROADMAP, "`opt`'s cost at 10k
+statements", rounds one to six).
 """
 
 from __future__ import annotations
