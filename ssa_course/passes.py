@@ -268,9 +268,9 @@ def _bril_text(comp: Compilation) -> str:
     agree (a program read back prints as the same text), which the tests check on every
     pipeline they run: after a pipeline run with ``verify_each`` (``opt --verify-each``, or
     as ``tests/conftest.py`` sets it) ``emit`` reads the text back as before, and
-    ``tests/test_opt.py`` compares the two ways. What
-    the pipeline's last check did not see -- an undefined read made explicit, SSA translated
-    out -- is verified here, as the representation would."""
+    ``tests/test_opt.py`` compares the two ways. What the pipeline's last check did not
+    see -- an undefined read made explicit, SSA translated out -- is verified here, as the
+    representation would."""
     text = comp.bril_text()
     if comp.quads is not comp.quads_as_written:
         registry.verify_as("bril", comp.quads)
