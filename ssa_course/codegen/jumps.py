@@ -119,6 +119,7 @@ def place_taken_arms(fn: MFunction) -> int:
     # Count every way into a block, mid-block jumps included: moving a block with another
     # predecessor would only change which path pays the jump, not remove one.
     preds = _ways_in(fn)
+    where = _positions(fn)
     moved = 0
     k = 0
     while k < len(fn.blocks) - 1:
@@ -129,16 +130,33 @@ def place_taken_arms(fn: MFunction) -> int:
             t = tail[0].operands[0].name
             nxt = fn.blocks[k + 1].label
             f = tail[1].operands[0]
-            at = next((j for j, x in enumerate(fn.blocks) if x.label == t), None)
+            at = where.get(t)
             if t != nxt and (not isinstance(f, LabelRef) or f.name != nxt) \
                     and preds.get(t) == 1 and at is not None and at > k + 1 \
                     and not fn.blocks[at].handler:
                 # Only moves forward-laid-out blocks up (at > k + 1), and never the entry, so
                 # the function still starts at its first block.
                 fn.blocks.insert(k + 1, fn.blocks.pop(at))
+                _renumber(fn, where, k + 1, at)
                 moved += 1
         k += 1
     return moved
+
+
+def _positions(fn: MFunction) -> dict[str, int]:
+    """Each label's index in the layout (the first, should a label repeat): a lookup
+    instead of a scan of the blocks per block, which made the layout passes quadratic
+    (a 30k-statement program spent seconds here)."""
+    where: dict[str, int] = {}
+    for j, b in enumerate(fn.blocks):
+        where.setdefault(b.label, j)
+    return where
+
+
+def _renumber(fn: MFunction, where: dict[str, int], lo: int, hi: int) -> None:
+    """After a move within ``fn.blocks[lo:hi + 1]``: the new indices of the blocks there."""
+    for j in range(lo, hi + 1):
+        where[fn.blocks[j].label] = j
 
 
 def _two_way(b: MBlock) -> tuple[str, str] | None:
@@ -163,6 +181,7 @@ def place_latches(fn: MFunction) -> int:
     ``jmp H`` once per entry into the loop. Every block ends in explicit jumps, so any
     order is correct; the number of blocks moved."""
     preds = _ways_in(fn)
+    where = _positions(fn)
     moved = 0
     k = 1
     while k < len(fn.blocks):
@@ -170,7 +189,8 @@ def place_latches(fn: MFunction) -> int:
         back = _two_way(latch)
         targets = set(back) if back is not None else set()
         # H laid out before L (a back edge) and not the entry (the function starts there)
-        at = next((j for j, x in enumerate(fn.blocks[1:k], 1) if x.label in targets), None)
+        before = [j for j in (where.get(t) for t in targets) if j is not None and 1 <= j < k]
+        at = min(before) if before else None
         # Only a latch that steps and tests (a ``continue``'s path): moving one that does
         # the loop's work changed nothing measurable in lattice and cost collatz 8% (its
         # arms are taken at random; the layout of a mispredicted branch matters little).
@@ -189,6 +209,7 @@ def place_latches(fn: MFunction) -> int:
             k += 1
             continue
         fn.blocks.insert(at, fn.blocks.pop(k))
+        _renumber(fn, where, at, k)
         moved += 1
         k += 1
     return moved
