@@ -285,11 +285,15 @@ report["attribute"] = ssa_course.grading.withheld.WithheldError is WithheldError
 for kind, gid, source in request["cells"]:
     if kind == "solution":
         exec(compile(source, f"<solution:{gid}>", "exec"), ns)
+try:  # the regrade's plumbing around a call in the learner's process
+    from ssa_course.grading.detach import detach, fresh
+except ImportError:
+    detach = fresh = lambda value: value
 for name, data in request["inputs"]:
     try:
         args = pickle.loads(data)
         with contextlib.redirect_stdout(out):
-            answer = ns[name](*args)
+            answer = detach(ns[name](*fresh(args)))
         report["answers"][name] = "ok: " + repr(answer)[:200]
     except BaseException as e:
         report["answers"][name] = (("WithheldError" if isinstance(e, WithheldError)
