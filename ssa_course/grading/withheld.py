@@ -9,15 +9,24 @@ references the hidden tests use and the engine's twins that give the answer in o
 The grader computes the expected answers outside the sandbox, with the full package.
 
 An entry is ``"module:qualname"``, the module that *defines* the function (a method is
-``Class.method``). A function a setup cell, a task's inputs (a callable the grader hands
-to the answer) or the grader's plumbing run in the learner's process must not be here;
-``tests/test_grading_copy.py`` runs every solution's setup cells and answers in its copy.
+``Class.method``). A function that a task's inputs (a callable the grader hands to the
+answer) or the grader's plumbing run in the learner's process must not be here: grading
+would break. One a setup cell runs at its top level costs that statement (and the names it
+binds) in the learner's process. ``tests/test_grading_copy.py`` runs every solution's
+setup cells, statement by statement, and its answers in its copy.
 
-Left in on purpose, because the learner's process needs them (see the comments):
-exercise 09's ``engine_add``/``engine_narrow`` and what they call (``intervals.add``,
-``RangeAnalysis._apply``), which task 4's ``back()`` (``grading.ranges.LoopBack``) runs
-in the learner's process; exercise 04's ``IRCode.insert_node`` and ``compact``, which
-task 3 *requires*; exercise 08's ``ssa.dom``, which task 3 allows.
+Left out on purpose, because the learner's process needs them: exercise 09's
+``engine_add``/``engine_narrow`` and what they call (``intervals.add``,
+``RangeAnalysis._apply``) -- task 4's ``back()`` (``grading.ranges.LoopBack``), which the
+grader hands to the learner's function, runs them there; exercise 04's
+``IRCode.insert_node`` and ``compact``, which task 3 *requires*; exercise 08's
+``ssa.dom``, which task 3 allows.
+
+Withheld although a setup cell runs them at its top level (the statement then fails in
+the learner's process; ``KNOWN_SETUP_CONFLICTS`` in the test): exercise 07's
+``Phi.compute``, ``If.compute`` and ``users_to_push`` (``GRAPHS = {... sea(src) ...}``
+optimizes), exercise 10's ``EscapeInfo.join``/``escape_only``/``FunctionSolver.solve``
+and exercise 11's ``Liveness._solve`` (their ``example`` cells analyse a program).
 """
 
 from __future__ import annotations
@@ -68,7 +77,9 @@ WITHHELD: dict[str, tuple[str, ...]] = {
         "ssa_course.son.endless:_successors",  # control_successors: live control successors
         "ssa_course.son.cfg_blocks:_next_control",  # control_successors: of a plain node
         "ssa_course.son.cfg_blocks:_control_projs",  # control_successors: of Start/If/Call
-        # split_phi: no engine function pairs a phi's values with its region's paths
+        "ssa_course.son.interp:Plan.__init__",  # control_successors: the interpreter's table
+        "ssa_course.son.printer:_select_compose_lines",  # split_phi: a phi's Selects, as text
+        "ssa_course.son.draw:select_compose_parts",  # split_phi: the same, drawn
         "ssa_course.son.control:Phi.idealize",  # loop_carried: knows a phi that is a copy
     ),
     "06-types-and-peepholes": (
