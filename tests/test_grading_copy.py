@@ -189,6 +189,7 @@ def test_copy_for_caches(cache: Path, copies: dict[str, Path]) -> None:
     assert marker.stat().st_mtime_ns == stamp  # not rebuilt
     assert not [p for p in cache.iterdir() if p.name.startswith(".")]  # no leftovers
     assert (path / "ssa_course" / "quads" / "__pycache__").is_dir()  # byte-compiled
+    assert path.stat().st_mode & 0o755 == 0o755  # readable by a sandbox's other user
     assert not list(path.glob("ssa_course/**/*.ipynb"))
     assert not (path / "solutions").exists() and not (path / "tests").exists()
 

@@ -202,7 +202,8 @@ def build_copy(assignment: str, dest: Path) -> Path:
     missing = set(by_file) - set(_sources(root))
     if missing:
         raise ValueError(f"withheld entries in files the package lacks: {sorted(missing)}")
-    compileall.compile_dir(str(target), quiet=2, workers=1)
+    if not compileall.compile_dir(str(target), quiet=2, workers=1):
+        raise ValueError(f"the grading copy of {assignment} does not compile ({target})")
     return Path(dest)
 
 
@@ -229,6 +230,7 @@ def copy_for(assignment: str, cache: Path) -> Path:
         return final
     building = Path(tempfile.mkdtemp(prefix=f".{assignment}-", dir=cache))
     try:
+        building.chmod(0o755)  # (mkdtemp's 0o700: a sandbox's other user could not read it)
         build_copy(assignment, building)
         try:
             os.rename(building, final)
