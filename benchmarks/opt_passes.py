@@ -17,16 +17,8 @@ any pipeline through the graph costs. ``--profile N`` adds cProfile's N most exp
 functions (by their own time, then cumulative) -- about 6x slower than the plain run, so
 read it for proportions only.
 
-Last measured (2026-11-27, the code after branches r81, r82 and `--emit bril` printed
-without reading it back, docs/ROADMAP.md "Next"; best of six runs alternating with the code
-before them, on a VM whose CPU time varied up to 50% between identical runs): `opt` at 10k
-statements is 3.3x the quads build on straight, 4.3x on expression, 10.1x on diamonds,
-12.5x on elif, 16.8x on arrays (before: 4.9x, 6.0x, 12.1x, 14.7x, 21.4x). No pass is
-superlinear, the cost is spread over the 20 passes (ROADMAP, "`opt`'s cost at 10k
-statements", rounds one to six). With ``--pipeline parse`` (a new machine, 2026-11-27,
-eighth session): 7.0x on elif, 5.9x on arrays, 4.5x on diamonds -- the graph's round trip
-alone; the garbage line is 1.6-2.7x the build (ROADMAP, "the floor of the graph round
-trip").
+Last measured: docs/benchmarks.md, "`opt` at 10k statements" (the default pipeline and
+``--pipeline parse`` on every shape, and where the time goes).
 """
 
 from __future__ import annotations

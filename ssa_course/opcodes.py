@@ -32,7 +32,6 @@ SAME = "same"
 # Tiny's precedence levels, loosest first (LANGUAGE.md's grammar: or, and, cmp, sum, term).
 OR_LEVEL, AND_LEVEL, CMP_LEVEL, SUM_LEVEL, TERM_LEVEL = 1, 2, 3, 4, 5
 PREFIX_LEVEL = 6  # unary operators bind tighter than every binary one
-LEVELS = (OR_LEVEL, AND_LEVEL, CMP_LEVEL, SUM_LEVEL, TERM_LEVEL)
 # Comparisons do not chain: ``a < b < c`` is a syntax error.
 NON_ASSOCIATIVE = frozenset({CMP_LEVEL})
 

@@ -278,7 +278,8 @@ def test_a_registered_operator_runs_the_same_through_every_stage(test_ops, args)
             r = ssa_course.run(comp, *args, via=stage)
             if registry.representation(stage).lesson == "11":
                 # machine code needs an instruction pattern for each operator: without
-                # one the stage says so in one line (docs/adding-an-operator.md, step 5)
+                # one the stage says so in one line (docs/adding-an-operator.md, "When four
+                # files are not enough")
                 assert r.status == 1 and "no machine pattern for 'tmin'" in r.error, \
                     (stage, r.error)
                 continue

@@ -80,8 +80,9 @@ def test_the_pass_in_a_pipeline_keeps_output_and_drops_the_allocation():
 # ---- webs, moves, nesting; what is left (issue #13) ----------------------------------------
 
 # What scalar replacement cannot do on quads, by design (see the module docstring and
-# docs/ROADMAP.md): an object in an array slot (the slot is chosen at run time), one handed
-# to a callee, one sharing a variable with a parameter, and the corner cases named here.
+# docs/benchmarks.md, "Escape analysis and scalar replacement"): an object in an array
+# slot (the slot is chosen at run time), one handed to a callee, one sharing a variable
+# with a parameter, and the corner cases named here.
 IRREDUCIBLE = ("stored in an array", "passed to a call", "holds a parameter",
                "two of its objects are alive at once", "not defined on every path",
                "moved to or from a kept struct", "shares a variable with an escaping",

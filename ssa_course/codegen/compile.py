@@ -8,11 +8,10 @@ runtime (:mod:`ssa_course.codegen.runtime_asm`) in front: one assembly file per 
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ssa_course.codegen import emit, frame, spill_all, x86_peep
+from ssa_course.codegen import emit, frame, regalloc, spill_all, x86_peep
 from ssa_course.codegen.frame import DEPTH_REG
 from ssa_course.codegen.isel import select_program_functions
 from ssa_course.codegen.mir import ALLOCATABLE, MFunction, MProgram
@@ -31,20 +30,15 @@ ALLOCATORS = ("color", "spill-all")
 
 
 def allocator(name: str) -> Callable[[MFunction], object]:
-    """The allocation function for ``name``; "color" falls back to spill-all while the
-    colouring allocator is not part of the package."""
+    """The allocation function for ``name``: graph colouring ("color") or spill-all."""
     if name not in ALLOCATORS:
         raise CodegenError(f"unknown register allocator {name!r} (expected one of "
                            f"{', '.join(ALLOCATORS)})")
     if name == "color":
-        try:
-            module = importlib.import_module("ssa_course.codegen.regalloc")
-        except ModuleNotFoundError:
-            return spill_all.allocate
         # r15 carries the call depth through every function (frame.DEPTH_REG), so the
         # allocator must never hand it to a value.
         registers = tuple(r for r in ALLOCATABLE if r != DEPTH_REG.name)
-        return lambda fn: module.allocate(fn, registers)
+        return lambda fn: regalloc.allocate(fn, registers)
     return spill_all.allocate
 
 

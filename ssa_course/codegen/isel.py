@@ -46,7 +46,7 @@ from ssa_course.codegen.quadcfg import (
 from ssa_course.codegen.runtime_abi import CODE, MESSAGES, program_messages
 from ssa_course.codegen.select_effects import Effects
 from ssa_course.codegen.thread import Shapes, thread_bools
-from ssa_course.quads.ir import Function, Instr, Program
+from ssa_course.quads.ir import UNDEFINED, Function, Instr, Program
 
 # A Bril variable read where no assignment reached it: the runtime's "undefined variable"
 # (the interpreters also name the variable).
@@ -311,7 +311,7 @@ class Selector:
         for qb in blocks:  # Bril: a variable no path assigns reads as 0 here (an
             for i in (*qb.phis, *qb.body):  # interpreter reports it; see the docs)
                 for a in i.args:
-                    if a not in defined and a not in self.consts and a != "__undefined":
+                    if a not in defined and a not in self.consts and a != UNDEFINED:
                         defined.add(a)
                         self.undefined.add(a)
                         self.emit("mov", self.vreg(a), Imm(0))
@@ -362,14 +362,14 @@ class Selector:
             flag = self.flags.get(phi.dest) if phi.dest is not None else None
             for arg, pred in zip(phi.args, phi.labels, strict=False):
                 # no value on this edge (Bril): 0 keeps every use defined for the allocator
-                src = 0 if arg == "__undefined" else self.consts.get(arg)
+                src = 0 if arg == UNDEFINED else self.consts.get(arg)
                 edge = copies.setdefault((pred, qb.label), [])
                 operand = Imm(src) if src is not None else self.vreg(arg)
                 if isinstance(operand, Imm) or id(operand) not in self.copy_lines:
                     self.copy_lines[id(operand)] = self.def_lines.get(arg)
                 edge.append((dest, operand))
                 if flag is not None:  # did a value come along this edge?
-                    edge.append((flag, Imm(0) if arg == "__undefined"
+                    edge.append((flag, Imm(0) if arg == UNDEFINED
                                  else self.flags.get(arg, Imm(1))))
         # A compare whose only use is this block's branch is not selected where it stands:
         # the branch emits `cmp; jcc` itself, so no bool is ever made in a register.
@@ -406,7 +406,7 @@ def _maybe_undefined(blocks: list[QBlock]) -> set[str]:
     while changed:  # a fixed point: few phis are involved, and chains are short
         changed = False
         for dest, args in phis:
-            if dest not in found and any(a == "__undefined" or a in found for a in args):
+            if dest not in found and any(a == UNDEFINED or a in found for a in args):
                 found.add(dest)
                 changed = True
     return found

@@ -123,39 +123,55 @@ def _disasm_lines(compiled: CompiledA64) -> Lines:
     return disasm_lines(_text(compiled), _disasm_text(compiled), machine_node(compiled.mprog))
 
 
-def _missing(name: str) -> Callable[[], str | None]:
-    def missing() -> str | None:
-        from ssa_course.codegen.aarch64 import toolchain
+def _emulator_missing() -> str | None:
+    from ssa_course.codegen.aarch64 import toolchain
 
-        found: str | None = getattr(toolchain, name)()
-        return found
-    return missing
+    return toolchain.emulator_missing()
 
 
-def _add(name: str, description: str, run: Runner[CompiledA64], missing: str, *,
+def _qemu_missing() -> str | None:
+    from ssa_course.codegen.aarch64 import toolchain
+
+    return toolchain.qemu_missing()
+
+
+def _native_missing() -> str | None:
+    from ssa_course.codegen.aarch64 import toolchain
+
+    return toolchain.native_missing()
+
+
+def _disassembler_missing() -> str | None:
+    from ssa_course.codegen.aarch64 import toolchain
+
+    return toolchain.disassembler_missing()
+
+
+def _add(name: str, description: str, run: Runner[CompiledA64],
+         missing: Callable[[], str | None], *,
          runs_as: str | None = None, face: str = "text",
          text: Callable[[CompiledA64], str] = _text, dot: Drawer[CompiledA64] = _dot,
          lines: Callable[[CompiledA64], Lines] | None = None) -> None:
     """One AArch64 representation: the compiled program's faces, ``run`` by one executor
     (machine code is not counted instruction by instruction: run --profile says so)."""
     add_representation(name, description, build=_build, run=run, verify=_verify, text=text,
-                       dot=dot, stats=_stats, counts=False, missing=_missing(missing),
+                       dot=dot, stats=_stats, counts=False, missing=missing,
                        runs_as=runs_as, face=face, lines=lines)
 
 
 _add("asm-aarch64", "the allocated AArch64 machine code as a GNU-syntax listing with the "
-     "source lines (dot: the machine CFG); runs emulated", _run_emulated, "emulator_missing",
+     "source lines (dot: the machine CFG); runs emulated", _run_emulated, _emulator_missing,
      runs_as="emulated-aarch64")
 _add("emulated-aarch64", "the AArch64 machine code run under unicorn's ARM64 CPU (any host)",
-     _run_emulated, "emulator_missing")
+     _run_emulated, _emulator_missing)
 _add("qemu-aarch64", "the AArch64 executable run as a real process under qemu-user (Linux)",
-     _run_qemu, "qemu_missing")
+     _run_qemu, _qemu_missing)
 _add("native-aarch64", "the AArch64 executable run directly (aarch64 Linux)", _run_native,
-     "native_missing")
+     _native_missing)
 _add("interference-aarch64", "register allocation for AArch64: the same allocator over 24 "
      "registers (text: coalescing, spill costs, registers)", _run_emulated,
-     "emulator_missing", runs_as="emulated-aarch64", face="draw", text=_interference_text,
+     _emulator_missing, runs_as="emulated-aarch64", face="draw", text=_interference_text,
      dot=_interference_dot)
 _add("disasm-aarch64", "the assembled AArch64 bytes disassembled by capstone; runs emulated",
-     _run_emulated, "disassembler_missing", runs_as="emulated-aarch64", text=_disasm_text,
+     _run_emulated, _disassembler_missing, runs_as="emulated-aarch64", text=_disasm_text,
      lines=_disasm_lines)

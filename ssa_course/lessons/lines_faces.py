@@ -21,7 +21,7 @@ and naming the line of each DOT node the family draws. The rules (one place):
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from ssa_course.srclines import Lines
 
@@ -35,8 +35,6 @@ if TYPE_CHECKING:
     from ssa_course.son.program import SeaOfNodes
     from ssa_course.ssa.ircode import IRCode
 
-_F = TypeVar("_F")
-
 
 def _split(name: str) -> tuple[str | None, str]:
     """``"@main/for.cond.1"`` -> ("main", "for.cond.1"); ``"10"`` -> (None, "10")."""
@@ -44,12 +42,6 @@ def _split(name: str) -> tuple[str | None, str]:
         fn, local = name.split("/", 1)
         return fn.lstrip("@"), local
     return None, name
-
-
-def _function_of(functions: Mapping[str, _F], fn: str | None) -> _F | None:
-    if fn is not None:
-        return functions.get(fn)
-    return functions.get("main") or next(iter(functions.values()), None)
 
 
 # ---------------------------------------------------------------- quads

@@ -15,6 +15,7 @@ from __future__ import annotations
 from ssa_course import opcodes
 from ssa_course.errors import Pos
 from ssa_course.quads.ir import Function, Instr, Label, Program, StructInfo
+from ssa_course.quads.names import Names
 from ssa_course.runtime import deep_recursion, paused_gc
 from ssa_course.tiny import ast
 from ssa_course.tiny.check import type_of
@@ -40,8 +41,8 @@ class FunctionLowerer(StmtVisitor):
         self.fn = fn
         self.program = program
         self.body: list[Instr | Label] = []
-        self.used_names = _variable_names(fn)
-        self.temp_count = 0
+        # temporaries t1, t2, ... beside every name a source variable will use
+        self.names = Names(_variable_names(fn))
         self.label_count = 0
         self.loops: list[_Loop] = []
         self.handlers = 0  # try regions we are inside of (in this function)
@@ -50,11 +51,7 @@ class FunctionLowerer(StmtVisitor):
     # -- helpers --------------------------------------------------------------
 
     def temp(self) -> str:
-        while True:
-            self.temp_count += 1
-            name = f"t{self.temp_count}"
-            if name not in self.used_names:
-                return name
+        return self.names.fresh("t", bare=False, sep="")
 
     def labels(self, *kinds: str) -> list[str]:
         """Fresh labels sharing one number: ``labels("then", "else")`` -> then.3, else.3."""

@@ -10,6 +10,7 @@ Each pass keeps its own *spelling*, so a reader can tell where a name comes from
 
 | who | asks | gets |
 |---|---|---|
+| lowering's temporaries | ``fresh("t", bare=False, sep="")`` | ``t1``, ``t2``, ... |
 | SSA construction | ``fresh("x", bare=False)`` | ``x.1``, ``x.2``, ... (versions) |
 | out of SSA | ``fresh("x", bare=False, sep=".c", start=0)`` | ``x.c0``, ``x.c1`` (copies) |
 | exception edges | ``fresh("b3", bare=False, sep=".x")`` | ``b3.x1`` (a split block) |

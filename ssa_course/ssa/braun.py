@@ -81,8 +81,6 @@ class Builder:
             if instr.dest is not None:
                 self.types.setdefault(instr.dest, instr.type)
         self.names = Names(self.types)  # versions x.1, x.2, ... of every variable
-        self.phis_made = 0
-        self.phis_removed = 0
 
     def fresh(self, var: str) -> str:
         return self.names.fresh(var, bare=False)
@@ -126,7 +124,6 @@ class Builder:
         return self.read(var, pred)
 
     def new_phi(self, var: str, block: str) -> Phi:
-        self.phis_made += 1
         phi = Phi(self.fresh(var), block, var, self.types.get(var))
         self.phis[block].append(phi)
         return phi
@@ -154,7 +151,6 @@ class Builder:
         if same is None:
             same = UNDEF  # only itself: unreachable, or read before any assignment
         phi.replaced_by = same
-        self.phis_removed += 1
         # a phi that read this one may now read only ``same`` and itself: check it again
         for user in list(phi.users):
             if user is not phi and user.replaced_by is None:

@@ -41,8 +41,6 @@ class SSAStats:
 
     phis: int = 0
     variables: int = 0
-    versions: int = 0
-    exceptional_edges: int = 0
     per_function: dict[str, int] = field(default_factory=dict)
 
 
@@ -180,7 +178,6 @@ def to_ssa_cfg(fn: Function, *, pruned: bool = True,
         stats.phis += count
         stats.per_function[fn.name] = count
         stats.variables += len(defsites)
-        stats.exceptional_edges += sum(1 for b in cfg.blocks.values() if b.throws_to)
     return cfg
 
 

@@ -247,7 +247,7 @@ class IRCode:
     # per statement: the source line of the statement it was made for (the lines face,
     # :mod:`ssa_course.srclines`), None when it has none; may be shorter than ``stmts``
     src: list = field(default_factory=list)
-    flags: list = field(default_factory=list)  # per statement: FLAG_* bits
+    flags: list = field(default_factory=list)  # per statement: flag bits (FLAG_NONE)
     blocks: list[Block] = field(default_factory=list)  # index 0 is block #1
     new_nodes: list[NewNode] = field(default_factory=list)
 
@@ -312,9 +312,7 @@ class IRCode:
         return None
 
 
-FLAG_NONE = 0
-FLAG_EFFECT_FREE = 1  # may be deleted when unused
-FLAG_NOTHROW = 2
+FLAG_NONE = 0  # no statement carries a flag here (Julia's IRCode sets effect bits)
 
 
 def _is_value(x: object) -> bool:

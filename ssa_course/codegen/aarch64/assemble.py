@@ -25,7 +25,6 @@ from ssa_course.codegen.assemble import (
     Image,
     cached,
     current_assembler,
-    image_differences,
     image_of,
     link_gnu,
     write_executable,
@@ -89,8 +88,3 @@ def _assemble_gnu(source: str, digest: str) -> Image:
     base = os.path.join(toolchain.work_dir(), f"a64-gnu-{digest}")
     return _image(read_elf(link_gnu(source, base, tools, [], [])), base, "gnu")
 
-
-def differences(source: str, a: str = "gnu", b: str = "own") -> list[str]:
-    """What differs between two assemblers' images of ``source`` (function names whose
-    bytes differ, ``data``, ``bss``, ``symbols``); empty when they agree."""
-    return image_differences(assemble(source, a), assemble(source, b))

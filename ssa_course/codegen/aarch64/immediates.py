@@ -96,8 +96,3 @@ def mov_sequence(value: int) -> list[tuple[str, int, int]]:
     if len(seq) > 1 and logical_imm(v) is not None:
         return [("orr", v, 0)]
     return seq
-
-
-def signed64(v: int) -> int:
-    v &= MASK64
-    return v - (1 << 64) if v >> 63 else v

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ssa_course.codegen.aarch64.registers import ARG_REGS, CALLER_SAVED
-from ssa_course.codegen.mir import LabelRef, Mem, MInstr, Operand, PReg, Reg, Slot, VReg
+from ssa_course.codegen.mir import LabelRef, Mem, MInstr, Operand, PReg, Reg, VReg
 
 # Ops that read every operand and write none (stores, compares, branches, calls).
 READS_ONLY = frozenset({"str", "strb", "cmp", "cmn", "test", "jmp", "jcc", "call", "ret", "fuel"})
@@ -56,8 +56,3 @@ def call(symbol: str, nargs: int = 0, line: int | None = None) -> MInstr:
     the allocator hands out (the result arrives in x0)."""
     return ins("call", LabelRef(symbol), defs=tuple(PReg(r) for r in CALLER_SAVED),
                uses=tuple(PReg(r) for r in ARG_REGS[:nargs]), line=line)
-
-
-def is_store(i: MInstr) -> bool:
-    return i.op == "str" or i.op == "mov" and bool(i.operands) \
-        and isinstance(i.operands[0], Mem | Slot)
