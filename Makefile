@@ -27,7 +27,7 @@ ROOT_FLAG := $(if $(filter 0,$(USER_ID)),--allow-root,)
 export PYTHONHASHSEED := 0
 export MPLBACKEND := Agg
 
-.PHONY: lite lite-test browser-test lab test venv graphviz binutils exercises course bench clean \
+.PHONY: lite lite-test browser-test lab test venv graphviz binutils bubblewrap exercises course bench clean \
 	distclean lint fuzz bril-conformance class-test
 
 # Re-install only when pyproject.toml is newer than the stamp (or there is no venv yet).
@@ -49,6 +49,19 @@ graphviz:
 	  || echo "note: could not install Graphviz; drawings fall back to matplotlib"; \
 	else \
 	  echo "note: Graphviz 'dot' not found; install it (e.g. 'sudo apt-get install graphviz' or 'brew install graphviz') for the best drawings"; \
+	fi
+
+# Grading runs every line a student wrote inside bubblewrap (docs/grading.md): installed
+# with apt-get when root on a Debian-like system, else a one-line hint; without it,
+# autograde refuses in one line (nothing else needs it).
+bubblewrap:
+	@if command -v bwrap >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "installing bubblewrap (apt-get install bubblewrap)"; \
+	  (apt-get update -qq && apt-get install -y -qq --no-install-recommends bubblewrap >/dev/null) \
+	  || echo "note: could not install bubblewrap; autograding refuses until it is there (docs/grading.md)"; \
+	else \
+	  echo "note: bubblewrap ('bwrap') not found; install it (e.g. 'sudo apt-get install bubblewrap') before autograding (docs/grading.md)"; \
 	fi
 
 # GNU as + ld assemble and link the native code of lesson 11 (keystone, a Python package,
@@ -93,14 +106,14 @@ valgrind:
 	  echo "note: no valgrind; install valgrind for the x86-64 instruction table"; \
 	fi
 
-lab: venv graphviz binutils
+lab: venv graphviz binutils bubblewrap
 	$(VENV)/bin/jupyter lab notebooks/00-tour.ipynb --ServerApp.root_dir="$(CURDIR)" $(ROOT_FLAG) $(LAB_ARGS)
 
 # ruff, then the type checker (mypy; what it checks: [tool.mypy] in pyproject.toml), then
 # the tests, one pytest-xdist worker per core (TEST_JOBS=0: all in this one process; an
 # idle worker steals queued tests from a busy one); the 15 slowest tests are listed.
 TEST_JOBS ?= auto
-test: venv graphviz binutils
+test: venv graphviz binutils bubblewrap
 	$(VENV)/bin/ruff check ssa_course tests benchmarks tools
 	$(PY) -m mypy
 	$(PY) -m pytest -n $(TEST_JOBS) --dist worksteal --durations=15
@@ -113,7 +126,7 @@ exercises: venv
 	$(PY) tools/make_exercises.py
 
 # A ready nbgrader course directory (out/course) from solutions/; docs/instructors.md.
-course: venv
+course: venv bubblewrap
 	$(PY) tools/make_course.py $(COURSE_ARGS)
 
 # A real class on a real JupyterHub (docs/instructors.md, section 4): JupyterHub with PAM
@@ -126,7 +139,7 @@ class-test:
 	@if [ "$$(id -u)" != "0" ]; then \
 	  echo "error: make class-test must run as root (it creates Unix accounts and starts JupyterHub, which starts each user's server as that user)"; \
 	  exit 1; fi
-	@$(MAKE) --no-print-directory venv
+	@$(MAKE) --no-print-directory venv bubblewrap
 	@$(PY) -c "import jupyterhub" 2>/dev/null || $(PY) -m pip install --quiet -e '.[dev,class]'
 	@command -v npm >/dev/null 2>&1 || { echo "installing Node.js and npm (apt-get install nodejs npm)"; \
 	  apt-get update -qq && apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; }
@@ -137,7 +150,7 @@ class-test:
 
 # Drive the tour's explore() panel in headless Chromium (Debian's chromium + playwright,
 # no browser download). Not part of `make test`: it needs a browser on the machine.
-browser-test: venv graphviz binutils
+browser-test: venv graphviz binutils bubblewrap
 	@if ! command -v chromium >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
 	    apt-get update -qq && apt-get install -y -qq --no-install-recommends chromium >/dev/null; \

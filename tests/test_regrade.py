@@ -60,7 +60,8 @@ def _submission(name: str, answers: dict[str, str] | None = None,
 
 
 def _grade(name: str, cells: list[dict], tmp_path: Path) -> dict:
-    return regrade(cells, _trusted(name), str(tmp_path), timeout=600)
+    return regrade(cells, _trusted(name), str(tmp_path), timeout=600,
+                   assignment=name.removesuffix(".ipynb"))
 
 
 def _text(outputs: list[dict]) -> str:
@@ -107,7 +108,7 @@ def test_exploring_with_the_engine_at_the_top_of_a_cell_is_only_noted(tmp_path):
     assert passed, _text(outputs)
     row = 1 + (first + solution + explore).splitlines().index(explore.splitlines()[1])
     assert f"line {row} of your cell leaders was left out" in _text(outputs)
-    assert "was left out: your code at the top level of a cell calls ssa_course's own" \
+    assert "was left out: it needs a part of ssa_course that is not available while" \
         in _text(outputs)
     assert all(v[0] for v in verdicts.values())
 
@@ -167,6 +168,24 @@ os.dup2(_r, 0)
 def leaders(body):
     return [0]
 """,
+    "forges the grader's messages on every descriptor": """
+import json, os
+_msg = json.dumps({"kind": "value", "value": {"obj": "ssa_course.grading.box:Box",
+                   "id": 0, "state": {}}, "text": "", "category": "", "output": ""}).encode()
+for _fd in range(3, 64):
+    try:
+        os.write(_fd, len(_msg).to_bytes(4, "big") + _msg)
+    except OSError:
+        pass
+def leaders(body):
+    return [0]
+""",
+    "replaces the engine's stand-in with a copy of its own": """
+import ssa_course.quads.cfg as _cfg
+def leaders(body):
+    return _cfg.find_leaders.__wrapped__(body) if hasattr(_cfg.find_leaders, '__wrapped__') \
+        else _cfg.find_leaders(Function('f', [], None, list(body)))
+""",
 }
 
 
@@ -195,8 +214,14 @@ def test_a_cheat_scores_nothing(label, tmp_path):
     verdicts = _grade(name, _submission(name, {"leaders": stub + CHEATS[label]}), tmp_path)
     passed, outputs, _ = verdicts["test_leaders"]
     assert not passed, _text(outputs)
-    if "input" in label:  # it breaks every later task's process too: its own loss
-        assert "your code replaced the grader's input" in _text(outputs)
+    if "uses the engine" in label or "off" in label:  # the grading copy holds no find_leaders
+        assert "is not available while exercise 01-quads is graded" in _text(outputs)
+    if "precomputes" in label:  # the statement is left out: _ANSWERS is never bound
+        assert "needs a part of ssa_course that is not available" in _text(outputs)
+    if "forges" in label:  # a message out of the schema is the learner's own loss
+        assert "could not be read back" in _text(outputs) or "your leaders" in \
+            _text(outputs), _text(outputs)
+    if "input" in label or "forges" in label:  # it breaks its own processes only
         return
     # the other tasks, answered honestly, keep their points
     assert verdicts["test_successors"][0] and verdicts["test_unreachable"][0]
@@ -272,7 +297,7 @@ def test_the_course_config_regrades_after_the_kernel():
     steps = [line.strip().strip('",') for line in text.splitlines()
              if line.strip().startswith('"') and "." in line]
     at = steps.index("ssa_course.grading.nbgrader_regrade.RegradeOutsideKernel")
-    assert steps[at - 1] == "nbgrader.preprocessors.Execute"
+    assert steps[at - 1] == "ssa_course.grading.nbgrader_box.BoxedExecute"
     assert steps.index("nbgrader.preprocessors.SaveAutoGrades") > at
 
 

@@ -58,12 +58,13 @@ c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.ClearHiddenTests",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
-# After the kernel has run a submission, its test cells are graded again in a fresh
-# process that never runs the learner's code (the learner's functions run in processes
-# of their own): what a notebook does to the grader inside its kernel does not count
-# (docs/grading.md, "The regrade").
+# Every line a student wrote runs in a sandbox (bubblewrap: no course files, no
+# gradebook, no other submission, no network; docs/grading.md): the kernel that executes
+# a submission, and the learner's processes of the regrade, in which the test cells are
+# graded again by a process that runs none of the student's code: what a notebook does
+# to the grader inside its kernel does not count.
 c.Autograde.autograde_preprocessors = [
-    "nbgrader.preprocessors.Execute",
+    "ssa_course.grading.nbgrader_box.BoxedExecute",
     "ssa_course.grading.nbgrader_regrade.RegradeOutsideKernel",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
@@ -72,11 +73,6 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
-# Each autograding kernel, before the notebook's first cell, shuts the instructor's files
-# (source/, submitted/, the gradebook, ...) away from the notebook (docs/grading.md).
-c.ExecutePreprocessor.extra_arguments = [
-    "--InteractiveShellApp.exec_lines=import ssa_course.grading.watch as _ssa_watch; "
-    "_ssa_watch.protect_course(); del _ssa_watch"]
 '''
 
 INSTRUCTOR_CONFIG = '''\

@@ -14,6 +14,7 @@ them runs inside the ``try``.
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Callable, Generator, Iterable
 from typing import Any
 
@@ -87,8 +88,10 @@ def check_against(
     ``show`` writes a value in a message (exercise 09 writes ``INT_MAX - 1``, not its digits).
     """
     from ssa_course.grading import watch
+    from ssa_course.grading.box import INSIDE_ENV
 
-    if watch.PROTECTED:  # an autograding kernel: the regrade (grading/regrade.py) decides
+    if watch.PROTECTED or os.environ.get(INSIDE_ENV):  # an autograding kernel: the regrade
+        # (grading/regrade.py) decides
         print(f"{what}: checked outside this kernel, by the autograder's regrade")
         return
     ordered = sorted(cases, key=size)  # stable: equal sizes keep the caller's order

@@ -1,31 +1,28 @@
 """The learner's process: where a regrade (:mod:`ssa_course.grading.regrade`) runs the
-learner's cells and answers, and nothing of the grader's.
+learner's cells and answers -- inside the sandbox (:mod:`ssa_course.grading.box`), with
+the assignment's grading copy of ``ssa_course`` (the functions the exercise asks for are
+absent: calling one raises :class:`~ssa_course.grading.withheld.WithheldError`).
 
-The grading process starts this module with ``python -I -S`` and writes one request to its
-standard input: the notebook's setup cells (the instructor's, from the gradebook), the
-learner's cells up to the graded cell, the task's rules (what the answer may not call,
-what it must call), the answer's name and the inputs. This process then
+The grading process starts it and writes one request to its standard input (a pickle:
+the grader's own data, read here, never the other way round): the notebook's setup cells
+(the instructor's, from the gradebook), the learner's cells up to the graded cell, the
+answer's name and what it must call. This process then
 
-1. runs the setup cells and imports what the learner's cells import (nothing of the
-   learner's has run yet);
-2. compiles the learner's cells, one top-level statement at a time, and builds the guard
-   of the task (:func:`ssa_course.grading.forbid.guard`);
-3. cuts itself off (:func:`ssa_course.grading.sandbox._isolate`: descriptors, memory and
-   CPU limits, the seccomp filter) and arms the audit hook of
-   :mod:`ssa_course.grading.watch` with the task's rules *for the rest of its life*: from
-   here on every call is watched, the learner's top-level code included, and the watch
-   cannot be switched off;
-4. runs the learner's statements in order, announcing each on the result pipe. As in a
-   kernel, a statement that raises ends its cell. A statement the watch refuses ends the
-   process: the grader starts it again without that statement and says so; one that runs
-   past :data:`STATEMENT_SECONDS` is stopped and the rest of its cell left out;
-5. serves the grading process's calls, one at a time: each request (the arguments, read
-   and rebuilt by the audit hook itself from standard input) gets the learner's answer
-   as plain data, or why there is none (:func:`ssa_course.grading.sandbox._run_one`).
+1. installs a seccomp filter (no new processes or threads, no signals to others, no
+   sockets, no tracing) that nothing after it can lift;
+2. runs the setup cells, one statement at a time (a statement that needs what the
+   sandbox withholds is skipped: the grader built the inputs with the whole package);
+3. runs the learner's cells, one top-level statement at a time, announcing each on the
+   result pipe (the grader stops a statement that runs past its time). As in a kernel, a
+   statement that raises ends its cell -- except one that only called a withheld
+   function (exploring with the engine's own version): it is left out, with a note;
+4. serves the grader's calls, one at a time: each answer goes back as JSON of a fixed
+   schema (:mod:`ssa_course.grading.wire`), which the grader validates and rebuilds from
+   its own classes.
 
-No expected answer, hidden test or test cell is ever sent here: a cheat that rebinds the
-checker, replaces a module's function or reads memory changes this process only, and the
-grading process compares what comes back as plain data.
+Nothing here decides a grade: no expected answer, hidden test or test cell is ever sent
+here, and whatever the learner's code does to this process -- rebind the checker, replace
+a module's function, forge a message -- it does in a sandbox whose only output is data.
 """
 
 from __future__ import annotations
@@ -33,13 +30,14 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
-import importlib
+import io
 import os
 import pickle
 import sys
+import types
 from typing import Any
 
-STATEMENT_SECONDS = 30.0  # one top-level statement of the learner's cells
+STATEMENT_SECONDS = 30.0  # one top-level statement of the learner's cells (grader's limit)
 
 
 def python_source(source: str) -> str:
@@ -50,47 +48,13 @@ def python_source(source: str) -> str:
 
 
 def statements(source: str, where: str) -> list[tuple[int, Any]]:
-    """(line, code) of each top-level statement of a learner's cell (see
-    :func:`python_source`)."""
+    """(line, code) of each top-level statement of a cell (see :func:`python_source`)."""
     tree = ast.parse(python_source(source), where)
     out = []
     for node in tree.body:
         module = ast.Module(body=[node], type_ignores=[])
         out.append((node.lineno, compile(module, where, "exec", dont_inherit=True)))
     return out
-
-
-def imported_modules(source: str) -> list[str]:
-    """The modules a cell's ``import`` statements name (anywhere in it), to import before
-    the watch is armed (the watch refuses a module's first import)."""
-    try:
-        tree = ast.parse(python_source(source))
-    except SyntaxError:
-        return []
-    names: list[str] = []
-    stack: list[ast.AST] = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Import):
-            names += [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.append(node.module)
-            names += [f"{node.module}.{a.name}" for a in node.names]
-        stack.extend(ast.iter_child_nodes(node))
-    return names
-
-
-def resolve(entry: tuple, ns: dict) -> object:
-    """A rule's entry as the grading process described it, found again here."""
-    kind, module, qualname = entry
-    if kind == "module":
-        return importlib.import_module(module)
-    found: Any = ns if module == "__main__" else vars(importlib.import_module(module))
-    first, *rest = qualname.split(".")
-    found = found[first]
-    for part in rest:
-        found = getattr(found, part)
-    return found
 
 
 class _Quiet:
@@ -110,10 +74,11 @@ def _get_ipython() -> _Quiet:
     return _Quiet()
 
 
-def read_frame(fd: int) -> bytes:
-    """One length-prefixed frame from ``fd`` (before the watch is armed)."""
-    from ssa_course.grading.watch import HEADER
+HEADER_SIZE = 4
 
+
+def read_frame(fd: int) -> bytes:
+    """One length-prefixed frame from ``fd`` (the grader's requests)."""
     def exactly(size: int) -> bytes:
         data = b""
         while len(data) < size:
@@ -123,120 +88,178 @@ def read_frame(fd: int) -> bytes:
             data += chunk
         return data
 
-    return exactly(HEADER.unpack(exactly(HEADER.size))[0])
+    return exactly(int.from_bytes(exactly(HEADER_SIZE), "big"))
 
 
-def _die_with_parent() -> None:
-    """Linux: this process is killed when the grading process ends (for any reason), so
-    a learner's endless loop never outlives the regrade."""
-    import ctypes
-    import signal
+def write_frame(fd: int, data: bytes) -> None:
+    view = memoryview(len(data).to_bytes(HEADER_SIZE, "big") + data)
+    while view:
+        view = view[os.write(fd, view):]
 
-    parent = os.getppid()
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PDEATHSIG
-    if os.getppid() != parent:  # it ended before the line above
-        os._exit(0)
+
+def _withheld(error: BaseException) -> bool:
+    """Did this error come from a function the grading copy withholds (anywhere in the
+    chain of causes)?"""
+    from ssa_course.grading.withheld import WithheldError
+
+    seen = 0
+    while error is not None and seen < 50:
+        if isinstance(error, WithheldError):
+            return True
+        error = error.__cause__ or error.__context__  # type: ignore[assignment]
+        seen += 1
+    return False
+
+
+def crash_text(error: BaseException) -> tuple[str, str]:
+    """(category, text) of an answer's failure, as the messages say it."""
+    from ssa_course.grading.check import Mismatch, _crash_line
+
+    if isinstance(error, MemoryError):
+        return "memory", ""
+    if isinstance(error, NotImplementedError):
+        return "notimpl", ""
+    if isinstance(error, Mismatch):
+        return "mismatch", str(error)
+    try:
+        line = _crash_line(error)
+    except BaseException:
+        line = f"your code raised {type(error).__name__}"
+    return ("withheld" if _withheld(error) else "crash"), line
+
+
+class _Required:
+    """Which of the required functions a call entered (a profile hook; exercise 04 asks
+    for ``insert_node`` and ``compact``). A hint of the rules, not a boundary: an answer
+    that calls them without using them still has to give the right answer."""
+
+    def __init__(self, required: dict[types.CodeType, str]) -> None:
+        self.required = required
+        self.seen: set[types.CodeType] = set()
+
+    def __call__(self, frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code in self.required:
+            self.seen.add(frame.f_code)
+
+    def missing(self) -> list[str]:
+        return sorted({name for code, name in self.required.items() if code not in self.seen})
+
+
+def _required_codes(entries: list[tuple[str, str]]) -> dict[types.CodeType, str]:
+    import importlib
+
+    out: dict[types.CodeType, str] = {}
+    for module, qualname in entries:
+        found: Any = importlib.import_module(module)
+        for part in qualname.split("."):
+            found = getattr(found, part)
+        code = getattr(getattr(found, "__func__", found), "__code__", None)
+        if isinstance(code, types.CodeType):
+            out[code] = f"{module}.{qualname}"
+    return out
 
 
 def main() -> None:
-    audit = sys.audit  # bound before the learner's code could replace sys.audit
-    _die_with_parent()
     request = pickle.loads(read_frame(0))  # from the grading process: trusted
     fd = request["fd"]
-    from ssa_course.grading import forbid, sandbox, watch
+    from ssa_course.grading import seccomp
     from ssa_course.grading.detach import detach, fresh
+    from ssa_course.grading.wire import message
+
+    out = io.StringIO()
+    sys.stdout = sys.stderr = out
+    with contextlib.suppress(OSError):  # C code's prints must not reach the grader
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 3000))
+
+    def send(kind: str, value: object = None, text: str = "", category: str = "") -> None:
+        output = out.getvalue()
+        out.seek(0)
+        out.truncate()
+        write_frame(fd, message(kind, value, text, category, output))
 
     ns: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins,
                           "display": _nothing, "get_ipython": _get_ipython}
+    required = _required_codes(request["require"])
+    unavailable: set[str] = set()  # names a setup statement could not bind here
+    with contextlib.suppress(OSError):
+        seccomp.install()  # before any line of the learner's: no process, thread, socket
     for gid, source in request["setup"]:
-        # the grading process runs it too, and shows what fails
-        with contextlib.suppress(Exception):
-            exec(compile(source, f"<setup:{gid}>", "exec", dont_inherit=True), ns)
-    compiled: list[tuple[str, int, Any]] = []
-    problems: list[tuple[str, int, str]] = []
-    for where, source in request["cells"]:
-        for module in imported_modules(source):
-            with contextlib.suppress(BaseException):  # a name, not a module; a broken one
-                importlib.import_module(module)
         try:
-            compiled += [(where, line, code) for line, code in statements(source, where)]
-        except SyntaxError as e:
-            problems.append((where, e.lineno or 0, f"SyntaxError: {e.msg}"))
-    entries = {k: [resolve(e, ns) for e in request[k]] for k in ("forbid", "allow", "require")}
-    rules = forbid.Rules(entries["forbid"], entries["allow"])
-    rules.tables()
-    required = {code: f"{getattr(r, '__module__', '?')}.{getattr(r, '__qualname__', r)}"
-                for r in entries["require"] for code in forbid._functions_of(r)}
-    name, label, advice = request["name"], request["label"], request["advice"]
-    crashed, run_one, limit = forbid._crashed, sandbox._run_one, watch.OUTPUT_LIMIT
-    send = _sender(fd)
-
-    def call(args: tuple, kwargs: dict) -> Any:
-        """One watched call of the learner's function (as forbid._watched, with this
-        process's own bindings)."""
-        token = object()
-        audit("ssa_course.guard", "enter", token, rules, required, label, advice)
-        try:
-            given: Any = fresh(args), fresh(kwargs)  # (no call of typing.cast in the watch)
-            result = detach(ns[name](*given[0], **given[1]))
-        except BaseException as e:
-            failure = crashed(e)
-            audit("ssa_course.guard", "exit", token)
-            raise failure from None
-        audit("ssa_course.guard", "exit", token)
-        return result
-
-    watch.CHILD_PID = os.getpid()
-    out = sandbox._isolate(fd, request["memory_gb"], request["seconds"], 60)
-    audit("ssa_course.sandbox.cells", tuple(code for _, _, code in compiled))
-    audit("ssa_course.sandbox.arm", fd, out)
-    token = object()  # never given back: the watch stays on until the process ends
-    audit("ssa_course.guard", "enter", token, rules, {}, LABEL_TOP, advice)
-    skip, broken = request["skip"], ""
-    for k, (where, line, code) in enumerate(compiled):
-        if k in skip or where == broken:  # as in a kernel, an error ends its cell
+            found = statements(source, f"<setup:{gid}>")
+        except SyntaxError:
             continue
-        send(("statement", b"", str(k), "", ""))
+        for _line, code in found:
+            try:
+                exec(code, ns)
+            except Exception:  # (the grader built the inputs with the whole package)
+                unavailable.update(code.co_names)
+    problems: list[str] = []
+    for k, (where, line, code) in enumerate(_compiled(request["cells"], problems)):
+        if k in request["skip"] or (where, -1) in request["skip"]:
+            continue
+        send("statement", text=str(k))
         try:
             exec(code, ns)
         except BaseException as e:
-            problems.append((where, line, f"{type(e).__name__}: {e}"[:300]))
-            broken = where
+            if _withheld(e) or (isinstance(e, NameError) and e.name in unavailable):
+                send("skipped", text=f"line {line} of your cell {where}", category="withheld")
+                continue
+            problems.append(f"{where}:{line}: {type(e).__name__}")
+            request["skip"].add((where, -1))  # as in a kernel, an error ends its cell
     out.seek(0)
     out.truncate()
+    name = request["name"]
     if name not in ns:
-        send(("raised", b"", f"your notebook does not define {name} before this test "
-                             "(NameError)", "crash", ""))
+        send("raised", text=f"your notebook does not define {name} before this test "
+                            "(NameError)", category="crash")
         os._exit(0)
-    send(("ready", b"", repr(problems), "", ""))
-    box: list[Any] = []
+    send("ready", text="; ".join(problems))
+    watcher = _Required(required)
     while True:
-        box.clear()
-        audit("ssa_course.sandbox.receive", box)
-        if not box or box[0] is None:
+        try:
+            args, kwargs = pickle.loads(read_frame(0))
+        except EOFError:
             os._exit(0)
-        message = run_one(lambda request: call(request[0], request[1]), box[0])
-        text = out.getvalue()
-        out.seek(0)
-        out.truncate()
-        send(message + (text[:limit],))
+        watcher.seen.clear()
+        try:
+            if required:
+                sys.setprofile(watcher)
+            try:
+                given: Any = (fresh(args), fresh(kwargs))
+                result = detach(ns[name](*given[0], **given[1]))
+            finally:
+                sys.setprofile(None)
+            missing = watcher.missing() if required else []
+        except BaseException as e:
+            category, text = crash_text(e)
+            send("memory" if category == "memory" else "raised", text=text,
+                 category=category)
+            continue
+        if missing:
+            send("raised", text=f"your {request['label']} must call {', '.join(missing)} "
+                                "(the task asks for it)", category="mismatch")
+            continue
+        try:
+            send("value", result)
+        except MemoryError:
+            send("memory")
+        except Exception as e:
+            send("raised", text=f"your answer cannot be sent back for checking ({e})",
+                 category="crash")
 
 
-LABEL_TOP = "code at the top level of a cell"
-
-
-def _sender(fd: int) -> Any:
-    from ssa_course.grading.sandbox import _write
-    from ssa_course.grading.watch import HEADER
-
-    dumps, pack, write = pickle.dumps, HEADER.pack, _write
-
-    def send(message: tuple) -> None:
-        data = dumps(message)
-        write(fd, pack(len(data)) + data)
-
-    return send
+def _compiled(cells: list[tuple[str, str]], problems: list[str]
+              ) -> list[tuple[str, int, Any]]:
+    compiled: list[tuple[str, int, Any]] = []
+    for where, source in cells:
+        try:
+            compiled += [(where, line, code) for line, code in statements(source, where)]
+        except SyntaxError as e:
+            problems.append(f"{where}:{e.lineno or 0}: SyntaxError")
+    return compiled
 
 
 if __name__ == "__main__":

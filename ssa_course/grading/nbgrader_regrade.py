@@ -40,15 +40,16 @@ def trusted_sources(db_url: str, notebook: str, assignment: str) -> dict[str, st
                 if c.locked and c.cell_type == "code"}
 
 
-def regrade(cells: list[dict], trusted: dict[str, str], cwd: str,
-            timeout: float) -> dict[str, tuple[bool, list[dict], bool]]:
+def regrade(cells: list[dict], trusted: dict[str, str], cwd: str, timeout: float,
+            assignment: str = "", hide: tuple[str, ...] = ()
+            ) -> dict[str, tuple[bool, list[dict], bool]]:
     """Run a grading process on ``cells``: ``{grade id: (passed, outputs, kept)}``."""
     from ssa_course.grading.regrade import _path
 
     with tempfile.TemporaryDirectory(prefix="ssa-regrade-") as tmp:
         request, result = os.path.join(tmp, "request"), os.path.join(tmp, "result")
         with open(request, "wb") as f:
-            pickle.dump((cells, trusted, cwd), f)
+            pickle.dump((cells, trusted, cwd, assignment, list(hide)), f)
         done = subprocess.run(
             [sys.executable, "-I", "-S", "-c", _BOOT.format(path=_path()), request, result],
             cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False)
@@ -58,6 +59,16 @@ def regrade(cells: list[dict], trusted: dict[str, str], cwd: str,
         with open(result, "rb") as f:
             return {gid: (passed, outputs, kept) for gid, passed, outputs, kept in
                     pickle.load(f)}
+
+
+def exercise_of(info: dict) -> str:
+    """Which exercise a notebook under autograde is, for its grading copy: the notebook's
+    name (``01-quads``) when the course knows it, else the assignment's (an instructor may
+    release ``01-quads.ipynb`` as assignment ``ps1``)."""
+    from ssa_course.grading.withheld import WITHHELD
+
+    notebook, assignment = str(info.get("notebook", "")), str(info.get("assignment", ""))
+    return notebook if notebook in WITHHELD else assignment
 
 
 class RegradeOutsideKernel(NbGraderPreprocessor):
@@ -74,7 +85,10 @@ class RegradeOutsideKernel(NbGraderPreprocessor):
                  for c in nb.cells]
         try:
             trusted = trusted_sources(info["db_url"], info["notebook"], info["assignment"])
-            verdicts = regrade(cells, trusted, cwd, self.timeout)
+            # the gradebook lies in the course's root, which the sandbox must never show
+            root = os.path.dirname(os.path.realpath(info["db_url"].removeprefix("sqlite:///")))
+            verdicts = regrade(cells, trusted, cwd, self.timeout, exercise_of(info),
+                               (root,))
             failure = None
         except (Exception, subprocess.TimeoutExpired) as e:
             verdicts, failure = {}, f"{type(e).__name__}: {e}"

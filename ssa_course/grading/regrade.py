@@ -40,10 +40,11 @@ import pickle
 import signal
 import subprocess
 import sys
+import tempfile
 import traceback
-import types
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ssa_course.grading import sandbox
@@ -106,13 +107,13 @@ def _value(outcome: Outcome, label: str) -> Any:
 
 @dataclass(frozen=True)
 class _Spec:
-    """A guard's rules, described so the learner's process can rebuild them."""
+    """A guard's rules as the learner's process needs them: the label its messages use
+    and the functions the answer must call (``(module, qualname)`` pairs). What an answer
+    may not call is not a rule there: the sandbox's grading copy does not hold it."""
 
     label: str
     advice: str
-    forbid: tuple[tuple, ...] = ()
-    allow: tuple[tuple, ...] = ()
-    require: tuple[tuple, ...] = ()
+    require: tuple[tuple[str, str], ...] = ()
 
 
 class Remote:
@@ -132,15 +133,13 @@ class Remote:
         return f"<your {self.name}>"
 
 
-def _describe(entry: object) -> tuple:
-    if isinstance(entry, types.ModuleType):
-        return ("module", entry.__name__, "")
+def _describe(entry: object) -> tuple[str, str]:
     if isinstance(entry, (Remote, RemoteGuarded)):
         raise TypeError("a guard's rules cannot name the learner's own functions")
     module, qualname = getattr(entry, "__module__", None), getattr(entry, "__qualname__", None)
     if not isinstance(module, str) or not isinstance(qualname, str):
         raise TypeError(f"cannot send the rule {entry!r} to the learner's process")
-    return ("object", module, qualname)
+    return (module, qualname)
 
 
 class RemoteGuarded(Remote):
@@ -150,8 +149,7 @@ class RemoteGuarded(Remote):
     def __init__(self, remote: Remote, forbid: Iterable[object], allow: Iterable[object],
                  require: Iterable[object], label: str, advice: str) -> None:
         super().__init__(remote.name, remote.run)
-        self.spec = _Spec(label, advice, tuple(map(_describe, forbid)),
-                          tuple(map(_describe, allow)), tuple(map(_describe, require)))
+        self.spec = _Spec(label, advice, tuple(map(_describe, require)))
         # started now, in the test cell's own time: the learner's cells (which may take
         # their 30 s per statement) are not part of the first input's time limit
         self.run.session(self.name, self.spec)
@@ -168,24 +166,28 @@ _BOOT = ("import sys; sys.path[:] = {path!r}; "
 CALL_SECONDS = 10.0  # per call, as check_against's default limit per case
 
 
-def _path() -> list[str]:
-    """The learner's process's ``sys.path``: this one's, with the directory holding
-    ``ssa_course`` first (``-S`` skips the ``.pth`` files an editable install uses)."""
+def _path(package: str | None = None) -> list[str]:
+    """A learner's process's ``sys.path`` (it runs with ``-I -S``): the grading copy (or,
+    with none, the directory holding this ``ssa_course``) first, then this process's
+    path without the checkout (which the sandbox does not show)."""
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    return [root] + [p for p in sys.path if p and p != root]
+    rest = [p for p in sys.path if p and os.path.realpath(p) != os.path.realpath(root)]
+    return [package or root] + rest
 
 
 class Run:
     """The regrade of one notebook: the cells seen so far, the learner's processes of the
-    test cell being run, and the notes for its output."""
+    test cell being run, and the notes for its output. ``package`` is the assignment's
+    grading copy (:mod:`ssa_course.grading.gradingcopy`), ``hide`` the course's root."""
 
-    def __init__(self, cwd: str) -> None:
-        self.cwd = cwd
+    def __init__(self, cwd: str, package: str | None = None,
+                 hide: tuple[str, ...] = ()) -> None:
+        self.cwd, self.package, self.hide = cwd, package, hide
         self.setup: list[tuple[str, str]] = []
         self.cells: list[tuple[str, str]] = []  # (where, source) of the learner's cells
         self.notes: list[str] = []
         self.sessions: dict[tuple[str, _Spec], _Session] = {}
-        self.skip: set[int] = set()  # statements left out, for every later process
+        self.skip: set[Any] = set()  # statements left out, for every later process
 
     def statement_cells(self) -> list[tuple[str, int]]:
         """(cell, line) of each statement of the learner's cells, in order."""
@@ -212,20 +214,52 @@ class Run:
         self.sessions.clear()
 
 
+def _outcome(frame: bytes) -> Outcome:
+    """A learner's process's message as an :class:`Outcome` (validated JSON: see
+    :mod:`ssa_course.grading.wire`)."""
+    from ssa_course.grading.wire import WireError, read
+
+    try:
+        got = read(frame)
+    except WireError as e:
+        return Outcome("died", text=f"your answer could not be read back ({e})")
+    return Outcome(got.kind, value=got.value, text=got.text, category=got.category,
+                   output=got.output)
+
+
 class _Session:
-    """A learner's process serving calls of one function under one guard's rules. A
-    statement of the learner's cells that the watch refuses is left out (a note says so)
-    and the process started again without it."""
+    """A learner's process, in the sandbox, serving calls of one function. A statement of
+    the learner's cells that runs past its time is stopped, the rest of its cell left out
+    (a note says so) and the process started again without it."""
 
     def __init__(self, run: Run, name: str, spec: _Spec) -> None:
         self.run, self.name, self.spec = run, name, spec
         self.dead = False
         self.failed: Outcome | None = None
+        self.home: tempfile.TemporaryDirectory[str] | None = None
         for _ in range(RESTARTS):
             if not self._start():
                 return
         self._fail(Outcome("refused", text=f"more than {RESTARTS} statements of your "
                                            "notebook's cells were left out while grading"))
+
+    def _spawn(self, write_end: int) -> subprocess.Popen[bytes]:
+        from ssa_course.grading import box
+
+        how = box.mode()
+        self.home = tempfile.TemporaryDirectory(prefix="ssa-learner-")
+        home = Path(self.home.name)
+        box.prepare_home(home, Path(self.run.cwd), how)
+        package = self.run.package if how == "bwrap" or self.run.package else None
+        argv = [sys.executable, "-I", "-S", "-c", _BOOT.format(path=_path(package))]
+        limits = box.Limits(memory_bytes=int((MEMORY_GB + 1.5) * (1 << 30)))
+        command = box.command(argv, box.Box(
+            home=home, package=Path(package) if package else None, limits=limits,
+            hide=[Path(p) for p in self.run.hide]))
+        return subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+            stderr=None if os.environ.get("SSA_COURSE_REGRADE_DEBUG") else
+            subprocess.DEVNULL, pass_fds=(write_end,), start_new_session=True)
 
     def _start(self) -> bool:
         """Start the process and run the learner's cells: False when it is ready (or has
@@ -235,17 +269,10 @@ class _Session:
         STATEMENT_SECONDS = float(os.environ.get("SSA_COURSE_STATEMENT_SECONDS", DEFAULT))
         read_end, write_end = os.pipe()
         request = {"fd": write_end, "setup": self.run.setup, "cells": self.run.cells,
-                   "name": self.name, "label": self.spec.label, "advice": self.spec.advice,
-                   "forbid": self.spec.forbid, "allow": self.spec.allow,
-                   "require": self.spec.require, "seconds": CALL_SECONDS,
-                   "skip": set(self.run.skip), "memory_gb": MEMORY_GB}
+                   "name": self.name, "label": self.spec.label,
+                   "require": list(self.spec.require), "skip": set(self.run.skip)}
         try:
-            self.process = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", _BOOT.format(path=_path())],
-                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                stderr=None if os.environ.get("SSA_COURSE_REGRADE_DEBUG") else
-                subprocess.DEVNULL,
-                pass_fds=(write_end,), cwd=self.run.cwd, start_new_session=True)
+            self.process = self._spawn(write_end)
         finally:
             os.close(write_end)
         self.fd, self.reader = read_end, sandbox._Frames(read_end)
@@ -270,30 +297,31 @@ class _Session:
                                   f"notebook's code ({ended.text.split('(')[-1]}")
                 self._fail(ended)
                 return False
-            outcome = sandbox._outcome(frame)
+            outcome = _outcome(frame)
             if outcome.kind == "statement" and outcome.text.isdigit():
                 current = int(outcome.text)
                 continue
-            if outcome.kind == "ready":
-                return False
-            if outcome.kind == "refused" and current is not None:
+            if outcome.kind == "skipped" and current is not None:
                 where, line = self.run.statement_cells()[current]
                 self.run.skip.add(current)
-                self.run.notes.append(f"note: while grading, line {line} of your cell "
-                                      f"{where} was left out: {outcome.text}")
-                self.stop()
-                return True
+                note = (f"note: while grading, line {line} of your cell {where} was left "
+                        "out: it needs a part of ssa_course that is not available while "
+                        "this exercise is graded (the engine's own version of a task)")
+                if note not in self.run.notes:
+                    self.run.notes.append(note)
+                continue
+            if outcome.kind == "ready":
+                return False
             self._fail(outcome)
             return False
 
     def _send(self, data: bytes) -> None:
-        """One frame (pickled data) to the learner's process."""
-        from ssa_course.grading.watch import HEADER
+        """One frame (pickled data: the grader's own) to the learner's process."""
+        from ssa_course.grading.learner import write_frame
 
         try:
             assert self.process.stdin is not None
-            self.process.stdin.write(HEADER.pack(len(data)) + data)
-            self.process.stdin.flush()
+            write_frame(self.process.stdin.fileno(), data)
         except (OSError, ValueError):  # it has ended: its pipe says how
             pass
 
@@ -321,7 +349,7 @@ class _Session:
             outcome = self._ended(CALL_SECONDS, "")
             self.dead = True
             return outcome
-        outcome = sandbox._outcome(frame)
+        outcome = _outcome(frame)
         if outcome.output:
             sys.stdout.write(outcome.output)
         if outcome.kind not in ("value", "raised"):
@@ -351,6 +379,10 @@ class _Session:
         with contextlib.suppress(Exception):
             self.process.wait(timeout=5)
         self.process = None  # type: ignore[assignment]
+        if self.home is not None:
+            with contextlib.suppress(OSError):
+                self.home.cleanup()
+            self.home = None
 
 
 # ------------------------------------------------------------------ the grading process
@@ -419,12 +451,25 @@ def classify(cells: list[dict], trusted: dict[str, str]) -> list[Cell]:
     return out
 
 
-def grade_notebook(cells: list[dict], trusted: dict[str, str], cwd: str) -> list[Verdict]:
-    """Regrade a submission (``cells`` as nbformat dicts); see the module's docstring."""
+def grading_copy(assignment: str) -> str:
+    """The directory of ``assignment``'s grading copy of the package (built once, then
+    cached: :func:`ssa_course.grading.gradingcopy.copy_for`)."""
+    from ssa_course.grading.gradingcopy import copy_for
+
+    cache = os.environ.get("SSA_COURSE_GRADING_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "ssa_course",
+        "grading-copies")
+    return str(copy_for(assignment, Path(cache)))
+
+
+def grade_notebook(cells: list[dict], trusted: dict[str, str], cwd: str,
+                   assignment: str = "", hide: tuple[str, ...] = ()) -> list[Verdict]:
+    """Regrade a submission of ``assignment`` (``cells`` as nbformat dicts; ``hide``: the
+    course's root, kept out of the sandbox); see the module's docstring."""
     sandbox.REGRADE = True  # this process runs no learner's code: nothing to fork
     code = classify(cells, trusted)
     tasks = set().union(*(task_names(c.source) for c in code if c.kind == "test"))
-    run = Run(cwd)
+    run = Run(cwd, grading_copy(assignment), hide)
     ns: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
     ours: set[str] = set()  # names the instructor's cells bound
     # every setup cell runs first in a learner's process (before the watch is armed)
@@ -518,11 +563,12 @@ def _error(error: BaseException) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m ssa_course.grading.regrade REQUEST RESULT``: REQUEST is a pickle of
-    ``(cells, trusted, cwd)``; RESULT gets a pickle of the verdicts."""
+    ``(cells, trusted, cwd, assignment, hide)`` (written by the instructor's nbgrader
+    process); RESULT gets a pickle of the verdicts (plain strings and numbers)."""
     args = sys.argv[1:] if argv is None else argv
     with open(args[0], "rb") as f:
-        cells, trusted, cwd = pickle.load(f)
-    verdicts = grade_notebook(cells, trusted, cwd)
+        cells, trusted, cwd, assignment, hide = pickle.load(f)
+    verdicts = grade_notebook(cells, trusted, cwd, assignment, tuple(hide))
     with open(args[1], "wb") as f:
         pickle.dump([(v.gid, v.passed, v.outputs, v.kept) for v in verdicts], f)
     return 0

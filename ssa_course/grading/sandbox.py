@@ -78,7 +78,8 @@ def can_isolate() -> bool:
     the instructor's code around them runs in that process itself. Not in an autograding
     kernel either (:func:`watch.protect_course` refuses ``os.fork`` there): its checks run
     in-process, and the regrade decides the grades."""
-    return watch.can_fork() and not REGRADE and not watch.PROTECTED
+    return (watch.can_fork() and not REGRADE and not watch.PROTECTED
+            and not os.environ.get("SSA_COURSE_GRADING_BOX"))
 
 
 def in_child() -> bool:

@@ -1,0 +1,169 @@
+"""nbgrader's executing kernel, behind the sandbox's boundary.
+
+The course's ``nbgrader_config.py`` (``tools/make_course.py``) runs autograde's
+notebooks with :class:`BoxedExecute` instead of nbgrader's ``Execute``. Its kernel is
+started by :class:`BoxedKernelManager` inside bubblewrap (:mod:`ssa_course.grading.box`):
+the assignment's grading copy of ``ssa_course``, a private copy of the submission's
+directory, no network, no other process, no course files; the kernel talks to nbgrader
+over Unix sockets in a directory of its own (``transport = "ipc"``), and is interrupted
+by a message (a signal to the sandbox's launcher would not reach it). Before the first
+cell it installs a seccomp filter: no new processes.
+
+Its outputs are capped as they arrive, before nbgrader keeps them
+(:data:`CELL_OUTPUT_BYTES` per cell, :data:`LINE_CHARS` per line): a notebook printing
+60 MB leaves a note, not a 63 MB notebook. The kernel's results never count: the test
+cells are graded again by the regrade (:mod:`ssa_course.grading.nbgrader_regrade`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from jupyter_client.manager import AsyncKernelManager
+from nbgrader.preprocessors import Execute
+
+from ssa_course.grading import box
+
+CELL_OUTPUT_BYTES = 1 << 20  # what one cell's outputs may hold
+LINE_CHARS = 2_000  # a longer printed line is cut
+KERNEL_MEMORY = 6 << 30  # the kernel's address space (its in-kernel checks run in it)
+FIRST_LINES = ("import ssa_course.grading.seccomp as _s; _s.install_no_processes(); "
+               "del _s")
+
+
+class BoxedKernelManager(AsyncKernelManager):
+    """A kernel manager whose kernel runs in the sandbox (see the module's docstring).
+    Set :attr:`box_source` (the submission's directory), :attr:`box_package` (the grading
+    copy) and :attr:`box_hide` (the course's root) before starting it."""
+
+    box_source: Path | None = None
+    box_package: Path | None = None
+    box_hide: tuple[Path, ...] = ()
+    _box_dir: tempfile.TemporaryDirectory[str] | None = None
+
+    def _prepare(self) -> box.Box:
+        how = box.mode()
+        self._box_dir = tempfile.TemporaryDirectory(prefix="ssa-kernel-")
+        top = Path(self._box_dir.name)
+        home, run = top / "home", top / "run"
+        home.mkdir()
+        run.mkdir()
+        box.prepare_home(home, self.box_source, how)
+        self.transport = "ipc"
+        self.connection_file = str(run / "kernel.json")
+        self.ip = str(run / "kernel-ipc")
+        return box.Box(home=home, package=self.box_package, shared=[run],
+                       hide=list(self.box_hide),
+                       limits=box.Limits(memory_bytes=KERNEL_MEMORY))
+
+    def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+        argv = super().format_kernel_cmd(extra_arguments)
+        return box.command(argv, self._sandbox)
+
+    async def _async_pre_start_kernel(self, **kw: Any) -> Any:
+        self._sandbox = self._prepare()
+        spec = self.kernel_spec
+        if spec is not None:
+            spec.interrupt_mode = "message"
+        kw.pop("cwd", None)  # the sandbox chooses its own working directory
+        kw.setdefault("stdout", subprocess.DEVNULL)  # ipykernel's banner, not nbgrader's log
+        return await super()._async_pre_start_kernel(**kw)
+
+    async def _async_cleanup_resources(self, restart: bool = False) -> None:
+        await super()._async_cleanup_resources(restart)
+        if self._box_dir is not None and not restart:
+            with contextlib.suppress(OSError):
+                self._box_dir.cleanup()
+            self._box_dir = None
+
+
+class BoxedExecute(Execute):
+    """nbgrader's ``Execute``, with its kernel in the sandbox and its outputs capped."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["kernel_manager_class"] = BoxedKernelManager
+        super().__init__(*args, **kwargs)
+        self._used: dict[int, int] = {}
+        self._source: Path | None = None
+        self._package: Path | None = None
+        self._hide: tuple[Path, ...] = ()
+
+    def preprocess(self, nb: Any, resources: Any, km: Any = None) -> Any:
+        from ssa_course.grading.nbgrader_regrade import exercise_of
+        from ssa_course.grading.regrade import grading_copy
+
+        info = resources.get("nbgrader", {})
+        path = resources.get("metadata", {}).get("path") or os.getcwd()
+        self._source = Path(path)
+        self._package = Path(grading_copy(exercise_of(info)))
+        db = str(info.get("db_url", "")).removeprefix("sqlite:///")
+        self._hide = (Path(os.path.dirname(os.path.realpath(db))),) if db else ()
+        self._used = {}
+        extra: list[str] = list(getattr(self, "extra_arguments", []))
+        if not any(FIRST_LINES in a for a in extra):
+            self.extra_arguments = [*extra, f"--InteractiveShellApp.exec_lines={FIRST_LINES}"]
+        return super().preprocess(nb, resources, km)
+
+    def create_kernel_manager(self) -> Any:
+        km = super().create_kernel_manager()
+        km.box_source, km.box_package, km.box_hide = self._source, self._package, self._hide
+        return km
+
+    def output(self, outs: list, msg: dict, display_id: str | None,
+               cell_index: int) -> Any:
+        out = super().output(outs, msg, display_id, cell_index)
+        if out is None:
+            return out
+        used = self._used.get(cell_index, 0)
+        left = max(CELL_OUTPUT_BYTES - used, 0)
+        size = _cap(out, left)
+        self._used[cell_index] = used + size
+        if size == 0 and out in outs and left == 0:
+            outs.remove(out)
+            if used < CELL_OUTPUT_BYTES + 1:  # say it once per cell
+                outs.append(_note(f"[output cut: this cell printed more than "
+                                  f"{CELL_OUTPUT_BYTES >> 10} KB]\n"))
+                self._used[cell_index] = CELL_OUTPUT_BYTES + 1
+        return out
+
+
+def _cap(out: Any, left: int) -> int:
+    """Cut one output to ``left`` bytes (long lines cut too): the bytes it keeps."""
+    if out.get("output_type") == "stream":
+        text = cut_lines(str(out.get("text", "")))
+        if len(text) > left:
+            text = text[:left] + "\n[output cut]\n" if left else ""
+        out["text"] = text
+        return len(text)
+    if out.get("output_type") == "error":
+        out["traceback"] = [cut_lines(str(t))[:LINE_CHARS * 4]
+                            for t in list(out.get("traceback", []))[:200]]
+        out["evalue"] = str(out.get("evalue", ""))[:LINE_CHARS]
+        return sum(map(len, out["traceback"])) + len(out["evalue"])
+    data = out.get("data", {})
+    size = sum(len(str(v)) for v in data.values())
+    if size > left:
+        out["data"] = {"text/plain": f"[an output of {size} bytes left out: a cell's "
+                                     f"outputs are capped at {CELL_OUTPUT_BYTES >> 10} KB]"}
+        return 0 if left == 0 else min(left, 200)
+    return size
+
+
+def cut_lines(text: str) -> str:
+    """``text`` with every line longer than :data:`LINE_CHARS` cut, saying so."""
+    if len(text) <= LINE_CHARS:
+        return text
+    return "\n".join(line if len(line) <= LINE_CHARS else
+                     line[:LINE_CHARS] + f" [line cut: {len(line)} characters]"
+                     for line in text.split("\n"))
+
+
+def _note(text: str) -> Any:
+    import nbformat
+
+    return nbformat.v4.new_output("stream", name="stderr", text=text)
