@@ -302,5 +302,7 @@ def compare_dot(program: SeaOfNodes, mode: str, title: str | None = None,
             shown.append(replace(gn, lines=lines, fill=fill))
         return shown, part_edges
 
-    return program_dot(program, parts, title or f"{mode}: {compare_summary(program, table)}",
-                       options)
+    # The summary already names both modes ("pessimistic: ... | optimistic (SCCP): ..."):
+    # the title says which one's types the nodes show, then the summary, once.
+    shown = f"types of the {mode} analysis; {compare_summary(program, table)}"
+    return program_dot(program, parts, title or shown, options)
