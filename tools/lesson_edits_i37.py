@@ -109,6 +109,13 @@ def lesson_00(nb):
             "Coalescing*, TOPLAS 1996; Granlund & Montgomery, PLDI 1994 |\n")
 
 
+    replace(nb, "cell-13", '        print(f"{stage:10} -> {result.error}")',
+            '        print(textwrap.fill(f"{stage:10} -> {result.error}", 100,   # within 100 columns\n'
+            '                            subsequent_indent=" " * 14))')
+    replace(nb, "cell-13", "for stage in ssa_course.stage_names():\n",
+            "import textwrap\n\nfor stage in ssa_course.stage_names():\n")
+
+
 # --------------------------------------------------------------------------------- 03
 def lesson_03(nb):
     replace(nb, "cell-08-7",
@@ -151,6 +158,15 @@ def lesson_03(nb):
             "08's pipeline). The register\nallocator of lesson 11, which coalesces registers in "
             "machine code, keeps a liveness of its\nown.")
     not_outputs(nb, "h23a-df-1", "the two\nnames of a copy")
+    insert_after(nb, "h23a-df-2", claims_cell("claims-03-solver", (
+        "import ssa_course.codegen.liveness as machine_liveness\n"
+        "import ssa_course.quads.coalesce as coalesce_pass\n"
+        "from ssa_course import passes\n"
+        "claim(\"`coalesce`, which merges the two\\nnames of a copy once SSA is left (a pass of lesson 08's pipeline)\",\n"
+        "      (\"coalesce\" in passes.DEFAULT_PIPELINE, coalesce_pass.liveness is liveness), (True, True))\n"
+        "claim(\"The register\\nallocator of lesson 11, which coalesces registers in machine code, keeps a liveness of its\\nown\",\n"
+        "      hasattr(machine_liveness, \"solve\") or hasattr(machine_liveness, \"liveness\"), False)\n"
+        "checked()")))
     replace(nb, "h23a-df-2",
             "    print(f\"{name:21} {'forward' if a.forward else 'backward':9} {meet:12} {show(fact)}\")",
             "    facts = textwrap.wrap(show(fact), 100 - 45) or [\"\"]   # tables fit 100 columns\n"
@@ -218,9 +234,12 @@ def lesson_05(nb):
 def lesson_07(nb):
     replace(nb, "6de1ecfc-1",
             "Among the first changes, the control ones all say \"dead\" (`~ctrl`): the `If`s' "
-            "predicates\nare still `TOP`,",
+            "predicates\nare still `TOP`, so neither side is live *yet*. That is the optimism at "
+            "work — nothing is\nreachable until proven.",
             "Among the first changes, the control ones all say \"dead\" (`~ctrl`) but `Start`'s "
-            "at step 1\n(live: the function is entered). The `If`s' predicates are still `TOP`,")
+            "at step 1\n(live: the function is entered). The `If`s' predicates are still `TOP`, "
+            "so neither side is\nlive *yet*. That is the optimism at work — nothing is reachable "
+            "until proven.")
     cell(nb, "claims-07-dead-first").source = (
         "first = [s for s in result.trace[:12] if fg.graph.nodes[s.node].is_control]\n"
         "says_dead = lambda s: str(s.new).strip(\"[]\").split(\", \")[0] == \"~ctrl\"\n"
@@ -229,6 +248,12 @@ def lesson_07(nb):
         "          but={\"`Start`'s at step 1\": result.trace[0]})\n"
         "claim(\"`Start`'s at step 1\", result.trace[0].label, \"Start\")\n"
         "checked()")
+
+
+    replace(nb, "r53-07-switch-code", "print(switch_line)\n",
+            "print(textwrap.fill(switch_line, 100, subsequent_indent=\"  \"))\n")
+    replace(nb, "r53-07-switch-code", "from ssa_course.lessons.l07_optimistic import compare_modes\n",
+            "import textwrap\n\nfrom ssa_course.lessons.l07_optimistic import compare_modes\n")
 
 
 # --------------------------------------------------------------------------------- 08
@@ -259,6 +284,8 @@ def lesson_08(nb):
         "claim(\"its only user `*#41` stayed in `b32`\",\n"
         "      ([u.id for u in fg.graph.nodes[two].outputs], late[times]), ([times], \"b32\"))\n"
         "claim(\"the real pick hoisted `*#41` to `b8`\", rows[\"*#41\"][3], \"b8\")\n"
+        "claim(\"One row differs from the table above\",\n"
+        "      [name for name, i in by_repr.items() if late[i] != rows[name][2]], [\"2#40\"])\n"
         "checked()")))
     replace(nb, "1bd087a4",
             "redundancy spans iterations. The graph sees `a * b + 7` as one value with no control "
@@ -325,8 +352,8 @@ def lesson_09(nb):
     replace(nb, "9bddeb1c",
             'print("len(a) is in", intervals.LENGTH, "(an array has at most 100,000,000 elements)")',
             'print("len(a) is in", intervals.LENGTH, "(an array has at most 100,000,000 elements)")\n'
-            'print(f"merge two paths: {r(0, 1)} join {r(5, 6)} = {join(r(0, 1), r(5, 6))};  "\n'
-            '      f"both hold: {r(0, 5)} meet {r(3, 9)} = {meet(r(0, 5), r(3, 9))}")')
+            'print(f"merging two paths: {r(0, 1)} join {r(5, 6)} = {join(r(0, 1), r(5, 6))}")\n'
+            'print(f"both facts hold:   {r(0, 5)} meet {r(3, 9)} = {meet(r(0, 5), r(3, 9))}")')
     cell(nb, "claims-09-lattice").source = (
         "claim(\"`[0, 1]` join `[5, 6]` is `[0, 6]`\", join(r(0, 1), r(5, 6)), r(0, 6))\n"
         "merged = join(r(0, 1), r(5, 6))                  # above both: joining either changes nothing\n"
@@ -339,9 +366,9 @@ def lesson_09(nb):
         "full = intervals.add(r(0, INT_MAX), r(1, 1))     # the full range, as `+` that may wrap gives\n"
         "claim(\"The top is \\\"knows nothing\\\" -- here the full 64-bit\\nrange\",\n"
         "      (join(full, r(2, 3)), meet(full, r(2, 3))), (full, r(2, 3)))\n"
-        "a, b = r(0, 1), r(5, 6)\n"
+        "low, high = r(0, 5), r(3, 9)\n"
         "claim(\"`IntType.meet` is this lesson's join and `IntType.join` its meet\",\n"
-        "      (a.meet(b) == join(a, b), a.join(b) == meet(a, b)), (True, True))\n"
+        "      (low.meet(high) == join(low, high), low.join(high) == meet(low, high)), (True, True))\n"
         "checked()")
     c = cell(nb, "claims-09-loop")
     c.source = c.source.replace(
@@ -420,6 +447,22 @@ def lesson_11(nb):
     replace(nb, "13d1a1af", "from ssa_course.codegen.mir import ALLOCATABLE\n",
             "from ssa_course.codegen.mir import ALLOCATABLE\n"
             "from ssa_course.lessons.printing import clip\n")
+    replace(nb, "asm-by-hand",
+            'print(f"r12 is register {n12} = {n12:04b}: B holds the 1, rm the low bits {n12 & 7:03b}, "\n'
+            '      f"which in rm mean \'a SIB byte follows\', so an address based on r12 needs a SIB byte")',
+            'print(f"r12 is register {n12} = {n12:04b}: B holds the 1, rm the low bits {n12 & 7:03b},\\n"\n'
+            '      f"which in rm mean \'a SIB byte follows\', so an address based on r12 needs a SIB byte")')
+    replace(nb, "a64-lengths", 'print("aarch64 main, instructions by length in bytes:", dict(a64_counts))',
+            'print("aarch64 instructions by length in bytes:", dict(a64_counts))')
+    replace(nb, "a64-lengths",
+            'print("x86-64 main, instructions by length in bytes: ", dict(sorted(x86_counts.items())))',
+            'print("x86-64 instructions by length in bytes: ", dict(sorted(x86_counts.items())))')
+    replace(nb, "a64-lengths", "def lengths(image, cs):\n",
+            "def lengths(image, cs):   # main's instructions\n")
+    replace(nb, "a64-run-fib", '        print(f"{via:>16}: {missing}")',
+            '        print(textwrap.fill(f"{via:>16}: {missing}", 100, subsequent_indent=" " * 18))')
+    replace(nb, "a64-run-fib", "from ssa_course import registry\n",
+            "import textwrap\n\nfrom ssa_course import registry\n")
     replace(nb, "7d230d5d", 'print(ssa_course.show(FIB, "disasm", "text")[:1500])',
             'print(clip(ssa_course.show(FIB, "disasm", "text"), 40))')
 
