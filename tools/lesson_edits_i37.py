@@ -82,7 +82,8 @@ def lesson_00(nb):
         "line `✓ checked against the output: ...`. It is a **claim cell**: it checks the text\n"
         "above it against what the cells just showed (here: that the drawing really marks\n"
         "its edges `T` and `F`). Every sentence of a lesson that states an output is either\n"
-        "made by a cell or checked this way, so when the compiler changes and a sentence\n"
+        "built by a cell from the compiler's own values or checked this way, so when the\n"
+        "compiler changes and a sentence\n"
         "stops being true, the lesson stops there with `ClaimError: the lesson says \"...\",\n"
         "but ...` instead of telling you something false. You can open a bar to read the\n"
         "check; you never need to."),

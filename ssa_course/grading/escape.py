@@ -127,20 +127,26 @@ def listing(data: EscapeFunction, glyphs: object = None) -> str:
     """The statements of ``data``, one a line, with a glyph column on allocations when
     ``glyphs`` (a dict name -> glyph) is given. The whole of ``glyphs`` is shown -- an
     answer is drawn with it -- so entries for names that are no allocation, and an answer
-    that is not a dict at all, are listed below the statements rather than dropped."""
+    that is not a dict at all, are listed below the statements rather than dropped.
+
+    (It calls no other function of the course: exercise 10 lets a learner's code call it
+    while the rest of ssa_course is forbidden.)"""
     marks = glyphs if isinstance(glyphs, dict) else {}
     head = ", ".join(f"{n} (argument {k})" for n, k in data.args.items()) or "none"
     lines = [f"function {data.name}; reference arguments: {head}"]
     made = [s[1] for s in data.stmts if s[0] == "new"]
     for s in data.stmts:
-        mark = _mark(marks.get(s[1], "?")) if s[0] == "new" and glyphs is not None else ""
+        mark = ""
+        if s[0] == "new" and glyphs is not None:
+            value = marks.get(s[1], "?")
+            mark = value if isinstance(value, str) and len(value) == 1 else repr(value)
         lines.append(f"  {mark:<2} {s!r}")
     if glyphs is not None and not isinstance(glyphs, dict):
-        lines.append(f"the answer is not a dict name -> glyph: {_short(glyphs)}")
+        lines.append(f"the answer is not a dict name -> glyph: {glyphs!r:.300}")
     extra = [k for k in marks if k not in made]
     if extra:
         lines.append("also in the answer, for names that are no allocation of this function:")
-        lines += [f"  {k!r}: {_short(marks[k])}" for k in extra]
+        lines += [f"  {k!r}: {marks[k]!r:.300}" for k in extra]
     return "\n".join(lines)
 
 
@@ -153,13 +159,4 @@ def answer_text(state: object) -> str:
         named = f"{info.glyph()}  {info}"
     except Exception:  # not a state at all: the value below says what it is
         named = "(not a state the course can name)"
-    return f"{named}\n{_short(state)}"
-
-
-def _mark(value: object) -> str:
-    return value if isinstance(value, str) and len(value) == 1 else repr(value)
-
-
-def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 300 else text[:300] + " ..."
+    return f"{named}\n{state!r:.600}"
