@@ -303,6 +303,8 @@ def compare_dot(program: SeaOfNodes, mode: str, title: str | None = None,
         return shown, part_edges
 
     # The summary already names both modes ("pessimistic: ... | optimistic (SCCP): ..."):
-    # the title says which one's types the nodes show, then the summary, once.
-    shown = f"types of the {mode} analysis; {compare_summary(program, table)}"
+    # the title says which one's types the nodes show, then each half of the summary on a
+    # line of its own.
+    summary = compare_summary(program, table).replace(" | ", "\n")
+    shown = f"types of the {mode} analysis\n{summary}"
     return program_dot(program, parts, title or shown, options)
