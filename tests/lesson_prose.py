@@ -2,7 +2,9 @@
 
 The convention (``docs/lessons.md``): a markdown sentence *states an output* when, once
 the parts that cannot be about an output are set aside, it still holds a number, a number
-word, a comparison of amounts, "prints", a register name or an escape glyph (lesson 10).
+word, a comparison of amounts, "prints", a register name, an escape glyph (lesson 10), a
+superlative of cost ("the lowest cost") or an emphasised quantifier (*every*, **all**,
+**no**: the emphasis says the lesson means every single one, which the output can deny).
 Set aside are headings, fenced code, the reference list, link targets, code spans that quote the
 lesson's own code cells (the program, not what it prints), and the numbering of the course
 itself (lesson 06, exercise 11, section 6, phase 3, rule 2, a year, 64-bit, x86-64,
@@ -20,7 +22,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-CLAIM_HELPERS = {"claim", "claim_in", "claim_line"}
+CLAIM_HELPERS = {"claim", "claim_all", "claim_in", "claim_line"}
 
 _FENCE = re.compile(r"```.*?```", re.S)
 _TAIL = re.compile(r"^#+ (References|The papers behind).*", re.S | re.M)
@@ -39,7 +41,8 @@ _TOKENS = re.compile(
     r"\d|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
     r"fourteen|fifteen|sixteen|twenty|hundred|thousand|million|twice|half|"
     r"fewer|faster|slower|saves?|saved|prints|printed|"
-    r"r[abcd]x|r[sd]i|r[bs]p|e[abcd]x)\b|[✓↑◌]|[*X]′", re.I)
+    r"r[abcd]x|r[sd]i|r[bs]p|e[abcd]x|lowest(?!\s+common)|highest|cheapest|costliest)\b|[✓↑◌]|[*X]′"
+    r"|\*{1,2}(?:every|all|each|none|no|only|never|always)\*{1,2}", re.I)
 
 
 def normalise(text: str) -> str:

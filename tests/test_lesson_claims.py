@@ -15,7 +15,8 @@ import nbformat
 import pytest
 from lesson_prose import audit, claim_tokens, claims_in, output_sentences
 
-from ssa_course.lessons.claims import ClaimError, claim, claim_in, claim_line
+from ssa_course.lessons.claims import ClaimError, checked, claim, claim_all, claim_in, claim_line
+from ssa_course.lessons.printing import clip
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSONS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -43,6 +44,8 @@ def test_claim_cells_are_hidden_and_tagged():
                 continue
             assert "claims" in cell.metadata.get("tags", []), (path.name, cell.id)
             assert cell.metadata.get("jupyter", {}).get("source_hidden"), (path.name, cell.id)
+            # its one visible line: "✓ checked against the output: ..." (lesson 00 explains)
+            assert cell.source.rstrip().endswith("checked()"), (path.name, cell.id)
 
 
 def md(text: str, **meta) -> dict:
@@ -60,6 +63,9 @@ def code(text: str) -> dict:
     "`n` is kept in `rbx` across the call.",
     "The phi reads `[0, 9] + 1`.",
     "So `q` stays `✓′`.",
+    "The parser gives the head a Phi for *every* variable in scope.",
+    "**All** the copies vanish.",
+    "The allocator spills the values with the lowest cost.",
 ])
 def test_sentences_about_outputs_are_found(sentence):
     assert claim_tokens(sentence, code="")
@@ -130,3 +136,45 @@ def test_claim_helpers_raise_with_the_sentence():
     with pytest.raises(ClaimError, match="no line of the cell's output holds 'pop'"):
         claim_line("pops", ["mov a, b"], "pop")
     assert isinstance(ClaimError("s", "p"), AssertionError)
+
+
+@pytest.mark.parametrize("sentence", [
+    "the lowest common ancestor of its uses' blocks",   # a definition, not a cost
+    "every variable the loop names",                     # a quantifier without emphasis
+])
+def test_plain_quantifiers_and_the_lca_are_not_outputs(sentence):
+    assert not claim_tokens(sentence, code="")
+
+
+def test_claim_all_must_name_its_exceptions_in_the_sentence():
+    steps = ["live", "dead", "dead"]
+    claim_all("all say dead but the first", steps[1:], lambda s: s == "dead")
+    claim_all("all say dead but the first", steps, lambda s: s == "dead",
+              but={"the first": steps[0]})
+    with pytest.raises(ClaimError, match="does not hold of"):   # skipped silently: refused
+        claim_all("all say dead", steps, lambda s: s == "dead")
+    with pytest.raises(ClaimError, match="which the sentence does not say"):
+        claim_all("all say dead", steps, lambda s: s == "dead", but={"the first": steps[0]})
+    with pytest.raises(ClaimError, match="holds like the rest"):
+        claim_all("all say dead but the second", steps, lambda s: s == "dead",
+                  but={"the second": steps[1]})
+    with pytest.raises(ClaimError, match="nothing to check"):
+        claim_all("all say dead", [], lambda s: s == "dead")
+
+
+def test_checked_prints_one_quiet_line_for_the_claims_since_the_last(capsys):
+    checked()
+    capsys.readouterr()
+    claim("two", 2, 2)
+    claim_in("a b", "a", "a b")
+    checked()
+    assert capsys.readouterr().out == "✓ checked against the output: 2 claims of the text above\n"
+    checked()  # none since: silent
+    assert capsys.readouterr().out == ""
+
+
+def test_clip_cuts_at_line_boundaries_and_says_how_much_is_left():
+    text = "\n".join(f"line {k}" for k in range(10)) + "\n"
+    assert clip(text, 10) == text
+    assert clip(text, 3) == "line 0\nline 1\nline 2\n... 7 more lines\n"
+    assert clip(text, 9).endswith("line 8\n... 1 more line\n")

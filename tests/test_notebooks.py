@@ -107,6 +107,13 @@ def test_lesson_runs_headless(path):
     kinds = {key for cell in nb.cells if cell.cell_type == "code"
              for o in cell.get("outputs", []) for key in o.get("data", {})}
     assert "image/svg+xml" in kinds or "image/png" in kinds
+    # What a lesson prints fits 100 columns: tables and listings are wrapped, or cut at a
+    # line boundary with ssa_course.lessons.printing.clip, never in the middle of a line.
+    wide = [f"cell {i}, {len(line)} columns: {line[:70]}..."
+            for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
+            for o in cell.get("outputs", []) if o.get("output_type") == "stream"
+            for line in o.get("text", "").splitlines() if len(line) > 100]
+    assert not wide, f"{path.name} prints lines wider than 100 columns:\n" + "\n".join(wide)
 
 
 @pytest.mark.parametrize("path", LESSONS[1:], ids=[p.stem for p in LESSONS[1:]])

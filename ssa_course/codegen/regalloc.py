@@ -121,7 +121,7 @@ class Allocation:
         for k, r in enumerate(self.history, 1):
             lines.append(f"round {k}:")
             if r.coalesced:
-                lines.append("  coalesced: " + ", ".join(f"{a} <- {b}" for a, b in r.coalesced))
+                lines += _wrapped("  coalesced: ", [f"{a} <- {b}" for a, b in r.coalesced])
             for v, c in sorted(r.potential_spills.items(), key=lambda kv: node_key(kv[0])):
                 lines.append(f"  potential spill {v}: weight {c.weight:g} / degree "
                              f"{c.degree} = {c.cost:.3g}")
@@ -141,6 +141,20 @@ class Allocation:
                 else f"(cost {self.spilled.get(v, INFINITE):.3g})")
                 for v, slot in sorted(self.slots.items(), key=lambda kv: node_key(kv[0])))
         return "\n".join(lines) + "\n"
+
+
+def _wrapped(head: str, items: list[str], width: int = 100) -> list[str]:
+    """``head`` and ``items`` joined by commas, in lines of at most ``width`` columns (an item
+    longer than that has a line of its own), continuation lines indented by four."""
+    lines, line = [], head
+    for k, item in enumerate(items):
+        piece = item + ("," if k < len(items) - 1 else "")
+        if line.strip() and line != head and len(line) + len(piece) > width:
+            lines.append(line.rstrip())
+            line = "    "
+        line += piece + " "
+    lines.append(line.rstrip())
+    return lines
 
 
 def throw_targets(fn: MFunction) -> set[str]:

@@ -18,7 +18,7 @@ import os
 from collections.abc import Callable, Generator, Iterable
 from typing import Any
 
-from ssa_course.grading.crash import explain_crash
+from ssa_course.grading.crash import RECURSION, explain_crash, too_deep_for
 from ssa_course.grading.panels import Panels
 from ssa_course.grading.plain import NotPlain, first_difference, kind_name, plain, shown
 from ssa_course.grading.regrade import RemoteFailure
@@ -95,7 +95,7 @@ def check_against(
         print(f"{what}: checked outside this kernel, by the autograder's regrade")
         return
     ordered = sorted(cases, key=size)  # stable: equal sizes keep the caller's order
-    answers = _answers(student, ordered, describe, draw, time_limit)
+    answers = _answers(student, ordered, describe, draw, time_limit, size)
     try:
         for case in ordered:
             # the learner's answer first: the expected one is computed afterwards, in this
@@ -109,8 +109,8 @@ def check_against(
 
 
 def _answers(student: Callable[..., Any], ordered: list, describe: Callable[[Any], str],
-             draw: Callable[[Any], object] | None, seconds: float | None
-             ) -> Generator[object, None, None]:
+             draw: Callable[[Any], object] | None, seconds: float | None,
+             size: Callable[[Any], Any] | None = None) -> Generator[object, None, None]:
     """The learner's raw answer to each case in turn; a failure becomes a Mismatch.
 
     Where it can (:func:`sandbox.can_isolate`), all cases run in one child process, each on
@@ -120,7 +120,7 @@ def _answers(student: Callable[..., Any], ordered: list, describe: Callable[[Any
 
     if not sandbox.can_isolate() or sandbox.in_child():
         for case in ordered:
-            yield _run_student(student, case, describe, draw, seconds)
+            yield _run_student(student, case, describe, draw, seconds, size)
         return
     outcomes = sandbox.stream(lambda case: detach(student(_private_copy(case))), ordered,
                               seconds=seconds)
@@ -129,16 +129,20 @@ def _answers(student: Callable[..., Any], ordered: list, describe: Callable[[Any
             if outcome.kind == "value":
                 yield outcome.value
                 continue
-            raise _failure(outcome, case, describe, draw, seconds)
+            raise _failure(outcome, case, describe, draw, seconds, size)
     finally:
         outcomes.close()
 
 
 def _failure(outcome: Any, case: object, describe: Callable[[Any], str],
-             draw: Callable[[Any], object] | None, seconds: float | None) -> Mismatch:
+             draw: Callable[[Any], object] | None, seconds: float | None,
+             size: Callable[[Any], Any] | None = None) -> Mismatch:
     """The Mismatch for a case that gave no answer (the same words as in-process)."""
     from ssa_course.grading.sandbox import MEMORY_GB
 
+    if RECURSION in outcome.text:
+        _show(case, draw)
+        return _too_deep(outcome.text, case, describe, size)
     if outcome.kind in ("refused",) or outcome.category == "mismatch":
         return Mismatch(outcome.text)
     if outcome.category == "notimpl":
@@ -186,13 +190,17 @@ _UNSET = object()  # "no answer to draw"
 
 
 def _run_student(student: Callable[..., Any], case: object, describe: Callable[[Any], str],
-                 draw: Callable[[Any], object] | None, seconds: float | None) -> object:
+                 draw: Callable[[Any], object] | None, seconds: float | None,
+                 size: Callable[[Any], Any] | None = None) -> object:
     """The learner's raw result on ``case``; a crash or a time-out becomes a Mismatch."""
     try:
         return call_with_limit(student, (_private_copy(case),), seconds)
     except RemoteFailure as e:  # a regrade: the learner's process said why, in its words
-        raise _failure(e.outcome, case, describe, draw, seconds) from None
-    except Mismatch:  # raised by a guard around the answer: its message is for the learner
+        raise _failure(e.outcome, case, describe, draw, seconds, size) from None
+    except Mismatch as e:  # raised by a guard around the answer: its message is for the learner
+        if RECURSION in str(e):
+            _show(case, draw)
+            raise _too_deep(str(e), case, describe, size) from None
         raise
     except NotImplementedError:
         raise Mismatch(NOT_ANSWERED) from None
@@ -202,7 +210,22 @@ def _run_student(student: Callable[..., Any], case: object, describe: Callable[[
                        f"(an endless loop?):\n{describe(case)}") from None
     except (Exception, SystemExit) as e:  # the learner's code crashed: say what, where, on what
         _show(case, draw)
+        if isinstance(e, RecursionError):
+            raise _too_deep(_crash_line(e), case, describe, size) from None
         raise Mismatch(f"{_crash_line(e)}\non this input:\n{describe(case)}") from e
+
+
+def _too_deep(text: str, case: object, describe: Callable[[Any], str],
+              size: Callable[[Any], Any] | None) -> Mismatch:
+    """A RecursionError, told with the input it happened on; on a long input (at least
+    half the recursion limit) the likely cause is the input's length, not a missing base
+    case, and the message says so (and how to walk without recursing)."""
+    import sys
+
+    n = size(case) if size is not None else None
+    if isinstance(n, int) and n >= sys.getrecursionlimit() // 2:
+        text = text.split(": a recursion without a base case")[0] + too_deep_for(n)
+    return Mismatch(f"{text}\non this input:\n{describe(case)}")
 
 
 def _crash_line(error: BaseException) -> str:

@@ -9,6 +9,22 @@ from ssa_course.errors import SsaCourseError
 
 Frame = tuple[str, int, str]  # (file name, line, function) of one traceback entry
 
+RECURSION = "(RecursionError)"  # in every message about a recursion too deep
+
+
+def too_deep_for(size: int) -> str:
+    """What to say after "called itself too deeply (RecursionError)" when the input was
+    long (``size`` of its items): a right recursive walk needs one Python frame per item on
+    its path, and Python stops at its recursion limit, so the cure is a worklist, not a
+    base case."""
+    import sys
+
+    return (f" on an input of {size:,} items: Python allows about "
+            f"{sys.getrecursionlimit():,} nested calls, so a walk that recurses once per "
+            "block or node fails on a long input even when it is right. Walk with a worklist "
+            "instead: a list of what is still to visit; pop one, push what it leads to that "
+            "you have not seen yet")
+
 
 def explain_crash(error: BaseException, frames: list[Frame] | None = None) -> str:
     """One line about an exception raised by the learner's code. ``frames``: its traceback,

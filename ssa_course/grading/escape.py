@@ -125,11 +125,38 @@ def expected_glyphs(fe: FunctionEscapes) -> dict[str, str]:
 
 def listing(data: EscapeFunction, glyphs: object = None) -> str:
     """The statements of ``data``, one a line, with a glyph column on allocations when
-    ``glyphs`` (a dict name -> glyph) is given."""
+    ``glyphs`` (a dict name -> glyph) is given. The whole of ``glyphs`` is shown -- an
+    answer is drawn with it -- so entries for names that are no allocation, and an answer
+    that is not a dict at all, are listed below the statements rather than dropped.
+
+    (It calls no other function of the course: exercise 10 lets a learner's code call it
+    while the rest of ssa_course is forbidden.)"""
     marks = glyphs if isinstance(glyphs, dict) else {}
     head = ", ".join(f"{n} (argument {k})" for n, k in data.args.items()) or "none"
     lines = [f"function {data.name}; reference arguments: {head}"]
+    made = [s[1] for s in data.stmts if s[0] == "new"]
     for s in data.stmts:
-        mark = str(marks.get(s[1], "?")) if s[0] == "new" and glyphs is not None else ""
+        mark = ""
+        if s[0] == "new" and glyphs is not None:
+            value = marks.get(s[1], "?")
+            mark = value if isinstance(value, str) and len(value) == 1 else repr(value)
         lines.append(f"  {mark:<2} {s!r}")
+    if glyphs is not None and not isinstance(glyphs, dict):
+        lines.append(f"the answer is not a dict name -> glyph: {glyphs!r:.300}")
+    extra = [k for k in marks if k not in made]
+    if extra:
+        lines.append("also in the answer, for names that are no allocation of this function:")
+        lines += [f"  {k!r}: {marks[k]!r:.300}" for k in extra]
     return "\n".join(lines)
+
+
+def answer_text(state: object) -> str:
+    """A state as an answer's picture shows it: the glyph and the engine's name when it
+    is a well-formed state, and always the value itself, so a missing or extra key or a
+    value of the wrong type is never hidden behind the name."""
+    try:
+        info = info_of(state)  # type: ignore[arg-type]
+        named = f"{info.glyph()}  {info}"
+    except Exception:  # not a state at all: the value below says what it is
+        named = "(not a state the course can name)"
+    return f"{named}\n{state!r:.600}"

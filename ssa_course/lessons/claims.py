@@ -14,15 +14,23 @@ naming that sentence, the lesson stops with it, and ``make test`` (which runs ev
 lesson) fails. ``tests/test_lesson_claims.py`` checks the other direction: every markdown
 sentence that states an output quotes-matches a claim below it, and every claim quotes a
 sentence the lesson still says. ``docs/lessons.md`` has the whole convention.
+
+A claim cell ends with :func:`checked`, which prints one quiet line ("✓ checked against
+the output: 3 claims of the text above"); lesson 00 explains it once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
+from typing import TypeVar
 
-__all__ = ["ClaimError", "claim", "claim_in", "claim_line"]
+__all__ = ["ClaimError", "checked", "claim", "claim_all", "claim_in", "claim_line"]
 
 _NOTHING = object()
+T = TypeVar("T")
+
+# The sentences claimed since the last :func:`checked` (what its quiet line counts).
+_HELD: list[str] = []
 
 
 class ClaimError(AssertionError):
@@ -40,9 +48,11 @@ def claim(says: str, actual: object, expected: object = _NOTHING) -> None:
     if expected is _NOTHING:
         if not actual:
             raise ClaimError(says, f"the cell finds it false ({actual!r})")
+        _HELD.append(says)
         return
     if actual != expected:
         raise ClaimError(says, f"the cell gives {actual!r}, not {expected!r}")
+    _HELD.append(says)
 
 
 def claim_in(says: str, needle: str, text: str) -> None:
@@ -50,6 +60,7 @@ def claim_in(says: str, needle: str, text: str) -> None:
     if needle not in text:
         shown = text if len(text) <= 400 else text[:400] + " ..."
         raise ClaimError(says, f"{needle!r} is not in the cell's output:\n{shown}")
+    _HELD.append(says)
 
 
 def claim_line(says: str, lines: Iterable[str], *needles: str) -> str:
@@ -60,5 +71,46 @@ def claim_line(says: str, lines: Iterable[str], *needles: str) -> str:
     lines = list(lines)
     for line in lines:
         if all(n in line for n in needles):
+            _HELD.append(says)
             return line
     raise ClaimError(says, f"no line of the cell's output holds {' and '.join(map(repr, needles))}")
+
+
+def claim_all(says: str, items: Iterable[T], holds: Callable[[T], object],
+              but: Mapping[str, T] | None = None) -> None:
+    """Check a sentence about *every* item ("the control ones all say dead"): ``holds``
+    is true of each of ``items`` except those in ``but``. An exception is named by a
+    phrase of the sentence itself (``but={"`Start`": first_step}``), so a claim cannot
+    skip an item the text does not own up to: a phrase missing from ``says``, an item
+    that fails without being named, and a named item that no longer fails all raise."""
+    but = dict(but or {})
+    for phrase in but:
+        if " ".join(phrase.split()) not in " ".join(says.split()):
+            raise ClaimError(says, f"the claim excepts {phrase!r}, which the sentence "
+                             f"does not say")
+    excepted = list(but.values())
+    items = list(items)
+    for name, item in but.items():
+        if item not in items:
+            raise ClaimError(says, f"the exception {name!r} is not among the items")
+        if holds(item):
+            raise ClaimError(says, f"the exception {name!r} holds like the rest: the "
+                             f"sentence need not except it")
+    failing = [item for item in items
+               if not any(item is e or item == e for e in excepted) and not holds(item)]
+    if failing:
+        raise ClaimError(says, f"it does not hold of {failing[:5]!r}"
+                         + (f" and {len(failing) - 5} more" if len(failing) > 5 else ""))
+    if not items:
+        raise ClaimError(says, "there is nothing to check it on")
+    _HELD.append(says)
+
+
+def checked() -> None:
+    """The quiet line a claim cell ends with: how many sentences of the text above the
+    cell's claims just checked against the output (nothing is printed when none ran)."""
+    if _HELD:
+        n = len(_HELD)
+        print(f"✓ checked against the output: {n} claim{'s' if n > 1 else ''} "
+              "of the text above")
+    _HELD.clear()

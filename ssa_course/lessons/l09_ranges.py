@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # modules are imported where they are used: a lesson loads ch
     from ssa_course.passes import PassState
     from ssa_course.son.bce import BceResult
     from ssa_course.son.program import SeaOfNodes
+    from ssa_course.son.types import Type
     from ssa_course.viz.options import DrawOptions
 
 
@@ -93,6 +94,20 @@ def check_stats(comp: Compilation) -> dict[str, tuple[int, int]]:
     """Bounds checks per function before and after elimination."""
     return {name: (len(r.checks), len(r.checks) - len(r.removed()))
             for name, r in analysis(comp).items()}
+
+
+def join(a: Type, b: Type) -> Type:
+    """Lessons 09 and 10's **join** (the start at the bottom, a merge goes up): the least
+    fact true on either path -- for two ranges the smallest range holding both. The
+    engine's types keep Click's names from lessons 06-07 (drawn the other way up), where
+    this is ``meet``."""
+    return a.meet(b)
+
+
+def meet(a: Type, b: Type) -> Type:
+    """Lessons 09 and 10's **meet**: what holds when both facts hold -- for two ranges
+    their intersection (the engine's ``Type.join``, see :func:`join`)."""
+    return a.join(b)
 
 
 def machine_tests(comp: Compilation) -> tuple[int, int]:

@@ -302,5 +302,9 @@ def compare_dot(program: SeaOfNodes, mode: str, title: str | None = None,
             shown.append(replace(gn, lines=lines, fill=fill))
         return shown, part_edges
 
-    return program_dot(program, parts, title or f"{mode}: {compare_summary(program, table)}",
-                       options)
+    # The summary already names both modes ("pessimistic: ... | optimistic (SCCP): ..."):
+    # the title says which one's types the nodes show, then each half of the summary on a
+    # line of its own.
+    summary = compare_summary(program, table).replace(" | ", "\n")
+    shown = f"types of the {mode} analysis\n{summary}"
+    return program_dot(program, parts, title or shown, options)

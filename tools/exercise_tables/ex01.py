@@ -128,8 +128,10 @@ check_against(lambda c: _unreachable(c[0], c[1]), lambda c: c[2], HAND_MADE,
 _chain = {f"b{i}": [f"b{i + 1}"] for i in range(5000)}
 _chain["b5000"] = []
 _chain["lost"] = ["b0"]
-assert _unreachable(_chain, "b0") == {"lost"}, \
-    "a long chain of blocks b0 -> b1 -> ... -> b5000, and 'lost' -> b0: only 'lost' is unreachable"
+check_against(lambda c: _unreachable(c, "b0"), lambda c: {"lost"}, [_chain],
+              describe=lambda c: f"a long chain of {len(c):,} blocks b0 -> b1 -> ... -> b5000, "
+                                 "and 'lost' -> b0 (entry b0: only 'lost' is unreachable)",
+              size=len, what="unreachable set")
 ### BEGIN HIDDEN TESTS
 def _hidden():
     import random

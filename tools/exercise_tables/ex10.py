@@ -9,8 +9,8 @@ SETUP = r'''
 import functools
 import ssa_course
 from ssa_course.grading import check_against
-from ssa_course.grading.escape import (EscapeFunction, expected_glyphs, function_data, info_of,
-                                       listing, state_of, state_text)
+from ssa_course.grading.escape import (EscapeFunction, answer_text, expected_glyphs,
+                                       function_data, info_of, listing, state_of, state_text)
 from ssa_course.grading.forbid import guard
 from ssa_course.lessons.l10_escape import code_escapes
 
@@ -109,7 +109,7 @@ def _describe_pair(case, states=STATES):
     return f"a = {states[case[0]]}\nb = {states[case[1]]}"
 
 def _draw_state(case, answer):
-    return f"{glyph(answer)}  {state_text(answer)}"
+    return answer_text(answer)
 
 check_against(lambda c: _join(STATES[c[0]], STATES[c[1]]), EXPECTED_JOIN.__getitem__,
               list(EXPECTED_JOIN), describe=_describe_pair, what="joined state",
@@ -145,7 +145,7 @@ check_against(lambda c: _store(STATES[c[0]], STATES[c[1]], set(c[2])),
               EXPECTED_STORE.__getitem__, list(EXPECTED_STORE), describe=_describe_store,
               what="state of the stored value",
               size=lambda c: len(repr([STATES[c[0]], STATES[c[1]], c[2]])),
-              draw_answer=lambda c, a: f"{glyph(a)}  {state_text(a)}")
+              draw_answer=lambda c, a: answer_text(a))
 ### BEGIN HIDDEN TESTS
 def _hidden():
     def reference(case):  # the course's worklist: a container's escape and its arguments

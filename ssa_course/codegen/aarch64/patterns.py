@@ -12,6 +12,7 @@ immediates that come in three kinds of field instead of one 32-bit one, ``cbz``/
 from __future__ import annotations
 
 from ssa_course.codegen.patterns import Pattern
+from ssa_course.codegen.patterns import table_text as pattern_table
 
 # Rows are grouped as in x86-64's table, so the two read side by side; each group's
 # comment says what AArch64 changes about the cost model.
@@ -94,10 +95,7 @@ PATTERNS: tuple[Pattern, ...] = (
 )
 
 
-def table_text() -> str:
-    """The table as aligned text (what the lesson prints)."""
-    rows = [("pattern", "matches", "emits", "why")]
-    rows += [(p.name, p.matches, p.emits, p.why) for p in PATTERNS]
-    widths = [min(40, max(len(r[k]) for r in rows)) for k in range(3)]
-    return "\n".join("  ".join(r[k].ljust(widths[k]) for k in range(3)) + "  " + r[3]
-                     for r in rows)
+def table_text(width: int = 100) -> str:
+    """The table as text no wider than ``width`` (what the lesson prints), laid out as
+    x86-64's (:func:`ssa_course.codegen.patterns.table_text`)."""
+    return pattern_table(PATTERNS, width)
