@@ -125,7 +125,10 @@ def command(argv: Sequence[str], box: Box) -> list[str]:
     the sandbox's mounts (or the grader account / nothing, see :func:`mode`)."""
     how = mode()
     env = _environment(box, how)
-    settings = {"limits": asdict(box.limits), "account": _account(how),
+    account = _account(how)
+    if account is not None:
+        _account_cannot_read(box, account)
+    settings = {"limits": asdict(box.limits), "account": account,
                 "env": env if how != "bwrap" else None,
                 "cwd": str(box.home) if how != "bwrap" else None}
     launcher = [sys.executable, "-I", "-S", "-c", LAUNCHER, json.dumps(settings), "--"]
@@ -149,6 +152,23 @@ def _account(how: str) -> list[int] | None:
         raise BoxUnavailable(f"{ACCOUNT_ENV} needs the grader to run as root (to start "
                              f"processes as {name})")
     return [entry.pw_uid, entry.pw_gid]
+
+
+def _account_cannot_read(box: Box, account: list[int]) -> None:
+    """Refuse an account that could read what the sandbox would hide (the course)."""
+    uid, gid = account
+    for path in box.hide:
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        readable = (st.st_mode & 0o005 or (st.st_gid == gid and st.st_mode & 0o050)
+                    or st.st_uid == uid)
+        if readable:
+            raise BoxUnavailable(
+                f"{ACCOUNT_ENV}: the account can read {path} (mode "
+                f"{oct(st.st_mode & 0o777)}): make the course directory unreadable to it "
+                f"('chmod o-rwx {path}')")
 
 
 def inside_path(box: Box, how: str) -> str:

@@ -42,8 +42,9 @@ def trusted_sources(db_url: str, notebook: str, assignment: str) -> dict[str, st
 
 def regrade(cells: list[dict], trusted: dict[str, str], cwd: str, timeout: float,
             assignment: str = "", hide: tuple[str, ...] = ()
-            ) -> dict[str, tuple[bool, list[dict], bool]]:
-    """Run a grading process on ``cells``: ``{grade id: (passed, outputs, kept)}``."""
+            ) -> dict[str, tuple[bool, list[dict], bool, str]]:
+    """Run a grading process on ``cells``: ``{grade id: (passed, outputs, kept, flag)}``
+    (``flag``: why the answer needs a manual look, for the instructor only)."""
     from ssa_course.grading.regrade import _path
 
     with tempfile.TemporaryDirectory(prefix="ssa-regrade-") as tmp:
@@ -57,8 +58,8 @@ def regrade(cells: list[dict], trusted: dict[str, str], cwd: str, timeout: float
             last = (done.stderr.strip().splitlines() or ["no message"])[-1]
             raise RuntimeError(f"the regrade stopped (exit status {done.returncode}): {last}")
         with open(result, "rb") as f:
-            return {gid: (passed, outputs, kept) for gid, passed, outputs, kept in
-                    pickle.load(f)}
+            return {gid: (passed, outputs, kept, flag)
+                    for gid, passed, outputs, kept, flag in pickle.load(f)}
 
 
 def exercise_of(info: dict) -> str:
@@ -105,10 +106,42 @@ class RegradeOutsideKernel(NbGraderPreprocessor):
                                       "the instructor's)",
                     traceback=[f"RegradeError: {failure or 'not regraded'}"])]
                 continue
-            _passed, outputs, kept = found
+            _passed, outputs, kept, flag = found
+            if flag:  # kept for FlagForManualGrade, after SaveAutoGrades; never shown
+                resources.setdefault("ssa_course_flags", {})[meta.get("grade_id")] = flag
             cell.outputs = [nbformat.from_dict(o) for o in outputs]
             if kept:  # its error output (CannotSend) fails the cell: the kernel's result
                 # is never trusted, and the exercise needs a check that can be sent
                 self.log.error("test cell %s of %s could not be regraded",
                                meta.get("grade_id"), info["notebook"])
+        return nb, resources
+
+
+class FlagForManualGrade(NbGraderPreprocessor):
+    """After ``SaveAutoGrades``: a test cell whose answer is the engine's own code
+    (:mod:`ssa_course.grading.similarity`) is marked "needs manual grade" in the
+    gradebook, with one line in autograde's log and in ``<course>/flagged-answers.tsv``
+    (student, notebook, cell, reason). The student's feedback says nothing about it."""
+
+    def preprocess(self, nb: Any, resources: dict) -> tuple[Any, dict]:
+        from nbgrader.api import Gradebook
+
+        flags = resources.get("ssa_course_flags") or {}
+        if not flags:
+            return nb, resources
+        info = resources["nbgrader"]
+        db = str(info["db_url"])
+        with Gradebook(db) as gb:
+            for gid, reason in flags.items():
+                grade = gb.find_grade(gid, info["notebook"], info["assignment"],
+                                      info["student"])
+                grade.needs_manual_grade = True
+                gb.db.commit()
+                self.log.warning("needs manual grade: %s, %s, %s: %s", info["student"],
+                                 info["notebook"], gid, reason)
+        report = os.path.join(os.path.dirname(db.removeprefix("sqlite:///")),
+                              "flagged-answers.tsv")
+        with open(report, "a", encoding="utf-8") as f:
+            for gid, reason in flags.items():
+                f.write(f"{info['student']}\t{info['notebook']}\t{gid}\t{reason}\n")
         return nb, resources

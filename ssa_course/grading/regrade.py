@@ -73,6 +73,7 @@ class Verdict:
     passed: bool
     outputs: list[dict] = field(default_factory=list)
     kept: bool = False  # could not be regraded (see CannotSend): it fails
+    flag: str = ""  # for the instructor only: why this answer needs a manual look
 
 
 # ------------------------------------------------------------------ the learner's names
@@ -456,9 +457,14 @@ def grading_copy(assignment: str) -> str:
     cached: :func:`ssa_course.grading.gradingcopy.copy_for`)."""
     from ssa_course.grading.gradingcopy import copy_for
 
+    from ssa_course.grading.box import ACCOUNT_ENV
+
     cache = os.environ.get("SSA_COURSE_GRADING_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "ssa_course",
         "grading-copies")
+    if os.environ.get(ACCOUNT_ENV) and not os.environ.get("SSA_COURSE_GRADING_CACHE"):
+        # the grader account must read the copy: not under a private home directory
+        cache = os.path.join(tempfile.gettempdir(), f"ssa_course-grading-{os.getuid()}")
     return str(copy_for(assignment, Path(cache)))
 
 
@@ -490,8 +496,25 @@ def grade_notebook(cells: list[dict], trusted: dict[str, str], cwd: str,
             run.end_cell()
         if cell.kind == "test":
             kept = any(o.get("ename") == "CannotSend" for o in outputs)
-            verdicts.append(Verdict(cell.gid, passed, outputs, kept))
+            flag = _copied(task_names(cell.source), run.cells, assignment)
+            verdicts.append(Verdict(cell.gid, passed, outputs, kept, flag))
     return verdicts
+
+
+def _copied(names: set[str], cells: list[tuple[str, str]], exercise: str) -> str:
+    """Why the learner's cells that define ``names`` need a manual look (their code is
+    the engine's own, :mod:`ssa_course.grading.similarity`), or ``""``."""
+    from ssa_course.grading.similarity import copied_from
+
+    for where, source in cells:
+        if not names & bound_names(source):
+            continue
+        found = copied_from(source, exercise)
+        if found is not None:
+            entry, score = found
+            return (f"{where.strip('<>')} matches ssa_course's own {entry.replace(':', '.')} "
+                    f"({score:.0%} of its code, names and layout aside)")
+    return ""
 
 
 def _execute(cell: Cell, ns: dict, run: Run) -> tuple[list[dict], bool]:
@@ -570,7 +593,7 @@ def main(argv: list[str] | None = None) -> int:
         cells, trusted, cwd, assignment, hide = pickle.load(f)
     verdicts = grade_notebook(cells, trusted, cwd, assignment, tuple(hide))
     with open(args[1], "wb") as f:
-        pickle.dump([(v.gid, v.passed, v.outputs, v.kept) for v in verdicts], f)
+        pickle.dump([(v.gid, v.passed, v.outputs, v.kept, v.flag) for v in verdicts], f)
     return 0
 
 
