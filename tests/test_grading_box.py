@@ -35,7 +35,8 @@ def test_a_boxed_process_sees_no_course_no_network_no_other_process(tmp_path):
             "print(os.getcwd(), 'SSA_TEST_BOX' in os.environ)\n"
             "try:\n    socket.create_connection(('127.0.0.1', 22), 1)\n"
             "except OSError as e:\n    print('no network', e.errno)\n"
-            "try:\n    open(sys.executable, 'ab')\nexcept OSError as e:\n    print('read-only', e.errno)\n")
+            "try:\n    open(sys.executable, 'ab')\n"
+            "except OSError as e:\n    print('read-only', e.errno)\n")
     os.environ["SSA_TEST_BOX"] = "1"
     try:
         done = _run(code, tmp_path, hide=[secret.parent])

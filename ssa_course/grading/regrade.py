@@ -455,9 +455,8 @@ def classify(cells: list[dict], trusted: dict[str, str]) -> list[Cell]:
 def grading_copy(assignment: str) -> str:
     """The directory of ``assignment``'s grading copy of the package (built once, then
     cached: :func:`ssa_course.grading.gradingcopy.copy_for`)."""
-    from ssa_course.grading.gradingcopy import copy_for
-
     from ssa_course.grading.box import ACCOUNT_ENV
+    from ssa_course.grading.gradingcopy import copy_for
 
     cache = os.environ.get("SSA_COURSE_GRADING_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "ssa_course",
