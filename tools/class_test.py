@@ -7,13 +7,16 @@ panels send:
 
 * the instructor (Formgrader's API): generate and release the assignment;
 * the students (the Assignment List's API): fetch it, write their answers through the
-  contents API, submit -- ``alice`` correct, ``bob`` with one wrong task, ``carol`` with a
-  cheat (her ``leaders`` calls the engine's own ``find_leaders``, and her notebook rebinds
-  ``check_against`` and ``guard``, so her own kernel's test cells raise nothing);
+  contents API, submit -- ``mallory`` an attacker (graded first: she tries to write the
+  gradebook, overwrite and rename ``victor``'s submission and read the hidden tests),
+  ``alice`` correct, ``bob`` with one wrong task, ``carol`` with a cheat (her ``leaders``
+  calls the engine's own ``find_leaders``, and her notebook rebinds ``check_against`` and
+  ``guard``, so her own kernel's test cells raise nothing), ``victor`` correct;
 * the instructor: collect, autograde each submission, generate and release feedback;
 * the students: fetch their feedback.
 
-Then it checks: the grades (alice full marks, bob exactly the wrong task's points fewer,
+Then it checks: the grades (alice and victor full marks, mallory 0, none of her attacks
+worked, bob exactly the wrong task's points fewer,
 carol less than full marks, at least the cheated task's points fewer -- true of today's
 grader, which refuses the engine in that task, and of a stricter one that scores the
 cheat 0); that the feedback shows no hidden test source;
@@ -55,7 +58,31 @@ from classroom.notebooks import answered, answers_of, hidden_lines
 ROOT = Path(__file__).resolve().parent.parent
 COURSE_ID = "ssa_course"
 NO_CONFIG = "Unwritable directory, please contact your instructor: "
+# mallory attacks, graded first: she writes the gradebook, overwrites and renames victor's
+# submission (collected before anyone is graded) and reads the hidden tests, from her
+# notebook's top level (the kernel) and from inside her answers (the regrade's processes).
+ATTACK = """
+import os, shutil, sqlite3
+def _attack():
+    for _try in (
+        lambda: sqlite3.connect('{course}/gradebook.db').execute(
+            'update grade set manual_score = 100').connection.commit(),
+        lambda: shutil.copy('{course}/release/{a}/{a}.ipynb',
+                            '{course}/submitted/{victim}/{a}/{a}.ipynb'),
+        lambda: os.rename('{course}/submitted/{victim}/{a}/{a}.ipynb', '/tmp/stolen.ipynb'),
+        lambda: print(open('{course}/source/{a}/{a}.ipynb').read()[:100])):
+        try:
+            _try()
+            print('ATTACK WORKED')
+        except Exception:
+            pass
+_attack()
+"""
+STUB = "def {name}(*args):\n    _attack()\n    raise NotImplementedError\n"
 CHANGES = {  # student -> {grade_id of an answer cell: its code}; alice has none
+    "mallory": {"leaders": ATTACK + STUB.format(name="leaders"),
+                "successors": STUB.format(name="successors"),
+                "unreachable": STUB.format(name="unreachable")},
     "alice": {},
     "bob": {"unreachable": "def unreachable(succs, entry):\n    return set()  # forgot it\n"},
     "carol": {"leaders": "from ssa_course.quads.cfg import find_leaders\n"
@@ -66,6 +93,7 @@ CHANGES = {  # student -> {grade_id of an answer cell: its code}; alice has none
                          "guard = _f.guard = lambda fn, **k: fn\n\n"
                          "def leaders(body):  # the engine's own answer\n"
                          "    return find_leaders(Function('f', [], None, body))\n"},
+    "victor": {},  # correct; mallory's victim, graded last
 }
 
 
@@ -168,6 +196,8 @@ class Run:
             self.assignments(role, "fetch")
             path = f"api/contents/{a}/{a}.ipynb"
             released = student.server("GET", path).json()["content"]
+            changes = {k: v.replace("{course}", str(self.course)).replace("{a}", a)
+                       .replace("{victim}", self.names["victor"]) for k, v in changes.items()}
             student.server("PUT", path, json={
                 "type": "notebook", "format": "json",
                 "content": answered(released, {**correct, **changes})})
@@ -198,8 +228,15 @@ class Run:
         score = {r: got.get(self.names[r], {}).get("score") for r in CHANGES}
         self.say(f"scores out of {full}: {score}")
         self.check(set(got) == {self.names[r] for r in CHANGES},
-                   f"the gradebook holds exactly the three students (has {sorted(got)})")
+                   f"the gradebook holds exactly the {len(CHANGES)} students (has {sorted(got)})")
         self.check(score["alice"] == full, f"alice (correct) has full marks: {score['alice']}")
+        self.check(score["victor"] == full,
+                   f"victor (correct, attacked by mallory) has full marks: {score['victor']}")
+        self.check(score["mallory"] == 0, f"mallory (an attacker) scores 0: {score['mallory']}")
+        self.check(not Path("/tmp/stolen.ipynb").exists(), "victor's notebook was not moved")
+        graded = self.course / "autograded" / self.names["mallory"] / a / f"{a}.ipynb"
+        self.check(graded.exists() and "ATTACK WORKED" not in graded.read_text(),
+                   "no attack of mallory's worked (her autograded notebook says so)")
         self.check(score["bob"] == full - lost,
                    f"bob (one wrong task) loses exactly its {lost} points: {score['bob']}")
         # Less than full marks, at least the cheated task's points fewer: true of today's

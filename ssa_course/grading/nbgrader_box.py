@@ -92,6 +92,7 @@ class BoxedExecute(Execute):
         self._source: Path | None = None
         self._package: Path | None = None
         self._hide: tuple[Path, ...] = ()
+        self._missing: set[str] = set()  # names an example could not bind while grading
 
     def preprocess(self, nb: Any, resources: Any, km: Any = None) -> Any:
         from ssa_course.grading.nbgrader_regrade import exercise_of
@@ -103,11 +104,17 @@ class BoxedExecute(Execute):
         self._package = Path(grading_copy(exercise_of(info)))
         db = str(info.get("db_url", "")).removeprefix("sqlite:///")
         self._hide = (Path(os.path.dirname(os.path.realpath(db))),) if db else ()
-        self._used = {}
+        self._used, self._missing = {}, set()
         extra: list[str] = list(getattr(self, "extra_arguments", []))
         if not any(FIRST_LINES in a for a in extra):
             self.extra_arguments = [*extra, f"--InteractiveShellApp.exec_lines={FIRST_LINES}"]
         return super().preprocess(nb, resources, km)
+
+    def preprocess_cell(self, cell: Any, resources: Any, index: int) -> Any:
+        cell, resources = super().preprocess_cell(cell, resources, index)
+        if cell.get("cell_type") == "code":
+            _explain_withheld(cell, self._missing)
+        return cell, resources
 
     def create_kernel_manager(self) -> Any:
         km = super().create_kernel_manager()
@@ -130,6 +137,28 @@ class BoxedExecute(Execute):
                                   f"{CELL_OUTPUT_BYTES >> 10} KB]\n"))
                 self._used[cell_index] = CELL_OUTPUT_BYTES + 1
         return out
+
+
+WITHHELD_NOTE = ("[this example needs the course's own version of a task, which is not "
+                 "available while your notebook is graded]\n")
+
+
+def _explain_withheld(cell: Any, missing: set[str]) -> None:
+    """An example cell that called a withheld function (or used a name such a cell could
+    not bind) shows one line saying so, not a traceback: the kernel's outputs are the
+    feedback's, and the grading copy is what the sandbox holds on purpose."""
+    from ssa_course.grading.regrade import bound_names
+
+    for out in list(cell.get("outputs", [])):
+        if out.get("output_type") != "error":
+            continue
+        name = str(out.get("ename", ""))
+        value = str(out.get("evalue", ""))
+        needed = name == "NameError" and any(f"'{m}'" in value for m in missing)
+        if name == "WithheldError" or needed:
+            missing.update(bound_names(str(cell.get("source", ""))))
+            cell["outputs"] = [o for o in cell["outputs"] if o is not out]
+            cell["outputs"].append(_note(WITHHELD_NOTE))
 
 
 def _cap(out: Any, left: int) -> int:
