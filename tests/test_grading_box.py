@@ -99,3 +99,13 @@ def test_an_account_that_can_read_the_course_is_refused(tmp_path, monkeypatch):
     course.chmod(0o700)
     argv = box.command(["true"], box.Box(home=tmp_path, hide=[course]))
     assert "bwrap" not in argv
+
+
+def test_a_checkout_is_never_bound_an_installed_package_is_hidden(monkeypatch):
+    installed = "/opt/env/lib/python3.11/site-packages/ssa_course"
+    monkeypatch.setattr(box, "_real_package", lambda: installed)
+    assert not box._package_root("/opt/env")  # the class's virtual environment: bound
+    assert installed in box._hidden_dirs(box.Box(home=Path("/")))  # ... the package hidden
+    monkeypatch.setattr(box, "_real_package", lambda: "/work/main/ssa_course")
+    assert box._package_root("/work/main") and box._package_root("/work")
+    assert not box._package_root("/work/main/.venv")

@@ -235,8 +235,10 @@ class Run:
         self.check(score["mallory"] == 0, f"mallory (an attacker) scores 0: {score['mallory']}")
         self.check(not Path("/tmp/stolen.ipynb").exists(), "victor's notebook was not moved")
         graded = self.course / "autograded" / self.names["mallory"] / a / f"{a}.ipynb"
-        self.check(graded.exists() and "ATTACK WORKED" not in graded.read_text(),
-                   "no attack of mallory's worked (her autograded notebook says so)")
+        outputs = json.dumps([c.get("outputs", []) for c in
+                              json.loads(graded.read_text())["cells"]]) if graded.exists() else ""
+        self.check(graded.exists() and "ATTACK WORKED" not in outputs,
+                   "no attack of mallory's worked (her autograded notebook's outputs say so)")
         self.check(score["bob"] == full - lost,
                    f"bob (one wrong task) loses exactly its {lost} points: {score['bob']}")
         # Less than full marks, at least the cheated task's points fewer: true of today's

@@ -242,11 +242,14 @@ def _python_dirs() -> list[str]:
 
 
 def _package_root(path: str) -> bool:
-    """A directory holding the real ``ssa_course`` (a checkout: an editable install or a
-    test run puts it on ``sys.path``) is never bound; a ``site-packages`` directory is,
-    with the package hidden (:func:`_hidden_dirs`)."""
-    return (_within(_real_package(), path)
-            and os.path.basename(path) not in ("site-packages", "dist-packages"))
+    """Is ``path`` the checkout holding the real ``ssa_course`` (an editable install or a
+    test run puts it on ``sys.path``), or above it? Such a directory is never bound. An
+    installed package lies in a ``site-packages`` directory, which is bound (with the
+    virtual environment around it) and the package hidden (:func:`_hidden_dirs`)."""
+    holder = os.path.dirname(_real_package())
+    if os.path.basename(holder) in ("site-packages", "dist-packages"):
+        return False
+    return _within(holder, path)
 
 
 def _real_package() -> str:
