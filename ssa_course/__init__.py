@@ -23,6 +23,7 @@ from ssa_course import params
 from ssa_course.compilation import KINDS, Compilation, compile_source, load_file
 from ssa_course.errors import RuntimeTrap, SourceError, SsaCourseError, UsageError, VerifyError
 from ssa_course.runtime import Limits, RunResult
+from ssa_course.srclines import split_lines
 
 __all__ = [
     "Compilation", "Limits", "RunResult", "RuntimeTrap", "SourceError", "SsaCourseError",
@@ -66,7 +67,7 @@ def _around(around: str | int | None) -> str | None:
 def guess_kind(text: str) -> str | None:
     """What a program text holds: "bril" when its first line that is not a ``#`` comment
     starts with ``@`` (a Bril function), "bril-json" for a JSON object, None for Tiny."""
-    for line in text.splitlines():
+    for line in split_lines(text):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue

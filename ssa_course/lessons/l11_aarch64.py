@@ -35,6 +35,7 @@ from ssa_course.lessons.l11_codegen import (
 )
 from ssa_course.registry import Drawer, Runner, add_representation
 from ssa_course.runtime import Limits, Output, Value
+from ssa_course.srclines import split_lines
 
 if TYPE_CHECKING:  # modules are imported where they are used: a lesson loads cheaply
     from ssa_course.codegen.aarch64.compile import CompiledA64
@@ -51,7 +52,7 @@ def compile_machine_a64(comp: Compilation, fuel: bool = True, frame_arrays: bool
     from ssa_course.codegen.aarch64.compile import compile_parts
 
     ssa = scheduled_ssa_quads(comp)
-    lines = comp.source.splitlines() if comp.kind == "tiny" else None
+    lines = split_lines(comp.source) if comp.kind == "tiny" else None
     return compile_parts(ssa, lines, fuel=fuel, frame_arrays=frame_arrays)
 
 
