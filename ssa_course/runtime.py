@@ -54,11 +54,12 @@ def decimal_value(text: str) -> int | None:
     return -value if text.startswith("-") else value
 
 
-def limit_problem(value: int, shown: str | None = None) -> str | None:
+def limit_problem(value: int, shown: str | None = None, low: int = 1) -> str | None:
     """Why ``value`` is not a step or depth limit (the accepted range is ``1..MAX_LIMIT``
-    in every stage), or None; ``shown`` is how the message writes the value (its text)."""
-    if value < 1:
-        return f"must be at least 1, not {shown or value}"
+    in every stage), or None; ``shown`` is how the message writes the value (its text).
+    ``low``: another least value for a count of the same kind (``--radius``: 0)."""
+    if value < low:
+        return f"must be at least {low}, not {shown or value}"
     if value > MAX_LIMIT:
         return f"must be at most {MAX_LIMIT} (2^63-1), not {shown or show_int(value)}"
     return None

@@ -136,6 +136,7 @@ STRINGS = (
     ("rt_str_not_bool", "' must be true or false, not '"),
     ("rt_str_lit_true", "true\0"), ("rt_str_lit_false", "false\0"),
     ("rt_str_wfail", "error: cannot write standard output\n"),
+    ("rt_str_hex", "0123456789abcdef"),
 )
 _LENGTHS = {label: strlen(text) for label, text in STRINGS}
 

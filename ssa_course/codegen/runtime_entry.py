@@ -146,15 +146,37 @@ rt_arg_error:
     mov rsi, r13
     mov rdx, r14
     call rt_err_write
-    mov rsi, rbx
-    xor edx, edx
-.Larg_strlen:
-    cmp byte ptr [rsi + rdx], 0
-    je .Larg_text
-    inc rdx
-    jmp .Larg_strlen
-.Larg_text:
+# the argument's bytes as args.shown_argument quotes them: printable ASCII as is, any
+# other byte as \\xNN (the message stays one line, the same as the interpreters')
+.Larg_byte:
+    movzx eax, byte ptr [rbx]
+    test eax, eax
+    jz .Larg_end
+    lea rsi, [rip + rt_numbuf]
+    cmp eax, 32
+    jb .Larg_escape
+    cmp eax, 126
+    ja .Larg_escape
+    mov byte ptr [rsi], al
+    mov edx, 1
+    jmp .Larg_write
+.Larg_escape:
+    mov byte ptr [rsi], 92
+    mov byte ptr [rsi + 1], 120
+    lea rdi, [rip + rt_str_hex]
+    mov ecx, eax
+    shr ecx, 4
+    movzx ecx, byte ptr [rdi + rcx]
+    mov byte ptr [rsi + 2], cl
+    and eax, 15
+    movzx eax, byte ptr [rdi + rax]
+    mov byte ptr [rsi + 3], al
+    mov edx, 4
+.Larg_write:
     call rt_err_write
+    inc rbx
+    jmp .Larg_byte
+.Larg_end:
     lea rsi, [rip + rt_str_quote_nl]
     mov edx, 2
     call rt_err_write

@@ -115,15 +115,35 @@ rt_arg_error:
     mov x1, x21
     mov x2, x22
     bl rt_err_write
-    mov x1, x19
-    movz x2, #0
-.Larg_strlen:
-    ldrb w9, [x1, x2]
-    cbz x9, .Larg_text
-    add x2, x2, #1
-    b .Larg_strlen
-.Larg_text:
+// the argument's bytes as args.shown_argument quotes them: printable ASCII as is, any
+// other byte as \\xNN (the message stays one line, the same as the interpreters')
+.Larg_byte:
+    ldrb w9, [x19]
+    cbz x9, .Larg_end
+{rt.addr("x1", "rt_numbuf")}    cmp x9, #32
+    b.lo .Larg_escape
+    cmp x9, #126
+    b.hi .Larg_escape
+    strb w9, [x1]
+    movz x2, #1
+    b .Larg_write
+.Larg_escape:
+    movz x10, #92
+    strb w10, [x1]
+    movz x10, #120
+    strb w10, [x1, #1]
+{rt.addr("x11", "rt_str_hex")}    lsr x10, x9, #4
+    ldrb w10, [x11, x10]
+    strb w10, [x1, #2]
+    and x10, x9, #15
+    ldrb w10, [x11, x10]
+    strb w10, [x1, #3]
+    movz x2, #4
+.Larg_write:
     bl rt_err_write
+    add x19, x19, #1
+    b .Larg_byte
+.Larg_end:
 {rt.addr("x1", "rt_str_quote_nl")}    movz x2, #2
     bl rt_err_write
     movz x0, #1
