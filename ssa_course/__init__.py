@@ -143,6 +143,7 @@ def show(source: str | Compilation, view: str = "cfg", fmt: str | None = None, *
         from ssa_course.viz.options import DrawOptions
 
         _assembler("show", assembler)
+        params.draw_options("show", function, around, radius, budget)
         options = DrawOptions(function=function, around=_around(around), radius=radius,
                               budget=budget)
         from ssa_course.codegen.assemble import using_assembler
@@ -187,6 +188,7 @@ def linked(source: str | Compilation, *views: str, function: str | None = None,
         from ssa_course.magic import linked_widget
         from ssa_course.viz.options import DrawOptions
 
+        params.draw_options("linked", function, around, radius, budget)
         options = DrawOptions(function=function, around=_around(around), radius=radius,
                               budget=budget)
         return linked_widget(comp, list(views), options)
