@@ -29,10 +29,7 @@ from ssa_course.output import refuse_inputs, write_output
 from ssa_course.runtime import (
     DEFAULT_DEPTH_LIMIT,
     DEFAULT_STEP_LIMIT,
-    INT_MAX,
     Limits,
-    decimal_value,
-    shorten_number,
 )
 from ssa_course.signals import Terminated, raising_on_termination
 
@@ -50,16 +47,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 _LIMIT_HELP = "a whole number from 1 to 2^63-1; more is an error"
-
-
-def _whole(text: str) -> int:
-    """A count option's text (``--radius``, ``--budget``): ASCII digits, like every number
-    on the command line (``' 5'`` and full-width digits are refused, as for ``--steps``)."""
-    value = decimal_value(text)
-    if value is None or text.startswith("-") or value > INT_MAX:
-        raise argparse.ArgumentTypeError(f"expected a whole number, not "
-                                         f"'{shorten_number(text)}'")
-    return value
 
 
 ASSEMBLERS = ("gnu", "keystone", "own")  # toolchain.ASSEMBLERS, without importing codegen
@@ -131,11 +118,12 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
                       "main, or every function when they are small)")
     show.add_argument("--around", metavar="N", help="draw only the nodes near node N "
                       "(a sea-of-nodes id such as 12, or a block name)")
-    show.add_argument("--radius", type=_whole, default=2, metavar="R",
-                      help="with --around: how many edges away (default 2)")
-    show.add_argument("--budget", type=_whole, default=150, metavar="K",
+    show.add_argument("--radius", metavar="R",
+                      help="with --around: how many edges away (default 2; a whole number "
+                      "from 0 to 2^63-1)")
+    show.add_argument("--budget", metavar="K",
                       help="draw at most K nodes, saying what was left out (0: no limit; "
-                      "default 150)")
+                      "default 150; a whole number from 0 to 2^63-1)")
     _add_assembler(show)
 
     opt = sub.add_parser("opt", help="optimize a program with a pipeline of passes and "
@@ -242,6 +230,9 @@ def _cmd_show(ns: argparse.Namespace) -> int:
     if ns.format == "html":
         return _show_html(ns)
     if "," in ns.view:
+        from ssa_course.registry import name_list
+
+        name_list(ns.view, "--as")  # an empty name first: the list itself is wrong
         raise UsageError("several representations (--as A,B) need --format html")
     comp, options = _show_input(ns)
     with _assembler(ns):
@@ -261,8 +252,10 @@ def _show_input(ns: argparse.Namespace) -> tuple[Compilation, DrawOptions]:
 
     if ns.output is not None:
         refuse_inputs(ns.output, [ns.file])  # before any work, not only before writing
-    options = DrawOptions(function=ns.function, around=ns.around, radius=ns.radius,
-                          budget=ns.budget or None)
+    radius = 2 if ns.radius is None else parse_limit("--radius", ns.radius, 0)
+    budget = 150 if ns.budget is None else parse_limit("--budget", ns.budget, 0)
+    options = DrawOptions(function=ns.function, around=ns.around, radius=radius,
+                          budget=budget or None)
     return load_file(ns.file), options
 
 
@@ -271,10 +264,8 @@ def _show_html(ns: argparse.Namespace) -> int:
     from ssa_course import registry
     from ssa_course.linked_page import linked_page
 
-    names = [v.strip() for v in ns.view.split(",")]
-    if not all(names):
-        raise UsageError(f"empty representation name in --as '{ns.view}'")
-    names = [registry.representation(_targeted(n, ns.target)).name for n in names]
+    names = [registry.representation(_targeted(n, ns.target)).name
+             for n in registry.name_list(ns.view, "--as")]
     comp, options = _show_input(ns)
     with _assembler(ns):
         page = linked_page(comp, names, options)
