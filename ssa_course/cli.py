@@ -195,7 +195,7 @@ def _cmd_run(ns: argparse.Namespace) -> int:
 
     limits = Limits(_limit_or("--steps", ns.steps, DEFAULT_STEP_LIMIT),
                     _limit_or("--depth", ns.depth, DEFAULT_DEPTH_LIMIT))
-    via = registry.representation(_targeted(ns.via, ns.target)).name
+    via = registry.representation(_targeted(ns.via, ns.target, ns.assembler)).name
     with _assembler(ns):
         comp = load_file(ns.file)
         result = stages.run(comp, list(ns.args), via=via, limits=limits, sink=_write_out)
@@ -236,7 +236,7 @@ def _cmd_show(ns: argparse.Namespace) -> int:
         raise UsageError("several representations (--as A,B) need --format html")
     comp, options = _show_input(ns)
     with _assembler(ns):
-        data = views.render(comp, _targeted(ns.view, ns.target), ns.format, options)
+        data = views.render(comp, _targeted(ns.view, ns.target, ns.assembler), ns.format, options)
     if ns.output is not None:
         write_output(ns.output, data, [ns.file])
         return 0
@@ -264,7 +264,7 @@ def _show_html(ns: argparse.Namespace) -> int:
     from ssa_course import registry
     from ssa_course.linked_page import linked_page
 
-    names = [registry.representation(_targeted(n, ns.target)).name
+    names = [registry.representation(_targeted(n, ns.target, ns.assembler)).name
              for n in registry.name_list(ns.view, "--as")]
     comp, options = _show_input(ns)
     with _assembler(ns):
@@ -310,10 +310,18 @@ def _cmd_passes() -> int:
     return 0
 
 
-def _targeted(stage: str, target: str | None) -> str:
-    """``stage`` for ``--target`` (none given: the host's, for machine-code stages)."""
-    from ssa_course.codegen.target import MACHINE_STAGES, host_target, stage_for_target
+def _targeted(stage: str, target: str | None, assembler: str | None = None) -> str:
+    """``stage`` for ``--target`` (none given: the host's, for machine-code stages);
+    ``--assembler`` with a stage that makes no machine code is refused as ``--target`` is."""
+    from ssa_course.codegen.target import (
+        MACHINE_STAGES,
+        host_target,
+        machine_only,
+        stage_for_target,
+    )
 
+    if assembler is not None:
+        machine_only("--assembler", stage)
     if target is None:
         if stage not in MACHINE_STAGES or host_target() == "x86-64":
             return stage
