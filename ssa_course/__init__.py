@@ -89,10 +89,11 @@ def _assembler(func: str, assembler: object) -> None:
 
 def run(source: str | Compilation, *args: object, via: str = "quads",
         steps: int | None = None, depth: int | None = None,
-        assembler: str | None = None) -> RunResult:
+        assembler: str | None = None, timeout: int | None = None) -> RunResult:
     """Run a program through stage ``via``; arguments may be Python ints/bools or strings.
     ``assembler`` ("gnu", "keystone", "own") makes the machine code of the ``native`` and
-    ``emulated`` stages (default: the first installed of those).
+    ``emulated`` stages (default: the first installed of those). ``timeout``: seconds of
+    wall-clock time a machine-code run may take (``run --timeout``; default 60).
 
     Never raises for the program's mistakes: look at ``.status`` and ``.error`` (an
     assembler that is not installed is status 1 with the reason). A wrong call
@@ -105,6 +106,7 @@ def run(source: str | Compilation, *args: object, via: str = "quads",
         params.name_in("run", "via", via, stage_names(), "stage")
         params.limit("run", "steps", steps)
         params.limit("run", "depth", depth)
+        params.limit("run", "timeout", timeout)
         _assembler("run", assembler)
         argv = [params.main_arg("run", i, a) for i, a in enumerate(args, start=1)]
     except SsaCourseError as e:
@@ -114,6 +116,8 @@ def run(source: str | Compilation, *args: object, via: str = "quads",
         limits.steps = steps
     if depth is not None:
         limits.depth = depth
+    if timeout is not None:
+        limits.timeout = timeout
     from ssa_course.codegen.assemble import using_assembler
 
     try:

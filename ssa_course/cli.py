@@ -29,6 +29,7 @@ from ssa_course.output import refuse_inputs, write_output
 from ssa_course.runtime import (
     DEFAULT_DEPTH_LIMIT,
     DEFAULT_STEP_LIMIT,
+    DEFAULT_TIMEOUT,
     Limits,
 )
 from ssa_course.signals import Terminated, raising_on_termination
@@ -92,6 +93,10 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
                      help=f"step limit (default {DEFAULT_STEP_LIMIT:,}; {_LIMIT_HELP})")
     run.add_argument("--depth", default=None, metavar="N",
                      help=f"call depth limit (default {DEFAULT_DEPTH_LIMIT:,}; {_LIMIT_HELP})")
+    run.add_argument("--timeout", default=None, metavar="SECONDS",
+                     help=f"wall-clock limit of a machine-code run (native, qemu, emulated; "
+                     f"default {DEFAULT_TIMEOUT} s; {_LIMIT_HELP}); a compiled executable "
+                     "has none")
     _add_assembler(run)
     run.add_argument("--target", default=None, metavar="T", help=_TARGET_HELP)
     run.add_argument("file", metavar="FILE")
@@ -194,7 +199,8 @@ def _cmd_run(ns: argparse.Namespace) -> int:
     from ssa_course import registry, stages
 
     limits = Limits(_limit_or("--steps", ns.steps, DEFAULT_STEP_LIMIT),
-                    _limit_or("--depth", ns.depth, DEFAULT_DEPTH_LIMIT))
+                    _limit_or("--depth", ns.depth, DEFAULT_DEPTH_LIMIT),
+                    timeout=_limit_or("--timeout", ns.timeout, DEFAULT_TIMEOUT))
     via = registry.representation(_targeted(ns.via, ns.target, ns.assembler)).name
     with _assembler(ns):
         comp = load_file(ns.file)
@@ -405,7 +411,7 @@ def _flush_out() -> None:
         raise _StdoutError(e) from None
 
 
-_RUN_VALUE_OPTIONS = ("--via", "--steps", "--depth", "--assembler", "--target")
+_RUN_VALUE_OPTIONS = ("--via", "--steps", "--depth", "--timeout", "--assembler", "--target")
 
 
 def split_run_argv(argv: list[str]) -> tuple[list[str], list[str]]:

@@ -14,8 +14,8 @@ from collections.abc import Callable
 
 from ssa_course.codegen import toolchain
 from ssa_course.codegen.assemble import Image
+from ssa_course.codegen.child import DEFAULT_TIMEOUT_S
 from ssa_course.codegen.emulator import (
-    DEFAULT_TIMEOUT_S,
     EXIT,
     MMAP,
     SIGILL,

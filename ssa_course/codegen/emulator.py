@@ -25,7 +25,6 @@ STACK_TOP = 0x7FFF_F000_0000
 STACK_BYTES = 1 << 20  # the loader's stack: only the arguments live there (_start moves)
 MMAP_BASE = 0x1000_0000_0000
 ENOSYS, EBADF, ENOMEM = 38, 9, 12
-DEFAULT_TIMEOUT_S = 60.0
 SLICE_S = 0.25  # emulation runs in slices this long: signals are handled in between
 SIGILL, SIGSEGV = 4, 11
 WRITE, MMAP, EXIT = "write", "mmap", "exit_group"
@@ -208,7 +207,9 @@ def _emulate(m: Machine, entry: int, timeout_s: float, max_instructions: int) ->
     instruction count (``max_instructions``) is one run: unicorn cannot say how far a
     slice got."""
     if max_instructions:
-        m.uc.emu_start(entry, 0, timeout=int(timeout_s * 1_000_000), count=max_instructions)
+        # unicorn's timeout is a 64-bit count of microseconds: 10^12 s is as good as none
+        m.uc.emu_start(entry, 0, timeout=int(min(timeout_s, 1e12) * 1_000_000),
+                       count=max_instructions)
         return
     deadline = time.monotonic() + timeout_s
     start = entry

@@ -75,7 +75,8 @@ def _run_emulated(compiled: CompiledA64, args: list[Value], out: Output,
     from ssa_course.codegen.aarch64.emulate import run_values_emulated
 
     toolchain.require(toolchain.emulator_missing())
-    return run_values_emulated(image_of_a64(compiled, limits), args, out)
+    return run_values_emulated(image_of_a64(compiled, limits), args, out,
+                               limits.timeout)
 
 
 def _run_qemu(compiled: CompiledA64, args: list[Value], out: Output, limits: Limits) -> int:
@@ -83,7 +84,7 @@ def _run_qemu(compiled: CompiledA64, args: list[Value], out: Output, limits: Lim
     from ssa_course.codegen.aarch64.run import run_values_qemu
 
     toolchain.require(toolchain.qemu_missing())
-    return run_values_qemu(image_of_a64(compiled, limits), args, out)
+    return run_values_qemu(image_of_a64(compiled, limits), args, out, limits.timeout)
 
 
 def _run_native(compiled: CompiledA64, args: list[Value], out: Output,
@@ -92,7 +93,8 @@ def _run_native(compiled: CompiledA64, args: list[Value], out: Output,
     from ssa_course.codegen.aarch64.run import run_values_native_a64
 
     toolchain.require(toolchain.native_missing())
-    return run_values_native_a64(image_of_a64(compiled, limits), args, out)
+    return run_values_native_a64(image_of_a64(compiled, limits), args, out,
+                                 limits.timeout)
 
 
 def _verify(compiled: CompiledA64) -> None:

@@ -79,7 +79,7 @@ def _run_native(compiled: CompiledProgram, args: list[Value], out: Output,
     from ssa_course.codegen.native import run_values_native
 
     toolchain.require(toolchain.native_missing())
-    return run_values_native(image_of(compiled, limits), args, out)
+    return run_values_native(image_of(compiled, limits), args, out, limits.timeout)
 
 
 def _run_emulated(compiled: CompiledProgram, args: list[Value], out: Output,
@@ -88,7 +88,7 @@ def _run_emulated(compiled: CompiledProgram, args: list[Value], out: Output,
     from ssa_course.codegen.emulate import run_values_emulated
 
     toolchain.require(toolchain.emulator_missing())
-    return run_values_emulated(image_of(compiled, limits), args, out)
+    return run_values_emulated(image_of(compiled, limits), args, out, limits.timeout)
 
 
 def _verify(compiled: CompiledProgram) -> None:

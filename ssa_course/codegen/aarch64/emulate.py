@@ -15,8 +15,8 @@ from collections.abc import Callable
 from ssa_course.codegen.aarch64 import toolchain
 from ssa_course.codegen.aarch64.asmtext import SYS_EXIT_GROUP, SYS_MMAP, SYS_WRITE
 from ssa_course.codegen.assemble import Image
+from ssa_course.codegen.child import DEFAULT_TIMEOUT_S
 from ssa_course.codegen.emulator import (
-    DEFAULT_TIMEOUT_S,
     EXIT,
     MMAP,
     SIGILL,
