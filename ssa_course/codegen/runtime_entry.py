@@ -7,11 +7,14 @@ from __future__ import annotations
 from ssa_course.codegen.runtime_abi import (
     HANDLER_RECORD,
     MIN_STACK_BYTES,
-    STACK_BYTES,
+    PROT_NONE,
     SYS_EXIT_GROUP,
+    SYS_MPROTECT,
     RuntimeConfig,
+    guard_bytes,
     handler_bytes,
     length_of,
+    stack_bytes,
     strlen,
 )
 from ssa_course.codegen.runtime_heap import mmap_text
@@ -27,11 +30,14 @@ def start_text(config: RuntimeConfig) -> str:
     """``_start``: stacks, arguments, ``tiny_main``, flush, exit 0."""
     n = len(config.main_params)
     handlers = handler_bytes(config)
-    # The stack: 1 GiB if the address space allows it (ulimit -v), else a quarter, down to
-    # 16 MiB; if even that fails the OS stack is kept.
+    # The stack: sized for the depth limit and the program's largest frame (at least
+    # 1 GiB, runtime_abi.stack_bytes) if the address space allows it (ulimit -v), else a
+    # quarter, down to 16 MiB; if even that fails the OS stack is kept. Its lowest bytes
+    # are a guard (PROT_NONE): a stack mapped smaller than asked ends in a fault there,
+    # never in the mapping below it (the handler records, the heap).
     parts = [f"""_start:
     mov r12, rsp
-    mov r13, {STACK_BYTES}
+    mov r13, {stack_bytes(config)}
 .Lstart_stack_try:
 {mmap_text('r13')}    cmp rax, -4096
     jbe .Lstart_stack_got
@@ -41,6 +47,11 @@ def start_text(config: RuntimeConfig) -> str:
     jmp .Lstart_stack_kept
 .Lstart_stack_got:
     lea rsp, [rax + r13]
+    mov rdi, rax
+    mov rsi, {guard_bytes(config)}
+    mov edx, {PROT_NONE}
+    mov eax, {SYS_MPROTECT}
+    syscall
 .Lstart_stack_kept:
 {_syscall_mmap(handlers, 'rt_out_of_memory')}    mov qword ptr [rip + rt_hstack_base], rax
     mov qword ptr [rip + rt_hstack_top], rax

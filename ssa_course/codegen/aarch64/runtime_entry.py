@@ -7,9 +7,11 @@ from __future__ import annotations
 from ssa_course.codegen.aarch64 import asmtext as rt
 from ssa_course.codegen.runtime_abi import (
     MIN_STACK_BYTES,
-    STACK_BYTES,
+    PROT_NONE,
     RuntimeConfig,
+    guard_bytes,
     length_of,
+    stack_bytes,
     strlen,
 )
 from ssa_course.codegen.runtime_entry import bad_type_message, count_message
@@ -18,9 +20,12 @@ from ssa_course.codegen.runtime_entry import bad_type_message, count_message
 def start_text(config: RuntimeConfig, handlers: int, record: int) -> str:
     """``_start``: stacks, arguments, ``tiny_main``, flush, exit 0."""
     n = len(config.main_params)
+    # the stack sized and guarded as on x86-64 (runtime_entry.start_text): the guard is the
+    # mapping's lowest bytes, made PROT_NONE
+    mprotect = rt.const("x8", rt.SYS_MPROTECT)
     parts = [f"""_start:
     mov x19, sp
-{rt.const("x20", STACK_BYTES)}.Lstart_stack_try:
+{rt.const("x20", stack_bytes(config))}.Lstart_stack_try:
 {rt.mmap("x20")}    cmn x0, #4095
     b.lo .Lstart_stack_got
     lsr x20, x20, #2
@@ -28,8 +33,9 @@ def start_text(config: RuntimeConfig, handlers: int, record: int) -> str:
     b.hs .Lstart_stack_try
     b .Lstart_stack_kept
 .Lstart_stack_got:
-    add x0, x0, x20
-    mov sp, x0
+    add x9, x0, x20
+    mov sp, x9
+{rt.const("x1", guard_bytes(config))}{rt.const("x2", PROT_NONE)}{mprotect}    svc #0
 .Lstart_stack_kept:
 {rt.const("x20", handlers)}{rt.mmap("x20")}    cmn x0, #4095
     b.hs rt_out_of_memory
