@@ -4,7 +4,9 @@ Deep recursion with big frames (1,394 stack arguments, ~22 KB a call) used to ov
 the fixed 1 GiB stack of the machine-code stages into the memory mapped below it and
 crash, where the interpreters printed the answer. ``_start`` now asks for the depth
 limit times the program's largest call level (``runtime_abi.stack_bytes``) and makes the
-mapping's lowest bytes a PROT_NONE guard. The in-process tests shrink the minimum stack
+mapping's lowest bytes a PROT_NONE guard; every function checks the stack left on entry,
+so a stack that could not be mapped that big still ends in ``stack overflow``. The
+in-process tests shrink the minimum stack
 to 16 MiB so that a recursion of a few thousand calls needs more than the minimum: each
 stage must run it, and stop with the interpreters' ``stack overflow`` at the same depth.
 """
@@ -92,15 +94,28 @@ def test_past_the_depth_limit_every_stage_says_stack_overflow(small_minimum_stac
 
 
 @pytest.mark.parametrize("via", [v for v in STAGES if v != "quads"])
-def test_a_stack_mapped_too_small_ends_at_its_guard(monkeypatch, via):
+def test_a_stack_mapped_too_small_says_stack_overflow(monkeypatch, via):
     """When the stack cannot be as big as asked (here: forced to 16 MiB, as ulimit -v
-    would), running off its end faults in the guard -- one crash line -- instead of
-    writing over the mapping below it."""
+    would), each function's entry check against the stack limit stops the run with the
+    interpreters' message -- earlier than they would, never a crash or a write into the
+    mapping below the stack."""
     monkeypatch.setattr(runtime_abi, "STACK_BYTES", 1 << 24)
     monkeypatch.setattr(runtime_abi, "MAX_STACK_BYTES", 1 << 24)
     r = ssa_course.run(deep_program(), 6_000, via=via, depth=10_000)
-    assert r.status == 2 and "code crashed (SIGSEGV" in r.error, (via, r.error)
-    assert r.stdout == ""
+    assert (r.status, r.stdout, r.error) == (2, "", "error: stack overflow"), via
+
+
+def test_every_function_checks_the_stack_left_and_start_guards_it():
+    from ssa_course.lessons.l11_aarch64 import compile_machine_a64
+    from ssa_course.lessons.l11_codegen import compile_machine
+
+    comp = compile_source(deep_program(3), "small.tiny")
+    x86 = compile_machine(comp).source(None, 100)
+    assert x86.count("cmp rsp, qword ptr [rip + rt_stack_limit]") == 2  # f and main
+    assert "mov qword ptr [rip + rt_stack_limit], rcx" in x86
+    a64 = compile_machine_a64(comp).source(None, 100)
+    assert a64.count("cmp x16, x18") == 2 and "add x18, x18, x0" in a64
+    assert "movz x8, #0xe2\n    svc #0" in a64  # mprotect (226): the guard
 
 
 @pytest.mark.skipif(toolchain.native_missing() is not None, reason="needs x86-64 Linux")

@@ -54,6 +54,12 @@ MIN_STACK_BYTES = 1 << 24
 STACK_RESERVE = 1 << 20
 MAX_STACK_BYTES = 1 << 33
 MIN_GUARD_BYTES = 1 << 16
+# Every function checks, once its frame is built, that the stack pointer is still above
+# the stack limit (x86-64: rt_stack_limit; AArch64: x18), the guard plus one call level
+# plus STACK_SLACK above the mapping's start: so no call reaches the guard, and
+# rt_stack_overflow has STACK_SLACK to report with -- a stack mapped smaller than asked
+# ends in the interpreters' "stack overflow", only earlier.
+STACK_SLACK = 1 << 16
 HANDLER_RECORD = 72  # bytes per handler record: handler, rsp, rbp, depth, five callee-saved
 # try/catch records, reserved and touched on use: 16 nested trys in every frame at the
 # deepest recursion (at least a million records); more is "stack overflow". The frames
@@ -120,12 +126,17 @@ def guard_bytes(config: RuntimeConfig) -> int:
     return _page_up(max(MIN_GUARD_BYTES, 2 * config.frame_bytes))
 
 
+def stack_limit_offset(config: RuntimeConfig) -> int:
+    """How far above the stack mapping's start the stack limit is (see STACK_SLACK)."""
+    return guard_bytes(config) + config.frame_bytes + STACK_SLACK
+
+
 def stack_bytes(config: RuntimeConfig) -> int:
     """The stack mapping ``_start`` asks for (guard included): room for ``depth_limit + 2``
     call levels of ``frame_bytes`` (the depth check stops the one after the limit, with
-    its frame built) and the runtime's reserve, at least STACK_BYTES, at most
-    MAX_STACK_BYTES; the runtime halves it by four until it maps, as before."""
-    wanted = (config.depth_limit + 2) * config.frame_bytes + STACK_RESERVE
+    its frame built), one more below the stack limit and the runtime's reserve, at least
+    STACK_BYTES, at most MAX_STACK_BYTES; the runtime divides it by four until it maps."""
+    wanted = (config.depth_limit + 3) * config.frame_bytes + STACK_RESERVE
     return _page_up(min(MAX_STACK_BYTES, max(STACK_BYTES, wanted)) + guard_bytes(config))
 
 

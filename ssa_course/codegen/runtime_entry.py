@@ -15,6 +15,7 @@ from ssa_course.codegen.runtime_abi import (
     handler_bytes,
     length_of,
     stack_bytes,
+    stack_limit_offset,
     strlen,
 )
 from ssa_course.codegen.runtime_heap import mmap_text
@@ -48,6 +49,9 @@ def start_text(config: RuntimeConfig) -> str:
 .Lstart_stack_got:
     lea rsp, [rax + r13]
     mov rdi, rax
+    mov rcx, {stack_limit_offset(config)}
+    add rcx, rax
+    mov qword ptr [rip + rt_stack_limit], rcx
     mov rsi, {guard_bytes(config)}
     mov edx, {PROT_NONE}
     mov eax, {SYS_MPROTECT}

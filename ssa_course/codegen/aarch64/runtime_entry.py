@@ -12,6 +12,7 @@ from ssa_course.codegen.runtime_abi import (
     guard_bytes,
     length_of,
     stack_bytes,
+    stack_limit_offset,
     strlen,
 )
 from ssa_course.codegen.runtime_entry import bad_type_message, count_message
@@ -25,6 +26,7 @@ def start_text(config: RuntimeConfig, handlers: int, record: int) -> str:
     mprotect = rt.const("x8", rt.SYS_MPROTECT)
     parts = [f"""_start:
     mov x19, sp
+    movz x18, #0
 {rt.const("x20", stack_bytes(config))}.Lstart_stack_try:
 {rt.mmap("x20")}    cmn x0, #4095
     b.lo .Lstart_stack_got
@@ -35,6 +37,7 @@ def start_text(config: RuntimeConfig, handlers: int, record: int) -> str:
 .Lstart_stack_got:
     add x9, x0, x20
     mov sp, x9
+{rt.const("x18", stack_limit_offset(config))}    add x18, x18, x0
 {rt.const("x1", guard_bytes(config))}{rt.const("x2", PROT_NONE)}{mprotect}    svc #0
 .Lstart_stack_kept:
 {rt.const("x20", handlers)}{rt.mmap("x20")}    cmn x0, #4095
