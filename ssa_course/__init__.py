@@ -23,6 +23,7 @@ from ssa_course import params
 from ssa_course.compilation import KINDS, Compilation, compile_source, load_file
 from ssa_course.errors import RuntimeTrap, SourceError, SsaCourseError, UsageError, VerifyError
 from ssa_course.runtime import Limits, RunResult
+from ssa_course.srclines import split_lines
 
 __all__ = [
     "Compilation", "Limits", "RunResult", "RuntimeTrap", "SourceError", "SsaCourseError",
@@ -66,7 +67,7 @@ def _around(around: str | int | None) -> str | None:
 def guess_kind(text: str) -> str | None:
     """What a program text holds: "bril" when its first line that is not a ``#`` comment
     starts with ``@`` (a Bril function), "bril-json" for a JSON object, None for Tiny."""
-    for line in text.splitlines():
+    for line in split_lines(text):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
@@ -88,10 +89,11 @@ def _assembler(func: str, assembler: object) -> None:
 
 def run(source: str | Compilation, *args: object, via: str = "quads",
         steps: int | None = None, depth: int | None = None,
-        assembler: str | None = None) -> RunResult:
+        assembler: str | None = None, timeout: int | None = None) -> RunResult:
     """Run a program through stage ``via``; arguments may be Python ints/bools or strings.
     ``assembler`` ("gnu", "keystone", "own") makes the machine code of the ``native`` and
-    ``emulated`` stages (default: the first installed of those).
+    ``emulated`` stages (default: the first installed of those). ``timeout``: seconds of
+    wall-clock time a machine-code run may take (``run --timeout``; default 60).
 
     Never raises for the program's mistakes: look at ``.status`` and ``.error`` (an
     assembler that is not installed is status 1 with the reason). A wrong call
@@ -104,6 +106,7 @@ def run(source: str | Compilation, *args: object, via: str = "quads",
         params.name_in("run", "via", via, stage_names(), "stage")
         params.limit("run", "steps", steps)
         params.limit("run", "depth", depth)
+        params.limit("run", "timeout", timeout)
         _assembler("run", assembler)
         argv = [params.main_arg("run", i, a) for i, a in enumerate(args, start=1)]
     except SsaCourseError as e:
@@ -113,6 +116,8 @@ def run(source: str | Compilation, *args: object, via: str = "quads",
         limits.steps = steps
     if depth is not None:
         limits.depth = depth
+    if timeout is not None:
+        limits.timeout = timeout
     from ssa_course.codegen.assemble import using_assembler
 
     try:
@@ -142,6 +147,7 @@ def show(source: str | Compilation, view: str = "cfg", fmt: str | None = None, *
         from ssa_course.viz.options import DrawOptions
 
         _assembler("show", assembler)
+        params.draw_options("show", function, around, radius, budget)
         options = DrawOptions(function=function, around=_around(around), radius=radius,
                               budget=budget)
         from ssa_course.codegen.assemble import using_assembler
@@ -186,6 +192,7 @@ def linked(source: str | Compilation, *views: str, function: str | None = None,
         from ssa_course.magic import linked_widget
         from ssa_course.viz.options import DrawOptions
 
+        params.draw_options("linked", function, around, radius, budget)
         options = DrawOptions(function=function, around=_around(around), radius=radius,
                               budget=budget)
         return linked_widget(comp, list(views), options)

@@ -36,30 +36,45 @@ def parse_main_args(params: list[tuple[str, Type]], argv: list[str]) -> list[obj
     return values
 
 
+def shown_argument(text: str) -> str:
+    """An argument as an error message quotes it: its bytes (as the command line gave them,
+    UTF-8 for text from the library), printable ASCII as is and every other byte as
+    ``\\xNN`` -- one line whatever it holds, the same in every stage: the compiled
+    executable's runtime writes it byte by byte with this rule (issue 39)."""
+    try:
+        data = text.encode("utf-8", "surrogateescape")  # sys.argv's undecodable bytes
+    except UnicodeEncodeError:  # a lone surrogate from the library: its UTF-8 form
+        data = text.encode("utf-8", "surrogatepass")
+    return "".join(chr(b) if 0x20 <= b <= 0x7E else f"\\x{b:02x}" for b in data)
+
+
 def _convert(name: str, ty: Type, text: str) -> object:
     if ty == INT:
         value = decimal_value(text)
         if value is None:
-            raise UsageError(f"argument '{name}' must be an int, not '{text}'")
+            raise UsageError(f"argument '{name}' must be an int, not '{shown_argument(text)}'")
         if not INT_MIN <= value <= INT_MAX:
-            raise UsageError(f"argument '{name}' is out of the 64-bit int range: '{text}'")
+            raise UsageError(f"argument '{name}' is out of the 64-bit int range: "
+                             f"'{shown_argument(text)}'")
         return value
     if ty == BOOL:
         if text not in ("true", "false"):
-            raise UsageError(f"argument '{name}' must be true or false, not '{text}'")
+            raise UsageError(f"argument '{name}' must be true or false, not "
+                             f"'{shown_argument(text)}'")
         return text == "true"
     raise UsageError(f"argument '{name}' has type {ty}, which cannot come from the command line")
 
 
-def parse_limit(option: str, text: str) -> int:
+def parse_limit(option: str, text: str, low: int = 1) -> int:
     """The value of a limit option's text (``--steps 5``), or a one-line :class:`UsageError`
     naming the option: the same digits as an int argument (no sign, no spaces, no
-    full-width digits), the same range as the library's ``steps=``/``depth=``."""
+    full-width digits), the same range as the library's ``steps=``/``depth=``. ``low``:
+    the least value (a count such as ``--radius`` or ``--budget`` may be 0)."""
     value = decimal_value(text)
     if value is None or text.startswith("-"):
-        raise UsageError(f"{option} expects a whole number from 1 to {MAX_LIMIT}, not "
+        raise UsageError(f"{option} expects a whole number from {low} to {MAX_LIMIT}, not "
                          f"'{shorten_number(text)}'")
-    problem = limit_problem(value, shorten_number(text))
+    problem = limit_problem(value, shorten_number(text), low)
     if problem is not None:
         raise UsageError(f"{option} {problem}")
     return value

@@ -29,10 +29,8 @@ from ssa_course.output import refuse_inputs, write_output
 from ssa_course.runtime import (
     DEFAULT_DEPTH_LIMIT,
     DEFAULT_STEP_LIMIT,
-    INT_MAX,
+    DEFAULT_TIMEOUT,
     Limits,
-    decimal_value,
-    shorten_number,
 )
 from ssa_course.signals import Terminated, raising_on_termination
 
@@ -50,16 +48,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 _LIMIT_HELP = "a whole number from 1 to 2^63-1; more is an error"
-
-
-def _whole(text: str) -> int:
-    """A count option's text (``--radius``, ``--budget``): ASCII digits, like every number
-    on the command line (``' 5'`` and full-width digits are refused, as for ``--steps``)."""
-    value = decimal_value(text)
-    if value is None or text.startswith("-") or value > INT_MAX:
-        raise argparse.ArgumentTypeError(f"expected a whole number, not "
-                                         f"'{shorten_number(text)}'")
-    return value
 
 
 ASSEMBLERS = ("gnu", "keystone", "own")  # toolchain.ASSEMBLERS, without importing codegen
@@ -105,6 +93,10 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
                      help=f"step limit (default {DEFAULT_STEP_LIMIT:,}; {_LIMIT_HELP})")
     run.add_argument("--depth", default=None, metavar="N",
                      help=f"call depth limit (default {DEFAULT_DEPTH_LIMIT:,}; {_LIMIT_HELP})")
+    run.add_argument("--timeout", default=None, metavar="SECONDS",
+                     help=f"wall-clock limit of a machine-code run (native, qemu, emulated; "
+                     f"default {DEFAULT_TIMEOUT} s; {_LIMIT_HELP}); a compiled executable "
+                     "has none")
     _add_assembler(run)
     run.add_argument("--target", default=None, metavar="T", help=_TARGET_HELP)
     run.add_argument("file", metavar="FILE")
@@ -131,11 +123,12 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
                       "main, or every function when they are small)")
     show.add_argument("--around", metavar="N", help="draw only the nodes near node N "
                       "(a sea-of-nodes id such as 12, or a block name)")
-    show.add_argument("--radius", type=_whole, default=2, metavar="R",
-                      help="with --around: how many edges away (default 2)")
-    show.add_argument("--budget", type=_whole, default=150, metavar="K",
+    show.add_argument("--radius", metavar="R",
+                      help="with --around: how many edges away (default 2; a whole number "
+                      "from 0 to 2^63-1)")
+    show.add_argument("--budget", metavar="K",
                       help="draw at most K nodes, saying what was left out (0: no limit; "
-                      "default 150)")
+                      "default 150; a whole number from 0 to 2^63-1)")
     _add_assembler(show)
 
     opt = sub.add_parser("opt", help="optimize a program with a pipeline of passes and "
@@ -206,8 +199,9 @@ def _cmd_run(ns: argparse.Namespace) -> int:
     from ssa_course import registry, stages
 
     limits = Limits(_limit_or("--steps", ns.steps, DEFAULT_STEP_LIMIT),
-                    _limit_or("--depth", ns.depth, DEFAULT_DEPTH_LIMIT))
-    via = registry.representation(_targeted(ns.via, ns.target)).name
+                    _limit_or("--depth", ns.depth, DEFAULT_DEPTH_LIMIT),
+                    timeout=_limit_or("--timeout", ns.timeout, DEFAULT_TIMEOUT))
+    via = registry.representation(_targeted(ns.via, ns.target, ns.assembler)).name
     with _assembler(ns):
         comp = load_file(ns.file)
         result = stages.run(comp, list(ns.args), via=via, limits=limits, sink=_write_out)
@@ -242,10 +236,13 @@ def _cmd_show(ns: argparse.Namespace) -> int:
     if ns.format == "html":
         return _show_html(ns)
     if "," in ns.view:
+        from ssa_course.registry import name_list
+
+        name_list(ns.view, "--as")  # an empty name first: the list itself is wrong
         raise UsageError("several representations (--as A,B) need --format html")
     comp, options = _show_input(ns)
     with _assembler(ns):
-        data = views.render(comp, _targeted(ns.view, ns.target), ns.format, options)
+        data = views.render(comp, _targeted(ns.view, ns.target, ns.assembler), ns.format, options)
     if ns.output is not None:
         write_output(ns.output, data, [ns.file])
         return 0
@@ -261,8 +258,10 @@ def _show_input(ns: argparse.Namespace) -> tuple[Compilation, DrawOptions]:
 
     if ns.output is not None:
         refuse_inputs(ns.output, [ns.file])  # before any work, not only before writing
-    options = DrawOptions(function=ns.function, around=ns.around, radius=ns.radius,
-                          budget=ns.budget or None)
+    radius = 2 if ns.radius is None else parse_limit("--radius", ns.radius, 0)
+    budget = 150 if ns.budget is None else parse_limit("--budget", ns.budget, 0)
+    options = DrawOptions(function=ns.function, around=ns.around, radius=radius,
+                          budget=budget or None)
     return load_file(ns.file), options
 
 
@@ -271,10 +270,8 @@ def _show_html(ns: argparse.Namespace) -> int:
     from ssa_course import registry
     from ssa_course.linked_page import linked_page
 
-    names = [v.strip() for v in ns.view.split(",")]
-    if not all(names):
-        raise UsageError(f"empty representation name in --as '{ns.view}'")
-    names = [registry.representation(_targeted(n, ns.target)).name for n in names]
+    names = [registry.representation(_targeted(n, ns.target, ns.assembler)).name
+             for n in registry.name_list(ns.view, "--as")]
     comp, options = _show_input(ns)
     with _assembler(ns):
         page = linked_page(comp, names, options)
@@ -319,10 +316,18 @@ def _cmd_passes() -> int:
     return 0
 
 
-def _targeted(stage: str, target: str | None) -> str:
-    """``stage`` for ``--target`` (none given: the host's, for machine-code stages)."""
-    from ssa_course.codegen.target import MACHINE_STAGES, host_target, stage_for_target
+def _targeted(stage: str, target: str | None, assembler: str | None = None) -> str:
+    """``stage`` for ``--target`` (none given: the host's, for machine-code stages);
+    ``--assembler`` with a stage that makes no machine code is refused as ``--target`` is."""
+    from ssa_course.codegen.target import (
+        MACHINE_STAGES,
+        host_target,
+        machine_only,
+        stage_for_target,
+    )
 
+    if assembler is not None:
+        machine_only("--assembler", stage)
     if target is None:
         if stage not in MACHINE_STAGES or host_target() == "x86-64":
             return stage
@@ -406,7 +411,7 @@ def _flush_out() -> None:
         raise _StdoutError(e) from None
 
 
-_RUN_VALUE_OPTIONS = ("--via", "--steps", "--depth", "--assembler", "--target")
+_RUN_VALUE_OPTIONS = ("--via", "--steps", "--depth", "--timeout", "--assembler", "--target")
 
 
 def split_run_argv(argv: list[str]) -> tuple[list[str], list[str]]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from ssa_course.errors import UsageError
 from ssa_course.quads import ir
 from ssa_course.runtime import paused_gc
+from ssa_course.srclines import split_lines
 from ssa_course.tiny import ast
 from ssa_course.tiny.types import Type
 
@@ -135,7 +136,7 @@ class Compilation:
             from ssa_course.quads.bril import bril_args
 
             return bril_args(self.source)
-        for line in self.source.splitlines():
+        for line in split_lines(self.source):
             stripped = line.strip()
             if stripped.startswith("// ARGS:"):
                 return stripped[len("// ARGS:"):].split()

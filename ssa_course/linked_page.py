@@ -23,6 +23,7 @@ import shutil
 
 from ssa_course import registry
 from ssa_course.compilation import Compilation
+from ssa_course.srclines import split_lines
 from ssa_course.viz.options import DrawOptions
 
 _STYLE = """
@@ -146,7 +147,7 @@ def pane(comp: Compilation, name: str, options: DrawOptions | None = None,
     artifact = registry.build(comp, rep.name)
     text = rep.text(artifact)
     lines = rep.source_lines(artifact)
-    rows = text.splitlines()
+    rows = split_lines(text)
     items = "".join(_item(t, lines.text[i] if i < len(lines.text) else None)
                     for i, t in enumerate(rows))
     missing = len(lines.no_line(text))
@@ -176,7 +177,7 @@ def linked_html(comp: Compilation, names: list[str], options: DrawOptions | None
     a ``<div>`` followed by its script). ``draw``: see :func:`pane`."""
     for name in names:
         registry.representation(name)  # an unknown name: one line, before any work
-    source = comp.source.splitlines()
+    source = split_lines(comp.source)
     src = "".join(_item(t, i, i) for i, t in enumerate(source, start=1))
     statements = _statements(comp)
     panes = "".join(pane(comp, n, options, draw, statements) for n in names)

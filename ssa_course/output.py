@@ -5,7 +5,12 @@ Three promises (issue 19):
 * **An input is never overwritten.** An output that names an input file -- the same path,
   a symlink to it, a hard link (the same inode) -- is refused with one line before anything
   is written, as compilers do (``compile -o prog.tiny prog.tiny`` used to leave an ELF file
-  where the program was).
+  where the program was). The input ``-`` is whatever standard input is: when it is a
+  regular file, an output that is that file (``opt - -o in.tiny < in.tiny``: the same
+  device and inode, through any link) is refused too (issue 39).
+* **No more than ``open(path, "w")`` may.** An existing file this user may not write (a
+  read-only file, maybe another user's, in a directory we may write) is refused, not
+  renamed over: the rename needs only the directory's permission (issue 39).
 * **No half files.** A regular file is written to a temporary file in the target's own
   directory and renamed over the target (atomic on POSIX), so a failure (a full disk, an
   interrupt) leaves the old file or nothing, never a truncated one. A symlink keeps pointing
@@ -47,6 +52,9 @@ def write_output(path: str, data: str | bytes, inputs: Sequence[str] = (), *,
         st = None
     except OSError as e:
         raise UsageError(f"cannot write {path}: {_reason(e)}") from None
+    if st is not None and stat.S_ISREG(st.st_mode) and not os.access(path, os.W_OK):
+        raise UsageError(f"cannot write {path}: permission denied (the file is not "
+                         "writable)")
     if st is not None and not stat.S_ISREG(st.st_mode):
         if stat.S_ISDIR(st.st_mode):
             raise UsageError(f"cannot write {path}: it is a directory")
@@ -62,7 +70,10 @@ def refuse_inputs(path: str, inputs: Sequence[str]) -> None:
     """One line if ``path`` resolves to one of ``inputs`` (path, symlink or hard link)."""
     real = os.path.realpath(path)
     for source in inputs:
-        if source == "-" or not source:
+        if source == "-":
+            _refuse_stdin(path)
+            continue
+        if not source:
             continue
         same = os.path.realpath(source) == real
         if not same:
@@ -73,6 +84,20 @@ def refuse_inputs(path: str, inputs: Sequence[str]) -> None:
         if same:
             raise UsageError(f"the output {path} is the input file {source}: refusing to "
                              "overwrite it (choose another -o)")
+
+
+def _refuse_stdin(path: str) -> None:
+    """One line if standard input (file descriptor 0) is a regular file and ``path`` (or
+    what it links to) is that file: writing there would destroy the program just read."""
+    try:
+        ours = os.fstat(0)
+        theirs = os.stat(path)
+    except OSError:  # no standard input, or no output file yet
+        return
+    if stat.S_ISREG(ours.st_mode) and (ours.st_dev, ours.st_ino) == (theirs.st_dev,
+                                                                     theirs.st_ino):
+        raise UsageError(f"the output {path} is the input file (standard input): refusing "
+                         "to overwrite it (choose another -o)")
 
 
 def _write_atomically(path: str, payload: bytes, st: os.stat_result | None,

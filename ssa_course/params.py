@@ -69,6 +69,37 @@ def limit(func: str, param: str, value: object) -> None:
         raise ArgumentValueError(f"{func}(): '{param}' {problem}")
 
 
+def count(func: str, param: str, value: object, low: int, none_ok: bool = False) -> None:
+    """A count of drawing options (``radius=``, ``budget=``): an int (not a bool) from
+    ``low`` to ``MAX_LIMIT`` -- the CLI's ``--radius``/``--budget`` range -- or None when
+    ``none_ok``."""
+    if value is None and none_ok:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        allowed = " or None" if none_ok else ""
+        raise ArgumentTypeError(f"{func}(): '{param}' must be an int from {low} to "
+                                f"{MAX_LIMIT}{allowed}, not {type_name(value)} {value!r}"[:200])
+    problem = limit_problem(value, low=low)
+    if problem is not None:
+        raise ArgumentValueError(f"{func}(): '{param}' {problem}")
+
+
+def draw_options(func: str, function: object, around: object, radius: object,
+                 budget: object) -> None:
+    """What ``show()`` and ``linked()`` take for a drawing, checked as :func:`run` checks
+    its arguments: a wrong type is a ``TypeError``, a value out of range a ``ValueError``,
+    each naming the function."""
+    if function is not None and not isinstance(function, str):
+        raise ArgumentTypeError(f"{func}(): 'function' must be a str naming a function or "
+                                f"None, not {type_name(function)} {function!r}"[:200])
+    if around is not None and (isinstance(around, bool) or not isinstance(around, str | int)):
+        raise ArgumentTypeError(f"{func}(): 'around' must be a node id (an int such as 12) "
+                                f"or a block name (a str), or None, not {type_name(around)} "
+                                f"{around!r}"[:200])
+    count(func, "radius", radius, 0)
+    count(func, "budget", budget, 1, none_ok=True)
+
+
 def main_arg(func: str, index: int, value: object) -> str:
     """One argument of ``main`` as command-line text: ints, bools, or strings as typed."""
     if value is True:

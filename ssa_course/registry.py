@@ -196,6 +196,17 @@ def checker_of(form: str) -> Representation[Any]:
     return found[0]
 
 
+def name_list(text: str, option: str) -> list[str]:
+    """The representation names of a comma-separated list (``--as quads,son``, the magic's
+    ``--show quads,son``): the one reader of such a list, so the CLI and the magic refuse
+    the same lists. An empty name (``quads,``, ``quads,,son``) is a one-line
+    :class:`UsageError`; the names are not looked up here."""
+    names = [n.strip() for n in text.split(",")]
+    if not all(names):
+        raise UsageError(f"empty representation name in {option} '{text}'")
+    return names
+
+
 def representation(name: str) -> Representation[Any]:
     _load()
     rep = _REPRESENTATIONS.get(name)

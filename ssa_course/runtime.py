@@ -22,6 +22,9 @@ _SIGN = 1 << 63
 
 DEFAULT_STEP_LIMIT = 10_000_000
 DEFAULT_DEPTH_LIMIT = 100_000
+# seconds of wall-clock time a machine-code run (native, qemu, emulated) may take: `run
+# --timeout`; the interpreters are bounded by their step limit instead
+DEFAULT_TIMEOUT = 60
 # The largest step or call depth limit (2^63-1): every stage accepts exactly 1..MAX_LIMIT,
 # and machine code keeps both counters in signed 64-bit words, so every accepted value is
 # one it can encode. More is a one-line range error, never "unlimited" in one stage only.
@@ -54,11 +57,12 @@ def decimal_value(text: str) -> int | None:
     return -value if text.startswith("-") else value
 
 
-def limit_problem(value: int, shown: str | None = None) -> str | None:
+def limit_problem(value: int, shown: str | None = None, low: int = 1) -> str | None:
     """Why ``value`` is not a step or depth limit (the accepted range is ``1..MAX_LIMIT``
-    in every stage), or None; ``shown`` is how the message writes the value (its text)."""
-    if value < 1:
-        return f"must be at least 1, not {shown or value}"
+    in every stage), or None; ``shown`` is how the message writes the value (its text).
+    ``low``: another least value for a count of the same kind (``--radius``: 0)."""
+    if value < low:
+        return f"must be at least {low}, not {shown or value}"
     if value > MAX_LIMIT:
         return f"must be at most {MAX_LIMIT} (2^63-1), not {shown or show_int(value)}"
     return None
@@ -201,6 +205,7 @@ class Limits:
     steps: int = DEFAULT_STEP_LIMIT
     depth: int = DEFAULT_DEPTH_LIMIT
     cells: int = DEFAULT_ALLOCATION_LIMIT  # array elements a run may allocate in total
+    timeout: int = DEFAULT_TIMEOUT  # wall-clock seconds of a machine-code run (run --timeout)
 
 
 def step_limit_exceeded() -> RuntimeTrap:

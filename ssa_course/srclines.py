@@ -11,6 +11,11 @@ already print (``@3:5`` in the syntax tree, ``# line 4:`` comments in a machine 
 so a representation added later (another target's listing) gets a lines face for free
 when its text carries them. The IR-aware helpers are in
 :mod:`ssa_course.lessons.lines_faces`.
+
+:func:`split_lines` is the one rule for turning text into lines: the lexers' rule (a line
+ends at ``\\n``, ``\\r\\n`` or a lone ``\\r``), not :meth:`str.splitlines`, which also
+breaks at a form feed, ``\\x1c``-``\\x1e``, U+0085, U+2028 and U+2029 and so would number
+lines differently from the quads (issue 39).
 """
 
 from __future__ import annotations
@@ -18,6 +23,21 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """``text``'s lines as the lexers count them: a line ends at ``\\n``, ``\\r\\n`` or a
+    lone ``\\r`` and nothing else; as :meth:`str.splitlines`, a last line break does not
+    start an empty last line, and ``""`` has no lines. Every place that numbers the lines
+    of a program or of a text face uses this."""
+    if not text:
+        return []
+    lines = _NEWLINE.split(text)
+    if lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 def _no_node(name: str) -> int | None:
@@ -34,7 +54,7 @@ class Lines:
 
     def no_line(self, text: str) -> list[str]:
         """The text face's non-blank lines that belong to no source line."""
-        return [t for t, n in zip(text.splitlines(), self.text, strict=False)
+        return [t for t, n in zip(split_lines(text), self.text, strict=False)
                 if n is None and t.strip()]
 
     def covered(self) -> set[int]:
@@ -53,7 +73,7 @@ def listing_lines(text: str) -> Lines:
     its first comment (the prologue), labels and directives to none."""
     out: list[int | None] = []
     current: int | None = None
-    for t in text.splitlines():
+    for t in split_lines(text):
         m = _LINE_COMMENT.match(t)
         if m:
             current = int(m.group(1))
@@ -72,10 +92,10 @@ def listing_lines(text: str) -> Lines:
 def annotated_lines(text: str) -> Lines:
     """Lines of a text face whose items print their position (``... @3:5``, the syntax
     tree) or machine listing comments (``# line 4:``); anything else: no line."""
-    if any(_LINE_COMMENT.match(t) for t in text.splitlines()):
+    if any(_LINE_COMMENT.match(t) for t in split_lines(text)):
         return listing_lines(text)
     out: list[int | None] = []
-    for t in text.splitlines():
+    for t in split_lines(text):
         m = _AT_MARK.search(t)
         out.append(int(m.group(1)) if m else None)
     return Lines(out)
@@ -85,8 +105,8 @@ def valid(lines: Lines, text: str, n_source: int) -> list[str]:
     """What is wrong with ``lines`` for a text face ``text`` of a program of ``n_source``
     lines: a length that does not match, a line that is not a source line."""
     problems = []
-    if len(lines.text) != len(text.splitlines()):
-        problems.append(f"{len(lines.text)} entries for {len(text.splitlines())} text lines")
+    if len(lines.text) != len(split_lines(text)):
+        problems.append(f"{len(lines.text)} entries for {len(split_lines(text))} text lines")
     problems += [f"text line {i + 1} -> source line {n}" for i, n in enumerate(lines.text)
                  if n is not None and not 1 <= n <= n_source]
     return problems

@@ -163,3 +163,39 @@ def test_interference_drawing_lays_out_with_graphviz(prog):
     done = subprocess.run(["neato", "-Tsvg"], input=dot, capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 0 and "<svg" in done.stdout, done.stderr
+
+
+BAD_ARGS = [  # (main's args as bytes, the one error line every stage gives)
+    ([b"\xff", b"true"], "error: argument 'n' must be an int, not '\\xff'\n"),
+    ([b"1\xc3\xa9\\ x\x01", b"true"],
+     "error: argument 'n' must be an int, not '1\\xc3\\xa9\\ x\\x01'\n"),
+    ([b"5", b"tr\nue"], "error: argument 'loud' must be true or false, not 'tr\\x0aue'\n"),
+    ([b"5", b"\x7f"], "error: argument 'loud' must be true or false, not '\\x7f'\n"),
+]
+
+
+@pytest.mark.parametrize("args, message", BAD_ARGS)
+def test_a_bad_argument_byte_is_quoted_alike_by_every_stage(prog, tmp_path, args, message):
+    """A non-UTF-8 or control byte in an argument (issue 39): the interpreters, the
+    machine-code stages and compiled executables (x86-64 and AArch64, each assembler)
+    print the same one line, ``\\xNN`` for each byte that is not printable ASCII, exit 1."""
+    from ssa_course.codegen.aarch64 import toolchain as a64
+
+    base = [sys.executable, "-m", "ssa_course"]
+    runs = [[*base, "run", "--via", via, str(prog).encode(), *args]
+            for via in ("quads", "ast", "emulated", "emulated-aarch64")]
+    if NATIVE is None:
+        runs.append([*base, "run", "--via", "native", str(prog).encode(), *args])
+    targets = [("x86-64", asm, ()) for asm in ("gnu", "own")] if NATIVE is None else []
+    if a64.qemu_missing() is None:
+        runs.append([*base, "run", "--via", "qemu-aarch64", str(prog).encode(), *args])
+        targets += [("aarch64", asm, (a64.qemu_path() or "",)) for asm in ("gnu", "own")]
+    for target, asm, launcher in targets:
+        exe = tmp_path / f"sum-{target}-{asm}"
+        made = cli("compile", str(prog), "--target", target, "--assembler", asm,
+                   "-o", str(exe))
+        if made.returncode == 0:  # (an assembler not installed for that target: skip it)
+            runs.append([*launcher, str(exe), *args])
+    for argv in runs:
+        done = subprocess.run(argv, capture_output=True, timeout=120)
+        assert (done.returncode, done.stderr.decode()) == (1, message), argv

@@ -298,3 +298,32 @@ def test_push_immediates_near_the_imm8_edge_encode_like_gnu(value):
     if toolchain.assembler_missing("gnu") is None:
         source = f".intel_syntax noprefix\n.text\n_start:\n    push {value}\n"
         assert assemble(source, "gnu").text == assemble(source, "own").text
+
+
+@pytest.mark.parametrize("option", [["--assembler", "own"], ["--target", "aarch64"]])
+@pytest.mark.parametrize("command, stage", [
+    (["run", "--via", "ast", str(SUM), "10"], "ast"),
+    (["run", str(SUM), "10"], "quads"),  # the default stage makes no machine code either
+    (["show", str(SUM), "--as", "son"], "son"),
+    (["show", str(SUM), "--as", "quads,asm", "--format", "html"], "quads"),
+])
+def test_machine_code_options_are_refused_alike_for_other_stages(option, command, stage,
+                                                                 capsys):
+    """``--via ast --assembler own`` is refused as ``--via ast --target aarch64`` is
+    (issue 39): the same one line naming the option, exit 1, nothing run."""
+    from ssa_course.cli import main
+
+    assert main([*command[:1], *option, *command[1:]]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (f"error: {option[0]} applies to the machine-code stages (native, "
+                            f"emulated, asm, disasm, interference, qemu), not to '{stage}'\n")
+
+
+def test_the_assembler_option_still_serves_machine_code_stages(capsys):
+    from ssa_course.cli import main
+
+    assert main(["run", "--via", "emulated", "--assembler", "own", str(SUM), "10"]) == 0
+    assert main(["show", str(SUM), "--as", "asm,disasm", "--format", "html",
+                 "--assembler", "own"]) == 0
+    assert "tiny_main" in capsys.readouterr().out

@@ -94,9 +94,17 @@ def test_bril_main_takes_only_ints_and_bools(tmp_path, param):
 
 
 @pytest.mark.parametrize("option", ["--radius", "--budget"])
-@pytest.mark.parametrize("text", [" 5", "\uff15", "-1", "9" * 5000, "5x"])
+@pytest.mark.parametrize("text", [" 5", "\uff15", "-1", "9" * 5000, "5x", "1" + "0" * 23])
 def test_count_options_read_digits_like_limits(tmp_path, option, text):
+    """Digits as for --steps, and the same range message: a number too big is 'at most
+    2^63-1' (issue 39), not 'expected a whole number'."""
     (tmp_path / "p.tiny").write_text("fn main() { print(1); }\n")
     r = cli("show", str(tmp_path / "p.tiny"), "--as", "cfg", "--format", "dot", option, text)
-    assert r.returncode == 1 and r.stderr.count("\n") == 1 and "whole number" in r.stderr
+    assert r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr
+    if text.isascii() and text.isdigit():
+        assert r.stderr.startswith(f"error: {option} must be at most 9223372036854775807 "
+                                   "(2^63-1), not "), r.stderr
+    else:
+        assert r.stderr.startswith(f"error: {option} expects a whole number from 0 to "
+                                   "9223372036854775807, not "), r.stderr
     assert len(r.stderr) < 300

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ import ssa_course
 from ssa_course import params
 from ssa_course.args import parse_limit
 from ssa_course.codegen import toolchain
+from ssa_course.codegen.aarch64 import toolchain as a64_toolchain
 from ssa_course.codegen.runtime_abi import RuntimeConfig, handler_bytes
 from ssa_course.errors import ArgumentValueError, UsageError
 from ssa_course.runtime import INT_MAX, MAX_LIMIT, Limits, decimal_value
@@ -123,7 +125,7 @@ def test_a_huge_depth_reserves_a_bounded_handler_stack():
     assert small < huge <= 2 * 1024 ** 3  # reserved, never touched unless used
 
 
-@pytest.mark.parametrize("option", ["--steps", "--depth"])
+@pytest.mark.parametrize("option", ["--steps", "--depth", "--timeout"])
 @pytest.mark.parametrize("text", ["12000000000000000000", "18446744073709551616",
                                   "1" * 5000, " 5", "\uff15"])
 def test_every_stage_refuses_the_same_limit_text(prog, option, text):
@@ -138,6 +140,7 @@ def test_every_stage_refuses_the_same_limit_text(prog, option, text):
 @pytest.mark.parametrize("option, value", [("--steps", str(MAX_LIMIT)),
                                            ("--depth", str(MAX_LIMIT)),
                                            ("--depth", "1000000000000"),
+                                           ("--timeout", str(MAX_LIMIT)),
                                            ("--steps", "0" * 5000 + "100000")])
 def test_every_stage_runs_under_the_largest_limits(prog, option, value):
     for via in VIAS:  # native used to stop at once, say 'out of memory' or exit 70
@@ -223,3 +226,45 @@ def test_tiny_and_bril_literals_agree(digits, ok):
             assert (r.status, r.stdout) == (0, f"{int(digits.lstrip('0'))}\n"), r.error
         else:
             assert r.status == 1 and ("too large" in r.error or "out of 64-bit" in r.error)
+
+
+# -- run --timeout: the machine-code runs' wall-clock limit, a documented flag (issue 39) --
+
+MACHINE_RUNS = (["native"] if NATIVE is None else []) + \
+    (["emulated"] if EMULATOR is None else []) + \
+    (["qemu-aarch64"] if a64_toolchain.qemu_missing() is None else [])
+
+
+@pytest.mark.parametrize("via", MACHINE_RUNS)
+def test_timeout_bounds_a_machine_code_run(tmp_path, via):
+    """``--timeout 1``: an endless loop under a step limit it never reaches stops after
+    about a second with one line and status 2 (it was a hidden 60 s before)."""
+    spin = tmp_path / "spin.tiny"
+    spin.write_text("fn main() { while (true) { } }\n")
+    start = time.monotonic()
+    r = cli("run", "--via", via, "--steps", str(MAX_LIMIT), "--timeout", "1", str(spin))
+    took = time.monotonic() - start
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert r.stderr.endswith(" after 1 s\n"), r.stderr
+    assert took < 30
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("0", "--timeout must be at least 1, not 0"), ("1.5", "whole number from 1 to"),
+    ("-1", "whole number from 1 to"), ("1" + "0" * 20, "must be at most 9223372036854775807"),
+])
+def test_bad_timeouts_read_like_bad_steps(prog, text, needle):
+    r = cli("run", "--timeout", text, str(prog), "5")
+    assert (r.returncode, r.stdout) == (1, "") and r.stderr.count("\n") == 1
+    assert needle in r.stderr, r.stderr
+    steps = cli("run", "--steps", text, str(prog), "5")
+    assert r.stderr.replace("--timeout", "--steps") == steps.stderr
+
+
+def test_the_library_takes_the_same_timeout():
+    with pytest.raises(ArgumentValueError, match=r"run\(\): 'timeout' must be at least 1"):
+        ssa_course.run(SUM, 5, timeout=0)
+    with pytest.raises(TypeError, match=r"run\(\): 'timeout'"):
+        ssa_course.run(SUM, 5, timeout=True)
+    assert ssa_course.run(SUM, 5, via="quads", timeout=MAX_LIMIT).stdout == "10\n"
+    assert Limits().timeout == 60

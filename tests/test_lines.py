@@ -189,3 +189,56 @@ def test_listing_lines_any_target() -> None:
             "    // line 5: y\n    add x0, x0, 1\ng:\n    ret\n")
     assert listing_lines(text).text == [None, None, 4, 4, None, 5, 5, None, None]
     assert annotated_lines("For  @4:5\n  x\n").text == [4, None]
+
+
+# A form feed, \x1c, U+0085, U+2028 and U+2029 in a comment: str.splitlines() breaks
+# there, the lexer does not (issue 39). Every face must number lines as the lexer does.
+ODD_BREAKS = ("fn main() {\n  // a\x0cb\x1cc\x85d\u2028e\u2029f\n  var y = 1;\n"
+              "  print(2);\n}\n")
+
+
+def test_split_lines_is_the_lexers_rule() -> None:
+    from ssa_course.srclines import split_lines
+
+    assert split_lines("a\x0cb\u2028c\nd\r\ne\rf\n") == ["a\x0cb\u2028c", "d", "e", "f"]
+    assert split_lines("") == [] and split_lines("\n") == [""]
+    assert split_lines("a\n\n") == ["a", ""] == "a\n\n".splitlines()
+
+
+@pytest.mark.parametrize("asm", ["asm", "asm-aarch64"])
+def test_odd_line_breaks_give_the_lexers_lines_everywhere(asm, tmp_path) -> None:
+    """``print(2);`` is line 4 in the quads, the linked page and the asm listing."""
+    from test_linked import parse
+
+    from ssa_course.cli import main
+
+    path = tmp_path / "odd.tiny"
+    path.write_text(ODD_BREAKS, encoding="utf-8")
+    comp = load_file(str(path))
+    quads = registry.build(comp, "quads")
+    prints = [i.line for fn in quads.functions.values() for i in fn.instrs()
+              if getattr(i, "op", None) == "print"]
+    assert prints == [4]
+    listing = registry.representation(asm).text(registry.build(comp, asm))
+    assert "line 4: print(2);" in listing
+    assert "line 3: var y = 1;" not in listing  # no code for the dead store, no drift
+    out = tmp_path / "page.html"
+    assert main(["show", str(path), "--as", f"quads,{asm}", "--format", "html",
+                 "-o", str(out)]) == 0
+    page = parse(out.read_text(encoding="utf-8"))
+    assert sorted(page.panes["source"]) == [1, 2, 3, 4, 5]
+    assert 4 in page.panes["quads"] and 4 in page.panes[asm]
+    assert max(page.panes["quads"] + page.panes[asm]) <= 5
+
+
+@pytest.mark.parametrize("via", ["emulated", "emulated-aarch64"])
+def test_a_listing_echoing_odd_breaks_assembles_with_our_assembler(via, tmp_path,
+                                                                   capsys) -> None:
+    """The listing echoes ``print(2); // x<U+2028>y`` in a ``line 2`` comment: the own
+    assembler reads that comment as one line, not as a comment and an instruction ``y``."""
+    from ssa_course.cli import main
+
+    path = tmp_path / "odd.tiny"
+    path.write_text("fn main() {\n  print(2); // x\u2028y\x0cz\n}\n", encoding="utf-8")
+    assert main(["run", "--via", via, "--assembler", "own", str(path)]) == 0
+    assert capsys.readouterr().out == "2\n"

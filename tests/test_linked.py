@@ -186,6 +186,7 @@ def test_a_line_with_no_item_says_why(source, kind, word, says) -> None:
     (["--as", "quads,nope", "--format", "html"], "unknown representation 'nope'"),
     (["--as", "quads,,son", "--format", "html"], "empty representation name"),
     (["--as", "quads,son", "--format", "text"], "need --format html"),
+    (["--as", "quads,", "--format", "text"], "empty representation name in --as 'quads,'"),
 ])
 def test_bad_input_is_one_line(argv, message, capsys, tmp_path) -> None:
     status = main(["show", SUM, *argv, "-o", str(tmp_path / "p.html")])

@@ -43,6 +43,10 @@ def test_shows_the_sea_of_nodes(ip, capsys):
 @pytest.mark.parametrize("line, cell, needle", [
     ("--args '5", CELL, "no closing quotation"),
     ("--show nope", CELL, "unknown view 'nope' for --show (known: ast, quads"),
+    # the CLI's reader of --as (issue 39): an empty name is refused, as `--as quads,` is
+    ("--show quads,,son", CELL, "empty representation name in --show 'quads,,son'"),
+    ("--show quads,", CELL, "empty representation name in --show 'quads,'"),
+    ("--show quads, --linked", CELL, "empty representation name in --show 'quads,'"),
     ("--via nope --args 3", CELL, "unknown stage 'nope' for --via (known: none, ast"),
     ("--face 3d", CELL, "invalid choice: '3d'"),
     ("--bogus", CELL, "unrecognized arguments: --bogus"),

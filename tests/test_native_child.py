@@ -26,6 +26,10 @@ A64_EMULATOR = a64_toolchain.emulator_missing()
 MACHINE = (["native", "asm"] if NATIVE is None else []) + \
     (["emulated"] if EMULATOR is None else []) + \
     (["emulated-aarch64"] if A64_EMULATOR is None else [])
+# AArch64 executables as processes (qemu here; natively on an aarch64 machine)
+QEMU = a64_toolchain.qemu_missing()
+A64_PROCESS = (["qemu-aarch64"] if QEMU is None else []) + \
+    (["native-aarch64"] if a64_toolchain.native_missing() is None else [])
 
 PRINTER = "fn main() { var i = 0; while (true) { print(i); i = i + 1; } }\n"
 SPIN = "fn main() { var i = 0; while (true) { i = i + 1; } }\n"
@@ -57,7 +61,7 @@ def _first_line_then_hang_up(args: list[str], env: dict | None = None) -> tuple[
     return line, status, time.monotonic() - start, err
 
 
-@pytest.mark.parametrize("via", ["quads"] + MACHINE)
+@pytest.mark.parametrize("via", ["quads"] + MACHINE + A64_PROCESS)
 def test_a_reader_that_hangs_up_stops_every_stage_at_once(progs, via):
     # a step limit far away: the interpreters stop because the pipe closed, and so must
     # machine code (it used to run on to the limit and report 'step limit exceeded')
@@ -75,7 +79,22 @@ def test_a_reader_that_hangs_up_stops_the_emulated_stage_of_either_target(progs)
     assert (line, status, err) == ("0\n", 0, "")
 
 
-@pytest.mark.parametrize("via", ["quads"] + MACHINE)
+@pytest.mark.skipif(QEMU is not None, reason=QEMU or "")
+@pytest.mark.parametrize("steps", [[], ["--steps", str(2 ** 62)]])
+def test_head_1_stops_a_qemu_run_in_a_shell_pipeline(progs, steps):
+    """``ssa-course run --via qemu-aarch64 printer.tiny | head -1`` (issue 39): the first
+    line and status 0 within seconds (it used to run to 'step limit exceeded', or to the
+    60 s timeout with a huge --steps)."""
+    cmd = " ".join([sys.executable, "-m", "ssa_course", "run", "--via", "qemu-aarch64",
+                    *steps, str(progs / "printer.tiny"), "| head -1"])
+    start = time.monotonic()
+    r = subprocess.run(["bash", "-c", f"set -o pipefail; {cmd}"], capture_output=True,
+                       text=True, timeout=120)
+    assert (r.stdout, r.returncode, r.stderr) == ("0\n", 0, "")
+    assert time.monotonic() - start < 20
+
+
+@pytest.mark.parametrize("via", ["quads"] + MACHINE + A64_PROCESS)
 def test_an_error_after_output_is_reported_alike(progs, via):
     r = subprocess.run([sys.executable, "-m", "ssa_course", "run", "--via", via,
                         str(progs / "late.tiny")], capture_output=True, text=True, timeout=120)

@@ -148,6 +148,69 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path, monkeypat
     assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
 
 
+def _stdin_commands(out: str) -> list[list[str]]:
+    cmds = [["opt", "-", "-o", out], ["show", "-", "-o", out],
+            ["show", "-", "--as", "quads,cfg", "--format", "html", "-o", out],
+            ["show", "-", "--as", "cfg", "--format", "png", "-o", out]]
+    if NATIVE is None:
+        cmds.append(["compile", "-", "-o", out])
+    return cmds
+
+
+@pytest.mark.parametrize("alias", ["p.tiny", "link.tiny", "hard.tiny"])
+def test_an_output_that_is_standard_input_is_refused(work, alias):
+    """``opt - -o in.tiny < in.tiny`` (issue 39): standard input is that file; the output
+    names it (itself, a symlink to it, a hard link) -> one line, exit 1, file untouched."""
+    (work / "link.tiny").symlink_to("p.tiny")
+    os.link(work / "p.tiny", work / "hard.tiny")
+    for cmd in _stdin_commands(alias):
+        with open(work / "p.tiny", "rb") as stdin:
+            r = subprocess.run([sys.executable, "-m", "ssa_course", *cmd], stdin=stdin,
+                               capture_output=True, text=True, cwd=work, timeout=300)
+        assert r.returncode == 1, (cmd, r.stderr)
+        assert r.stderr.count("\n") == 1 and "(standard input)" in r.stderr, r.stderr
+        assert (work / "p.tiny").read_text() == PROG  # untouched
+
+
+def test_standard_input_may_be_written_to_another_file(work):
+    with open(work / "p.tiny", "rb") as stdin:
+        r = subprocess.run([sys.executable, "-m", "ssa_course", "opt", "-", "-o", "o.bril"],
+                           stdin=stdin, capture_output=True, text=True, cwd=work,
+                           timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "@main" in (work / "o.bril").read_text()
+    r = subprocess.run([sys.executable, "-m", "ssa_course", "opt", "-", "-o", "p.tiny"],
+                       input=PROG, capture_output=True, text=True, cwd=work, timeout=300)
+    assert r.returncode == 0, r.stderr  # a pipe is not the file: cat p.tiny | ... is fine
+
+
+def test_a_file_open_could_not_write_is_not_renamed_over(tmp_path, monkeypatch):
+    """A read-only file (another user's, in a directory we may write) is refused as
+    ``open(path, "w")`` would refuse it, not replaced by a rename (issue 39). Root may
+    write anything, so the permission check is stubbed when the tests run as root."""
+    target = tmp_path / "ro.txt"
+    target.write_text("old\n")
+    target.chmod(0o444)
+    if os.geteuid() == 0:
+        real = os.access
+
+        def access(path, mode, *args, **kwargs):
+            if os.fspath(path) == str(target) and mode & os.W_OK:
+                return False
+            return real(path, mode, *args, **kwargs)
+
+        monkeypatch.setattr(os, "access", access)
+    with pytest.raises(UsageError, match="permission denied") as e:
+        output.write_output(str(target), "new\n")
+    assert "\n" not in str(e.value)
+    assert target.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["ro.txt"]
+    target.chmod(0o644)
+    monkeypatch.undo()
+    output.write_output(str(target), "new\n")  # writable again: written
+    assert target.read_text() == "new\n"
+
+
 # -- the property: whatever the relation between output and inputs, no input changes ----
 
 _RELATIONS = ("new", "other", "same", "symlink", "hardlink", "dir-symlink", "dangling")

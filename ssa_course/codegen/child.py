@@ -11,7 +11,8 @@ machine-code views; a ``qemu`` runner can reuse it). It behaves like the interpr
   group when the caller stops for any reason: the callback's exception, Ctrl-C, SIGTERM or
   SIGHUP via :mod:`ssa_course.signals`, a timeout) and, on Linux, the kernel's
   "parent-death signal", so even a SIGKILLed caller takes its child with it.
-* **A wall-clock limit** bounds every run (status 124, as timeout(1) gives).
+* **A wall-clock limit** bounds every run (status 124, as timeout(1) gives): ``run
+  --timeout SECONDS``, by default 60.
 """
 
 from __future__ import annotations
@@ -26,9 +27,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ssa_course.runtime import DEFAULT_TIMEOUT
 from ssa_course.signals import raising_on_termination
 
-DEFAULT_TIMEOUT_S = 60.0
+DEFAULT_TIMEOUT_S = float(DEFAULT_TIMEOUT)  # run --timeout's default
+# the longest single wait: a limit of 2^63-1 s (run --timeout allows it) is waited for in
+# steps, since select() and unicorn take no timeout that long
+MAX_WAIT_S = 3600.0
 TIMEOUT_STATUS = 124  # what timeout(1) uses
 MAX_STDERR = 1 << 16  # a program's error output is a line; more is cut
 _PR_SET_PDEATHSIG = 1
@@ -94,7 +99,7 @@ def _pump(proc: subprocess.Popen, deadline: float,
             if remaining <= 0:
                 timed_out = True
                 break
-            for key, _ in sel.select(remaining):
+            for key, _ in sel.select(min(remaining, MAX_WAIT_S)):
                 chunk = os.read(key.fd, 1 << 16)
                 if not chunk:
                     sel.unregister(key.fileobj)

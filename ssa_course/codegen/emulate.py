@@ -14,10 +14,11 @@ from collections.abc import Callable
 
 from ssa_course.codegen import toolchain
 from ssa_course.codegen.assemble import Image
+from ssa_course.codegen.child import DEFAULT_TIMEOUT_S
 from ssa_course.codegen.emulator import (
-    DEFAULT_TIMEOUT_S,
     EXIT,
     MMAP,
+    MPROTECT,
     SIGILL,
     SIGSEGV,
     WRITE,
@@ -27,7 +28,7 @@ from ssa_course.codegen.emulator import (
     run_machine,
 )
 from ssa_course.codegen.native import ChildResult, deliver, format_args
-from ssa_course.codegen.runtime_abi import SYS_EXIT_GROUP, SYS_MMAP, SYS_WRITE
+from ssa_course.codegen.runtime_abi import SYS_EXIT_GROUP, SYS_MMAP, SYS_MPROTECT, SYS_WRITE
 from ssa_course.runtime import Output
 
 # The Linux x86-64 system call numbers are the runtime's (runtime_abi): it needs only
@@ -40,7 +41,8 @@ _FAULT_SIGNALS = {0: 8, 3: 5, 6: SIGILL}
 class _Machine(Machine):
     """One emulated x86-64 process."""
 
-    SYSCALLS = {SYS_WRITE: WRITE, SYS_MMAP: MMAP, SYS_EXIT_GROUP: EXIT}
+    SYSCALLS = {SYS_WRITE: WRITE, SYS_MMAP: MMAP, SYS_MPROTECT: MPROTECT,
+                SYS_EXIT_GROUP: EXIT}
     PC_NAME = "rip"
 
     # unicorn is imported only when an emulated run happens: it is not installed in the

@@ -25,10 +25,9 @@ STACK_TOP = 0x7FFF_F000_0000
 STACK_BYTES = 1 << 20  # the loader's stack: only the arguments live there (_start moves)
 MMAP_BASE = 0x1000_0000_0000
 ENOSYS, EBADF, ENOMEM = 38, 9, 12
-DEFAULT_TIMEOUT_S = 60.0
 SLICE_S = 0.25  # emulation runs in slices this long: signals are handled in between
 SIGILL, SIGSEGV = 4, 11
-WRITE, MMAP, EXIT = "write", "mmap", "exit_group"
+WRITE, MMAP, MPROTECT, EXIT = "write", "mmap", "mprotect", "exit_group"
 
 Segment = tuple[int, bytes, int, int]  # address, bytes, size in memory, protection
 
@@ -149,6 +148,8 @@ class Machine:
             return a2
         if kind == MMAP:
             return self._mmap(a1)
+        if kind == MPROTECT:
+            return self._mprotect(a0, a1, a2)
         if kind == EXIT:
             self.status = a0 & 0xFF
             uc.emu_stop()
@@ -184,6 +185,14 @@ class Machine:
         self.next_map += size + PAGE  # a gap: running off the end faults, as natively
         return addr
 
+    def _mprotect(self, addr: int, size: int, prot: int) -> int:
+        """The runtime's guard below its stack (``mprotect(base, guard, PROT_NONE)``),
+        accepted and not applied: unicorn would split the stack's region and copy all of
+        it (a gigabyte touched per run). No need: the stack is the first ``mmap``, at
+        MMAP_BASE, and nothing is mapped below it, so running off its end faults here
+        too (one page later than natively, the same crash line)."""
+        return 0
+
     def close(self) -> None:
         """Free the engine now (its hooks first: they point back at this machine)."""
         uc, self.uc = self.uc, None
@@ -208,7 +217,9 @@ def _emulate(m: Machine, entry: int, timeout_s: float, max_instructions: int) ->
     instruction count (``max_instructions``) is one run: unicorn cannot say how far a
     slice got."""
     if max_instructions:
-        m.uc.emu_start(entry, 0, timeout=int(timeout_s * 1_000_000), count=max_instructions)
+        # unicorn's timeout is a 64-bit count of microseconds: 10^12 s is as good as none
+        m.uc.emu_start(entry, 0, timeout=int(min(timeout_s, 1e12) * 1_000_000),
+                       count=max_instructions)
         return
     deadline = time.monotonic() + timeout_s
     start = entry

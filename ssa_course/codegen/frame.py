@@ -12,7 +12,9 @@ callee-saved registers it writes. Its frame, from the caller's return address do
                      is rounded to 16), so every ``call`` in the body is aligned
 
 The prologue also counts the call depth down (in r15, see :data:`DEPTH_REG`; the epilogue
-counts it back up) and every function entry and loop header burns fuel (``rt_fuel``).
+counts it back up), checks that rsp is above ``rt_stack_limit`` (the stack left, see
+``runtime_abi.STACK_SLACK``), and every function entry and loop header burns fuel
+(``rt_fuel``).
 """
 
 from __future__ import annotations
@@ -73,6 +75,11 @@ def prologue(fn: MFunction) -> list[MInstr]:
     # from a well-formed frame, with the interpreters' message ("stack overflow").
     out.append(ins("sub", DEPTH_REG, Imm(1), comment="depth"))
     out.append(ins("jcc", LabelRef("rt_stack_overflow"), cond="s"))
+    # The stack left: below rt_stack_limit (set by _start; runtime_abi.STACK_SLACK) the
+    # next call level could reach the guard, so that is "stack overflow" too -- the
+    # interpreters' message, when a stack mapped smaller than the depth needs runs out.
+    out.append(ins("cmp", RSP, Mem(symbol="rt_stack_limit"), comment="stack"))
+    out.append(ins("jcc", LabelRef("rt_stack_overflow"), cond="b"))
     return out
 
 

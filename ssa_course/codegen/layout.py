@@ -25,6 +25,7 @@ from typing import Protocol
 from ssa_course.codegen import x86_encode
 from ssa_course.codegen.elf import Sections
 from ssa_course.codegen.x86_table import CONDITIONS, REGISTERS
+from ssa_course.srclines import split_lines
 
 _IDENT = r"[A-Za-z_.$][\w.$]*"
 _LABEL = re.compile(rf"^({_IDENT}):\s*(.*)$")
@@ -123,7 +124,7 @@ def parse(source: str) -> _Parsed:
     """Split the source into text items, data bytes and bss size, with their labels."""
     p = _Parsed()
     section = ".text"
-    for raw in source.splitlines():
+    for raw in split_lines(source):
         line = strip_comment(raw)
         while line:
             m = _LABEL.match(line)

@@ -112,9 +112,11 @@ def deliver(result: ChildResult, out: Output) -> int:
 
 
 def run_values_native(image: Image, values: list[object], out: Output,
-                      timeout_s: float = DEFAULT_TIMEOUT_S) -> int:
+                      timeout_s: float = DEFAULT_TIMEOUT_S,
+                      launcher: tuple[str, ...] = ()) -> int:
     """The executor interface over a native run: typed ``main`` arguments in, status out;
     the output streams into ``out`` as the program prints (a reader that hangs up stops
-    the run at once, as it stops an interpreter)."""
-    return deliver(run_native(image, format_args(values), timeout_s, on_stdout=out.write),
-                   out)
+    the run at once, as it stops an interpreter). ``launcher``: see :func:`run_native`
+    (the AArch64 runners, under qemu or ``env``, come through here too)."""
+    return deliver(run_native(image, format_args(values), timeout_s, launcher=launcher,
+                              on_stdout=out.write), out)

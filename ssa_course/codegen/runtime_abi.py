@@ -42,8 +42,24 @@ def program_messages(program: Program) -> list[str]:
     return [m for m in messages if len(m.encode()) < MESSAGE_RECORD]
 
 NO_FUEL_LIMIT = 1 << 62  # the fuel of a build without a step limit: never runs out
-STACK_BYTES = 1 << 30  # the private stack: 100,000 nested calls of big frames fit
+STACK_BYTES = 1 << 30  # the private stack at least: 100,000 nested calls of big frames fit
 MIN_STACK_BYTES = 1 << 24
+# The stack is sized for the program (issue 39): the depth limit times its largest call
+# level (RuntimeConfig.frame_bytes) plus STACK_RESERVE for the runtime's own calls, at
+# most MAX_STACK_BYTES (reserved, MAP_NORESERVE: only what is used costs memory -- but
+# qemu-user keeps a descriptor per page of a mapping, so a terabyte would cost gigabytes
+# there: 8 GiB is 100,000 calls of ~80 KB, and a few MB of qemu's bookkeeping). Below it
+# a guard region no frame can jump over (PROT_NONE): a stack that had to be mapped smaller
+# (ulimit -v) ends in a fault, never in the memory mapped below it.
+STACK_RESERVE = 1 << 20
+MAX_STACK_BYTES = 1 << 33
+MIN_GUARD_BYTES = 1 << 16
+# Every function checks, once its frame is built, that the stack pointer is still above
+# the stack limit (x86-64: rt_stack_limit; AArch64: x18), the guard plus one call level
+# plus STACK_SLACK above the mapping's start: so no call reaches the guard, and
+# rt_stack_overflow has STACK_SLACK to report with -- a stack mapped smaller than asked
+# ends in the interpreters' "stack overflow", only earlier.
+STACK_SLACK = 1 << 16
 HANDLER_RECORD = 72  # bytes per handler record: handler, rsp, rbp, depth, five callee-saved
 # try/catch records, reserved and touched on use: 16 nested trys in every frame at the
 # deepest recursion (at least a million records); more is "stack overflow". The frames
@@ -56,7 +72,9 @@ HEAP_CHUNK = 1 << 26  # arrays and structs are bump-allocated from chunks this b
 OUT_BUFFER = 65536
 
 SYS_WRITE, SYS_MMAP, SYS_EXIT_GROUP = 1, 9, 231
+SYS_MPROTECT = 10
 PROT_RW = 3
+PROT_NONE = 0
 MAP_PRIVATE_ANON_NORESERVE = 0x02 | 0x20 | 0x4000
 
 
@@ -75,6 +93,7 @@ class RuntimeConfig:
     allocation_limit: int = DEFAULT_ALLOCATION_LIMIT
     array_sites: tuple[tuple[int, int], ...] = ()
     extra_messages: tuple[str, ...] = ()  # the program's own (see program_messages)
+    frame_bytes: int = 0  # the most stack one call level takes (see level_bytes)
 
     def __post_init__(self) -> None:
         # Both limits are signed 64-bit words of the runtime's data (rt_fuel, rt_depth): a
@@ -88,6 +107,39 @@ class RuntimeConfig:
             raise UsageError("the allocation limit must be from 0 to 2^63-1")
 
 
+def level_bytes(mprog: MProgram) -> int:
+    """An upper bound, on either target, of the stack one call level takes: the callee's
+    stack arguments (pushed by its caller), the return address and frame pointer, the
+    callee-saved registers it saves, its slots (spills and arrays in the frame) and 16
+    bytes of alignment padding -- the largest over the program's functions."""
+    return max((8 * max(0, len(fn.params) - 6) + 16 + 8 * (len(fn.used_callee_saved)
+                                                          + fn.slots) + 16
+                for fn in mprog.functions.values()), default=0)
+
+
+def _page_up(n: int) -> int:
+    return (n + 4095) // 4096 * 4096
+
+
+def guard_bytes(config: RuntimeConfig) -> int:
+    """The guard region below the stack: wider than any one frame, so no frame skips it."""
+    return _page_up(max(MIN_GUARD_BYTES, 2 * config.frame_bytes))
+
+
+def stack_limit_offset(config: RuntimeConfig) -> int:
+    """How far above the stack mapping's start the stack limit is (see STACK_SLACK)."""
+    return guard_bytes(config) + config.frame_bytes + STACK_SLACK
+
+
+def stack_bytes(config: RuntimeConfig) -> int:
+    """The stack mapping ``_start`` asks for (guard included): room for ``depth_limit + 2``
+    call levels of ``frame_bytes`` (the depth check stops the one after the limit, with
+    its frame built), one more below the stack limit and the runtime's reserve, at least
+    STACK_BYTES, at most MAX_STACK_BYTES; the runtime divides it by four until it maps."""
+    wanted = (config.depth_limit + 3) * config.frame_bytes + STACK_RESERVE
+    return _page_up(min(MAX_STACK_BYTES, max(STACK_BYTES, wanted)) + guard_bytes(config))
+
+
 def run_config(mprog: MProgram, main_params: tuple[tuple[str, str], ...], fuel: bool,
                step_limit: int | None, depth_limit: int,
                allocation_limit: int | None) -> RuntimeConfig:
@@ -98,6 +150,7 @@ def run_config(mprog: MProgram, main_params: tuple[tuple[str, str], ...], fuel: 
         main_params=main_params,
         step_limit=step_limit if fuel else None, depth_limit=depth_limit,
         array_sites=tuple(mprog.trap_sites), extra_messages=tuple(mprog.messages),
+        frame_bytes=level_bytes(mprog),
         **({"allocation_limit": allocation_limit} if allocation_limit is not None else {}))
 
 
@@ -136,6 +189,7 @@ STRINGS = (
     ("rt_str_not_bool", "' must be true or false, not '"),
     ("rt_str_lit_true", "true\0"), ("rt_str_lit_false", "false\0"),
     ("rt_str_wfail", "error: cannot write standard output\n"),
+    ("rt_str_hex", "0123456789abcdef"),
 )
 _LENGTHS = {label: strlen(text) for label, text in STRINGS}
 

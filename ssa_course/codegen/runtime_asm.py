@@ -72,6 +72,8 @@ def _data(config: RuntimeConfig) -> list[str]:
     out = [".data", ".balign 8",
            "rt_fuel:", f"    .quad {fuel}",
            "rt_depth:", f"    .quad {config.depth_limit}",
+           # x86-64's stack limit (0: the OS stack, unchecked); AArch64 keeps it in x18
+           "rt_stack_limit:", "    .quad 0",
            "rt_alloc_left:", f"    .quad {config.allocation_limit}",
            "rt_sites:"]
     for line, col in config.array_sites or ((0, 0),):

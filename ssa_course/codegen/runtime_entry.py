@@ -7,11 +7,15 @@ from __future__ import annotations
 from ssa_course.codegen.runtime_abi import (
     HANDLER_RECORD,
     MIN_STACK_BYTES,
-    STACK_BYTES,
+    PROT_NONE,
     SYS_EXIT_GROUP,
+    SYS_MPROTECT,
     RuntimeConfig,
+    guard_bytes,
     handler_bytes,
     length_of,
+    stack_bytes,
+    stack_limit_offset,
     strlen,
 )
 from ssa_course.codegen.runtime_heap import mmap_text
@@ -27,11 +31,14 @@ def start_text(config: RuntimeConfig) -> str:
     """``_start``: stacks, arguments, ``tiny_main``, flush, exit 0."""
     n = len(config.main_params)
     handlers = handler_bytes(config)
-    # The stack: 1 GiB if the address space allows it (ulimit -v), else a quarter, down to
-    # 16 MiB; if even that fails the OS stack is kept.
+    # The stack: sized for the depth limit and the program's largest frame (at least
+    # 1 GiB, runtime_abi.stack_bytes) if the address space allows it (ulimit -v), else a
+    # quarter, down to 16 MiB; if even that fails the OS stack is kept. Its lowest bytes
+    # are a guard (PROT_NONE): a stack mapped smaller than asked ends in a fault there,
+    # never in the mapping below it (the handler records, the heap).
     parts = [f"""_start:
     mov r12, rsp
-    mov r13, {STACK_BYTES}
+    mov r13, {stack_bytes(config)}
 .Lstart_stack_try:
 {mmap_text('r13')}    cmp rax, -4096
     jbe .Lstart_stack_got
@@ -41,6 +48,14 @@ def start_text(config: RuntimeConfig) -> str:
     jmp .Lstart_stack_kept
 .Lstart_stack_got:
     lea rsp, [rax + r13]
+    mov rdi, rax
+    mov rcx, {stack_limit_offset(config)}
+    add rcx, rax
+    mov qword ptr [rip + rt_stack_limit], rcx
+    mov rsi, {guard_bytes(config)}
+    mov edx, {PROT_NONE}
+    mov eax, {SYS_MPROTECT}
+    syscall
 .Lstart_stack_kept:
 {_syscall_mmap(handlers, 'rt_out_of_memory')}    mov qword ptr [rip + rt_hstack_base], rax
     mov qword ptr [rip + rt_hstack_top], rax
@@ -146,15 +161,37 @@ rt_arg_error:
     mov rsi, r13
     mov rdx, r14
     call rt_err_write
-    mov rsi, rbx
-    xor edx, edx
-.Larg_strlen:
-    cmp byte ptr [rsi + rdx], 0
-    je .Larg_text
-    inc rdx
-    jmp .Larg_strlen
-.Larg_text:
+# the argument's bytes as args.shown_argument quotes them: printable ASCII as is, any
+# other byte as \\xNN (the message stays one line, the same as the interpreters')
+.Larg_byte:
+    movzx eax, byte ptr [rbx]
+    test eax, eax
+    jz .Larg_end
+    lea rsi, [rip + rt_numbuf]
+    cmp eax, 32
+    jb .Larg_escape
+    cmp eax, 126
+    ja .Larg_escape
+    mov byte ptr [rsi], al
+    mov edx, 1
+    jmp .Larg_write
+.Larg_escape:
+    mov byte ptr [rsi], 92
+    mov byte ptr [rsi + 1], 120
+    lea rdi, [rip + rt_str_hex]
+    mov ecx, eax
+    shr ecx, 4
+    movzx ecx, byte ptr [rdi + rcx]
+    mov byte ptr [rsi + 2], cl
+    and eax, 15
+    movzx eax, byte ptr [rdi + rax]
+    mov byte ptr [rsi + 3], al
+    mov edx, 4
+.Larg_write:
     call rt_err_write
+    inc rbx
+    jmp .Larg_byte
+.Larg_end:
     lea rsi, [rip + rt_str_quote_nl]
     mov edx, 2
     call rt_err_write

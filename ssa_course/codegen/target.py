@@ -113,6 +113,17 @@ def check_target(target: str) -> str:
     return target
 
 
+def machine_only(option: str, stage: str) -> str:
+    """``stage``'s name without its target (``emulated-aarch64`` -> ``emulated``) when it
+    makes machine code; else ``option`` (``--target``, ``--assembler``: options only the
+    machine-code stages use) is refused in one line, the same words for each."""
+    base, _, suffix = stage.partition("-aarch64")
+    if base not in MACHINE_STAGES or suffix:
+        raise UsageError(f"{option} applies to the machine-code stages "
+                         f"({', '.join(MACHINE_STAGES)}), not to '{stage}'")
+    return base
+
+
 def stage_for_target(stage: str, target: str | None) -> str:
     """The representation ``stage`` names for ``target`` (None: leave the name as given).
 
@@ -124,10 +135,7 @@ def stage_for_target(stage: str, target: str | None) -> str:
     check_target(target)
     # A stage name may already carry its target (`emulated-aarch64`); the flag and the name
     # must then agree, so `--target x86-64` with an AArch64 stage is an error, not a guess.
-    base, _, suffix = stage.partition("-aarch64")
-    if base not in MACHINE_STAGES or suffix:
-        raise UsageError(f"--target applies to the machine-code stages "
-                         f"({', '.join(MACHINE_STAGES)}), not to '{stage}'")
+    base = machine_only("--target", stage)
     named = "aarch64" if stage.endswith("-aarch64") else None
     if named is not None and named != target or named is None and stage == "qemu" \
             and target != "aarch64":

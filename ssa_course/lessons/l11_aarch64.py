@@ -35,6 +35,7 @@ from ssa_course.lessons.l11_codegen import (
 )
 from ssa_course.registry import Drawer, Runner, add_representation
 from ssa_course.runtime import Limits, Output, Value
+from ssa_course.srclines import split_lines
 
 if TYPE_CHECKING:  # modules are imported where they are used: a lesson loads cheaply
     from ssa_course.codegen.aarch64.compile import CompiledA64
@@ -51,7 +52,7 @@ def compile_machine_a64(comp: Compilation, fuel: bool = True, frame_arrays: bool
     from ssa_course.codegen.aarch64.compile import compile_parts
 
     ssa = scheduled_ssa_quads(comp)
-    lines = comp.source.splitlines() if comp.kind == "tiny" else None
+    lines = split_lines(comp.source) if comp.kind == "tiny" else None
     return compile_parts(ssa, lines, fuel=fuel, frame_arrays=frame_arrays)
 
 
@@ -74,7 +75,8 @@ def _run_emulated(compiled: CompiledA64, args: list[Value], out: Output,
     from ssa_course.codegen.aarch64.emulate import run_values_emulated
 
     toolchain.require(toolchain.emulator_missing())
-    return run_values_emulated(image_of_a64(compiled, limits), args, out)
+    return run_values_emulated(image_of_a64(compiled, limits), args, out,
+                               limits.timeout)
 
 
 def _run_qemu(compiled: CompiledA64, args: list[Value], out: Output, limits: Limits) -> int:
@@ -82,7 +84,7 @@ def _run_qemu(compiled: CompiledA64, args: list[Value], out: Output, limits: Lim
     from ssa_course.codegen.aarch64.run import run_values_qemu
 
     toolchain.require(toolchain.qemu_missing())
-    return run_values_qemu(image_of_a64(compiled, limits), args, out)
+    return run_values_qemu(image_of_a64(compiled, limits), args, out, limits.timeout)
 
 
 def _run_native(compiled: CompiledA64, args: list[Value], out: Output,
@@ -91,7 +93,8 @@ def _run_native(compiled: CompiledA64, args: list[Value], out: Output,
     from ssa_course.codegen.aarch64.run import run_values_native_a64
 
     toolchain.require(toolchain.native_missing())
-    return run_values_native_a64(image_of_a64(compiled, limits), args, out)
+    return run_values_native_a64(image_of_a64(compiled, limits), args, out,
+                                 limits.timeout)
 
 
 def _verify(compiled: CompiledA64) -> None:

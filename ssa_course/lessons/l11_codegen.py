@@ -25,6 +25,7 @@ from ssa_course.compilation import Compilation
 from ssa_course.lessons.l08_scheduling import scheduled_ssa_quads
 from ssa_course.registry import add_representation
 from ssa_course.runtime import Limits, Output, Value
+from ssa_course.srclines import split_lines
 
 if TYPE_CHECKING:  # modules are imported where they are used: a lesson loads cheaply
     from ssa_course.codegen.aarch64.compile import CompiledA64
@@ -45,7 +46,7 @@ def compile_machine(comp: Compilation, allocator: str = "color", fuel: bool = Tr
     from ssa_course.codegen.compile import compile_parts
 
     ssa = scheduled_ssa_quads(comp)
-    lines = comp.source.splitlines() if comp.kind == "tiny" else None
+    lines = split_lines(comp.source) if comp.kind == "tiny" else None
     return compile_parts(ssa, lines, allocator=allocator, fuel=fuel,
                          frame_arrays=frame_arrays)
 
@@ -78,7 +79,7 @@ def _run_native(compiled: CompiledProgram, args: list[Value], out: Output,
     from ssa_course.codegen.native import run_values_native
 
     toolchain.require(toolchain.native_missing())
-    return run_values_native(image_of(compiled, limits), args, out)
+    return run_values_native(image_of(compiled, limits), args, out, limits.timeout)
 
 
 def _run_emulated(compiled: CompiledProgram, args: list[Value], out: Output,
@@ -87,7 +88,7 @@ def _run_emulated(compiled: CompiledProgram, args: list[Value], out: Output,
     from ssa_course.codegen.emulate import run_values_emulated
 
     toolchain.require(toolchain.emulator_missing())
-    return run_values_emulated(image_of(compiled, limits), args, out)
+    return run_values_emulated(image_of(compiled, limits), args, out, limits.timeout)
 
 
 def _verify(compiled: CompiledProgram) -> None:

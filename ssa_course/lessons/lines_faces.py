@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from ssa_course.srclines import Lines
+from ssa_course.srclines import Lines, split_lines
 
 if TYPE_CHECKING:
     from ssa_course.analysis.escape import ProgramEscapes
@@ -241,8 +241,8 @@ def disasm_lines(listing: str, disasm: str,
     from ssa_course.srclines import listing_lines
 
     src = listing_lines(listing).text
-    ours = [n for t, n in zip(listing.splitlines(), src, strict=True) if _is_instruction(t)]
-    rows = disasm.splitlines()
+    ours = [n for t, n in zip(split_lines(listing), src, strict=True) if _is_instruction(t)]
+    rows = split_lines(disasm)
     theirs = [i for i, t in enumerate(rows) if _DISASM_INSTR.match(t)]
     out: list[int | None] = [None] * len(rows)
     if len(ours) == len(theirs):
@@ -269,7 +269,7 @@ def bril_json_lines(program: Program, text: str) -> Lines:
     items = [n for fn in program.functions.values() for n in function_item_lines(fn)]
     out: list[int | None] = []
     k, current, in_functions = -1, None, False
-    for t in text.splitlines():
+    for t in split_lines(text):
         if t == '  "functions": [':
             in_functions = True
         elif t.startswith('  "') and not t.startswith('  "functions"'):

@@ -44,6 +44,7 @@ from ssa_course.quads.bril_write import (  # noqa: F401 - the writers are part o
 )
 from ssa_course.quads.ir import Function, Instr, Label, Program, StructInfo, is_known_op
 from ssa_course.runtime import INT_MAX, INT_MIN, decimal_value
+from ssa_course.srclines import split_lines
 from ssa_course.tiny.types import BOOL, INT, ArrayType, StructType, Type
 
 MAX_TYPE_DEPTH = 64  # [[...[int]...]]: Tiny types are compared and printed recursively
@@ -367,7 +368,7 @@ def parse_bril_text(text: str, filename: str = "<input>", typecheck: bool = True
 
 def bril_args(text: str) -> list[str] | None:
     """The arguments of a ``# ARGS: 3 6`` line (Bril also writes ``#ARGS:``), if any."""
-    for line in text.splitlines():  # the first such line wins, wherever it is
+    for line in split_lines(text):  # the first such line wins, wherever it is
         stripped = line.strip()
         if stripped.startswith("#"):
             rest = stripped[1:].lstrip()

@@ -17,6 +17,7 @@ from ssa_course.son.control import Never, Phi, Proj, Region, Start, Stop
 from ssa_course.son.data import Constant
 from ssa_course.son.graph import Node
 from ssa_course.son.program import FunctionGraph, SeaOfNodes
+from ssa_course.srclines import split_lines
 from ssa_course.viz.dot import GraphEdge, GraphNode, graph_to_dot
 from ssa_course.viz.options import DrawOptions, options_or_default
 from ssa_course.viz.palette import (
@@ -225,7 +226,7 @@ def graphs_to_dot(program: SeaOfNodes, title: str | None = None,
 
     dot = program_dot(program, graph_parts, title or summary(program), options)
     # The source in the DOT text: a drawing saved on its own still says what it is of.
-    comment = "".join(f"// {line}\n" for line in program.source.rstrip().splitlines())
+    comment = "".join(f"// {line}\n" for line in split_lines(program.source.rstrip()))
     return comment + dot
 
 

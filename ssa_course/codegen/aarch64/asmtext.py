@@ -7,6 +7,7 @@ from ssa_course.codegen.aarch64.emit import load_constant
 from ssa_course.codegen.runtime_abi import MAP_PRIVATE_ANON_NORESERVE, PROT_RW, length_of
 
 SYS_WRITE, SYS_MMAP, SYS_EXIT_GROUP = 64, 222, 94  # Linux aarch64 (asm-generic numbers)
+SYS_MPROTECT = 226
 
 
 def const(reg: str, value: int) -> str:

@@ -13,12 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ssa_course.codegen.aarch64 import toolchain
-from ssa_course.codegen.aarch64.asmtext import SYS_EXIT_GROUP, SYS_MMAP, SYS_WRITE
+from ssa_course.codegen.aarch64.asmtext import SYS_EXIT_GROUP, SYS_MMAP, SYS_MPROTECT, SYS_WRITE
 from ssa_course.codegen.assemble import Image
+from ssa_course.codegen.child import DEFAULT_TIMEOUT_S
 from ssa_course.codegen.emulator import (
-    DEFAULT_TIMEOUT_S,
     EXIT,
     MMAP,
+    MPROTECT,
     SIGILL,
     WRITE,
     Machine,
@@ -57,7 +58,8 @@ def elf_segments(blob: bytes) -> tuple[list[Segment], int]:
 class _A64Machine(Machine):
     """One emulated aarch64 process (``count``: also count executed instructions)."""
 
-    SYSCALLS = {SYS_WRITE: WRITE, SYS_MMAP: MMAP, SYS_EXIT_GROUP: EXIT}
+    SYSCALLS = {SYS_WRITE: WRITE, SYS_MMAP: MMAP, SYS_MPROTECT: MPROTECT,
+                SYS_EXIT_GROUP: EXIT}
     PC_NAME = "pc"
 
     def __init__(self, segments: list[Segment], argv: list[bytes],

@@ -23,11 +23,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ssa_course.codegen.aarch64.minstr import ins
-from ssa_course.codegen.aarch64.registers import DEPTH_REG, FP, LR, SP
+from ssa_course.codegen.aarch64.registers import DEPTH_REG, FP, LR, SCRATCH0, SP
 from ssa_course.codegen.frame import lay_out
 from ssa_course.codegen.mir import Imm, LabelRef, Mem, MFunction, MInstr, PReg, Slot
 
 MAX_PAIR_OFFSET = 504  # stp/ldp with writeback: a signed 7-bit count of 8 bytes
+STACK_LIMIT_REG = PReg("x18")  # the stack limit, set by _start (runtime_abi.STACK_SLACK)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +82,12 @@ def prologue(fn: MFunction) -> list[MInstr]:
     # `sub r15, 1; js` pair in AArch64 form.
     out.append(ins("subs", DEPTH_REG, DEPTH_REG, Imm(1), comment="depth"))
     out.append(ins("jcc", LabelRef("rt_stack_overflow"), cond="mi"))
+    # The stack left, as on x86-64, against the limit _start keeps in x18 (the platform
+    # register, never allocated; 0 when the OS stack is used): sp cannot be cmp's first
+    # operand in every assembler, so it is copied to the scratch x16 first.
+    out.append(ins("mov", SCRATCH0, SP))
+    out.append(ins("cmp", SCRATCH0, STACK_LIMIT_REG, comment="stack"))
+    out.append(ins("jcc", LabelRef("rt_stack_overflow"), cond="lo"))
     return out
 
 

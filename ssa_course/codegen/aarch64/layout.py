@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from ssa_course.codegen.aarch64.encode import EncodeError, encode
 from ssa_course.codegen.elf import Sections
 from ssa_course.codegen.layout import DATA_WORDS, AssemblerError, data_bytes, strip_comment
+from ssa_course.srclines import split_lines
 
 _LO12 = re.compile(r":lo12:([A-Za-z_.$][\w.$]*)")
 _BRANCHES = ("b", "bl", "cbz", "cbnz")
@@ -35,7 +36,7 @@ class Laid:
 def lay_out(source: str, text_addr: int, data_addr: int, bss_addr: int) -> Laid:
     out = Laid()
     section = "text"
-    for number, raw in enumerate(source.splitlines(), 1):
+    for number, raw in enumerate(split_lines(source), 1):
         line = strip_comment(raw, "//")
         while line and re.match(r"^[A-Za-z_.$][\w.$]*:", line):
             name, line = line.split(":", 1)

@@ -7,9 +7,12 @@ from __future__ import annotations
 from ssa_course.codegen.aarch64 import asmtext as rt
 from ssa_course.codegen.runtime_abi import (
     MIN_STACK_BYTES,
-    STACK_BYTES,
+    PROT_NONE,
     RuntimeConfig,
+    guard_bytes,
     length_of,
+    stack_bytes,
+    stack_limit_offset,
     strlen,
 )
 from ssa_course.codegen.runtime_entry import bad_type_message, count_message
@@ -18,9 +21,13 @@ from ssa_course.codegen.runtime_entry import bad_type_message, count_message
 def start_text(config: RuntimeConfig, handlers: int, record: int) -> str:
     """``_start``: stacks, arguments, ``tiny_main``, flush, exit 0."""
     n = len(config.main_params)
+    # the stack sized and guarded as on x86-64 (runtime_entry.start_text): the guard is the
+    # mapping's lowest bytes, made PROT_NONE
+    mprotect = rt.const("x8", rt.SYS_MPROTECT)
     parts = [f"""_start:
     mov x19, sp
-{rt.const("x20", STACK_BYTES)}.Lstart_stack_try:
+    movz x18, #0
+{rt.const("x20", stack_bytes(config))}.Lstart_stack_try:
 {rt.mmap("x20")}    cmn x0, #4095
     b.lo .Lstart_stack_got
     lsr x20, x20, #2
@@ -28,8 +35,10 @@ def start_text(config: RuntimeConfig, handlers: int, record: int) -> str:
     b.hs .Lstart_stack_try
     b .Lstart_stack_kept
 .Lstart_stack_got:
-    add x0, x0, x20
-    mov sp, x0
+    add x9, x0, x20
+    mov sp, x9
+{rt.const("x18", stack_limit_offset(config))}    add x18, x18, x0
+{rt.const("x1", guard_bytes(config))}{rt.const("x2", PROT_NONE)}{mprotect}    svc #0
 .Lstart_stack_kept:
 {rt.const("x20", handlers)}{rt.mmap("x20")}    cmn x0, #4095
     b.hs rt_out_of_memory
@@ -115,15 +124,35 @@ rt_arg_error:
     mov x1, x21
     mov x2, x22
     bl rt_err_write
-    mov x1, x19
-    movz x2, #0
-.Larg_strlen:
-    ldrb w9, [x1, x2]
-    cbz x9, .Larg_text
-    add x2, x2, #1
-    b .Larg_strlen
-.Larg_text:
+// the argument's bytes as args.shown_argument quotes them: printable ASCII as is, any
+// other byte as \\xNN (the message stays one line, the same as the interpreters')
+.Larg_byte:
+    ldrb w9, [x19]
+    cbz x9, .Larg_end
+{rt.addr("x1", "rt_numbuf")}    cmp x9, #32
+    b.lo .Larg_escape
+    cmp x9, #126
+    b.hi .Larg_escape
+    strb w9, [x1]
+    movz x2, #1
+    b .Larg_write
+.Larg_escape:
+    movz x10, #92
+    strb w10, [x1]
+    movz x10, #120
+    strb w10, [x1, #1]
+{rt.addr("x11", "rt_str_hex")}    lsr x10, x9, #4
+    ldrb w10, [x11, x10]
+    strb w10, [x1, #2]
+    and x10, x9, #15
+    ldrb w10, [x11, x10]
+    strb w10, [x1, #3]
+    movz x2, #4
+.Larg_write:
     bl rt_err_write
+    add x19, x19, #1
+    b .Larg_byte
+.Larg_end:
 {rt.addr("x1", "rt_str_quote_nl")}    movz x2, #2
     bl rt_err_write
     movz x0, #1
