@@ -33,6 +33,7 @@ ALLOCATABLE = CALLER_SAVED + CALLEE_SAVED
 # `bl` writes the return address into x30 instead of pushing it: a function that calls
 # another must save x30 itself (the prologue's `stp x29, x30`), a leaf could skip it.
 FP, LR, SP = PReg("x29"), PReg("x30"), PReg("sp")
+SCRATCH0 = PReg("x16")  # the emitter's, between two instructions (the entry's stack check)
 # Counters in callee-saved registers: every callee (ours or the runtime's) preserves them,
 # so no call site has to save or reload them -- cheaper than x86-64's rt_fuel in memory.
 FUEL_REG, DEPTH_REG = PReg("x27"), PReg("x28")
