@@ -12,7 +12,8 @@ so a representation added later (another target's listing) gets a lines face for
 when its text carries them. The IR-aware helpers are in
 :mod:`ssa_course.lessons.lines_faces`.
 
-:func:`split_lines` is the one rule for turning text into lines: the lexers' rule (a line
+:func:`split_lines` (defined in :mod:`ssa_course.tiny.lexer`, so the IR packages below can
+use it too) is the one rule for turning text into lines: the lexers' rule (a line
 ends at ``\\n``, ``\\r\\n`` or a lone ``\\r``), not :meth:`str.splitlines`, which also
 breaks at a form feed, ``\\x1c``-``\\x1e``, U+0085, U+2028 and U+2029 and so would number
 lines differently from the quads (issue 39).
@@ -24,20 +25,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-_NEWLINE = re.compile(r"\r\n|\r|\n")
-
-
-def split_lines(text: str) -> list[str]:
-    """``text``'s lines as the lexers count them: a line ends at ``\\n``, ``\\r\\n`` or a
-    lone ``\\r`` and nothing else; as :meth:`str.splitlines`, a last line break does not
-    start an empty last line, and ``""`` has no lines. Every place that numbers the lines
-    of a program or of a text face uses this."""
-    if not text:
-        return []
-    lines = _NEWLINE.split(text)
-    if lines[-1] == "":
-        lines.pop()
-    return lines
+from ssa_course.tiny.lexer import split_lines
 
 
 def _no_node(name: str) -> int | None:

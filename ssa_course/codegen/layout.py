@@ -25,7 +25,7 @@ from typing import Protocol
 from ssa_course.codegen import x86_encode
 from ssa_course.codegen.elf import Sections
 from ssa_course.codegen.x86_table import CONDITIONS, REGISTERS
-from ssa_course.srclines import split_lines
+from ssa_course.tiny.lexer import split_lines
 
 _IDENT = r"[A-Za-z_.$][\w.$]*"
 _LABEL = re.compile(rf"^({_IDENT}):\s*(.*)$")

@@ -44,7 +44,7 @@ from ssa_course.quads.bril_write import (  # noqa: F401 - the writers are part o
 )
 from ssa_course.quads.ir import Function, Instr, Label, Program, StructInfo, is_known_op
 from ssa_course.runtime import INT_MAX, INT_MIN, decimal_value
-from ssa_course.srclines import split_lines
+from ssa_course.tiny.lexer import split_lines
 from ssa_course.tiny.types import BOOL, INT, ArrayType, StructType, Type
 
 MAX_TYPE_DEPTH = 64  # [[...[int]...]]: Tiny types are compared and printed recursively

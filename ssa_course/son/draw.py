@@ -17,7 +17,7 @@ from ssa_course.son.control import Never, Phi, Proj, Region, Start, Stop
 from ssa_course.son.data import Constant
 from ssa_course.son.graph import Node
 from ssa_course.son.program import FunctionGraph, SeaOfNodes
-from ssa_course.srclines import split_lines
+from ssa_course.tiny.lexer import split_lines
 from ssa_course.viz.dot import GraphEdge, GraphNode, graph_to_dot
 from ssa_course.viz.options import DrawOptions, options_or_default
 from ssa_course.viz.palette import (

@@ -25,6 +25,23 @@ KEYWORDS = frozenset({
 PUNCTUATION = ("->", "=", "(", ")", "{", "}", "[", "]", ",", ";", ":", ".")
 
 
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """``text``'s lines as the lexer counts them: a line ends at ``\\n``, ``\\r\\n`` or a
+    lone ``\\r`` and nothing else (not at a form feed or U+2028, which ``str.splitlines``
+    also breaks at); as :meth:`str.splitlines`, a last line break does not start an empty
+    last line, and ``""`` has no lines. Every place that numbers the lines of a program or
+    of a text face uses this (through :mod:`ssa_course.srclines` above the IR packages)."""
+    if not text:
+        return []
+    lines = _NEWLINE.split(text)
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def symbols() -> tuple[str, ...]:
     """Every symbol, longest first, so "<=" wins over "<"."""
     return tuple(sorted({*PUNCTUATION, *opcodes.symbols()}, key=lambda s: (-len(s), s)))
