@@ -1,4 +1,5 @@
-"""The call watch behind every graded answer (ssa_course.grading.forbid)."""
+"""The call watch behind every graded answer (ssa_course.grading.forbid, .watch): advice
+in a learner's own kernel when an answer calls the engine's own version of its task."""
 
 from __future__ import annotations
 
@@ -92,23 +93,34 @@ def test_required_calls():
         guard(skips_it, forbid=[], require=[build_cfg])(_function())
 
 
-def test_switching_the_watch_off_is_refused_and_the_previous_profiler_comes_back():
+def test_the_watch_puts_the_previous_profiler_back():
+    from ssa_course.grading.watch import watched
+
+    def outer(frame, event, arg):
+        pass
+
+    rules = Rules(forbid=[ssa_course])
+    sys.setprofile(outer)
+    try:
+        with pytest.raises(Forbidden, match="calls ssa_course's own find_leaders"):
+            watched(find_leaders, (_function(),), {}, rules.verdict, {}, "leaders",
+                    "write it yourself")
+        assert sys.getprofile() is outer
+        assert watched(len, ([1],), {}, rules.verdict, {}, "n", "") == 1
+        assert sys.getprofile() is outer
+    finally:
+        sys.setprofile(None)
+
+
+def test_the_watch_is_advice_switching_it_off_is_the_learner_s_own_loss():
+    """An answer that switches the profiler off is not told anything in its own kernel:
+    no grade depends on the watch (the grading sandbox has no find_leaders)."""
     def sneaky(body):
         sys.setprofile(None)
         return find_leaders(Function("f", [], None, body))
 
-    calls = []
-
-    def outer(frame, event, arg):
-        calls.append(event)
-
-    sys.setprofile(outer)
-    try:
-        with pytest.raises(Forbidden, match="switched off"):
-            guard(sneaky, forbid=[ssa_course])(_function().body)
-        assert sys.getprofile() is outer
-    finally:
-        sys.setprofile(None)
+    assert guard(sneaky, forbid=[ssa_course])(_function().body) == \
+        find_leaders(_function())
 
 
 def test_check_against_reports_a_refusal_as_a_failed_case():

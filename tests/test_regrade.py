@@ -347,7 +347,7 @@ def test_no_learner_s_process_outlives_the_grading_process(tmp_path, monkeypatch
 
 
 def test_the_autograding_kernel_s_filter_allows_threads_not_processes():
-    """seccomp.install_no_processes (protect_course installs it in every autograding
+    """seccomp.install_no_processes (nbgrader_box installs it in every autograding
     kernel): threads still start (the kernel has some), no process does -- not by
     os.fork, not by subprocess, not by the C code behind it."""
     import os

@@ -87,10 +87,9 @@ def check_against(
     the wrong type (``True`` for ``1``, a numpy array for a list) is a wrong answer.
     ``show`` writes a value in a message (exercise 09 writes ``INT_MAX - 1``, not its digits).
     """
-    from ssa_course.grading import watch
     from ssa_course.grading.box import INSIDE_ENV
 
-    if watch.PROTECTED or os.environ.get(INSIDE_ENV):  # an autograding kernel: the regrade
+    if os.environ.get(INSIDE_ENV):  # nbgrader's kernel in the grading sandbox: the regrade
         # (grading/regrade.py) decides
         print(f"{what}: checked outside this kernel, by the autograder's regrade")
         return

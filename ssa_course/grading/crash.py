@@ -7,8 +7,6 @@ import traceback
 
 from ssa_course.errors import SsaCourseError
 
-Frame = tuple[str, int, str]  # (file name, line, function) of one traceback entry
-
 RECURSION = "(RecursionError)"  # in every message about a recursion too deep
 
 
@@ -26,33 +24,31 @@ def too_deep_for(size: int) -> str:
             "you have not seen yet")
 
 
-def explain_crash(error: BaseException, frames: list[Frame] | None = None) -> str:
-    """One line about an exception raised by the learner's code. ``frames``: its traceback,
-    already read (a grading child reads it through its audit hook); default: read it."""
+def explain_crash(error: BaseException) -> str:
+    """One line about an exception raised by the learner's code."""
     if isinstance(error, SsaCourseError):  # the course's own message says it all
         return error.render()
     if isinstance(error, RecursionError):
         return ("your code called itself too deeply (RecursionError)"
-                f"{_where(error, frames)}: a recursion without a base case, or a walk that "
+                f"{_where(error)}: a recursion without a base case, or a walk that "
                 "goes round a cycle of the graph without remembering where it has been?")
     if isinstance(error, SystemExit):
         return "your code called exit(): return a value instead"
     if isinstance(error, MemoryError):
-        return f"your code ran out of memory (MemoryError){_where(error, frames)}"
+        return f"your code ran out of memory (MemoryError){_where(error)}"
     text = traceback.format_exception_only(type(error), error)[-1].strip()
     if len(text) > 500:
         text = text[:500] + " ..."
-    return f"your code raised {text}{_where(error, frames)}"
+    return f"your code raised {text}{_where(error)}"
 
 
-def _where(error: BaseException, frames: list[Frame] | None = None) -> str:
+def _where(error: BaseException) -> str:
     """`` (line 7 of your cell, in `leaders`)``: the innermost frame of the learner's code.
 
     Notebook cells are compiled from files named like ``/tmp/ipykernel_1/123.py`` or
     ``<ipython-input-...>``; frames of installed packages are skipped."""
-    if frames is None:
-        frames = [(f.filename, f.lineno or 0, f.name)
-                  for f in traceback.extract_tb(error.__traceback__)]
+    frames = [(f.filename, f.lineno or 0, f.name)
+              for f in traceback.extract_tb(error.__traceback__)]
     for name, line, function in reversed(frames):
         if "site-packages" in name or "/ssa_course/" in name or name.startswith("<frozen"):
             continue

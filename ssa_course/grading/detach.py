@@ -1,12 +1,12 @@
 """An answer made safe to hand to the grader: plain containers and the course's values,
 nothing of the learner's.
 
-:func:`detach` runs while the learner's function is still watched (inside the guard): it
-rebuilds dicts, lists, tuples and sets as exactly those types (a subclass's ``__iter__``
-or ``__eq__`` never runs again), keeps the course's own objects, and puts a
+:func:`detach` runs in the process that ran the learner's function, right after the
+call: it rebuilds dicts, lists, tuples and sets as exactly those types (a subclass's
+``__iter__`` or ``__eq__`` never runs again), keeps the course's own objects, and puts a
 :class:`Foreign` marker where anything else was (a generator, a numpy array, an object of
-the learner's class). So no code of the learner's can run once its call is over -- not
-while the grader reads, compares, prints or sends the answer.
+the learner's class). So no code of the learner's runs where the checker reads,
+compares, prints or sends the answer.
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ def _fresh(value: object, done: dict[int, object]) -> object:
         done[id(value)] = items
         items.extend(_fresh(v, done) for v in value)  # type: ignore[attr-defined]
         return items
-    make: Any = kind  # (an annotation, not a call of typing.cast, in the watch)
+    make: Any = kind
     items_of: Any = value
     rebuilt: object = make(_fresh(v, done) for v in items_of)
     done[id(value)] = rebuilt

@@ -1,7 +1,7 @@
-"""Run graded calls in a child process the grader starts, where the answer can neither
-cheat nor harm the kernel.
+"""Run graded calls in a child process, so that a learner's answer cannot take the
+kernel down with it.
 
-:func:`stream` forks the kernel (or whatever process grades): the child inherits the
+:func:`stream` forks the kernel (or whatever process checks): the child inherits the
 learner's functions and the cases, runs ``fn(case)`` for each case in turn and sends each
 result back through a pipe; the *parent* computes the expected answers (after the child
 has its copy of memory, so they are never in it) and compares. In the child:
@@ -10,19 +10,13 @@ has its copy of memory, so they are never in it) and compares. In the child:
   shown by the parent;
 * memory is limited (``RLIMIT_AS``: the child's size at the fork plus :data:`MEMORY_GB`),
   CPU time too (``RLIMIT_CPU``), and the parent kills a case that runs past its time;
-* on Linux x86-64 and AArch64 a seccomp filter (:mod:`ssa_course.grading.seccomp`) makes
-  the kernel refuse new processes and threads (``clone``, ``fork``, ``execve``), signals
-  to other processes and sockets;
-* the audit hook of :mod:`ssa_course.grading.watch` -- installed when the grader is
-  imported, so it cannot be removed -- is armed: while a guarded answer runs it refuses
-  what would let it cheat (starting programs, opening files, frames and code objects,
-  ``exec``, new imports, switching the watch off, ...). A refusal ends the child at once
-  with one line naming what was tried (an answer cannot catch it); the parent reports it
-  as that case's failure.
+* on Linux x86-64 and AArch64 a seccomp filter (:func:`ssa_course.grading.seccomp.install`)
+  refuses new processes and threads, which would outlive those limits.
 
-Where ``os.fork`` is missing or unsafe (Windows, macOS) :func:`can_isolate` is False and
-the callers run in-process, as before (the instructor's Linux machine is where grading
-counts).
+What comes back is unpickled as data only (builtin containers and the course's own
+classes). This serves the checks in a learner's own kernel; grades are decided in the
+grading sandbox (docs/grading.md). Where ``os.fork`` is missing or unsafe (Windows,
+macOS, the browser) :func:`can_isolate` is False and the callers run in-process.
 """
 
 from __future__ import annotations
@@ -33,25 +27,29 @@ import os
 import pickle
 import select
 import signal
+import struct
 import sys
 import time
 from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ssa_course.grading import seccomp, watch
-from ssa_course.grading.watch import HEADER, OUTPUT_LIMIT
+from ssa_course.grading import seccomp
 from ssa_course.memlimit import cap_address_space
 
 MEMORY_GB = 2.0  # per graded cell, on top of what the kernel already uses
 FRAME_LIMIT = 64 << 20  # bytes of one answer
+OUTPUT_LIMIT = 20_000  # characters of a case's printed output shown
+HEADER = struct.Struct("!I")  # the length before each frame on the result pipe
+_CHILD_PID = -1  # set in a child this module forked
 
 
 @dataclass(slots=True)
 class Outcome:
     """What one case gave: ``kind`` is ``value`` (``value`` holds the answer), ``raised``
     (``category`` is ``mismatch``, ``notimpl`` or ``crash``; ``text`` says what),
-    ``refused``, ``timeout``, ``memory`` or ``died`` (``text`` says what)."""
+    ``refused`` (the call watch's advice), ``timeout``, ``memory`` or ``died`` (``text``
+    says what)."""
 
     kind: str
     value: object = None
@@ -60,31 +58,20 @@ class Outcome:
     output: str = ""
 
 
-class Crashed(Exception):
-    """A guarded answer failed; ``category`` and ``text`` say how (only data: nothing of
-    the learner's code is left in it)."""
-
-    def __init__(self, category: str, text: str) -> None:
-        super().__init__(text)
-        self.category, self.text = category, text
-
-
 REGRADE = False  # set in a regrade's grading process (grading/regrade.py)
 
 
 def can_isolate() -> bool:
     """Can graded calls run in a child process here (Linux with ``os.fork``)? Not in a
-    regrade's grading process: the learner's functions run in learner's processes, and
-    the instructor's code around them runs in that process itself. Not in an autograding
-    kernel either (:func:`watch.protect_course` refuses ``os.fork`` there): its checks run
-    in-process, and the regrade decides the grades."""
-    return (watch.can_fork() and not REGRADE and not watch.PROTECTED
+    regrade's grading process (the learner's functions run in learner's processes) nor
+    in nbgrader's kernel in the grading sandbox (its checks do not count)."""
+    return (sys.platform.startswith("linux") and hasattr(os, "fork") and not REGRADE
             and not os.environ.get("SSA_COURSE_GRADING_BOX"))
 
 
 def in_child() -> bool:
-    """Is this process a grading child (started by :func:`stream`)?"""
-    return os.getpid() == watch.CHILD_PID
+    """Is this process a child started by :func:`stream`?"""
+    return os.getpid() == _CHILD_PID
 
 
 # ------------------------------------------------------------------ the parent side
@@ -257,10 +244,10 @@ def _outcome(frame: bytes) -> Outcome:
 
 def _child(fn: Callable[[Any], Any], cases: list, fd: int, memory_gb: float,
            seconds: float | None) -> None:
+    global _CHILD_PID
     try:
-        watch.CHILD_PID = os.getpid()
+        _CHILD_PID = os.getpid()
         out = _isolate(fd, memory_gb, seconds, len(cases))
-        sys.audit("ssa_course.sandbox.arm", fd, out)
         for case in cases:
             message = _run_one(fn, case)
             text = out.getvalue()
@@ -283,15 +270,14 @@ def _child(fn: Callable[[Any], Any], cases: list, fd: int, memory_gb: float,
 
 def _run_one(fn: Callable[[Any], Any], case: object) -> tuple:
     from ssa_course.grading.check import Mismatch, _crash_line
+    from ssa_course.grading.watch import Forbidden
 
     try:
         value = fn(case)
-    except Crashed as e:
-        if e.category == "memory":
-            return ("memory", b"", "", "")
-        return ("raised", b"", e.text, e.category)
     except MemoryError:
-        return ("memory", b"", "", "", )
+        return ("memory", b"", "", "")
+    except Forbidden as e:
+        return ("refused", b"", str(e), "")
     except Mismatch as e:
         return ("raised", b"", str(e), "mismatch")
     except NotImplementedError:
@@ -335,7 +321,7 @@ def _isolate(keep: int, memory_gb: float, seconds: float | None, cases: int) -> 
     try:
         seccomp.install()
     except OSError:  # a container that forbids seccomp: no new processes or threads for a
-        # user that is not root (the audit hook refuses the usual ways in any case)
+        # user that is not root
         with contextlib.suppress(OSError, ValueError):
             resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
     return out
