@@ -8,8 +8,8 @@ workers may run on many machines:
 * a **worker** (:func:`autograde_one`) builds a private scratch course: the course's
   ``nbgrader_config.py`` (root moved there), a copy of the gradebook as it was when the
   run began, the assignment's ``source/`` and that one student's submission. It runs
-  plain ``nbgrader autograde`` there, in a process of its own: the kernel and the regrade
-  are sandboxed exactly as in any autograde (docs/grading.md), since the worker runs the
+  nbgrader's autograde there (its Python API, in the worker's process, one student at a
+  time, saving a process start per student): the kernel and the regrade are sandboxed exactly as in any autograde (docs/grading.md), since the worker runs the
   same code. One preprocessor is added right after ``RegradeOutsideKernel``:
   :class:`KeepOutputs` writes the notebook's outputs at that point (and the answers
   flagged for a manual look) to a file of the scratch course. The task returns **data**:
@@ -33,9 +33,8 @@ import json
 import logging
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -49,7 +48,6 @@ EXECUTE = "ssa_course.grading.nbgrader_box.BoxedExecute"
 REGRADE = "ssa_course.grading.nbgrader_regrade.RegradeOutsideKernel"
 KEEP = "ssa_course.grading.classgrade.KeepOutputs"
 REPLAY = "ssa_course.grading.classgrade.ReplayOutputs"
-TASK_TIMEOUT = 3600  # seconds one student's autograde may take on a worker
 
 
 # ------------------------------------------------------------------ the preprocessors
@@ -134,45 +132,55 @@ def _write(top: Path, files: dict[str, bytes]) -> None:
         path.write_bytes(data)
 
 
-WORKER_CONFIG = '''
-# --- added by ssa_course.grading.classgrade for a worker's scratch copy
-c.CourseDirectory.root = {root!r}
-_pp = list(c.Autograde.autograde_preprocessors)
-_pp.insert(_pp.index({regrade!r}) + 1, {keep!r})
-c.Autograde.autograde_preprocessors = _pp
-c.KeepOutputs.directory = {kept!r}
-'''
+_ONE_AT_A_TIME = threading.Lock()  # nbgrader's API is not safe in two threads at once
+
+
+def worker_config(root: Path, kept: Path) -> Any:
+    """A worker's config: the course's (copied to ``root``), its root moved there, and
+    :class:`KeepOutputs` right after the regrade."""
+    cfg = course_config(root)
+    pre = [p if isinstance(p, str) else f"{p.__module__}.{p.__name__}"
+           for p in cfg.Autograde.autograde_preprocessors]
+    if REGRADE not in pre:
+        raise RuntimeError(f"the course's nbgrader_config.py does not run {REGRADE}: make "
+                           "the course with tools/make_course.py")
+    pre.insert(pre.index(REGRADE) + 1, KEEP)
+    cfg.Autograde.autograde_preprocessors = pre
+    cfg.KeepOutputs.directory = str(kept)
+    return cfg
 
 
 def autograde_one(kit: dict, assignment: str, student: str,
                   submission: dict[str, bytes]) -> dict:
     """One student's autograde, on a worker: ``kit`` holds the course's config text, its
     gradebook's bytes and the assignment's ``source/`` files; ``submission`` the files of
-    ``submitted/<student>/<assignment>/``. Returns plain data (see the module's
-    docstring): ``{"student", "success", "log", "kept": {notebook: outputs},
-    "autograded": {notebook: JSON text}, "scores": {notebook: {cell: [score, max]}},
-    "seconds", "host"}``."""
+    ``submitted/<student>/<assignment>/``. nbgrader's autograde runs in this process (one
+    at a time); the kernel and the regrade it starts are sandboxed as always. Returns
+    plain data (see the module's docstring): ``{"student", "success", "log",
+    "kept": {notebook: outputs}, "autograded": {notebook: JSON text},
+    "scores": {notebook: {cell: [score, max]}}, "seconds", "host"}``."""
     import socket
 
+    from nbgrader.apps import NbGraderAPI
+
     start = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="ssa-grade-class-") as tmp:
+    with _ONE_AT_A_TIME, tempfile.TemporaryDirectory(prefix="ssa-grade-class-") as tmp:
         root = Path(tmp) / "course"
         kept = Path(tmp) / "kept"
         root.mkdir()
         (root / "gradebook.db").write_bytes(kit["gradebook"])
-        (root / "nbgrader_config.py").write_text(
-            kit["config"] + WORKER_CONFIG.format(root=str(root), regrade=REGRADE, keep=KEEP,
-                                                 kept=str(kept)), encoding="utf-8")
+        (root / "nbgrader_config.py").write_text(kit["config"], encoding="utf-8")
         _write(root / "source" / assignment, kit["source"])
         _write(root / "submitted" / student / assignment, submission)
-        done = subprocess.run(
-            [sys.executable, "-m", "nbgrader", "autograde", assignment, "--student",
-             student, "--force", "--Autograde.create_student=True"],
-            cwd=root, capture_output=True, text=True, timeout=TASK_TIMEOUT, check=False)
-        result: dict[str, Any] = {"student": student, "success": done.returncode == 0,
-                                  "log": (done.stdout + done.stderr)[-20_000:],
-                                  "kept": {}, "autograded": {}, "scores": {},
-                                  "host": socket.gethostname()}
+        result: dict[str, Any] = {"student": student, "kept": {}, "autograded": {},
+                                  "scores": {}, "host": socket.gethostname()}
+        try:
+            api = NbGraderAPI(config=worker_config(root, kept))
+            done = api.autograde(assignment, student, force=True, create=True)
+            result["success"] = bool(done["success"])
+            result["log"] = (str(done.get("log") or "") + str(done.get("error") or ""))[-20_000:]
+        except Exception as e:
+            result["success"], result["log"] = False, f"{type(e).__name__}: {e}"
         for path in sorted(kept.glob("*.json")):
             result["kept"][path.stem] = json.loads(path.read_text(encoding="utf-8"))
         out = root / "autograded" / student / assignment
