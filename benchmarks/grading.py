@@ -6,9 +6,15 @@ ones where one task is wrong, loops forever or crashes (which task turns round) 
 autogrades them with nbgrader, ``--jobs`` students at a time (each worker a process of its
 own with its own nbgrader API; they share the course's gradebook). It prints a table: the
 wall-clock seconds per submission, the mean autograde time of each kind of submission,
-and whether every score is what it must be (full for correct, less for the others); then
-what 200 submissions of the slowest exercise would take at the measured rate (a straight
-extrapolation: autograde handles submissions one by one, so time grows linearly).
+where the time goes (the grading processes write their steps to the file named by
+``SSA_COURSE_GRADING_TIMES``, ``ssa_course/grading/timing.py``): the sandbox's share --
+bubblewrap's start for each kernel and learner's process, measured here against the same
+process unsandboxed, homes copied, sandboxed processes stopped and their homes removed --,
+the kernel's start, the learner's processes, their start until ready, their calls; the
+minutes for ``--class-size`` submissions (a straight extrapolation), and whether every
+score is what it must be (full for correct, less for the others). Then the first
+exercise's submissions are graded again with ``tools/grade_class.py``'s engine on a Dask
+``LocalCluster`` of 1, then 2 workers: the speed-up.
 
     python benchmarks/grading.py                           # 30 per exercise, 2 at a time
     python benchmarks/grading.py --exercises 10-escape --submissions 8 --jobs 2
@@ -230,11 +236,13 @@ def cluster_speedup(tmp: Path, assignment: str, count: int) -> bool:
     for workers in (1, 2):
         report = on_cluster(course, assignment, students, workers, say=lambda line: None)
         ok = ok and not report.failed and len(report.graded) == len(students)
-        walls[workers] = report.wall
+        walls[workers] = report.wall - report.startup
         print(f"  {workers} worker{'s' if workers > 1 else ' '}: {report.wall:6.1f} s wall, "
-              f"{report.wall / len(students):.1f} s per submission"
+              f"of which {report.startup:.1f} s starting the cluster; then "
+              f"{walls[workers] / len(students):.1f} s per submission (recording in the "
+              f"gradebook {report.recording / len(students):.2f} s each)"
               f"{'' if not report.failed else f', {len(report.failed)} FAILED'}", flush=True)
-    print(f"  speed-up of 2 workers against 1: {walls[1] / walls[2]:.2f}x")
+    print(f"  speed-up of 2 workers against 1 (after the start): {walls[1] / walls[2]:.2f}x")
     return ok
 
 

@@ -9,9 +9,10 @@ workers may run on many machines:
   ``nbgrader_config.py`` (root moved there), a copy of the gradebook as it was when the
   run began, the assignment's ``source/`` and that one student's submission. It runs
   nbgrader's autograde there (its Python API, in the worker's process, one student at a
-  time, saving a process start per student): the kernel and the regrade are sandboxed exactly as in any autograde (docs/grading.md), since the worker runs the
-  same code. One preprocessor is added right after ``RegradeOutsideKernel``:
-  :class:`KeepOutputs` writes the notebook's outputs at that point (and the answers
+  time, saving a process start per student): the kernel and the regrade are sandboxed
+  exactly as in any autograde (docs/grading.md), since the worker runs the same code.
+  One preprocessor is added right after ``RegradeOutsideKernel``: :class:`KeepOutputs`
+  writes the notebook's outputs at that point (and the answers
   flagged for a manual look) to a file of the scratch course. The task returns **data**:
   those outputs, the autograded notebook's JSON and the cell scores of the scratch
   gradebook. Nothing on the worker touches the real course directory.
@@ -209,12 +210,15 @@ def cell_scores(db_url: str, assignment: str, student: str) -> dict[str, dict[st
 @dataclass
 class Report:
     """What a class run did: students recorded, failures (student -> why), the worker's
-    seconds per student, and the wall-clock time."""
+    seconds per student, the wall-clock time, the part of it spent starting the cluster
+    (and sending it the course), and the driver's seconds recording results."""
 
     graded: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
     wall: float = 0.0
+    startup: float = 0.0
+    recording: float = 0.0
 
 
 def course_config(course: Path) -> Any:
@@ -279,6 +283,7 @@ def grade_class(course: Path, assignment: str, students: list[str] | None = None
         client, cluster = _client(workers, scheduler)
         try:
             kit_future = client.scatter(kit, broadcast=True)
+            report.startup = time.perf_counter() - start
             futures = []
             for student in students:
                 files = _files(course / "submitted" / student / assignment)
@@ -294,12 +299,14 @@ def grade_class(course: Path, assignment: str, students: list[str] | None = None
                     report.failed[student] = f"{type(e).__name__}: {e}"
                     say(f"{student}: FAILED on the cluster ({e})")
                     continue
+                begun = time.perf_counter()
                 _record(api, course, assignment, replay, result, report, say)
+                report.recording += time.perf_counter() - begun
         finally:
+            report.wall = time.perf_counter() - start
             client.close()
             if cluster is not None:
                 cluster.close()
-    report.wall = time.perf_counter() - start
     return report
 
 
