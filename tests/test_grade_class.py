@@ -1,7 +1,8 @@
 """A class graded on a Dask cluster (``tools/grade_class.py``) scores as plain autograde.
 
-A course of exercise 01 with three students -- ``correct`` (the solutions), ``blank``
-(the released notebook) and ``wrong`` (one task answered wrong) -- is autograded twice:
+A course of exercise 01 with four students -- ``correct`` (the solutions), ``blank``
+(the released notebook), ``wrong`` (one task answered wrong) and ``copier`` (one task
+answered with the engine's own code, flagged for a manual look) -- is autograded twice:
 once with nbgrader's own ``autograde``, student by student, in a copy of the course, and
 once by ``tools/grade_class.py`` on a ``LocalCluster`` of two worker processes, which
 grade scratch copies and send back data while the driver alone writes the gradebook.
@@ -24,7 +25,18 @@ from test_nbgrader_class import _answer_cells, _api, _make_course, jupyter_env  
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSIGNMENT = "01-quads"
-STUDENTS = ("correct", "blank", "wrong")
+STUDENTS = ("correct", "blank", "wrong", "copier")
+
+
+def _copied_leaders() -> str:
+    """Task 1 answered with the engine's own find_leaders, renamed: flagged for a look."""
+    import inspect
+
+    from ssa_course.quads.cfg import find_leaders
+
+    return (inspect.getsource(find_leaders).replace("find_leaders", "my_leaders")
+            + "\n\ndef leaders(body):\n"
+              "    return my_leaders(Function('f', [], None, list(body)))\n")
 
 
 def _submit(course: Path, student: str) -> None:
@@ -38,6 +50,8 @@ def _submit(course: Path, student: str) -> None:
             gid = cell.metadata.get("nbgrader", {}).get("grade_id")
             if gid in answers:
                 cell.source = answers[gid]
+                if student == "copier" and re.search(r"^def leaders\(", cell.source, re.M):
+                    cell.source = _copied_leaders()
                 name = re.search(r"^def (\w+)\((.*?)\):", answers[gid], flags=re.M)
                 if student == "wrong" and not broken and name:
                     cell.source += (f"\n\ndef {name.group(1)}({name.group(2)}):\n"
@@ -84,7 +98,7 @@ def test_a_class_on_a_dask_cluster_scores_as_plain_autograde(tmp_path, jupyter_e
                            ASSIGNMENT, "--workers", "2"], capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr[-5000:]
-    assert "3 graded, 0 failed" in done.stdout
+    assert "4 graded, 0 failed" in done.stdout
 
     want, got = _grades(plain), _grades(course)
     assert got == want
@@ -92,6 +106,10 @@ def test_a_class_on_a_dask_cluster_scores_as_plain_autograde(tmp_path, jupyter_e
     top = sum(v[1] for (who, _), v in got.items() if who == "correct")
     assert scores["correct"] == top and scores["blank"] == 0
     assert 0 < scores["wrong"] < top
+    assert got[("copier", "test_leaders")][2] is True  # needs manual grade, as plain
+    flagged = (course / "flagged-answers.tsv").read_text()
+    assert flagged.startswith("copier\t01-quads\ttest_leaders\t")
+    assert flagged == (plain / "flagged-answers.tsv").read_text()
     for student in STUDENTS:
         assert _test_outputs(course, student) == _test_outputs(plain, student)
 
