@@ -204,8 +204,11 @@ bench: venv binutils cross-gcc valgrind
 	$(PY) benchmarks/grading.py $(GRADING_ARGS)
 
 # nbgrader autograde at class scale: seconds per submission for each exercise (30
-# generated submissions each, 2 at a time; about 40 minutes on two cores).
-# GRADING_ARGS="--exercises 10-escape --submissions 10" for a quick look.
+# generated submissions each, 2 at a time), the sandbox's share of it, where the rest goes,
+# the projection for 200, then tools/grade_class.py (Dask) on 1 and 2 workers: the
+# speed-up (about 35 minutes on two cores; docs/grading.md, "Speed at class scale").
+# GRADING_ARGS="--exercises 10-escape --submissions 10" for a quick look;
+# "--cluster-submissions 0" leaves out the Dask run, "--skip-checks" the in-process table.
 GRADING_ARGS ?=
 .PHONY: bench-grading
 bench-grading: venv

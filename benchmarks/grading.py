@@ -6,9 +6,15 @@ ones where one task is wrong, loops forever or crashes (which task turns round) 
 autogrades them with nbgrader, ``--jobs`` students at a time (each worker a process of its
 own with its own nbgrader API; they share the course's gradebook). It prints a table: the
 wall-clock seconds per submission, the mean autograde time of each kind of submission,
-and whether every score is what it must be (full for correct, less for the others); then
-what 200 submissions of the slowest exercise would take at the measured rate (a straight
-extrapolation: autograde handles submissions one by one, so time grows linearly).
+where the time goes (the grading processes write their steps to the file named by
+``SSA_COURSE_GRADING_TIMES``, ``ssa_course/grading/timing.py``): the sandbox's share --
+bubblewrap's start for each kernel and learner's process, measured here against the same
+process unsandboxed, homes copied, sandboxed processes stopped and their homes removed --,
+the kernel's start, the learner's processes, their start until ready, their calls; the
+minutes for ``--class-size`` submissions (a straight extrapolation), and whether every
+score is what it must be (full for correct, less for the others). Then the first
+exercise's submissions are graded again with ``tools/grade_class.py``'s engine on a Dask
+``LocalCluster`` of 1, then 2 workers: the speed-up.
 
     python benchmarks/grading.py                           # 30 per exercise, 2 at a time
     python benchmarks/grading.py --exercises 10-escape --submissions 8 --jobs 2
@@ -28,6 +34,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+TIMES_ENV = "SSA_COURSE_GRADING_TIMES"  # ssa_course.grading.timing.ENV
 
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = ("correct", "wrong", "looping", "crashing", "correct")  # turned round: 2/5 correct
@@ -152,7 +160,13 @@ def bench_exercise(tmp: Path, assignment: str, count: int, jobs: int) -> dict:
                        folder / f"{assignment}.ipynb")
         students.append(student)
         kinds[student] = kind
-    wall, seconds = grade_class(course, assignment, students, jobs)
+    times = tmp / f"times-{assignment}.tsv"
+    os.environ[TIMES_ENV] = str(times)
+    try:
+        wall, seconds = grade_class(course, assignment, students, jobs)
+    finally:
+        del os.environ[TIMES_ENV]
+    steps = _steps(times)
     scores = _scores(course, assignment, students)
     right = all((score == top) == (kinds[s] == "correct") for s, (score, top) in scores.items())
     per_kind = {}
@@ -160,7 +174,76 @@ def bench_exercise(tmp: Path, assignment: str, count: int, jobs: int) -> dict:
         times = [seconds[s] for s in students if kinds[s] == kind]
         per_kind[kind] = sum(times) / len(times) if times else float("nan")
     return {"assignment": assignment, "count": count, "wall": wall, "per_kind": per_kind,
-            "scores_right": right}
+            "scores_right": right, "steps": steps, "busy": sum(seconds.values())}
+
+
+def _steps(path: Path) -> dict[str, float]:
+    """The grading processes' measured steps (ssa_course.grading.timing), summed."""
+    out: dict[str, float] = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            what, _, value = line.partition("\t")
+            out[what] = out.get(what, 0.0) + float(value)
+    return out
+
+
+def start_cost(repeat: int = 5) -> float:
+    """What bubblewrap adds to starting one process: a learner's process's interpreter
+    started in the sandbox against the same command without it (median seconds)."""
+    from ssa_course.grading import box
+    from ssa_course.grading.regrade import _path, grading_copy
+
+    package = grading_copy("01-quads")
+    argv = [sys.executable, "-I", "-S", "-c",
+            f"import sys; sys.path[:] = {_path(package)!r}; import ssa_course.grading.learner"]
+
+    def median(command: list[str]) -> float:
+        took = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            subprocess.run(command, check=True, capture_output=True)
+            took.append(time.perf_counter() - start)
+        return sorted(took)[repeat // 2]
+
+    with tempfile.TemporaryDirectory() as home:
+        boxed = box.command(argv, box.Box(home=Path(home), package=Path(package)))
+        return max(median(boxed) - median(argv), 0.0)
+
+
+def sandbox_share(row: dict, start: float) -> tuple[float, float]:
+    """(seconds per submission the sandbox costs, its share of the autograde time):
+    copying homes, stopping sandboxed processes and removing their homes, and bubblewrap's
+    start cost for each kernel and learner's process."""
+    steps = row["steps"]
+    processes = steps.get("learner.process", 0.0) + row["count"]  # + one kernel each
+    spent = (sum(steps.get(k, 0.0) for k in ("kernel.home", "kernel.stop", "learner.home",
+                                              "learner.stop")) + processes * start)
+    return spent / row["count"], spent / max(row["busy"], 1e-9)
+
+
+def cluster_speedup(tmp: Path, assignment: str, count: int) -> bool:
+    """The first ``count`` submissions of ``assignment`` (graded above) graded again with
+    ``tools/grade_class.py``'s engine on a LocalCluster of 1, then 2 worker processes:
+    the wall clock of each and the speed-up. True when every student was recorded."""
+    from ssa_course.grading.classgrade import grade_class as on_cluster
+    from ssa_course.grading.classgrade import students_of
+
+    course = tmp / assignment
+    students = students_of(course, assignment)[:count]
+    print(f"\ntools/grade_class.py (Dask LocalCluster) on {len(students)} submissions of "
+          f"{assignment}:")
+    walls, ok = {}, True
+    for workers in (1, 2):
+        report = on_cluster(course, assignment, students, workers, say=lambda line: None)
+        ok = ok and not report.failed and len(report.graded) == len(students)
+        walls[workers] = report.wall - report.startup
+        print(f"  {workers} worker{'s' if workers > 1 else ' '}: {report.wall:6.1f} s wall, "
+              f"of which {report.startup:.1f} s starting the cluster; then "
+              f"{walls[workers] / len(students):.1f} s per submission (recording in the "
+              f"gradebook {report.recording / len(students):.2f} s each)"
+              f"{'' if not report.failed else f', {len(report.failed)} FAILED'}", flush=True)
+    print(f"  speed-up of 2 workers against 1 (after the start): {walls[1] / walls[2]:.2f}x")
+    return ok
 
 
 def _code_cells(path: Path) -> list[str]:
@@ -214,6 +297,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="the class size to extrapolate to")
     parser.add_argument("--checks-only", action="store_true",
                         help="only the table of checks with and without grading children")
+    parser.add_argument("--cluster-submissions", type=int, default=10,
+                        help="grade this many of the first exercise's submissions again with "
+                             "tools/grade_class.py on 1, then 2 Dask workers (0: skip)")
+    parser.add_argument("--skip-checks", action="store_true",
+                        help="leave out the table of checks in one process")
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -232,8 +320,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"nbgrader autograde: {args.submissions} generated submissions per exercise "
           f"(kinds turn round: {', '.join(KINDS)}), {args.jobs} at a time, "
           f"{os.cpu_count()} CPUs")
-    print(f"{'exercise':<28} {'s/submission':>12} {'correct':>8} {'wrong':>7} {'looping':>8} "
-          f"{'crashing':>9} {'scores':>7}")
+    print("s/sub: wall clock per submission; by kind: one autograde's seconds; sandbox: "
+          "bubblewrap's start, homes copied,\nprocesses stopped and homes removed, per "
+          "submission and its share of autograde time; kernel: its start in the sandbox;\n"
+          "learners: learner's processes per submission, their start until ready, their "
+          "calls; 200: minutes for the class size")
+    print(f"{'exercise':<24} {'s/sub':>6} {'correct':>8} {'wrong':>6} {'looping':>8} "
+          f"{'crashing':>9} {'sandbox':>13} {'kernel':>7} {'learners':>9} {'ready':>6} "
+          f"{'calls':>6} {args.class_size:>5} {'scores':>6}")
     rows = []
     with tempfile.TemporaryDirectory(prefix="ssa-bench-grading-") as tmp_name:
         tmp = Path(tmp_name)
@@ -242,20 +336,35 @@ def main(argv: list[str] | None = None) -> int:
         for var, sub in env.items():
             os.environ[var] = str(tmp / sub)
         os.environ["PATH"] = str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]
+        start = start_cost()
         for name in chosen:
             row = bench_exercise(tmp, name, args.submissions, args.jobs)
             rows.append(row)
-            k = row["per_kind"]
-            print(f"{name:<28} {row['wall'] / row['count']:>12.1f} {k['correct']:>7.1f}s "
-                  f"{k['wrong']:>6.1f}s {k['looping']:>7.1f}s {k['crashing']:>8.1f}s "
-                  f"{'ok' if row['scores_right'] else 'WRONG':>7}", flush=True)
-    checker_table(chosen)
+            k, st, n = row["per_kind"], row["steps"], row["count"]
+            per, share = sandbox_share(row, start)
+            rate = row["wall"] / n
+            print(f"{name:<24} {rate:>6.1f} {k['correct']:>7.1f}s {k['wrong']:>5.1f}s "
+                  f"{k['looping']:>7.1f}s {k['crashing']:>8.1f}s {per:>6.2f}s {share:>4.0%} "
+                  f"{st.get('kernel.start', 0) / n:>6.2f}s "
+                  f"{st.get('learner.process', 0) / n:>9.1f} "
+                  f"{st.get('learner.ready', 0) / n:>5.1f}s "
+                  f"{st.get('learner.calls', 0) / n:>5.1f}s "
+                  f"{rate * args.class_size / 60:>5.1f} "
+                  f"{'ok' if row['scores_right'] else 'WRONG':>6}", flush=True)
+        print(f"(bubblewrap adds {start * 1000:.0f} ms to starting a process here)")
+        cluster = None
+        if args.cluster_submissions:
+            cluster = cluster_speedup(tmp, chosen[0], args.cluster_submissions)
+    if not args.skip_checks:
+        checker_table(chosen)
     slowest = max(rows, key=lambda r: r["wall"] / r["count"])
     rate = slowest["wall"] / slowest["count"]
     total = rate * args.class_size
     print(f"\n{args.class_size} submissions of {slowest['assignment']} (the slowest here), "
           f"{args.jobs} at a time: {rate:.1f} s each -> {total / 60:.1f} min "
           f"(goal: under 30 min; extrapolated from {slowest['count']} submissions)")
+    if cluster is not None and not cluster:
+        return 1
     return 0 if all(r["scores_right"] for r in rows) else 1
 
 

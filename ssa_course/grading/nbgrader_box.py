@@ -26,8 +26,10 @@ from typing import Any
 
 from jupyter_client.manager import AsyncKernelManager
 from nbgrader.preprocessors import Execute
+from traitlets import Bool, Enum
 
 from ssa_course.grading import box
+from ssa_course.grading.timing import timed
 
 CELL_OUTPUT_BYTES = 1 << 20  # what one cell's outputs may hold
 LINE_CHARS = 2_000  # a longer printed line is cut
@@ -53,7 +55,8 @@ class BoxedKernelManager(AsyncKernelManager):
         home, run = top / "home", top / "run"
         home.mkdir()
         run.mkdir()
-        box.prepare_home(home, self.box_source, how)
+        with timed("kernel.home"):
+            box.prepare_home(home, self.box_source, how)
         self.transport = "ipc"
         self.connection_file = str(run / "kernel.json")
         self.ip = str(run / "kernel-ipc")
@@ -83,7 +86,14 @@ class BoxedKernelManager(AsyncKernelManager):
 
 
 class BoxedExecute(Execute):
-    """nbgrader's ``Execute``, with its kernel in the sandbox and its outputs capped."""
+    """nbgrader's ``Execute``, with its kernel in the sandbox and its outputs capped. It
+    starts the regrade's grading process first (:func:`nbgrader_regrade.start`), so both
+    run at once; ``RegradeOutsideKernel``, next in the course's pipeline, collects it. Its
+    kernel is stopped at once when the notebook is done (nothing in it is kept)."""
+
+    start_regrade = Bool(True, help="start the regrade with the kernel (only when "
+                                    "RegradeOutsideKernel follows)").tag(config=True)
+    shutdown_kernel = Enum(["graceful", "immediate"], default_value="immediate").tag(config=True)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs["kernel_manager_class"] = BoxedKernelManager
@@ -108,7 +118,30 @@ class BoxedExecute(Execute):
         extra: list[str] = list(getattr(self, "extra_arguments", []))
         if not any(FIRST_LINES in a for a in extra):
             self.extra_arguments = [*extra, f"--InteractiveShellApp.exec_lines={FIRST_LINES}"]
-        return super().preprocess(nb, resources, km)
+        from ssa_course.grading import nbgrader_regrade
+
+        if self.start_regrade:
+            nbgrader_regrade.start(nb, resources)  # the regrade runs while the kernel does
+        try:
+            with timed("kernel"):
+                return super().preprocess(nb, resources, km)
+        except BaseException:
+            pending = resources.pop(nbgrader_regrade.PENDING, None)
+            if pending is not None:
+                pending[0].close()
+            raise
+
+    def start_new_kernel(self, **kwargs: Any) -> None:
+        with timed("kernel.start"):
+            super().start_new_kernel(**kwargs)
+
+    def start_new_kernel_client(self) -> Any:
+        with timed("kernel.start"):
+            return super().start_new_kernel_client()
+
+    def _cleanup_kernel(self) -> None:
+        with timed("kernel.stop"):
+            super()._cleanup_kernel()
 
     def preprocess_cell(self, cell: Any, resources: Any, index: int) -> Any:
         cell, resources = super().preprocess_cell(cell, resources, index)

@@ -20,11 +20,14 @@ import pickle
 import subprocess
 import sys
 import tempfile
+import time
 from typing import Any
 
 import nbformat
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Integer
+
+from ssa_course.grading.timing import record
 
 _BOOT = ("import sys; sys.path[:] = {path!r}; from ssa_course.grading.regrade import main; "
          "raise SystemExit(main(sys.argv[1:]))")
@@ -40,26 +43,89 @@ def trusted_sources(db_url: str, notebook: str, assignment: str) -> dict[str, st
                 if c.locked and c.cell_type == "code"}
 
 
+class Pending:
+    """A grading process started by :func:`start`, running while nbgrader's kernel runs
+    the same submission (the regrade needs nothing the kernel computes)."""
+
+    def __init__(self, cells: list[dict], trusted: dict[str, str], cwd: str,
+                 assignment: str = "", hide: tuple[str, ...] = ()) -> None:
+        from ssa_course.grading.regrade import _path
+
+        self.started = time.perf_counter()
+        self.tmp = tempfile.TemporaryDirectory(prefix="ssa-regrade-")
+        self.request = os.path.join(self.tmp.name, "request")
+        self.result = os.path.join(self.tmp.name, "result")
+        with open(self.request, "wb") as f:
+            pickle.dump((cells, trusted, cwd, assignment, list(hide)), f)
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", _BOOT.format(path=_path()), self.request,
+             self.result], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True)
+
+    def verdicts(self, timeout: float) -> dict[str, tuple[bool, list[dict], bool, str]]:
+        """Wait for the grading process (``timeout`` seconds from its start):
+        ``{grade id: (passed, outputs, kept, flag)}``."""
+        try:
+            left = max(timeout - (time.perf_counter() - self.started), 0.1)
+            try:
+                _out, err = self.process.communicate(timeout=left)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.communicate()
+                raise
+            if self.process.returncode != 0 or not os.path.exists(self.result):
+                last = (err.strip().splitlines() or ["no message"])[-1]
+                raise RuntimeError(f"the regrade stopped (exit status "
+                                   f"{self.process.returncode}): {last}")
+            with open(self.result, "rb") as f:
+                return {gid: (passed, outputs, kept, flag)
+                        for gid, passed, outputs, kept, flag in pickle.load(f)}
+        finally:
+            record("regrade", time.perf_counter() - self.started)
+            self.close()
+
+    def __del__(self) -> None:  # never collected (no RegradeOutsideKernel after it)
+        self.close()
+
+    def close(self) -> None:
+        if getattr(self, "process", None) is None:
+            return
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.communicate()
+        self.process = None  # type: ignore[assignment]
+        self.tmp.cleanup()
+
+
 def regrade(cells: list[dict], trusted: dict[str, str], cwd: str, timeout: float,
             assignment: str = "", hide: tuple[str, ...] = ()
             ) -> dict[str, tuple[bool, list[dict], bool, str]]:
     """Run a grading process on ``cells``: ``{grade id: (passed, outputs, kept, flag)}``
     (``flag``: why the answer needs a manual look, for the instructor only)."""
-    from ssa_course.grading.regrade import _path
+    return Pending(cells, trusted, cwd, assignment, hide).verdicts(timeout)
 
-    with tempfile.TemporaryDirectory(prefix="ssa-regrade-") as tmp:
-        request, result = os.path.join(tmp, "request"), os.path.join(tmp, "result")
-        with open(request, "wb") as f:
-            pickle.dump((cells, trusted, cwd, assignment, list(hide)), f)
-        done = subprocess.run(
-            [sys.executable, "-I", "-S", "-c", _BOOT.format(path=_path()), request, result],
-            cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False)
-        if done.returncode != 0 or not os.path.exists(result):
-            last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-            raise RuntimeError(f"the regrade stopped (exit status {done.returncode}): {last}")
-        with open(result, "rb") as f:
-            return {gid: (passed, outputs, kept, flag)
-                    for gid, passed, outputs, kept, flag in pickle.load(f)}
+
+def _cells(nb: Any) -> list[dict]:
+    return [{"cell_type": c.cell_type, "source": c.source,
+             "metadata": {"nbgrader": dict(c.metadata.get("nbgrader", {}))}}
+            for c in nb.cells]
+
+
+def start(nb: Any, resources: dict) -> None:
+    """Start the regrade of ``nb`` now (BoxedExecute calls it before its kernel starts);
+    :class:`RegradeOutsideKernel` collects it. A failure to start is left to it."""
+    info = resources["nbgrader"]
+    cwd = resources.get("metadata", {}).get("path") or os.getcwd()
+    try:
+        trusted = trusted_sources(info["db_url"], info["notebook"], info["assignment"])
+        root = os.path.dirname(os.path.realpath(info["db_url"].removeprefix("sqlite:///")))
+        resources[PENDING] = (Pending(_cells(nb), trusted, cwd, exercise_of(info), (root,)),
+                              _cells(nb))
+    except Exception:  # RegradeOutsideKernel starts it again and reports the failure
+        resources.pop(PENDING, None)
+
+
+PENDING = "ssa_course_regrade"  # resources' key of the grading process started early
 
 
 def exercise_of(info: dict) -> str:
@@ -81,15 +147,21 @@ class RegradeOutsideKernel(NbGraderPreprocessor):
     def preprocess(self, nb: Any, resources: dict) -> tuple[Any, dict]:
         info = resources["nbgrader"]
         cwd = resources.get("metadata", {}).get("path") or os.getcwd()
-        cells = [{"cell_type": c.cell_type, "source": c.source,
-                  "metadata": {"nbgrader": dict(c.metadata.get("nbgrader", {}))}}
-                 for c in nb.cells]
+        cells = _cells(nb)
+        pending, started_on = resources.pop(PENDING, (None, None))
         try:
-            trusted = trusted_sources(info["db_url"], info["notebook"], info["assignment"])
-            # the gradebook lies in the course's root, which the sandbox must never show
-            root = os.path.dirname(os.path.realpath(info["db_url"].removeprefix("sqlite:///")))
-            verdicts = regrade(cells, trusted, cwd, self.timeout, exercise_of(info),
-                               (root,))
+            if pending is not None and started_on == cells:  # started with the kernel
+                verdicts = pending.verdicts(self.timeout)
+            else:
+                if pending is not None:
+                    pending.close()
+                trusted = trusted_sources(info["db_url"], info["notebook"],
+                                          info["assignment"])
+                # the gradebook lies in the course's root, which the sandbox never shows
+                root = os.path.dirname(os.path.realpath(
+                    info["db_url"].removeprefix("sqlite:///")))
+                verdicts = regrade(cells, trusted, cwd, self.timeout, exercise_of(info),
+                                   (root,))
             failure = None
         except (Exception, subprocess.TimeoutExpired) as e:
             verdicts, failure = {}, f"{type(e).__name__}: {e}"

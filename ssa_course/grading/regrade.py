@@ -41,6 +41,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -50,6 +51,7 @@ from typing import Any
 from ssa_course.grading import sandbox
 from ssa_course.grading.learner import python_source
 from ssa_course.grading.sandbox import MEMORY_GB, Outcome
+from ssa_course.grading.timing import record, timed
 
 RESTARTS = 12  # statements left out (each a new learner's process) before giving up
 LABEL_TOP = "code at the top level of a cell"
@@ -238,6 +240,7 @@ class _Session:
         self.dead = False
         self.failed: Outcome | None = None
         self.home: tempfile.TemporaryDirectory[str] | None = None
+        self.call_seconds = 0.0
         for _ in range(RESTARTS):
             if not self._start():
                 return
@@ -250,7 +253,8 @@ class _Session:
         how = box.mode()
         self.home = tempfile.TemporaryDirectory(prefix="ssa-learner-")
         home = Path(self.home.name)
-        box.prepare_home(home, Path(self.run.cwd), how)
+        with timed("learner.home"):
+            box.prepare_home(home, Path(self.run.cwd), how)
         package = self.run.package if how == "bwrap" or self.run.package else None
         argv = [sys.executable, "-I", "-S", "-c", _BOOT.format(path=_path(package))]
         limits = box.Limits(memory_bytes=int((MEMORY_GB + 1.5) * (1 << 30)))
@@ -268,6 +272,8 @@ class _Session:
         from ssa_course.grading.learner import STATEMENT_SECONDS as DEFAULT
 
         STATEMENT_SECONDS = float(os.environ.get("SSA_COURSE_STATEMENT_SECONDS", DEFAULT))
+        started = time.perf_counter()
+        record("learner.process", 1)
         read_end, write_end = os.pipe()
         request = {"fd": write_end, "setup": self.run.setup, "cells": self.run.cells,
                    "name": self.name, "label": self.spec.label,
@@ -312,6 +318,7 @@ class _Session:
                     self.run.notes.append(note)
                 continue
             if outcome.kind == "ready":
+                record("learner.ready", time.perf_counter() - started)
                 return False
             self._fail(outcome)
             return False
@@ -340,12 +347,15 @@ class _Session:
         except Exception as e:
             raise CannotSend(f"{self.name}'s arguments cannot be sent to the learner's "
                              f"process ({e})") from None
+        started = time.perf_counter()
         self._send(data)
         try:
             frame = self.reader.next(CALL_SECONDS)
         except BaseException:  # the checker's own time limit: this call is abandoned
             self._fail(Outcome("timeout", text=f"did not finish in {CALL_SECONDS:g} s"))
             raise
+        finally:
+            self.call_seconds += time.perf_counter() - started
         if frame is None:
             outcome = self._ended(CALL_SECONDS, "")
             self.dead = True
@@ -369,6 +379,13 @@ class _Session:
     def stop(self) -> None:
         if getattr(self, "process", None) is None:
             return
+        if self.call_seconds:
+            record("learner.calls", self.call_seconds)
+            self.call_seconds = 0.0
+        with timed("learner.stop"):
+            self._stop()
+
+    def _stop(self) -> None:
         if self.process.poll() is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.process.pid, signal.SIGKILL)
