@@ -59,8 +59,8 @@ _SCRIPT = """
 (function(root){
   var data=JSON.parse(root.querySelector('script.steps-data').textContent);
   var list=root.querySelector('.steplist'), view=root.querySelector('.view');
-  var slider=root.querySelector('input[type=range]'), same=root.querySelector('.same');
-  var fine=root.querySelector('.fine'), asText=root.querySelector('.astext');
+  var slider=root.querySelector('input[type=range]'), same=root.querySelector('input.show-same');
+  var fine=root.querySelector('input.show-fine'), asText=root.querySelector('input.astext');
   var cur=0, items=[];
   data.forEach(function(s,i){
     var li=document.createElement('li');
@@ -144,8 +144,8 @@ def steps_html(steps: list[Step], title: str, pipeline: list[str] | tuple[str, .
         '<button class="prev" title="previous step (left arrow)">&#9664; prev</button>'
         '<input type="range" min="0" max="0" value="0">'
         '<button class="next" title="next step (right arrow)">next &#9654;</button>'
-        '<label><input type="checkbox" class="same"> unchanged passes</label>'
-        f'<label><input type="checkbox" class="fine"> rewrites ({fine})</label>'
+        '<label><input type="checkbox" class="show-same"> unchanged passes</label>'
+        f'<label><input type="checkbox" class="show-fine"> rewrites ({fine})</label>'
         '<label><input type="checkbox" class="astext"> text (no diff)</label></div>'
         f'<div class="folded">{html.escape(note)}</div>'
         '<div class="main"><ul class="steplist"></ul>'

@@ -110,7 +110,7 @@ def test_the_page_holds_the_steps_and_loads_nothing(tmp_path) -> None:
     assert "2 passes changed nothing (folded away): dom-cse, dce" in text or \
         re.search(r"\d+ pass(es)? changed nothing \(folded away\)", text)
     for needle in ('button class="prev"', 'button class="next"', 'type="range"',
-                   'class="same"', 'class="fine"', "ssaStep"):
+                   'class="show-same"', 'class="show-fine"', "ssaStep"):
         assert needle in text
     scripts = "".join(re.findall(r"<script>(.*?)</script>", text, re.S))
     assert not re.search(r"https?:|src=|import\(", scripts)
