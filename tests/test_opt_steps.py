@@ -8,6 +8,8 @@ import json
 import os
 import re
 
+import pytest
+
 from ssa_course import passes, registry
 from ssa_course.cli import main
 from ssa_course.compilation import compile_source, load_file
@@ -131,3 +133,43 @@ def test_bad_pipelines_and_names_are_one_line(capsys) -> None:
     assert main(["opt", SUM, "-p", "parse", "--emit", "nope", "--format", "html"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and all(line.startswith("error") for line in err), err
+
+
+def test_the_widget_steps_folds_and_shows_rewrites() -> None:
+    pytest.importorskip("ipywidgets")
+    from ssa_course.widgets.steps import StepThrough
+
+    st = StepThrough(FLIP, ",".join(PIPELINE))
+    passes_shown = [st.steps[i].title for i in st.order]
+    assert passes_shown[0].endswith("before any pass")
+    assert "dom-cse" not in passes_shown and "dce" not in passes_shown  # folded
+    assert all(st.steps[i].kind in ("start", "pass") for i in st.order)
+    st.next.click()
+    assert st.steps[st.current].title == "parse" and "as son" in st.title.value
+    st.prev.click()
+    assert st.current == 0
+    oos = passes_shown.index("out-of-ssa")
+    st.slider.value = oos
+    assert 'class="add"' in st.view.value and 'class="del"' in st.view.value
+    st.as_text.value = True
+    assert 'class="del"' not in st.view.value
+    st.same.value = True
+    assert "dom-cse" in [st.steps[i].title for i in st.order]
+    assert st.steps[st.current].title == "out-of-ssa"  # still on the step it showed
+    st.fine.value = True
+    assert any(st.steps[i].kind == "rewrite" for i in st.order)
+    assert any(st.steps[i].kind == "sccp" for i in st.order)
+
+
+def test_the_explorer_steps_through_the_optimizer() -> None:
+    pytest.importorskip("ipywidgets")
+    from ssa_course.widgets.explore import Explorer
+
+    ex = Explorer(FLIP, view="quads", face="text")
+    ex.passes.value = "parse,sccp,gcm"
+    ex.stepping.value = True
+    assert ex.body.children == (ex.steps.panel,)
+    assert {s.shown_as for s in ex.steps.steps} == {"quads"}
+    assert "opt -p parse,sccp,gcm" in ex.stats.value
+    ex.stepping.value = False
+    assert ex.body.children != (ex.steps.panel,)
