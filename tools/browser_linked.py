@@ -285,6 +285,8 @@ def check_page(page_file: Path, shots: Path) -> list[str]:
         if node.count():
             line = node.get_attribute("data-line")
             page.click('[data-pane="source"] [data-line="1"]')  # something else first
+            # pan the drawing to the node (as a user would), then click it
+            node.evaluate("el => el.closest('.drawing').ssaReveal(el)")
             node.click()
             lit = page.eval_on_selector_all('[data-pane="source"] .linked',
                                             "els => els.map(e => e.dataset.line)")
