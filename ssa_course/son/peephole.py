@@ -143,10 +143,22 @@ def recording_rewrites(sink: Callable[[Rewrite], None]) -> Iterator[None]:
         _RECORD = outer
 
 
-def _record(node: Node, what: str, before: str, better: Node) -> None:
-    assert _RECORD is not None
-    _RECORD(Rewrite(node.graph.name, node.id, f"{what} {_class_name(node)}", before,
-                    describe(better)))
+def _heard(node: Node, gvn: Gvn, retype: Callable[[Node], None],
+           constant: Callable[[Type], Node], control: bool) -> tuple[str, Node] | None:
+    """:func:`peephole` with a listener: the same look (the listener off meanwhile, so the
+    look itself is the one without it), then what it found, reported."""
+    global _RECORD
+    sink, _RECORD = _RECORD, None
+    assert sink is not None
+    try:
+        before = describe(node)
+        found = peephole(node, gvn, retype, constant, control)
+    finally:
+        _RECORD = sink
+    if found is not None:
+        sink(Rewrite(node.graph.name, node.id, f"{found[0]} {_class_name(node)}", before,
+                     describe(found[1])))
+    return found
 
 
 def peephole(node: Node, gvn: Gvn, retype: Callable[[Node], None],
@@ -155,17 +167,8 @@ def peephole(node: Node, gvn: Gvn, retype: Callable[[Node], None],
     GVN table), else what applied and the node to use instead -- the node itself when a
     rule changed it in place. ``retype`` is the driver's type rule, ``constant`` makes
     the Constant of a type; control nodes are idealized only when ``control``."""
-    if _RECORD is not None:  # the step-through viewer listens: the same look, reported
-        before = describe(node)
-        found = _peephole(node, gvn, retype, constant, control)
-        if found is not None:
-            _record(node, found[0], before, found[1])
-        return found
-    return _peephole(node, gvn, retype, constant, control)
-
-
-def _peephole(node: Node, gvn: Gvn, retype: Callable[[Node], None],
-              constant: Callable[[Type], Node], control: bool) -> tuple[str, Node] | None:
+    if _RECORD is not None:  # the step-through viewer listens (one global read if not)
+        return _heard(node, gvn, retype, constant, control)
     # The order is Click & Paleczny's: the type first (it is what folds), a constant next
     # (cheapest and best), then GVN (an equal node already optimized), then the node's own
     # rules. Each step may end the look; none undoes what an earlier one found.
