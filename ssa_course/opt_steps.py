@@ -210,9 +210,45 @@ def pipeline_steps(comp: Compilation, names: list[str] | tuple[str, ...],
     return steps
 
 
+CONTEXT = 8  # unchanged lines kept around a change in a rewrite's or SCCP step's diff
+
+
+def condensed(diff: list[tuple[str, str]], context: int = CONTEXT) -> list[tuple[str, str]]:
+    """``diff`` with each run of more than ``2 * context`` unchanged lines cut to its
+    first and last ``context``, the cut one ``("=", "N unchanged lines")`` entry."""
+    out: list[tuple[str, str]] = []
+    run: list[tuple[str, str]] = []
+
+    def flush(first: bool, last: bool) -> None:
+        head = 0 if first and not last else context  # (no change at all: its start)
+        tail = 0 if last else context
+        if len(run) > head + tail + 1:
+            out.extend(run[:head])
+            out.append(("=", f"{len(run) - head - tail} unchanged lines"))
+            out.extend(run[len(run) - tail:] if tail else [])
+        else:
+            out.extend(run)
+        run.clear()
+
+    first = True
+    for entry in diff:
+        if entry[0] == " ":
+            run.append(entry)
+            continue
+        flush(first, False)
+        first = False
+        out.append(entry)
+    flush(first, True)
+    return out
+
+
 def as_data(steps: list[Step]) -> list[dict]:
-    """The steps as plain data (the page embeds it as JSON)."""
+    """The steps as plain data (the page embeds it as JSON): a pass's whole program, a
+    rewrite's or SCCP step's changes with :data:`CONTEXT` lines around them (each is one
+    small change in a long listing)."""
     return [{"title": s.title, "kind": s.kind, "shown_as": s.shown_as, "changed": s.changed,
              "note": s.note, "parent": s.parent, "children": s.children,
              "added": s.added, "removed": s.removed,
-             "diff": [[tag, line] for tag, line in s.diff]} for s in steps]
+             "diff": [[tag, line] for tag, line in (
+                 s.diff if s.kind in ("start", "pass") else condensed(s.diff))]}
+            for s in steps]

@@ -9,7 +9,8 @@ and style inline, so it works offline and in JupyterLite as any static file. Wha
   shows them); with "rewrites" on, each SCCP step and peephole rewrite inside a pass on
   the sea of nodes is a step of its own, indented under its pass;
 * the chosen step's program, as a diff against the step before (lines it added green,
-  lines it removed red and struck through) or as it is ("text");
+  lines it removed red and struck through) or as it is ("text"); a rewrite's or SCCP
+  step's with the lines around its change only (a grey line counts the ones left out);
 * prev / next buttons, a slider, and the arrow keys to move through the steps shown.
 
 Contract (tests and the browser check rely on it): the root is ``.ssa-steps``; each step
@@ -52,6 +53,7 @@ _STYLE = """
 .ssa-steps .view>div{min-height:1.2em;display:block;min-width:max-content}
 .ssa-steps .view .add{background:#d8f5d0}
 .ssa-steps .view .del{background:#fbd9d9;text-decoration:line-through;color:#822}
+.ssa-steps .view .cut{color:#888;font-style:italic;background:#f4f4f4}
 .ssa-steps .view .tag{color:#888;display:inline-block;width:1.5em}
 """
 
@@ -99,6 +101,7 @@ _SCRIPT = """
     var html=[], first=-1;
     s.diff.forEach(function(d,k){
       if(asText.checked&&d[0]==='-'){return;}
+      if(d[0]==='='){html.push('<div class="cut">\u22ef '+esc(d[1])+'</div>'); return;}
       var cls=asText.checked||d[0]===' '?'same':(d[0]==='+'?'add':'del');
       if(first<0&&cls!=='same'){first=html.length;}
       html.push('<div class="'+cls+'"><span class="tag">'+(cls==='same'?' ':d[0])+'</span>'

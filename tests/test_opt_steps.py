@@ -173,3 +173,15 @@ def test_the_explorer_steps_through_the_optimizer() -> None:
     assert "opt -p parse,sccp,gcm" in ex.stats.value
     ex.stepping.value = False
     assert ex.body.children != (ex.steps.panel,)
+
+
+def test_a_rewrite_keeps_only_the_lines_around_its_change() -> None:
+    from ssa_course.opt_steps import condensed
+
+    diff = [(" ", f"l{i}") for i in range(40)]
+    diff[20] = ("+", "new")
+    short = condensed(diff, 3)
+    assert short == [("=", "17 unchanged lines"), *diff[17:20], ("+", "new"), *diff[21:24],
+                     ("=", "16 unchanged lines")]
+    assert condensed(diff[:4], 3) == diff[:4]
+    assert condensed(diff[:9], 3) == [*diff[:3], ("=", "6 unchanged lines")]
