@@ -1,6 +1,7 @@
-"""Issue #37 item 7's edit to the lessons, as docs/lessons.md asks (idempotent, cells with
+"""Issue #37 item 7's edits to the lessons, as docs/lessons.md asks (idempotent, cells with
 fixed ids inserted after an anchor cell): lesson 07 steps through ``parse,sccp,gcm`` on
-``LOOP`` after the explorer's pessimistic/optimistic switch and its claims.
+``LOOP`` after the explorer's pessimistic/optimistic switch and its claims; lesson 08
+through the default pipeline on its Bril loop, after the original/optimized comparison.
 Run: .venv/bin/python tools/lesson_edits_i37b.py
 """
 
@@ -24,6 +25,15 @@ STEPS_TEXT = (
 STEPS_CODE = ('from ssa_course.widgets import step_through\n\n'
               'step_through(LOOP, "parse,sccp,gcm")')
 
+STEPS_08_TEXT = (
+    "**Which pass did it?** The panel below steps through the same default pipeline on "
+    "`LOOP`, the passes that changed nothing folded away. Each step is shown in its own "
+    "form: quads before `parse`, the sea of nodes until `gcm` schedules it, quads again "
+    "after. With `emit=\"quads\"` every step is quads (a graph is then scheduled on a "
+    "copy to show it).")
+STEPS_08_CODE = ('from ssa_course.widgets import step_through\n\n'
+                 'step_through(bril, ",".join(passes.DEFAULT_PIPELINE))')
+
 
 def _insert_after(nb, anchor: str, new) -> None:
     for c in nb.cells:
@@ -43,6 +53,16 @@ def main() -> None:
     code.id = "r37b-07-steps"
     _insert_after(nb, "claims-07-switch", text)
     _insert_after(nb, "r37b-07-steps-text", code)
+    nbformat.write(nb, path)
+
+    path = ROOT / "notebooks" / "08-scheduling.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    text = nbformat.v4.new_markdown_cell(STEPS_08_TEXT)
+    text.id = "r37b-08-steps-text"
+    code = nbformat.v4.new_code_cell(STEPS_08_CODE)
+    code.id = "r37b-08-steps"
+    _insert_after(nb, "8a54d174", text)
+    _insert_after(nb, "r37b-08-steps-text", code)
     nbformat.write(nb, path)
 
 
