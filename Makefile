@@ -159,6 +159,7 @@ browser-test: venv graphviz binutils bubblewrap
 	$(PY) -m pip install --quiet playwright
 	$(PY) tools/browser_check.py
 	$(PY) tools/browser_linked.py
+	$(PY) tools/browser_steps.py
 
 # The course in the browser (docs/lite.md). Not part of `make test`: building downloads
 # Pyodide and Graphviz-as-WebAssembly from npm and pure wheels from the package index.

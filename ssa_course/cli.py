@@ -5,6 +5,8 @@
     ssa-course run --profile prog.bril 5      also print total_dyn_inst: N on stderr
     ssa-course stages                         list the representations (--via, --as, --emit)
     ssa-course show prog.tiny --as cfg --format svg -o cfg.svg
+    ssa-course opt prog.tiny -p parse,sccp,gcm --format html -o steps.html
+                                              step through the optimizer, pass by pass
     ssa-course check prog.tiny                report compile errors, run nothing
 
 Exit status: 0 success, 1 compile error or bad usage/arguments (or standard output
@@ -136,11 +138,16 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
     opt.add_argument("file", metavar="FILE")
     opt.add_argument("-p", "--passes", default=None, metavar="P1,P2,...",
                      help="the passes to run, in order (see 'ssa-course passes')")
-    opt.add_argument("--emit", default="quads", metavar="REPR",
+    opt.add_argument("--emit", default=None, metavar="REPR",
                      help=f"the result as which representation ({view_names}); default: "
-                     "quads (Bril text, with phis if the pipeline ends in SSA)")
-    opt.add_argument("--format", default="text", choices=("text", "dot"),
-                     help="text (default) or dot")
+                     "quads (Bril text, with phis if the pipeline ends in SSA); with "
+                     "--format html every step (default: each form's own, the sea of "
+                     "nodes as 'son', everything else as quads)")
+    opt.add_argument("--format", default="text", choices=("text", "dot", "html"),
+                     help="text (default), dot, or html: one self-contained page stepping "
+                     "through the pipeline -- the program after each pass, with a diff "
+                     "against the pass before, the passes that changed nothing folded "
+                     "away, and each SCCP step and peephole rewrite of the graph passes")
     opt.add_argument("-o", "--output", metavar="OUT", help="write to a file instead")
     opt.add_argument("--stats", action="store_true",
                      help="also print what the passes counted, one line per function, on "
@@ -289,10 +296,21 @@ def _cmd_opt(ns: argparse.Namespace) -> int:
         [p.strip() for p in ns.passes.split(",") if p.strip()]
     passes.check_pipeline(names)  # an unknown pass, or one in the wrong place, is
     # reported before anything runs
-    registry.representation(ns.emit)  # so is an unknown representation
+    if ns.emit is not None:
+        registry.representation(ns.emit)  # so is an unknown representation
     if ns.output is not None:
         refuse_inputs(ns.output, [ns.file])  # and an output that would destroy the input
     comp = load_file(ns.file)
+    if ns.format == "html":  # the step-through page (ssa_course.steps_page)
+        from ssa_course.steps_page import steps_page
+
+        page = steps_page(comp, names, ns.emit)
+        if ns.output is None:
+            _write_out(page)
+        else:
+            write_output(ns.output, page, [ns.file])
+        return 0
+    ns.emit = ns.emit or "quads"
     state = passes.run_pipeline(comp, names, verify_each=ns.verify_each or None)
     text = passes.emit(state, ns.emit, ns.format)
     if ns.stats:

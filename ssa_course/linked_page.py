@@ -26,27 +26,43 @@ from ssa_course.compilation import Compilation
 from ssa_course.srclines import split_lines
 from ssa_course.viz.options import DrawOptions
 
+# The panes fill a box as tall as the window allows (or as the longest pane needs); each
+# pane's text scrolls on its own, both ways (``.body``), and a drawing gets the lower
+# half of its pane, fitted to it, with pan (drag), zoom (wheel, + and -) and fit.
 _STYLE = """
-.ssa-linked{font-family:sans-serif;display:flex;gap:12px;align-items:flex-start}
-.ssa-linked section{flex:1 1 0;min-width:0;overflow:auto;max-height:90vh;
- border:1px solid #ccc;padding:4px}
-.ssa-linked h3{margin:2px 0;font-size:13px}
-.ssa-linked .lines{font-family:monospace;font-size:12px;white-space:pre;margin:0}
-.ssa-linked .lines>div{cursor:pointer;min-height:1.2em}
+.ssa-linked{font-family:sans-serif;display:flex;gap:8px;align-items:stretch}
+.ssa-linked section{flex:1 1 0;min-width:0;display:flex;flex-direction:column;
+ border:1px solid #ccc;padding:4px;box-sizing:border-box}
+.ssa-linked h3{margin:2px 0;font-size:13px;flex:none}
+.ssa-linked .body{flex:1 1 0;min-height:3em;overflow:auto}
+.ssa-linked .lines{font-family:monospace;font-size:12px;line-height:1.25em;white-space:pre;
+ margin:0;display:inline-block;min-width:100%;box-sizing:border-box}
+.ssa-linked .lines>div{cursor:pointer;min-height:1.25em}
 .ssa-linked .noline{color:#888;cursor:default}
 .ssa-linked .num{color:#999;display:inline-block;width:3em}
 .ssa-linked .linked{outline:2px solid #d00;outline-offset:-2px}
+.ssa-linked .lines>.linked,.ssa-linked .gone>.linked{background:#ffe066!important}
 .ssa-linked g.linked polygon,.ssa-linked g.linked ellipse,.ssa-linked g.linked path
  {stroke:#d00;stroke-width:3px}
+.ssa-linked g.linked polygon,.ssa-linked g.linked ellipse{fill:#ffe066}
 .ssa-linked .why{color:#a60;font-size:12px}
 .ssa-linked .gone{font-family:sans-serif;font-size:12px;margin-top:6px;white-space:normal}
 .ssa-linked .gone>div{cursor:pointer;font-style:italic;color:#444}
+.ssa-linked .drawing{flex:1 1 0;min-height:8em;position:relative;overflow:hidden;
+ border-top:1px solid #ccc;margin-top:4px}
+.ssa-linked .drawing>svg{width:100%;height:100%;display:block;cursor:grab;touch-action:none}
+.ssa-linked .zoom{position:absolute;top:2px;right:2px;display:flex;gap:2px}
+.ssa-linked .zoom button{font-size:11px;padding:0 5px;cursor:pointer}
 """
 
-# One index from line to items, built once; a click touches only the old and new items.
+# One index from line to items, built once; a click touches only the old and new items,
+# then scrolls every pane to the first item of the line ("reveal linked code": a text
+# pane scrolls when that item is out of sight, a drawing pans to it and zooms in to a
+# readable size). Drawings: the viewBox is the camera (fit, drag to pan, wheel or the
+# buttons to zoom); a drag is not a click.
 _SCRIPT = """
 (function(root){
-  var index={}, lit=[];
+  var index={}, lit=[], READ=0.8;
   root.querySelectorAll('[data-line]').forEach(function(el){
     var n=el.getAttribute('data-line'); (index[n]=index[n]||[]).push(el);});
   function show(n){
@@ -54,21 +70,81 @@ _SCRIPT = """
     lit=index[n]||[];
     for(var j=0;j<lit.length;j++){lit[j].classList.add('linked');}
   }
+  function camera(box){
+    var svg=box.querySelector('svg'); if(!svg||!svg.viewBox.baseVal){return;}
+    var b=svg.viewBox.baseVal, full=[b.x,b.y,b.width,b.height], v=full.slice();
+    svg.removeAttribute('width'); svg.removeAttribute('height');
+    svg.setAttribute('preserveAspectRatio','xMidYMid meet');
+    function set(){svg.setAttribute('viewBox',v.join(' '));}
+    function scale(){var r=svg.getBoundingClientRect();
+      return Math.min(r.width/v[2], r.height/v[3]);}
+    function user(x,y){var p=svg.createSVGPoint(); p.x=x; p.y=y;
+      return p.matrixTransform(svg.getScreenCTM().inverse());}
+    function zoom(f,c){v=[c.x-(c.x-v[0])/f, c.y-(c.y-v[1])/f, v[2]/f, v[3]/f]; set();}
+    function middle(){var r=svg.getBoundingClientRect();
+      return user(r.left+r.width/2, r.top+r.height/2);}
+    box.ssaFit=function(){v=full.slice(); set();};
+    box.ssaZoom=function(f){zoom(f, middle());};
+    box.ssaScale=scale;
+    box.ssaReveal=function(node){
+      var r=node.getBoundingClientRect(), s=svg.getBoundingClientRect();
+      var inside=r.left>=s.left&&r.right<=s.right&&r.top>=s.top&&r.bottom<=s.bottom;
+      if(inside&&scale()>=READ){return;}
+      var c=user(r.left+r.width/2, r.top+r.height/2), k=Math.max(scale(), READ);
+      var w=s.width/k, h=s.height/k; v=[c.x-w/2, c.y-h/2, w, h]; set();
+    };
+    svg.addEventListener('wheel',function(ev){ev.preventDefault();
+      zoom(ev.deltaY<0?1.25:0.8, user(ev.clientX, ev.clientY));},{passive:false});
+    var drag=null, moved=false;
+    svg.addEventListener('pointerdown',function(ev){drag=[ev.clientX,ev.clientY]; moved=false;});
+    svg.addEventListener('pointermove',function(ev){
+      if(!drag){return;}
+      var dx=ev.clientX-drag[0], dy=ev.clientY-drag[1];
+      if(!moved&&Math.abs(dx)+Math.abs(dy)<4){return;}
+      moved=true; var k=scale(); v[0]-=dx/k; v[1]-=dy/k; drag=[ev.clientX,ev.clientY]; set();
+    });
+    window.addEventListener('pointerup',function(){drag=null;});
+    svg.addEventListener('click',function(ev){if(moved){ev.stopPropagation(); moved=false;}},true);
+    box.querySelectorAll('.zoom button').forEach(function(btn){
+      btn.addEventListener('click',function(ev){ev.stopPropagation();
+        var z=btn.getAttribute('data-zoom');
+        if(z==='fit'){box.ssaFit();}else{box.ssaZoom(parseFloat(z));}});
+    });
+  }
+  root.querySelectorAll('.drawing').forEach(camera);
+  function reveal(n, from){
+    root.querySelectorAll('.body,.drawing').forEach(function(box){
+      if(from&&box.contains(from)){return;}
+      var first=box.querySelector('[data-line="'+n+'"]');
+      if(!first){return;}
+      if(box.ssaReveal){box.ssaReveal(first); return;}
+      var b=box.getBoundingClientRect(), r=first.getBoundingClientRect();
+      if(r.top<b.top||r.bottom>b.bottom){
+        box.scrollTop+=r.top-b.top-Math.max(0,(box.clientHeight-r.height)/3);}
+      if(r.left>b.right||r.right<b.left){box.scrollLeft=0;}
+    });
+  }
   root.addEventListener('click',function(ev){
     var el=ev.target.closest?ev.target.closest('[data-line]'):null;
-    if(el&&root.contains(el)){show(el.getAttribute('data-line'));}
+    if(el&&root.contains(el)){
+      var n=el.getAttribute('data-line'); show(n); reveal(n, el);}
   });
   root.querySelectorAll('[data-pane="source"] [data-line]').forEach(function(el){
     el.addEventListener('mouseenter',function(){show(el.getAttribute('data-line'));});
   });
-  root.ssaShow=show;
+  root.ssaShow=show; root.ssaReveal=reveal;
 })(document.currentScript.previousElementSibling);
 """
 
 
+_LIGHTNESS = (90, 82, 94, 86)
+
+
 def band(line: int) -> str:
-    """The colour band of a source line (a light hue per line, as Compiler Explorer)."""
-    return f"hsl({line * 47 % 360},70%,90%)"
+    """The colour band of a source line (a light hue per line, as Compiler Explorer). Hues
+    step by the golden angle and the lightness cycles through four levels, so lines near
+    each other never share a colour (a step of 47 degrees came back every 8 lines)."""
+    return f"hsl({round(line * 137.508) % 360},70%,{_LIGHTNESS[line % 4]}%)"
 
 
 def _item(text: str, line: int | None, number: int | None = None) -> str:
@@ -79,6 +155,10 @@ def _item(text: str, line: int | None, number: int | None = None) -> str:
     return (f'<div class="item" data-line="{line}" style="background:{band(line)}">'
             f"{num}{body}</div>")
 
+
+_ZOOM = ('<div class="zoom"><button data-zoom="fit" title="the whole drawing">fit</button>'
+         '<button data-zoom="1.25" title="zoom in (or the mouse wheel)">+</button>'
+         '<button data-zoom="0.8" title="zoom out">&minus;</button></div>')
 
 _TITLE = re.compile(r'<g id="[^"]*" class="node">\s*<title>([^<]*)</title>')
 
@@ -159,7 +239,7 @@ def pane(comp: Compilation, name: str, options: DrawOptions | None = None,
         dot = rep.dot(artifact, os.path.basename(comp.filename), options)
         function = getattr(options, "function", None)
         try:
-            drawing = f'<div class="drawing">{_svg(dot, lines.node, function)}</div>'
+            drawing = f'<div class="drawing">{_ZOOM}{_svg(dot, lines.node, function)}</div>'
         except RenderError as e:  # too big for Graphviz in time: the text face only
             drawing = f'<div class="why">no drawing: {html.escape(e.render())}</div>'
     elif draw and why is not None:
@@ -167,8 +247,11 @@ def pane(comp: Compilation, name: str, options: DrawOptions | None = None,
     if statements is None:
         statements = _statements(comp)
     gone = _gone(rep, statements, lines.covered())
+    if drawing.startswith('<div class="why">'):  # a line of text, not a drawing box
+        gone, drawing = drawing + gone, ""
     return (f'<section data-pane="{html.escape(rep.name)}"><h3>{head}</h3>'
-            f'<div class="lines">{items}</div>{gone}{drawing}</section>')
+            f'<div class="body"><div class="lines">{items}</div>{gone}</div>{drawing}'
+            "</section>")
 
 
 def linked_html(comp: Compilation, names: list[str], options: DrawOptions | None = None,
@@ -180,11 +263,16 @@ def linked_html(comp: Compilation, names: list[str], options: DrawOptions | None
     source = split_lines(comp.source)
     src = "".join(_item(t, i, i) for i, t in enumerate(source, start=1))
     statements = _statements(comp)
-    panes = "".join(pane(comp, n, options, draw, statements) for n in names)
-    return (f'<style>{_STYLE}</style><div class="ssa-linked">'
+    panes = [pane(comp, n, options, draw, statements) for n in names]
+    # as tall as the longest pane needs (rows of 1.25em, two for the heading), at most
+    # the window; a pane with a drawing splits its height with its text
+    rows = max([len(source)] + [p.count("<div") for p in panes])
+    tall = any('class="drawing"' in p for p in panes)
+    height = "88vh" if tall else f"min(88vh,{rows * 1.25 + 4:.0f}em)"
+    return (f'<style>{_STYLE}</style><div class="ssa-linked" style="height:{height}">'
             f'<section data-pane="source"><h3>{html.escape(os.path.basename(comp.filename))}'
-            f'</h3><div class="lines">{src}</div></section>{panes}</div>'
-            f"<script>{_SCRIPT}</script>")
+            f'</h3><div class="body"><div class="lines">{src}</div></div></section>'
+            f'{"".join(panes)}</div><script>{_SCRIPT}</script>')
 
 
 def linked_page(comp: Compilation, names: list[str], options: DrawOptions | None = None) -> str:

@@ -262,3 +262,26 @@ def test_generated_programs_have_items_for_every_statement_line(seed) -> None:
     statements = set(statements_by_line(comp.ast))
     for pane in ("quads", "son-opt", "asm"):
         assert statements <= set(page.panes[pane]), (pane, statements - set(page.panes[pane]))
+
+
+def test_page_layout_scrolls_reveals_and_fits() -> None:
+    """The structure the browser check (tools/browser_linked.py) relies on, without a
+    browser: every pane's text in a box that scrolls both ways, a drawing in a box of its
+    own with fit/zoom buttons, the script that reveals the clicked line's items and moves
+    the drawing's camera, and colour bands that differ between lines near each other."""
+    from ssa_course.linked_page import _STYLE, band
+
+    comp = load_file(SUM)
+    text = linked_html(comp, ["quads", "son-opt"])
+    assert text.count('<div class="body">') == 3  # source, quads, son-opt
+    assert re.search(r"\.body\{[^}]*overflow:auto", _STYLE)
+    assert "ssaReveal" in text and "scrollTop" in text and "viewBox" in text
+    if shutil.which("dot"):
+        drawing = text[text.index('<div class="drawing">'):]
+        assert 'data-zoom="fit"' in drawing and "<svg" in drawing
+    small = linked_html(comp, ["quads"], draw=False)
+    assert 'class="drawing"' not in small and "height:min(88vh," in small
+    # no two lines within 60 of each other share a band (47 degrees came back every 8)
+    for n in range(1, 400):
+        for k in range(1, 60):
+            assert band(n) != band(n + k), (n, n + k)

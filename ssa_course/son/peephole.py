@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import operator
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from types import FrameType
 from typing import TypeVar
@@ -109,12 +110,65 @@ class Gvn:
             del self.table[key]
 
 
+@dataclass(frozen=True, slots=True)
+class Rewrite:
+    """One rewrite :func:`peephole` found (the step-through viewer shows each): the node
+    (its function, ``#7 Add(n, 3)`` before), what applied (``constant``, ``gvn`` or
+    ``idealized``, with the node's class) and what is used instead (the node itself,
+    changed, for a rule that rewrote it in place). Reported when found, before the driver
+    replaces the node."""
+
+    function: str
+    node: int
+    rule: str
+    before: str
+    after: str
+
+
+# Who hears of each rewrite (:func:`recording_rewrites`); None, the rule: the drivers then
+# pay one global read per look, and nothing they do depends on it.
+_RECORD: Callable[[Rewrite], None] | None = None
+
+
+@contextmanager
+def recording_rewrites(sink: Callable[[Rewrite], None]) -> Iterator[None]:
+    """Within the block, every rewrite :func:`peephole` finds is handed to ``sink`` (both
+    drivers: the parser's and the iterative one). Only descriptions are made: the rewrites
+    themselves, their order and the graph are the same as without it."""
+    global _RECORD
+    outer, _RECORD = _RECORD, sink
+    try:
+        yield
+    finally:
+        _RECORD = outer
+
+
+def _heard(node: Node, gvn: Gvn, retype: Callable[[Node], None],
+           constant: Callable[[Type], Node], control: bool) -> tuple[str, Node] | None:
+    """:func:`peephole` with a listener: the same look (the listener off meanwhile, so the
+    look itself is the one without it), then what it found, reported."""
+    global _RECORD
+    sink, _RECORD = _RECORD, None
+    assert sink is not None
+    try:
+        before = describe(node)
+        found = peephole(node, gvn, retype, constant, control)
+    finally:
+        _RECORD = sink
+    if found is not None:
+        sink(Rewrite(node.graph.name, node.id, f"{found[0]} {_class_name(node)}", before,
+                     describe(found[1])))
+    return found
+
+
 def peephole(node: Node, gvn: Gvn, retype: Callable[[Node], None],
              constant: Callable[[Type], Node], control: bool) -> tuple[str, Node] | None:
     """One look at one node: None when nothing applies (the node is then entered in the
     GVN table), else what applied and the node to use instead -- the node itself when a
     rule changed it in place. ``retype`` is the driver's type rule, ``constant`` makes
     the Constant of a type; control nodes are idealized only when ``control``."""
+    if _RECORD is not None:  # the step-through viewer listens (one global read if not)
+        return _heard(node, gvn, retype, constant, control)
     # The order is Click & Paleczny's: the type first (it is what folds), a constant next
     # (cheapest and best), then GVN (an equal node already optimized), then the node's own
     # rules. Each step may end the look; none undoes what an earlier one found.

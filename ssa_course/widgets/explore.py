@@ -10,7 +10,10 @@ drawing, and counted with the rewrites that fired), a zoom for drawings, the
 source itself (editable), and a stats line. "linked" shows the source beside the
 representation (and a second one, "beside"), linked by line: clicking or hovering a source
 line highlights its items in the text and the drawing, clicking an item its line (the
-page of ``show --format html``, :mod:`ssa_course.linked_page`).
+page of ``show --format html``, :mod:`ssa_course.linked_page`). "step through the
+optimizer" runs the pipeline in "passes" and steps through it (prev/next, a slider; the
+program after each pass as a diff, unchanged passes folded away, SCCP's steps and each
+peephole rewrite on request: :mod:`ssa_course.widgets.steps`).
 
 Drawings are scaled to the panel's width ("fit": a large graph shrinks to fit, a small one
 keeps its size) or zoomed, and carry a legend of the colours and line styles the current
@@ -45,6 +48,7 @@ from ssa_course.views import render, stats
 from ssa_course.viz.legend import family_of, legend_entries, legend_html
 from ssa_course.viz.options import DrawOptions
 from ssa_course.viz.zoom import ZOOMS, scaled_svg, zoom_factor
+from ssa_course.widgets.steps import DEFAULT_PASSES, StepThrough
 
 if TYPE_CHECKING:
     import ipywidgets
@@ -128,6 +132,12 @@ class Explorer:
         self.linked = w.Checkbox(value=False, description="linked to the source",
                                  indent=False)
         self.beside = w.Dropdown(options=[NONE] + names[1:], value=NONE, description="beside")
+        # the optimizer step by step (ssa_course.widgets.steps): the program after each
+        # pass of the pipeline, in the chosen representation (the source: each form's own)
+        self.stepping = w.Checkbox(value=False, description="step through the optimizer",
+                                   indent=False)
+        self.passes = w.Text(value=DEFAULT_PASSES, description="passes",
+                             continuous_update=False, layout=w.Layout(width="40em"))
         self._comp: Compilation | None = comp  # kept while the source text stays the same
         self._shown: dict[tuple, tuple] = {}  # (source, view, face, mode, fn) -> what showed
         self._busy = False
@@ -141,10 +151,11 @@ class Explorer:
         self.panel = w.VBox([w.HBox([self.view, self.face, self.mode]),
                              w.HBox([self.function, self.blocks, self.zoom]),
                              w.HBox([self.linked, self.beside]),
+                             w.HBox([self.stepping, self.passes]),
                              self.stats, self.legend, self.body,
                              w.Accordion(children=[self.editor], titles=("source",))])
         for control in (self.view, self.face, self.mode, self.function, self.blocks,
-                        self.editor, self.linked, self.beside):
+                        self.editor, self.linked, self.beside, self.stepping, self.passes):
             control.observe(lambda _change: self.refresh(), names="value")
         self.zoom.observe(lambda _change: self._rescale(), names="value")
         self.refresh()
@@ -191,7 +202,8 @@ class Explorer:
             comp = self.compilation()
             self._set_functions(comp)
             key = (comp.source, name, self.face.value, self.mode.value, self.function.value,
-                   self.blocks.value, self.linked.value, self.beside.value)
+                   self.blocks.value, self.linked.value, self.beside.value,
+                   self.stepping.value, self.passes.value)
             if key in self._shown:
                 self._restore(self._shown[key])
             else:
@@ -218,6 +230,9 @@ class Explorer:
 
     def _show(self, comp: Compilation, name: str) -> None:
         comp.check()
+        if self.stepping.value:
+            self._show_steps(comp, name)
+            return
         if self.linked.value and name != SOURCE:
             self._show_linked(comp, name)
             return
@@ -250,6 +265,15 @@ class Explorer:
             display(HTML(fragment))
         out.fragment = fragment  # what it shows (tests read it)
         self.body.children = [out]
+
+    def _show_steps(self, comp: Compilation, name: str) -> None:
+        """The pipeline in "passes", step by step, shown as ``name`` (the source: each
+        form's own representation)."""
+        emit = None if name == SOURCE or registry.representation(name).tiny_only else name
+        self.steps = StepThrough(comp, self.passes.value, emit)
+        self.stats.value = html.escape(f"opt -p {self.passes.value}: "
+                                       f"{len(self.steps.steps)} steps")
+        self.body.children = [self.steps.panel]
 
     def _show_error(self, headline: str, message: str) -> None:
         self.stats.value = f"<b style='color:#b00'>{html.escape(headline)}</b>"
