@@ -30,8 +30,8 @@ from collections.abc import Callable, Set
 
 from ssa_course.quads.analyses import liveness
 from ssa_course.quads.cfg import CFG, build_cfg
-from ssa_course.quads.dataflow import Facts
 from ssa_course.quads.exceptions import add_exception_edges
+from ssa_course.quads.flow import Facts
 from ssa_course.quads.ir import Function, Instr
 from ssa_course.quads.loops import loop_depths
 

@@ -51,7 +51,7 @@ from dataclasses import replace
 from ssa_course import opcodes
 from ssa_course.quads.cfg import CFG, BasicBlock, build_cfg, remove_unreachable
 from ssa_course.quads.components import components
-from ssa_course.quads.dataflow import gen_kill, solve
+from ssa_course.quads.flow import gen_kill, solve
 from ssa_course.quads.ir import Function, Instr
 from ssa_course.quads.layout import layout
 

@@ -33,8 +33,8 @@ from collections.abc import Set
 from ssa_course.quads.analyses import live_variables
 from ssa_course.quads.cfg import CFG, build_cfg
 from ssa_course.quads.coalesce import apply_renaming, merge_classes
-from ssa_course.quads.dataflow import solve
 from ssa_course.quads.exceptions import add_exception_edges
+from ssa_course.quads.flow import solve
 from ssa_course.quads.ir import UNDEFINED, Function
 from ssa_course.quads.loops import loop_depths
 from ssa_course.tiny.types import Type
