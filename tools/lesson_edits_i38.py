@@ -79,7 +79,29 @@ def lesson_06(nb):
         "print(inspect.getsource(IterativePeepholes._run))")))
 
 
-EDITS = {"06-types-and-peepholes": lesson_06}
+# --------------------------------------------------------------------------------- 03
+def lesson_03(nb):
+    # The solver the lesson names is the plain one (quads/dataflow.py); the table's rows
+    # reach it through the layer over quads (quads/flow.py).
+    replace(nb, "h23a-df-2", "from ssa_course.quads.dataflow import solve\n",
+            "from ssa_course.quads.flow import solve\n")
+    insert_after(nb, "claims-03-solver", markdown_cell("i38-03-solver", (
+        "The solver itself fits on one screen: `solve` of `ssa_course/quads/dataflow.py`, the\n"
+        "shape of Bril's `df.py`, over blocks and edges only. A layer over it,\n"
+        "`ssa_course/quads/flow.py`, runs it on a function's quads: a fact at every\n"
+        "instruction, the rule for exceptions below, and a shortcut for the rows of the table\n"
+        "(each is a gen/kill problem, so a block's effect is summarized once).")))
+    insert_after(nb, "i38-03-solver", code_cell("i38-03-solver-code", (
+        "import inspect\n\n"
+        "from ssa_course.quads import dataflow\n\n"
+        "print(inspect.getsource(dataflow.solve))")))
+    replace(nb, "h23a-df-5", "(the solver gives a throwing instruction a node of its own)",
+            "(the layer over the solver gives a throwing instruction a block of its own)")
+    replace(nb, "h23a-df-5", "This rule is written once, in the solver,",
+            "This rule is written once, in that layer (`quads/flow.py`),")
+
+
+EDITS = {"03-ssa": lesson_03, "06-types-and-peepholes": lesson_06}
 
 
 def main(only: list[str]) -> None:
