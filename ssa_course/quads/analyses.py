@@ -1,6 +1,7 @@
 """The data-flow analyses of the course, as rows of one table (lesson 03).
 
-Each analysis is four choices handed to the one solver, :func:`ssa_course.quads.dataflow.solve`:
+Each analysis is four choices handed to the one solver (:func:`ssa_course.quads.flow.solve`,
+the plain :func:`ssa_course.quads.dataflow.solve` on a quads CFG):
 
 | analysis | direction | meet | transfer of ``x = op a b`` | boundary |
 |---|---|---|---|---|
@@ -13,7 +14,7 @@ Each analysis is four choices handed to the one solver, :func:`ssa_course.quads.
 All five are gen/kill problems. A ``phi`` is the one instruction that does not read its
 arguments where it stands: it reads each on the edge from the block its label names, so
 liveness adds them on that edge (:func:`liveness`'s ``edge``). Exceptional edges follow the
-one rule of :mod:`ssa_course.quads.dataflow`.
+one rule of :mod:`ssa_course.quads.flow`.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from ssa_course.quads.cfg import CFG
 from ssa_course.quads.flow import Facts, Problem, gen_kill, solve
 from ssa_course.quads.ir import UNDEFINED, Instr
 
-# Each analysis below is four choices handed to the one solver (quads/dataflow.py):
+# Each analysis below is four choices handed to the one solver (quads/flow.py):
 # direction, meet (``may`` = union, else intersection), gen/kill, boundary/init.
 _NONE: tuple[str, ...] = ()  # one shared empty answer (no tuple built per call)
 D = TypeVar("D", bound=Hashable)  # how a caller names a definition (``key``)

@@ -10,7 +10,7 @@ the same test often comes back where nothing it reads has changed:
   ``br v4``, both in the body of the loop that computed ``v2``).
 
 This pass finds those with one forward data-flow problem (a *must* problem solved by the
-one solver, :mod:`ssa_course.quads.dataflow`): at each point, which facts certainly hold.
+one solver, :mod:`ssa_course.quads.flow`): at each point, which facts certainly hold.
 
 * ``("expr", d, op, type, args...)``: ``d`` holds the value of ``op`` on ``args``, and none
   of them was written since (``const`` and ``id`` too; value operators only -- a load or a

@@ -18,7 +18,7 @@ its own. Phis whose arguments all became their result disappear; the others stay
 out-of-SSA, which turns them into (fewer) copies. The result has phis but is no longer
 strict SSA: several blocks may assign one name.
 
-Liveness is the one solver's (:mod:`ssa_course.quads.dataflow`), on the CFG split at calls
+Liveness is the one solver's (:mod:`ssa_course.quads.flow`), on the CFG split at calls
 that may throw: a phi of a handler reads its argument before the call its label names.
 Phis at the top of an exception handler are left alone (their values are those before a
 throwing call, anywhere in the ``try``), and so are names whose change could be seen:
