@@ -5,6 +5,7 @@ programs, the exception-edge rule holds, and the passes that ask it keep their a
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -12,17 +13,18 @@ from hypothesis import strategies as st
 from tiny_gen import programs
 
 import ssa_course
+from ssa_course.quads import dataflow
 from ssa_course.quads.analyses import TABLE, assigned, liveness, phi_edge_uses
 from ssa_course.quads.bril_defined import check_defined
 from ssa_course.quads.bril_problem import BrilProblem
 from ssa_course.quads.cfg import CFG, build_cfg
-from ssa_course.quads.dataflow import Analysis, solve
 from ssa_course.quads.exceptions import add_exception_edges
+from ssa_course.quads.flow import Problem, solve, through
 from ssa_course.quads.ir import Function, Instr, Label
 from ssa_course.ssa.construct import program_to_ssa
 
 
-def naive(cfg: CFG, a: Analysis) -> dict[str, list]:
+def naive(cfg: CFG, a: Problem) -> dict[str, list]:
     """The fact at every point of every block, by iterating *every* instruction of every
     block until nothing changes -- no worklist, no summaries, no split nodes: the
     exception-edge rule written out again independently (the edge leaves from the point
@@ -209,31 +211,44 @@ def test_a_general_transfer_without_gen_kill(forward):
     """The solver needs no gen/kill: a transfer of any shape (here: counting the
     instructions, capped) reaches the same fixed point as the naive iteration."""
     cfg = cfgs(THROWING)[-1]
-    a = Analysis("count", forward, 0, 0, max, lambda _i, n: min(n + 1, 50))
+    a = Problem("count", forward, 0, 0, max, lambda _i, n: min(n + 1, 50))
     facts = solve(cfg, a)
     expected = naive(cfg, a)
     for block in cfg.blocks:
         assert facts.points(block) == expected[block]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
-@given(programs(), st.booleans())
-def test_liveness_summaries_are_the_composed_ones(source, ssa):
-    # live_variables hands the solver its own (gen, kill) of a run of instructions
-    # (analyses._live_summary); it must be what the solver composes from gen and kill
-    # one instruction at a time, on every run a node can hold (a whole block, or a
-    # throwing block's head and last instruction).
-    from ssa_course.quads.dataflow import _Node, _summary
+CORPUS = sorted((Path(__file__).parent / "programs").glob("*.tiny")) + \
+    sorted((Path(__file__).parent / "bril").glob("*.bril"))
 
-    for cfg in cfgs(source, ssa):
-        a = liveness(cfg).analysis
-        assert a.summarize is not None
-        generic = Analysis(a.name, a.forward, a.boundary, a.init, a.meet, a.transfer,
-                           a.edge, a.gen, a.kill)
-        for block in cfg.blocks.values():
-            ins = block.instrs
-            for run in (ins, ins[:-1], ins[-1:], ins[len(ins) // 2:]):
-                node = _Node(block.name, 0, run, a.init, a.init, [], [])
-                assert a.summarize(run) == _summary(generic, node)
-        assert solve(cfg, generic).top == solve(cfg, a).top
-        assert solve(cfg, generic).bottom == solve(cfg, a).bottom
+
+@pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.name)
+def test_every_analysis_gives_the_same_facts_through_both_layers(path):
+    """The plain solver (``quads/dataflow.py``) on a CFG's blocks, with a transfer that walks
+    each block's instructions, and the layer over it (``quads/flow.py``: split throwing
+    blocks, gen/kill summaries) give the same facts, for every analysis of the table, on
+    every function of the corpus, in SSA or not; with exception edges, the layer's fast
+    path and its instruction-by-instruction transfer agree (same facts, same visits)."""
+    from ssa_course.compilation import load_file
+
+    quads = load_file(str(path)).quads
+    for program in (quads, program_to_ssa(quads)):
+        for fn in program.functions.values():
+            cfg = build_cfg(fn)
+            for name, make in TABLE.items():
+                p = make(cfg)
+                layered = solve(cfg, p)
+                blocks = cfg.blocks
+                succs = {b: [s for s in blocks[b].succs if s in blocks] for b in blocks}
+                plain = dataflow.solve(succs, dataflow.Analysis(
+                    p.forward, p.init, p.meet,
+                    lambda b, fact, p=p, blocks=blocks: through(p, blocks[b].instrs, fact),
+                    p.boundary, p.edge), cfg.entry)
+                assert (plain.top, plain.bottom) == (layered.top, layered.bottom), name
+                assert plain.visits == layered.visits, name
+            add_exception_edges(cfg)
+            for name, make in TABLE.items():
+                p = make(cfg)
+                fast, walked = solve(cfg, p), solve(cfg, p, fast=False)
+                assert (fast.top, fast.bottom, fast.visits) == \
+                    (walked.top, walked.bottom, walked.visits), name

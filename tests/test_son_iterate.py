@@ -368,3 +368,55 @@ def test_a_merge_phi_still_narrows_as_its_inputs_fold():
     assert kept_type(phi, wide, narrow, {phi.id: 99}) == wide  # capped: finite bounds stay
     assert kept_type(phi, IntType("int", 0), narrow, {phi.id: 99}) == IntType("int", 0, 5)
     assert kept_type(phi, wide, IntType("int", 4, 4), {phi.id: 99}) == IntType("int", 4, 4)
+
+
+def _drained_driver(source: str):
+    from ssa_course.son.iterate import IterativePeepholes
+
+    graph = build_graphs(compile_source(source).ast, True).functions["main"].graph
+    driver = IterativePeepholes(graph)
+    while driver.work.pop() is not None:  # an empty worklist
+        pass
+    return graph, driver
+
+
+def test_the_push_rule_wakes_what_the_fuzz_seeds_needed():
+    """The push rule (``IterativePeepholes.unlock``), case by case, on the cases fuzzing
+    found missing: each change puts back on the worklist the nodes it may unlock."""
+    from ssa_course.son.iterate import CHANGED, DIES, LOST_USER, NEW_INPUT, NEW_TYPE, SWEPT
+
+    graph, driver = _drained_driver("fn main(x: int, y: int) { print(x * y + 7); }")
+    mul = next(n for n in graph.live_nodes() if isinstance(n, Mul))
+    add = next(n for n in graph.live_nodes() if isinstance(n, Add))
+    printer = next(n for n in graph.live_nodes() if isinstance(n, Print))
+    assert add in mul.outputs and printer not in mul.outputs
+    work = driver.work
+
+    def woken(n, change, registered=None):
+        """What ``unlock(n, change)`` puts on an empty list (``printer`` asks first to be
+        told about ``registered``)."""
+        if registered is not None:
+            printer.dep_read(registered)
+        driver.unlock(n, change)
+        found = set()
+        while (m := work.pop()) is not None:
+            found.add(m.id)
+        return found
+
+    # a type change: the users, and a rule that read the node from afar
+    assert woken(mul, NEW_TYPE, registered=mul) == {add.id, printer.id}
+    # fuzz seed 50449, in place: a Region lost a path, so its phis lost an input; a rule
+    # that read a phi's inputs from afar (registered on the user) looks again
+    assert printer.id in woken(mul, CHANGED, registered=add)
+    # fuzz seed 50449, replaced: a user has a new input; a rule that read the user's
+    # inputs from afar looks again
+    assert woken(add, NEW_INPUT, registered=add) == {add.id, printer.id}
+    # fuzz seed 7089: the sweep deleted users of a survivor (it may be dead, its users and
+    # the rules that read it look again), and a rule that read a dead node looks again
+    assert woken(mul, SWEPT, registered=mul) == {mul.id, add.id, printer.id}
+    assert mul.id in driver.lost
+    assert woken(mul, DIES, registered=mul) == {printer.id}
+    # a node that lost a user may be dead; a Constant's watchers are not woken (#22)
+    seven = add.inputs[2]
+    assert woken(seven, LOST_USER, registered=seven) == {seven.id}
+    assert woken(mul, LOST_USER, registered=mul) == {mul.id, printer.id}

@@ -17,7 +17,7 @@ from __future__ import annotations
 from ssa_course.errors import Pos
 from ssa_course.quads.analyses import reaching_definitions
 from ssa_course.quads.cfg import CFG
-from ssa_course.quads.dataflow import solve
+from ssa_course.quads.flow import solve
 from ssa_course.quads.ir import Function, Instr
 from ssa_course.quads.names import Names
 from ssa_course.ssa.construct import prepare_cfg

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from ssa_course.analysis.sroa_split import marked_cfg
 from ssa_course.quads.analyses import assigned, liveness
-from ssa_course.quads.dataflow import solve
+from ssa_course.quads.flow import solve
 from ssa_course.quads.ir import Function, Instr
 from ssa_course.ssa.construct import prepare_cfg
 

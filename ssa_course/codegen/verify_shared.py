@@ -37,6 +37,7 @@ from ssa_course.codegen.minstr import NO_RETURN, RUNTIME_RESULTS
 from ssa_course.codegen.mir import Imm, LabelRef, MBlock, Mem, MFunction, MInstr, PReg, Slot, VReg
 from ssa_course.codegen.names import call_symbol
 from ssa_course.errors import VerifyError
+from ssa_course.quads.dataflow import Analysis, solve
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,29 +229,28 @@ def check_calls(fn: MFunction, callees: Callees, rules: Rules) -> None:
     (a forward must-analysis: after allocation the copy into it may sit in another block,
     or have vanished because the value was computed right there)."""
     arg_regs, arity = rules.arg_regs, callees.arity
-    preds: dict[str, list[str]] = {b.label: [] for b in fn.blocks}
-    for b in fn.blocks:
-        for t in b.succs:
-            preds[t].append(b.label)
-    out: dict[str, frozenset[str] | None] = {b.label: None for b in fn.blocks}
+    blocks = {b.label: b for b in fn.blocks}
+    entry = fn.blocks[0].label
 
-    def flow(n: int, report: bool) -> frozenset[str] | None:
-        b = fn.blocks[n]
-        # A path not looked at yet says nothing (optimistic: "everything written"), so it
-        # is left out of the meet. Reading it as "nothing written" would be pessimistic,
-        # and in a loop whose latch is laid out before its header (jumps.place_latches)
-        # that underestimate goes round the back edge and never recovers.
-        known = [w for p in preds[b.label] if (w := out[p]) is not None]
-        # A must-analysis, so the meet is intersection (written on *every* path). The
-        # entry starts with all argument registers written: the caller set them.
-        if n == 0:
-            written = set(arg_regs).intersection(*known)
-        elif b.handler:
+    # A path not looked at yet says nothing (optimistic: "everything written", None), so it
+    # is left out of the meet. Reading it as "nothing written" would be pessimistic, and
+    # in a loop whose latch is laid out before its header (jumps.place_latches) that
+    # underestimate goes round the back edge and never recovers. A must-analysis, so the
+    # meet is intersection (written on *every* path).
+    def meet(*facts: frozenset[str] | None) -> frozenset[str] | None:
+        known = [w for w in facts if w is not None]
+        return frozenset.intersection(*known) if known else None
+
+    def flow(b: MBlock, written_in: frozenset[str] | None, report: bool
+             ) -> frozenset[str] | None:
+        """The registers written since the last call after ``b``, from those written on
+        entry to it (the entry starts with all argument registers: the caller set them)."""
+        if b.handler and b.label != entry:
             # A throw lands here from anywhere in the try with every caller-saved register
             # clobbered but the result register, which holds the thrown value.
             written = {rules.result}
-        elif known:
-            written = set(frozenset.intersection(*known))
+        elif written_in is not None:
+            written = set(written_in)
         else:
             return None  # no path from the entry reaches it (yet): nothing to check
         for k, i in enumerate(b.instrs):
@@ -273,15 +273,10 @@ def check_calls(fn: MFunction, callees: Callees, rules: Rules) -> None:
             written |= {r.name for r in i.defs if isinstance(r, PReg)}
         return frozenset(written)
 
-    # Iterate silently to the fixpoint, then one reporting pass over the settled facts:
+    # Solve silently to the fixpoint, then one reporting pass over the settled facts:
     # reporting during iteration could blame a call whose predecessors were not done yet.
-    changed = True
-    while changed:
-        changed = False
-        for n, b in enumerate(fn.blocks):
-            new = flow(n, False)
-            if out[b.label] != new:
-                out[b.label] = new
-                changed = True
-    for n in range(len(fn.blocks)):
-        flow(n, True)
+    found = solve({b.label: b.succs for b in fn.blocks},
+                  Analysis(True, None, meet, lambda label, w: flow(blocks[label], w, False),
+                           frozenset(arg_regs)), entry)
+    for b in fn.blocks:
+        flow(b, found.top[b.label], True)

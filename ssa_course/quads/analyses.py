@@ -1,6 +1,7 @@
 """The data-flow analyses of the course, as rows of one table (lesson 03).
 
-Each analysis is four choices handed to the one solver, :func:`ssa_course.quads.dataflow.solve`:
+Each analysis is four choices handed to the one solver (:func:`ssa_course.quads.flow.solve`,
+the plain :func:`ssa_course.quads.dataflow.solve` on a quads CFG):
 
 | analysis | direction | meet | transfer of ``x = op a b`` | boundary |
 |---|---|---|---|---|
@@ -13,7 +14,7 @@ Each analysis is four choices handed to the one solver, :func:`ssa_course.quads.
 All five are gen/kill problems. A ``phi`` is the one instruction that does not read its
 arguments where it stands: it reads each on the edge from the block its label names, so
 liveness adds them on that edge (:func:`liveness`'s ``edge``). Exceptional edges follow the
-one rule of :mod:`ssa_course.quads.dataflow`.
+one rule of :mod:`ssa_course.quads.flow`.
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any, TypeVar, overload
 
 from ssa_course.quads.cfg import CFG
-from ssa_course.quads.dataflow import Analysis, Facts, gen_kill, solve
+from ssa_course.quads.flow import Facts, Problem, gen_kill, solve
 from ssa_course.quads.ir import UNDEFINED, Instr
 
-# Each analysis below is four choices handed to the one solver (quads/dataflow.py):
+# Each analysis below is four choices handed to the one solver (quads/flow.py):
 # direction, meet (``may`` = union, else intersection), gen/kill, boundary/init.
 _NONE: tuple[str, ...] = ()  # one shared empty answer (no tuple built per call)
 D = TypeVar("D", bound=Hashable)  # how a caller names a definition (``key``)
@@ -39,22 +40,6 @@ def _reads(instr: Instr) -> Iterable[str]:
 def _writes(instr: Instr) -> Iterable[str]:
     """What ``instr`` writes (nothing, or its destination)."""
     return _NONE if instr.dest is None else (instr.dest,)
-
-
-def _live_summary(instrs: list[Instr]) -> tuple[frozenset[str], frozenset[str]]:
-    """Liveness' ``(gen, kill)`` of a run of instructions: what the dataflow solver's
-    ``_summary`` composes from :func:`_reads` and :func:`_writes`, in one loop with no call
-    per instruction (``tests/test_dataflow.py`` compares the two)."""
-    gen: set[str] = set()
-    kill: set[str] = set()
-    for instr in reversed(instrs):
-        d = instr.dest
-        if d is not None:
-            gen.discard(d)
-            kill.add(d)
-        if instr.op != "phi":
-            gen.update(instr.args)
-    return frozenset(gen), frozenset(kill - gen)
 
 
 def phi_edge_uses(cfg: CFG) -> dict[tuple[str, str], frozenset[str]]:
@@ -71,7 +56,7 @@ def phi_edge_uses(cfg: CFG) -> dict[tuple[str, str], frozenset[str]]:
 
 
 def live_variables(cfg: CFG, on_edge: dict[tuple[str, str], frozenset[str]] | None = None
-                   ) -> Analysis[frozenset[str]]:
+                   ) -> Problem[frozenset[str]]:
     """Live variables: a variable is live at a point when some path from there reads it
     before writing it. Backward; union; ``uses | (live - defs)``; nothing live at the end.
     ``on_edge`` says what the phis read on each edge (default: :func:`phi_edge_uses`)."""
@@ -85,7 +70,7 @@ def live_variables(cfg: CFG, on_edge: dict[tuple[str, str], frozenset[str]] | No
     # backward: a use makes a variable live above it (gen), a write ends that (kill);
     # "some path reads it" is a may question, so paths meet by union
     return gen_kill("live variables", forward=False, may=True, gen=_reads, kill=_writes,
-                    edge=edge if on_edge else None, summarize=_live_summary)
+                    edge=edge if on_edge else None)
 
 
 def liveness(cfg: CFG) -> Facts[frozenset[str]]:
@@ -97,19 +82,19 @@ def liveness(cfg: CFG) -> Facts[frozenset[str]]:
 @overload
 def reaching_definitions(cfg: CFG, *, params: Mapping[str, D] | None = None,
                          names: set[str] | None = None, key: Callable[[Instr], D]
-                         ) -> Analysis[frozenset[D]]: ...
+                         ) -> Problem[frozenset[D]]: ...
 
 
 @overload
 def reaching_definitions(cfg: CFG, *, params: Mapping[str, Hashable] | None = None,
                          names: set[str] | None = None, key: None = None
-                         ) -> Analysis[frozenset[Hashable]]: ...
+                         ) -> Problem[frozenset[Hashable]]: ...
 
 
 def reaching_definitions(cfg: CFG, *, params: Mapping[str, Hashable] | None = None,
                          names: set[str] | None = None,
                          key: Callable[[Instr], Hashable] | None = None
-                         ) -> Analysis[frozenset[Any]]:
+                         ) -> Problem[frozenset[Any]]:
     """Reaching definitions: the definitions that reach a point along some path with no
     other write of their variable. Forward; union; a write of ``x`` kills every other
     definition of ``x``; on entry, the parameters' (``params``: name -> its definition).
@@ -142,7 +127,7 @@ def reaching_definitions(cfg: CFG, *, params: Mapping[str, Hashable] | None = No
 
 
 def assigned(cfg: CFG, params: Iterable[str], *, must: bool,
-             universe: Iterable[str] | None = None) -> Analysis[frozenset[str]]:
+             universe: Iterable[str] | None = None) -> Problem[frozenset[str]]:
     """Variables assigned on *some* path (``must=False``) or on *every* path (``must=True``)
     from the entry. Forward; union or intersection; a write adds its destination; the
     parameters on entry. ``universe`` limits the question to some names (a must problem
@@ -167,7 +152,7 @@ def assigned(cfg: CFG, params: Iterable[str], *, must: bool,
 
 
 def available(cfg: CFG, made: Callable[[Instr], Iterable[Hashable]],
-              universe: Iterable[Hashable]) -> Analysis[frozenset[Hashable]]:
+              universe: Iterable[Hashable]) -> Problem[frozenset[Hashable]]:
     """Values available on every path from the entry: ``made(instr)`` are the values an
     instruction makes (e.g. the constants it loads), never taken back. Forward;
     intersection; nothing on entry; every other block starts with all of ``universe``."""
@@ -184,7 +169,7 @@ def _constant(instr: Instr) -> tuple[tuple[bool, object], ...]:
 
 
 # The table, for the lesson and the tests: name -> how to build the analysis for a CFG.
-TABLE: dict[str, Callable[[CFG], Analysis[frozenset]]] = {
+TABLE: dict[str, Callable[[CFG], Problem[frozenset]]] = {
     "live variables": live_variables,
     "reaching definitions": reaching_definitions,
     "maybe assigned": lambda cfg: assigned(cfg, [n for n, _ in cfg.function.params],

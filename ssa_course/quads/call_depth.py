@@ -28,7 +28,7 @@ from __future__ import annotations
 from ssa_course.quads.analyses import available
 from ssa_course.quads.cfg import build_cfg
 from ssa_course.quads.components import components
-from ssa_course.quads.dataflow import solve
+from ssa_course.quads.flow import solve
 from ssa_course.quads.ir import Function, Instr, Label, Program, may_trap
 
 MAX_WALK = 32  # labels looked at for the call that must follow a call (recursive callers)

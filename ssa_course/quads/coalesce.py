@@ -10,7 +10,7 @@ written while the other is live, except that ``a = id b`` itself does not make t
 interfere (both hold the same value afterwards). Two variables that do not interfere can
 share a name without changing any value a read sees. The pass
 
-1. computes liveness over the CFG with the one solver (:mod:`ssa_course.quads.dataflow`;
+1. computes liveness over the CFG with the one solver (:mod:`ssa_course.quads.flow`;
    exceptional edges included: a variable read in a handler is live before every call
    that may throw to it, and a call that throws does not write its destination);
 2. records interference, but only among variables that some copy connects;
@@ -30,8 +30,8 @@ from collections.abc import Callable, Set
 
 from ssa_course.quads.analyses import liveness
 from ssa_course.quads.cfg import CFG, build_cfg
-from ssa_course.quads.dataflow import Facts
 from ssa_course.quads.exceptions import add_exception_edges
+from ssa_course.quads.flow import Facts
 from ssa_course.quads.ir import Function, Instr
 from ssa_course.quads.loops import loop_depths
 
@@ -117,7 +117,7 @@ def _interference(live: Facts[frozenset], candidates: set[str], params: list[str
     """Interference edges among ``candidates``: a definition interferes with everything
     live after it (but a copy not with its source); parameters with each other. After a
     call that may throw, "live after it" is its normal path: on the exceptional edge the
-    call writes nothing (the rule of :mod:`ssa_course.quads.dataflow`), so what only the
+    call writes nothing (the rule of :mod:`ssa_course.quads.flow`), so what only the
     handler reads may share the destination's name."""
     adj: dict[str, set[str]] = {v: set() for v in candidates}
     for name, block in live.cfg.blocks.items():

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from ssa_course.quads.analyses import available
 from ssa_course.quads.cfg import build_cfg
-from ssa_course.quads.dataflow import solve
+from ssa_course.quads.flow import solve
 from ssa_course.quads.ir import Function, Instr, Item, Program
 from ssa_course.quads.names import all_names
 

@@ -64,7 +64,7 @@ def add_exception_edges(cfg: CFG) -> int:
     of a split block follows the first in layout.
     """
     # A call inside a try may throw: its handler becomes a successor of the call's
-    # block, so the call must end a block (the data-flow rule of quads/dataflow.py: the
+    # block, so the call must end a block (the data-flow rule of quads/flow.py: the
     # exceptional edge leaves just before that last instruction).
     if not any(b.instrs and b.instrs[-1].op == "enter" for b in cfg.blocks.values()):
         # no ``enter``: every block's handler stack is empty, nothing may throw to a

@@ -55,7 +55,7 @@ from ssa_course.quads.call_depth import (
     recursive_functions,
 )
 from ssa_course.quads.cfg import build_cfg
-from ssa_course.quads.dataflow import solve
+from ssa_course.quads.flow import solve
 from ssa_course.quads.ir import Function, Instr, Item, Label, Program
 from ssa_course.quads.names import Names, all_names
 from ssa_course.tiny.types import BOOL, INT

@@ -10,7 +10,7 @@ the same test often comes back where nothing it reads has changed:
   ``br v4``, both in the body of the loop that computed ``v2``).
 
 This pass finds those with one forward data-flow problem (a *must* problem solved by the
-one solver, :mod:`ssa_course.quads.dataflow`): at each point, which facts certainly hold.
+one solver, :mod:`ssa_course.quads.flow`): at each point, which facts certainly hold.
 
 * ``("expr", d, op, type, args...)``: ``d`` holds the value of ``op`` on ``args``, and none
   of them was written since (``const`` and ``id`` too; value operators only -- a load or a
@@ -51,7 +51,7 @@ from dataclasses import replace
 from ssa_course import opcodes
 from ssa_course.quads.cfg import CFG, BasicBlock, build_cfg, remove_unreachable
 from ssa_course.quads.components import components
-from ssa_course.quads.dataflow import gen_kill, solve
+from ssa_course.quads.flow import gen_kill, solve
 from ssa_course.quads.ir import Function, Instr
 from ssa_course.quads.layout import layout
 

@@ -36,7 +36,11 @@ that contains itself).
 
 from __future__ import annotations
 
+from functools import reduce
+from operator import and_
+
 from ssa_course.quads.bril_defined import _blocks
+from ssa_course.quads.dataflow import Analysis, solve
 from ssa_course.quads.domtree import Dominance
 from ssa_course.quads.ir import Function, Instr, Label, Program, StructInfo
 from ssa_course.quads.names import variable_names
@@ -152,36 +156,25 @@ class _Function:
         handlers = {self.labels[i.labels[1]] for i in self.fn.instrs() if i.op == "enter"
                     and i.labels[1] in self.labels}
         entry = sum(bit[p] for p in self.params if p in bit)
-        at_in: dict[int, tuple[int, int]] = {0: (entry, entry)}
         order = list(dom.pre)  # the reachable blocks, each after its dominator
-        preds: dict[int, list[int]] = {b: [] for b in order}
-        for b in order:
-            for s in self.graph[b]:
-                if s in preds:
-                    preds[s].append(b)
-        at_out: dict[int, tuple[int, int]] = {}
-        changed = True
-        while changed:
-            changed = False
-            for b in order:
-                if b in handlers:
-                    state = (0, 0)
-                elif b == 0:
-                    state = at_in[0]
-                else:
-                    a, v = full, full
-                    for p in preds[b]:
-                        pa, pv = at_out.get(p, (full, full))
-                        a, v = a & pa, v & pv
-                    state = (a, v)
-                at_in[b] = state
-                out = self._walk(b, state, bit, None)
-                if at_out.get(b) != out:
-                    at_out[b] = out
-                    changed = True
+        succs = {b: [s for s in self.graph[b] if s in dom.pre] for b in order}
+
+        def start(b: int, fact: tuple[int, int]) -> tuple[int, int]:
+            """What block ``b`` starts from: the parameters at the entry, nothing in a
+            handler (a throw may come from anywhere in its try), else what flows in."""
+            return (0, 0) if b in handlers else (entry, entry) if b == 0 else fact
+
+        def meet(*facts: tuple[int, int]) -> tuple[int, int]:
+            return (reduce(and_, (f[0] for f in facts)), reduce(and_, (f[1] for f in facts)))
+
+        # A must problem (on every path): bitwise "and" where paths join, everything
+        # assigned where no path was seen yet.
+        found = solve(succs, Analysis(True, (full, full), meet,
+                                      lambda b, fact: self._walk(b, start(b, fact), bit, None)),
+                      0)
         need: dict[int, list[tuple[str, int]]] = {}
         for b in order:
-            self._walk(b, at_in[b], bit, need)
+            self._walk(b, start(b, found.top[b]), bit, need)
         return need
 
     def _walk(self, b: int, state: tuple[int, int], bit: dict[str, int],

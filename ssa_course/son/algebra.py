@@ -16,7 +16,7 @@ then the literal ``Phi(1, 2)`` reassociates like a constant:
 ``(a + 1) + Phi(a + 1, a + 2) -> (a * 2) + Phi(2, 3)``.
 
 The functions here are the bodies of ``Add.idealize`` and ``Phi.idealize``'s pushing
-rule; every distant node they read is registered with ``add_dep`` (the settled-graph
+rule; every distant node they read is registered with ``dep_read`` (the settled-graph
 check of :func:`ssa_course.son.iterate.progress_left` verifies nothing is left).
 """
 
@@ -45,13 +45,13 @@ def literal(n: Node) -> bool:
     return n.type.is_constant() or phi_of_constants(n)
 
 
-def watch_literal(user: Node, n: Node) -> None:
-    """``user`` read whether ``n`` is a literal: look again when ``n`` or (for a phi)
-    one of its inputs changes."""
-    user.add_dep(n)
-    if isinstance(n, Phi):
+def literal_read(user: Node, n: Node) -> bool:
+    """:func:`literal` of ``n``, read by a rule of ``user``: ``user`` looks again when
+    ``n`` or (for a phi) one of its inputs changes."""
+    if isinstance(user.dep_read(n), Phi):
         for v in n.inputs[1:]:
-            user.add_dep(v)
+            user.dep_read(v)
+    return literal(n)
 
 
 def fold_literals(user: Node, a: Node, b: Node,
@@ -109,9 +109,8 @@ def push_through_phi(phi: Phi) -> Node | None:
                 or phi in v.inputs:
             return None
     for v in values:  # the rule reads their operands and their users: distant nodes
-        phi.add_dep(v)
-        for x in v.inputs[1:]:
-            phi.add_dep(x)
+        for x in phi.dep_read(v).inputs[1:]:
+            phi.dep_read(x)
     dies = [all(u is phi for u in v.outputs) for v in values]
     if not any(dies):
         return None  # every input is used elsewhere too: pushing would add an operation
@@ -166,9 +165,8 @@ def pull_literal(phi: Phi) -> Node | None:
             and v is not phi and all(u is phi for u in v.outputs) for v in values]
     # Every input and its constant is read: a distant dependency of the phi.
     for v in values:
-        phi.add_dep(v)
-        if isinstance(v, Add):
-            phi.add_dep(v.inputs[2])
+        if isinstance(phi.dep_read(v), Add):
+            phi.dep_read(v.inputs[2])
     if not any(sums) or not _meets_a_literal(phi):
         return None
     if may_be_loop_head(region, phi):
@@ -192,15 +190,12 @@ def _meets_a_literal(phi: Phi) -> bool:
     # Up the chain of single users: a sum with other users stays where it is, so a literal
     # carried past it would meet nothing.
     for _ in range(_CHAIN):
-        users = list(dict.fromkeys(n.outputs))
-        phi.add_dep(n)
+        users = list(dict.fromkeys(phi.dep_read(n).outputs))
         if len(users) != 1 or not isinstance(users[0], Add):
             return False
-        user = users[0]
-        phi.add_dep(user)
+        user = phi.dep_read(users[0])
         other = user.operand(2) if user.inputs[1] is n else user.operand(1)
-        watch_literal(phi, other)
-        if literal(other):
+        if literal_read(phi, other):
             return True
         n = user
     return False

@@ -17,7 +17,7 @@ field read round a loop becomes a value phi, ``bar.a = bar.a + 2`` -> ``Phi(0, P
 at another merge, one path must (every path, at a Region that may head a loop); an
 array load only when every path does (a load moved above its bounds test must not run).
 
-Every effect the walk passes is a distant dependency of the load (``add_dep``): when one
+Every effect the walk passes is a distant dependency of the load (``dep_read``): when one
 changes, the load is looked at again.
 """
 
@@ -74,7 +74,7 @@ def reaching_value(load: Node, mem: Node, make: bool = True) -> Node | None:
     for _ in range(_WALK):
         # Each effect passed is a distant input of the load: if it changes (a store folded
         # away, an index narrowed) the load may now read further back.
-        load.add_dep(mem)
+        load.dep_read(mem)
         # The function's entry: nothing wrote the slot since the object was made -- but only a
         # fresh object's initial value is known; initial_value says whether it is.
         if isinstance(mem, Proj) and isinstance(mem.inputs[0], Start):
@@ -121,8 +121,8 @@ def split_through_phi(load: Node) -> Node | None:
         return None
     base = load.operand(2)
     # The answer depends on the phi and the merge, two and more edges away.
-    load.add_dep(phi)
-    load.add_dep(region)
+    load.dep_read(phi)
+    load.dep_read(region)
     array = len(load.inputs) > 3
     # An index computed after the merge would not exist on the paths. (Asked first: it is
     # one look, and the usual array load in a loop stops here; when the index becomes a

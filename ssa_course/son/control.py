@@ -177,8 +177,8 @@ def dominating_test(node: Node, pred: Node) -> bool | None:
         # Watching: when the tree is rebuilt the node is looked at again -- a fact that changed
         # far above it reaches it by no input edge (Simple's addDep, on the whole tree).
         dom.watch(node)
-        node.add_dep(pred)  # an If on it may appear (an equal test replaced by it)
-        return dom.test_at(pred, node.inputs[0])
+        # (an If on ``pred`` may appear: an equal test replaced by it)
+        return dom.test_at(node.dep_read(pred), node.inputs[0])
     for test, value in dominating_facts(node.inputs[0], node):
         if test is pred:
             return value
@@ -194,11 +194,10 @@ def dominating_facts(ctrl: Node | None, watcher: Node) -> Iterator[tuple[Node, b
     budget = [_DOMINATOR_WALK]
     n = ctrl
     while n is not None:
-        watcher.add_dep(n)
+        watcher.dep_read(n)
         if isinstance(n, Proj) and isinstance(n.inputs[0], If):
-            test = n.inputs[0].operand(1)
             # (an equal predicate may replace this one: GVN, a bounds check's twin)
-            watcher.add_dep(test)
+            test = watcher.dep_read(n.inputs[0].operand(1))
             yield test, n.index == 0
         n = _up(n, watcher, budget)
 
@@ -209,8 +208,7 @@ def strictly_dominates(a: Node, ctrl: Node, watcher: Node) -> bool:
     budget = [_DOMINATOR_WALK]
     n = _up(ctrl, watcher, budget)
     while n is not None:
-        watcher.add_dep(n)
-        if n is a:
+        if watcher.dep_read(n) is a:
             return True
         n = _up(n, watcher, budget)
     return False
@@ -266,8 +264,7 @@ def _chain(n: Node | None, watcher: Node, budget: list[int]) -> list[Node] | Non
     """``n`` and its dominators up to Start (None: the budget ran out first)."""
     found: list[Node] = []
     while n is not None:
-        watcher.add_dep(n)
-        found.append(n)
+        found.append(watcher.dep_read(n))
         if isinstance(n, Start):
             return found
         n = _up(n, watcher, budget)
@@ -333,7 +330,7 @@ class Region(Node):
         if any(isinstance(u, Phi) for u in self.outputs):
             return None
         if len(self.inputs) == 2:
-            if _loops_back(self, self.add_dep):
+            if _loops_back(self, self.dep_read):
                 # the one path left is this Region's own back edge (a loop whose entry
                 # died): answering it would leave a cycle of control with no merge in it,
                 # which nothing can find dead; left as it is, the Region is found
@@ -355,8 +352,8 @@ class Region(Node):
             return None
         # A side with other users (a node pinned on it) is not empty.
         if a.outputs != [self] or b.outputs != [self]:
-            self.add_dep(a)  # not yet: look again when a side loses its other users
-            self.add_dep(b)
+            self.dep_read(a)  # not yet: look again when a side loses its other users
+            self.dep_read(b)
             return None
         return iff.inputs[0]
 
@@ -448,8 +445,8 @@ class Phi(Node):
             # as ``i = i + 1`` that algebraic rules rewrite forever; the sweep removes it
             # (the answer depends on the nodes on the way: look again when one changes,
             # fuzz seed 50753)
-            if _reads(value, self, self.add_dep) or (
-                    isinstance(region, Region) and _loops_back(region, self.add_dep)):
+            if _reads(value, self, self.dep_read) or (
+                    isinstance(region, Region) and _loops_back(region, self.dep_read)):
                 return None
             return value
         from ssa_course.son.algebra import (  # algebra imports this module
@@ -474,7 +471,7 @@ class Phi(Node):
             v = self.inputs[i]
             if v is None or v.type.is_constant() or v is self:
                 continue
-            self.add_dep(v)
+            self.dep_read(v)
             if dom is None and not any(_tests_constant(t, v) for t in v.outputs):
                 continue  # no test ``v == K`` to find: the walk up could only come back empty
             facts = dominating_facts(region.in_(i), self) if dom is None \
@@ -482,8 +479,8 @@ class Phi(Node):
             for pred, value in facts:
                 op = getattr(pred, "op", None)  # a Compare's operator (data imports us)
                 if op in ("==", "!="):
-                    self.add_dep(pred.inputs[1])  # its operands may be replaced
-                    self.add_dep(pred.inputs[2])
+                    self.dep_read(pred.inputs[1])  # its operands may be replaced
+                    self.dep_read(pred.inputs[2])
                 if op in ("==", "!=") and pred.inputs[1] is v \
                         and pred.operand(2).type.is_constant() \
                         and value == (op == "=="):
@@ -503,7 +500,7 @@ class Phi(Node):
         # The tests of ``v`` are its users, so the tree need not be walked: ask it of each test.
         for test in v.outputs:
             if getattr(test, "op", None) in ("==", "!=") and test.inputs[1] is v:
-                self.add_dep(test)  # its operands may be replaced, an If on it appear
+                self.dep_read(test)  # its operands may be replaced, an If on it appear
                 known = dom.test_at(test, ctrl)
                 if known is not None:
                     yield test, known
@@ -684,7 +681,7 @@ def _live_path(ctrl: Node | None) -> bool:
     return t is CTRL or t not in (XCTRL, TOP)  # (live control told by identity first)
 
 
-def _loops_back(region: Region, watch: Callable[[Node], None], limit: int = 64) -> bool:
+def _loops_back(region: Region, watch: Callable[[Node], object], limit: int = 64) -> bool:
     """Is every live path into ``region`` control that left ``region`` itself (straight
     down, with no other merge on the way)? Then no path enters it from Start: a loop
     whose entry died. A bounded walk up each path (control nodes have their control as
@@ -707,7 +704,7 @@ def _loops_back(region: Region, watch: Callable[[Node], None], limit: int = 64) 
     return True
 
 
-def _reads(value: Node, phi: Node, watch: Callable[[Node], None] | None = None,
+def _reads(value: Node, phi: Node, watch: Callable[[Node], object] | None = None,
            limit: int = 64) -> bool:
     """Does ``value`` read ``phi`` through data nodes (not through other phis)? A bounded
     search: a cycle longer than ``limit`` nodes is left to the sweep. ``watch`` is given

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from ssa_course import opcodes
 from ssa_course.runtime import Value, wrap
 from ssa_course.son import intervals
-from ssa_course.son.algebra import fold_literals, literal, watch_literal
+from ssa_course.son.algebra import fold_literals, literal_read
 from ssa_course.son.graph import Graph, Node, RunState, start_of, typed
 from ssa_course.son.types import (
     BOOL_BOTTOM,
@@ -203,10 +203,8 @@ class Add(Binary):
         if scaled is not None:
             return scaled
         # What a literal is depends on more than this node's inputs (a phi's own inputs), so
-        # the rule registers those too: when one changes the Add is looked at again (add_dep).
-        watch_literal(self, left)
-        watch_literal(self, right)
-        left_lit, right_lit = literal(left), literal(right)
+        # the rule registers those too: when one changes the Add is looked at again (dep_read).
+        left_lit, right_lit = literal_read(self, left), literal_read(self, right)
         if left_lit and not right_lit:  # c + x -> x + c: literals gather on the right
             return Add(self.graph, None, right, left)
         if left_lit:  # Phi(1, 2) + 3 -> Phi(4, 5)
@@ -217,8 +215,8 @@ class Add(Binary):
             # ``inner`` is an input of an input: a change to it reaches this node by no edge, hence
             # the dependency (Simple's addDep).
             inner = left.operand(2)
-            watch_literal(self, inner)
-            if literal(inner) and right_lit:
+            inner_lit = literal_read(self, inner)
+            if inner_lit and right_lit:
                 c1, c2 = int_value(inner.type), int_value(right.type)
                 if c1 is not None and c2 is not None:
                     # (x + c1) + c2  ->  x + (c1 + c2)
@@ -227,15 +225,14 @@ class Add(Binary):
                 folded = _folded_phi(self, left, inner, right)
                 return None if folded is None else \
                     Add(self.graph, None, left.operand(1), folded)
-            if literal(inner) and not right_lit and _only_user(left, self):
+            if inner_lit and not right_lit and _only_user(left, self):
                 # (x + c) + y  ->  (x + y) + c: the literal moves outward (when x + c has
                 # no other user: else both sums would stay, one more operation)
                 return Add(self.graph, None, typed(Add(self.graph, None, left.operand(1),
                                                        right)), inner)
         if isinstance(right, Add):
             inner = right.operand(2)
-            watch_literal(self, inner)
-            if literal(inner) and _only_user(right, self):  # x + (y + c) -> (x + y) + c
+            if literal_read(self, inner) and _only_user(right, self):  # x + (y + c) -> (x + y) + c
                 return Add(self.graph, None, typed(Add(self.graph, None, left,
                                                        right.operand(1))), inner)
         return None
@@ -244,8 +241,7 @@ class Add(Binary):
 def _only_user(n: Node, user: Node) -> bool:
     """``user`` is the only node that reads ``n`` (asked again when ``n`` loses one)."""
     # The answer changes when ``n`` gains or loses a user: registered whatever it is now.
-    user.add_dep(n)
-    return all(u is user for u in n.outputs)
+    return all(u is user for u in user.dep_read(n).outputs)
 
 
 def _folded_phi(add: Add, owner: Node, a: Node, b: Node) -> Node | None:
@@ -263,9 +259,7 @@ def _scaled_sum(add: Add, left: Node, right: Node) -> Node | None:
         if n is x:
             return 1
         if isinstance(n, Mul):
-            scale = n.operand(2)
-            add.add_dep(scale)
-            c = int_value(scale.type)
+            c = int_value(add.dep_read(n.operand(2)).type)
             if n.inputs[1] is x and c is not None:
                 return c
         return None

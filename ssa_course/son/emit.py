@@ -282,9 +282,11 @@ class Emitter:
                              self.optimize, self.peep.stats)
 
 
-def remove_trivial_phis(g: Graph, phis: Sequence[Node], peep: Peephole | None = None) -> None:
+def remove_trivial_phis(g: Graph, phis: Sequence[Node], peep: Peephole) -> None:
     """``phi(x, x)`` and ``phi(x, itself)`` are just ``x`` (repeat: removing one phi can
-    make another trivial)."""
+    make another trivial). The rule is the Phi's own ``idealize()``, the replacement the
+    peephole driver's (:meth:`Peephole.replace`); not the whole look (:func:`peephole`):
+    a phi typed while its loop was parsed (its declared type) would rise to its inputs'."""
     work = list(phis)
     while work:
         phi = work.pop()
@@ -298,12 +300,8 @@ def remove_trivial_phis(g: Graph, phis: Sequence[Node], peep: Peephole | None = 
         if same is None:
             continue
         # Removing one phi can make a phi that read it trivial (nested loops): revisit those.
-        users = [u for u in phi.outputs if isinstance(u, Phi)]
-        if peep is not None:
-            peep.forget(phi)
-        phi.replace_with(same)
-        phi.kill()
-        work.extend(users)
+        work.extend(u for u in phi.outputs if isinstance(u, Phi))
+        peep.replace(phi, same)
 
 
 def sweep(g: Graph, live_loops_only: bool = False) -> tuple[list[Node], list[Node]]:

@@ -19,7 +19,7 @@ them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from ssa_course.son.types import BOTTOM, TOP, Type
 
@@ -55,7 +55,7 @@ class Graph:
         self.in_bounds: set[int] = set()
         # Distant dependencies (Simple's ``addDep``): node id -> the nodes whose
         # ``idealize()`` looked at it without being one of its users; when it changes, the
-        # iterative peepholes look at them again (:meth:`Node.add_dep`, :meth:`take_deps`).
+        # iterative peepholes look at them again (:meth:`Node.dep_read`, :meth:`take_deps`).
         self.deps: dict[int, dict[int, Node]] = {}
         # Bumped whenever a control node's inputs change (the dominator tree of a finished
         # graph may then be out of date), and the tree the iterative peepholes installed
@@ -92,6 +92,10 @@ class Graph:
 
     def edge_count(self) -> int:
         return sum(1 for n in self.live_nodes() for i in n.inputs if i is not None)
+
+
+# what ``Node.dep_read`` hands back: the node it was given, with its own type
+_N = TypeVar("_N", bound="Node | None")
 
 
 class Node:
@@ -233,10 +237,12 @@ class Node:
             del self.inputs[n:]
             self.graph.edits += 1  # (fewer inputs: an edit even if they were all None)
 
-    def add_dep(self, distant: Node | None) -> None:
-        """Ask to be looked at again when ``distant`` changes: called by an ``idealize()``
-        that read a node further away than its own inputs (``(x + 1) + 2`` reads the ``1``
-        inside its left input), where a change would not reach it as a user."""
+    def dep_read(self, distant: _N) -> _N:
+        """``distant``, for a rule of ``self`` that reads a node further away than its own
+        inputs (``(x + 1) + 2`` reads the ``1`` inside its left input), where a change would
+        not reach it as a user: ``self`` is looked at again when ``distant`` changes
+        (Simple's ``addDep``). The read and the registration are one call, so no rule
+        reads a distant node and forgets to ask."""
         # A dict keyed by id, not a list: asking twice costs nothing, and take_deps hands each
         # waiting node over once.
         if distant is not None and distant is not self:
@@ -245,6 +251,7 @@ class Node:
             if waiting is None:  # (no empty dict made for every call, as setdefault would)
                 waiting = deps[distant.id] = {}
             waiting[self.id] = self
+        return distant
 
     def dependents(self) -> list[Node]:
         """Nodes besides ``self`` whose ``compute()`` or ``idealize()`` reads the inputs of

@@ -5,15 +5,13 @@ users do not exist yet. A later transform changes the picture -- SCCP proves tha
 always 0, so ``x + z`` is now ``x + 0`` -- and the peepholes must run again, on the whole
 graph, until no rule applies (Simple's ``IterPeeps``). The driver keeps one invariant:
 *every node that might simplify is on the worklist*. It starts with every node; a node
-leaves it when it is looked at, and comes back when something it depends on changes:
-
-* its **type changed**: its users (their types come from it), and the nodes whose rules
-  read their inputs (``Node.dependents()``: a Region's phis count only its live paths);
-* it was **replaced**: its old users (they have a new input), the new node and its inputs;
-* it changed in any way: the nodes whose ``idealize()`` read it from further away than an
-  input (``(x + 1) + 2`` reads the ``1`` inside its left input) and asked to be told
-  (``Node.add_dep``, Simple's ``addDep``);
-* it **lost a user**: it may be dead now.
+leaves it when it is looked at, and comes back when something it depends on changes. What
+comes back is decided in one place, :meth:`IterativePeepholes.unlock` (the push rule),
+given the node that changed and how: its **users** (their types come from it, they may
+have a new input), the nodes whose rules read its inputs (``Node.dependents()``: a
+Region's phis count only its live paths), the nodes whose ``idealize()`` read it from
+further away than an input (``(x + 1) + 2`` reads the ``1`` inside its left input) with
+``Node.dep_read`` (Simple's ``addDep``), and, when it lost a user, itself: it may be dead.
 
 One look at a node is the parser's peephole, the same function
 (:func:`ssa_course.son.peephole.peephole`, Simple's ``Node.peephole``): its type (here
@@ -119,6 +117,19 @@ def settle(graph: Graph, checked: bool) -> None:
 DEAD_CYCLE_LIMIT = 64  # data nodes a dead-cycle search looks at (more: left to the sweep)
 
 
+# What changed about a node: the cases of the push rule (:meth:`IterativePeepholes.unlock`).
+NEW_TYPE = "new type"  # its type changed
+CHANGED = "changed"  # a rule of its own changed it in place (a Region dropped a path)
+NEW_INPUT = "new input"  # one of its inputs was replaced by another node
+MADE = "made"  # it replaces another node (with the nodes a rule made along with it)
+NEW_USERS = "new users"  # it gained users (those of the node it replaced)
+NEW_INPUT_NODE = "new input node"  # a rule made it an input (it may have a twin)
+LOST_USER = "lost a user"  # one of its users went
+DIES = "dies"  # it is about to be deleted
+SWEPT = "lost users to the sweep"  # a sweep deleted some of its users
+DEAD_MERGE = "dead merge"  # control cannot reach the merge: its type became dead
+
+
 class IterativePeepholes:
     """The worklist driver over one function graph (see the module docstring)."""
 
@@ -136,6 +147,7 @@ class IterativePeepholes:
         self.stats = IterStats()
         nodes = graph.live_nodes()
         self.budget = Peephole.per_node * len(nodes) + Peephole.slack
+        self.limit = self.visits_per_node * self.budget
         # Every node starts on the worklist (the invariant: all that might simplify is on it).
         # The order is not meant to matter: the driver stops only when no node has a rule left,
         # whichever order got there; ``make fuzz`` runs seeded random orders, with the
@@ -155,6 +167,108 @@ class IterativePeepholes:
 
     _clean_end = False  # the run's last round changed nothing (a fixed point)
 
+    def _run(self) -> IterStats:
+        """The driver's loop: look at nodes until none is left, then the checks that only
+        a whole graph can make; each puts back on the worklist what it changed."""
+        # a loop the types already say is endless (SCCP, the ranges) gets its exit before
+        # any peephole runs: the effects before it lose their readers on the dead side
+        give_endless_loops_an_exit(self.g)
+        while True:
+            self._fresh_tree()  # rules about dominating tests ask a tree of the graph as it is
+            while (n := self.work.pop()) is not None:
+                self.look(n)  # one look, which pushes what its change may unlock
+            # Control changed: a new dominator tree, the nodes that asked the old one look
+            # again. A merge control cannot reach is dead: its users look again.
+            if self._fresh_tree() or self._unreachable_merges_are_dead():
+                continue
+            # a loop whose exit died must still reach Stop, or the sweep takes its prints
+            added = give_endless_loops_an_exit(self.g)
+            # What the sweep keeps alive: every node Stop reads, transitively, and every loop
+            # whose control is live (an endless loop reaches Stop only through its Never).
+            dead, touched = sweep(self.g, live_loops_only=True)
+            self.stats.killed += len(dead)
+            if not dead:  # a fixed point (unless a new exit no look has seen)
+                self._clean_end = not added
+                break
+            self.stats.sweeps += 1
+            for n in dead:  # (the GVN table drops a dead node when asked for it)
+                self.unlock(n, DIES)
+            for n in touched:
+                self.unlock(n, SWEPT)
+        # Simple's progress check: one more look at every node must change nothing.
+        if self.order.check:
+            left = progress_left(self.g)
+            if left is not None:
+                raise RewriteError(f"the iterative peepholes stopped with progress left: {left}")
+        return self.stats
+
+    # -- the push rule ------------------------------------------------------------------
+
+    def unlock(self, n: Node, change: str, made_after: int = 0) -> None:
+        """The push rule, whole: after ``change`` to ``n``, put on the worklist every node
+        the change may let simplify. Users read a node's type and are its neighbours;
+        ``dependents()`` are the nodes whose rules read ``n``'s inputs (a Region's phis);
+        ``take_deps`` hands over the nodes whose rules read ``n`` from afar (``dep_read``,
+        Simple's ``addDep``)."""
+        push, push_all, deps = self.work.push, self.work.push_all, self.g.take_deps
+        if change == NEW_TYPE:  # its users' types come from this one
+            for u in n.outputs:
+                push(u)
+                push_all(u.dependents())
+            push_all(deps(n))
+        elif change in (CHANGED, SWEPT):
+            if change == SWEPT:
+                self.lost.add(n.id)  # it may be dead now (or a dead cycle)
+            push(n)  # a rule may apply again
+            push_all(n.outputs)
+            push_all(n.dependents())
+            push_all(deps(n))
+            if change == CHANGED:
+                for u in n.outputs:  # its phis lost that path's input too: a rule that read
+                    # their inputs from afar looks again (fuzz seed 50449: Add(Phi(_, 5, 1), 5)
+                    # once the Phi's dead input went)
+                    push_all(deps(u))
+        elif change == NEW_INPUT:
+            push(n)
+            push_all(n.dependents())
+            # a rule that read n's inputs from afar (a phi's constants, fuzz seed 50449:
+            # Add(Phi(5, p.v), 5) once p.v became 1) must look again
+            push_all(deps(n))
+        elif change == MADE:
+            # n and the inputs of n, and of every input a rule made along with it (ids above
+            # ``made_after``: a pushed phi's constants, the inner ``x + y`` of a
+            # reassociation), however deep
+            push(n)
+            todo, seen = [n], {n.id}
+            while todo:
+                for x in todo.pop().inputs:
+                    if x is not None:
+                        push(x)
+                        if x.id > made_after and x.id not in seen:
+                            seen.add(x.id)
+                            todo.append(x)
+        elif change in (NEW_USERS, DIES):
+            # (new users: an If on a test the dominator tree is asked about)
+            push_all(deps(n))
+        elif change == NEW_INPUT_NODE:
+            push(n)
+        elif change == LOST_USER:
+            self.lost.add(n.id)  # it may be dead now
+            push(n)
+            if not isinstance(n, Constant):  # a rule counting its users from afar
+                # (a Constant never changes, and no rule counts its users; it may have
+                # thousands of watchers, woken each time one of its users died: the
+                # quadratic part of removing a big dead region)
+                push_all(deps(n))
+        elif change == DEAD_MERGE:
+            push(n)
+            push_all(n.outputs)
+            for u in n.outputs:  # its phis, and their users
+                push_all(u.outputs)
+                push_all(u.dependents())
+        else:
+            raise ValueError(f"no push rule for {change!r}")
+
     def _fresh_tree(self) -> bool:
         """Install a dominator tree of the graph as it is now, unless the installed one
         is (control has not changed since); the nodes that asked the old tree look
@@ -167,67 +281,6 @@ class IterativePeepholes:
             self.work.push_all(n for n in old.watchers.values() if n.id in self.g.nodes)
         install(self.g)
         return True
-
-    def _run(self) -> IterStats:
-        # a loop the types already say is endless (SCCP, the ranges) gets its exit before
-        # any peephole runs: the effects before it lose their readers on the dead side
-        give_endless_loops_an_exit(self.g)
-        # Nested fixed points, innermost first: drain the worklist, again with a new
-        # dominator tree while control changed; mark unreachable merges dead and start
-        # over; then sweep, and start over while the sweep deleted something.
-        while True:
-            while True:
-                self._fresh_tree()
-                while True:
-                    self._drain()
-                    if not self._fresh_tree():
-                        break
-                if not self._unreachable_merges_are_dead():
-                    break
-            # a loop whose exit died must still reach Stop, or the sweep takes its prints
-            added = give_endless_loops_an_exit(self.g)
-            # What the sweep keeps alive: every node Stop reads, transitively, and every loop
-            # whose control is live (an endless loop reaches Stop only through its Never).
-            dead, touched = sweep(self.g, live_loops_only=True)
-            self.stats.killed += len(dead)
-            if not dead:
-                # (a new exit no look has seen: not a fixed point to skip a later run on)
-                self._clean_end = not added
-                break
-            self.stats.sweeps += 1
-            # The sweep can leave a merge with one input left (its other predecessor was
-            # dead code): look again at the survivors that lost users, their users, and
-            # the rules that read them or a dead node from afar (fuzz seed 7089's undef
-            # variant). Not every survivor: dead regions can come out one sweep at a
-            # time (diamonds at 10k statements: 96 sweeps).
-            for n in dead:  # (the GVN table drops a dead node when asked for it)
-                self.work.push_all(self.g.take_deps(n))
-            for n in touched:
-                self.lost.add(n.id)
-                self.work.push(n)
-                self.work.push_all(n.outputs)
-                self.work.push_all(n.dependents())
-                self.work.push_all(self.g.take_deps(n))
-        # Simple's progress check: one more look at every node must change nothing.
-        if self.order.check:
-            left = progress_left(self.g)
-            if left is not None:
-                raise RewriteError(f"the iterative peepholes stopped with progress left: {left}")
-        return self.stats
-
-    def _drain(self) -> None:
-        """Look at nodes until the worklist is empty."""
-        pop, nodes, stats = self.work.pop, self.g.nodes, self.stats
-        limit = self.visits_per_node * self.budget
-        while (n := pop()) is not None:
-            if n.id not in nodes:
-                continue  # deleted while it waited
-            stats.visits += 1
-            if stats.visits > limit:
-                raise RewriteError(f"the iterative peepholes looked at "
-                                   f"{describe(n)} and {self.stats.visits - 1} "
-                                   "other nodes without settling")
-            self._visit(n)
 
     def _unreachable_merges_are_dead(self) -> bool:
         """A merge that control cannot reach from Start is dead, even when its type says
@@ -247,16 +300,20 @@ class IterativePeepholes:
                 and n.id not in reached and n.type == CTRL]
         for region in dead:
             region.type = XCTRL
-            self.work.push(region)
-            self.work.push_all(region.outputs)
-            for u in region.outputs:
-                self.work.push_all(u.outputs)
-                self.work.push_all(u.dependents())
+            self.unlock(region, DEAD_MERGE)
         return bool(dead)
 
     # -- one look at one node ---------------------------------------------------------
 
-    def _visit(self, n: Node) -> None:
+    def look(self, n: Node) -> None:
+        """One look at ``n``: dead, a dead cycle, or the parser's peephole."""
+        if n.id not in self.g.nodes:
+            return  # deleted while it waited
+        self.stats.visits += 1
+        if self.stats.visits > self.limit:
+            raise RewriteError(f"the iterative peepholes looked at "
+                               f"{describe(n)} and {self.stats.visits - 1} "
+                               "other nodes without settling")
         # Dead first: no rule is worth running on a node nobody reads.
         if not n.outputs and unused(n):  # (the usual answer, "used", without the call)
             self._kill(n)
@@ -275,21 +332,17 @@ class IterativePeepholes:
         self.stats.count(what)
         if what == IDEALIZED:
             self._count_rewrite(n, better)
-        if better is n:  # changed in place (a Region lost a path): look at it again
-            self.work.push(n)
-            self.work.push_all(n.outputs)
-            self.work.push_all(n.dependents())
-            self.work.push_all(self.g.take_deps(n))
-            for u in n.outputs:  # its phis lost that path's input too: a rule that read
-                # their inputs from afar looks again (fuzz seed 50449: Add(Phi(_, 5, 1), 5)
-                # once the Phi's dead input went)
-                self.work.push_all(self.g.take_deps(u))
-            self._lost_user([x for x in before if x is not None and x not in n.inputs])
-            # (an input the rule put in, such as the constant an If's decided test
-            # becomes, may have a twin)
-            self.work.push_all(x for x in n.inputs if x is not None and x not in before)
+        if better is not n:
+            self._replace(n, better)
             return
-        self._replace(n, better)
+        self.unlock(n, CHANGED)  # changed in place (a Region lost a path): look again
+        for x in before:
+            if x is not None and x not in n.inputs:
+                self.unlock(x, LOST_USER)
+        # (an input the rule put in, such as the constant an If's decided test becomes)
+        for x in n.inputs:
+            if x is not None and x not in before:
+                self.unlock(x, NEW_INPUT_NODE)
 
     def _retype(self, n: Node) -> None:
         """Recompute the type; both the old type and the new one are true of every value
@@ -304,10 +357,7 @@ class IterativePeepholes:
         if isinstance(n, Phi) and isinstance(new, IntType) and isinstance(old, IntType):
             narrowings[n.id] = narrowings.get(n.id, 0) + 1
         n.type = new
-        for u in n.outputs:  # their types come from this one
-            self.work.push(u)
-            self.work.push_all(u.dependents())
-        self.work.push_all(self.g.take_deps(n))  # rules that read this node from afar
+        self.unlock(n, NEW_TYPE)
 
     def _constant(self, t: Type) -> Node:
         key = ("Constant", str(t))
@@ -326,58 +376,26 @@ class IterativePeepholes:
         # Each user once (a node may read ``old`` at two inputs).
         users = list(dict.fromkeys(old.outputs))
         for u in users:
-            self._forget(u)  # its key is about to change
+            self.gvn.forget(u)  # its key is about to change
         # Every edge into ``old`` now goes to ``new``; ``old`` is left with no users.
         old.replace_with(new)
-        self.work.push(new)
-        self._push_made(new, old.id)
-        for u in users:  # they have a new input
-            self.work.push(u)
-            self.work.push_all(u.dependents())
-            # a rule that read u's inputs from afar (a phi's constants, fuzz seed 50449:
-            # Add(Phi(5, p.v), 5) once p.v became 1) must look again
-            self.work.push_all(self.g.take_deps(u))
-        self.work.push_all(self.g.take_deps(old))  # rules that read the old node from afar
-        # ...and those that read ``new`` from afar: it has new users (an If on a test the
-        # dominator tree is asked about)
-        self.work.push_all(self.g.take_deps(new))
-        if self._unused(old):
+        self.unlock(new, MADE, made_after=old.id)
+        for u in users:
+            self.unlock(u, NEW_INPUT)
+        self.unlock(old, DIES)  # (it dies below, unless a root)
+        self.unlock(new, NEW_USERS)
+        if unused(old):
             self._kill(old)
 
-    def _push_made(self, node: Node, made_after: int) -> None:
-        """Push the inputs of ``node``, and of every input a rule made along with it (ids
-        above ``made_after``: a pushed phi's constants, the inner ``x + y`` of a
-        reassociation), however deep."""
-        todo, seen = [node], {node.id}
-        while todo:
-            n = todo.pop()
-            for x in n.inputs:
-                if x is not None:
-                    self.work.push(x)
-                    if x.id > made_after and x.id not in seen:
-                        seen.add(x.id)
-                        todo.append(x)
-
     def _kill(self, n: Node) -> None:
-        self._forget(n)
+        self.gvn.forget(n)
         # The inputs are kept before the node's edges go: each lost a user and may die too.
         inputs = [x for x in n.inputs if x is not None]
-        self.work.push_all(self.g.take_deps(n))
+        self.unlock(n, DIES)
         n.kill()
         self.stats.killed += 1
-        self._lost_user(inputs)
-
-    def _lost_user(self, nodes: list[Node]) -> None:
-        """``nodes`` each lost a user: they may be dead now, and a rule that counts
-        their users from afar (an empty diamond's Region) must look again."""
-        for x in nodes:
-            self.lost.add(x.id)
-            self.work.push(x)
-            if not isinstance(x, Constant):
-                # (a Constant never changes, and no rule counts its users; it may have
-                # thousands of watchers, woken each time one of its users died: the
-                # quadratic part of removing a big dead region)
-                self.work.push_all(self.g.take_deps(x))
+        for x in inputs:
+            self.unlock(x, LOST_USER)
 
     def _dead_cycle(self, n: Node) -> bool:
         """``n`` lost a user, and its users, their users... are a few data nodes that
@@ -401,8 +419,8 @@ class IterativePeepholes:
         dead = list(seen.values())
         inputs: dict[int, Node] = {}
         for d in dead:
-            self._forget(d)
-            self.work.push_all(self.g.take_deps(d))
+            self.gvn.forget(d)
+            self.unlock(d, DIES)
             for x in d.inputs:
                 if x is not None and x.id not in seen:
                     inputs[x.id] = x
@@ -412,14 +430,9 @@ class IterativePeepholes:
         for d in dead:
             d.kill()
         self.stats.killed += len(dead)
-        self._lost_user(list(inputs.values()))
+        for x in inputs.values():
+            self.unlock(x, LOST_USER)
         return True
-
-    def _forget(self, n: Node) -> None:
-        self.gvn.forget(n)
-
-    def _unused(self, n: Node) -> bool:
-        return unused(n)
 
     def _count_rewrite(self, n: Node, better: Node) -> None:
         if self.stats.rewrites > self.budget:

@@ -211,8 +211,8 @@ def _objects(load: Node) -> list[Node]:
     (``var v = s; if (c) { v = t; }``); empty when something else may be the base."""
     base = load.operand(2)
     if isinstance(base, Phi):
-        # The answer reads the phi's inputs, two edges away: register it (add_dep).
-        load.add_dep(base)
+        # The answer reads the phi's inputs, two edges away: register it (dep_read).
+        load.dep_read(base)
         objects = [v for v in base.inputs[1:] if v is not None]
         if not all(getattr(v, "allocates", False) for v in objects):
             return []
@@ -220,7 +220,7 @@ def _objects(load: Node) -> list[Node]:
         # values changes (``flag || d != c`` folds to the ``true`` the other path made), the
         # load may now read one value on every path (fuzz seed 52601).
         for v in objects:
-            load.add_dep(v)
+            load.dep_read(v)
         return objects
     return [base]
 
@@ -261,8 +261,8 @@ class Store(Effect):
         if not isinstance(load, Load):
             return None, True  # a field is never an element
         arr, idx, base, index = self.operand(2), self.operand(3), load.operand(2), load.operand(3)
-        load.add_dep(arr)  # (their types may sharpen, or they may be replaced)
-        load.add_dep(idx)
+        # (their types may sharpen, or they may be replaced: distant inputs of the load)
+        arr, idx = load.dep_read(arr), load.dep_read(idx)
         # Same array node and same index node: the slot this store wrote -- its value (a
         # must-alias; ``False``: nothing older matters).
         if arr is base and idx is index:
@@ -332,8 +332,7 @@ class StoreField(Effect):
         """(the value ``load`` reads here, or None; whether it may look further back)."""
         if not isinstance(load, LoadField):
             return None, True  # an element is never a field
-        obj, base = self.operand(2), load.operand(2)
-        load.add_dep(obj)
+        obj, base = load.dep_read(self.operand(2)), load.operand(2)
         # Another field of any struct is another slot (fields never overlap).
         if load.field != self.field:
             return None, True

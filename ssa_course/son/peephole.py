@@ -249,7 +249,7 @@ class Peephole:
         # Innermost first, as a recursive driver would: each replaced node's users move to
         # the final node, then the replaced node goes if nobody reads it any more.
         for old in reversed(chain):
-            self._replace(old, current)
+            self.replace(old, current)
         return current
 
     def _settle_inputs(self, node: Node, made_after: int) -> None:
@@ -314,7 +314,8 @@ class Peephole:
                 f"idealize() made {self.rewrites} rewrites for {self.calls} nodes: "
                 f"rewrites keep making new work (the last one: {_chain_text(chain + [target])})")
 
-    def _replace(self, old: Node, new: Node) -> Node:
+    def replace(self, old: Node, new: Node) -> Node:
+        """Every user of ``old`` reads ``new``; ``old`` goes if nobody reads it now."""
         old.replace_with(new)
         self.discard(old)
         return new

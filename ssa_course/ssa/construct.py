@@ -12,7 +12,7 @@ The classic two steps (Cytron et al.):
 
 The result is quads with Bril's ``phi`` instructions, run by the same quads interpreter.
 Exception edges come from :mod:`ssa_course.quads.exceptions`; liveness (for pruned SSA)
-from the one data-flow solver, :mod:`ssa_course.quads.dataflow`, whose exception-edge rule
+from the one data-flow solver, :mod:`ssa_course.quads.flow`, whose exception-edge rule
 is the one renaming follows: a handler receives the versions current *before* the
 throwing instruction.
 """

@@ -18,7 +18,7 @@ its own. Phis whose arguments all became their result disappear; the others stay
 out-of-SSA, which turns them into (fewer) copies. The result has phis but is no longer
 strict SSA: several blocks may assign one name.
 
-Liveness is the one solver's (:mod:`ssa_course.quads.dataflow`), on the CFG split at calls
+Liveness is the one solver's (:mod:`ssa_course.quads.flow`), on the CFG split at calls
 that may throw: a phi of a handler reads its argument before the call its label names.
 Phis at the top of an exception handler are left alone (their values are those before a
 throwing call, anywhere in the ``try``), and so are names whose change could be seen:
@@ -33,8 +33,8 @@ from collections.abc import Set
 from ssa_course.quads.analyses import live_variables
 from ssa_course.quads.cfg import CFG, build_cfg
 from ssa_course.quads.coalesce import apply_renaming, merge_classes
-from ssa_course.quads.dataflow import solve
 from ssa_course.quads.exceptions import add_exception_edges
+from ssa_course.quads.flow import solve
 from ssa_course.quads.ir import UNDEFINED, Function
 from ssa_course.quads.loops import loop_depths
 from ssa_course.tiny.types import Type
