@@ -11,16 +11,20 @@ cell elsewhere:
   learner's. The names the learner's cells define are bound to :class:`Remote` stand-ins;
 * each call of a learner's function -- a guarded call (:func:`forbid.guard`), a
   ``check_against`` over many inputs -- is sent to a **learner's process**
-  (:mod:`ssa_course.grading.learner`), started for that call, which runs the setup cells
-  and then the learner's cells under the task's watch and answers as plain data. Expected
-  answers are computed here, after the answers come back, and never leave this process.
+  (:mod:`ssa_course.grading.learner`) inside the sandbox (:mod:`ssa_course.grading.box`:
+  bubblewrap, with the assignment's grading copy of the package, from which the
+  functions the exercise asks for are absent), which runs the setup cells and then the
+  learner's cells and answers as JSON of a fixed schema (:mod:`ssa_course.grading.wire`).
+  Expected answers are computed here, after the answers come back, and never leave this
+  process.
 
 So whatever a learner's cell does -- rebind the checker, monkeypatch ``ssa_course``,
-start a thread at the top level, read the grader's memory -- it does it in a process
-whose only output is answers, judged here. What a learner's cell does at its top level
-is watched with the task's rules too: a statement that calls the course's own
-implementation (say, ``print(build_cfg(f))`` to compare with one's own) is left out of the
-regrade, and the test cell's output says so; the kernel's run still shows its output.
+start a thread at the top level, forge messages -- it does it in a sandbox whose only
+output is data, validated and judged here. A statement at a cell's top level that needs
+what the grading copy withholds (say, ``print(build_cfg(f))`` to compare with one's
+own) is left out of the regrade, and the test cell's output says so; the kernel's run
+still shows its output. A test cell whose answer copies a withheld function's code gets
+a flag for the instructor (:mod:`ssa_course.grading.similarity`).
 
 :func:`grade_notebook` returns, per test cell, its outputs (in nbformat's form) as they
 came out here; the nbgrader preprocessor
@@ -121,7 +125,7 @@ class _Spec:
 
 class Remote:
     """A name the learner's cells define, as the grading process sees it: calling it runs
-    the learner's function in a learner's process (watched by the sandbox only)."""
+    the learner's function in a learner's process, in the sandbox."""
 
     def __init__(self, name: str, run: Run) -> None:
         self.name, self.run = name, run
@@ -494,7 +498,7 @@ def grade_notebook(cells: list[dict], trusted: dict[str, str], cwd: str,
     run = Run(cwd, grading_copy(assignment), hide)
     ns: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
     ours: set[str] = set()  # names the instructor's cells bound
-    # every setup cell runs first in a learner's process (before the watch is armed)
+    # every setup cell runs first in a learner's process (before the learner's cells)
     run.setup = [(c.gid, c.source) for c in code if c.kind == "setup"]
     verdicts = []
     for cell in code:
