@@ -21,7 +21,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from test_nbgrader_class import _answer_cells, _api, _make_course, jupyter_env  # noqa: F401
+from test_nbgrader_class import _answer_cells, _api, _make_course
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSIGNMENT = "01-quads"
@@ -79,7 +79,7 @@ def _test_outputs(course: Path, student: str) -> list:
     return [c.outputs for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
 
 
-def test_a_class_on_a_dask_cluster_scores_as_plain_autograde(tmp_path, jupyter_env):  # noqa: F811
+def test_a_class_on_a_dask_cluster_scores_as_plain_autograde(tmp_path, jupyter_env):
     pytest.importorskip("distributed")
     course = _make_course(tmp_path, [ASSIGNMENT])
     generated = _api(course).generate_assignment(ASSIGNMENT)

@@ -25,7 +25,6 @@ exactly when it mentions a function the student broke.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import secrets
@@ -159,26 +158,6 @@ REBINDS = {
     "11-codegen": {"select": _REBIND + "def select(stack, adj, registers, partners):\n"
                                        "    return {}, list(stack)\n"},
 }
-
-
-@pytest.fixture(scope="module")
-def jupyter_env(tmp_path_factory):
-    """A ``python3`` kernel of this interpreter; Jupyter's and IPython's files kept apart."""
-    pytest.importorskip("nbgrader")
-    root = tmp_path_factory.mktemp("jupyter")
-    spec = root / "path" / "kernels" / "python3"
-    spec.mkdir(parents=True)
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "Python 3 (ssa_course tests)", "language": "python"}))
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("JUPYTER_PATH", str(root / "path"))
-        mp.setenv("JUPYTER_DATA_DIR", str(root / "data"))
-        mp.setenv("JUPYTER_CONFIG_DIR", str(root / "config"))
-        mp.setenv("IPYTHONDIR", str(root / "ipython"))
-        # nbgrader runs the ``alembic`` command of its own environment
-        mp.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"])
-        yield root
 
 
 def _make_course(tmp: Path, assignments: list[str]) -> Path:

@@ -24,6 +24,21 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync"]
 
+
+def keep_offline(page, outside: list[str],
+                 allowed: tuple[str, ...] = ("file://", "http://127.0.0.1", "data:")) -> None:
+    """Abort every request of ``page`` that leaves this machine, noting it in ``outside``
+    (the pages must work offline)."""
+    def guard(route) -> None:
+        url = route.request.url
+        if url.startswith(allowed):
+            route.continue_()
+        else:
+            outside.append(url)
+            route.abort()
+
+    page.route("**/*", guard)
+
 # For each pane: the items with line N that are not linked, and the linked ones that are
 # not of line N (both must be empty).
 _MISMATCH = """(n) => {
@@ -255,16 +270,7 @@ def check_page(page_file: Path, shots: Path) -> list[str]:
             profile, executable_path=chromium, headless=True, args=CHROMIUM_ARGS,
             viewport={"width": 1600, "height": 1000})
         page = browser.new_page()
-
-        def guard(route) -> None:
-            url = route.request.url
-            if url.startswith(("file://", "http://127.0.0.1", "data:")):
-                route.continue_()
-            else:
-                outside.append(url)
-                route.abort()
-
-        page.route("**/*", guard)
+        keep_offline(page, outside)
         page.goto(page_file.as_uri())
         lines = page.eval_on_selector_all(
             '[data-pane="source"] [data-line]', "els => els.map(e => e.dataset.line)")

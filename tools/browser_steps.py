@@ -17,11 +17,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from browser_linked import CHROMIUM_ARGS, keep_offline
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "out" / "browser"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
 PIPELINE = "parse,sccp,gcm,dom-cse,out-of-ssa,dce,copies,dce"
 # SCCP proves x is 1 where the pessimistic parser cannot: the peepholes after it rewrite
 PROGRAM = """fn main(n: int) {
@@ -63,16 +63,7 @@ def check(page_file: Path, shots: Path) -> list[str]:
         page = browser.new_page(viewport={"width": 1400, "height": 900})
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-
-        def guard(route) -> None:
-            url = route.request.url
-            if url.startswith(("file://", "data:")):
-                route.continue_()
-            else:
-                outside.append(url)
-                route.abort()
-
-        page.route("**/*", guard)
+        keep_offline(page, outside, ("file://", "data:"))
         page.goto(page_file.as_uri())
         s = page.evaluate(_STATE)
         passes = PIPELINE.split(",")

@@ -136,15 +136,22 @@ def _write(top: Path, files: dict[str, bytes]) -> None:
 _ONE_AT_A_TIME = threading.Lock()  # nbgrader's API is not safe in two threads at once
 
 
+def _steps(cfg: Any, error: type[BaseException], where: str) -> list[str]:
+    """The names of the course's autograde preprocessors; ``error`` when the regrade is
+    not one of them (a course not made by tools/make_course.py)."""
+    pre = [p if isinstance(p, str) else f"{p.__module__}.{p.__name__}"
+           for p in cfg.Autograde.autograde_preprocessors]
+    if REGRADE not in pre:
+        raise error(f"{where} does not run {REGRADE}: make the course with "
+                    "tools/make_course.py")
+    return pre
+
+
 def worker_config(root: Path, kept: Path) -> Any:
     """A worker's config: the course's (copied to ``root``), its root moved there, and
     :class:`KeepOutputs` right after the regrade."""
     cfg = course_config(root)
-    pre = [p if isinstance(p, str) else f"{p.__module__}.{p.__name__}"
-           for p in cfg.Autograde.autograde_preprocessors]
-    if REGRADE not in pre:
-        raise RuntimeError(f"the course's nbgrader_config.py does not run {REGRADE}: make "
-                           "the course with tools/make_course.py")
+    pre = _steps(cfg, RuntimeError, "the course's nbgrader_config.py")
     pre.insert(pre.index(REGRADE) + 1, KEEP)
     cfg.Autograde.autograde_preprocessors = pre
     cfg.KeepOutputs.directory = str(kept)
@@ -232,11 +239,7 @@ def course_config(course: Path) -> Any:
 def replay_config(course: Path, directory: str) -> Any:
     """The course's config with the executing preprocessors replaced by ReplayOutputs."""
     cfg = course_config(course)
-    pre = [p if isinstance(p, str) else f"{p.__module__}.{p.__name__}"
-           for p in cfg.Autograde.autograde_preprocessors]
-    if REGRADE not in pre:
-        raise SystemExit(f"{course}/nbgrader_config.py does not run {REGRADE}: make the "
-                         "course with tools/make_course.py")
+    pre = _steps(cfg, SystemExit, f"{course}/nbgrader_config.py")
     cfg.Autograde.autograde_preprocessors = [REPLAY, *pre[pre.index(REGRADE) + 1:]]
     cfg.ReplayOutputs.directory = directory
     return cfg
