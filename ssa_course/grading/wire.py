@@ -25,7 +25,6 @@ could not be read back" -- the learner's process is the student's to break.
 from __future__ import annotations
 
 import enum
-import importlib
 import json
 import sys
 import types
@@ -48,14 +47,21 @@ class WireError(ValueError):
 # ------------------------------------------------------------------ inside the sandbox
 
 
+class _Deep:
+    """Room for :data:`MAX_DEPTH` levels (objects nest two JSON levels deep each)."""
+
+    def __enter__(self) -> None:
+        self.limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(self.limit, MAX_DEPTH * 3 + 200))
+
+    def __exit__(self, *exc: object) -> None:
+        sys.setrecursionlimit(self.limit)
+
+
 def encode(value: object) -> Any:
     """``value`` as JSON-able data of the schema above (run in the learner's process)."""
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, MAX_DEPTH * 3 + 200))
-    try:
+    with _Deep():
         return _Encoder().encode(value, 0)
-    finally:
-        sys.setrecursionlimit(limit)
 
 
 class _Encoder:
@@ -123,9 +129,10 @@ def message(kind: str, value: object = None, text: str = "", category: str = "",
     """One message of the learner's process, as the bytes of a frame."""
     body = {"kind": kind, "text": text[:MAX_TEXT], "category": category,
             "output": output[:MAX_TEXT]}
-    if kind == "value":
-        body["value"] = encode(value)
-    return json.dumps(body, separators=(",", ":")).encode()
+    with _Deep():
+        if kind == "value":
+            body["value"] = _Encoder().encode(value, 0)
+        return json.dumps(body, separators=(",", ":")).encode()
 
 
 # ------------------------------------------------------------------ the grader's side
@@ -146,6 +153,11 @@ class Received:
 def read(frame: bytes) -> Received:
     """A frame from a learner's process, validated and rebuilt (raises
     :class:`WireError` when it breaks the schema)."""
+    with _Deep():
+        return _read(frame)
+
+
+def _read(frame: bytes) -> Received:
     try:
         body = json.loads(frame.decode("utf-8"))
     except (ValueError, RecursionError, MemoryError) as e:
@@ -159,7 +171,10 @@ def read(frame: bytes) -> Received:
     for part in (text, output):
         if type(part) is not str:
             raise WireError("a text that is not a string")
-    value = _Decoder().decode(body.get("value"), 0) if kind == "value" else None
+    try:
+        value = _Decoder().decode(body.get("value"), 0) if kind == "value" else None
+    except RecursionError:
+        raise WireError("nested too deep") from None
     return Received(kind, value, text[:MAX_TEXT], category, output[:MAX_TEXT])
 
 
@@ -233,7 +248,8 @@ MACHINERY = frozenset(f"ssa_course.grading.{m}" for m in (
 
 
 def course_class(name: object) -> type:
-    """The grader's own class called ``module:Qualname``: one of the course's, outside
+    """The grader's own class called ``module:Qualname``: one of the course's, in a
+    module the grader has already imported (a message never makes it import one), outside
     the grader's machinery (:data:`MACHINERY`), and never a function or module."""
     if type(name) is not str or name.count(":") != 1:
         raise WireError("a malformed class name")
@@ -241,10 +257,9 @@ def course_class(name: object) -> type:
     if not (module == "ssa_course" or module.startswith("ssa_course.")) or \
             module in MACHINERY or "<" in qualname:
         raise WireError(f"{name[:80]} is not one of the course's classes")
-    try:
-        found: object = importlib.import_module(module)
-    except ImportError:
-        raise WireError(f"{name[:80]} is not one of the course's classes") from None
+    found: object = sys.modules.get(module)  # never imported on a message's word
+    if found is None:
+        raise WireError(f"{name[:80]} is not one of the course's classes")
     for part in qualname.split("."):
         found = getattr(found, part, None)
     if not isinstance(found, type) or isinstance(found, types.GenericAlias) or \
