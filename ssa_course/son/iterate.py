@@ -268,6 +268,7 @@ class IterativePeepholes:
         # Remembered to see afterwards which inputs a rule dropped (they lost a user) or
         # added (they may now have a twin in the GVN table).
         before = list(n.inputs)
+        made_from = self.g.next_id  # the ids of what the rule makes start here
         found = peephole(n, self.gvn, self._retype, self._constant, control=True)
         if found is None:
             return  # no rule applies: n stays off the worklist until a neighbour changes
@@ -289,7 +290,7 @@ class IterativePeepholes:
             # becomes, may have a twin)
             self.work.push_all(x for x in n.inputs if x is not None and x not in before)
             return
-        self._replace(n, better)
+        self._replace(n, better, made_from - 1)
 
     def _retype(self, n: Node) -> None:
         """Recompute the type; both the old type and the new one are true of every value
@@ -320,7 +321,7 @@ class IterativePeepholes:
 
     # -- changing the graph -------------------------------------------------------------
 
-    def _replace(self, old: Node, new: Node) -> None:
+    def _replace(self, old: Node, new: Node, made_after: int | None = None) -> None:
         if new.type == TOP:  # a node idealize() just made: its users need its type now
             new.type = new.compute()
         # Each user once (a node may read ``old`` at two inputs).
@@ -330,7 +331,7 @@ class IterativePeepholes:
         # Every edge into ``old`` now goes to ``new``; ``old`` is left with no users.
         old.replace_with(new)
         self.work.push(new)
-        self._push_made(new, old.id)
+        self._push_made(new, old.id if made_after is None else made_after)
         for u in users:  # they have a new input
             self.work.push(u)
             self.work.push_all(u.dependents())
@@ -346,8 +347,11 @@ class IterativePeepholes:
 
     def _push_made(self, node: Node, made_after: int) -> None:
         """Push the inputs of ``node``, and of every input a rule made along with it (ids
-        above ``made_after``: a pushed phi's constants, the inner ``x + y`` of a
-        reassociation), however deep."""
+        above ``made_after``, the graph's last id before the rule ran: a pushed phi's
+        constants, the inner ``x + y`` of a reassociation), however deep. Not the nodes
+        earlier rules made (they were pushed when made): with the id of the node replaced as
+        the bound, a chain of reassociated sums was walked down again at every link
+        (quadratic: issue #39 item 5)."""
         todo, seen = [node], {node.id}
         while todo:
             n = todo.pop()
