@@ -197,6 +197,7 @@ fuzz: venv
 
 bench: venv binutils cross-gcc valgrind
 	$(PY) benchmarks/run_all.py
+	$(PY) benchmarks/compile_memory.py
 	$(PY) benchmarks/linked.py
 	$(PY) benchmarks/native/bench.py
 	$(PY) benchmarks/native/assemblers.py

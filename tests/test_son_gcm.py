@@ -259,3 +259,35 @@ def test_an_unused_parameter_keeps_its_name_out_of_the_node_names():
     assert "@f1(p0: int, v8: [int])" in text
     got = run(compile_source(text, "o.bril"), ["4", "true"], via="quads")
     assert (got.stdout, got.status, got.error) == ("", 0, "")
+
+
+
+def _most_live(listing: str) -> int:
+    """The most ``%k`` values defined and not yet last used along a one-block listing."""
+    import re
+
+    rows = [line for line in listing.splitlines() if "%" in line]
+    last_use: dict[str, int] = {}
+    defined: dict[str, int] = {}
+    for i, row in enumerate(rows):
+        lhs, _, rhs = row.partition("=") if re.search(r"%\d+\s*=", row) else ("", "", row)
+        for name in re.findall(r"%\d+", rhs):
+            last_use[name] = i
+        for name in re.findall(r"%\d+", lhs):
+            defined[name] = i
+    return max(sum(1 for v, d in defined.items() if d <= i < last_use.get(v, d))
+               for i in range(len(rows)))
+
+
+def test_local_order_computes_each_value_just_before_its_first_use():
+    # Issue #39 item 5: reassociating `t + (x * x + 1)` makes the chain's adds anew (high
+    # ids), so an order by id put every `n + k` and product at the top of main's block, all
+    # 60 live until the chain reached them; computed just before its first use, a few.
+    from ssa_course.lessons.l04_julia import ir_text
+    from ssa_course.lessons.l08_scheduling import scheduled
+
+    calls = "".join(f"t = t + f1(n + {k}); " for k in range(1, 61))
+    comp = compile_source("fn f1(x: int) -> int { return x * x + 1; } "
+                          f"fn main(n: int) {{ var t = 0; {calls}print(t); }}")
+    listing = ir_text(scheduled(comp).ircode).split("main(")[1]
+    assert _most_live(listing) <= 3

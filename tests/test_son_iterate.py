@@ -420,3 +420,28 @@ def test_the_push_rule_wakes_what_the_fuzz_seeds_needed():
     seven = add.inputs[2]
     assert woken(seven, LOST_USER, registered=seven) == {seven.id}
     assert woken(mul, LOST_USER, registered=mul) == {mul.id, printer.id}
+
+
+def test_a_chain_of_inlined_sums_gathers_its_constants_in_linear_rewrites(monkeypatch):
+    # Issue #39 item 5: `t = t + f1(n + k)` with f1 = x * 2 + 1, inlined, is a chain of
+    # `(x + c1) + (y + c2)`; one literal at a time, each `+ 1` climbed the rest of the chain
+    # alone (quadratic; 300 statements ran out of the rewrite budget: exit 3).
+    from ssa_course.lessons.l08_scheduling import scheduled
+    from ssa_course.son import iterate as iterate_module
+
+    runs: list[int] = []
+    real = iterate_module.IterativePeepholes.run
+
+    def counted(self):
+        stats = real(self)
+        runs.append(stats.rewrites)
+        return stats
+
+    monkeypatch.setattr(iterate_module.IterativePeepholes, "run", counted)
+    calls = "".join(f"t = t + f1(n + {k}); " for k in range(1, 301))
+    comp = compile_source("fn f1(x: int) -> int { return x * 2 + 1; } "
+                          f"fn main(n: int) {{ var t = 0; {calls}print(t); }}")
+    scheduled(comp)
+    assert runs and max(runs) <= 4 * 300  # 3 a statement
+    expected = sum(2 * (3 + k) + 1 for k in range(1, 301))
+    assert run(comp, ["3"], via="scheduled").stdout == f"{expected}\n"

@@ -225,6 +225,19 @@ class Add(Binary):
                 folded = _folded_phi(self, left, inner, right)
                 return None if folded is None else \
                     Add(self.graph, None, left.operand(1), folded)
+            if inner_lit and isinstance(right, Add) and _only_user(left, self) \
+                    and _only_user(right, self):
+                # (x + c1) + (y + c2) -> (x + y) + (c1 + c2): both literals in one step.
+                # One at a time, the right one would stay inside the new ``x + y`` until
+                # that is looked at again, and in a chain of such sums each literal left
+                # behind climbs the whole chain alone (quadratic: issue #39 item 5).
+                other = right.operand(2)
+                literal_read(self, other)
+                c1, c2 = int_value(inner.type), int_value(other.type)
+                if c1 is not None and c2 is not None:
+                    return Add(self.graph, None, typed(Add(
+                        self.graph, None, left.operand(1), right.operand(1))),
+                        const(self, wrap(c1 + c2)))
             if inner_lit and not right_lit and _only_user(left, self):
                 # (x + c) + y  ->  (x + y) + c: the literal moves outward (when x + c has
                 # no other user: else both sums would stay, one more operation)

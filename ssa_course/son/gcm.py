@@ -22,7 +22,9 @@ linear in the size of the graph or close to it, each shown in lesson 08):
    with the shallowest loop depth, latest on ties: loop-invariant code leaves the loop,
    and nothing is computed on a path that does not need it when it can be avoided.
 6. :func:`local_order` -- each block: Phis, then the rest in an order their data and
-   memory edges allow (a load before the store that overwrites its memory).
+   memory edges allow (a load before the store that overwrites its memory), each value
+   just before its first use (:func:`just_in_time_order`), so no live range is longer
+   than the block needs.
 """
 
 from __future__ import annotations
@@ -270,14 +272,62 @@ def dominator_lca(a: str | None, b: str, idom: dict[str, str],
 
 def local_order(block: Block) -> list[Node]:
     """Phase 6: Phis first; then data and memory order (loads before a store that
-    overwrites their memory); ties by id, i.e. by program order."""
+    overwrites their memory), each value computed just before its first use in the block:
+    a depth-first walk from the nodes nothing in the block reads (roots by id, i.e. by
+    program order), the input with the longest chain of inputs in the block first."""
     phis = sorted((n for n in block.nodes if isinstance(n, Phi)), key=lambda n: n.id)
     rest = [n for n in block.nodes if not isinstance(n, Phi)]
     # A load and a later store to the same memory have no edge between them (the store does
     # not read the load): the anti-dependence adds one, so the load is not moved after the
     # store that overwrites what it reads.
     loads_before = anti_dependences(rest)
-    return phis + dependency_order(rest, lambda n: [*n.inputs, *loads_before(n)])
+    return phis + just_in_time_order(rest, lambda n: [*n.inputs, *loads_before(n)])
+
+
+def just_in_time_order(members: list[Node],
+                       waits_for: Callable[[Node], list[Node | None]]) -> list[Node]:
+    """``members`` after what they ``wait_for``, each as late as its first user allows.
+
+    Roots in id order (program order) would compute every value whose id is low -- all
+    the ``n + k`` of a long straight-line ``main`` -- before the first of its users, and
+    keep them all live to the end: a register pressure (and an interference graph) that
+    grows with the square of the block. Walking from the roots (nodes nothing in the block
+    reads: effects at the end of a memory chain, values the block's end or other blocks
+    read) instead places each value just before the first node that needs it; among a
+    node's inputs the one with the longest chain below it goes first (Sethi-Ullman's
+    rule: the deeper operand first, so fewer values wait while it is computed). Linear in
+    the members and their edges."""
+    member_set = set(members)
+    topo = dependency_order(members, waits_for)
+    height: dict[Node, int] = {}
+    deps: dict[Node, list[Node]] = {}
+    read: set[Node] = set()
+    for n in topo:
+        ds = [d for d in waits_for(n) if d is not None and d in member_set]
+        deps[n] = ds
+        height[n] = 1 + max((height[d] for d in ds), default=0)
+        read.update(ds)
+    roots = sorted((n for n in members if n not in read), key=lambda n: n.id)
+    out: list[Node] = []
+    done: set[Node] = set()
+    for root in roots:
+        stack: list[tuple[Node, bool]] = [(root, False)]
+        while stack:
+            n, ready = stack.pop()
+            if n in done:
+                continue
+            if ready:
+                done.add(n)
+                out.append(n)
+                continue
+            stack.append((n, True))
+            # Pushed lowest first, so the highest (then the first operand) is popped first.
+            todo = [(height[d], -i, d) for i, d in enumerate(deps[n]) if d not in done]
+            todo.sort(key=lambda t: (t[0], t[1]))
+            stack.extend((d, False) for _, _, d in todo)
+    # Every member is a root or read by one in the block (no cycles inside a block).
+    assert len(out) == len(members), "a cycle inside a block"
+    return out
 
 
 # ---------------------------------------------------------------- all six
@@ -312,6 +362,7 @@ def _schedule(fg: FunctionGraph) -> Schedule:
 
 __all__ = [
     "Block", "Cfg", "DomTree", "Schedule", "_loop_depths", "blocks_from_control", "dom_tree",
-    "dominator_lca", "dominators_and_loops", "local_order", "pick_block", "pinned_blocks",
+    "dominator_lca", "dominators_and_loops", "just_in_time_order", "local_order", "pick_block",
+    "pinned_blocks",
     "schedule", "schedule_early", "schedule_late",
 ]

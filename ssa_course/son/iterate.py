@@ -325,6 +325,7 @@ class IterativePeepholes:
         # Remembered to see afterwards which inputs a rule dropped (they lost a user) or
         # added (they may now have a twin in the GVN table).
         before = list(n.inputs)
+        made_from = self.g.next_id  # the ids of what the rule makes start here
         found = peephole(n, self.gvn, self._retype, self._constant, control=True)
         if found is None:
             return  # no rule applies: n stays off the worklist until a neighbour changes
@@ -333,7 +334,7 @@ class IterativePeepholes:
         if what == IDEALIZED:
             self._count_rewrite(n, better)
         if better is not n:
-            self._replace(n, better)
+            self._replace(n, better, made_from - 1)
             return
         self.unlock(n, CHANGED)  # changed in place (a Region lost a path): look again
         for x in before:
@@ -370,7 +371,7 @@ class IterativePeepholes:
 
     # -- changing the graph -------------------------------------------------------------
 
-    def _replace(self, old: Node, new: Node) -> None:
+    def _replace(self, old: Node, new: Node, made_after: int | None = None) -> None:
         if new.type == TOP:  # a node idealize() just made: its users need its type now
             new.type = new.compute()
         # Each user once (a node may read ``old`` at two inputs).
@@ -379,7 +380,10 @@ class IterativePeepholes:
             self.gvn.forget(u)  # its key is about to change
         # Every edge into ``old`` now goes to ``new``; ``old`` is left with no users.
         old.replace_with(new)
-        self.unlock(new, MADE, made_after=old.id)
+        # what the rule made along with ``new`` has ids above the graph's last id before it ran
+        # (``made_after``); with the replaced node's id as the bound instead, a chain of
+        # reassociated sums was walked down again at every link (quadratic, #39 item 5)
+        self.unlock(new, MADE, made_after=old.id if made_after is None else made_after)
         for u in users:
             self.unlock(u, NEW_INPUT)
         self.unlock(old, DIES)  # (it dies below, unless a root)
