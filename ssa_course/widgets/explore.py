@@ -194,7 +194,10 @@ class Explorer:
         if self._busy:
             return
         name = self.view.value
-        self.mode.disabled = name != COMPARE_VIEW
+        # the switch applies to the sea of nodes, drawn, listed or linked to the source
+        # (linked, optimistic: the son-opt graph); stepping through the optimizer shows
+        # each pass's program instead, so there it does not apply
+        self.mode.disabled = name != COMPARE_VIEW or self.stepping.value
         self.blocks.disabled = not name.startswith("son")
         self._svg = None
         self.legend.value = ""
@@ -256,15 +259,27 @@ class Explorer:
 
         from ssa_course.linked_page import linked_html
 
-        names = [name] + ([self.beside.value] if self.beside.value not in (NONE, name,
-                                                                           SOURCE) else [])
+        names = [self._as_mode(name)]
+        beside = self.beside.value  # a second view, as chosen (the switch is the main one's)
+        if beside not in (NONE, SOURCE, *names):
+            names.append(beside)
         fragment = linked_html(comp, names, self.options(), draw=self.face.value == "graph")
-        self.stats.value = html.escape(f"{' | '.join(names)}: linked to the source by line")
+        mode = f" ({self.mode.value})" if name == COMPARE_VIEW else ""
+        self.stats.value = html.escape(f"{' | '.join(names)}{mode}: linked to the source "
+                                       "by line")
         out = w.Output(layout=w.Layout(width="100%"))
         with out:
             display(HTML(fragment))
         out.fragment = fragment  # what it shows (tests read it)
         self.body.children = [out]
+
+    def _as_mode(self, name: str) -> str:
+        """The sea of nodes the pessimistic/optimistic switch says when linked to the
+        source: the parser's graph (``son``) or the graph after the optimistic pass
+        (``son-opt``); any other view as it is."""
+        if name == COMPARE_VIEW and self.mode.value == "optimistic":
+            return "son-opt"
+        return name
 
     def _show_steps(self, comp: Compilation, name: str) -> None:
         """The pipeline in "passes", step by step, shown as ``name`` (the source: each
