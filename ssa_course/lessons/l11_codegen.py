@@ -60,6 +60,41 @@ def machine_ir(comp: Compilation) -> dict[str, MFunction]:
     return dict(select_program(scheduled_ssa_quads(comp), None).functions)
 
 
+# In a browser (Pyodide, docs/lite.md) what is missing cannot be installed: no programs
+# start (GNU as and ld) and its package lock has no capstone or keystone. The lesson says
+# so there, instead of install advice that cannot work (pip install capstone, binutils).
+IN_BROWSER = {
+    "capstone": "no disassembler in a browser: Pyodide has no capstone package "
+                "(the course on your own machine shows it)",
+    "gnu": "not in a browser: Pyodide starts no programs (GNU as, ld)",
+    "keystone": "not in a browser: Pyodide has no keystone package",
+}
+
+
+def _in_browser(reason: str | None, tool: str) -> str | None:
+    import sys
+
+    if reason is None or sys.platform != "emscripten":
+        return reason
+    return IN_BROWSER.get(tool, reason)
+
+
+def disassembler_missing() -> str | None:
+    """Why capstone cannot disassemble here (the lesson's cells), or None; in a browser
+    without install advice."""
+    from ssa_course.codegen import toolchain
+
+    return _in_browser(toolchain.disassembler_missing(), "capstone")
+
+
+def assembler_missing(name: str = "auto") -> str | None:
+    """Why assembler ``name`` cannot be used here, or None; in a browser without install
+    advice (:func:`ssa_course.codegen.toolchain.assembler_missing` otherwise)."""
+    from ssa_course.codegen import toolchain
+
+    return _in_browser(toolchain.assembler_missing(name), name)
+
+
 def _build(comp: Compilation) -> CompiledProgram:
     return compile_machine(comp)
 
