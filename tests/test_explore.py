@@ -340,3 +340,28 @@ def test_linked_follows_the_pessimistic_optimistic_switch():
     assert ex.body.children[0].fragment.count('data-pane="son"') == 1
     ex.stepping.value = True  # each pass's program: the switch does not apply
     assert ex.mode.disabled
+
+
+def test_a_control_is_enabled_exactly_where_it_changes_what_is_shown():
+    from ssa_course.widgets.explore import SOURCE
+
+    def enabled(ex: Explorer) -> set[str]:
+        names = ("mode", "face", "function", "blocks", "linked", "beside", "passes")
+        return {n for n in names if not getattr(ex, n).disabled}
+
+    ex = Explorer(LOOP, view="son", face="graph")
+    assert enabled(ex) == {"mode", "face", "function", "blocks", "linked"}
+    ex.face.value = "text"  # a listing: all functions, no frames
+    assert enabled(ex) == {"mode", "face", "linked"}
+    ex.linked.value = True
+    assert enabled(ex) == {"mode", "face", "linked", "beside"}
+    ex.face.value = "graph"
+    assert enabled(ex) == {"mode", "face", "function", "blocks", "linked", "beside"}
+    ex.view.value = "cfg"
+    assert enabled(ex) == {"face", "function", "linked", "beside"}
+    ex.view.value = SOURCE  # the text itself
+    assert enabled(ex) == set()
+    ex.stepping.value = True  # each pass's program: only the pipeline applies
+    assert enabled(ex) == {"passes"}
+    ex.view.value = "son"
+    assert enabled(ex) == {"passes"}
