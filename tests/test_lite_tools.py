@@ -100,6 +100,42 @@ def test_judge_reads_html_outputs_and_what_widgets_show() -> None:
                            "Graphviz ('dot') is not installed\"")
 
 
+def test_state_js_reads_html_and_what_the_page_shows() -> None:
+    """STATE_JS on a stand-in notebook panel (Node.js): a display's HTML and plain text,
+    and the text of the output area (a widget's panel) reach :func:`lite_check.judge`."""
+    import json
+    import shutil
+
+    if shutil.which("node") is None:
+        pytest.skip("no node")
+    page = """
+const list = (xs) => ({length: xs.length, get: (i) => xs[i]});
+const out = (o) => ({toJSON: () => o});
+const cells = [
+  {type: 'markdown', outputs: list([])},
+  {type: 'code', executionCount: 1, outputs: list([
+    out({output_type: 'display_data', data: {'text/html': ['<b>no drawing: ', 'x</b>'],
+                                             'text/plain': 'HTML'}}),
+    out({output_type: 'stream', text: 'hi'})])},
+];
+const widgets = [{}, {outputArea: {node: {innerText: 'cfg: is not installed'}}}];
+const window = {jupyterapp: {shell: {currentWidget: {
+  content: {model: {cells: list(cells)}, widgets: widgets},
+  sessionContext: {session: {kernel: {status: 'idle'}}}}}}};
+console.log(JSON.stringify((STATE)()));
+""".replace("STATE", lite_check.STATE_JS)
+    done = subprocess.run(["node", "-e", page], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    state = json.loads(done.stdout)
+    assert state["status"] == "idle" and len(state["cells"]) == 1
+    (cell_state,) = state["cells"]
+    assert cell_state["outs"][0]["text"] == "<b>no drawing: x</b>\nHTML"
+    assert cell_state["outs"][1] == {"type": "stream", "mimes": [], "text": "hi"}
+    assert cell_state["shown"] == "cfg: is not installed"
+    assert lite_check.judge("00-tour", state["cells"])[0] == [
+        "00-tour: shows 'cfg: is not installed'"]
+
+
 def test_judge_a_notebook_with_no_cells_is_a_problem() -> None:
     assert lite_check.judge("00-tour", [])[0] == ["00-tour: only 0 of 0 code cells ran"]
 

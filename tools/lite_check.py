@@ -133,7 +133,7 @@ STATE_JS = """() => {
       outs.push({type: o.output_type, mimes: Object.keys(data),
                  text: o.output_type === 'stream' ? String(o.text) :
                        o.output_type === 'error' ? o.ename + ': ' + o.evalue :
-                       text(data['text/html']) + '\n' + text(data['text/plain'])});
+                       text(data['text/html']) + '\\n' + text(data['text/plain'])});
     }
     // what the page shows of the outputs, widgets (the explorer's panel) included
     const view = panel.content.widgets[j];
