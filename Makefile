@@ -18,6 +18,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 LAB_ARGS ?=
+# the page `make lab` opens and prints (JupyterLab's own default is the Launcher, /lab)
+TOUR_URL := /lab/tree/notebooks/00-tour.ipynb
 COURSE_ARGS ?=
 CLASS_ARGS ?=
 # Jupyter refuses to start as root unless told to (containers and fresh cloud machines
@@ -107,7 +109,7 @@ valgrind:
 	fi
 
 lab: venv graphviz binutils bubblewrap
-	$(VENV)/bin/jupyter lab notebooks/00-tour.ipynb --ServerApp.root_dir="$(CURDIR)" $(ROOT_FLAG) $(LAB_ARGS)
+	$(VENV)/bin/jupyter lab notebooks/00-tour.ipynb --ServerApp.root_dir="$(CURDIR)" --LabApp.default_url=$(TOUR_URL) $(ROOT_FLAG) $(LAB_ARGS)
 
 # ruff, then the type checker (mypy; what it checks: [tool.mypy] in pyproject.toml), then
 # the tests, one pytest-xdist worker per core (TEST_JOBS=0: all in this one process; an

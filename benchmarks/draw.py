@@ -12,12 +12,20 @@ and the explorer's pessimistic/optimistic switch on the sea of nodes (both modes
 then each switch: the first one builds ``son-opt`` and its comparison with ``son``, later
 ones read them cached; SVG from Graphviz). Run it alone with
 ``python benchmarks/draw.py [sizes...]``; ``make bench`` runs it through ``run_all.py``.
+
+``python benchmarks/draw.py --cli [lines]`` times what a user waits for instead: every
+``ssa-course show FILE --as X --format svg`` on one generated ``straight`` program (300
+lines by default), a fresh process each, minus the start-up (``ssa-course run`` of
+``examples/sum.tiny``); ``--root DIR`` runs another checkout's code (before/after tables).
 """
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -142,5 +150,45 @@ def draw_table(sizes: tuple[int, ...] = SIZES, repeat: int = 2) -> None:
     print()
 
 
+def _wall(cmd: list[str], root: Path, repeat: int) -> float:
+    env = dict(os.environ, PYTHONPATH=str(root))
+    return best_of(lambda: subprocess.run(cmd, cwd=root, env=env, capture_output=True,
+                                          check=False, timeout=120), repeat)
+
+
+def cli_table(lines: int = 300, root: Path = HERE.parent, repeat: int = 2) -> list[tuple]:
+    """Every view with a drawing, as ``show --as X --format svg`` (a fresh process) on a
+    ``straight`` program of ``lines`` lines: seconds beyond start-up, best of ``repeat``."""
+    python = [sys.executable, "-m", "ssa_course"]
+    start = _wall(python + ["run", "examples/sum.tiny", "10"], root, repeat)
+    print(f"show --as X --format svg, {lines}-line straight program, seconds beyond "
+          f"start-up ({start:.2f} s), best of {repeat}; code from {root}")
+    print(f"{'view':>20} {'nodes':>5} {'seconds':>7}  (nodes: drawn in the SVG)")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "p.tiny"
+        path.write_text(straight(lines), encoding="utf-8")
+        svg = Path(tmp) / "out.svg"
+        for view in registry.representations():
+            if view.dot is None:
+                continue
+            svg.unlink(missing_ok=True)
+            took = _wall(python + ["show", str(path), "--as", view.name, "--format", "svg",
+                                   "-o", str(svg)], root, repeat) - start
+            nodes = svg.read_text().count('class="node"') if svg.exists() else 0
+            rows.append((view.name, nodes, took))
+            print(f"{view.name:>20} {nodes:>5} {took:>7.2f}", flush=True)
+    return rows
+
+
 if __name__ == "__main__":
-    draw_table(tuple(int(a) for a in sys.argv[1:]) or SIZES)
+    args = sys.argv[1:]
+    if args and args[0] == "--cli":
+        root = HERE.parent
+        if "--root" in args:
+            at = args.index("--root")
+            root = Path(args[at + 1]).resolve()
+            del args[at:at + 2]
+        cli_table(int(args[1]) if len(args) > 1 else 300, root)
+    else:
+        draw_table(tuple(int(a) for a in args) or SIZES)

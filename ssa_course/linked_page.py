@@ -19,7 +19,7 @@ from __future__ import annotations
 import html
 import os
 import re
-import shutil
+import sys
 
 from ssa_course import registry
 from ssa_course.compilation import Compilation
@@ -182,8 +182,17 @@ def _svg(dot: str, node_line, function: str | None = None) -> str:
 
 
 def graphviz_missing() -> str | None:
-    """Why the page has no drawings (one line), or None."""
-    return None if shutil.which("dot") else "no drawing: Graphviz ('dot') is not installed"
+    """Why the page has no drawings (one line), or None: drawings are made as every other
+    drawing's SVG is (:func:`ssa_course.viz.render.svg_available`: the ``dot`` program, or
+    in the browser the WebAssembly Graphviz)."""
+    from ssa_course.viz import render
+
+    if render.svg_available():
+        return None
+    if sys.platform == "emscripten":  # Pyodide: no program to install, viz.js to load
+        return ("no drawing: the WebAssembly Graphviz is not loaded "
+                "(run: await ssa_course.viz.browser.load())")
+    return "no drawing: Graphviz ('dot') is not installed"
 
 
 def _item_word(rep: registry.Representation) -> str:

@@ -304,3 +304,39 @@ def test_every_view_draws_a_300_line_program(view, many):
     parses(dot)
     svg = render(comp, view, "svg")
     assert svg.lstrip().startswith("<?xml") or "<svg" in svg[:400]
+
+
+# ------------------------------------------------- machine code: bounded, and a budget
+
+def test_machine_cfgs_are_laid_out_bounded_with_the_same_blocks(big):
+    from ssa_course.viz.options import BOUNDED_LAYOUT
+
+    comp = compile_source(big, kind="tiny")
+    for view in ("native", "asm-aarch64"):
+        dot = render(comp, view, "dot")
+        whole = render(comp, view, "dot", DrawOptions(bounded=False))
+        bound = [ln for ln in dot.splitlines() if ln.strip().startswith("graph [")]
+        assert len(bound) == 1 and all(f"{k}={v}" in bound[0] for k, v in BOUNDED_LAYOUT.items())
+        assert [ln for ln in dot.splitlines() if ln not in bound] == whole.splitlines()
+        parses(dot)
+    small = render(compile_source(SMALL, kind="tiny"), "native", "dot")
+    assert "mclimit" not in small  # below BOUNDED_FROM blocks: Graphviz's best layout
+
+
+def test_the_interference_budget_keeps_the_registers_and_says_what_it_left_out(big):
+    comp = compile_source(big, kind="tiny")
+    whole = render(comp, "interference", "dot", DrawOptions(budget=None))
+    dot = render(comp, "interference", "dot")
+    parses(dot)
+    values = re.findall(r"^  (n\d+) \[.*shape=ellipse", whole, re.M)
+    kept = re.findall(r"^  (n\d+) \[.*shape=ellipse", dot, re.M)
+    assert len(values) > 300 and kept == values[:150]  # the first in program order
+    registers = re.findall(r"^  (n\d+) \[.*shape=doublecircle", whole, re.M)
+    assert registers and re.findall(r"^  (n\d+) \[.*shape=doublecircle", dot, re.M) == registers
+    shown = set(kept) | set(registers)
+    edges = re.findall(r"^  (n\d+) -- (n\d+)", dot, re.M)
+    assert edges and all(a in shown and b in shown for a, b in edges)
+    assert edges == [e for e in re.findall(r"^  (n\d+) -- (n\d+)", whole, re.M)
+                     if e[0] in shown and e[1] in shown]
+    assert f"150 of {len(values)} values shown" in dot and "budget=" in dot
+    assert "values shown" not in whole

@@ -317,3 +317,51 @@ def test_linked_graph_face_draws_with_the_function_filter():
         assert "<svg" in fragment and 'class="node" data-line="1"' in fragment
         assert 'data-line="2"' not in fragment.split('data-pane="son-opt"')[1].split(
             "<svg")[1]  # the drawing holds f only (line 1), not main
+
+
+def test_linked_follows_the_pessimistic_optimistic_switch():
+    ex = Explorer(LOOP, view="son", face="text")
+    ex.linked.value = True
+    assert not ex.mode.disabled
+    fragment = ex.body.children[0].fragment
+    assert 'data-pane="son"' in fragment and 'data-pane="son-opt"' not in fragment
+    ex.mode.value = "optimistic"  # the graph after the optimistic pass, linked
+    fragment = ex.body.children[0].fragment
+    assert 'data-pane="son-opt"' in fragment and 'data-pane="son"' not in fragment
+    assert "99" not in fragment.split('data-pane="son-opt"')[1]  # the dead print is gone
+    assert "son-opt (optimistic): linked" in ex.stats.value
+    ex.mode.value = "pessimistic"
+    assert "son (pessimistic): linked" in ex.stats.value
+    ex.mode.value = "optimistic"
+    ex.beside.value = "son"  # the switch is the main view's: "beside" stays the parser's
+    fragment = ex.body.children[0].fragment
+    assert 'data-pane="son-opt"' in fragment and 'data-pane="son"' in fragment
+    ex.mode.value = "pessimistic"  # son twice is one pane
+    assert ex.body.children[0].fragment.count('data-pane="son"') == 1
+    ex.stepping.value = True  # each pass's program: the switch does not apply
+    assert ex.mode.disabled
+
+
+def test_a_control_is_enabled_exactly_where_it_changes_what_is_shown():
+    from ssa_course.widgets.explore import SOURCE
+
+    def enabled(ex: Explorer) -> set[str]:
+        names = ("mode", "face", "function", "blocks", "linked", "beside", "passes")
+        return {n for n in names if not getattr(ex, n).disabled}
+
+    ex = Explorer(LOOP, view="son", face="graph")
+    assert enabled(ex) == {"mode", "face", "function", "blocks", "linked"}
+    ex.face.value = "text"  # a listing: all functions, no frames
+    assert enabled(ex) == {"mode", "face", "linked"}
+    ex.linked.value = True
+    assert enabled(ex) == {"mode", "face", "linked", "beside"}
+    ex.face.value = "graph"
+    assert enabled(ex) == {"mode", "face", "function", "blocks", "linked", "beside"}
+    ex.view.value = "cfg"
+    assert enabled(ex) == {"face", "function", "linked", "beside"}
+    ex.view.value = SOURCE  # the text itself
+    assert enabled(ex) == set()
+    ex.stepping.value = True  # each pass's program: only the pipeline applies
+    assert enabled(ex) == {"passes"}
+    ex.view.value = "son"
+    assert enabled(ex) == {"passes"}

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -76,6 +77,63 @@ def test_judge_reports_each_kind_of_problem_with_the_notebook_name() -> None:
         "07-optimistic: 1 drawings are PNG (not the SVG of Graphviz)",
         "07-optimistic: only 3 of 4 code cells ran",
     ]
+
+
+def test_judge_reads_html_outputs_and_what_widgets_show() -> None:
+    linked = ('<section data-pane="cfg"><div class="why">no drawing: Graphviz (&#x27;dot&#x27;) '
+              "is not installed</div></section>")
+    cells = [cell(out("display_data", linked, ("text/html",))),
+             cell(out("display_data", "", ("application/vnd.jupyter.widget-view+json",)))
+             | {"shown": "cfg: linked to the source\nno drawing: Graphviz ('dot') is not "
+                         "installed"},
+             cell(out(text="pip install capstone: not installed\n"))
+             | {"shown": "pip install capstone: not installed"},  # reported once
+             cell(out("execute_result", "Drawing(12 characters)", ("text/plain",)),
+                  out("display_data", "<svg/>", ("image/svg+xml",))) | {"shown": "ok"}]
+    problems, svgs = lite_check.judge("11-codegen", cells)
+    assert svgs == 1
+    assert len(problems) == 3
+    assert problems[0] == "11-codegen: printed 'pip install capstone: not installed'"
+    assert problems[1].startswith("11-codegen: shows ") and "'dot') is not installed" in \
+        problems[1] and "<" not in problems[1]  # the HTML output, its text without tags
+    assert problems[2] == ("11-codegen: shows \"linked to the source no drawing: "
+                           "Graphviz ('dot') is not installed\"")
+
+
+def test_state_js_reads_html_and_what_the_page_shows() -> None:
+    """STATE_JS on a stand-in notebook panel (Node.js): a display's HTML and plain text,
+    and the text of the output area (a widget's panel) reach :func:`lite_check.judge`."""
+    import json
+    import shutil
+
+    if shutil.which("node") is None:
+        pytest.skip("no node")
+    page = """
+const list = (xs) => ({length: xs.length, get: (i) => xs[i]});
+const out = (o) => ({toJSON: () => o});
+const cells = [
+  {type: 'markdown', outputs: list([])},
+  {type: 'code', executionCount: 1, outputs: list([
+    out({output_type: 'display_data', data: {'text/html': ['<b>no drawing: ', 'x</b>'],
+                                             'text/plain': 'HTML'}}),
+    out({output_type: 'stream', text: 'hi'})])},
+];
+const widgets = [{}, {outputArea: {node: {innerText: 'cfg: is not installed'}}}];
+const window = {jupyterapp: {shell: {currentWidget: {
+  content: {model: {cells: list(cells)}, widgets: widgets},
+  sessionContext: {session: {kernel: {status: 'idle'}}}}}}};
+console.log(JSON.stringify((STATE)()));
+""".replace("STATE", lite_check.STATE_JS)
+    done = subprocess.run(["node", "-e", page], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    state = json.loads(done.stdout)
+    assert state["status"] == "idle" and len(state["cells"]) == 1
+    (cell_state,) = state["cells"]
+    assert cell_state["outs"][0]["text"] == "<b>no drawing: x</b>\nHTML"
+    assert cell_state["outs"][1] == {"type": "stream", "mimes": [], "text": "hi"}
+    assert cell_state["shown"] == "cfg: is not installed"
+    assert lite_check.judge("00-tour", state["cells"])[0] == [
+        "00-tour: shows 'cfg: is not installed'"]
 
 
 def test_judge_a_notebook_with_no_cells_is_a_problem() -> None:
@@ -199,6 +257,37 @@ def test_in_a_browser_machine_code_stages_say_why_in_one_line() -> None:
             assert (status, stdout, rest) == ("1", "''", "True"), stage
         else:  # everything else still runs
             assert (status, stdout, browser) == ("0", "'159'", "False"), (stage, rest)
+
+
+def test_lesson_11_in_a_browser_gives_no_install_advice() -> None:
+    """Pyodide has no capstone, keystone or programs (GNU as): lesson 11's cells say so,
+    never ``pip install``/``apt-get install``; outside a browser the advice stays."""
+    code = (
+        "import shutil, sys\n"
+        "for name in ('unicorn', 'capstone', 'keystone'):\n"
+        "    sys.modules[name] = None\n"
+        "shutil.which = lambda name, *a, **k: None\n"
+        "from ssa_course import registry\n"
+        "from ssa_course.codegen import toolchain\n"
+        "from ssa_course.lessons import l11_codegen as l11\n"
+        "def said():\n"
+        "    return [l11.disassembler_missing(), l11.assembler_missing(),\n"
+        "            registry.representation('disasm-aarch64').unavailable()] + [\n"
+        "            l11.assembler_missing(n) for n in toolchain.ASSEMBLERS]\n"
+        "print(repr(said()))\n"
+        "sys.platform = 'emscripten'\n"
+        "print(repr(said()))\n")
+    here, browser = (eval(line) for line in _run_python(code, 120).stdout.splitlines())
+    assert any("pip install capstone" in (r or "") for r in here)
+    assert any("binutils" in (r or "") for r in here)
+    assert l11_none(browser) == l11_none(here)  # the same things missing, said differently
+    for reason in browser:
+        assert reason is None or not re.search(r"install|binutils", reason), reason
+    assert "no capstone package" in browser[0]
+
+
+def l11_none(reasons: list) -> list[bool]:
+    return [r is None for r in reasons]
 
 
 def test_browser_reason_only_in_a_browser(monkeypatch: pytest.MonkeyPatch) -> None:

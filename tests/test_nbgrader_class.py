@@ -360,6 +360,17 @@ def test_make_lab_allows_root_only_for_root():
     assert ("--allow-root" in here) == (os.getuid() == 0)
 
 
+
+def test_make_lab_opens_and_prints_the_tour():
+    # JupyterLab's own default_url (/lab, the Launcher) is what it prints with --no-browser
+    # and where / leads; the tour replaces it (LabApp's, which overrides ServerApp's)
+    line = [ln for ln in _make_dry_run("lab", "LAB_ARGS=--no-browser").splitlines()
+            if "jupyter lab" in ln][0]
+    assert "--LabApp.default_url=/lab/tree/notebooks/00-tour.ipynb" in line
+    assert line.index("default_url") < line.index("--no-browser")  # LAB_ARGS can override
+    assert (ROOT / "notebooks" / "00-tour.ipynb").is_file()
+
+
 def test_make_test_runs_lint_then_the_suite():
     lines = _make_dry_run("test").splitlines()
     ruff = next(i for i, ln in enumerate(lines) if "ruff check" in ln)

@@ -115,6 +115,33 @@ def test_explorer_with_browser_graphviz_redraws_on_the_switch(no_dot, wasm):
     assert ex.body.children[0].value != first and "optimistic" in ex.stats.value
 
 
+def test_linked_views_draw_with_the_browser_graphviz(monkeypatch, no_dot, wasm):
+    """In Pyodide (no ``dot`` program, viz.js registered) the linked page and the
+    explorer's linked face draw as every other drawing does, by the WebAssembly Graphviz."""
+    from ssa_course.linked_page import graphviz_missing, linked_html
+
+    monkeypatch.setattr(sys, "platform", "emscripten")
+    assert graphviz_missing() is None
+    fragment = linked_html(ssa_course.compile(SRC), ["cfg"], draw=True)
+    assert "not installed" not in fragment and "<svg><!-- 1 -->" in fragment
+    ex = Explorer(SRC, view="son", face="graph")
+    ex.linked.value = True
+    ex.mode.value = "optimistic"
+    fragment = ex.body.children[0].fragment
+    assert 'data-pane="son-opt"' in fragment and "<svg><!--" in fragment
+    assert "not installed" not in fragment and len(wasm) == 4  # cfg, son, son linked, son-opt
+
+
+def test_linked_views_in_a_browser_without_graphviz_say_how_to_load_it(monkeypatch, no_dot):
+    from ssa_course.linked_page import graphviz_missing
+
+    monkeypatch.setattr(render, "_browser_graphviz", None)
+    assert graphviz_missing() == "no drawing: Graphviz ('dot') is not installed"
+    monkeypatch.setattr(sys, "platform", "emscripten")  # nothing to install there
+    why = graphviz_missing()
+    assert "not installed" not in why and "await ssa_course.viz.browser.load()" in why
+
+
 def test_explore_without_ipywidgets_says_so(monkeypatch):
     monkeypatch.setattr(explore_mod, "w", None)
     with pytest.raises(UsageError, match="needs ipywidgets"):

@@ -20,8 +20,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import html
 import http.server
 import json
+import re
 import shutil
 import sys
 import tempfile
@@ -40,8 +42,9 @@ KERNEL_SECONDS = 180  # Pyodide and IPython loading, on a slow shared machine
 LESSON_SECONDS = 300  # one lesson, kernel start included, on a slow shared machine
 EXERCISE = "01-quads"  # the exercise answered and checked in the browser
 # what a lesson must not print: a drawing that fell back, an explorer that failed
+# (in any output: printed, HTML or plain text, or drawn by a widget such as the explorer)
 BAD_TEXT = ("note: Graphviz", "neither Graphviz nor matplotlib", "internal error",
-            "Traceback")
+            "Traceback", "not installed")
 # a request the check makes itself, from the page and from a web worker (where the kernel
 # runs), to prove that the browser is offline and that the log sees both
 PROBE_URL = "https://pypi.org/simple/micropip/"
@@ -60,6 +63,19 @@ def one_line(text: str, width: int = 200) -> str:
     return flat if len(flat) <= width else flat[: width - 3] + "..."
 
 
+_TAG = re.compile(r"<[^>]*>")
+
+
+def excerpt(text: str, bad: str, width: int = 120) -> str:
+    """One line of ``text`` (HTML tags dropped) around its first ``bad``."""
+    flat = " ".join(html.unescape(_TAG.sub(" ", text)).split())
+    at = flat.find(bad)
+    if at < 0:
+        return one_line(text, width)
+    start = max(0, at - (width - len(bad)) // 2)
+    return one_line(flat[start:start + width], width)
+
+
 def judge(name: str, cells: list[dict]) -> tuple[list[str], int]:
     """The problems of a notebook's cells (as :data:`STATE_JS` reports them) and how many
     SVG drawings they show: error outputs, text in :data:`BAD_TEXT`, PNG drawings."""
@@ -67,7 +83,16 @@ def judge(name: str, cells: list[dict]) -> tuple[list[str], int]:
     problems = [f"{name}: error output: {one_line(o['text'])}" for o in outs
                 if o["type"] == "error"]
     problems += [f"{name}: printed {one_line(o['text'])!r}" for o in outs
-                 if o["type"] != "error" and any(t in o["text"] for t in BAD_TEXT)]
+                 if o["type"] == "stream" and any(t in o["text"] for t in BAD_TEXT)]
+    for c in cells:  # rich outputs (HTML, plain text), then what the page shows of them
+        said = [o["text"] for o in c["outs"] if o["type"] not in ("stream", "error")]
+        found = [f"{name}: shows {excerpt(t, bad)!r}" for t in said
+                 for bad in BAD_TEXT if bad in t]
+        shown = c.get("shown", "")
+        if not found and not any(bad in o["text"] for o in c["outs"] for bad in BAD_TEXT):
+            found = [f"{name}: shows {excerpt(shown, bad)!r}" for bad in BAD_TEXT
+                     if bad in shown]
+        problems += found
     pngs = sum("image/png" in o["mimes"] for o in outs)
     if pngs:
         problems.append(f"{name}: {pngs} drawings are PNG (not the SVG of Graphviz)")
@@ -96,16 +121,25 @@ STATE_JS = """() => {
   const panel = PANEL;
   if (!panel || !panel.content || !panel.content.model) return null;
   const cells = [];
-  for (const cell of panel.content.model.cells) {
+  const text = (v) => v === undefined ? '' : Array.isArray(v) ? v.join('') : String(v);
+  const models = panel.content.model.cells;
+  for (let j = 0; j < models.length; j++) {
+    const cell = models.get(j);
     if (cell.type !== 'code') continue;
     const outs = [];
     for (let i = 0; i < cell.outputs.length; i++) {
       const o = cell.outputs.get(i).toJSON();
-      outs.push({type: o.output_type, mimes: Object.keys(o.data || {}),
+      const data = o.data || {};
+      outs.push({type: o.output_type, mimes: Object.keys(data),
                  text: o.output_type === 'stream' ? String(o.text) :
-                       o.output_type === 'error' ? o.ename + ': ' + o.evalue : ''});
+                       o.output_type === 'error' ? o.ename + ': ' + o.evalue :
+                       text(data['text/html']) + '\\n' + text(data['text/plain'])});
     }
-    cells.push({count: cell.executionCount, outs: outs});
+    // what the page shows of the outputs, widgets (the explorer's panel) included
+    const view = panel.content.widgets[j];
+    const area = view && view.outputArea ? view.outputArea.node : null;
+    cells.push({count: cell.executionCount, outs: outs,
+                shown: area ? area.innerText || '' : ''});
   }
   const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
   return {cells: cells, status: kernel ? kernel.status : 'none'};

@@ -32,6 +32,7 @@ from ssa_course.lessons.l11_codegen import (
     _stats,
     _symbols,
     _text,
+    bounded_layout,
 )
 from ssa_course.registry import Drawer, Runner, add_representation
 from ssa_course.runtime import Limits, Output, Value
@@ -107,7 +108,7 @@ def _dot(compiled: CompiledA64, title: str, options: DrawOptions | None = None) 
     from ssa_course.codegen.aarch64.emit import instr_text
     from ssa_course.codegen.mir_dot import mprogram_dot
 
-    return mprogram_dot(compiled.mprog, instr_text)
+    return bounded_layout(mprogram_dot(compiled.mprog, instr_text), options)
 
 
 def _disasm_text(compiled: CompiledA64) -> str:

@@ -14,6 +14,10 @@ page of ``show --format html``, :mod:`ssa_course.linked_page`). "step through th
 optimizer" runs the pipeline in "passes" and steps through it (prev/next, a slider; the
 program after each pass as a diff, unchanged passes folded away, SCCP's steps and each
 peephole rewrite on request: :mod:`ssa_course.widgets.steps`).
+Every switch is honoured in every mode, or disabled where it would change nothing (the
+function selector in a listing, "beside" when not linked, all but "passes" while
+stepping): linked to the source, the pessimistic/optimistic switch picks ``son`` or
+``son-opt``.
 
 Drawings are scaled to the panel's width ("fit": a large graph shrinks to fit, a small one
 keeps its size) or zoomed, and carry a legend of the colours and line styles the current
@@ -194,8 +198,7 @@ class Explorer:
         if self._busy:
             return
         name = self.view.value
-        self.mode.disabled = name != COMPARE_VIEW
-        self.blocks.disabled = not name.startswith("son")
+        self._enable_what_applies(name)
         self._svg = None
         self.legend.value = ""
         try:
@@ -220,6 +223,23 @@ class Explorer:
             self._show_error("internal error",
                              f"{name}: {type(e).__name__}: {e} (please report this)")
         self.zoom.disabled = self._svg is None
+
+    def _enable_what_applies(self, name: str) -> None:
+        """Every control that would change nothing in the current mode is disabled, so no
+        switch says one thing while the panel shows another. The pessimistic/optimistic
+        switch applies to the sea of nodes, drawn, listed or linked to the source (linked,
+        optimistic: the son-opt graph); the function selector and the GCM frames to
+        drawings; "beside" to the linked view; stepping through the optimizer shows each
+        pass's program in ``name``, and only "passes" applies there."""
+        stepping = self.stepping.value
+        drawn = self.face.value == "graph" and name != SOURCE and not stepping
+        self.mode.disabled = name != COMPARE_VIEW or stepping
+        self.face.disabled = name == SOURCE or stepping
+        self.function.disabled = not drawn
+        self.blocks.disabled = not (drawn and name.startswith("son"))
+        self.linked.disabled = name == SOURCE or stepping
+        self.beside.disabled = not (self.linked.value and name != SOURCE) or stepping
+        self.passes.disabled = not stepping
 
     def _restore(self, shown: tuple) -> None:
         self.stats.value, self.legend.value, self._svg, children = shown
@@ -256,15 +276,27 @@ class Explorer:
 
         from ssa_course.linked_page import linked_html
 
-        names = [name] + ([self.beside.value] if self.beside.value not in (NONE, name,
-                                                                           SOURCE) else [])
+        names = [self._as_mode(name)]
+        beside = self.beside.value  # a second view, as chosen (the switch is the main one's)
+        if beside not in (NONE, SOURCE, *names):
+            names.append(beside)
         fragment = linked_html(comp, names, self.options(), draw=self.face.value == "graph")
-        self.stats.value = html.escape(f"{' | '.join(names)}: linked to the source by line")
+        mode = f" ({self.mode.value})" if name == COMPARE_VIEW else ""
+        self.stats.value = html.escape(f"{' | '.join(names)}{mode}: linked to the source "
+                                       "by line")
         out = w.Output(layout=w.Layout(width="100%"))
         with out:
             display(HTML(fragment))
         out.fragment = fragment  # what it shows (tests read it)
         self.body.children = [out]
+
+    def _as_mode(self, name: str) -> str:
+        """The sea of nodes the pessimistic/optimistic switch says when linked to the
+        source: the parser's graph (``son``) or the graph after the optimistic pass
+        (``son-opt``); any other view as it is."""
+        if name == COMPARE_VIEW and self.mode.value == "optimistic":
+            return "son-opt"
+        return name
 
     def _show_steps(self, comp: Compilation, name: str) -> None:
         """The pipeline in "passes", step by step, shown as ``name`` (the source: each
