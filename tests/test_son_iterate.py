@@ -445,3 +445,29 @@ def test_a_chain_of_inlined_sums_gathers_its_constants_in_linear_rewrites(monkey
     assert runs and max(runs) <= 4 * 300  # 3 a statement
     expected = sum(2 * (3 + k) + 1 for k in range(1, 301))
     assert run(comp, ["3"], via="scheduled").stdout == f"{expected}\n"
+
+
+def test_stop_hears_when_an_exit_s_control_dies():
+    # fuzz seed 20700: after son-inline, bce and ranges, SCCP's peepholes in a random order
+    # left Stop with a dead exit to remove (it read the exit's control without asking to
+    # be told of changes: "stopped with progress left: Stop() still has a rewrite")
+    from ssa_course import passes
+    from ssa_course.son.worklist import peephole_order
+
+    source = """struct P { v: int; ok: bool; xs: [int]; }
+fn f1(p0: P, p1: int) -> int {
+    var v2 = new P { v: -1, ok: false || true, xs: new int[6] };
+    return (0 - 0);
+}
+fn f3(p0: P) -> [int] {
+    if (false) {
+        throw f1(p0, 0);
+    }
+    return new int[7];
+}
+fn main(n: int, flag: bool) {
+}
+"""
+    comp = compile_source(source, "seed20700.tiny")
+    with peephole_order(20700, check=True):
+        passes.run_pipeline(comp, ["parse-raw", "son-inline", "bce", "ranges", "sccp"])

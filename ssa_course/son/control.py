@@ -621,7 +621,11 @@ class Stop(Node):
     def idealize(self) -> Node | None:
         """Exits control never reaches leave Stop (changed in place: returns Stop)."""
         # Removing a dead exit is what lets the sweep delete the code that only led to it.
-        dead = [i for i, e in enumerate(self.inputs) if e is None or not _live_path(e.inputs[0])]
+        # An exit's control is an input of an input: Stop asks to be told when it changes
+        # (fuzz seed 20700: an exit whose control died after inlining, bce and ranges left
+        # Stop with a rewrite in a random worklist order).
+        dead = [i for i, e in enumerate(self.inputs)
+                if e is None or not _live_path(self.dep_read(e.inputs[0]))]
         for i in reversed(dead):
             self.remove_input(i)
         return self if dead else None
