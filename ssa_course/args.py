@@ -12,6 +12,7 @@ and ``depth=`` use it too).
 from __future__ import annotations
 
 from ssa_course.errors import UsageError
+from ssa_course.quads.memory import CHAR, is_char
 from ssa_course.runtime import (
     INT_MAX,
     INT_MIN,
@@ -62,6 +63,11 @@ def _convert(name: str, ty: Type, text: str) -> object:
             raise UsageError(f"argument '{name}' must be true or false, not "
                              f"'{shown_argument(text)}'")
         return text == "true"
+    if ty == CHAR:  # Bril's char extension: one Unicode character
+        if not is_char(text):
+            raise UsageError(f"argument '{name}' must be one character, not "
+                             f"'{shown_argument(text)}'")
+        return text
     raise UsageError(f"argument '{name}' has type {ty}, which cannot come from the command line")
 
 

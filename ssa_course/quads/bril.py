@@ -43,11 +43,16 @@ from ssa_course.quads.bril_write import (  # noqa: F401 - the writers are part o
     to_bril_text,
 )
 from ssa_course.quads.ir import Function, Instr, Label, Program, StructInfo, is_known_op
+from ssa_course.quads.memory import CHAR, CHAR_ESCAPES, PtrType
 from ssa_course.runtime import INT_MAX, INT_MIN, decimal_value
 from ssa_course.tiny.lexer import split_lines
 from ssa_course.tiny.types import BOOL, INT, ArrayType, StructType, Type
 
 MAX_TYPE_DEPTH = 64  # [[...[int]...]]: Tiny types are compared and printed recursively
+# Bril's interop extension (several files linked by name) is not read: one message, in the
+# text and the JSON reader alike.
+UNSUPPORTED_IMPORTS = ("unsupported Bril extension: imports (ssa_course reads one "
+                       "self-contained program; link the files first)")
 
 # ---------------------------------------------------------------- text: tokens
 
@@ -62,6 +67,7 @@ _TOKEN = re.compile(
       | (?P<func>@[A-Za-z_%.0-9]+)
       | (?P<label>\.[A-Za-z_%.0-9]+)
       | (?P<number>-?[0-9]+)
+      | (?P<char>'(?:\\[0abtnvfr]|[^\n])')
       | (?P<ident>[A-Za-z_%][A-Za-z_%.0-9]*)
       | (?P<sym>[:=;{}(),<>\[\]])""",
     re.VERBOSE,
@@ -169,6 +175,8 @@ class _TextParser:
             if self.tok.kind == "ident" and self.tok.text == "struct":
                 self.struct()
                 continue
+            if self.tok.kind == "ident" and self.tok.text == "from":
+                raise self.error(UNSUPPORTED_IMPORTS)
             if self.tok.kind != "func":
                 raise self.error(f"expected a function like '@main {{', found "
                                  f"{self.tok.describe()}")
@@ -215,7 +223,12 @@ class _TextParser:
 
     def type(self) -> Type:
         """A type; ``[[int]]`` nests with a counter, not recursion (any depth is fine)."""
-        depth = 0
+        return self.type_at(0)
+
+    def type_at(self, outer: int) -> Type:
+        """A type inside ``outer`` levels of ``ptr<...>`` (pointers recurse, a level at a
+        time, at most MAX_TYPE_DEPTH in all)."""
+        depth = outer
         while self.at("["):
             if depth == MAX_TYPE_DEPTH:  # deeper types would overflow printing and ==
                 raise self.error(f"array type nested more than {MAX_TYPE_DEPTH} deep")
@@ -230,16 +243,30 @@ class _TextParser:
             result = INT
         elif t.text == "bool":
             result = BOOL
+        elif t.text == "char":
+            result = CHAR
+        elif t.text == "ptr" and self.at("<"):
+            result = self.pointer_type(depth)
         # Bril's other extensions' types: named, so the message says what is missing
-        elif self.at("<") or t.text in ("float", "char", "ptr", "any"):
+        elif self.at("<") or t.text in ("float", "ptr", "any"):
             raise self.error(f"unsupported Bril type '{t.text}' (ssa_course reads int, bool, "
-                             "[T] and struct types)", t)
+                             "char, ptr<T>, [T] and struct types)", t)
         else:
             result = StructType(t.text)
-        for _ in range(depth):  # wrap the element type once per opening bracket
+        for _ in range(depth - outer):  # wrap the element type once per opening bracket
             self.expect("]")
             result = ArrayType(result)
         return result
+
+    def pointer_type(self, depth: int) -> Type:
+        """``ptr<T>`` after its ``ptr`` (Bril's memory extension); ``T`` may be a pointer,
+        counted with the arrays around it against MAX_TYPE_DEPTH."""
+        self.expect("<")
+        if depth >= MAX_TYPE_DEPTH:
+            raise self.error(f"type nested more than {MAX_TYPE_DEPTH} deep")
+        elem = self.type_at(depth + 1)
+        self.expect(">")
+        return PtrType(elem)
 
     def function(self, where: dict[int, Pos]) -> Function:
         name = self.advance().text[1:]  # (without the @)
@@ -312,6 +339,9 @@ class _TextParser:
                 instr.value = value
             elif v.text in ("true", "false"):
                 instr.value = v.text == "true"
+            elif v.kind == "char":  # 'a', '\n' (Bril's escapes), any one character
+                body = v.text[1:-1]
+                instr.value = CHAR_ESCAPES[body[1]] if len(body) == 2 else body
             else:
                 raise self.error(f"expected a constant value, found {v.describe()}", v)
         else:

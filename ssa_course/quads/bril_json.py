@@ -19,6 +19,7 @@ import re
 
 from ssa_course.errors import Pos, SourceError
 from ssa_course.quads.ir import Function, Instr, Label, Program, StructInfo, is_known_op
+from ssa_course.quads.memory import CHAR, PtrType, is_char
 from ssa_course.tiny.types import BOOL, INT, ArrayType, StructType, Type
 
 MAX_TYPE_DEPTH = 64  # as in Bril text: [[...[int]...]]
@@ -186,29 +187,36 @@ class _Reader:
     def type(self, value: object, path: Path, where: str, structs: set[str]) -> Type:
         """A Bril type; nested arrays are walked with a loop, not recursion."""
         depth = 0
-        while isinstance(value, dict) and len(value) == 1 and "array" in value:
+        wraps: list[str] = []  # "array" or "ptr", outermost first
+        while isinstance(value, dict) and len(value) == 1 and (
+                "array" in value or "ptr" in value):
             if depth == MAX_TYPE_DEPTH:  # deeper types would overflow printing and ==
-                raise self.fail(f"{where}: array type nested more than {MAX_TYPE_DEPTH} "
+                raise self.fail(f"{where}: type nested more than {MAX_TYPE_DEPTH} "
                                 "deep", path)
-            value, depth = value["array"], depth + 1
-            path = path + ("array",)
+            key = "array" if "array" in value else "ptr"
+            wraps.append(key)
+            value, depth = value[key], depth + 1
+            path = path + (key,)
         result: Type
         if value == "int":
             result = INT
         elif value == "bool":
             result = BOOL
+        elif value == "char":
+            result = CHAR
         elif isinstance(value, dict) and len(value) == 1 and "struct" in value:
             name = value["struct"]
             if not isinstance(name, str) or name not in structs:
                 raise self.fail(f"{where}: unknown struct type {_show(name)}", path)
             result = StructType(name)
-        elif value in ("float", "char", "any") or (isinstance(value, dict) and "ptr" in value):
+        elif value in ("float", "any"):
             raise self.fail(f"{where}: Bril's {_show(value)} type is not supported "
-                            "(ssa_course reads int, bool, arrays and structs)", path)
+                            "(ssa_course reads int, bool, char, pointers, arrays and "
+                            "structs)", path)
         else:
             raise self.fail(f"{where}: unknown type {_show(value)}", path)
-        for _ in range(depth):
-            result = ArrayType(result)
+        for key in reversed(wraps):
+            result = ArrayType(result) if key == "array" else PtrType(result)
         return result
 
     def pos(self, instr: Instr, raw: dict, path: Path, where: str) -> None:
@@ -229,6 +237,10 @@ class _Reader:
         if not isinstance(data, dict) or not isinstance(data.get("functions"), list):
             raise self.fail("a Bril JSON program is an object with a \"functions\" list",
                             ("functions",) if isinstance(data, dict) else ())
+        if "imports" in data:
+            from ssa_course.quads.bril import UNSUPPORTED_IMPORTS
+
+            raise self.fail(UNSUPPORTED_IMPORTS, ("imports",))
         raw_structs = data.get("structs", [])
         if not isinstance(raw_structs, list):
             raise self.fail("\"structs\" must be a list", ("structs",))
@@ -331,7 +343,8 @@ class _Reader:
         self.paths[id(instr)] = path
         return instr
 
-    def const_value(self, raw: dict, ty: Type | None, path: Path, where: str) -> int | bool:
+    def const_value(self, raw: dict, ty: Type | None, path: Path,
+                    where: str) -> int | bool | str:
         if "value" not in raw:
             raise self.fail(f"{where}: 'const' needs a \"value\"", path)
         value = raw["value"]
@@ -350,9 +363,14 @@ class _Reader:
                 raise self.fail(f"{where} \"value\": an int constant needs a whole number, "
                                 f"found {_show(value)}", vpath)
             return value
+        if ty == CHAR:
+            if not is_char(value):
+                raise self.fail(f"{where} \"value\": a char constant is a string of one "
+                                f"Unicode character, found {_show(value)}", vpath)
+            return value
         if ty is None:
             raise self.fail(f"{where}: 'const' needs a \"type\"", path)
-        raise self.fail(f"{where}: a constant must be an int or a bool, not {ty}",
+        raise self.fail(f"{where}: a constant must be an int, a bool or a char, not {ty}",
                         path + ("type",))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from ssa_course.quads.ir import Function, Instr, Label, Program
+from ssa_course.quads.memory import PtrType, char_literal
 from ssa_course.tiny.types import ArrayType, StructType, Type
 
 
@@ -23,7 +24,8 @@ def format_instr(instr: Instr) -> str:
     if instr.op == "const":
         value = instr.value
         # bool before int: in Python True == 1, and Bril writes ``true``, not ``1``
-        parts.append("true" if value is True else "false" if value is False else str(value))
+        parts.append("true" if value is True else "false" if value is False
+                     else char_literal(value) if isinstance(value, str) else str(value))
     else:
         plain = list(instr.args)
         if instr.field is not None:  # getf p f / setf p f v: the field after the object
@@ -71,6 +73,8 @@ def _type_json(ty: Type) -> object:
         return {"array": _type_json(ty.elem)}
     if isinstance(ty, StructType):
         return {"struct": ty.name}
+    if isinstance(ty, PtrType):
+        return {"ptr": _type_json(ty.elem)}
     return str(ty)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ssa_course import opcodes
 from ssa_course.errors import RuntimeTrap
+from ssa_course.quads import memory
 from ssa_course.quads.ir import Function, Instr, Label, Program
 from ssa_course.runtime import (
     Heap,
@@ -40,7 +41,7 @@ from ssa_course.tiny.types import BOOL, INT, ArrayType, Type, element_zero
 # ``apply``.
 (CONST, ID, ADD, SUB, MUL, DIV, REM, EQ, LT, GT, LE, GE, NOT, AND, OR, JMP, BR, CALL, RET,
  PRINT, NOP, NEWARR, ALEN, ALOAD, ASTORE, NEWSTRUCT, GETF, SETF, ENTER, LEAVE, THROW,
- CATCH, PHIS, SET, GET, UNDEF, CHECKDEF, VALUE, LABEL) = range(39)
+ CATCH, PHIS, SET, GET, UNDEF, CHECKDEF, VALUE, LABEL, MEM) = range(40)
 
 _CODES = {
     "const": CONST, "id": ID, "add": ADD, "sub": SUB, "mul": MUL, "div": DIV, "rem": REM,
@@ -50,6 +51,7 @@ _CODES = {
     "newstruct": NEWSTRUCT, "getf": GETF, "setf": SETF, "enter": ENTER, "leave": LEAVE,
     "throw": THROW, "catch": CATCH, "phi": PHIS, "set": SET, "get": GET, "undef": UNDEF,
     "checkdef": CHECKDEF,
+    **{op: MEM for op in memory.SHAPES},  # Bril's memory and char extensions: run_memory_op
 }
 
 
@@ -143,6 +145,8 @@ def resolve(fn: Function, program: Program) -> Resolved:
             extra = element_zero(item.type.elem if isinstance(item.type, ArrayType) else None)
         elif op in (GETF, SETF, CHECKDEF):
             extra = item.field
+        elif op == MEM:
+            extra = item.op
         elif op == NEWSTRUCT:
             struct = program.structs.get(str(item.type))
             extra = (str(item.type), [f for f, _ in struct.fields] if struct else [])
@@ -247,6 +251,39 @@ def _check_return(frame: Frame, retval: Value, caller: str) -> None:
                           f"@{caller}")
 
 
+def run_memory_op(op: str, values: list[Value], names: tuple[str, ...],
+                  mem: memory.Memory, instr: Instr) -> Value:
+    """One operation of Bril's memory or char extension (a wrong operand type is Python's
+    TypeError, reported by the run loop as bad operand types)."""
+    if any(v is UNDEF_VALUE for v in values):
+        raise TypeError(op)
+    pos = instr.pos
+    if op == "load":
+        return mem.load(values[0], names[0], pos)
+    if op == "store":
+        mem.store(values[0], values[1], pos)
+        return None
+    if op == "ptradd":
+        return memory.ptradd(values[0], values[1])
+    if op == "alloc":
+        return mem.alloc(values[0], pos)
+    if op == "free":
+        mem.free(values[0], pos)
+        return None
+    if op == "char2int":
+        if not isinstance(values[0], str):
+            raise TypeError(op)
+        return ord(values[0])
+    if op == "int2char":
+        if type(values[0]) is not int:
+            raise TypeError(op)
+        return memory.int2char(values[0], pos)
+    a, b = values
+    if not isinstance(a, str) or not isinstance(b, str):
+        raise TypeError(op)
+    return memory.char_compare(op, a, b)
+
+
 def run_quads(program: Program, args: list[Value], out: Output, limits: Limits) -> int:
     """Run ``@main(*args)``; returns the number of instructions executed.
 
@@ -278,6 +315,7 @@ def run_quads(program: Program, args: list[Value], out: Output, limits: Limits) 
     max_steps = limits.steps
     max_depth = limits.depth
     heap = Heap(limits)
+    mem = memory.Memory(limits)  # Bril's alloc/free heap
     n = len(code)
     write = out.write
     block_of = main.block_of
@@ -394,6 +432,11 @@ def run_quads(program: Program, args: list[Value], out: Output, limits: Limits) 
                 if op == PRINT:
                     write(format_print([env[x] for x in a]))
                     continue
+                if op == MEM:
+                    value = run_memory_op(extra, [env[x] for x in a], a, mem, instr)
+                    if dest is not None:
+                        env[dest] = value
+                    continue
                 if op == NOP:
                     continue
                 if op == LABEL:  # a label passed on the way to a phi: no step
@@ -494,6 +537,7 @@ def run_quads(program: Program, args: list[Value], out: Output, limits: Limits) 
         # return from the current frame
         stack.pop()
         if not stack:
+            mem.check_all_freed()  # brili: memory not freed by the end is an error
             return steps
         _check_return(frame, retval, stack[-1].res.fn.name)
         dest = frame.dest
