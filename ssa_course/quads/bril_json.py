@@ -191,7 +191,8 @@ class _Reader:
         while isinstance(value, dict) and len(value) == 1 and (
                 "array" in value or "ptr" in value):
             if depth == MAX_TYPE_DEPTH:  # deeper types would overflow printing and ==
-                raise self.fail(f"{where}: type nested more than {MAX_TYPE_DEPTH} "
+                kind = "array type" if set(wraps) == {"array"} else "type"
+                raise self.fail(f"{where}: {kind} nested more than {MAX_TYPE_DEPTH} "
                                 "deep", path)
             key = "array" if "array" in value else "ptr"
             wraps.append(key)
