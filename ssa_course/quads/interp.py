@@ -12,7 +12,7 @@ Every executed instruction counts once toward the dynamic instruction count that
 from __future__ import annotations
 
 from ssa_course import opcodes
-from ssa_course.errors import RuntimeTrap
+from ssa_course.errors import Pos, RuntimeTrap
 from ssa_course.quads import memory
 from ssa_course.quads.ir import Function, Instr, Label, Program
 from ssa_course.runtime import (
@@ -252,14 +252,13 @@ def _check_return(frame: Frame, retval: Value, caller: str) -> None:
 
 
 def run_memory_op(op: str, values: list[Value], names: tuple[str, ...],
-                  mem: memory.Memory, instr: Instr) -> Value:
+                  mem: memory.Memory, pos: Pos | None) -> Value:
     """One operation of Bril's memory or char extension (a wrong operand type is Python's
     TypeError, reported by the run loop as bad operand types)."""
     if any(v is UNDEF_VALUE for v in values):
         raise TypeError(op)
-    pos = instr.pos
     if op == "load":
-        return mem.load(values[0], names[0], pos)
+        return mem.load(values[0], pos)
     if op == "store":
         mem.store(values[0], values[1], pos)
         return None
@@ -433,7 +432,7 @@ def run_quads(program: Program, args: list[Value], out: Output, limits: Limits) 
                     write(format_print([env[x] for x in a]))
                     continue
                 if op == MEM:
-                    value = run_memory_op(extra, [env[x] for x in a], a, mem, instr)
+                    value = run_memory_op(extra, [env[x] for x in a], a, mem, instr.pos)
                     if dest is not None:
                         env[dest] = value
                     continue

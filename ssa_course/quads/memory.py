@@ -204,11 +204,12 @@ class Memory:
         slots, i = self._slot(p, "store", pos)
         slots[i] = value
 
-    def load(self, p: object, name: str, pos: Pos | None = None) -> object:
+    def load(self, p: object, pos: Pos | None = None) -> object:
         slots, i = self._slot(p, "load", pos)
         value = slots[i]
-        if value is None:
-            raise RuntimeTrap(f"load through '{name}' of a slot never stored", pos)
+        if value is None:  # (no variable named: every stage but quads renames them)
+            raise RuntimeTrap(f"load of a slot never stored (offset {i} of block "
+                              f"{p.block.base})", pos)  # type: ignore[attr-defined]
         return value
 
     def check_all_freed(self) -> None:
