@@ -53,12 +53,19 @@ def _out_of_ssa(comp: Compilation) -> Program:
     return program_from_ssa(ssa_program(comp))
 
 
+def _set_get_text(program: Program) -> str:
+    # Bril's tools run SSA as set/get/undef, not phi: the text face prints that form
+    from ssa_course.quads.bril_setget import set_get_text
+
+    return set_get_text(program)
+
+
 add_quads("ssa-minimal", "minimal SSA: a phi at every iterated dominance frontier",
-          _ssa(False), ssa=True)
+          _ssa(False), ssa=True, text=_set_get_text)
 add_quads("ssa-pruned", "pruned SSA: phis only where the variable is live", _ssa(True),
-          ssa=True, checks=("ssa",))
+          ssa=True, checks=("ssa",), text=_set_get_text)
 add_quads("ssa-braun", "SSA built on the fly (Braun et al.): sealed blocks, trivial phis "
-          "removed", _braun, ssa=True)
+          "removed", _braun, ssa=True, text=_set_get_text)
 add_quads("out-of-ssa", "pruned SSA back to quads with parallel copies", _out_of_ssa)
 
 
