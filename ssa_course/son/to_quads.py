@@ -19,6 +19,8 @@ quads interpreter, becomes Julia-style IRCode, and prints as Bril.
 from __future__ import annotations
 
 from ssa_course import opcodes
+from ssa_course.quads.memory import CHAR, PtrType
+from ssa_course.son.bril_memory import BrilEffect, BrilPure, BrilValue
 from ssa_course.errors import Pos
 from ssa_course.quads.ir import (
     NEVER_RETURNS,
@@ -101,6 +103,10 @@ def tiny_type(t: Type, fallback: tt.Type = tt.INT) -> tt.Type:
 def parse_type(text: str) -> tt.Type:
     if text.startswith("["):
         return tt.ArrayType(parse_type(text[1:-1]))
+    if text.startswith("ptr<"):  # Bril's memory extension
+        return PtrType(parse_type(text[4:-1]))
+    if text == "char":
+        return CHAR
     return {"int": tt.INT, "bool": tt.BOOL}.get(text) or tt.StructType(text)
 
 
@@ -283,6 +289,16 @@ class _Writer:
             self.emit(Instr("newstruct", d, tiny_type(n.ref_type), a))
         elif isinstance(n, Print):
             self.emit(Instr("print", None, None, a[1:]))
+        elif isinstance(n, BrilPure):
+            if n.op == "const":
+                self.emit(Instr("const", d, t, value=n.value))
+            else:
+                self.emit(Instr(n.op, d, t, a))
+        elif isinstance(n, BrilValue):
+            self.emit(Instr(n.op, d, t, a[1:]))
+        elif isinstance(n, BrilEffect):
+            if n.op != "keep":  # (keep only orders the memory chain)
+                self.emit(Instr(n.op, None, None, a[1:]))
         elif isinstance(n, (Proj, Start, Undefined)):
             pass  # parameters, call results, memory: named where they are made
         else:
