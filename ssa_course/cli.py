@@ -89,8 +89,11 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
                      help=f"the stage whose executor runs the program ({stage_names}); "
                      "default: quads")
     run.add_argument("--profile", action="store_true",
-                     help="print 'total_dyn_inst: N' (executed instructions) on stderr; "
-                     "machine code (native, emulated, its views) says it is not counted")
+                     help="print 'total_dyn_inst: N' on stderr: the executed instructions of "
+                     "the stage's program (brili's count for --via quads and the quads "
+                     "stages; IRCode statements for julia; control and pinned nodes for the "
+                     "son stages; see docs/quads.md); machine code (native, emulated, its "
+                     "views) says it is not counted")
     run.add_argument("--steps", default=None, metavar="N",
                      help=f"step limit (default {DEFAULT_STEP_LIMIT:,}; {_LIMIT_HELP})")
     run.add_argument("--depth", default=None, metavar="N",
