@@ -3,8 +3,8 @@
 ``tests/bril_mem`` holds small programs whose expected output, ``total_dyn_inst`` and
 exit status were checked with Bril's reference interpreter (brili); our error messages
 are worded in our style. Every Bril stage either runs them exactly (output, status,
-message) or refuses them with one line (the sea of nodes and machine code do not take
-pointers yet): never a traceback.
+message) or refuses them with one line (machine code does not take pointers yet): never
+a traceback.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ CASES = [_case(p) for p in sorted((HERE / "bril_mem").glob("*.bril"))]
 # The stages that run pointers and chars; every other Bril stage refuses them in one line.
 RUNS_MEMORY = {"quads", "cfg", "bril", "bril-json", "window", "lvn", "lvn-dce",
                "ssa-minimal", "ssa-pruned", "ssa-braun", "out-of-ssa", "julia", "escapes",
-               "sroa"}
+               "sroa", "son-raw", "son-select", "son", "son-opt", "scheduled",
+               "scheduled-bril", "optimized", "son-ranges"}
 BRIL_STAGES = [s.name for s in registry.executors() if not s.tiny_only]
 
 
@@ -148,7 +149,7 @@ def _sum_program(values: list[int]) -> str:
 def test_stored_values_come_back_in_every_running_stage(values):
     comp = compile_source(_sum_program(values), "gen.bril")
     expected = "".join(f"{v}\n" for v in reversed(values))
-    for stage in ("quads", "ssa-pruned", "out-of-ssa", "julia"):
+    for stage in ("quads", "ssa-pruned", "out-of-ssa", "julia", "son", "optimized"):
         result = stages.run(comp, [], via=stage)
         assert (result.stdout, result.status) == (expected, 0), (stage, result.error)
 
@@ -165,6 +166,6 @@ def test_char_ops_match_their_meaning(a, b):
     assert lt == (a.encode("utf-16-be", "surrogatepass") < b.encode("utf-16-be",
                                                                      "surrogatepass"))
     expected = f"{str(lt).lower()} {str(not lt).lower()} {ord(a)} true\n"
-    for stage in ("quads", "julia"):
+    for stage in ("quads", "julia", "son-opt"):
         result = stages.run(comp, [a, b], via=stage)
         assert (result.stdout, result.status) == (expected, 0), (stage, result.error)
