@@ -157,9 +157,9 @@ def test_stored_values_come_back_in_every_running_stage(values):
 @settings(max_examples=30, deadline=None)
 @given(st.characters(exclude_categories=("Cs",)), st.characters(exclude_categories=("Cs",)))
 def test_char_ops_match_their_meaning(a, b):
-    source = (f"@main(a: char, b: char) {{\n  lt: bool = clt a b;\n  ge: bool = cge a b;\n"
-              f"  i: int = char2int a;\n  c: char = int2char i;\n  e: bool = ceq a c;\n"
-              f"  print lt ge i e;\n}}\n")
+    source = ("@main(a: char, b: char) {\n  lt: bool = clt a b;\n  ge: bool = cge a b;\n"
+              "  i: int = char2int a;\n  c: char = int2char i;\n  e: bool = ceq a c;\n"
+              "  print lt ge i e;\n}\n")
     comp = compile_source(source, "c.bril")
     # brili compares chars as JavaScript strings (UTF-16 code units)
     lt = char_compare("clt", a, b)

@@ -45,7 +45,6 @@ def compile_machine(comp: Compilation, allocator: str = "color", fuel: bool = Tr
     """Compile ``comp``'s scheduled program to allocated machine code (not cached);
     ``frame_arrays=False`` keeps every array in the heap (lesson 10 compares the two)."""
     from ssa_course.codegen.compile import compile_parts
-
     from ssa_course.quads.memory import refuse_in_machine_code
 
     refuse_in_machine_code(comp.quads)  # (before the graph stages name what they lack)

@@ -39,7 +39,7 @@ from ssa_course.quads.ir import Function, Instr, Item, Program
 from ssa_course.quads.names import all_names
 
 MAX_CONSTANTS = 6  # parameters added per function (each costs every call an argument)
-Key = tuple[str, str, int | bool | None]  # a constant: its type, its Python type, its value
+Key = tuple[str, str, int | bool | str | None]  # a constant: its type, its Python type, its value
 
 
 def _key(instr: Instr) -> Key:

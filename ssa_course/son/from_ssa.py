@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 from ssa_course import opcodes
 from ssa_course.quads.ir import Function, Instr, Program
-from ssa_course.runtime import paused_gc
 from ssa_course.quads.memory import PURE as PURE_BRIL
 from ssa_course.quads.memory import SHAPES as BRIL_MEMORY
+from ssa_course.runtime import paused_gc
 from ssa_course.son.bril_memory import BrilEffect, BrilPure, BrilValue
 from ssa_course.son.control import Never, Phi, Region, Return, Throw, goes_to
 from ssa_course.son.data import Undefined, operator_node
@@ -276,7 +276,9 @@ class SsaGraphBuilder(Emitter):
             result = self.p(BrilPure(g, self.start, "const", [], lattice_type(i.type),
                                      i.value))
         elif op == "const":
-            result = self.const(i.constant())
+            value = i.constant()
+            assert not isinstance(value, str)  # (chars: above)
+            result = self.const(value)
         elif op == "id":
             # A copy makes no node: the destination names the same value (copy propagation for
             # free).
@@ -332,11 +334,12 @@ class SsaGraphBuilder(Emitter):
         g, op = self.g, i.op
         if op in PURE_BRIL:
             return self.p(BrilPure(g, None, op, a, lattice_type(i.type)))
+        ctrl = self.live_ctrl()
         if i.dest is not None:
-            value = self.p(BrilValue(g, self.ctrl, self.mem, op, a, lattice_type(i.type)))
-            self.mem = self.p(BrilEffect(g, self.ctrl, self.mem, "keep", [value]))
+            value = self.p(BrilValue(g, ctrl, self.mem, op, a, lattice_type(i.type)))
+            self.mem = self.p(BrilEffect(g, ctrl, self.mem, "keep", [value]))
             return value
-        self.mem = self.p(BrilEffect(g, self.ctrl, self.mem, op, a))
+        self.mem = self.p(BrilEffect(g, ctrl, self.mem, op, a))
         return None
 
     def terminator(self, i: Instr, a: list[Node], src: str, throws_to: str | None) -> bool:

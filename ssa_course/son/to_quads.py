@@ -19,8 +19,6 @@ quads interpreter, becomes Julia-style IRCode, and prints as Bril.
 from __future__ import annotations
 
 from ssa_course import opcodes
-from ssa_course.quads.memory import CHAR, PtrType
-from ssa_course.son.bril_memory import BrilEffect, BrilPure, BrilValue
 from ssa_course.errors import Pos
 from ssa_course.quads.ir import (
     NEVER_RETURNS,
@@ -32,7 +30,9 @@ from ssa_course.quads.ir import (
     never_returns,
     returns_somewhere,
 )
+from ssa_course.quads.memory import CHAR, PtrType
 from ssa_course.runtime import ARRAY_LENGTH_TRAP, paused_gc
+from ssa_course.son.bril_memory import BrilEffect, BrilPure, BrilValue
 from ssa_course.son.cfg_blocks import Block
 from ssa_course.son.control import Call, If, Phi, Proj, Return, Start, Throw, Trap
 from ssa_course.son.data import (
