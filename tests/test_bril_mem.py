@@ -130,6 +130,20 @@ def test_set_get_text_reads_back_and_runs_the_same():
             assert (result.stdout, result.status) == (case.stdout, case.exit), stage
 
 
+def test_show_format_bril_prints_set_get(tmp_path, capsys):
+    from ssa_course.cli import main
+
+    path = tmp_path / "p.bril"
+    path.write_text((HERE / "bril_mem" / "mem_sum.bril").read_text())
+    assert main(["show", "--as", "ssa-pruned", "--format", "bril", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert " = get;" in text and "set " in text and " phi " not in text
+    assert main(["show", "--as", "ssa-pruned", str(path)]) == 0  # the lesson's phis stay
+    assert " phi " in capsys.readouterr().out
+    assert main(["show", "--as", "son", "--format", "bril", str(path)]) == 1
+    assert "needs a quads representation" in capsys.readouterr().err
+
+
 def _sum_program(values: list[int]) -> str:
     """Stores the values in a fresh block, reads them back from the end, prints each."""
     lines = ["@main {", f"  n: int = const {len(values)};", "  p: ptr<int> = alloc n;",

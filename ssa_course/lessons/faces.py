@@ -57,14 +57,12 @@ def cfg_dot(program: Program, title: str, options: DrawOptions | None = None) ->
 
 def add_quads(name: str, description: str, build: Callable[[Compilation], Program], *,
               ssa: bool = False, text: Callable[[Program], str] = bril_text,
-              face: str = "text", checks: tuple[str, ...] = (),
-              lines: Callable[[Program], Lines] | None = None) -> None:
+              face: str = "text", checks: tuple[str, ...] = ()) -> None:
     """A representation that is a quads program (with phis when ``ssa``); ``checks``: the
-    ``opt`` forms its verifier checks after every pass (see the registry); ``lines``: the
-    lines face of a ``text`` other than plain Bril text."""
+    ``opt`` forms its verifier checks after every pass (see the registry)."""
     add_representation(name, description, build=build, run=run_quads,
                        verify=verify_ssa if ssa else verify_quads, text=text, dot=cfg_dot,
-                       face=face, lines=quads_lines if text is bril_text else lines,
+                       face=face, lines=quads_lines if text is bril_text else None,
                        checks=checks)
 
 

@@ -15,7 +15,6 @@ from ssa_course.registry import add_pass, build_as
 if TYPE_CHECKING:  # modules are imported where they are used: a lesson loads cheaply
     from ssa_course.passes import PassState
     from ssa_course.quads.ir import Program
-    from ssa_course.srclines import Lines
 
 
 def ssa_program(comp: Compilation, pruned: bool = True) -> Program:
@@ -54,26 +53,12 @@ def _out_of_ssa(comp: Compilation) -> Program:
     return program_from_ssa(ssa_program(comp))
 
 
-def _set_get_text(program: Program) -> str:
-    # Bril's tools run SSA as set/get/undef, not phi: the text face prints that form
-    from ssa_course.quads.bril_setget import set_get_text
-
-    return set_get_text(program)
-
-
-def _set_get_lines(program: Program) -> Lines:
-    from ssa_course.lessons.faces import quads_lines
-    from ssa_course.quads.bril_setget import to_set_get
-
-    return quads_lines(to_set_get(program))
-
-
 add_quads("ssa-minimal", "minimal SSA: a phi at every iterated dominance frontier",
-          _ssa(False), ssa=True, text=_set_get_text, lines=_set_get_lines)
+          _ssa(False), ssa=True)
 add_quads("ssa-pruned", "pruned SSA: phis only where the variable is live", _ssa(True),
-          ssa=True, checks=("ssa",), text=_set_get_text, lines=_set_get_lines)
+          ssa=True, checks=("ssa",))
 add_quads("ssa-braun", "SSA built on the fly (Braun et al.): sealed blocks, trivial phis "
-          "removed", _braun, ssa=True, text=_set_get_text, lines=_set_get_lines)
+          "removed", _braun, ssa=True)
 add_quads("out-of-ssa", "pruned SSA back to quads with parallel copies", _out_of_ssa)
 
 
