@@ -22,7 +22,7 @@ import contextlib
 from dataclasses import dataclass
 
 from ssa_course import opcodes
-from ssa_course.quads.ir import Function, Instr, Program
+from ssa_course.quads.ir import UNDEFINED, Function, Instr, Program
 from ssa_course.runtime import paused_gc
 from ssa_course.son.control import Never, Phi, Region, Return, Throw, goes_to
 from ssa_course.son.data import Undefined, operator_node
@@ -32,7 +32,7 @@ from ssa_course.son.graph import Node
 from ssa_course.son.memory import Len, Print
 from ssa_course.son.program import FunctionGraph, SeaOfNodes, lattice_type
 from ssa_course.son.types import INT_BOTTOM, MEM, Type
-from ssa_course.ssa.construct import UNDEFINED, to_ssa_cfg
+from ssa_course.ssa.construct import to_ssa_cfg
 from ssa_course.ssa.dom import postorder
 from ssa_course.tiny import types as tt
 

@@ -37,7 +37,8 @@ def article(ty: Type) -> str:
 
 def type_of(e: ast.Expr) -> Type | None:
     """The type the checker gave ``e`` (every expression class has a ``ty`` slot)."""
-    return e.ty  # type: ignore[attr-defined]
+    ty: Type | None = e.ty  # type: ignore[attr-defined]
+    return ty
 
 
 def expr_children(e: ast.Expr) -> list[ast.Expr]:
