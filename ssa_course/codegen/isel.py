@@ -45,6 +45,7 @@ from ssa_course.codegen.quadcfg import (
 )
 from ssa_course.codegen.runtime_abi import CODE, MESSAGES, program_messages
 from ssa_course.codegen.select_effects import Effects
+from ssa_course.codegen.strength import reduce_strength
 from ssa_course.codegen.thread import Shapes, thread_bools
 from ssa_course.quads.ir import UNDEFINED, Function, Instr, Program
 
@@ -279,6 +280,7 @@ class Selector:
         if headers:
             bounded: set[str] = set()
             blocks = version_loops(blocks, params, self.types, self.guarded, bounded)
+            reduce_strength(blocks, params, self.types)
             # The copies are loops too: fuel checks need them (the row scans end by
             # themselves: none there).
             headers = loop_headers(blocks) - bounded
