@@ -19,6 +19,7 @@ import hashlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
@@ -30,7 +31,7 @@ from native_kernels import KERNELS  # noqa: E402
 from ssa_course.compilation import compile_source  # noqa: E402
 from ssa_course.errors import SsaCourseError  # noqa: E402
 from ssa_course.lessons.l11_aarch64 import compile_machine_a64, image_of_a64  # noqa: E402
-from ssa_course.lessons.l11_codegen import compile_machine, image_of  # noqa: E402
+from ssa_course.lessons.l11_codegen import compile_machine  # noqa: E402
 from ssa_course.runtime import Limits  # noqa: E402
 
 
@@ -42,16 +43,15 @@ def programs() -> Iterator[tuple[str, str]]:
         yield f"kernels/{k.tiny.name}", k.tiny.read_text()
 
 
-def image_digest(image: object) -> str:
+def image_digest(image: Any) -> str:
     h = hashlib.sha256()
-    for part in ("text", "data"):
-        h.update(getattr(image, part))
-    h.update(repr((getattr(image, "bss_size"), getattr(image, "entry"),
-                   sorted(getattr(image, "symbols").items()))).encode())
+    h.update(image.text)
+    h.update(image.data)
+    h.update(repr((image.bss_size, image.entry, sorted(image.symbols.items()))).encode())
     return h.hexdigest()
 
 
-def x86_image(source: str) -> object:
+def x86_image(source: str) -> Any:
     try:
         from ssa_course.codegen.x86_64.assemble import assemble
     except ImportError:
