@@ -200,13 +200,14 @@ def test_pattern_table_names_every_marker_in_select_ops():
 def test_unknown_operator_is_a_located_message():
     from ssa_course.codegen.isel import select_function
     from ssa_course.codegen.patterns import CodegenError
+    from ssa_course.codegen.x86_64.machine import X86_64_MACHINE
     from ssa_course.quads.ir import Function, Instr, Label, Program
     from ssa_course.tiny.types import INT
 
     fn = Function("main", [("x", INT)], None,
                   [Label("b"), Instr("frob", "y", INT, ["x"]), Instr("ret")])
     with pytest.raises(CodegenError, match="no machine pattern for 'frob'"):
-        select_function(fn, Program({"main": fn}), [])
+        select_function(X86_64_MACHINE, fn, Program({"main": fn}), [])
 
 
 # -- phis, frames, emission -------------------------------------------------------------

@@ -19,6 +19,7 @@ from ssa_course.codegen.patterns import CodegenError
 from ssa_course.codegen.reloads import remove_dead_reloads, remove_redundant_reloads
 from ssa_course.codegen.runtime_abi import program_messages, run_config
 from ssa_course.codegen.runtime_asm import RuntimeConfig, program_source
+from ssa_course.codegen.x86_64.machine import X86_64_MACHINE
 from ssa_course.quads.ir import Program
 from ssa_course.runtime import paused_gc
 from ssa_course.tiny.types import BOOL
@@ -48,7 +49,8 @@ def select_program(program: Program, step_limit: int | None = None,
     that never escape live in the frame unless ``frame_arrays`` is false."""
     # Fuel checks are compiled in only when a step limit is asked for: a program compiled
     # without them runs at full speed but cannot be stopped by a step count.
-    functions, sites = select_program_functions(program, fuel=step_limit is not None,
+    functions, sites = select_program_functions(X86_64_MACHINE, program,
+                                                fuel=step_limit is not None,
                                                 frame_arrays=frame_arrays)
     return machine_program(program, functions, sites)
 

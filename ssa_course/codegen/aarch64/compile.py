@@ -12,15 +12,16 @@ from dataclasses import dataclass
 
 from ssa_course.codegen import regalloc
 from ssa_course.codegen.aarch64 import emit, frame
+from ssa_course.codegen.aarch64.machine import AARCH64_MACHINE
 from ssa_course.codegen.aarch64.registers import AARCH64, AARCH64_UNFUELLED
 from ssa_course.codegen.aarch64.runtime import program_source
-from ssa_course.codegen.aarch64.select import select_program_a64
 from ssa_course.codegen.compile import (
     CompiledProgram,
     allocate_functions,
     machine_program,
     main_params,
 )
+from ssa_course.codegen.isel import select_program_functions
 from ssa_course.codegen.mir import MProgram
 from ssa_course.codegen.patterns import CodegenError
 from ssa_course.quads.ir import Program
@@ -33,7 +34,7 @@ def select_program(program: Program, fuel: bool = True, frame_arrays: bool = Tru
                    ) -> MProgram:
     # Only selection is AArch64's own; the MProgram it fills is the same structure as
     # x86-64's, so register allocation and the reload clean-up are shared.
-    functions, sites = select_program_a64(program, fuel, frame_arrays)
+    functions, sites = select_program_functions(AARCH64_MACHINE, program, fuel, frame_arrays)
     return machine_program(program, functions, sites)
 
 
