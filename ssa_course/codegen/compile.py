@@ -17,8 +17,8 @@ from ssa_course.codegen.isel import select_program_functions
 from ssa_course.codegen.mir import ALLOCATABLE, MFunction, MProgram
 from ssa_course.codegen.patterns import CodegenError
 from ssa_course.codegen.reloads import remove_dead_reloads, remove_redundant_reloads
-from ssa_course.codegen.runtime_abi import program_messages, run_config
-from ssa_course.codegen.runtime_asm import RuntimeConfig, program_source
+from ssa_course.codegen.runtime_abi import RuntimeConfig, program_messages, run_config
+from ssa_course.codegen.runtime_asm import program_source
 from ssa_course.codegen.x86_64.machine import X86_64_MACHINE
 from ssa_course.quads.ir import Program
 from ssa_course.runtime import paused_gc

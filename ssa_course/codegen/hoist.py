@@ -98,7 +98,7 @@ def plan(blocks: list[QBlock], headers: set[str] | None = None) -> LoopConstants
     return out
 
 
-def _preheader_point(header: str, by_label: dict[str, QBlock], dom: Dominance,
+def _preheader_point(header: str, by_label: dict[str, QBlock], dom: Dominance[str],
                      loops: dict[str, set[str]]) -> str | None:
     """The header's immediate dominator, or further up while that is an outer loop's
     header that only branches (loading there would stop its test being copied into its

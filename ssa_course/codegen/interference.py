@@ -20,10 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ssa_course.codegen.liveness import Liveness, loop_depths
 from ssa_course.codegen.mir import MFunction, PReg, Reg, VReg
 from ssa_course.codegen.target import X86_64
+
+if TYPE_CHECKING:
+    from ssa_course.viz.render import Drawing
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,7 +242,8 @@ def interference_dot(graph: InterferenceGraph, colouring: Mapping[VReg, str] | N
 
 
 def interference_drawing(graph: InterferenceGraph, colouring: Mapping[VReg, str] | None = None,
-                         spilled: Iterable[VReg] = (), title: str | None = None):
+                         spilled: Iterable[VReg] = (), title: str | None = None
+                         ) -> Drawing:
     """:func:`interference_dot` wrapped in a :class:`~ssa_course.viz.render.Drawing`
     (SVG/PNG in a notebook)."""
     from ssa_course.viz.render import Drawing

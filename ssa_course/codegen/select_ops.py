@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from ssa_course.codegen import select_effects
 from ssa_course.codegen.magic import magic
 from ssa_course.codegen.minstr import fits32
-from ssa_course.codegen.mir import NEGATE, SWAP, Imm, LabelRef, Mem, PReg, Reg
+from ssa_course.codegen.mir import NEGATE, SWAP, Imm, LabelRef, Mem, PReg, Reg, VReg
 from ssa_course.codegen.runtime_abi import CODE
 from ssa_course.codegen.select_shared import binary_operands, compare_operands
 from ssa_course.quads.ir import Instr
@@ -243,7 +243,7 @@ def s_divide(sel: Selector, i: Instr) -> None:
         sel.start_block(rest)
 
 
-def _divide_by_constant(sel: Selector, a: str, c: int, d, rem: bool) -> None:
+def _divide_by_constant(sel: Selector, a: str, c: int, d: VReg, rem: bool) -> None:
     """Division by another constant: the high half of a product with its magic reciprocal
     (:mod:`ssa_course.codegen.magic`), corrected, shifted, rounded toward zero."""
     # Granlund-Montgomery: q = hi64(x * m) >> shift, with a correction when m had to be
@@ -278,7 +278,7 @@ def _divide_by_constant(sel: Selector, a: str, c: int, d, rem: bool) -> None:
     sel.emit("sub", d, p)
 
 
-def _divide_by_power(sel: Selector, a: str, c: int, d, rem: bool) -> None:
+def _divide_by_power(sel: Selector, a: str, c: int, d: VReg, rem: bool) -> None:
     """Division by +-2^k without idiv: add the bias (2^k - 1 for a negative dividend),
     then shift; the remainder is the dividend minus the rounded-down multiple."""
     k = abs(c).bit_length() - 1
