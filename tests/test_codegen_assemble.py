@@ -8,7 +8,7 @@ from codegen_harness import images, observe, same_bytes, source
 
 from ssa_course.codegen import toolchain
 from ssa_course.codegen.elf import Sections, read_elf, write_elf
-from ssa_course.codegen.keystone_asm import AssemblerError, parse
+from ssa_course.codegen.x86_64.keystone_asm import AssemblerError, parse
 
 
 def _nops(k: int) -> str:
@@ -55,7 +55,7 @@ def test_the_keystone_path_refuses_what_it_cannot_place():
     with pytest.raises(AssemblerError, match="instruction outside .text"):
         parse(".data\n    mov rax, rbx\n")
     if toolchain.keystone_missing() is None:
-        from ssa_course.codegen.keystone_asm import assemble_keystone
+        from ssa_course.codegen.x86_64.keystone_asm import assemble_keystone
 
         with pytest.raises(AssemblerError, match="undefined label 'nowhere'"):
             assemble_keystone("f:\n    jmp nowhere\n", 0x401000, 0x20000000, 0x30000000)
@@ -139,7 +139,7 @@ def test_disassembly_names_rip_relative_data():
 def test_a_label_defined_twice_is_refused():
     if toolchain.keystone_missing():
         pytest.skip(toolchain.keystone_missing())
-    from ssa_course.codegen.keystone_asm import assemble_keystone
+    from ssa_course.codegen.x86_64.keystone_asm import assemble_keystone
 
     with pytest.raises(AssemblerError, match="'.La' is already defined"):
         assemble_keystone("f:\n.La:\n    ret\ng:\n.La:\n    ret\n", 0x401000, 0x20000000,

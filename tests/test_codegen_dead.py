@@ -114,7 +114,7 @@ def test_nqueens_computes_the_down_index_once_per_loop_copy(target):
     two (there were 8)."""
     program = scheduled_ssa_quads(load_file(str(NQUEENS)))
     if target == "x86-64":
-        from ssa_course.codegen.compile import select_program
+        from ssa_course.codegen.x86_64.compile import select_program
         fn = select_program(program, None).functions["place"]
         shapes = X86
     else:

@@ -12,14 +12,17 @@ from pathlib import Path
 import pytest
 from codegen_native import run_native, skip_reason
 
-from ssa_course.codegen import isel, patterns, select_effects, select_ops, x86_effects
-from ssa_course.codegen.compile import allocate_program, compile_program, select_program
-from ssa_course.codegen.emit import instr_text
-from ssa_course.codegen.minstr import call, ins
+from ssa_course.codegen import isel, select_effects
 from ssa_course.codegen.mir import Imm, LabelRef, MBlock, Mem, MFunction, PReg, VReg
 from ssa_course.codegen.mir_dot import mprogram_dot
+from ssa_course.codegen.patterns import table_text
 from ssa_course.codegen.phis import lower_phis, sequentialise
-from ssa_course.codegen.verify import verify_function, verify_program
+from ssa_course.codegen.x86_64 import patterns, select_ops
+from ssa_course.codegen.x86_64 import select_effects as x86_effects
+from ssa_course.codegen.x86_64.compile import allocate_program, compile_program, select_program
+from ssa_course.codegen.x86_64.emit import instr_text
+from ssa_course.codegen.x86_64.minstr import call, ins
+from ssa_course.codegen.x86_64.verify import verify_function, verify_program
 from ssa_course.compilation import compile_source
 from ssa_course.errors import VerifyError
 from ssa_course.registry import build
@@ -192,7 +195,7 @@ def test_pattern_table_names_every_marker_in_select_ops():
     text = patterns.table_text()
     assert all(p.name in text for p in patterns.PATTERNS)
     assert max(len(line) for line in text.splitlines()) <= 100  # fits a notebook's width
-    narrow = patterns.table_text(patterns.PATTERNS[:3], width=40)
+    narrow = table_text(patterns.PATTERNS[:3], width=40)
     assert max(len(line) for line in narrow.splitlines()) <= 40
     assert [p.name in narrow for p in patterns.PATTERNS[:4]] == [True, True, True, False]
 
@@ -551,7 +554,7 @@ def test_gnu_and_keystone_give_the_same_bytes():
 
 
 def test_compiled_program_takes_its_limits_per_run():
-    from ssa_course.codegen.compile import compile_parts
+    from ssa_course.codegen.x86_64.compile import compile_parts
 
     src = "fn main(n: int) { while (n > 0) { n = n - 1; } print(n); }"
     cp = compile_parts(ssa_of(src), src.splitlines())

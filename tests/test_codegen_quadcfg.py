@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import pytest
 
-from ssa_course.codegen import verify
 from ssa_course.codegen.aarch64 import verify as a64_verify
 from ssa_course.codegen.aarch64.machine import AARCH64_MACHINE
 from ssa_course.codegen.isel import select_function
 from ssa_course.codegen.names import block_label
 from ssa_course.codegen.quadcfg import function_blocks
 from ssa_course.codegen.verify_shared import check_blocks
+from ssa_course.codegen.x86_64 import verify
 from ssa_course.codegen.x86_64.machine import X86_64_MACHINE
 from ssa_course.quads.cfg import build_cfg
 from ssa_course.quads.ir import Function, Instr, Label, Program

@@ -1,5 +1,5 @@
 """Assembly source -> an executable image, by GNU ``as`` + ``ld``, keystone, or our own
-encoder (:mod:`ssa_course.codegen.x86_encode`, pure Python, so always there).
+encoder (:mod:`ssa_course.codegen.x86_64.encode`, pure Python, so always there).
 
 All three place the program at the same fixed addresses (text at ``TEXT_ADDR``, data at
 ``DATA_ADDR``, bss at ``BSS_ADDR``) and give the same bytes; the test suite checks it. The
@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 
 from ssa_course.codegen import toolchain
 from ssa_course.codegen.elf import Sections, read_elf, write_elf
-from ssa_course.codegen.keystone_asm import assemble_keystone
 from ssa_course.codegen.layout import AssemblerError, lay_out
-from ssa_course.codegen.x86_encode import EncodeError, encode
+from ssa_course.codegen.x86_64.encode import EncodeError, encode
+from ssa_course.codegen.x86_64.keystone_asm import assemble_keystone
 from ssa_course.output import write_output
 
 # Fixed addresses (a static, non-PIE executable): every assembler must produce the same

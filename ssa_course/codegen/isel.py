@@ -2,7 +2,7 @@
 
 Each quads block becomes one machine block (more when a division needs its ``-1`` path);
 each quad is matched by a row of the pattern table (:mod:`ssa_course.codegen.patterns`,
-which names what :mod:`ssa_course.codegen.select_ops` emits). Every SSA value gets one
+which names what :mod:`ssa_course.codegen.x86_64.select_ops` emits). Every SSA value gets one
 :class:`VReg`; constants get none: they are folded into the instructions that use them as
 immediates, or put in a fresh register right where they are needed (rematerialised), which
 keeps them out of the register allocator's way. Phis become parallel copies on the edges

@@ -1,7 +1,8 @@
 """What an assembler does around its instruction encoder: sections, labels, branches.
 
 An encoder turns one instruction without symbols into bytes (ours,
-:mod:`ssa_course.codegen.x86_encode`, or keystone's, :mod:`ssa_course.codegen.keystone_asm`);
+:mod:`ssa_course.codegen.x86_64.encode`, or keystone's,
+:mod:`ssa_course.codegen.x86_64.keystone_asm`);
 this module does the rest, the way GNU ``as`` + ``ld`` do it for our programs:
 
 * data and bss directives (``.quad .byte .zero .ascii .balign``) become bytes here;
@@ -22,9 +23,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ssa_course.codegen import x86_encode
 from ssa_course.codegen.elf import Sections
-from ssa_course.codegen.x86_table import CONDITIONS, REGISTERS
+from ssa_course.codegen.x86_64 import encode as x86_encode
+from ssa_course.codegen.x86_64.table import CONDITIONS, REGISTERS
 from ssa_course.tiny.lexer import split_lines
 
 _IDENT = r"[A-Za-z_.$][\w.$]*"

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ssa_course.codegen.emit import instr_text
 from ssa_course.codegen.mir import LabelRef, Mem, MFunction, MInstr, MProgram
+from ssa_course.codegen.x86_64.emit import instr_text
 
 InstrText = Callable[[MFunction, MInstr], str]
 

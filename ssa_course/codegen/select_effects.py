@@ -8,7 +8,7 @@ value arriving in the result register. What differs is a target's :class:`Effect
 registers and load op (data), and small hooks for what has another shape there (a
 store's operand order, an element's address after the bounds check, the unset check, an
 array kept in the frame, stack arguments). The x86-64 hooks are in
-:mod:`ssa_course.codegen.x86_effects`, the AArch64 ones in
+:mod:`ssa_course.codegen.x86_64.select_effects`, the AArch64 ones in
 :mod:`ssa_course.codegen.aarch64.select_effects`.
 """
 

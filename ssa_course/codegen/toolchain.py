@@ -72,7 +72,7 @@ def keystone_missing() -> str | None:
 
 
 def own_missing() -> str | None:
-    """Our own assembler (:mod:`ssa_course.codegen.x86_encode`) is pure Python: always
+    """Our own assembler (:mod:`ssa_course.codegen.x86_64.encode`) is pure Python: always
     there."""
     return None
 

@@ -121,7 +121,7 @@ def run_emulated(image: Image, args: list[str], timeout_s: float = DEFAULT_TIMEO
                  on_stdout: Callable[[str], object] | None = None) -> ChildResult:
     """Run ``image`` under unicorn's ARM64 CPU with ``args`` (``max_instructions`` 0: no
     count limit; the time limit always holds); output streams to ``on_stdout`` as in
-    :func:`ssa_course.codegen.emulate.run_emulated`."""
+    :func:`ssa_course.codegen.x86_64.emulate.run_emulated`."""
     return run_counted(image, args, timeout_s, max_instructions, count=False,
                        on_stdout=on_stdout)[0]
 
@@ -143,7 +143,7 @@ def run_counted(image: Image | bytes, args: list[str],
 
 def run_values_emulated(image: Image, values: list[object], out: Output,
                         timeout_s: float = DEFAULT_TIMEOUT_S) -> int:
-    """The executor interface (see :func:`ssa_course.codegen.emulate.run_values_emulated`):
+    """The executor interface (see :func:`ssa_course.codegen.x86_64.emulate.run_values_emulated`):
     output streams into ``out`` as the program prints."""
     return deliver(run_emulated(image, format_args(values), timeout_s, on_stdout=out.write),
                    out)

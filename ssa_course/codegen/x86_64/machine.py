@@ -5,13 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ssa_course.codegen import emit, frame, regalloc, spill_all, x86_effects, x86_peep
+from ssa_course.codegen import regalloc
 from ssa_course.codegen.machine import SelectTable
-from ssa_course.codegen.minstr import call, fits32, ins
+from ssa_course.codegen.minstr import fits32
 from ssa_course.codegen.mir import (
-    ALLOCATABLE,
-    ARG_REGS,
-    NEGATE,
     Mem,
     MFunction,
     MInstr,
@@ -19,10 +16,14 @@ from ssa_course.codegen.mir import (
     PReg,
 )
 from ssa_course.codegen.patterns import CodegenError
-from ssa_course.codegen.runtime_asm import program_source
-from ssa_course.codegen.select_ops import SELECT, X86State
-from ssa_course.codegen.target import X86_64, RegisterFile
+from ssa_course.codegen.target import RegisterFile
 from ssa_course.codegen.thread import Shapes
+from ssa_course.codegen.x86_64 import emit, frame, peep, spill_all
+from ssa_course.codegen.x86_64 import select_effects as x86_effects
+from ssa_course.codegen.x86_64.minstr import call, ins
+from ssa_course.codegen.x86_64.registers import ALLOCATABLE, ARG_REGS, NEGATE, X86_64
+from ssa_course.codegen.x86_64.runtime import program_source
+from ssa_course.codegen.x86_64.select_ops import SELECT, X86State
 
 if TYPE_CHECKING:
     from ssa_course.codegen.isel import Selector
@@ -49,7 +50,7 @@ class X86Machine:
                                          "neg", "not"}))
     effects = x86_effects.EFFECTS
     select_table: SelectTable = SELECT
-    select_home = ("native", "ssa_course/codegen/select_ops.py")
+    select_home = ("native", "ssa_course/codegen/x86_64/select_ops.py")
 
     def make(self, op: str, *operands: Any, cond: str | None = None,
              defs: tuple[Any, ...] = (), uses: tuple[Any, ...] = (),
@@ -101,7 +102,7 @@ class X86Machine:
         return spill_all.allocate(fn)
 
     def peephole(self, fn: MFunction) -> int:
-        return x86_peep.peephole(fn)
+        return peep.peephole(fn)
 
     def layout_frame(self, fn: MFunction) -> None:
         frame.layout(fn)

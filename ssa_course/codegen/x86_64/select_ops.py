@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING
 from ssa_course.codegen import select_effects
 from ssa_course.codegen.magic import magic
 from ssa_course.codegen.minstr import fits32
-from ssa_course.codegen.mir import NEGATE, SWAP, Imm, LabelRef, Mem, PReg, Reg, VReg
+from ssa_course.codegen.mir import Imm, LabelRef, Mem, PReg, Reg, VReg
 from ssa_course.codegen.runtime_abi import CODE
 from ssa_course.codegen.select_shared import binary_operands, compare_operands
+from ssa_course.codegen.x86_64.registers import NEGATE, SWAP
 from ssa_course.quads.ir import Instr
 
 if TYPE_CHECKING:
