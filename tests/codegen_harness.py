@@ -12,8 +12,9 @@ from __future__ import annotations
 import pytest
 
 from ssa_course.codegen import toolchain
-from ssa_course.codegen.assemble import Image, assemble
+from ssa_course.codegen.assemble import Image
 from ssa_course.codegen.native import ChildResult, run_native
+from ssa_course.codegen.x86_64.assemble import assemble
 from ssa_course.codegen.x86_64.runtime import RuntimeConfig, program_source
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import subprocess
 from dataclasses import dataclass
 
-from ssa_course.codegen.assemble import assemble
 from ssa_course.codegen.toolchain import native_missing
+from ssa_course.codegen.x86_64.assemble import assemble
 from ssa_course.codegen.x86_64.compile import compile_program
 from ssa_course.compilation import compile_source
 from ssa_course.registry import build

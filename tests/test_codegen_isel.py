@@ -542,8 +542,8 @@ def test_standin_skip_reason_is_one_line():
 
 
 def test_gnu_and_keystone_give_the_same_bytes():
-    from ssa_course.codegen.assemble import assemble
     from ssa_course.codegen.toolchain import gnu_missing, keystone_missing
+    from ssa_course.codegen.x86_64.assemble import assemble
 
     if gnu_missing() or keystone_missing():
         pytest.skip(gnu_missing() or keystone_missing() or "")
@@ -564,7 +564,7 @@ def test_compiled_program_takes_its_limits_per_run():
     plain = compile_parts(ssa_of(src), src.splitlines(), fuel=False)
     assert "rt_fuel]" not in plain.program_asm
     if skip_reason() is None:
-        from ssa_course.codegen.assemble import assemble
+        from ssa_course.codegen.x86_64.assemble import assemble
 
         for steps, status in ((100, 2), (10_000_000, 0)):
             image = assemble(cp.source(steps))

@@ -22,13 +22,8 @@ from hypothesis import strategies as st
 from x86_forms import forms, instruction
 
 from ssa_course.codegen import toolchain
-from ssa_course.codegen.assemble import (
-    AssemblerError,
-    assemble,
-    assemble_own,
-    current_assembler,
-    using_assembler,
-)
+from ssa_course.codegen.assemble import AssemblerError, current_assembler, using_assembler
+from ssa_course.codegen.x86_64.assemble import assemble, assemble_own
 from ssa_course.codegen.x86_64.compile import compile_program
 from ssa_course.codegen.x86_64.encode import EncodeError, encode, fields
 from ssa_course.compilation import compile_source

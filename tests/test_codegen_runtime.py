@@ -439,7 +439,7 @@ def test_missing_tools_are_one_line_reasons(monkeypatch):
     import platform
     import shutil
 
-    from ssa_course.codegen.assemble import assemble
+    from ssa_course.codegen.x86_64.assemble import assemble
 
     monkeypatch.setattr(shutil, "which", lambda _name: None)
     reason = toolchain.gnu_missing()
@@ -539,7 +539,8 @@ def test_cross_binutils_are_found_on_other_machines(monkeypatch):
 
 
 def test_too_many_open_trys_is_a_stack_overflow(monkeypatch):
-    from ssa_course.codegen import runtime_abi, runtime_asm
+    from ssa_course.codegen import runtime_abi
+    from ssa_course.codegen.x86_64 import runtime as runtime_asm
 
     monkeypatch.setattr(runtime_abi, "MIN_HANDLERS", 1000)
     main = f"""tiny_main:

@@ -35,6 +35,13 @@ REPLACEMENTS = (
      "from ssa_course.codegen.x86_64.encode import fields\n"),
     ("our encoder (ssa_course/codegen/x86_encode.py)",
      "our encoder (ssa_course/codegen/x86_64/encode.py)"),
+    ("placed by our own assembler (`ssa_course/codegen/layout.py`)",
+     "placed by our own assembler (`ssa_course/codegen/x86_64/layout.py`)"),
+    ("from ssa_course.codegen.assemble import DESCRIPTIONS, assemble, current_assembler\n",
+     "from ssa_course.codegen.assemble import DESCRIPTIONS, current_assembler\n"
+     "from ssa_course.codegen.x86_64.assemble import assemble\n"),
+    ("from ssa_course.codegen.assemble import assemble_own\n",
+     "from ssa_course.codegen.x86_64.assemble import assemble_own\n"),
 )
 NOTEBOOKS = ("notebooks/11-codegen.ipynb", "solutions/11-codegen.ipynb")
 

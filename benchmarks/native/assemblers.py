@@ -27,10 +27,10 @@ sys.path.insert(0, str(HERE.parent.parent))
 from native_kernels import KERNELS  # noqa: E402
 
 from ssa_course.codegen import toolchain  # noqa: E402
-from ssa_course.codegen.assemble import (  # noqa: E402
+from ssa_course.codegen.assemble import source_hash  # noqa: E402
+from ssa_course.codegen.x86_64.assemble import (  # noqa: E402
     _assemble_gnu,
     _assemble_in_process,
-    source_hash,
 )
 from ssa_course.codegen.x86_64.encode import encode  # noqa: E402
 

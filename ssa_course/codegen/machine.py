@@ -59,7 +59,9 @@ class Machine(Protocol):
     * :meth:`layout_frame` -- prologue, epilogue and slot addresses, once sizes are final;
     * :meth:`program_text` / :meth:`instr_text` -- the functions' assembly listing, and
       one instruction as it prints there;
-    * :meth:`runtime_source` -- the generated runtime in front of that listing.
+    * :meth:`runtime_source` -- the generated runtime in front of that listing;
+    * :meth:`assembler_checks` -- each assembler of this CPU ("gnu", "keystone", "own", in
+      the order "auto" tries them) and the function saying why it cannot be used here.
     """
 
     name: str
@@ -105,3 +107,5 @@ class Machine(Protocol):
     def instr_text(self, fn: MFunction, instr: MInstr) -> str: ...
 
     def runtime_source(self, program_asm: str, config: RuntimeConfig) -> str: ...
+
+    def assembler_checks(self) -> dict[str, Callable[[], str | None]]: ...

@@ -213,7 +213,7 @@ def colour(fn: MFunction, registers: Iterable[str] | None = None,
     early = sorted((r for r in liveness.live_in[fn.blocks[0].label] if isinstance(r, VReg)),
                    key=node_key) if fn.blocks else []
     if early:
-        # Defined on some paths only (Bril allows it; a phi may name ``__undefined``):
+        # Defined on some paths only (Bril allows it; a phi may name quads.ir.UNDEFINED):
         # interference assumes a definition on every path, so give one where nothing runs
         # yet. Reading the value where the program never set it yields 0.
         fn.blocks[0].instrs[:0] = [MInstr("mov", [v, Imm(0)], [v], [],

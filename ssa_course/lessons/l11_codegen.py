@@ -103,7 +103,7 @@ def _build(comp: Compilation) -> CompiledProgram:
 def image_of(compiled: CompiledProgram, limits: Limits | None = None) -> Image:
     """The assembled program (runtime included) for one run's limits (cached by source),
     by the assembler chosen for this context (``--assembler``, ``assembler=``)."""
-    from ssa_course.codegen.assemble import assemble
+    from ssa_course.codegen.x86_64.assemble import assemble
 
     limits = limits or Limits()
     return assemble(compiled.source(limits.steps, limits.depth, limits.cells))
@@ -256,7 +256,7 @@ def _asm_text(compiled: CompiledProgram) -> str:
 
 def _disasm_text(compiled: CompiledProgram) -> str:
     from ssa_course.codegen import toolchain
-    from ssa_course.codegen.disasm import disassemble
+    from ssa_course.codegen.x86_64.disasm import disassemble
 
     toolchain.require(toolchain.disassembler_missing())
     image = image_of(compiled)

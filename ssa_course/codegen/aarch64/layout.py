@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ssa_course.codegen.aarch64.encode import EncodeError, encode
+from ssa_course.codegen.asm_data import DATA_WORDS, AssemblerError, data_bytes, strip_comment
 from ssa_course.codegen.elf import Sections
-from ssa_course.codegen.layout import DATA_WORDS, AssemblerError, data_bytes, strip_comment
 from ssa_course.tiny.lexer import split_lines
 
 _LO12 = re.compile(r":lo12:([A-Za-z_.$][\w.$]*)")

@@ -3,10 +3,12 @@ code generator asks about this CPU (selection, allocation, frames, listing, runt
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ssa_course.codegen import regalloc
+from ssa_course.codegen import regalloc, toolchain
 from ssa_course.codegen.aarch64 import emit, frame, minstr, select_effects, select_ops
+from ssa_course.codegen.aarch64 import toolchain as a64_toolchain
 from ssa_course.codegen.aarch64.frame import Incoming
 from ssa_course.codegen.aarch64.registers import (
     AARCH64,
@@ -17,7 +19,7 @@ from ssa_course.codegen.aarch64.registers import (
 )
 from ssa_course.codegen.aarch64.runtime import program_source
 from ssa_course.codegen.aarch64.select import A64State, a64_state
-from ssa_course.codegen.machine import SelectTable
+from ssa_course.codegen.machine import Machine, SelectTable
 from ssa_course.codegen.minstr import fits32
 from ssa_course.codegen.mir import Imm, LabelRef, MFunction, MInstr, MProgram, PReg
 from ssa_course.codegen.patterns import CodegenError
@@ -115,5 +117,10 @@ class A64Machine:
     def runtime_source(self, program_asm: str, config: RuntimeConfig) -> str:
         return program_source(program_asm, config)
 
+    def assembler_checks(self) -> dict[str, Callable[[], str | None]]:
+        return {"gnu": a64_toolchain.gnu_missing, "keystone": a64_toolchain.keystone_missing,
+                "own": toolchain.own_missing}
 
-AARCH64_MACHINE = A64Machine()
+
+# Typed as the protocol: mypy checks here that AArch64 implements all of it.
+AARCH64_MACHINE: Machine = A64Machine()

@@ -19,7 +19,7 @@ An x86-64 instruction is, in this order (Intel SDM vol. 2, chapter 2)::
   little-endian two's complement.
 
 :func:`encode` gives the bytes, :func:`fields` the same bytes named and explained (the
-lesson shows them); labels are not placed here (:mod:`ssa_course.codegen.layout` does it).
+lesson shows them); labels are not placed here (:mod:`ssa_course.codegen.x86_64.layout` does it).
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ def fields(text: str) -> list[Field]:
 
 @lru_cache(maxsize=1 << 16)  # the runtime's instructions repeat in every program
 def encode(text: str) -> bytes:
-    """The bytes of one instruction (no labels: see :mod:`ssa_course.codegen.layout`)."""
+    """The bytes of one instruction (no labels: see :mod:`ssa_course.codegen.x86_64.layout`)."""
     return b"".join(f.data for f in fields(text))
 
 

@@ -3,10 +3,11 @@ code generator asks about this CPU (selection, allocation, frames, listing, runt
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ssa_course.codegen import regalloc
-from ssa_course.codegen.machine import SelectTable
+from ssa_course.codegen import regalloc, toolchain
+from ssa_course.codegen.machine import Machine, SelectTable
 from ssa_course.codegen.minstr import fits32
 from ssa_course.codegen.mir import (
     Mem,
@@ -23,7 +24,8 @@ from ssa_course.codegen.x86_64 import select_effects as x86_effects
 from ssa_course.codegen.x86_64.minstr import call, ins
 from ssa_course.codegen.x86_64.registers import ALLOCATABLE, ARG_REGS, NEGATE, X86_64
 from ssa_course.codegen.x86_64.runtime import program_source
-from ssa_course.codegen.x86_64.select_ops import SELECT, X86State
+from ssa_course.codegen.x86_64.select import X86State
+from ssa_course.codegen.x86_64.select_ops import SELECT
 
 if TYPE_CHECKING:
     from ssa_course.codegen.isel import Selector
@@ -116,5 +118,10 @@ class X86Machine:
     def runtime_source(self, program_asm: str, config: RuntimeConfig) -> str:
         return program_source(program_asm, config)
 
+    def assembler_checks(self) -> dict[str, Callable[[], str | None]]:
+        return {"gnu": toolchain.gnu_missing, "keystone": toolchain.keystone_missing,
+                "own": toolchain.own_missing}
 
-X86_64_MACHINE = X86Machine()
+
+# Typed as the protocol: mypy checks here that x86-64 implements all of it.
+X86_64_MACHINE: Machine = X86Machine()

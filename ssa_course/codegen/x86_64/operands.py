@@ -2,7 +2,7 @@
 encoder (:mod:`ssa_course.codegen.x86_64.encode`): a register (``r12``, ``eax``, ``sil``), a
 memory operand (``qword ptr [base + index*scale + disp]``, ``[rip + disp]``) or an
 immediate (``-5``, ``0x7fffffff``). Symbols are not operands here: the layout
-(:mod:`ssa_course.codegen.layout`) replaces them by numbers first.
+(:mod:`ssa_course.codegen.x86_64.layout`) replaces them by numbers first.
 """
 
 from __future__ import annotations

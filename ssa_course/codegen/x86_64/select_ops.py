@@ -8,16 +8,16 @@ row of the pattern table each branch implements is named in a comment after the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ssa_course.codegen import select_effects
 from ssa_course.codegen.magic import magic
 from ssa_course.codegen.minstr import fits32
-from ssa_course.codegen.mir import Imm, LabelRef, Mem, PReg, Reg, VReg
+from ssa_course.codegen.mir import Imm, LabelRef, Mem, PReg, VReg
 from ssa_course.codegen.runtime_abi import CODE
 from ssa_course.codegen.select_shared import binary_operands, compare_operands
 from ssa_course.codegen.x86_64.registers import NEGATE, SWAP
+from ssa_course.codegen.x86_64.select import x86_state
 from ssa_course.quads.ir import Instr
 
 if TYPE_CHECKING:
@@ -27,20 +27,6 @@ COMPARES = {"eq": "e", "ne": "ne", "lt": "l", "le": "le", "gt": "g", "ge": "ge"}
 INT_MIN = -(1 << 63)
 RAX, RDX, RDI, RSI, RSP = PReg("rax"), PReg("rdx"), PReg("rdi"), PReg("rsi"), PReg("rsp")
 TRAP_DIV = CODE["division by zero"]  # the runtime's message codes
-
-
-@dataclass(slots=True)
-class X86State:
-    """What x86-64 selection keeps per function (``Selector.target_state``)."""
-
-    # `x % 2^k` tested for 0 by its block's branch alone -> (x, 2^k - 1)
-    masked: dict[str, tuple[Reg, int]] = field(default_factory=dict)
-
-
-def x86_state(sel: Selector) -> X86State:
-    state = sel.target_state
-    assert isinstance(state, X86State), "an x86-64 pattern on another machine's selector"
-    return state
 
 
 def compare(sel: Selector, instr: Instr) -> str | bool:
