@@ -42,6 +42,11 @@ REPLACEMENTS = (
      "from ssa_course.codegen.x86_64.assemble import assemble\n"),
     ("from ssa_course.codegen.assemble import assemble_own\n",
      "from ssa_course.codegen.x86_64.assemble import assemble_own\n"),
+    # each CPU's machine (not its compile module) now names the allocator it runs
+    ("from ssa_course.codegen.aarch64 import compile as a64_compile\n",
+     "from ssa_course.codegen.aarch64 import machine as a64_machine\n"),
+    ("assert a64_compile.regalloc.allocate is regalloc.allocate",
+     "assert a64_machine.regalloc.allocate is regalloc.allocate"),
 )
 NOTEBOOKS = ("notebooks/11-codegen.ipynb", "solutions/11-codegen.ipynb")
 

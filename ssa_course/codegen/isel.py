@@ -32,6 +32,7 @@ from ssa_course.codegen.quadcfg import (
 from ssa_course.codegen.runtime_abi import CODE, MESSAGES, program_messages
 from ssa_course.codegen.thread import thread_bools
 from ssa_course.quads.ir import UNDEFINED, Function, Instr, Program
+from ssa_course.quads.names import Names
 
 if TYPE_CHECKING:
     from ssa_course.codegen.machine import Machine
@@ -88,6 +89,8 @@ class Selector:
         self.guarded: set[str] = set()  # loads before loops: 0 where the loop won't run
         # (quad, the instructions selected for it), when a lesson asks for the table
         self.trace: list[tuple[Instr | None, list[MInstr]]] | None = None
+        # labels selection adds, apart from the virtual registers' numbers (quads.names)
+        self.labels = Names()
         # what the CPU keeps per function (x86-64: remainders tested by a mask; AArch64:
         # hoisted array lengths, multiplies fused into madd)
         self.target_state: object = machine.function_state()
@@ -194,8 +197,12 @@ class Selector:
         self.cur.succs = [target]
 
     def new_label(self, what: str) -> str:
-        self.next_id += 1  # block labels are escaped: theirs never end in .<what><n>
-        return f"{block_label(self.fn.name, '')}{what}{self.next_id}"
+        """A fresh label for a block selection adds (a trap stub, a division's paths):
+        ``.L<fn>.<what><n>``, numbered per ``what`` by the function's label namer (its own
+        counter: virtual registers are numbered apart), which holds the quads blocks'
+        labels too (:meth:`run`), so a Bril block called ``trap1`` is never met."""
+        return self.labels.fresh(f"{block_label(self.fn.name, '')}{what}", bare=False,
+                                 sep="")
 
     def label(self, qlabel: str) -> str:
         return block_label(self.fn.name, qlabel)
@@ -247,6 +254,8 @@ class Selector:
             # themselves: none there).
             headers = loop_headers(blocks) - bounded
         self.blocks = blocks
+        for name in ("entry", *(qb.label for qb in blocks)):
+            self.labels.reserve(self.label(name))
         self.uses = use_counts(blocks)
         self.defs = {i.dest: i for qb in blocks for i in qb.body if i.dest is not None}
         for qb in blocks:  # constants first: a phi may read one defined further down
