@@ -222,7 +222,7 @@ def lesson_11(nb):
             "\nlater = [v for r in alloc.history[1:] for v in r.spilled]\n"
             "claim(\"a reload can crowd out a value that had a register in the first round\",\n"
             "      bool(later) and not any(v in alloc.history[0].spilled for v in later), True)\n"
-            "claim(\"until nothing more is\\nspilled\", alloc.history[-1].spilled, [])\n"
+            "claim(\"until nothing more is\\nspilled\", not alloc.history[-1].spilled, True)\n"
             "checked()")
     insert_after(nb, "claims-11-a64-registers", markdown_cell("i37w-11-r15", (
         "x86-64's file counts `r15` among its 14 allocatable registers, but the code generator\n"
