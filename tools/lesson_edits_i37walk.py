@@ -205,6 +205,18 @@ def lesson_10(nb):
             "so the **join** -- what a value\nis when two facts about it hold -- is simply",
             "so the **join** -- the least state\nthat covers two facts about a value, as in lesson 09 -- is simply")
     not_outputs(nb, "8ec432d9", "that covers two facts about a value", drop=["when two facts about it hold"])
+    replace(nb, "28875db7",
+            "The last step (the worklist) changes nothing\nhere -- no returned object holds further references.",
+            "The last step (the worklist) changes nothing\nhere -- no returned object holds further references. The cell below stops at the φ's\n"
+            "step: `one` (`%1`) is still `✓` there, and turns `↑` only when the walk reaches\n"
+            "`newstruct(one, two)` further up (the slider above shows every step).")
+    replace(nb, "claims-10-walk", "\nchecked()",
+            "\nphi_step = next(k for k, s in enumerate(steps) if \"φ\" in s.what)\n"
+            "turns = next(k for k, s in enumerate(steps) if \"%1\" in s.changed)\n"
+            "claim(\"`one` (`%1`) is still `✓` there, and turns `↑` only when the walk reaches\\n`newstruct(one, two)`\",\n"
+            "      (glyph_at(step_text(steps[phi_step]), \"6:\")[0], turns > phi_step, \"newstruct(%1, %3)\" in steps[turns].what),\n"
+            "      (\"✓\", True, True))\n"
+            "checked()")
 
 
 # --------------------------------------------------------------------------------- 11
