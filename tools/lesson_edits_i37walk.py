@@ -249,7 +249,32 @@ def lesson_11(nb):
         '      (True, 24, False))')))
 
 
-EDITS = {"05-control-as-data": lesson_05, "08-scheduling": lesson_08, "09-ranges": lesson_09,
+# --------------------------------------------------------------------------------- 01
+def lesson_01(nb):
+    replace(nb, "cell-06",
+            "`find_leaders` returns the\npositions in the listing where blocks start:",
+            "`find_leaders` returns the\npositions in the listing where blocks start. (`# at 6:15` after the `rem` is where the\n"
+            "`%` stands in the source, line 6, column 15: an instruction that can fail keeps its\n"
+            "place for the error message.)")
+    insert_after(nb, "cell-07", claims_cell("claims-i37w-01-at", (
+        'at = claim_line("`# at 6:15` after the `rem`", [format_instr(i) for i in fn.instrs()], "# at")\n'
+        'claim("`# at 6:15` after the `rem`", (at.split()[3], at.split("# at ")[1]), ("rem", "6:15"))\n'
+        'claim("where the\\n`%` stands in the source, line 6, column 15", LOOP.splitlines()[5][14], "%")')))
+
+
+# --------------------------------------------------------------------------------- 02
+def lesson_02(nb):
+    replace(nb, "cell-04",
+            "So it finds `a * b` again, knows `y` is 5 wherever it is used, and sees\nthrough `(a + 0) * 1 - a` to `0`.",
+            "So it finds `a * b` again and knows `y` is 5 wherever it is used; like the\nwindow, it also sees "
+            "through `(a + 0) * 1 - a` to `0` (each step of it is a neighbour's).")
+    replace(nb, "claims-02-window",
+            'claim_in("sees through `(a + 0) * 1 - a` to `0`", "z: int = const 0;", lvn)',
+            'claim("like the\\nwindow, it also sees through `(a + 0) * 1 - a` to `0`",\n'
+            '      ("z: int = const 0;" in lvn, "z: int = const 0;" in window), (True, True))')
+
+
+EDITS = {"01-quads": lesson_01, "02-peepholes": lesson_02, "05-control-as-data": lesson_05, "08-scheduling": lesson_08, "09-ranges": lesson_09,
          "10-escape": lesson_10, "11-codegen": lesson_11}
 
 
