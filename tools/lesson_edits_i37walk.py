@@ -174,7 +174,8 @@ def lesson_08(nb):
             "## References\n",
             "## References\n"
             "* Fedor Indutny, *Sea of Nodes*, 2015 (a blog post; its reducer is at\n"
-            "  github.com/indutny/json-pipeline-reducer) -- the `len(a)` loop of section 1.\n")
+            "  github.com/indutny/json-pipeline-reducer) -- reductions on the graph, the post section 1\n"
+            "  starts from.\n")
 
 
 # --------------------------------------------------------------------------------- 09
