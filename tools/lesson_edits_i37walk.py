@@ -184,6 +184,11 @@ def lesson_09(nb):
             "Fedor Indutny's post *Sea of Nodes* (see the references) removes them")
     replace(nb, "dbaac1e2", "the answer is the full range -- never",
             "the answer is the full range (printed `int`, with no bounds) -- never")
+    replace(nb, "dbaac1e2",
+            "`IntType.meet` is this lesson's join and `IntType.join` its meet. Either way up,",
+            "`IntType.meet` is this lesson's join and `IntType.join` its meet. Lesson 03's data-flow\n"
+            "table, like the dragon book, calls its merge of paths a *meet* (union for\n"
+            "liveness): there too it is the merge, moving away from the start. Either way up,")
     replace(nb, "claims-09-lattice", "\nchecked()",
             "\nclaim(\"the full range (printed `int`, with no bounds)\", str(intervals.add(r(0, INT_MAX), r(1, 1))), \"int\")\n"
             "checked()")
