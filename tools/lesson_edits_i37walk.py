@@ -113,6 +113,24 @@ def lesson_05(nb):
             "checked()")
 
 
+# --------------------------------------------------------------------------------- 07
+def lesson_07(nb):
+    replace(nb, "37addc38",
+            "Nothing can be folded, and the test `x != 1` stays.",
+            "Nothing can be folded, and the test `x != 1` stays. The listing below is the text face of\n"
+            "lesson 05 with a look ahead at section 2: a `*` marks a node SCCP will find constant,\n"
+            "`dead` a node it will prove unreachable, and the comment lines on top count them.")
+    replace(nb, "claims-07-pessimist", "\nchecked()",
+            "\npess_text = compare_text(pessimistic, \"pessimistic\")\n"
+            "marked = lambda end: [line.split()[0] for line in pess_text.splitlines() if line.rstrip().endswith(end)]\n"
+            "sccp_constants = compare(pessimistic)[\"main\"][0].constants(pessimistic.functions[\"main\"])\n"
+            "claim(\"a `*` marks a node SCCP will find constant\",\n"
+            "      (marked(\"*\"), f\"+{len(marked('*'))} constants\" in pess_text), ([f\"%{n.id}\" for n in sccp_constants], True))\n"
+            "claim(\"`dead` a node it will prove unreachable\",\n"
+            "      (bool(marked(\" dead\")), f\"{len(marked(' dead'))} more dead nodes\" in pess_text), (True, True))\n"
+            "checked()")
+
+
 # --------------------------------------------------------------------------------- 08
 def lesson_08(nb):
     replace(nb, "ed742701", "The post on sea-of-nodes reductions uses this one:",
@@ -280,7 +298,7 @@ def lesson_02(nb):
             '      ("z: int = const 0;" in lvn, "z: int = const 0;" in window), (True, True))')
 
 
-EDITS = {"01-quads": lesson_01, "02-peepholes": lesson_02, "05-control-as-data": lesson_05, "08-scheduling": lesson_08, "09-ranges": lesson_09,
+EDITS = {"01-quads": lesson_01, "02-peepholes": lesson_02, "07-optimistic": lesson_07, "05-control-as-data": lesson_05, "08-scheduling": lesson_08, "09-ranges": lesson_09,
          "10-escape": lesson_10, "11-codegen": lesson_11}
 
 
