@@ -273,6 +273,15 @@ def lesson_11(nb):
         '      (True, 24, False))')))
 
 
+# --------------------------------------------------------------------------------- 00
+def lesson_00(nb):
+    replace(nb, "cell-13",
+            '        print(f"{stage:10} -> {result.stdout.strip():>6}   ({result.steps} steps)")',
+            '        # machine code runs on the processor (or an emulator): nobody counts its steps\n'
+            '        steps = f"{result.steps} steps" if result.steps else "machine code: steps not counted"\n'
+            '        print(f"{stage:10} -> {result.stdout.strip():>6}   ({steps})")')
+
+
 # --------------------------------------------------------------------------------- 01
 def lesson_01(nb):
     replace(nb, "cell-06",
@@ -298,7 +307,7 @@ def lesson_02(nb):
             '      ("z: int = const 0;" in lvn, "z: int = const 0;" in window), (True, True))')
 
 
-EDITS = {"01-quads": lesson_01, "02-peepholes": lesson_02, "07-optimistic": lesson_07, "05-control-as-data": lesson_05, "08-scheduling": lesson_08, "09-ranges": lesson_09,
+EDITS = {"00-tour": lesson_00, "01-quads": lesson_01, "02-peepholes": lesson_02, "07-optimistic": lesson_07, "05-control-as-data": lesson_05, "08-scheduling": lesson_08, "09-ranges": lesson_09,
          "10-escape": lesson_10, "11-codegen": lesson_11}
 
 
