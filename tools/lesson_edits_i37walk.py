@@ -171,6 +171,7 @@ def lesson_08(nb):
             'claim("`v41 = mul n 2` in `b8`, before the loop `b14`", "v41: int = mul n v40;" in blocks["b8"], True)',
             'claim("`v41 = mul n v40` in `b8`, before the loop\\n`b14`, `v40` being the constant 2",\n'
             '      ("v41: int = mul n v40;" in blocks["b8"], "v40: int = const 2;" in blocks["b8"]), (True, True))')
+    replace(nb, "2e2eef59-1", "(`newarr` of a negative length)", "(`newarr` of a length out of range)")
     split_off(nb, "61e75cb3", "## 4. What must not move", "i37w-08-pinned", "claims-08-hoist")
     replace(nb, "1bd087a4",
             "GCM\nplaces its `mul` before the loop, in the landing pad `.b15.pad`.",
@@ -247,6 +248,18 @@ def lesson_10(nb):
 def lesson_11(nb):
     replace(nb, "555b8226", "Chaitin's colouring: repeatedly remove",
             "Chaitin's colouring with *k* registers: repeatedly remove")
+    replace(nb, "555b8226",
+            "(Briggs' test, George's for a register).",
+            "(Briggs' test, George's for a register). When colouring picks a register, it\n"
+            "prefers one a copy partner already holds. A copy whose two sides end in one register\n"
+            "does nothing and is dropped: that is the allocation's `copies removed`, the coalesced\n"
+            "pairs and, on top of them, the copies this preference settled.")
+    insert_after(nb, "555b8226", claims_cell("claims-i37w-11-copies", (
+        'first_alloc = m.allocations["main"]\n'
+        'pairs = first_alloc.text().split("coalesced:")[1].split("every value")[0].count("<-")\n'
+        'claim("the coalesced\\npairs and, on top of them, the copies this preference settled",\n'
+        '      (f"{first_alloc.copies_removed} copies removed" in first_alloc.text(), first_alloc.copies_removed > pairs),\n'
+        '      (True, True))')))
     replace(nb, "1bef7a70",
             "The cell lists\nthe potential spills in the order simplify pushed them.",
             "The cell lists\nthe potential spills in the order simplify pushed them. A spilled value is then stored\n"
