@@ -100,6 +100,17 @@ def lesson_05(nb):
             "          lambda n: [x.label for x in n.inputs] == [\"Start\"])\n"
             "claim(\"Ids have gaps\", sorted(n.id for n in main_nodes) != list(range(len(main_nodes))), True)\n"
             "checked()")
+    replace(nb, "97256720",
+            "Below, each `Select #p.i` reads path *i*'s control (red) and value.",
+            "Below, each `Select #p.i` reads path *i*'s control (red) and value; `p` is the\n"
+            "number of the phi it came from, which is now its `Compose #p`.")
+    insert_after(nb, "6011a5cf", claims_cell("claims-i37w-05-select", (
+        'select_dot = ssa_course.show(IF_ELSE, "son-select").dot\n'
+        'compose_id = select_dot.split("Compose x\\\\n#")[1].split("\\\\")[0]\n'
+        'claim("`p` is the\\nnumber of the phi it came from, which is now its `Compose #p`",\n'
+        '      ([f"Select\\\\n#{compose_id}.{i}" in select_dot for i in (1, 2)],\n'
+        '       compose_id == str(next(n for n in sea_of_nodes(IF_ELSE, optimize=False).functions["main"].nodes()\n'
+        '                              if n.label == "Phi").id)), ([True, True], True))')))
     # section 7 gets its own cell, after the claims of section 6's last paragraph
     split_off(nb, "92af2d35-2", "## 7. Running a graph that has no blocks", "i37w-05-run",
               "claims-05-nested")
