@@ -385,7 +385,8 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
     refuse_inputs(ns.output, [ns.file])
     if check_target(ns.target or host_target()) == "aarch64":
         return _compile_aarch64(ns, step_limit, depth)
-    from ssa_course.codegen.assemble import assemble, save_executable
+    from ssa_course.codegen.assemble import save_executable
+    from ssa_course.codegen.x86_64.assemble import assemble
     from ssa_course.lessons.l11_codegen import compile_machine
 
     with _assembler(ns):

@@ -24,7 +24,7 @@ from ssa_course.codegen.aarch64.immediates import (
     mov_sequence,
 )
 from ssa_course.codegen.aarch64.layout import assemble_sections, lay_out, resolve
-from ssa_course.codegen.keystone_asm import AssemblerError
+from ssa_course.codegen.x86_64.keystone_asm import AssemblerError
 
 ROOT = Path(__file__).resolve().parent.parent
 SUM = str(ROOT / "examples" / "sum.tiny")
@@ -217,7 +217,8 @@ def test_the_allocator_names_no_register():
 
 
 def test_register_files_are_data():
-    from ssa_course.codegen.target import X86_64, register_file
+    from ssa_course.codegen.target import register_file
+    from ssa_course.codegen.x86_64.registers import X86_64
 
     a64 = register_file("aarch64")
     assert a64.total == 31 and X86_64.total == 16

@@ -29,18 +29,31 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ssa_course.errors import Pos, SourceError
-from ssa_course.quads.bril_check import FIELD_OPS, BrilProblem, check_shapes, check_types
-from ssa_course.quads.bril_write import (  # noqa: F401 - the writers are part of this API
-    dumps_json,
-    format_function,
-    format_instr,
-    format_type,
-    instr_json,
-    to_bril_json,
-    to_bril_text,
+from ssa_course.quads.bril_check import FIELD_OPS, check_shapes, check_types
+from ssa_course.quads.bril_problem import BrilProblem
+from ssa_course.quads.bril_write import (  # the writers are part of this API
+    dumps_json as dumps_json,
+)
+from ssa_course.quads.bril_write import (
+    format_function as format_function,
+)
+from ssa_course.quads.bril_write import (
+    format_instr as format_instr,
+)
+from ssa_course.quads.bril_write import (
+    format_type as format_type,
+)
+from ssa_course.quads.bril_write import (
+    instr_json as instr_json,
+)
+from ssa_course.quads.bril_write import (
+    to_bril_json as to_bril_json,
+)
+from ssa_course.quads.bril_write import (
+    to_bril_text as to_bril_text,
 )
 from ssa_course.quads.ir import Function, Instr, Label, Program, StructInfo, is_known_op
 from ssa_course.quads.memory import CHAR, CHAR_ESCAPES, PtrType
@@ -407,7 +420,7 @@ def bril_args(text: str) -> list[str] | None:
     return None
 
 
-def parse_bril_json(data: str | bytes | dict, filename: str = "<input>",
+def parse_bril_json(data: str | bytes | dict[Any, Any], filename: str = "<input>",
                     typecheck: bool = True) -> Program:
     """Read a Bril JSON program (text or an already-loaded dict), checking every field
     first (see :mod:`ssa_course.quads.bril_json`), then shapes and, if ``typecheck``, types.

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from typing import Any
 
 from ssa_course.errors import Pos, SourceError
 from ssa_course.quads.ir import Function, Instr, Label, Program, StructInfo, is_known_op
@@ -92,7 +93,7 @@ def locate(text: str, path: Path) -> Pos:
     Used only to point at an error, so it rescans the text; when the path is absent it
     returns the position of its longest present prefix.
     """
-    stack: list[list] = []  # [kind, key or index]; key None: an object awaiting its key
+    stack: list[list[Any]] = []  # [kind, key or index]; key None: an object awaiting its key
     best, best_len = 0, -1
     i, n = 0, len(text)
 
@@ -165,7 +166,7 @@ class _Reader:
 
     # -- small field checkers --------------------------------------------------
 
-    def string(self, value: object, path: Path, what: str, name: re.Pattern = _IDENT) -> str:
+    def string(self, value: object, path: Path, what: str, name: re.Pattern[str] = _IDENT) -> str:
         if not isinstance(value, str) or not value:
             raise self.fail(f"{what} must be a non-empty string, found {_show(value)}", path)
         if not name.fullmatch(value):
@@ -174,7 +175,7 @@ class _Reader:
                                                   if name is _IDENT else ")"), path)
         return value
 
-    def strings(self, obj: dict, key: str, path: Path, where: str) -> list[str]:
+    def strings(self, obj: dict[Any, Any], key: str, path: Path, where: str) -> list[str]:
         value = obj.get(key, [])
         if not isinstance(value, list):
             raise self.fail(f"{where} \"{key}\" must be a list of names, found "
@@ -220,7 +221,7 @@ class _Reader:
             result = ArrayType(result) if key == "array" else PtrType(result)
         return result
 
-    def pos(self, instr: Instr, raw: dict, path: Path, where: str) -> None:
+    def pos(self, instr: Instr, raw: dict[Any, Any], path: Path, where: str) -> None:
         if "pos" not in raw:
             return
         pos = raw["pos"]
@@ -344,7 +345,7 @@ class _Reader:
         self.paths[id(instr)] = path
         return instr
 
-    def const_value(self, raw: dict, ty: Type | None, path: Path,
+    def const_value(self, raw: dict[str, Any], ty: Type | None, path: Path,
                     where: str) -> int | bool | str:
         if "value" not in raw:
             raise self.fail(f"{where}: 'const' needs a \"value\"", path)
@@ -365,7 +366,7 @@ class _Reader:
                                 f"found {_show(value)}", vpath)
             return value
         if ty == CHAR:
-            if not is_char(value):
+            if not isinstance(value, str) or not is_char(value):
                 raise self.fail(f"{where} \"value\": a char constant is a string of one "
                                 f"Unicode character, found {_show(value)}", vpath)
             return value
@@ -375,7 +376,7 @@ class _Reader:
                         path + ("type",))
 
 
-def read_bril_json(data: str | bytes | dict, filename: str = "<input>",
+def read_bril_json(data: str | bytes | dict[Any, Any], filename: str = "<input>",
                    ) -> tuple[Program, _Reader]:
     """Check and read a Bril JSON document; returns the program and the reader, whose
     ``paths`` locate every instruction and label for later messages."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from ssa_course.quads.ir import Function, Instr, Label, Program
 from ssa_course.quads.memory import PtrType, char_literal
@@ -78,7 +79,7 @@ def _type_json(ty: Type) -> object:
     return str(ty)
 
 
-def instr_json(instr: Instr) -> dict:
+def instr_json(instr: Instr) -> dict[Any, Any]:
     out: dict[str, object] = {"op": instr.op}
     if instr.dest is not None:
         out["dest"] = instr.dest
@@ -99,7 +100,7 @@ def instr_json(instr: Instr) -> dict:
     return out
 
 
-def to_bril_json(program: Program) -> dict:
+def to_bril_json(program: Program) -> dict[Any, Any]:
     """The canonical Bril JSON object of a program."""
     functions = []
     for fn in program.functions.values():

@@ -11,6 +11,8 @@ Every executed instruction counts once toward the dynamic instruction count that
 
 from __future__ import annotations
 
+from typing import Any
+
 from ssa_course import opcodes
 from ssa_course.errors import Pos, RuntimeTrap
 from ssa_course.quads import memory
@@ -61,7 +63,7 @@ class Resolved:
 
     __slots__ = ("fn", "code", "params", "block_of")
 
-    def __init__(self, fn: Function, code: list[tuple], params: list[str],
+    def __init__(self, fn: Function, code: list[tuple[Any, ...]], params: list[str],
                  block_of: list[str]):
         self.fn = fn
         self.code = code
@@ -97,7 +99,7 @@ def resolve(fn: Function, program: Program) -> Resolved:
         previous = item
     # Pass 2: one tuple per instruction, with what the loop needs precomputed in
     # ``extra`` (a constant's value, jump targets, a callee's signature, ...)
-    code: list[tuple] = []
+    code: list[tuple[Any, ...]] = []
     prev_was_phi = False
     for item in fn.body:
         if not isinstance(item, Instr):
@@ -154,13 +156,13 @@ def resolve(fn: Function, program: Program) -> Resolved:
     return Resolved(fn, code, [name for name, _ in fn.params], block_of)
 
 
-def _label_slots(body: list) -> set[int]:
+def _label_slots(body: list[Any]) -> set[int]:
     """The labels that get a code slot of their own (``LABEL``, not counted as a step):
     all but the last of two or more labels in a row before a ``phi``. A phi reads the
     edge of the label passed just before its own (Bril's rule), so jumping to ``.a`` in
     ``.a: .b: x = phi ... .a ...`` must be told from jumping to ``.b``."""
     out: set[int] = set()
-    run: list = []
+    run: list[Any] = []
     for item in body:
         if isinstance(item, Label):
             run.append(item)

@@ -20,6 +20,8 @@ Three node kinds:
 
 from __future__ import annotations
 
+from typing import Any
+
 from ssa_course.quads import memory
 from ssa_course.runtime import Value
 from ssa_course.son.graph import Graph, Node, RunState
@@ -53,7 +55,7 @@ class BrilPure(Node):
     def compute(self) -> Type:
         return self.value_type
 
-    def key(self) -> tuple | None:
+    def key(self) -> tuple[Any, ...] | None:
         inputs = super().key()
         assert inputs is not None
         return (*inputs, self.op, self.value)

@@ -22,7 +22,7 @@ import contextlib
 from dataclasses import dataclass
 
 from ssa_course import opcodes
-from ssa_course.quads.ir import Function, Instr, Program
+from ssa_course.quads.ir import UNDEFINED, Function, Instr, Program
 from ssa_course.quads.memory import PURE as PURE_BRIL
 from ssa_course.quads.memory import SHAPES as BRIL_MEMORY
 from ssa_course.runtime import paused_gc
@@ -35,7 +35,7 @@ from ssa_course.son.graph import Node
 from ssa_course.son.memory import Len, Print
 from ssa_course.son.program import FunctionGraph, SeaOfNodes, lattice_type
 from ssa_course.son.types import INT_BOTTOM, MEM, Type
-from ssa_course.ssa.construct import UNDEFINED, to_ssa_cfg
+from ssa_course.ssa.construct import to_ssa_cfg
 from ssa_course.ssa.dom import postorder
 from ssa_course.tiny import types as tt
 

@@ -18,10 +18,13 @@ quads interpreter, becomes Julia-style IRCode, and prints as Bril.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ssa_course import opcodes
 from ssa_course.errors import Pos
 from ssa_course.quads.ir import (
     NEVER_RETURNS,
+    UNDEFINED,
     Function,
     Instr,
     Item,
@@ -64,7 +67,6 @@ from ssa_course.son.memory import (
 )
 from ssa_course.son.program import SeaOfNodes
 from ssa_course.son.types import BoolType, IntType, Type
-from ssa_course.ssa.construct import UNDEFINED
 from ssa_course.tiny import types as tt
 
 _KINDS = {opcodes.INT: tt.INT, opcodes.BOOL: tt.BOOL}
@@ -534,7 +536,7 @@ def _is_length_of(length: Node, array: Node) -> bool:
     return False
 
 
-def scheduled_ssa(program: SeaOfNodes, structs: dict | None = None
+def scheduled_ssa(program: SeaOfNodes, structs: dict[Any, Any] | None = None
                   ) -> tuple[Program, dict[str, Schedule]]:
     """Schedule every function and write it as SSA quads (phis at block tops)."""
     with paused_gc():  # a big live graph and the quads made from it: nothing is garbage

@@ -28,6 +28,8 @@ where a duplicate was found.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ssa_course import opcodes
 from ssa_course.quads.cfg import build_cfg
 from ssa_course.quads.domtree import fast_immediate_dominators, tree_children
@@ -79,7 +81,7 @@ def dom_cse(fn: Function) -> Function:
         stack.extend((kid, None) for kid in reversed(children[name]))
     if not rename:
         return fn
-    body: list = []
+    body: list[Any] = []
     emptied = False  # an operation of the current block went and nothing is left of it
     for item in fn.body:
         if isinstance(item, Instr):

@@ -19,11 +19,11 @@ counts it back up), checks that rsp is above ``rt_stack_limit`` (the stack left,
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ssa_course.codegen.minstr import ins
+from ssa_course.codegen.frame_layout import lay_out
 from ssa_course.codegen.mir import Imm, LabelRef, Mem, MFunction, MInstr, PReg, Slot
+from ssa_course.codegen.x86_64.minstr import ins
 
 if TYPE_CHECKING:
     from ssa_course.codegen.isel import Selector
@@ -110,27 +110,3 @@ def layout(fn: MFunction) -> None:
     # callee-saved registers final -- both fix where every slot sits.
     lay_out(fn, lambda o: slot_address(fn, o) if isinstance(o, Slot) else None,
             prologue, epilogue)
-
-
-def lay_out(fn: MFunction, address: Callable[[object], Mem | None],
-            prologue: Callable[[MFunction], list[MInstr]],
-            epilogue: Callable[[MFunction, MInstr], list[MInstr]]) -> None:
-    """The frame step both targets share: each placeholder operand (a slot; AArch64's
-    incoming stack argument) replaced by the ``Mem`` its target's ``address`` gives, each
-    ``ret`` by the target's ``epilogue`` (ending in that ``ret``), the ``prologue`` put in
-    front of the entry block."""
-    for block in fn.blocks:
-        new: list[MInstr] = []
-        for instr in block.instrs:
-            for k, o in enumerate(instr.operands):
-                m = address(o)
-                if m is not None:
-                    instr.operands[k] = m
-            # Every `ret` gets its own epilogue (no shared exit block): one jump fewer, and
-            # each return path stays a straight line.
-            if instr.op == "ret":
-                new.extend(epilogue(fn, instr))
-            else:
-                new.append(instr)
-        block.instrs = new
-    fn.blocks[0].instrs[:0] = prologue(fn)

@@ -5,7 +5,7 @@ by trying, keystone 0.9.2): ``[rip + sym]`` to a resolved symbol is off by the l
 the instruction's tail, ``call sym`` and ``jmp sym`` are off by four, ``.text`` can crash it,
 and a ``mov`` from an absolute address picks another encoding. So keystone only ever sees
 one instruction without symbols, exactly like our own encoder
-(:mod:`ssa_course.codegen.x86_encode`): :func:`ssa_course.codegen.layout.lay_out` places
+(:mod:`ssa_course.codegen.x86_64.encode`): :func:`ssa_course.codegen.x86_64.layout.lay_out` places
 sections, labels, branches and rip-relative displacements around it.
 
 One more keystone bug (found by the byte comparison on a program with an argument of
@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import re
 
+from ssa_course.codegen.asm_data import AssemblerError
 from ssa_course.codegen.elf import Sections
-from ssa_course.codegen.layout import AssemblerError, lay_out, parse
+from ssa_course.codegen.x86_64.layout import lay_out, parse
 
 __all__ = ["AssemblerError", "KeystoneEncoder", "assemble_keystone", "parse"]
 

@@ -1,8 +1,8 @@
 """Reading an instruction's operands (Intel syntax, as our listings print them) for the
-encoder (:mod:`ssa_course.codegen.x86_encode`): a register (``r12``, ``eax``, ``sil``), a
+encoder (:mod:`ssa_course.codegen.x86_64.encode`): a register (``r12``, ``eax``, ``sil``), a
 memory operand (``qword ptr [base + index*scale + disp]``, ``[rip + disp]``) or an
 immediate (``-5``, ``0x7fffffff``). Symbols are not operands here: the layout
-(:mod:`ssa_course.codegen.layout`) replaces them by numbers first.
+(:mod:`ssa_course.codegen.x86_64.layout`) replaces them by numbers first.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ssa_course.codegen.x86_table import REGISTERS
+from ssa_course.codegen.x86_64.table import REGISTERS
 
 _SIZES = {"byte": 8, "word": 16, "dword": 32, "qword": 64}
 _NUMBER = re.compile(r"-?(?:0x[0-9a-fA-F]+|\d+)\Z")

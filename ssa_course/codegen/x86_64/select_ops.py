@@ -8,16 +8,16 @@ row of the pattern table each branch implements is named in a comment after the 
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ssa_course.codegen import select_effects
 from ssa_course.codegen.magic import magic
 from ssa_course.codegen.minstr import fits32
-from ssa_course.codegen.mir import NEGATE, SWAP, Imm, LabelRef, Mem, PReg
-from ssa_course.codegen.quadcfg import QBlock
+from ssa_course.codegen.mir import Imm, LabelRef, Mem, PReg, VReg
 from ssa_course.codegen.runtime_abi import CODE
+from ssa_course.codegen.select_shared import binary_operands, compare_operands
+from ssa_course.codegen.x86_64.registers import NEGATE, SWAP
+from ssa_course.codegen.x86_64.select import x86_state
 from ssa_course.quads.ir import Instr
 
 if TYPE_CHECKING:
@@ -29,67 +29,6 @@ RAX, RDX, RDI, RSI, RSP = PReg("rax"), PReg("rdx"), PReg("rdi"), PReg("rsi"), PR
 TRAP_DIV = CODE["division by zero"]  # the runtime's message codes
 
 
-def fusible_compares(qb: QBlock, uses: dict[str, int]) -> dict[str, Instr]:
-    """Compares and ``not``s whose only use is this block's ``br`` (directly or through
-    other such ``not``s): the branch emits them as ``cmp``/``test`` + ``jcc`` and they get
-    no register."""
-    term = qb.body[-1]
-    if term.op != "br":
-        return {}
-    defs = {i.dest: i for i in qb.body if i.dest is not None}
-    fused: dict[str, Instr] = {}
-    name = term.args[0]
-    while uses.get(name) == 1 and name in defs:
-        d = defs[name]
-        if d.op not in COMPARES and d.op != "not":
-            break
-        fused[name] = d
-        if d.op in COMPARES:
-            break
-        name = d.args[0]
-    return fused
-
-
-def zero_tested(blocks: list[QBlock], uses: dict[str, int], consts: dict[str, int]
-                ) -> set[str]:
-    """Values whose every use is ``== 0`` or ``!= 0``: only their zero-ness matters."""
-    tests: dict[str, int] = {}
-    for qb in blocks:
-        for i in qb.body:
-            if i.op in ("eq", "ne") and len(i.args) == 2:
-                a, b = i.args
-                if consts.get(b) == 0 and a not in consts:
-                    tests[a] = tests.get(a, 0) + 1
-                elif consts.get(a) == 0 and b not in consts:
-                    tests[b] = tests.get(b, 0) + 1
-    return {name for name, n in tests.items() if n == uses.get(name)}
-
-
-_FOLD = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
-         "gt": operator.gt, "ge": operator.ge}
-
-
-def constant_compare(op: str, a: int, b: int) -> bool:
-    """The value of comparison quad ``op`` (``eq``, ``lt``...) on two constants (both
-    targets fold it instead of comparing)."""
-    return bool(_FOLD[op](a, b))
-
-
-def compare_operands(sel: Selector, instr: Instr, compares: Mapping[str, str],
-                     swap: Mapping[str, str]) -> tuple[str, str, str, int | None] | bool:
-    """A comparison quad's operands with a constant moved to the right (its condition
-    swapped), the target's condition (``compares``: quad op -> condition) and the right
-    one's constant value, if any; or the answer when both are constants (both targets)."""
-    a, b = instr.args
-    cc = compares[instr.op]
-    ca, cb = sel.const(a), sel.const(b)
-    if ca is not None and cb is not None:
-        return constant_compare(instr.op, ca, cb)
-    if ca is not None:
-        return b, a, swap[cc], ca
-    return a, b, cc, cb
-
-
 def compare(sel: Selector, instr: Instr) -> str | bool:
     """Set the flags for a comparison; its condition code (a bool if both are constants)."""
     # pattern: constant on the left -> swap the operands
@@ -97,7 +36,7 @@ def compare(sel: Selector, instr: Instr) -> str | bool:
     if isinstance(ordered, bool):
         return ordered
     a, b, cc, cb = ordered
-    masked = sel.masked.get(a) if cb == 0 else None
+    masked = x86_state(sel).masked.get(a) if cb == 0 else None
     if masked is not None:  # pattern: x % 2^k == 0 branch -> test x, 2^k-1
         sel.emit("test", masked[0], Imm(masked[1]))
         return cc
@@ -179,19 +118,6 @@ def s_not(sel: Selector, i: Instr) -> None:
 # it disappear (or not), which is the lesson's point about copies.
 def s_id(sel: Selector, i: Instr) -> None:
     sel.emit("mov", sel.dest(i), sel.val(i.args[0]))
-
-
-def binary_operands(sel: Selector, i: Instr) -> tuple[str, str, int | None]:
-    """An ``and``/``or``/``add``/``sub`` quad's operands, a constant moved to the right
-    where the operation is commutative, and the constant an ``add``/``sub`` of a constant
-    adds (a ``sub``'s negated), else None (both targets)."""
-    a, b = i.args
-    if i.op != "sub" and sel.const(a) is not None and sel.const(b) is None:
-        a, b = b, a  # commutative: the constant goes right
-    cb = sel.const(b)
-    if i.op in ("add", "sub") and cb is not None:
-        return a, b, cb if i.op == "add" else -cb
-    return a, b, None
 
 
 def s_binary(sel: Selector, i: Instr) -> None:
@@ -304,7 +230,7 @@ def s_divide(sel: Selector, i: Instr) -> None:
         sel.start_block(rest)
 
 
-def _divide_by_constant(sel: Selector, a: str, c: int, d, rem: bool) -> None:
+def _divide_by_constant(sel: Selector, a: str, c: int, d: VReg, rem: bool) -> None:
     """Division by another constant: the high half of a product with its magic reciprocal
     (:mod:`ssa_course.codegen.magic`), corrected, shifted, rounded toward zero."""
     # Granlund-Montgomery: q = hi64(x * m) >> shift, with a correction when m had to be
@@ -339,7 +265,7 @@ def _divide_by_constant(sel: Selector, a: str, c: int, d, rem: bool) -> None:
     sel.emit("sub", d, p)
 
 
-def _divide_by_power(sel: Selector, a: str, c: int, d, rem: bool) -> None:
+def _divide_by_power(sel: Selector, a: str, c: int, d: VReg, rem: bool) -> None:
     """Division by +-2^k without idiv: add the bias (2^k - 1 for a negative dividend),
     then shift; the remainder is the dividend minus the rounded-down multiple."""
     k = abs(c).bit_length() - 1
@@ -350,7 +276,7 @@ def _divide_by_power(sel: Selector, a: str, c: int, d, rem: bool) -> None:
         # (`test x, 2^k-1`), and the remainder is never made (collatz's `x % 2 == 0`).
         if sel.uses.get(d.hint) == 1 and any(
                 f.op in ("eq", "ne") and d.hint in f.args for f in sel.fused.values()):
-            sel.masked[d.hint] = (sel.reg(a), (1 << k) - 1)
+            x86_state(sel).masked[d.hint] = (sel.reg(a), (1 << k) - 1)
             return
         sel.emit("mov", d, sel.val(a))  # pattern: x % 2^k == 0 -> and
         sel.emit("and", d, Imm((1 << k) - 1))

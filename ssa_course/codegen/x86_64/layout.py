@@ -1,7 +1,8 @@
 """What an assembler does around its instruction encoder: sections, labels, branches.
 
 An encoder turns one instruction without symbols into bytes (ours,
-:mod:`ssa_course.codegen.x86_encode`, or keystone's, :mod:`ssa_course.codegen.keystone_asm`);
+:mod:`ssa_course.codegen.x86_64.encode`, or keystone's,
+:mod:`ssa_course.codegen.x86_64.keystone_asm`);
 this module does the rest, the way GNU ``as`` + ``ld`` do it for our programs:
 
 * data and bss directives (``.quad .byte .zero .ascii .balign``) become bytes here;
@@ -22,9 +23,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ssa_course.codegen import x86_encode
+from ssa_course.codegen.asm_data import (
+    DATA_WORDS,
+    AssemblerError,
+    data_bytes,
+    number,
+    strip_comment,
+)
 from ssa_course.codegen.elf import Sections
-from ssa_course.codegen.x86_table import CONDITIONS, REGISTERS
+from ssa_course.codegen.x86_64 import encode as x86_encode
+from ssa_course.codegen.x86_64.table import CONDITIONS, REGISTERS
 from ssa_course.tiny.lexer import split_lines
 
 _IDENT = r"[A-Za-z_.$][\w.$]*"
@@ -32,10 +40,6 @@ _LABEL = re.compile(rf"^({_IDENT}):\s*(.*)$")
 _RIP = re.compile(rf"\[\s*rip\s*\+\s*({_IDENT})\s*(?:([+-])\s*(0x[0-9a-fA-F]+|\d+))?\s*\]")
 _BRANCH = re.compile(rf"^(jmp|call|j[a-z]{{1,3}})\s+({_IDENT})$")
 _IGNORED = (".intel_syntax", ".globl", ".global", ".section .note", ".type", ".size")
-
-
-class AssemblerError(Exception):
-    """The source is outside what the assembler accepts (a bug of the code generator)."""
 
 
 @dataclass(slots=True)
@@ -56,68 +60,6 @@ class _Parsed:
     data_labels: dict[str, int] = field(default_factory=dict)
     bss_size: int = 0
     bss_labels: dict[str, int] = field(default_factory=dict)
-
-
-def strip_comment(line: str, marker: str = "#") -> str:
-    """``line`` without its comment (from ``marker``: ``#`` in x86-64's Intel syntax, ``//``
-    in AArch64's) and surrounding spaces; a marker inside a string stays. Both of our own
-    assemblers read their source with it."""
-    quoted = False
-    for k, ch in enumerate(line):
-        if ch == '"' and (k == 0 or line[k - 1] != "\\"):
-            quoted = not quoted
-        elif not quoted and line.startswith(marker, k):
-            return line[:k].strip()
-    return line.strip()
-
-
-def _number(text: str) -> int:
-    return int(text.strip(), 0)
-
-
-def ascii_bytes(arg: str) -> bytes:
-    """The bytes of an ``.ascii`` string (``\\n``, ``\\t``, ``\\\\``, ``\\"``, ``\\r``, ``\\0`` and
-    three-digit octal escapes)."""
-    body = arg.strip()
-    if len(body) < 2 or body[0] != '"' or body[-1] != '"':
-        raise AssemblerError(f"bad string: {arg}")
-    body = body[1:-1]
-    out = bytearray()
-    k = 0
-    simple = {"n": 10, "t": 9, "\\": 92, '"': 34, "r": 13, "0": 0}
-    while k < len(body):
-        ch = body[k]
-        if ch != "\\":
-            out += ch.encode()
-            k += 1
-        elif body[k + 1:k + 4].isdigit() and len(body[k + 1:k + 4]) == 3:
-            out.append(int(body[k + 1:k + 4], 8) & 0xFF)
-            k += 4
-        elif body[k + 1:k + 2] in simple:
-            out.append(simple[body[k + 1]])
-            k += 2
-        else:
-            raise AssemblerError(f"unknown escape in string: {arg}")
-    return bytes(out)
-
-
-DATA_WORDS = (".quad", ".byte", ".zero", ".ascii")
-
-
-def data_bytes(word: str, arg: str) -> bytes:
-    """The bytes data directive ``word`` (one of :data:`DATA_WORDS`) puts in ``.data``:
-    little-endian quads and bytes (wrapped to their width), zeros, a string. Both of our
-    own assemblers (x86-64, AArch64) lay out their data with it."""
-    if word == ".quad":
-        return b"".join((_number(v) & (1 << 64) - 1).to_bytes(8, "little")
-                        for v in arg.split(","))
-    if word == ".byte":
-        return bytes(_number(v) & 0xFF for v in arg.split(","))
-    if word == ".zero":
-        return bytes(_number(arg))
-    if word == ".ascii":
-        return ascii_bytes(arg)
-    raise AssemblerError(f"not a data directive: {word}")
 
 
 def parse(source: str) -> _Parsed:
@@ -156,9 +98,9 @@ def parse(source: str) -> _Parsed:
 def _directive(p: _Parsed, section: str, word: str, arg: str, line: str) -> None:
     if section == ".bss":
         if word == ".zero":
-            p.bss_size += _number(arg)
+            p.bss_size += number(arg)
         elif word == ".balign":
-            p.bss_size = -(-p.bss_size // _number(arg)) * _number(arg)
+            p.bss_size = -(-p.bss_size // number(arg)) * number(arg)
         else:
             raise AssemblerError(f"only .zero and .balign in .bss: {line}")
         return
@@ -167,7 +109,7 @@ def _directive(p: _Parsed, section: str, word: str, arg: str, line: str) -> None
     if word in DATA_WORDS:
         p.data += data_bytes(word, arg)
     elif word == ".balign":
-        p.data += bytes(-len(p.data) % _number(arg))
+        p.data += bytes(-len(p.data) % number(arg))
     else:
         raise AssemblerError(f"unsupported directive: {line}")
 
@@ -214,7 +156,7 @@ class _Cached:
         name = m.group(1)
         if name not in symbols:
             raise AssemblerError(f"undefined symbol '{name}' in '{text}'")
-        k = _number(m.group(3)) if m.group(3) else 0
+        k = number(m.group(3)) if m.group(3) else 0
         disp = symbols[name] + (-k if m.group(2) == "-" else k) - end
         if not -(1 << 31) <= disp < 1 << 31:
             raise AssemblerError(f"'{name}' is out of rip-relative reach in '{text}'")

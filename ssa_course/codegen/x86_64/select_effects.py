@@ -108,7 +108,7 @@ def _release(sel: Selector, size: int) -> None:
     sel.emit("add", RSP, Imm(size))
 
 
-EFFECTS: Effects[Selector] = Effects(
+EFFECTS = Effects(
     result=RAX, load="mov", load_byte="movzx", length_disp=0, store=_store, element=_bounds,
     unset_check=_unset_check, stack_array=_stack_array, stack_args=_stack_args,
     release=_release)

@@ -1,5 +1,5 @@
 """The x86-64 instructions our code uses, as data: registers and opcode forms, written the
-way the Intel manual (SDM volume 2) writes them, for :mod:`ssa_course.codegen.x86_encode`.
+way the Intel manual (SDM volume 2) writes them, for :mod:`ssa_course.codegen.x86_64.encode`.
 
 One row is one *form*: a mnemonic, the kinds of its operands and its encoding::
 

@@ -11,6 +11,7 @@ from ssa_course.codegen.runtime_abi import (
     SYS_EXIT_GROUP,
     SYS_MPROTECT,
     RuntimeConfig,
+    bad_type_message,
     guard_bytes,
     handler_bytes,
     length_of,
@@ -18,7 +19,7 @@ from ssa_course.codegen.runtime_abi import (
     stack_limit_offset,
     strlen,
 )
-from ssa_course.codegen.runtime_heap import mmap_text
+from ssa_course.codegen.x86_64.runtime_heap import mmap_text
 
 
 def _syscall_mmap(size: int, fail: str) -> str:
@@ -98,20 +99,6 @@ def start_text(config: RuntimeConfig) -> str:
     syscall
 """)
     return "".join(parts)
-
-
-def bad_type_message(name: str, ty: str) -> str:
-    return (f"error: argument '{name}' has type {ty}, which cannot come from the command "
-            "line\n")
-
-
-def count_message(config: RuntimeConfig) -> str:
-    """The start of the CLI's wrong-count message (the count given follows it)."""
-    params = config.main_params
-    wanted = ", ".join(f"{n}: {t}" for n, t in params) or "none"
-    return (f"error: main takes {len(params)} argument{'s' * (len(params) != 1)} "
-            f"({wanted}), but ")
-
 
 
 COMMAND_LINE_TEXT = f"""

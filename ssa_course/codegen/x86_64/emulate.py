@@ -11,10 +11,11 @@ Linux sends for it. The result has the same shape and the same text as
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from ssa_course.codegen import toolchain
 from ssa_course.codegen.assemble import Image
-from ssa_course.codegen.child import DEFAULT_TIMEOUT_S
+from ssa_course.codegen.child import DEFAULT_TIMEOUT_S, ChildResult
 from ssa_course.codegen.emulator import (
     EXIT,
     MMAP,
@@ -27,7 +28,7 @@ from ssa_course.codegen.emulator import (
     image_segments,
     run_machine,
 )
-from ssa_course.codegen.native import ChildResult, deliver, format_args
+from ssa_course.codegen.native import deliver, format_args
 from ssa_course.codegen.runtime_abi import SYS_EXIT_GROUP, SYS_MMAP, SYS_MPROTECT, SYS_WRITE
 from ssa_course.runtime import Output
 
@@ -47,7 +48,7 @@ class _Machine(Machine):
 
     # unicorn is imported only when an emulated run happens: it is not installed in the
     # browser build (emscripten, see pyproject.toml), and the back end must import there.
-    def engine(self):
+    def engine(self) -> Any:
         from unicorn import UC_ARCH_X86, UC_MODE_64, Uc
 
         return Uc(UC_ARCH_X86, UC_MODE_64)
@@ -55,12 +56,12 @@ class _Machine(Machine):
     def sp_reg(self) -> int:
         from unicorn.x86_const import UC_X86_REG_RSP
 
-        return UC_X86_REG_RSP
+        return int(UC_X86_REG_RSP)
 
     def pc_reg(self) -> int:
         from unicorn.x86_const import UC_X86_REG_RIP
 
-        return UC_X86_REG_RIP
+        return int(UC_X86_REG_RIP)
 
     def install(self) -> None:
         from unicorn import UC_HOOK_INSN, UC_HOOK_INTR
@@ -73,7 +74,7 @@ class _Machine(Machine):
     def fault_signal(self, intno: int) -> int:
         return _FAULT_SIGNALS.get(intno, SIGSEGV)
 
-    def _interrupt(self, _uc, intno: int, _data: object) -> None:
+    def _interrupt(self, _uc: object, intno: int, _data: object) -> None:
         self.stop_on_fault(intno)
 
     def syscall_regs(self) -> tuple[int, tuple[int, int, int], int]:
@@ -89,7 +90,7 @@ class _Machine(Machine):
         # in rax.
         return UC_X86_REG_RAX, (UC_X86_REG_RDI, UC_X86_REG_RSI, UC_X86_REG_RDX), UC_X86_REG_RAX
 
-    def _syscall(self, _uc, _data: object) -> None:
+    def _syscall(self, _uc: object, _data: object) -> None:
         self.serve_syscall()
 
 

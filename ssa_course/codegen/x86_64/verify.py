@@ -14,10 +14,8 @@ argument registers written (rdi, rsi, rdx, rcx, r8, r9 here). x86-64's own:
 
 from __future__ import annotations
 
-from ssa_course.codegen.emit import instr_text
-from ssa_course.codegen.frame import frame_size
 from ssa_course.codegen.minstr import fits32
-from ssa_course.codegen.mir import ARG_REGS, RET_REG, Imm, Mem, MFunction, MProgram, PReg
+from ssa_course.codegen.mir import Imm, Mem, MFunction, MProgram, PReg
 from ssa_course.codegen.verify_shared import (
     Callees,
     Rules,
@@ -29,6 +27,9 @@ from ssa_course.codegen.verify_shared import (
     operand_forms,
     program_callees,
 )
+from ssa_course.codegen.x86_64.emit import instr_text
+from ssa_course.codegen.x86_64.frame import frame_size
+from ssa_course.codegen.x86_64.registers import ARG_REGS, RET_REG
 
 # What the shared checks need: System V's argument and result registers, and Intel syntax
 # to name the instruction at fault.
@@ -79,7 +80,7 @@ def check_operands(fn: MFunction) -> None:
 
 
 def check_alignment(fn: MFunction) -> None:
-    """rsp % 16 == 0 at every call (after :func:`ssa_course.codegen.frame.layout`)."""
+    """rsp % 16 == 0 at every call (after :func:`ssa_course.codegen.x86_64.frame.layout`)."""
     # Track how far rsp is below the caller's rsp: 8 on entry (the return address), then
     # `body` once the prologue ran (return address, rbp, saves, slots). The caller's rsp
     # was 16-aligned at its call (System V), so ours is aligned exactly when depth % 16 == 0.

@@ -9,12 +9,8 @@ instruction of each source line is preceded by ``# line N: <the line>``.
 from __future__ import annotations
 
 from ssa_course.codegen import listing
-from ssa_course.codegen.frame import slot_address
 from ssa_course.codegen.listing import Syntax
 from ssa_course.codegen.mir import (
-    LOW8,
-    LOW32,
-    NEGATE,
     Imm,
     Mem,
     MFunction,
@@ -25,6 +21,8 @@ from ssa_course.codegen.mir import (
     Slot,
     VReg,
 )
+from ssa_course.codegen.x86_64.frame import slot_address
+from ssa_course.codegen.x86_64.registers import LOW8, LOW32, NEGATE
 
 # NEGATE covers signed conditions; these are the unsigned and sign-flag ones.
 NEGATE_ALL = {**NEGATE, "b": "ae", "ae": "b", "a": "be", "be": "a", "s": "ns", "ns": "s"}

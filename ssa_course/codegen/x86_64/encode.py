@@ -7,7 +7,7 @@ An x86-64 instruction is, in this order (Intel SDM vol. 2, chapter 2)::
 * **REX** (``0100WRXB``) is there when a 64-bit operand size is asked for (W) or a register
   numbered 8-15 is used: R extends ModRM.reg, X the SIB index, B ModRM.rm, the SIB base or
   the register in the opcode;
-* the **opcode** comes from the table (:mod:`ssa_course.codegen.x86_table`), found by the
+* the **opcode** comes from the table (:mod:`ssa_course.codegen.x86_64.table`), found by the
   operands' kinds (register, memory, immediate and their widths);
 * **ModRM** (``mod:2 reg:3 rm:3``): ``mod=11`` means ``rm`` is a register; otherwise ``rm``
   names a base register and ``mod`` says how many displacement bytes follow (0, 1, 4);
@@ -19,7 +19,7 @@ An x86-64 instruction is, in this order (Intel SDM vol. 2, chapter 2)::
   little-endian two's complement.
 
 :func:`encode` gives the bytes, :func:`fields` the same bytes named and explained (the
-lesson shows them); labels are not placed here (:mod:`ssa_course.codegen.layout` does it).
+lesson shows them); labels are not placed here (:mod:`ssa_course.codegen.x86_64.layout` does it).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ssa_course.codegen.x86_operands import (
+from ssa_course.codegen.x86_64.operands import (
     EncodeError,
     Immediate,
     Memory,
@@ -36,7 +36,7 @@ from ssa_course.codegen.x86_operands import (
     parse_operand,
     split,
 )
-from ssa_course.codegen.x86_table import CONDITIONS, FORMS, NEEDS_REX, Form
+from ssa_course.codegen.x86_64.table import CONDITIONS, FORMS, NEEDS_REX, Form
 
 __all__ = ["EncodeError", "Field", "branch", "branch_size", "choose", "encode", "fields",
            "fits", "form_width", "parse_operand", "split"]
@@ -146,7 +146,7 @@ def fields(text: str) -> list[Field]:
 
 @lru_cache(maxsize=1 << 16)  # the runtime's instructions repeat in every program
 def encode(text: str) -> bytes:
-    """The bytes of one instruction (no labels: see :mod:`ssa_course.codegen.layout`)."""
+    """The bytes of one instruction (no labels: see :mod:`ssa_course.codegen.x86_64.layout`)."""
     return b"".join(f.data for f in fields(text))
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ssa_course.codegen.minstr import ins
 from ssa_course.codegen.mir import Mem, MFunction, MInstr, PReg, Slot, VReg
+from ssa_course.codegen.x86_64.minstr import ins
 
 SCRATCH = (PReg("r10"), PReg("r11"))
 
