@@ -196,10 +196,14 @@ def test_lock_closure_follows_depends_and_drops_the_compiled_ones() -> None:
                                                      "jedi", "networkx", "pyparsing"]
 
 
-def test_setup_cell_installs_without_dependencies_and_loads_graphviz() -> None:
+def test_setup_cell_loads_the_course_from_the_lock_and_graphviz() -> None:
     source = build_lite.setup_cell().source
     assert source.startswith(build_lite.SETUP_MARK)
-    assert "deps=False" in source and "await browser.load()" in source
+    assert "await pyodide_js.loadPackage(['ssa-course', " in source
+    assert "networkx" not in source and "await browser.load()" in source
+    # networkx (1,181 files to unpack) only where a notebook imports it
+    assert build_lite.notebook_packages("import ssa_course") == build_lite.BROWSER_PACKAGES
+    assert build_lite.notebook_packages("import networkx\n")[-1] == "networkx"
 
 
 # --- the grader imports where nothing can be forked (Pyodide) --------------------------
@@ -304,14 +308,16 @@ def test_browser_reason_only_in_a_browser(monkeypatch: pytest.MonkeyPatch) -> No
 
 # --- the kernel preloads its own and the course's wheels with Pyodide -------------------
 
-def test_preload_lists_what_the_kernel_would_install_and_the_course() -> None:
+def test_preload_lists_what_the_kernel_would_install_and_no_more() -> None:
     # the kernel skips its own installs only for names in loadPyodideOptions.packages
     for name in ("micropip", "piplite", "ipykernel", "comm", "pyodide-kernel", "jedi",
                  "ipython"):
         assert name in build_lite.PRELOAD
-    assert set(build_lite.BROWSER_PACKAGES) <= set(build_lite.PRELOAD)
-    assert set(build_lite.PRELOAD) <= set(build_lite.SITE_LOCK) | set(build_lite.LOCK_ROOTS) \
-        | {"pyparsing", "networkx"}
+    # the course's wheels are unpacked by the set-up cell, not before the kernel is idle
+    assert not {"ssa-course", "networkx", "pydot", "ipywidgets"} & set(build_lite.PRELOAD)
+    assert set(build_lite.PRELOAD) | set(build_lite.BROWSER_PACKAGES) <= \
+        set(build_lite.SITE_LOCK) | set(build_lite.LOCK_ROOTS)
+    assert "networkx" not in build_lite.SITE_LOCK["ssa-course"]
 
 
 def test_lock_entry_of_a_site_wheel(tmp_path: Path) -> None:

@@ -44,26 +44,32 @@ PINS = {
 LOCK_ROOTS = ("micropip", "packaging", "ipython", "jedi", "networkx", "pyparsing")
 # lock dependencies that cannot come along (compiled, and not needed by what we use)
 LOCK_DROP = {"networkx": ("matplotlib", "numpy", "setuptools")}
-# what the first cell of every notebook on the site installs from the site (deps=False:
-# the package's own metadata names libraries that cannot exist in the browser)
-BROWSER_PACKAGES = ("ssa-course", "pydot", "pyparsing", "networkx", "ipywidgets", "comm")
+# what the first cell of every notebook on the site loads from the site's lock (with the
+# lock's own dependencies; nothing is resolved from the package's metadata, which names
+# libraries that cannot exist in the browser); a notebook that imports networkx gets it too
+BROWSER_PACKAGES = ("ssa-course", "pydot", "pyparsing", "ipywidgets", "comm")
 # wheels that are not in Pyodide's lock but get a lock entry in static/pyodide, so the kernel
-# preloads them with Pyodide itself (one parallel fetch, no micropip resolution) instead of
-# installing them one after another when it starts: the kernel's own wheels (shipped by
-# jupyterlite-pyodide-kernel) and the course's; name -> what it depends on (in the lock)
+# preloads its own with Pyodide itself (one parallel fetch, no micropip resolution) instead
+# of installing them one after another when it starts, and the set-up cell loads the
+# course's in one call: the kernel's own wheels (shipped by jupyterlite-pyodide-kernel) and
+# the course's; name -> what it depends on (in the lock). networkx is not a dependency
+# here: only ``quads.cfg.to_networkx`` and the matplotlib fallback (no matplotlib in the
+# browser) use it, and a cell that says ``import networkx`` loads it (the kernel loads a
+# cell's imports from the lock)
 SITE_LOCK = {
     "piplite": ["micropip"],
     "pyodide-kernel": ["comm", "ipython"],
     "ipykernel": ["pyodide-kernel"],
     "comm": [],
-    "ssa-course": ["networkx", "pydot"],
+    "ssa-course": ["pydot"],
     "pydot": ["pyparsing"],
     "ipywidgets": ["comm", "ipython", "traitlets"],
 }
-# loadPyodide's `packages`: the kernel skips its own installs of those listed (micropip,
-# piplite, ipykernel, comm, pyodide-kernel, jedi, ipython) and the lessons find the course
-PRELOAD = ("micropip", "piplite", "ipykernel", "comm", "pyodide-kernel", "jedi", "ipython",
-           *BROWSER_PACKAGES)
+# loadPyodide's `packages`: only what the kernel itself needs to start (it skips its own
+# installs of those listed). The course's wheels are not here: every wheel listed is
+# unpacked before the kernel reports idle (networkx alone is 1,181 files with its bytecode), so the
+# set-up cell loads them instead, and only the ones a lesson uses
+PRELOAD = ("micropip", "piplite", "ipykernel", "comm", "pyodide-kernel", "jedi", "ipython")
 SETUP_MARK = "# ssa_course in the browser (JupyterLite)"
 PRACTICE_NOTE = (
     "**In the browser, checking is practice, not grading.** The test cells run here, in\n"
@@ -256,8 +262,9 @@ def pyodide_dir(dest: Path, site_wheels: list[Path] = ()) -> None:
         entry = lock_entry(dest / wheel.name)
         keep[entry["name"]] = entry
     missing = {normal(d) for e in keep.values() for d in e["depends"]} - set(map(normal, keep))
-    if missing or set(PRELOAD) - set(keep):
-        raise SystemExit(f"error: the lock lacks {sorted(missing | (set(PRELOAD) - set(keep)))}")
+    wanted = {*PRELOAD, *BROWSER_PACKAGES, "networkx"}  # what the kernel and set-up cells load
+    if missing or wanted - set(keep):
+        raise SystemExit(f"error: the lock lacks {sorted(missing | (wanted - set(keep)))}")
     lock["packages"] = keep
     (dest / "pyodide-lock.json").write_text(json.dumps(lock, indent=1) + "\n")
 
@@ -274,16 +281,22 @@ def course_wheels() -> list[Path]:
     return [Path(w) for w in wheels]
 
 
-def setup_cell() -> nbformat.NotebookNode:
-    """The first cell of every notebook on the site: install the course from the site
-    and load the WebAssembly Graphviz (the lesson's own first cell follows unchanged)."""
-    names = ", ".join(repr(p) for p in BROWSER_PACKAGES)
+def setup_cell(packages: tuple[str, ...] = BROWSER_PACKAGES) -> nbformat.NotebookNode:
+    """The first cell of every notebook on the site: load the course from the site's lock
+    and the WebAssembly Graphviz (the lesson's own first cell follows unchanged)."""
+    names = ", ".join(repr(p) for p in packages)
     return nbformat.v4.new_code_cell(
-        f"{SETUP_MARK}: install the course from this site and load Graphviz\n"
-        "import piplite\n\n"
-        f"await piplite.install([{names}], deps=False)\n"
+        f"{SETUP_MARK}: load the course from this site and Graphviz\n"
+        "import pyodide_js\n\n"
+        f"await pyodide_js.loadPackage([{names}])\n"
         "from ssa_course.viz import browser\n\n"
         "await browser.load()")
+
+
+def notebook_packages(sources: str) -> tuple[str, ...]:
+    """What the set-up cell of a notebook with these cell ``sources`` loads."""
+    extra = ("networkx",) if re.search(r"\bnetworkx\b", sources) else ()
+    return BROWSER_PACKAGES + extra
 
 
 # a path a lesson reads relative to its folder: ../examples/sum.tiny, ../Makefile
@@ -313,8 +326,9 @@ def contents_dir(dest: Path) -> None:
         (dest / folder).mkdir(parents=True)
         for path in sorted((ROOT / folder).glob("*.ipynb")):
             nb = nbformat.read(path, as_version=4)
-            read.update(read_paths("\n".join(c.source for c in nb.cells)))
-            nb.cells.insert(0, setup_cell())
+            sources = "\n".join(c.source for c in nb.cells)
+            read.update(read_paths(sources))
+            nb.cells.insert(0, setup_cell(notebook_packages(sources)))
             if folder == "exercises":
                 nb.cells.insert(0, nbformat.v4.new_markdown_cell(PRACTICE_NOTE))
             nbformat.write(nb, dest / folder / path.name)
