@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import html
 import json
 import re
 import shutil
@@ -341,6 +342,84 @@ def contents_dir(dest: Path) -> None:
             shutil.copy2(ROOT / rel, dest / rel)
 
 
+def notebook_title(path: Path) -> str:
+    """A notebook's first heading (``# 00 · A tour: ...``), else its file name."""
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("# "):  # (its Markdown emphasis dropped)
+                    return line[2:].replace("*", "").replace("`", "").strip()
+    return path.stem
+
+
+def lab_link(path: str) -> str:
+    """The site-relative address that opens ``path`` (a contents path) in JupyterLab."""
+    return f"lab/index.html?path={path}"
+
+
+START_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<title>ssa_course: compiler IRs in the browser</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+{config}
+<style>
+body {{ font-family: sans-serif; max-width: 46em; margin: 2em auto; padding: 0 1em;
+       line-height: 1.45; color: #222; }}
+a.start {{ display: inline-block; padding: .6em 1.2em; background: #1565c0; color: #fff;
+          border-radius: 4px; text-decoration: none; font-weight: bold; }}
+li {{ margin: .2em 0; }} small {{ color: #555; }}
+</style></head><body>
+<h1>ssa_course: from quads to graphs, in your browser</h1>
+<p>Twelve lessons on compiler intermediate representations (quads, SSA, Julia-style IR, the
+sea of nodes, down to x86-64), each with its exercise. Everything runs in this page: Python
+(Pyodide) and Graphviz are part of the site, nothing is sent anywhere. The first start
+takes a little while (Python loads); run a notebook with <b>Run &gt; Run All Cells</b>.</p>
+<p><a class="start" id="tour" href="{tour}">Start the tour (lesson 00)</a></p>
+<h2>Lessons</h2>
+<ol start="0">
+{lessons}
+</ol>
+<h2>Exercises</h2>
+<p><small>In the browser a check is practice, not grading: your work stays in this
+browser (File &gt; Download saves the notebook to hand in).</small></p>
+<ul>
+{exercises}
+</ul>
+<p><small><a href="lab/index.html">All files in JupyterLab</a></small></p>
+</body></html>
+"""
+
+
+# JupyterLite's own index.html holds the site's root configuration, which every page of the
+# site reads (config-utils.js fetches each parent's index.html for it): the start page keeps
+# that element, without the script that would send the browser on to the file browser
+LITE_ROOT_CONFIG = re.compile(
+    r'<script id="jupyter-config-data" type="application/json"[^>]*>.*?</script>', re.S)
+EMPTY_ROOT_CONFIG = ('<script id="jupyter-config-data" type="application/json" '
+                     'data-jupyter-lite-root=".">{}</script>')
+
+
+def start_page(contents: Path, lite_index: str = EMPTY_ROOT_CONFIG) -> str:
+    """The site's front page (``index.html``): a button to the tour, every lesson and every
+    exercise, each a link that opens the notebook in JupyterLab. ``lite_index`` is the
+    page JupyterLite built there (its root configuration is kept)."""
+    config = LITE_ROOT_CONFIG.search(lite_index)
+    if config is None or "data-jupyter-lite-root" not in config.group(0):
+        raise SystemExit("error: JupyterLite's index.html has no root configuration "
+                         "(jupyter-config-data): the start page cannot replace it")
+
+    def items(folder: str) -> str:
+        return "\n".join(
+            f'<li><a href="{html.escape(lab_link(f"{folder}/{p.name}"))}">'
+            f"{html.escape(notebook_title(p))}</a></li>"
+            for p in sorted((contents / folder).glob("*.ipynb")))
+
+    tour = html.escape(lab_link("notebooks/00-tour.ipynb"))
+    return START_PAGE.format(config=config.group(0), tour=tour, lessons=items("notebooks"),
+                             exercises=items("exercises"))
+
+
 def lite_config(path: Path) -> None:
     path.write_text(json.dumps({
         "jupyter-lite-schema-version": 0,
@@ -374,6 +453,10 @@ def build(out: Path) -> None:
     for wheel in wheels:
         cmd += ["--piplite-wheels", str(wheel)]
     run(cmd, cwd=WORK)
+    # the front page replaces JupyterLite's (a redirect to the file browser, which lists
+    # folders and says nothing about where to begin)
+    index = out / "index.html"
+    index.write_text(start_page(WORK / "contents", index.read_text()))
     viz = npm_package("@viz-js/viz", PINS["@viz-js/viz"]) / "dist" / "viz.js"
     (out / "static" / "viz").mkdir(parents=True, exist_ok=True)
     shutil.copy2(viz, out / "static" / "viz" / "viz.js")
