@@ -377,9 +377,9 @@ sea of nodes, down to x86-64), each with its exercise. Everything runs in this p
 takes a little while (Python loads); run a notebook with <b>Run &gt; Run All Cells</b>.</p>
 <p><a class="start" id="tour" href="{tour}">Start the tour (lesson 00)</a></p>
 <h2>Lessons</h2>
-<ol start="0">
+<ul>
 {lessons}
-</ol>
+</ul>
 <h2>Exercises</h2>
 <p><small>In the browser a check is practice, not grading: your work stays in this
 browser (File &gt; Download saves the notebook to hand in).</small></p>
