@@ -32,6 +32,21 @@ NEW_09 = (
     "check stays. The corpus runs each program through every representation and compares\n"
     "with the reference interpreter.\n")
 
+OLD_11 = ("on every turn cost more, and they are the ones left without a register. The cell lists\n"
+          "the potential spills in the order simplify pushed them.")
+NEW_11 = (OLD_11 + "\n\nSpill code changes the program: a spilled value lives in a stack slot, "
+          "stored and\nreloaded through fresh short-lived registers. So the allocator runs "
+          "again on what it\nwrote, round after round, until a round spills nothing; the "
+          "lines after the table say\nwhat each later round spilled -- a value that got a "
+          "register in round 1 can lose it in a\nlater one.")
+CLAIMS_OLD_11 = "\nchecked()"
+CLAIMS_NEW_11 = (
+    '\nclaim("until a round spills nothing", not alloc.history[-1].spilled)\n'
+    'claim("a value that got a register in round 1 can lose it",\n'
+    '      any(v in alloc.history[0].potential_spills and v not in alloc.history[0].spilled\n'
+    '          for later in alloc.history[1:] for v in later.spilled))\n'
+    "checked()")
+
 
 def _replace(nb, cell_id: str, old: str, new: str) -> None:
     cell = next(c for c in nb.cells if c.get("id") == cell_id)
@@ -44,6 +59,11 @@ def main() -> None:
     path = ROOT / "notebooks" / "09-ranges.ipynb"
     nb = nbformat.read(path, as_version=4)
     _replace(nb, "4f82753e", OLD_09, NEW_09)
+    nbformat.write(nb, path)
+    path = ROOT / "notebooks" / "11-codegen.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    _replace(nb, "1bef7a70", OLD_11, NEW_11)
+    _replace(nb, "claims-11-spills", CLAIMS_OLD_11, CLAIMS_NEW_11)
     nbformat.write(nb, path)
 
 
