@@ -206,10 +206,11 @@ PICTURE_JS = """() => {
   return best;
 }"""
 
-# forget what earlier pages left in this browser (JupyterLab's workspace, the contents
-# it saved): a lesson opens as it would for a learner who opens only it
+# forget the workspace earlier pages left in this browser (JupyterLite keeps it, with the
+# contents a page saved, in IndexedDB): a lesson opens as it would for a learner who opens
+# only it. Local storage stays: it holds the service worker's version, and without it the
+# next page unregisters the service worker, whose kernel then cannot read the site's files
 CLEAR_JS = """async () => {
-  localStorage.clear(); sessionStorage.clear();
   const dbs = await indexedDB.databases();
   await Promise.all(dbs.map(d => new Promise(done => {
     const q = indexedDB.deleteDatabase(d.name);
