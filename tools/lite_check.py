@@ -348,9 +348,15 @@ class Check:
                 page.click("#tour")
                 page.wait_for_function(f"{NOTEBOOK}?.context?.path === "
                                        "'notebooks/00-tour.ipynb'", timeout=120_000)
+                # and its kernel starts: a JupyterLab page closed sooner can leave the
+                # service worker half re-registered, and the next page's kernel then
+                # cannot read the site's files (lesson 08's ../Makefile was not found)
+                page.wait_for_function(f"{NOTEBOOK}?.sessionContext?.session?.kernel?.status "
+                                       "=== 'idle'", timeout=KERNEL_SECONDS * 1000)
             self.problems += problems
             print(f"lite check: start page: {'ok' if not problems else 'FAIL'}, "
-                  f"{len(start_links(text))} notebooks linked, the tour link opens the tour",
+                  f"{len(start_links(text))} notebooks linked, the tour link opens the tour "
+                  "and its kernel starts",
                   flush=True)
         finally:
             page.close()
