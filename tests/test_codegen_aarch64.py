@@ -359,9 +359,9 @@ MADD = """fn main(n: int) {
     var s = 0;
     var t = 100;
     for (var i = 0; i < n; i = i + 1) {
-        s = s + i * n;
+        s = s + t * n;
         t = t - i * 3000;
-        var k = i * (n + 1);
+        var k = s * (n + 1);
         print(k, k + 7, s * 5 + 1);
     }
     print(s, t);
@@ -370,9 +370,10 @@ MADD = """fn main(n: int) {
 
 
 def test_multiply_add_fuses_a_product_used_once(tmp_path, capsys):
-    """``s + i * n`` is one ``madd``, ``t - i * 3000`` one ``msub`` (the constant in a
-    register); ``k = i * (n + 1)``, used twice, stays a ``mul``, and ``s * 5 + 1`` an
-    add with a shifted operand and an ``add #1``."""
+    """``s + t * n`` is one ``madd``, ``t - i * 3000`` one ``msub`` (the constant in a
+    register); ``k = s * (n + 1)``, used twice, stays a ``mul``, and ``s * 5 + 1`` an
+    add with a shifted operand and an ``add #1``. (Products of the counter by an
+    invariant variable, ``i * n``, become induction variables: codegen/strength.py.)"""
     src = tmp_path / "madd.tiny"
     src.write_text(MADD)
     assert main(["show", "--as", "asm", "--target", "aarch64", str(src)]) == 0
