@@ -111,7 +111,8 @@ def test_nqueens_computes_the_down_index_once_per_loop_copy(target):
     it into the arm where `cols[c]` is set, which never reads it: it goes. Each of the
     two copies of the loop (versioned, checked) then computes it once, not twice: x86-64's
     `mov; sub; lea; lea` has one `sub` (there were 4 in all), AArch64's `sub; add; sub`
-    two (there were 8)."""
+    two (there were 8). The guards before the copies (``vers`` blocks) subtract too (the
+    room ``len(up) - row`` that ``up[row + c]`` leaves): they are not counted."""
     program = scheduled_ssa_quads(load_file(str(NQUEENS)))
     if target == "x86-64":
         from ssa_course.codegen.x86_64.compile import select_program
@@ -122,7 +123,8 @@ def test_nqueens_computes_the_down_index_once_per_loop_copy(target):
         fn = select_a64(program, False).functions["place"]
         shapes = A64
     assert sum(i.op == "sub" and i.defs != [] and isinstance(i.defs[0], VReg)
-               for b in fn.blocks for i in b.instrs) == {"x86-64": 2, "aarch64": 4}[target]
+               for b in fn.blocks if "vers" not in b.label
+               for i in b.instrs) == {"x86-64": 2, "aarch64": 4}[target]
     assert remove_dead_code(fn, shapes.pure, shapes.no_flags) == 0  # nothing dead is left
 
 

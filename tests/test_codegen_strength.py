@@ -72,3 +72,11 @@ ARGS = [["0", "0"], ["3", "2"], ["5", "-3"], ["4", "7"], ["6", "1"]]
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_machine_code_prints_and_traps_as_the_interpreter(name: str, stage: str) -> None:
     agrees_with_the_interpreter(PROGRAMS[name], name, stage, ARGS)
+
+
+def test_a_product_in_one_arm_of_an_if_is_left_alone() -> None:
+    """Computed on some trips only: an add on every trip would cost more than it saves."""
+    done, _ = _reduced("""fn main(n: int, m: int) { var s = 0;
+        for (var k = 0; k < n; k = k + 1) { if (k % 3 == 0) { s = s + k * m; } }
+        print(s); }""")
+    assert done == 0

@@ -15,7 +15,9 @@ Exact in Tiny's 64-bit wrapping arithmetic: ``(k + s) * n = k * n + s * n`` hold
 2^64 as it does in the integers, so no guard is needed and a product that wraps wraps to
 the same value either way. Only products by a loop-invariant *variable* are rewritten (a
 constant factor is one cheap ``imul``/``lea``, not worth a register for the whole loop),
-in innermost loops with one way in and one back edge. Runs on quads blocks before
+computed on every trip (in a block that dominates the back edge: one in an arm of an
+``if`` would trade a multiply on some trips for an add on all of them), in innermost
+loops with one way in and one back edge. Runs on quads blocks before
 selection, after :mod:`ssa_course.codegen.loop_version` (whose guards read ``k * n``
 in its original shape), so both targets and both copies of a versioned loop gain it.
 """
@@ -53,12 +55,13 @@ def reduce_strength(blocks: list[QBlock], params: list[str], types: dict[str, Ty
         if any(x in headers for x in body if x != header):
             continue  # not innermost
         done += _reduce(by_label[header], body, by_label, home, consts, set(params), names,
-                        types)
+                        types, dom)
     return done
 
 
 def _reduce(h: QBlock, body: set[str], by_label: dict[str, QBlock], home: dict[str, str],
-            consts: set[str], params: set[str], names: Names, types: dict[str, Type]) -> int:
+            consts: set[str], params: set[str], names: Names, types: dict[str, Type],
+            dom: Dominance[str]) -> int:
     outside = [p for p in h.preds if p not in body]
     inside = [p for p in h.preds if p in body]
     if len(outside) != 1 or len(inside) != 1 or h.handler:
@@ -85,7 +88,11 @@ def _reduce(h: QBlock, body: set[str], by_label: dict[str, QBlock], home: dict[s
         step = nxt.args[1] if nxt.args[0] == iv else nxt.args[0]
         if step == iv or not invariant(step):
             continue
+        # Only products every trip computes (their block dominates the latch): one in an
+        # arm of an ``if`` would trade a multiply on some trips for an add on all of them.
         for b in members:
+            if not dom.dominates(b.label, latch.label):
+                continue
             for k, i in enumerate(b.body):
                 if i.op != "mul" or i.dest is None or iv not in i.args:
                     continue
