@@ -20,7 +20,7 @@ from collections.abc import Callable
 from ssa_course import opcodes
 from ssa_course.runtime import Value, wrap
 from ssa_course.son import intervals
-from ssa_course.son.algebra import fold_literals, literal_read
+from ssa_course.son.algebra import fold_literals, literal_read, phi_of_constants
 from ssa_course.son.graph import Graph, Node, RunState, start_of, typed
 from ssa_course.son.types import (
     BOOL_BOTTOM,
@@ -329,6 +329,12 @@ class Mul(Binary):
         # sums of Add) look for them.
         if left.type.is_constant() and not right.type.is_constant():
             return Mul(self.graph, None, right, left)
+        # Phi(3, 2) * 3 -> Phi(9, 6): a phi of constants stays one (a literal costs no
+        # operation). Phi pushing made ``Phi(f() * 3, g() * 3)`` into ``Phi(f(), g()) * 3``
+        # while the calls were calls; once inlined they are constants (issue #36 item 6).
+        if right.type.is_constant() and literal_read(self, left) \
+                and phi_of_constants(left) and all(u is self for u in left.outputs):
+            return fold_literals(self, left, right, lambda x, y: wrap(x * y))
         return None
 
 

@@ -24,7 +24,7 @@ from ssa_course.son.alias import (
     reaching_value,
     split_through_phi,
 )
-from ssa_course.son.control import Phi
+from ssa_course.son.control import Phi, known_inputs
 from ssa_course.son.data import const
 from ssa_course.son.graph import Graph, Node, RunState
 from ssa_course.son.types import (
@@ -359,6 +359,11 @@ class Print(Effect):
         # Print changes no heap slot, but it stays in the memory chain: its order against the
         # other effects (and so the output's order) is kept by that chain.
         return None, True
+
+    # A value a dominating test proves constant is printed as that constant (the loop-exit
+    # fact: past ``while (x != 0) ...``, ``print(x)`` prints 0).
+    def idealize(self) -> Node | None:
+        return known_inputs(self, 2)
 
     def evaluate(self, args: list[Value], state: RunState) -> Value:
         state.out.write(format_print(args[2:]))
