@@ -35,6 +35,7 @@ from ssa_course.son.graph import Graph, Node, unlink_dead
 from ssa_course.son.memory import (
     InBounds,
     IsSet,
+    KeepNew,
     Len,
     Load,
     LoadField,
@@ -233,8 +234,14 @@ class Emitter:
         # One test for both ends (0 <= n <= MAX_ARRAY_LENGTH); the trap names the end.
         limit = self.const(MAX_ARRAY_LENGTH + 1)
         self.guard(InBounds(self.g, None, length, limit), ARRAY_LENGTH_TRAP, pos, (length,))
-        return self.p(NewArray(self.g, self.live_ctrl(), length, element_zero(elem),
-                               lattice_type(tt.ArrayType(elem)), str(elem), pos))
+        ctrl = self.live_ctrl()
+        new = self.p(NewArray(self.g, ctrl, length, self.mem, element_zero(elem),
+                              lattice_type(tt.ArrayType(elem)), str(elem), pos))
+        # It may be ``out of memory`` (the run's allocation total): an effect, kept in the
+        # memory chain even if nothing reads the array (memory.py's KeepNew), unless its
+        # length is 0 (nothing charged, no trap).
+        self.mem = self.p(KeepNew(self.g, ctrl, self.mem, new))
+        return new
 
     def new_struct(self, name: str, fields: list[str], values: list[Node]) -> Node:
         return self.p(NewStruct(self.g, self.live_ctrl(), values, lattice_type(tt.StructType(name)),

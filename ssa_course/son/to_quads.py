@@ -51,6 +51,7 @@ from ssa_course.son.graph import Node
 from ssa_course.son.memory import (
     InBounds,
     IsSet,
+    KeepNew,
     Len,
     Load,
     LoadField,
@@ -283,8 +284,10 @@ class _Writer:
             self.emit(Instr("newstruct", d, tiny_type(n.ref_type), a))
         elif isinstance(n, Print):
             self.emit(Instr("print", None, None, a[1:]))
-        elif isinstance(n, (Proj, Start, Undefined)):
-            pass  # parameters, call results, memory: named where they are made
+        elif isinstance(n, (Proj, Start, Undefined, KeepNew)):
+            # parameters, call results, memory: named where they are made; KeepNew only
+            # keeps its ``newarr`` (which charges the run's total) alive and in order
+            pass
         else:
             raise TypeError(f"no quads for {n!r}")
 
@@ -365,8 +368,10 @@ class _Writer:
             return False
         trap, pred = bad.end, iff.operand(1)
         # The guarded operation is the first pinned node on the passing side, hanging right
-        # on the check's projection; anything else in between would run before the failure.
-        first = next((n for n in ok.nodes if n.is_pinned()), None)
+        # on the check's projection; anything else in between would run before the failure
+        # (a KeepNew runs nothing: it only keeps its allocation).
+        first = next((n for n in ok.nodes if n.is_pinned() and not isinstance(n, KeepNew)),
+                     None)
         if first is not None and first.inputs[0] is not projs[0]:
             first = None
         row = _row_of(first)
