@@ -167,7 +167,7 @@ GOOD = """@main {
      "'id' produces int, but 'z' is declared bool"),
     ("@main {\n  t: bool = const true;\n  n: int = const 1;\n  c: bool = and t n;\n}\n",
      "'and' needs bool operands, but 'n' is int"),
-    ("@main {\n  a: [int] = const 1;\n}\n", "a constant must be an int or a bool"),
+    ("@main {\n  a: [int] = const 1;\n}\n", "a constant must be an int, a bool or a float"),
     ("@main {\n  n: int = const 2;\n  a: int = newarr n;\n}\n",
      "'newarr' makes an array, but 'a' is declared int"),
     ("@main {\n  n: int = const 2;\n  a: [int] = newarr n;\n  b: bool = const true;\n"

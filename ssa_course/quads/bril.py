@@ -45,7 +45,20 @@ from ssa_course.quads.bril_write import (  # noqa: F401 - the writers are part o
 from ssa_course.quads.ir import Function, Instr, Label, Program, StructInfo, is_known_op
 from ssa_course.runtime import INT_MAX, INT_MIN, decimal_value
 from ssa_course.tiny.lexer import split_lines
-from ssa_course.tiny.types import BOOL, INT, ArrayType, StructType, Type
+from ssa_course.tiny.types import BOOL, FLOAT, INT, ArrayType, StructType, Type
+
+_FLOAT_TEXT = re.compile(r"[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+                         r"|[-+]?[0-9]+[eE][-+]?[0-9]+")
+
+
+def _float_constant(parser: _TextParser, v: _Tok) -> float:
+    """A float literal of Bril text (``1.5``, ``-1E+6``, ``+.11e12``): finite, as brili
+    reads it (a literal too large for a double is refused: it would be an infinity)."""
+    value = float(v.text)
+    if value in (float("inf"), float("-inf")):
+        raise parser.error("float constant out of range", v)
+    return value
+
 
 MAX_TYPE_DEPTH = 64  # [[...[int]...]]: Tiny types are compared and printed recursively
 
@@ -61,6 +74,8 @@ _TOKEN = re.compile(
       | (?P<comment>\#[^\n]*)
       | (?P<func>@[A-Za-z_%.0-9]+)
       | (?P<label>\.[A-Za-z_%.0-9]+)
+      | (?P<float>[-+]?(?:[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+
+                       |\.[0-9]+(?:[eE][-+]?[0-9]+)?))
       | (?P<number>-?[0-9]+)
       | (?P<ident>[A-Za-z_%][A-Za-z_%.0-9]*)
       | (?P<sym>[:=;{}(),<>\[\]])""",
@@ -230,10 +245,12 @@ class _TextParser:
             result = INT
         elif t.text == "bool":
             result = BOOL
+        elif t.text == "float":
+            result = FLOAT
         # Bril's other extensions' types: named, so the message says what is missing
-        elif self.at("<") or t.text in ("float", "char", "ptr", "any"):
+        elif self.at("<") or t.text in ("char", "ptr", "any"):
             raise self.error(f"unsupported Bril type '{t.text}' (ssa_course reads int, bool, "
-                             "[T] and struct types)", t)
+                             "float, [T] and struct types)", t)
         else:
             result = StructType(t.text)
         for _ in range(depth):  # wrap the element type once per opening bracket
@@ -312,8 +329,12 @@ class _TextParser:
                 instr.value = value
             elif v.text in ("true", "false"):
                 instr.value = v.text == "true"
+            elif v.kind == "float" or (v.kind == "label" and _FLOAT_TEXT.fullmatch(v.text)):
+                instr.value = _float_constant(self, v)
             else:
                 raise self.error(f"expected a constant value, found {v.describe()}", v)
+            if ty == FLOAT and type(instr.value) is int:
+                instr.value = float(instr.value)  # ``x: float = const 5;`` is 5.0
         else:
             # the operands in any order, sorted by their sigil: @functions, .labels and
             # plain variables (a numeral here is kept as a name: the checks that follow

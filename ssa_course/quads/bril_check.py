@@ -13,11 +13,13 @@ Both raise :class:`BrilProblem`; the text and JSON readers turn it into a locate
 
 from __future__ import annotations
 
+import math
+
 from ssa_course import opcodes
 from ssa_course.quads.bril_defined import check_defined
 from ssa_course.quads.bril_problem import BrilProblem
 from ssa_course.quads.ir import Function, Instr, Label, Program
-from ssa_course.tiny.types import BOOL, INT, ArrayType, StructType, Type
+from ssa_course.tiny.types import BOOL, FLOAT, INT, ArrayType, StructType, Type
 
 # op -> (number of variable args or None, dest: True required / False forbidden / None
 #        optional, number of labels (-1: one per argument), number of funcs)
@@ -51,7 +53,7 @@ _SIGS: dict[str, tuple[tuple[Type, ...], Type | None]] = {
     "br": ((BOOL,), None), "throw": ((INT,), None), "catch": ((), INT),
     "checkdef": ((BOOL,), None),
 }
-_KINDS: dict[str, Type] = {opcodes.INT: INT, opcodes.BOOL: BOOL}
+_KINDS: dict[str, Type] = {opcodes.INT: INT, opcodes.BOOL: BOOL, opcodes.FLOAT: FLOAT}
 
 
 def _plural(n: int, word: str) -> str:
@@ -123,8 +125,14 @@ def _check_shape(program: Program, fn: Function, item: Instr, labels: set[str]) 
             raise fail("a bool constant must be true or false", "value")
         if item.type == INT and isinstance(item.value, bool):
             raise fail("an int constant must be a number", "value")
-        if item.type not in (INT, BOOL):
-            raise fail(f"a constant must be an int or a bool, not {item.type}", "type")
+        if item.type == INT and isinstance(item.value, float):
+            raise fail("an int constant must be a whole number", "value")
+        if item.type == FLOAT and (not isinstance(item.value, float)
+                                   or not math.isfinite(item.value)):
+            raise fail("a float constant must be a finite number", "value")
+        if item.type not in (INT, BOOL, FLOAT):
+            raise fail(f"a constant must be an int, a bool or a float, not {item.type}",
+                       "type")
         if isinstance(item.value, int) and not -(1 << 63) <= item.value < (1 << 63):
             raise fail("integer constant out of 64-bit range", "value")
     for label in item.labels:
@@ -155,8 +163,8 @@ def check_types(program: Program, runtime_errors_allowed: bool = False) -> None:
         raise BrilProblem(f"@main must not return a value (it is declared {main.ret})",
                           "main")
     for name, ty in main.params if main is not None else ():
-        if ty not in (INT, BOOL):  # its arguments come from the command line (as in Tiny)
-            raise BrilProblem(f"parameter '{name}' of @main must be int or bool, not {ty}",
+        if ty not in (INT, BOOL, FLOAT):  # its arguments come from the command line
+            raise BrilProblem(f"parameter '{name}' of @main must be int, bool or float, not {ty}",
                               "main")
 
 

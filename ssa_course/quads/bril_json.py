@@ -19,7 +19,7 @@ import re
 
 from ssa_course.errors import Pos, SourceError
 from ssa_course.quads.ir import Function, Instr, Label, Program, StructInfo, is_known_op
-from ssa_course.tiny.types import BOOL, INT, ArrayType, StructType, Type
+from ssa_course.tiny.types import BOOL, FLOAT, INT, ArrayType, StructType, Type
 
 MAX_TYPE_DEPTH = 64  # as in Bril text: [[...[int]...]]
 MAX_DEPTH = 200  # Bril documents nest about 8 deep; the cap keeps json.loads off the C stack
@@ -202,9 +202,11 @@ class _Reader:
             if not isinstance(name, str) or name not in structs:
                 raise self.fail(f"{where}: unknown struct type {_show(name)}", path)
             result = StructType(name)
-        elif value in ("float", "char", "any") or (isinstance(value, dict) and "ptr" in value):
+        elif value == "float":
+            result = FLOAT
+        elif value in ("char", "any") or (isinstance(value, dict) and "ptr" in value):
             raise self.fail(f"{where}: Bril's {_show(value)} type is not supported "
-                            "(ssa_course reads int, bool, arrays and structs)", path)
+                            "(ssa_course reads int, bool, float, arrays and structs)", path)
         else:
             raise self.fail(f"{where}: unknown type {_show(value)}", path)
         for _ in range(depth):
@@ -331,7 +333,8 @@ class _Reader:
         self.paths[id(instr)] = path
         return instr
 
-    def const_value(self, raw: dict, ty: Type | None, path: Path, where: str) -> int | bool:
+    def const_value(self, raw: dict, ty: Type | None, path: Path, where: str
+                    ) -> int | bool | float:
         if "value" not in raw:
             raise self.fail(f"{where}: 'const' needs a \"value\"", path)
         value = raw["value"]
@@ -350,9 +353,16 @@ class _Reader:
                 raise self.fail(f"{where} \"value\": an int constant needs a whole number, "
                                 f"found {_show(value)}", vpath)
             return value
+        if ty == FLOAT:  # a JSON number, whole or not, as brili reads it
+            number = float(value.text) if isinstance(value, _Huge) else value
+            if isinstance(number, bool) or not isinstance(number, int | float) \
+                    or not math.isfinite(number):
+                raise self.fail(f"{where} \"value\": a float constant needs a finite number, "
+                                f"found {_show(value)}", vpath)
+            return float(number)
         if ty is None:
             raise self.fail(f"{where}: 'const' needs a \"type\"", path)
-        raise self.fail(f"{where}: a constant must be an int or a bool, not {ty}",
+        raise self.fail(f"{where}: a constant must be an int, a bool or a float, not {ty}",
                         path + ("type",))
 
 
