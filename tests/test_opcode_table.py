@@ -135,7 +135,8 @@ ints = st.one_of(st.sampled_from(EDGES), st.integers(INT_MIN, INT_MAX))
 
 
 FLOAT_EDGES = [0.0, -0.0, 1.0, -1.5, math.inf, -math.inf, math.nan, 5e-324,
-               1.7976931348623157e308, 9.223372036854775807e18, -9.223372036854775808e18, 2.0**63, 2.0**-18]
+               1.7976931348623157e308, 9.223372036854775807e18, -9.223372036854775808e18,
+               2.0**63, 2.0**-18]
 floats = st.one_of(st.sampled_from(FLOAT_EDGES), st.floats(allow_nan=True, allow_infinity=True))
 
 

@@ -47,6 +47,7 @@ from ssa_course.codegen.runtime_abi import CODE, MESSAGES, program_messages
 from ssa_course.codegen.select_effects import Effects
 from ssa_course.codegen.thread import Shapes, thread_bools
 from ssa_course.quads.ir import UNDEFINED, Function, Instr, Program
+from ssa_course.tiny.types import ArrayType, FloatType
 
 # A Bril variable read where no assignment reached it: the runtime's "undefined variable"
 # (the interpreters also name the variable).
@@ -83,6 +84,7 @@ class Selector:
 
     def __init__(self, fn: Function, program: Program, sites: list[tuple[int, int]],
                  fuel: bool, stack: dict[int, int] | None = None):
+        refuse_floats(fn)
         self.fn = fn
         # newarr instructions kept in the frame (id -> length), from escape analysis
         self.stack = stack or {}
@@ -412,6 +414,29 @@ def _maybe_undefined(blocks: list[QBlock]) -> set[str]:
     return found
 
 
+def _has_float(ty: object) -> bool:
+    while isinstance(ty, ArrayType):
+        ty = ty.elem
+    return isinstance(ty, FloatType)
+
+
+def uses_float(fn: Function) -> bool:
+    """Does ``fn`` take, return, compute or store a float (or an array of them)?"""
+    return any(_has_float(t) for _, t in fn.params) or _has_float(fn.ret) or any(
+        isinstance(i, Instr) and _has_float(i.type) for i in fn.body)
+
+
+FLOAT_REFUSAL = "machine code does not support float yet"
+
+
+def refuse_floats(fn: Function) -> None:
+    """Machine code has no float registers yet (issue #36): a function that touches a float
+    is refused in one line, before anything is selected."""
+    if uses_float(fn):
+        raise CodegenError(f"@{fn.name}: {FLOAT_REFUSAL} (run the "
+                           "program with an interpreter stage, e.g. --via quads)")
+
+
 def select_function(fn: Function, program: Program, sites: list[tuple[int, int]],
                     fuel: bool = True, stack: dict[int, int] | None = None,
                     selector: type[Selector] = Selector
@@ -431,6 +456,8 @@ def select_program_functions(program: Program, fuel: bool = True, frame_arrays: 
     (:mod:`ssa_course.analysis.stack_arrays`) unless ``frame_arrays`` is false."""
     from ssa_course.analysis.stack_arrays import stack_arrays
 
+    for fn in program.functions.values():
+        refuse_floats(fn)
     # Escape analysis runs once for the whole program (a summary per callee), not per
     # function: whether an array escapes depends on what the callees do with it.
     stack = stack_arrays(program) if frame_arrays else {}

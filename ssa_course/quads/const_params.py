@@ -32,6 +32,7 @@ constants per function are threaded.
 
 from __future__ import annotations
 
+from ssa_course.floats import const_key
 from ssa_course.quads.analyses import available
 from ssa_course.quads.cfg import build_cfg
 from ssa_course.quads.flow import solve
@@ -43,7 +44,7 @@ Key = tuple[str, str, int | bool | None]  # a constant: its type, its Python typ
 
 
 def _key(instr: Instr) -> Key:
-    return (str(instr.type), type(instr.value).__name__, instr.value)
+    return (str(instr.type), *const_key(instr.value))
 
 
 def _constants(fn: Function) -> dict[Key, Instr]:

@@ -27,25 +27,31 @@ from ssa_course.son.types import (
     BOOL_TOP,
     BOTTOM,
     FALSE,
+    FLOAT_BOTTOM,
+    FLOAT_TOP,
     INT_BOTTOM,
     INT_TOP,
     TOP,
     TRUE,
     BoolType,
+    FloatType,
     IntType,
     Type,
+    float_const,
     int_const,
     int_value,
 )
 
 
-def constant_value(t: Type) -> int | bool | None:
-    """The Python value of a constant type (an int or a bool; None for the bool type
-    that is not a constant)."""
+def constant_value(t: Type) -> int | bool | float | None:
+    """The Python value of a constant type (an int, a bool or a float; None for the bool
+    type that is not a constant)."""
     # An int constant is the range [v, v]: its value is either end.
     if isinstance(t, IntType):
         return t.lo
     if isinstance(t, BoolType):
+        return t.value
+    if isinstance(t, FloatType) and t.is_constant():
         return t.value
     # Asking for the value of a non-constant type is a bug in the caller: fail loudly.
     raise ValueError(f"{t} is not a constant")
@@ -57,6 +63,8 @@ def type_of_value(v: object) -> Type:
         return TRUE
     if v is False:
         return FALSE
+    if isinstance(v, float):
+        return float_const(v)
     assert isinstance(v, int), f"{v!r} is not an int or a bool"
     return int_const(v)
 
@@ -544,11 +552,12 @@ class Logic(Binary):
 
 
 def _top_of(kind: str) -> Type:
-    return INT_TOP if kind == opcodes.INT else BOOL_TOP
+    return INT_TOP if kind == opcodes.INT else FLOAT_TOP if kind == opcodes.FLOAT else BOOL_TOP
 
 
 def _bottom_of(kind: str) -> Type:
-    return INT_BOTTOM if kind == opcodes.INT else BOOL_BOTTOM
+    return INT_BOTTOM if kind == opcodes.INT else FLOAT_BOTTOM if kind == opcodes.FLOAT \
+        else BOOL_BOTTOM
 
 
 class Operator(Node):
@@ -580,7 +589,7 @@ class Operator(Node):
         types = [n.type for n in operands]
         # The same order as the classes above: TOP stays TOP, constants fold (unless the fold
         # would trap), then the row's algebra (absorbing element, ``x op x``), else BOTTOM.
-        if any(t in (TOP, INT_TOP, BOOL_TOP) for t in types):
+        if any(t in (TOP, INT_TOP, BOOL_TOP, FLOAT_TOP) for t in types):
             return _top_of(row.result)
         if all(t.is_constant() for t in types):
             value = row.fold([constant_value(t) for t in types])
