@@ -9,15 +9,15 @@ changes.
 from __future__ import annotations
 
 import pytest
-from corpus import load_bril_corpus, load_corpus
+from corpus import load_bril_corpus, load_bril_float_corpus, load_corpus, load_float_corpus
 
 from ssa_course import registry, stages
 from ssa_course.codegen.isel import FLOAT_REFUSAL, uses_float
 from ssa_course.compilation import Compilation, compile_source
 from ssa_course.runtime import Limits
 
-CASES = load_corpus()
-BRIL_CASES = load_bril_corpus()
+CASES = load_corpus() + load_float_corpus()
+BRIL_CASES = load_bril_corpus() + load_bril_float_corpus()
 STAGES = [s.name for s in registry.executors()]
 BRIL_STAGES = [s.name for s in registry.executors() if not s.tiny_only]
 

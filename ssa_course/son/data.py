@@ -174,7 +174,7 @@ class Binary(Node):
         row = opcodes.TABLE.by_name[self.opcode]
         # A row that may trap goes through apply(), which raises the program's runtime
         # error (not Python's ZeroDivisionError) should the divisor be zero after all.
-        if row.divisor is None:  # cannot trap: skip apply's test
+        if not row.may_trap:  # cannot trap: skip apply's test
             return row.evaluate(args[1], args[2])
         return row.apply((args[1], args[2]))
 
