@@ -40,7 +40,7 @@ from ssa_course.quads.ir import Function, Instr, Item, Program
 from ssa_course.quads.names import all_names
 
 MAX_CONSTANTS = 6  # parameters added per function (each costs every call an argument)
-Key = tuple[str, str, int | bool | None]  # a constant: its type, its Python type, its value
+Key = tuple[str, str, object]  # a constant: its type, its Python type, its value (or text)
 
 
 def _key(instr: Instr) -> Key:

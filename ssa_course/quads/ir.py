@@ -119,7 +119,7 @@ class Instr:
     args: list[str] = field(default_factory=list)
     funcs: list[str] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
-    value: int | bool | None = None
+    value: int | bool | float | None = None
     field: str | None = None
     pos: Pos | None = None
     line: int | None = None  # the source line it was made for, when known (listings)
@@ -152,7 +152,7 @@ class Instr:
         assert self.type is not None, f"'{self.op}' without a type"
         return self.type
 
-    def constant(self) -> int | bool:
+    def constant(self) -> int | bool | float:
         """The value of a ``const``: checked shapes guarantee it."""
         assert self.value is not None, f"'{self.op}' without a value"
         return self.value

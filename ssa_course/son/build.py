@@ -46,6 +46,7 @@ from ssa_course.son.scope import Delta, Scope
 from ssa_course.son.types import BOOL_BOTTOM, INT_BOTTOM, Type
 from ssa_course.tiny import ast
 from ssa_course.tiny import types as tt
+from ssa_course.tiny.check import type_of
 from ssa_course.tiny.visit import StmtVisitor
 
 
@@ -507,7 +508,7 @@ class GraphBuilder(Emitter, StmtVisitor):
 
     def expr_unary(self, e: ast.Unary) -> Node:
         x = self.expr(e.operand)
-        row = opcodes.tiny_row(e.op, 1, isinstance(e.operand.ty, tt.FloatType))
+        row = opcodes.tiny_row(e.op, 1, isinstance(type_of(e.operand), tt.FloatType))
         # An operator that may trap (a row with a divisor, like div and rem) gets an explicit
         # zero test (If + Trap) and is pinned below it -- unless its divisor is a known
         # nonzero constant, when it floats like any other operator.
@@ -518,7 +519,7 @@ class GraphBuilder(Emitter, StmtVisitor):
         return self.p(operator_node(self.g, None, row.name, x))
 
     def expr_binary(self, e: ast.Binary) -> Node:
-        row = opcodes.tiny_row(e.op, 2, isinstance(e.left.ty, tt.FloatType))
+        row = opcodes.tiny_row(e.op, 2, isinstance(type_of(e.left), tt.FloatType))
         if row.short_circuit is not None:
             return self.short_circuit(e, row.short_circuit)
         left = self.expr(e.left)
