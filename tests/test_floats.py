@@ -205,6 +205,7 @@ def test_bril_text_and_json_round_trip_floats():
     ("@main {\n  a: int = const 1.5;\n}\n", "whole number"),
     ("@main {\n  a: float = const 1;\n  b: int = add a a;\n}\n", "int"),
     ("@main {\n  a: int = const 1;\n  b: float = fadd a a;\n}\n", "float"),
+    ("@main {\n  a: float = const 1;\n  b: bool = eq a a;\n}\n", "use 'feq'"),
 ])
 def test_bril_float_type_rules(text, message):
     with pytest.raises(SourceError) as info:

@@ -274,6 +274,8 @@ class _FunctionChecker:
             if a != b:
                 raise self.fail(f"'{op}' compares values of one type, not {a} and {b}", item,
                                 "args")
+            if a == FLOAT:  # as brilck: floats compare with feq
+                raise self.fail(f"'{op}' does not compare floats (use 'feq')", item, "args")
             self.result(item, _KINDS[value_op.result])
         elif value_op is not None:
             for k in range(value_op.arity):
