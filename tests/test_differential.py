@@ -53,6 +53,8 @@ def _skip_float_in_machine_code(comp: Compilation, stage: str, case) -> None:
             uses_float(fn) for fn in comp.quads.functions.values()):
         return
     result = stages.run(comp, case.args, via=stage, limits=_limits(case))
+    if result.status != 1 and FLOAT_REFUSAL not in result.error:
+        return  # the optimizer left no float to select: compared as usual
     assert result.status == 1 and FLOAT_REFUSAL in result.error, (stage, result.error)
     assert "\n" not in result.error and "Traceback" not in result.error
     pytest.skip(f"{stage}: machine code does not support float yet (#36); refused cleanly")

@@ -221,3 +221,4 @@ def test_machine_code_refuses_floats_in_one_line():
         r = ssa_course.run(comp, via=via)
         assert r.status == 1 and "\n" not in r.error, (via, r.error)
         assert "machine code does not support float yet" in r.error
+
