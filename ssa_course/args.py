@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from ssa_course.errors import UsageError
+from ssa_course.quads.memory import CHAR, is_char
 from ssa_course.runtime import (
     INT_MAX,
     INT_MIN,
@@ -73,6 +74,11 @@ def _convert(name: str, ty: Type, text: str) -> object:
             raise UsageError(f"argument '{name}' must be a float, not "
                              f"'{shown_argument(text)}'")
         return float(text.replace("Infinity", "inf"))
+    if ty == CHAR:  # Bril's char extension: one Unicode character
+        if not is_char(text):
+            raise UsageError(f"argument '{name}' must be one character, not "
+                             f"'{shown_argument(text)}'")
+        return text
     raise UsageError(f"argument '{name}' has type {ty}, which cannot come from the command line")
 
 

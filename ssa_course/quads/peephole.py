@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from ssa_course.floats import const_key
 from ssa_course.quads.fold import COMMUTATIVE, DIVISION, PURE, fold, identity
@@ -92,7 +93,7 @@ class _Table:
 
     def __init__(self) -> None:
         self.var2num: dict[str, int] = {}  # the value each variable holds now
-        self.expr2num: dict[tuple, int] = {}  # (op, value numbers...) -> its value
+        self.expr2num: dict[tuple[Any, ...], int] = {}  # (op, value numbers...) -> its value
         self.num2const: dict[int, object] = {}  # values known to be constants
         # a variable that still holds the value: where a later use can read it from
         # (Bril's lvn.py calls it the canonical variable)
@@ -146,7 +147,7 @@ def _lvn_block(instrs: list[Instr]) -> list[Instr]:
         # the same value numbers (sorted when the order does not matter: a+b is b+a).
         consts = [t.num2const.get(n) for n in nums]
         if instr.op == "const":
-            key: tuple = ("const", *const_key(instr.value))
+            key: tuple[Any, ...] = ("const", *const_key(instr.value))
         elif instr.op == "id":
             key = ("num", nums[0])  # a copy is its operand's value itself
         else:

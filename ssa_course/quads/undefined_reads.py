@@ -90,7 +90,7 @@ class _Function:
 
     # -- 1. candidates ----------------------------------------------------------------
 
-    def candidates(self, dom: Dominance) -> set[str]:
+    def candidates(self, dom: Dominance[int]) -> set[str]:
         found: set[str] = set()
         scope: set[str] = set(self.params)
         stack: list[tuple[int, list[str] | None]] = [(0, None)]
@@ -149,7 +149,7 @@ class _Function:
 
     # -- 2. which reads are proven ----------------------------------------------------
 
-    def unproven(self, cands: list[str], dom: Dominance) -> dict[int, list[tuple[str, int]]]:
+    def unproven(self, cands: list[str], dom: Dominance[int]) -> dict[int, list[tuple[str, int]]]:
         """id(instruction) -> [(variable, status it needs)] for the reads not proven."""
         bit = {v: 1 << k for k, v in enumerate(cands)}
         full = (1 << len(cands)) - 1

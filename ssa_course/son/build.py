@@ -35,13 +35,11 @@ from ssa_course.son.emit import (
     BuildOptions,
     Dead,
     Emitter,
-    FunctionGraph,
-    SeaOfNodes,
-    lattice_type,
 )
 from ssa_course.son.graph import Node
 from ssa_course.son.loopvars import mentioned_vars
 from ssa_course.son.memory import Len, Print
+from ssa_course.son.program import FunctionGraph, SeaOfNodes, lattice_type
 from ssa_course.son.scope import Delta, Scope
 from ssa_course.son.types import BOOL_BOTTOM, INT_BOTTOM, Type
 from ssa_course.tiny import ast

@@ -16,6 +16,7 @@ with :func:`operator_node`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from ssa_course import opcodes
 from ssa_course.runtime import Value, wrap
@@ -85,7 +86,7 @@ class Constant(Node):
     def compute(self) -> Type:
         return self.value
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[Any, ...]:
         # GVN makes every use of the same constant share one node; str() keeps 1 and true apart
         # (in Python ``1 == True``).
         return ("Constant", str(self.value))
@@ -456,7 +457,7 @@ class Compare(Binary):
     def remake(self, left: Node, right: Node) -> Node:
         return Compare(self.graph, self.op, left, right)
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[Any, ...]:
         inputs = super().key()
         assert inputs is not None  # Node.key: the opcode and the input ids
         # The operator is part of the key: ``a < b`` and ``a == b`` have the same inputs.
@@ -542,7 +543,7 @@ class Logic(Binary):
             return right
         return left if left is right else None
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[Any, ...]:
         inputs = super().key()
         assert inputs is not None  # Node.key: the opcode and the input ids
         return (*inputs, self.op)
@@ -617,7 +618,7 @@ class Operator(Node):
             return Operator(self.graph, self.inputs[0], row, right, left)
         return None
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[Any, ...]:
         inputs = super().key()
         assert inputs is not None  # Node.key: the opcode and the input ids
         # Keyed on the row's name: every Operator is the same Python class.
@@ -633,7 +634,7 @@ _CLASSES: dict[str, type[Node]] = {"add": Add, "sub": Sub, "mul": Mul, "div": Di
 
 
 def operator_node(graph: Graph, ctrl: Node | None, name: str, *operands: Node,
-                  classes: dict[str, type] | None = None) -> Node:
+                  classes: dict[str, type[Node]] | None = None) -> Node:
     """A node for the opcode table's row ``name`` applied to ``operands``; ``ctrl`` pins
     a row that may trap. ``classes`` maps Tiny symbols to replacement classes (lesson
     06's exercises swap in their own ``Add``)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ssa_course import opcodes
 from ssa_course.errors import Pos
@@ -66,7 +67,7 @@ class BuildOptions:
     ``gvn_key`` replaces every node's own GVN key."""
 
     classes: dict[str, type] = field(default_factory=dict)
-    gvn_key: Callable[[Node], tuple | None] | None = None
+    gvn_key: Callable[[Node], tuple[Any, ...] | None] | None = None
 
 
 class Dead(Exception):

@@ -18,11 +18,14 @@ quads interpreter, becomes Julia-style IRCode, and prints as Bril.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ssa_course import opcodes
 from ssa_course.errors import Pos
 from ssa_course.floats import FLOAT_TO_INT_TRAP, TWO_63
 from ssa_course.quads.ir import (
     NEVER_RETURNS,
+    UNDEFINED,
     Function,
     Instr,
     Item,
@@ -31,7 +34,9 @@ from ssa_course.quads.ir import (
     never_returns,
     returns_somewhere,
 )
+from ssa_course.quads.memory import CHAR, PtrType
 from ssa_course.runtime import ARRAY_LENGTH_TRAP, paused_gc
+from ssa_course.son.bril_memory import BrilEffect, BrilPure, BrilValue
 from ssa_course.son.cfg_blocks import Block
 from ssa_course.son.control import Call, If, Phi, Proj, Return, Start, Throw, Trap
 from ssa_course.son.data import (
@@ -63,7 +68,6 @@ from ssa_course.son.memory import (
 )
 from ssa_course.son.program import SeaOfNodes
 from ssa_course.son.types import BoolType, FloatType, IntType, Type
-from ssa_course.ssa.construct import UNDEFINED
 from ssa_course.tiny import types as tt
 
 _KINDS = {opcodes.INT: tt.INT, opcodes.BOOL: tt.BOOL, opcodes.FLOAT: tt.FLOAT}
@@ -104,6 +108,10 @@ def tiny_type(t: Type, fallback: tt.Type = tt.INT) -> tt.Type:
 def parse_type(text: str) -> tt.Type:
     if text.startswith("["):
         return tt.ArrayType(parse_type(text[1:-1]))
+    if text.startswith("ptr<"):  # Bril's memory extension
+        return PtrType(parse_type(text[4:-1]))
+    if text == "char":
+        return CHAR
     return {"int": tt.INT, "bool": tt.BOOL, "float": tt.FLOAT}.get(text) \
         or tt.StructType(text)
 
@@ -287,6 +295,16 @@ class _Writer:
             self.emit(Instr("newstruct", d, tiny_type(n.ref_type), a))
         elif isinstance(n, Print):
             self.emit(Instr("print", None, None, a[1:]))
+        elif isinstance(n, BrilPure):
+            if n.op == "const":
+                self.emit(Instr("const", d, t, value=n.value))
+            else:
+                self.emit(Instr(n.op, d, t, a))
+        elif isinstance(n, BrilValue):
+            self.emit(Instr(n.op, d, t, a[1:]))
+        elif isinstance(n, BrilEffect):
+            if n.op != "keep":  # (keep only orders the memory chain)
+                self.emit(Instr(n.op, None, None, a[1:]))
         elif isinstance(n, (Proj, Start, Undefined)):
             pass  # parameters, call results, memory: named where they are made
         else:
@@ -528,7 +546,7 @@ def _is_length_of(length: Node, array: Node) -> bool:
     return False
 
 
-def scheduled_ssa(program: SeaOfNodes, structs: dict | None = None
+def scheduled_ssa(program: SeaOfNodes, structs: dict[Any, Any] | None = None
                   ) -> tuple[Program, dict[str, Schedule]]:
     """Schedule every function and write it as SSA quads (phis at block tops)."""
     with paused_gc():  # a big live graph and the quads made from it: nothing is garbage

@@ -28,6 +28,8 @@ where a duplicate was found.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ssa_course import opcodes
 from ssa_course.floats import const_key
 from ssa_course.quads.cfg import build_cfg
@@ -80,7 +82,7 @@ def dom_cse(fn: Function) -> Function:
         stack.extend((kid, None) for kid in reversed(children[name]))
     if not rename:
         return fn
-    body: list = []
+    body: list[Any] = []
     emptied = False  # an operation of the current block went and nothing is left of it
     for item in fn.body:
         if isinstance(item, Instr):

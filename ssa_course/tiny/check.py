@@ -48,27 +48,13 @@ def article(ty: Type) -> str:
 
 def type_of(e: ast.Expr) -> Type | None:
     """The type the checker gave ``e`` (every expression class has a ``ty`` slot)."""
-    return e.ty  # type: ignore[attr-defined]
+    ty: Type | None = e.ty  # type: ignore[attr-defined]
+    return ty
 
 
 def expr_children(e: ast.Expr) -> list[ast.Expr]:
     """The sub-expressions of ``e`` in evaluation (source) order."""
-    match e:
-        case ast.Binary():
-            return [e.left, e.right]
-        case ast.Unary() | ast.Len():
-            return [e.operand]
-        case ast.Call():
-            return e.args
-        case ast.Index():
-            return [e.base, e.index]
-        case ast.Field():
-            return [e.base]
-        case ast.NewArray():
-            return [e.length]
-        case ast.NewStruct():
-            return [x for _, x, _ in e.fields]
-    return []  # names and literals
+    return [c for _, c in ast.children(e) if isinstance(c, ast.Expr)]
 
 
 class Checker(StmtVisitor):

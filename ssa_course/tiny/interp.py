@@ -23,11 +23,11 @@ from collections.abc import Generator
 from typing import Any
 
 from ssa_course import opcodes
+from ssa_course.errors import RuntimeTrap
 from ssa_course.runtime import (
     Heap,
     Limits,
     Output,
-    RuntimeTrap,
     TinyStruct,
     check_index,
     deep_recursion,
@@ -60,7 +60,7 @@ class TinyThrow(Exception):
         self.value = value
 
 
-Env = dict  # VarInfo -> value, one per active call
+Env = dict[Any, Any]  # VarInfo -> value, one per active call
 Body = Generator[tuple[ast.FnDef, list[object]], object, object]
 # A statement's outcome: None (go on), BREAK, CONTINUE or a Return.
 Run = Generator[tuple[ast.FnDef, list[object]], object, Any]

@@ -15,9 +15,6 @@ from ssa_course.floats import float_literal_text
 from ssa_course.tiny import ast
 from ssa_course.tiny.types import VOID
 
-# annotations the checker adds, not sub-trees: never walked as children
-_SKIP = ("pos", "ty", "var", "fn", "name_pos")
-
 
 def _describe(node: object) -> str:
     """One line per node: its class, what tells it apart, its type, its position."""
@@ -52,24 +49,6 @@ def _describe(node: object) -> str:
     return text
 
 
-def _children(node: object) -> list[tuple[str, object]]:
-    """(role, child) in field order -- the role is the field's name (``cond``, ``then``)."""
-    out: list[tuple[str, object]] = []
-    for slot in getattr(type(node), "__slots__", ()):
-        if slot in _SKIP:
-            continue
-        value = getattr(node, slot, None)
-        if isinstance(value, ast.Expr | ast.Stmt):
-            out.append((slot, value))
-        elif isinstance(value, list):
-            for item in value:
-                if isinstance(item, ast.Expr | ast.Stmt):
-                    out.append((slot, item))
-                elif isinstance(item, tuple) and len(item) == 3 and isinstance(item[1], ast.Expr):
-                    out.append((item[0], item[1]))
-    return out
-
-
 # Indentation stops growing here: a 10,000-arm else-if chain or a 100,000-term sum is a
 # tree that deep, and indenting every line by its depth would make the text quadratic in
 # the program. Deeper lines keep this indentation and start with their depth (``57| ``).
@@ -94,13 +73,13 @@ def format_ast(program: ast.Program) -> str:
         ret = "" if fn.ret == VOID else f" -> {fn.ret}"
         lines.append(f"fn {fn.name}({params}){ret}  @{fn.pos.line}:{fn.pos.col}")
         # preorder with an explicit stack (deep trees must not overflow Python's)
-        stack: list[tuple[int, str, object]] = [(1, "", fn.body)]
+        stack: list[tuple[int, str, ast.Node]] = [(1, "", fn.body)]
         while stack:
             depth, role, node = stack.pop()
             # a role is shown where it tells something: not for a list's items
-            prefix = f"{role}: " if role and role not in ("stmts", "args") else ""
+            prefix = f"{role}: " if role and "[" not in role else ""
             lines.append(_indent(depth) + prefix + _describe(node))
-            kids = _children(node)
+            kids = ast.children(node)
             stack.extend((depth + 1, r, k) for r, k in reversed(kids))
     return "\n".join(lines) + "\n"
 
