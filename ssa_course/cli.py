@@ -89,8 +89,11 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
                      help=f"the stage whose executor runs the program ({stage_names}); "
                      "default: quads")
     run.add_argument("--profile", action="store_true",
-                     help="print 'total_dyn_inst: N' (executed instructions) on stderr; "
-                     "machine code (native, emulated, its views) says it is not counted")
+                     help="print 'total_dyn_inst: N' on stderr: the executed instructions of "
+                     "the stage's program (brili's count for --via quads and the quads "
+                     "stages; IRCode statements for julia; control and pinned nodes for the "
+                     "son stages; see docs/quads.md); machine code (native, emulated, its "
+                     "views) says it is not counted")
     run.add_argument("--steps", default=None, metavar="N",
                      help=f"step limit (default {DEFAULT_STEP_LIMIT:,}; {_LIMIT_HELP})")
     run.add_argument("--depth", default=None, metavar="N",
@@ -104,7 +107,7 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
     run.add_argument("file", metavar="FILE")
     # Never parsed by argparse: main() hands everything after FILE to the program verbatim.
     run.add_argument("args", nargs="*", default=[], metavar="ARGS",
-                     help="arguments of main (int or bool)")
+                     help="arguments of main (int, bool or float)")
 
     sub.add_parser("stages", help="list the representations 'run --via', 'show --as' and "
                    "'opt --emit' accept (one list)")
@@ -115,9 +118,11 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
                       help=f"which representation ({view_names}); default: quads; with "
                       "--format html several, comma-separated (REPR1,REPR2,...)")
     show.add_argument("--format", default="text",
-                      choices=("text", "dot", "svg", "png", "html"),
-                      help="text (default), dot, svg, png, or html: one self-contained page "
-                      "with the source and each representation, linked by source line")
+                      choices=("text", "bril", "dot", "svg", "png", "html"),
+                      help="text (default), bril (a quads representation as Bril's own "
+                      "tools run it: SSA phis written as set/get/undef), dot, svg, png, or "
+                      "html: one self-contained page with the source and each "
+                      "representation, linked by source line")
     show.add_argument("--target", default=None, metavar="T", help=_TARGET_HELP)
     show.add_argument("-o", "--output", metavar="OUT",
                       help="write to OUT instead of standard output (required for png)")
@@ -249,7 +254,11 @@ def _cmd_show(ns: argparse.Namespace) -> int:
         raise UsageError("several representations (--as A,B) need --format html")
     comp, options = _show_input(ns)
     with _assembler(ns):
-        data = views.render(comp, _targeted(ns.view, ns.target, ns.assembler), ns.format, options)
+        if ns.format == "bril":
+            data = _bril_text(comp, _targeted(ns.view, ns.target, ns.assembler))
+        else:
+            data = views.render(comp, _targeted(ns.view, ns.target, ns.assembler), ns.format,
+                                options)
     if ns.output is not None:
         write_output(ns.output, data, [ns.file])
         return 0
@@ -257,6 +266,21 @@ def _cmd_show(ns: argparse.Namespace) -> int:
         raise UsageError("PNG is binary: give an output file with -o OUT.png")
     _write_out(data if data.endswith("\n") else data + "\n")
     return 0
+
+
+def _bril_text(comp: Compilation, view: str) -> str:
+    """``show --format bril``: a quads representation as Bril text brili runs (phis as
+    Bril's set/get/undef, our checkdef as a branch; quads/bril_setget.py)."""
+    from ssa_course import registry
+    from ssa_course.quads.bril_setget import set_get_text
+    from ssa_course.quads.ir import Program
+
+    rep = registry.representation(view)
+    artifact = registry.build(comp, rep.name)
+    if not isinstance(artifact, Program):
+        raise UsageError(f"--format bril needs a quads representation (quads, cfg, "
+                         f"lvn, ssa-pruned, optimized, ...), not '{rep.name}'")
+    return set_get_text(artifact)
 
 
 def _show_input(ns: argparse.Namespace) -> tuple[Compilation, DrawOptions]:
@@ -361,7 +385,8 @@ def _cmd_compile(ns: argparse.Namespace) -> int:
     refuse_inputs(ns.output, [ns.file])
     if check_target(ns.target or host_target()) == "aarch64":
         return _compile_aarch64(ns, step_limit, depth)
-    from ssa_course.codegen.assemble import assemble, save_executable
+    from ssa_course.codegen.assemble import save_executable
+    from ssa_course.codegen.x86_64.assemble import assemble
     from ssa_course.lessons.l11_codegen import compile_machine
 
     with _assembler(ns):

@@ -12,9 +12,10 @@ from __future__ import annotations
 import pytest
 
 from ssa_course.codegen import toolchain
-from ssa_course.codegen.assemble import Image, assemble
+from ssa_course.codegen.assemble import Image
 from ssa_course.codegen.native import ChildResult, run_native
-from ssa_course.codegen.runtime_asm import RuntimeConfig, program_source
+from ssa_course.codegen.x86_64.assemble import assemble
+from ssa_course.codegen.x86_64.runtime import RuntimeConfig, program_source
 
 
 def source(main_asm: str, params: tuple[tuple[str, str], ...] = (), **config: object) -> str:
@@ -54,7 +55,7 @@ def observe(src: str, args: list[str], timeout_s: float = 60.0) -> ChildResult:
         for img in imgs:
             results.append((f"native/{img.backend}", run_native(img, args, timeout_s)))
     if toolchain.emulator_missing() is None:
-        from ssa_course.codegen.emulate import run_emulated
+        from ssa_course.codegen.x86_64.emulate import run_emulated
 
         results.append(("emulated", run_emulated(imgs[0], args, timeout_s)))
     if not results:

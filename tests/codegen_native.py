@@ -10,9 +10,9 @@ from __future__ import annotations
 import subprocess
 from dataclasses import dataclass
 
-from ssa_course.codegen.assemble import assemble
-from ssa_course.codegen.compile import compile_program
 from ssa_course.codegen.toolchain import native_missing
+from ssa_course.codegen.x86_64.assemble import assemble
+from ssa_course.codegen.x86_64.compile import compile_program
 from ssa_course.compilation import compile_source
 from ssa_course.registry import build
 
@@ -41,7 +41,7 @@ def run_native(source: str, args: list[str], *, filename: str = "prog.tiny",
                               allocator=allocator)
     image = assemble(text, backend)
     if emulated:
-        from ssa_course.codegen.emulate import run_emulated
+        from ssa_course.codegen.x86_64.emulate import run_emulated
 
         e = run_emulated(image, args, timeout)
         return NativeRun(e.stdout, e.stderr, e.status, text)

@@ -4,8 +4,6 @@ the real pipeline): each returns an MInstr with its defs and uses filled in."""
 from __future__ import annotations
 
 from ssa_course.codegen.mir import (
-    ARG_REGS,
-    CALLER_SAVED,
     Imm,
     LabelRef,
     MBlock,
@@ -14,6 +12,7 @@ from ssa_course.codegen.mir import (
     PReg,
     VReg,
 )
+from ssa_course.codegen.x86_64.registers import ARG_REGS, CALLER_SAVED
 
 RAX, RDX, RDI, RSI = PReg("rax"), PReg("rdx"), PReg("rdi"), PReg("rsi")
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ssa_course.codegen.mir import CALLER_SAVED, PReg
+from ssa_course.codegen.mir import PReg
+from ssa_course.codegen.x86_64.registers import CALLER_SAVED
 
 MESSAGES = ("division by zero", "index out of bounds", "negative array length",
             "array too large", "unset element", "out of memory")

@@ -37,10 +37,6 @@ from dataclasses import dataclass, field
 from mir_sim_runtime import RUNTIME
 
 from ssa_course.codegen.mir import (
-    ALLOCATABLE,
-    ARG_REGS,
-    CALLEE_SAVED,
-    CALLER_SAVED,
     Imm,
     LabelRef,
     Mem,
@@ -50,6 +46,7 @@ from ssa_course.codegen.mir import (
     Slot,
     VReg,
 )
+from ssa_course.codegen.x86_64.registers import ALLOCATABLE, ARG_REGS, CALLEE_SAVED, CALLER_SAVED
 
 MASK = (1 << 64) - 1
 RAX, RDX, RDI, RSI, RBP, RSP = (PReg(n) for n in ("rax", "rdx", "rdi", "rsi", "rbp", "rsp"))

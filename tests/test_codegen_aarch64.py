@@ -24,7 +24,7 @@ from ssa_course.codegen.aarch64.immediates import (
     mov_sequence,
 )
 from ssa_course.codegen.aarch64.layout import assemble_sections, lay_out, resolve
-from ssa_course.codegen.keystone_asm import AssemblerError
+from ssa_course.codegen.x86_64.keystone_asm import AssemblerError
 
 ROOT = Path(__file__).resolve().parent.parent
 SUM = str(ROOT / "examples" / "sum.tiny")
@@ -217,7 +217,8 @@ def test_the_allocator_names_no_register():
 
 
 def test_register_files_are_data():
-    from ssa_course.codegen.target import X86_64, register_file
+    from ssa_course.codegen.target import register_file
+    from ssa_course.codegen.x86_64.registers import X86_64
 
     a64 = register_file("aarch64")
     assert a64.total == 31 and X86_64.total == 16
@@ -358,9 +359,9 @@ MADD = """fn main(n: int) {
     var s = 0;
     var t = 100;
     for (var i = 0; i < n; i = i + 1) {
-        s = s + i * n;
+        s = s + t * n;
         t = t - i * 3000;
-        var k = i * (n + 1);
+        var k = s * (n + 1);
         print(k, k + 7, s * 5 + 1);
     }
     print(s, t);
@@ -369,9 +370,10 @@ MADD = """fn main(n: int) {
 
 
 def test_multiply_add_fuses_a_product_used_once(tmp_path, capsys):
-    """``s + i * n`` is one ``madd``, ``t - i * 3000`` one ``msub`` (the constant in a
-    register); ``k = i * (n + 1)``, used twice, stays a ``mul``, and ``s * 5 + 1`` an
-    add with a shifted operand and an ``add #1``."""
+    """``s + t * n`` is one ``madd``, ``t - i * 3000`` one ``msub`` (the constant in a
+    register); ``k = s * (n + 1)``, used twice, stays a ``mul``, and ``s * 5 + 1`` an
+    add with a shifted operand and an ``add #1``. (Products of the counter by an
+    invariant variable, ``i * n``, become induction variables: codegen/strength.py.)"""
     src = tmp_path / "madd.tiny"
     src.write_text(MADD)
     assert main(["show", "--as", "asm", "--target", "aarch64", str(src)]) == 0

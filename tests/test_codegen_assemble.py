@@ -8,7 +8,7 @@ from codegen_harness import images, observe, same_bytes, source
 
 from ssa_course.codegen import toolchain
 from ssa_course.codegen.elf import Sections, read_elf, write_elf
-from ssa_course.codegen.keystone_asm import AssemblerError, parse
+from ssa_course.codegen.x86_64.keystone_asm import AssemblerError, parse
 
 
 def _nops(k: int) -> str:
@@ -55,7 +55,7 @@ def test_the_keystone_path_refuses_what_it_cannot_place():
     with pytest.raises(AssemblerError, match="instruction outside .text"):
         parse(".data\n    mov rax, rbx\n")
     if toolchain.keystone_missing() is None:
-        from ssa_course.codegen.keystone_asm import assemble_keystone
+        from ssa_course.codegen.x86_64.keystone_asm import assemble_keystone
 
         with pytest.raises(AssemblerError, match="undefined label 'nowhere'"):
             assemble_keystone("f:\n    jmp nowhere\n", 0x401000, 0x20000000, 0x30000000)
@@ -85,7 +85,7 @@ def test_gnu_executable_reads_back_with_its_symbols():
 def test_disassembly_lists_each_function_with_bytes_and_targets():
     if toolchain.disassembler_missing():
         pytest.skip(toolchain.disassembler_missing())
-    from ssa_course.codegen.disasm import disassemble
+    from ssa_course.codegen.x86_64.disasm import disassemble
 
     img = images(source("tiny_main:\n    mov rdi, 3\n    call rt_print_int\n    ret\n"))[0]
     text = disassemble(img, ["tiny_main"])
@@ -109,26 +109,27 @@ def test_assembled_by_keystone_runs_the_same():
 def test_backend_differences_is_empty_when_they_agree_and_names_what_differs():
     if toolchain.gnu_missing() or toolchain.keystone_missing():
         pytest.skip(toolchain.gnu_missing() or toolchain.keystone_missing() or "")
-    from ssa_course.codegen import assemble as asm
+    from ssa_course.codegen import assemble as images
+    from ssa_course.codegen.x86_64 import assemble as asm
 
     src = source("tiny_main:\n    mov rdi, 1\n    ret\n")
     assert asm.backend_differences(src) == []
     ks = asm.assemble(src, "keystone")
     start = ks.symbols["tiny_main"] - ks.text_addr
     broken = ks.text[:start] + b"\x90" + ks.text[start + 1:]
-    asm._CACHE[(asm.source_hash(src), "keystone")] = asm.Image(
+    asm._CACHE[(images.source_hash(src), "keystone")] = images.Image(
         broken, ks.data, ks.bss_size, ks.symbols, ks.entry, ks.path, "keystone",
         sizes=ks.sizes)
     try:
         assert asm.backend_differences(src) == ["tiny_main"]
     finally:
-        del asm._CACHE[(asm.source_hash(src), "keystone")]
+        del asm._CACHE[(images.source_hash(src), "keystone")]
 
 
 def test_disassembly_names_rip_relative_data():
     if toolchain.disassembler_missing():
         pytest.skip(toolchain.disassembler_missing())
-    from ssa_course.codegen.disasm import disassemble
+    from ssa_course.codegen.x86_64.disasm import disassemble
 
     img = images(source("tiny_main:\n    sub qword ptr [rip + rt_fuel], 2\n"
                         "    lea rax, [rip + rt_numbuf + 8]\n    ret\n"))[0]
@@ -139,7 +140,7 @@ def test_disassembly_names_rip_relative_data():
 def test_a_label_defined_twice_is_refused():
     if toolchain.keystone_missing():
         pytest.skip(toolchain.keystone_missing())
-    from ssa_course.codegen.keystone_asm import assemble_keystone
+    from ssa_course.codegen.x86_64.keystone_asm import assemble_keystone
 
     with pytest.raises(AssemblerError, match="'.La' is already defined"):
         assemble_keystone("f:\n.La:\n    ret\ng:\n.La:\n    ret\n", 0x401000, 0x20000000,
@@ -152,7 +153,7 @@ def test_saved_executable_runs_with_arguments(tmp_path):
     import subprocess
 
     from ssa_course.codegen.assemble import save_executable
-    from ssa_course.codegen.native import run_native
+    from ssa_course.codegen.x86_64.run import run_native
 
     main = "tiny_main:\n    call rt_print_int\n    call rt_print_newline\n    ret\n"
     src = source(main, (("n", "int"),))

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from ssa_course import registry
 from ssa_course.codegen.aarch64.compile import compile_parts
-from ssa_course.codegen.compile import compile_program
 from ssa_course.codegen.select_effects import element_width
+from ssa_course.codegen.x86_64.compile import compile_program
 from ssa_course.compilation import compile_source
 from ssa_course.registry import build
 from ssa_course.stages import run as run_stage

@@ -124,7 +124,7 @@ def test_emulated_runs_free_their_engine(prog):
         pytest.skip(reason)
     import gc
 
-    from ssa_course.codegen import emulate
+    from ssa_course.codegen.x86_64 import emulate
     from ssa_course.compilation import load_file
     from ssa_course.lessons.l11_codegen import compile_machine, image_of
 

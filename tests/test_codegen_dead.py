@@ -9,15 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ssa_course.codegen.aarch64.select import A64Selector
+from ssa_course.codegen.aarch64.machine import AARCH64_MACHINE
 from ssa_course.codegen.dead import remove_dead_code
-from ssa_course.codegen.isel import Selector
 from ssa_course.codegen.mir import Imm, LabelRef, MBlock, Mem, MFunction, MInstr, PReg, VReg
+from ssa_course.codegen.x86_64.machine import X86_64_MACHINE
 from ssa_course.compilation import load_file
 from ssa_course.lessons.l11_codegen import scheduled_ssa_quads
 
-X86 = Selector.bool_shapes
-A64 = A64Selector.bool_shapes
+X86 = X86_64_MACHINE.bool_shapes
+A64 = AARCH64_MACHINE.bool_shapes
 NQUEENS = Path(__file__).resolve().parent.parent / "benchmarks/native/kernels/nqueens.tiny"
 
 A, B, V, W = VReg(1, "a"), VReg(2, "b"), VReg(3, "v"), VReg(4, "w")
@@ -114,7 +114,7 @@ def test_nqueens_computes_the_down_index_once_per_loop_copy(target):
     two (there were 8)."""
     program = scheduled_ssa_quads(load_file(str(NQUEENS)))
     if target == "x86-64":
-        from ssa_course.codegen.compile import select_program
+        from ssa_course.codegen.x86_64.compile import select_program
         fn = select_program(program, None).functions["place"]
         shapes = X86
     else:

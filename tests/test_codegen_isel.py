@@ -12,14 +12,17 @@ from pathlib import Path
 import pytest
 from codegen_native import run_native, skip_reason
 
-from ssa_course.codegen import isel, patterns, select_effects, select_ops, x86_effects
-from ssa_course.codegen.compile import allocate_program, compile_program, select_program
-from ssa_course.codegen.emit import instr_text
-from ssa_course.codegen.minstr import call, ins
+from ssa_course.codegen import isel, select_effects
 from ssa_course.codegen.mir import Imm, LabelRef, MBlock, Mem, MFunction, PReg, VReg
 from ssa_course.codegen.mir_dot import mprogram_dot
+from ssa_course.codegen.patterns import table_text
 from ssa_course.codegen.phis import lower_phis, sequentialise
-from ssa_course.codegen.verify import verify_function, verify_program
+from ssa_course.codegen.x86_64 import patterns, select_ops
+from ssa_course.codegen.x86_64 import select_effects as x86_effects
+from ssa_course.codegen.x86_64.compile import allocate_program, compile_program, select_program
+from ssa_course.codegen.x86_64.emit import instr_text
+from ssa_course.codegen.x86_64.minstr import call, ins
+from ssa_course.codegen.x86_64.verify import verify_function, verify_program
 from ssa_course.compilation import compile_source
 from ssa_course.errors import VerifyError
 from ssa_course.registry import build
@@ -192,7 +195,7 @@ def test_pattern_table_names_every_marker_in_select_ops():
     text = patterns.table_text()
     assert all(p.name in text for p in patterns.PATTERNS)
     assert max(len(line) for line in text.splitlines()) <= 100  # fits a notebook's width
-    narrow = patterns.table_text(patterns.PATTERNS[:3], width=40)
+    narrow = table_text(patterns.PATTERNS[:3], width=40)
     assert max(len(line) for line in narrow.splitlines()) <= 40
     assert [p.name in narrow for p in patterns.PATTERNS[:4]] == [True, True, True, False]
 
@@ -200,13 +203,14 @@ def test_pattern_table_names_every_marker_in_select_ops():
 def test_unknown_operator_is_a_located_message():
     from ssa_course.codegen.isel import select_function
     from ssa_course.codegen.patterns import CodegenError
+    from ssa_course.codegen.x86_64.machine import X86_64_MACHINE
     from ssa_course.quads.ir import Function, Instr, Label, Program
     from ssa_course.tiny.types import INT
 
     fn = Function("main", [("x", INT)], None,
                   [Label("b"), Instr("frob", "y", INT, ["x"]), Instr("ret")])
     with pytest.raises(CodegenError, match="no machine pattern for 'frob'"):
-        select_function(fn, Program({"main": fn}), [])
+        select_function(X86_64_MACHINE, fn, Program({"main": fn}), [])
 
 
 # -- phis, frames, emission -------------------------------------------------------------
@@ -538,8 +542,8 @@ def test_standin_skip_reason_is_one_line():
 
 
 def test_gnu_and_keystone_give_the_same_bytes():
-    from ssa_course.codegen.assemble import assemble
     from ssa_course.codegen.toolchain import gnu_missing, keystone_missing
+    from ssa_course.codegen.x86_64.assemble import assemble
 
     if gnu_missing() or keystone_missing():
         pytest.skip(gnu_missing() or keystone_missing() or "")
@@ -550,7 +554,7 @@ def test_gnu_and_keystone_give_the_same_bytes():
 
 
 def test_compiled_program_takes_its_limits_per_run():
-    from ssa_course.codegen.compile import compile_parts
+    from ssa_course.codegen.x86_64.compile import compile_parts
 
     src = "fn main(n: int) { while (n > 0) { n = n - 1; } print(n); }"
     cp = compile_parts(ssa_of(src), src.splitlines())
@@ -560,7 +564,7 @@ def test_compiled_program_takes_its_limits_per_run():
     plain = compile_parts(ssa_of(src), src.splitlines(), fuel=False)
     assert "rt_fuel]" not in plain.program_asm
     if skip_reason() is None:
-        from ssa_course.codegen.assemble import assemble
+        from ssa_course.codegen.x86_64.assemble import assemble
 
         for steps, status in ((100, 2), (10_000_000, 0)):
             image = assemble(cp.source(steps))

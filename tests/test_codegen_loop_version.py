@@ -64,9 +64,12 @@ def test_a_counting_loop_over_an_array_from_a_call_gets_a_check_free_copy():
     MK + """fn main(n: int) { var a = mk(n); var s = 0;
        for (var k = 0; k < n; k = k + 1) { if (a[k] > 3) { break; } s = s + a[k]; }
        print(s); }""",
-    # the index is not the counter
+    # the index is not affine in the counter
     MK + """fn main(n: int) { var a = mk(n); var s = 0;
-       for (var k = 0; k < n; k = k + 1) { s = s + a[k + 1]; } print(s); }""",
+       for (var k = 0; k < n; k = k + 1) { s = s + a[k * k]; } print(s); }""",
+    # an affine index with a negative constant offset (its guard could never hold)
+    MK + """fn main(n: int) { var a = mk(n); var s = 0;
+       for (var k = 1; k < n; k = k + 1) { s = s + a[k - 1]; } print(s); }""",
     # a counter that goes down
     MK + """fn main(n: int) { var a = mk(n); var s = 0;
        for (var k = n - 1; k >= 0; k = k - 1) { s = s + a[k]; } print(s); }""",
@@ -90,6 +93,31 @@ def test_only_the_inner_loop_of_a_nest_is_copied():
     assert len(headers) == 3  # the outer loop, the inner loop and its copy
 
 
+FLAT = MK + """
+fn main(n: int, m: int) {
+    var a = mk(m);
+    var s = 0;
+    for (var i = 0; i < n; i = i + 1) {
+        for (var k = 0; k < n; k = k + 1) {
+            s = s + a[i * n + k] * a[k * n + i];
+        }
+    }
+    print(s);
+}
+"""
+
+
+def test_affine_indices_of_a_flat_matrix_lose_their_checks_in_the_copy():
+    before, after = _versioned(FLAT)
+    fast = [b for b in after if "fast" in b.label and b.label not in before]
+    loads = [i for b in fast for i in b.body if i.op == "aload"]
+    assert len(loads) == 2 and all(i.in_bounds for i in loads)
+    # the guards: one length per (array, scale, offset), the bound and the scale at most
+    # 2^31 (so k * n cannot wrap), the largest index below the length
+    ops = [i.op for b in after if "vers" in b.label for i in b.body]
+    assert ops.count("alen") == 2 and ops.count("mul") == 1
+
+
 PROGRAMS = {
     "sum": SUM,
     "le bound": MK + """fn main(n: int, m: int) { var a = mk(m); var s = 0;
@@ -103,6 +131,14 @@ PROGRAMS = {
         for (var r = 0; r < n; r = r + 1) { b[r] = mk(m); }
         for (var i = 0; i < n; i = i + 1) { for (var k = 0; k < n; k = k + 1) {
         s = s + b[i][k] * k; } } print(s); }""",
+    "flat matrix": FLAT,
+    "flat, offset from input": MK + """fn main(n: int, m: int) { var a = mk(n); var s = 0;
+        for (var k = 0; k < n; k = k + 1) { s = s + a[k + m]; a[m + k] = k; } print(s); }""",
+    "flat, scale from input": MK + """fn main(n: int, m: int) { var a = mk(n * 3); var s = 0;
+        for (var k = 0; k <= n; k = k + 1) { s = s + a[k * m + 2]; } print(s); }""",
+    "flat, huge scale": MK + """fn main(n: int, m: int) { var a = mk(n); var s = 0;
+        var big = m * 4611686018427387904;
+        for (var k = 0; k < n; k = k + 1) { s = s + a[k * big + 1]; } print(s); }""",
     "prints inside": MK + """fn main(n: int, m: int) { var a = mk(m); var k = 0;
         while (k < n) { print(a[k] + k); k = k + 2; } print(k); }""",
 }

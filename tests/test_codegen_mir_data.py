@@ -13,7 +13,7 @@ import pytest
 
 from ssa_course.codegen.interference import build_interference
 from ssa_course.codegen.liveness import Liveness, format_minstr
-from ssa_course.codegen.mir import ALLOCATABLE, PReg, VReg
+from ssa_course.codegen.mir import PReg, VReg
 from ssa_course.codegen.mir_data import (
     FunctionData,
     InstrData,
@@ -23,6 +23,7 @@ from ssa_course.codegen.mir_data import (
     named_graph,
     reg_of_name,
 )
+from ssa_course.codegen.x86_64.registers import ALLOCATABLE
 from ssa_course.compilation import compile_source
 from ssa_course.errors import SsaCourseError
 from ssa_course.grading.codegen import draw_colouring, draw_edges, draw_live_sets

@@ -22,15 +22,10 @@ from hypothesis import strategies as st
 from x86_forms import forms, instruction
 
 from ssa_course.codegen import toolchain
-from ssa_course.codegen.assemble import (
-    AssemblerError,
-    assemble,
-    assemble_own,
-    current_assembler,
-    using_assembler,
-)
-from ssa_course.codegen.compile import compile_program
-from ssa_course.codegen.x86_encode import EncodeError, encode, fields
+from ssa_course.codegen.assemble import AssemblerError, current_assembler, using_assembler
+from ssa_course.codegen.x86_64.assemble import assemble, assemble_own
+from ssa_course.codegen.x86_64.compile import compile_program
+from ssa_course.codegen.x86_64.encode import EncodeError, encode, fields
 from ssa_course.compilation import compile_source
 from ssa_course.errors import SsaCourseError, UsageError
 from ssa_course.registry import build
@@ -118,7 +113,7 @@ def test_every_table_form_encodes_like_the_others(other, seed):
 @given(data=st.data())
 def test_any_table_instruction_encodes_like_keystone(data):
     _need("keystone")
-    from ssa_course.codegen.keystone_asm import KeystoneEncoder
+    from ssa_course.codegen.x86_64.keystone_asm import KeystoneEncoder
 
     form = data.draw(st.sampled_from(forms()))
     line = instruction(form, lambda seq: data.draw(st.sampled_from(list(seq))))
@@ -292,7 +287,7 @@ def test_a_stack_argument_of_65535_same_bytes(other):
 @pytest.mark.parametrize("value", [65407, 65408, 65500, 65535, 65536, -128, -129, 127, 128])
 def test_push_immediates_near_the_imm8_edge_encode_like_gnu(value):
     _need("keystone")
-    from ssa_course.codegen.keystone_asm import KeystoneEncoder
+    from ssa_course.codegen.x86_64.keystone_asm import KeystoneEncoder
 
     assert KeystoneEncoder()(f"push {value}") == encode(f"push {value}")
     if toolchain.assembler_missing("gnu") is None:

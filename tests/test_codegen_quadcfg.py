@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import pytest
 
-from ssa_course.codegen import verify
 from ssa_course.codegen.aarch64 import verify as a64_verify
-from ssa_course.codegen.aarch64.select import A64Selector
-from ssa_course.codegen.isel import Selector, select_function
+from ssa_course.codegen.aarch64.machine import AARCH64_MACHINE
+from ssa_course.codegen.isel import select_function
 from ssa_course.codegen.names import block_label
 from ssa_course.codegen.quadcfg import function_blocks
 from ssa_course.codegen.verify_shared import check_blocks
+from ssa_course.codegen.x86_64 import verify
+from ssa_course.codegen.x86_64.machine import X86_64_MACHINE
 from ssa_course.quads.cfg import build_cfg
 from ssa_course.quads.ir import Function, Instr, Label, Program
 from ssa_course.tiny.types import BOOL, INT
@@ -69,12 +70,12 @@ def test_empty_function_is_one_returning_block():
     assert block.label == "b0" and [i.op for i in block.body] == ["ret"]
 
 
-@pytest.mark.parametrize("selector, rules", [(Selector, verify.RULES),
-                                             (A64Selector, a64_verify.RULES)],
+@pytest.mark.parametrize("machine, rules", [(X86_64_MACHINE, verify.RULES),
+                                            (AARCH64_MACHINE, a64_verify.RULES)],
                          ids=["x86-64", "aarch64"])
-def test_both_targets_select_the_same_blocks(selector, rules):
+def test_both_targets_select_the_same_blocks(machine, rules):
     f = _function()
-    mfn, exit_of = select_function(f, Program({"f": f}), [], selector=selector)
+    mfn, exit_of = select_function(machine, f, Program({"f": f}), [])
     check_blocks(mfn, rules)
     labels = [b.label for b in mfn.blocks]
     names = [b.label for b in function_blocks(f)]

@@ -40,9 +40,6 @@ from mir_simulate import SimulationError, simulate
 from ssa_course.codegen.interference import build_interference, interference_dot
 from ssa_course.codegen.liveness import Liveness, liveness_text, loop_depths
 from ssa_course.codegen.mir import (
-    ALLOCATABLE,
-    CALLEE_SAVED,
-    CALLER_SAVED,
     Imm,
     MFunction,
     MInstr,
@@ -58,6 +55,7 @@ from ssa_course.codegen.regalloc import (
     throw_targets,
 )
 from ssa_course.codegen.spill import vregs_of
+from ssa_course.codegen.x86_64.registers import ALLOCATABLE, CALLEE_SAVED, CALLER_SAVED
 from ssa_course.compilation import compile_source
 
 # ---------------------------------------------------------------- independent checkers
@@ -580,8 +578,8 @@ def test_corpus_functions_allocate_with_proper_colourings():
     from pathlib import Path
 
     import ssa_course
-    from ssa_course.codegen.compile import select_program
-    from ssa_course.codegen.verify import verify_function
+    from ssa_course.codegen.x86_64.compile import select_program
+    from ssa_course.codegen.x86_64.verify import verify_function
 
     moves = removed = functions = 0
     for path in sorted((Path(__file__).parent / "programs").glob("*.tiny")):
@@ -628,8 +626,8 @@ def test_corpus_programs_compute_the_same_before_and_after_allocation():
     from mir_simulate import simulate_program
 
     import ssa_course
-    from ssa_course.codegen.compile import select_program
     from ssa_course.codegen.names import function_symbol
+    from ssa_course.codegen.x86_64.compile import select_program
 
     compared = expected = 0
     for case in load_corpus() + load_bril_corpus():
@@ -701,9 +699,9 @@ def test_generated_programs_compute_the_same_before_and_after_allocation():
     from mir_simulate import simulate_program
 
     import ssa_course
-    from ssa_course.codegen.compile import select_program
     from ssa_course.codegen.names import function_symbol
-    from ssa_course.codegen.verify import verify_function
+    from ssa_course.codegen.x86_64.compile import select_program
+    from ssa_course.codegen.x86_64.verify import verify_function
 
     for seed in range(20):
         source = generate(seed)

@@ -388,7 +388,7 @@ def test_a_crash_is_one_line_and_the_caller_lives(body, signame, status):
             deliver(r, Output())
         assert e.value.message == f"native code crashed ({signame})"
     if toolchain.emulator_missing() is None:
-        from ssa_course.codegen.emulate import run_emulated
+        from ssa_course.codegen.x86_64.emulate import run_emulated
 
         r = run_emulated(imgs[0], [])
         assert r.status == status and r.stdout == ""
@@ -407,7 +407,7 @@ def test_an_endless_run_without_fuel_ends_at_the_time_limit():
         r = run_native(imgs[0], [], timeout_s=0.5)
         assert (r.stderr, r.status) == ("error: native run timed out after 0.5 s\n", 124)
     if toolchain.emulator_missing() is None:
-        from ssa_course.codegen.emulate import run_emulated
+        from ssa_course.codegen.x86_64.emulate import run_emulated
 
         r = run_emulated(imgs[0], [], timeout_s=0.5)
         assert (r.stderr, r.status) == ("error: emulated run stopped after 0.5 s\n", 124)
@@ -439,7 +439,7 @@ def test_missing_tools_are_one_line_reasons(monkeypatch):
     import platform
     import shutil
 
-    from ssa_course.codegen.assemble import assemble
+    from ssa_course.codegen.x86_64.assemble import assemble
 
     monkeypatch.setattr(shutil, "which", lambda _name: None)
     reason = toolchain.gnu_missing()
@@ -453,7 +453,7 @@ def test_missing_tools_are_one_line_reasons(monkeypatch):
 
 
 def test_config_for_limits_and_the_executor_interface():
-    from ssa_course.codegen.runtime_asm import NO_FUEL_LIMIT, config_for
+    from ssa_course.codegen.x86_64.runtime import NO_FUEL_LIMIT, config_for
     from ssa_course.runtime import Limits
 
     c = config_for([("n", "int")], Limits(steps=50, depth=7, cells=9), [(1, 2)])
@@ -468,7 +468,7 @@ def test_config_for_limits_and_the_executor_interface():
         from ssa_course.codegen.native import run_values_native
         runners.append(run_values_native)
     if toolchain.emulator_missing() is None:
-        from ssa_course.codegen.emulate import run_values_emulated
+        from ssa_course.codegen.x86_64.emulate import run_values_emulated
         runners.append(run_values_emulated)
     for run in runners:
         out = Output()
@@ -539,7 +539,8 @@ def test_cross_binutils_are_found_on_other_machines(monkeypatch):
 
 
 def test_too_many_open_trys_is_a_stack_overflow(monkeypatch):
-    from ssa_course.codegen import runtime_abi, runtime_asm
+    from ssa_course.codegen import runtime_abi
+    from ssa_course.codegen.x86_64 import runtime as runtime_asm
 
     monkeypatch.setattr(runtime_abi, "MIN_HANDLERS", 1000)
     main = f"""tiny_main:

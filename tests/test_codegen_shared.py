@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from ssa_course.codegen.aarch64.layout import lay_out as lay_out_a64
 from ssa_course.codegen.aarch64.minstr import Shift
 from ssa_course.codegen.aarch64.verify import _kind as a64_kind
-from ssa_course.codegen.layout import AssemblerError, ascii_bytes, data_bytes, strip_comment
+from ssa_course.codegen.asm_data import AssemblerError, ascii_bytes, data_bytes, strip_comment
 from ssa_course.codegen.mir import Imm, LabelRef, Mem, PReg, Slot, VReg
 from ssa_course.codegen.runtime_abi import ascii_directive
 from ssa_course.codegen.verify_shared import operand_kind

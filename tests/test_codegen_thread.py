@@ -11,13 +11,13 @@ from machine_agree import agrees_with_the_interpreter
 from test_codegen_aarch64 import NEGATED_BOOLS, THREADED
 
 from ssa_course import registry
-from ssa_course.codegen.isel import Selector
 from ssa_course.codegen.mir import Imm, LabelRef, MBlock, MFunction, MInstr, VReg
 from ssa_course.codegen.thread import thread_bools
+from ssa_course.codegen.x86_64.machine import X86_64_MACHINE
 from ssa_course.compilation import compile_source
 from ssa_course.lessons.l11_codegen import compile_machine
 
-X86 = Selector.bool_shapes
+X86 = X86_64_MACHINE.bool_shapes
 
 
 def _ins(op: str, *operands, defs=(), uses=(), cond=None) -> MInstr:

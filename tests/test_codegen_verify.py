@@ -1,6 +1,6 @@
 """The machine-IR verifiers of both targets: the checks they share and their messages.
 
-x86-64 (:mod:`ssa_course.codegen.verify`) and AArch64 (:mod:`ssa_course.codegen.aarch64.
+x86-64 (:mod:`ssa_course.codegen.x86_64.verify`) and AArch64 (:mod:`ssa_course.codegen.aarch64.
 verify`) run the same checks from :mod:`ssa_course.codegen.verify_shared`, each with its
 own argument registers, result register and instruction syntax, and word a broken
 invariant the same way. Each test here runs on both, through a :class:`Target` that
@@ -16,12 +16,12 @@ from dataclasses import dataclass
 import pytest
 from corpus import load_bril_corpus, load_corpus
 
-from ssa_course.codegen import minstr as x86_minstr
-from ssa_course.codegen import verify as x86_verify
 from ssa_course.codegen.aarch64 import minstr as a64_minstr
 from ssa_course.codegen.aarch64 import verify as a64_verify
 from ssa_course.codegen.mir import Imm, LabelRef, MBlock, MFunction, MInstr, PReg, VReg
 from ssa_course.codegen.verify_shared import Callees
+from ssa_course.codegen.x86_64 import minstr as x86_minstr
+from ssa_course.codegen.x86_64 import verify as x86_verify
 from ssa_course.compilation import compile_source
 from ssa_course.errors import VerifyError
 from ssa_course.quads.ir import Instr
@@ -156,7 +156,7 @@ def test_a_handler_starts_with_only_the_result_register(t):
 def test_corpus_programs_with_calls_verify_on_both_targets():
     from ssa_course.codegen.aarch64.compile import compile_parts as a64_parts
     from ssa_course.codegen.aarch64.compile import select_program as a64_select
-    from ssa_course.codegen.compile import allocate_program, select_program
+    from ssa_course.codegen.x86_64.compile import allocate_program, select_program
 
     checked = 0
     for case in [*load_corpus(), *load_bril_corpus()]:
@@ -215,7 +215,7 @@ INVARIANTS = ["block ends in a jump", "succs match the block's branches",
 @pytest.mark.parametrize("invariant", INVARIANTS)
 def test_the_same_broken_invariant_reads_the_same_on_both_targets(invariant):
     from ssa_course.codegen.aarch64.emit import instr_text as a64_text
-    from ssa_course.codegen.emit import instr_text as x86_text
+    from ssa_course.codegen.x86_64.emit import instr_text as x86_text
 
     errors = {}
     for t, text in ((X86, x86_text), (A64, a64_text)):

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ssa_course.codegen.emit import instr_text
 from ssa_course.codegen.mir import Imm, LabelRef, MBlock, Mem, MFunction, MInstr, PReg, Slot
-from ssa_course.codegen.x86_peep import peephole
+from ssa_course.codegen.x86_64.emit import instr_text
+from ssa_course.codegen.x86_64.peep import peephole
 from ssa_course.compilation import load_file
 from ssa_course.lessons.l11_codegen import compile_machine
 

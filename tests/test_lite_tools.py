@@ -196,21 +196,27 @@ def test_lock_closure_follows_depends_and_drops_the_compiled_ones() -> None:
                                                      "jedi", "networkx", "pyparsing"]
 
 
-def test_setup_cell_installs_without_dependencies_and_loads_graphviz() -> None:
+def test_setup_cell_loads_the_course_from_the_lock_and_graphviz() -> None:
     source = build_lite.setup_cell().source
     assert source.startswith(build_lite.SETUP_MARK)
-    assert "deps=False" in source and "await browser.load()" in source
+    assert "await pyodide_js.loadPackage(['ssa-course', " in source
+    assert "networkx" not in source and "await browser.load()" in source
+    # networkx (1,181 files to unpack) only where a notebook imports it
+    assert build_lite.notebook_packages("import ssa_course") == build_lite.BROWSER_PACKAGES
+    assert build_lite.notebook_packages("import networkx\n")[-1] == "networkx"
 
 
 # --- the grader imports where nothing can be forked (Pyodide) --------------------------
 
 def test_grading_imports_and_guards_in_process_without_fork_or_timers() -> None:
-    """In Pyodide there is no os.fork and no signal.setitimer: a guarded answer is watched
-    in this process."""
+    """In Pyodide there is no os.fork, no signal.setitimer and no pwd module: a guarded
+    answer is watched in this process, and an exercise's checks import."""
     code = (
         "import os, signal, sys\n"
         "del signal.setitimer, os.fork\n"
         "sys.platform = 'emscripten'\n"
+        "sys.modules['pwd'] = None  # (import pwd raises ImportError)\n"
+        "from ssa_course.grading import box  # what every check imports\n"
         "import networkx\n"
         "from ssa_course.grading import sandbox\n"
         "from ssa_course.grading.forbid import Forbidden, guard\n"
@@ -304,14 +310,16 @@ def test_browser_reason_only_in_a_browser(monkeypatch: pytest.MonkeyPatch) -> No
 
 # --- the kernel preloads its own and the course's wheels with Pyodide -------------------
 
-def test_preload_lists_what_the_kernel_would_install_and_the_course() -> None:
+def test_preload_lists_what_the_kernel_would_install_and_no_more() -> None:
     # the kernel skips its own installs only for names in loadPyodideOptions.packages
     for name in ("micropip", "piplite", "ipykernel", "comm", "pyodide-kernel", "jedi",
                  "ipython"):
         assert name in build_lite.PRELOAD
-    assert set(build_lite.BROWSER_PACKAGES) <= set(build_lite.PRELOAD)
-    assert set(build_lite.PRELOAD) <= set(build_lite.SITE_LOCK) | set(build_lite.LOCK_ROOTS) \
-        | {"pyparsing", "networkx"}
+    # the course's wheels are unpacked by the set-up cell, not before the kernel is idle
+    assert not {"ssa-course", "networkx", "pydot", "ipywidgets"} & set(build_lite.PRELOAD)
+    assert set(build_lite.PRELOAD) | set(build_lite.BROWSER_PACKAGES) <= \
+        set(build_lite.SITE_LOCK) | set(build_lite.LOCK_ROOTS)
+    assert "networkx" not in build_lite.SITE_LOCK["ssa-course"]
 
 
 def test_lock_entry_of_a_site_wheel(tmp_path: Path) -> None:
@@ -335,3 +343,65 @@ def _run_python(code: str, seconds: int) -> subprocess.CompletedProcess[str]:
                           env=env, timeout=seconds, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     return done
+
+
+# --- the start page: the site opens on a way into the tour and the exercises -----------
+
+def _site_with(tmp_path: Path, *paths: str) -> Path:
+    """A stand-in site whose contents (``files/``) hold notebooks at ``paths``."""
+    for rel in paths:
+        (tmp_path / "files" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "files" / rel).write_text("{}")
+    return tmp_path
+
+
+def test_start_page_links_to_every_lesson_and_exercise_with_their_titles() -> None:
+    page = build_lite.start_page(ROOT)
+    links = lite_check.start_links(page)
+    lessons = sorted(f"notebooks/{p.name}" for p in (ROOT / "notebooks").glob("*.ipynb"))
+    exercises = sorted(f"exercises/{p.name}" for p in (ROOT / "exercises").glob("*.ipynb"))
+    assert links == ["notebooks/00-tour.ipynb", *lessons, *exercises]
+    assert 'id="tour" href="lab/index.html?path=notebooks/00-tour.ipynb"' in page
+    assert "00 · A tour: one program through every representation" in page
+    assert "*" not in page.split("<body>")[1]  # Markdown emphasis of titles dropped
+    assert "practice, not grading" in page
+    # every page of the site reads the root's configuration from it; nothing redirects
+    assert build_lite.EMPTY_ROOT_CONFIG in page and "config-utils" not in page
+    with pytest.raises(SystemExit):
+        build_lite.start_page(ROOT, "<html>no configuration</html>")
+
+
+def test_judge_start_page(tmp_path: Path) -> None:
+    page = build_lite.start_page(ROOT)
+    names = lite_check.start_links(page)
+    assert lite_check.judge_start(page, _site_with(tmp_path, *names)) == []
+    gone = (names[0], names[-1])  # the tour (linked twice, reported once), an exercise
+    site = _site_with(tmp_path / "partial", *(n for n in names if n not in gone))
+    problems = lite_check.judge_start(page, site)
+    assert problems == [f"start page: links to {names[0]}, which the site does not have",
+                        f"start page: links to {names[-1]}, which the site does not have"]
+    bare = '<a href="lab/index.html?path=notebooks/01-quads.ipynb">01</a>'
+    assert lite_check.judge_start(bare, _site_with(tmp_path / "b", "notebooks/01-quads.ipynb")) \
+        == ["start page: no 'tour' link to notebooks/00-tour.ipynb",
+            "start page: no link to an exercise"]
+
+
+# --- the linked view driven in the tour -------------------------------------------------
+
+def test_linked_cells_load_the_magic_and_draw_beside_a_listing() -> None:
+    load, view = lite_check.linked_cells("fn main() { print(1); }")
+    assert load == "%load_ext ssa_course"
+    first, body = view.split("\n", 1)
+    assert first == "%%tiny --show quads,cfg --linked" and body == "fn main() { print(1); }"
+
+
+def test_judge_linked_wants_a_drawn_svg_and_no_notice() -> None:
+    good = {"linked": True, "svgs": 3, "nodes": 5, "text": "quads cfg"}
+    assert lite_check.judge_linked(good) == []
+    assert lite_check.judge_linked({**good, "nodes": 0}) == [
+        "linked view: 3 SVGs and no drawn node (no Graphviz drawing)"]
+    assert lite_check.judge_linked({"linked": False, "text": "UsageError: no such view"}) == [
+        "linked view: no linked page in the output ('UsageError: no such view')"]
+    notice = {**good, "text": "cfg: Graphviz ('dot') is not installed"}
+    assert lite_check.judge_linked(notice) == [
+        "linked view: shows \"cfg: Graphviz ('dot') is not installed\""]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from tiny_gen import programs
 
-from ssa_course.tiny import ast
+from ssa_course.tiny import ast, compile_tiny
 from ssa_course.tiny.visit import StmtVisitor
 
 
@@ -55,3 +58,48 @@ def test_a_pass_missing_a_method_cannot_be_made() -> None:
     partial = type("Partial", (StmtVisitor,), methods)
     with pytest.raises(TypeError, match="stmt_try"):
         partial()
+
+
+# -- the one child walk (ast.children) ------------------------------------------------
+
+
+def _reflective_children(node: object) -> list[object]:
+    """Every Expr/Stmt reachable from ``node``'s fields in one step, found by brute force:
+    every field, list item and tuple item, except the checker's links back up the tree."""
+    out: list[object] = []
+    for f in dataclasses.fields(node):  # type: ignore[arg-type]
+        if f.name in ("var", "fn"):
+            continue
+        value = getattr(node, f.name)
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            parts = item if isinstance(item, tuple) else (item,)
+            out.extend(p for p in parts if isinstance(p, ast.Expr | ast.Stmt))
+    return out
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(programs())
+def test_children_reaches_every_sub_tree_in_source_order(src: str) -> None:
+    program = compile_tiny(src)
+    for fn in program.functions.values():
+        stack: list[ast.Node] = [fn.body]
+        while stack:
+            node = stack.pop()
+            kids = [child for _, child in ast.children(node)]
+            assert kids == _reflective_children(node), type(node).__name__
+            positions = [(k.pos.line, k.pos.col) for k in kids
+                         if not isinstance(k, ast.Block | ast.Binary | ast.Index)]
+            assert positions == sorted(positions), type(node).__name__
+            stack.extend(kids)
+
+
+def test_children_roles_name_fields_and_list_items() -> None:
+    program = compile_tiny("struct P { x: int; }\nfn main() {\n"
+                              "  var p = new P { x: 1 };\n  print(p.x, 2);\n}\n")
+    body = program.functions["main"].body
+    assert [r for r, _ in ast.children(body)] == ["stmts[0]", "stmts[1]"]
+    decl, pr = body.stmts
+    assert [r for r, _ in ast.children(decl)] == ["init"]
+    assert [r for r, _ in ast.children(decl.init)] == ["x"]  # type: ignore[attr-defined]
+    assert [r for r, _ in ast.children(pr)] == ["args[0]", "args[1]"]

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from ssa_course.codegen.x86_encode import fits, form_width
-from ssa_course.codegen.x86_table import CONDITIONS, FORMS, REGISTERS, Form
+from ssa_course.codegen.x86_64.encode import fits, form_width
+from ssa_course.codegen.x86_64.table import CONDITIONS, FORMS, REGISTERS, Form
 
 T = TypeVar("T")
 Pick = Callable[[Sequence[T]], T]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import html
 import json
 import re
 import shutil
@@ -44,26 +45,32 @@ PINS = {
 LOCK_ROOTS = ("micropip", "packaging", "ipython", "jedi", "networkx", "pyparsing")
 # lock dependencies that cannot come along (compiled, and not needed by what we use)
 LOCK_DROP = {"networkx": ("matplotlib", "numpy", "setuptools")}
-# what the first cell of every notebook on the site installs from the site (deps=False:
-# the package's own metadata names libraries that cannot exist in the browser)
-BROWSER_PACKAGES = ("ssa-course", "pydot", "pyparsing", "networkx", "ipywidgets", "comm")
+# what the first cell of every notebook on the site loads from the site's lock (with the
+# lock's own dependencies; nothing is resolved from the package's metadata, which names
+# libraries that cannot exist in the browser); a notebook that imports networkx gets it too
+BROWSER_PACKAGES = ("ssa-course", "pydot", "pyparsing", "ipywidgets", "comm")
 # wheels that are not in Pyodide's lock but get a lock entry in static/pyodide, so the kernel
-# preloads them with Pyodide itself (one parallel fetch, no micropip resolution) instead of
-# installing them one after another when it starts: the kernel's own wheels (shipped by
-# jupyterlite-pyodide-kernel) and the course's; name -> what it depends on (in the lock)
+# preloads its own with Pyodide itself (one parallel fetch, no micropip resolution) instead
+# of installing them one after another when it starts, and the set-up cell loads the
+# course's in one call: the kernel's own wheels (shipped by jupyterlite-pyodide-kernel) and
+# the course's; name -> what it depends on (in the lock). networkx is not a dependency
+# here: only ``quads.cfg.to_networkx`` and the matplotlib fallback (no matplotlib in the
+# browser) use it, and a cell that says ``import networkx`` loads it (the kernel loads a
+# cell's imports from the lock)
 SITE_LOCK = {
     "piplite": ["micropip"],
     "pyodide-kernel": ["comm", "ipython"],
     "ipykernel": ["pyodide-kernel"],
     "comm": [],
-    "ssa-course": ["networkx", "pydot"],
+    "ssa-course": ["pydot"],
     "pydot": ["pyparsing"],
     "ipywidgets": ["comm", "ipython", "traitlets"],
 }
-# loadPyodide's `packages`: the kernel skips its own installs of those listed (micropip,
-# piplite, ipykernel, comm, pyodide-kernel, jedi, ipython) and the lessons find the course
-PRELOAD = ("micropip", "piplite", "ipykernel", "comm", "pyodide-kernel", "jedi", "ipython",
-           *BROWSER_PACKAGES)
+# loadPyodide's `packages`: only what the kernel itself needs to start (it skips its own
+# installs of those listed). The course's wheels are not here: every wheel listed is
+# unpacked before the kernel reports idle (networkx alone is 1,181 files with its bytecode), so the
+# set-up cell loads them instead, and only the ones a lesson uses
+PRELOAD = ("micropip", "piplite", "ipykernel", "comm", "pyodide-kernel", "jedi", "ipython")
 SETUP_MARK = "# ssa_course in the browser (JupyterLite)"
 PRACTICE_NOTE = (
     "**In the browser, checking is practice, not grading.** The test cells run here, in\n"
@@ -256,8 +263,9 @@ def pyodide_dir(dest: Path, site_wheels: list[Path] = ()) -> None:
         entry = lock_entry(dest / wheel.name)
         keep[entry["name"]] = entry
     missing = {normal(d) for e in keep.values() for d in e["depends"]} - set(map(normal, keep))
-    if missing or set(PRELOAD) - set(keep):
-        raise SystemExit(f"error: the lock lacks {sorted(missing | (set(PRELOAD) - set(keep)))}")
+    wanted = {*PRELOAD, *BROWSER_PACKAGES, "networkx"}  # what the kernel and set-up cells load
+    if missing or wanted - set(keep):
+        raise SystemExit(f"error: the lock lacks {sorted(missing | (wanted - set(keep)))}")
     lock["packages"] = keep
     (dest / "pyodide-lock.json").write_text(json.dumps(lock, indent=1) + "\n")
 
@@ -274,16 +282,22 @@ def course_wheels() -> list[Path]:
     return [Path(w) for w in wheels]
 
 
-def setup_cell() -> nbformat.NotebookNode:
-    """The first cell of every notebook on the site: install the course from the site
-    and load the WebAssembly Graphviz (the lesson's own first cell follows unchanged)."""
-    names = ", ".join(repr(p) for p in BROWSER_PACKAGES)
+def setup_cell(packages: tuple[str, ...] = BROWSER_PACKAGES) -> nbformat.NotebookNode:
+    """The first cell of every notebook on the site: load the course from the site's lock
+    and the WebAssembly Graphviz (the lesson's own first cell follows unchanged)."""
+    names = ", ".join(repr(p) for p in packages)
     return nbformat.v4.new_code_cell(
-        f"{SETUP_MARK}: install the course from this site and load Graphviz\n"
-        "import piplite\n\n"
-        f"await piplite.install([{names}], deps=False)\n"
+        f"{SETUP_MARK}: load the course from this site and Graphviz\n"
+        "import pyodide_js\n\n"
+        f"await pyodide_js.loadPackage([{names}])\n"
         "from ssa_course.viz import browser\n\n"
         "await browser.load()")
+
+
+def notebook_packages(sources: str) -> tuple[str, ...]:
+    """What the set-up cell of a notebook with these cell ``sources`` loads."""
+    extra = ("networkx",) if re.search(r"\bnetworkx\b", sources) else ()
+    return BROWSER_PACKAGES + extra
 
 
 # a path a lesson reads relative to its folder: ../examples/sum.tiny, ../Makefile
@@ -313,8 +327,9 @@ def contents_dir(dest: Path) -> None:
         (dest / folder).mkdir(parents=True)
         for path in sorted((ROOT / folder).glob("*.ipynb")):
             nb = nbformat.read(path, as_version=4)
-            read.update(read_paths("\n".join(c.source for c in nb.cells)))
-            nb.cells.insert(0, setup_cell())
+            sources = "\n".join(c.source for c in nb.cells)
+            read.update(read_paths(sources))
+            nb.cells.insert(0, setup_cell(notebook_packages(sources)))
             if folder == "exercises":
                 nb.cells.insert(0, nbformat.v4.new_markdown_cell(PRACTICE_NOTE))
             nbformat.write(nb, dest / folder / path.name)
@@ -325,6 +340,84 @@ def contents_dir(dest: Path) -> None:
         else:
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / rel, dest / rel)
+
+
+def notebook_title(path: Path) -> str:
+    """A notebook's first heading (``# 00 · A tour: ...``), else its file name."""
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("# "):  # (its Markdown emphasis dropped)
+                    return line[2:].replace("*", "").replace("`", "").strip()
+    return path.stem
+
+
+def lab_link(path: str) -> str:
+    """The site-relative address that opens ``path`` (a contents path) in JupyterLab."""
+    return f"lab/index.html?path={path}"
+
+
+START_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<title>ssa_course: compiler IRs in the browser</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+{config}
+<style>
+body {{ font-family: sans-serif; max-width: 46em; margin: 2em auto; padding: 0 1em;
+       line-height: 1.45; color: #222; }}
+a.start {{ display: inline-block; padding: .6em 1.2em; background: #1565c0; color: #fff;
+          border-radius: 4px; text-decoration: none; font-weight: bold; }}
+li {{ margin: .2em 0; }} small {{ color: #555; }}
+</style></head><body>
+<h1>ssa_course: from quads to graphs, in your browser</h1>
+<p>Twelve lessons on compiler intermediate representations (quads, SSA, Julia-style IR, the
+sea of nodes, down to x86-64), each with its exercise. Everything runs in this page: Python
+(Pyodide) and Graphviz are part of the site, nothing is sent anywhere. The first start
+takes a little while (Python loads); run a notebook with <b>Run &gt; Run All Cells</b>.</p>
+<p><a class="start" id="tour" href="{tour}">Start the tour (lesson 00)</a></p>
+<h2>Lessons</h2>
+<ul>
+{lessons}
+</ul>
+<h2>Exercises</h2>
+<p><small>In the browser a check is practice, not grading: your work stays in this
+browser (File &gt; Download saves the notebook to hand in).</small></p>
+<ul>
+{exercises}
+</ul>
+<p><small><a href="lab/index.html">All files in JupyterLab</a></small></p>
+</body></html>
+"""
+
+
+# JupyterLite's own index.html holds the site's root configuration, which every page of the
+# site reads (config-utils.js fetches each parent's index.html for it): the start page keeps
+# that element, without the script that would send the browser on to the file browser
+LITE_ROOT_CONFIG = re.compile(
+    r'<script id="jupyter-config-data" type="application/json"[^>]*>.*?</script>', re.S)
+EMPTY_ROOT_CONFIG = ('<script id="jupyter-config-data" type="application/json" '
+                     'data-jupyter-lite-root=".">{}</script>')
+
+
+def start_page(contents: Path, lite_index: str = EMPTY_ROOT_CONFIG) -> str:
+    """The site's front page (``index.html``): a button to the tour, every lesson and every
+    exercise, each a link that opens the notebook in JupyterLab. ``lite_index`` is the
+    page JupyterLite built there (its root configuration is kept)."""
+    config = LITE_ROOT_CONFIG.search(lite_index)
+    if config is None or "data-jupyter-lite-root" not in config.group(0):
+        raise SystemExit("error: JupyterLite's index.html has no root configuration "
+                         "(jupyter-config-data): the start page cannot replace it")
+
+    def items(folder: str) -> str:
+        return "\n".join(
+            f'<li><a href="{html.escape(lab_link(f"{folder}/{p.name}"))}">'
+            f"{html.escape(notebook_title(p))}</a></li>"
+            for p in sorted((contents / folder).glob("*.ipynb")))
+
+    tour = html.escape(lab_link("notebooks/00-tour.ipynb"))
+    return START_PAGE.format(config=config.group(0), tour=tour, lessons=items("notebooks"),
+                             exercises=items("exercises"))
 
 
 def lite_config(path: Path) -> None:
@@ -360,6 +453,10 @@ def build(out: Path) -> None:
     for wheel in wheels:
         cmd += ["--piplite-wheels", str(wheel)]
     run(cmd, cwd=WORK)
+    # the front page replaces JupyterLite's (a redirect to the file browser, which lists
+    # folders and says nothing about where to begin)
+    index = out / "index.html"
+    index.write_text(start_page(WORK / "contents", index.read_text()))
     viz = npm_package("@viz-js/viz", PINS["@viz-js/viz"]) / "dist" / "viz.js"
     (out / "static" / "viz").mkdir(parents=True, exist_ok=True)
     shutil.copy2(viz, out / "static" / "viz" / "viz.js")

@@ -45,6 +45,9 @@ EXERCISE = "01-quads"  # the exercise answered and checked in the browser
 # (in any output: printed, HTML or plain text, or drawn by a widget such as the explorer)
 BAD_TEXT = ("note: Graphviz", "neither Graphviz nor matplotlib", "internal error",
             "Traceback", "not installed")
+# the linked view driven in the tour's page: the magic's own cell (``%%tiny ... --linked``)
+# with a drawn representation beside a listing; its HTML must hold a Graphviz SVG
+LINKED_SHOW = "quads,cfg"
 # a request the check makes itself, from the page and from a web worker (where the kernel
 # runs), to prove that the browser is offline and that the log sees both
 PROBE_URL = "https://pypi.org/simple/micropip/"
@@ -102,6 +105,52 @@ def judge(name: str, cells: list[dict]) -> tuple[list[str], int]:
     return problems, sum("image/svg+xml" in o["mimes"] for o in outs)
 
 
+_LAB_PATH = re.compile(r'href="lab/index\.html\?path=([^"#&]+)"')
+
+
+def start_links(page_html: str) -> list[str]:
+    """The notebooks the start page links to (contents paths such as
+    ``notebooks/00-tour.ipynb``), in page order."""
+    return [html.unescape(p) for p in _LAB_PATH.findall(page_html)]
+
+
+def judge_start(page_html: str, site: Path) -> list[str]:
+    """The start page's problems: no link to the tour (``id="tour"``) or to an exercise, or
+    a link to a notebook the site does not have (``files/<path>``)."""
+    links = start_links(page_html)
+    problems = []
+    if not re.search(r'<a [^>]*id="tour"[^>]*\?path=notebooks/00-tour\.ipynb"', page_html) \
+            and not re.search(r'<a [^>]*\?path=notebooks/00-tour\.ipynb"[^>]*id="tour"',
+                              page_html):
+        problems.append("start page: no 'tour' link to notebooks/00-tour.ipynb")
+    if not any(p.startswith("exercises/") for p in links):
+        problems.append("start page: no link to an exercise")
+    problems += [f"start page: links to {p}, which the site does not have"
+                 for p in dict.fromkeys(links) if not (site / "files" / p).is_file()]
+    return problems
+
+
+def linked_cells(source: str) -> list[str]:
+    """The two cells the check adds to the tour: load the magic, then a linked view of
+    ``source`` (Tiny) with a listing and a drawing."""
+    return ["%load_ext ssa_course", f"%%tiny --show {LINKED_SHOW} --linked\n{source}"]
+
+
+def judge_linked(found: dict) -> list[str]:
+    """The linked view's problems, from :data:`LINKED_JS`'s report: no linked page, no
+    Graphviz SVG in it (a drawing has ``g.node`` groups), or text of :data:`BAD_TEXT`."""
+    problems = []
+    if not found.get("linked"):
+        problems.append("linked view: no linked page in the output "
+                        f"({one_line(found.get('text', ''), 120)!r})")
+    elif not found.get("nodes"):
+        problems.append(f"linked view: {found.get('svgs', 0)} SVGs and no drawn node "
+                        "(no Graphviz drawing)")
+    problems += [f"linked view: shows {excerpt(found.get('text', ''), bad)!r}"
+                 for bad in BAD_TEXT if bad in found.get("text", "")]
+    return problems
+
+
 def report(problems: list[str], notebooks: list[str]) -> list[str]:
     """The closing lines: per notebook with a problem, one line with its first problem
     (and how many more), then any problem that names no notebook."""
@@ -157,6 +206,18 @@ PICTURE_JS = """() => {
   return best;
 }"""
 
+# forget the workspace earlier pages left in this browser (JupyterLite keeps it, with the
+# contents a page saved, in IndexedDB): a lesson opens as it would for a learner who opens
+# only it. Local storage stays: it holds the service worker's version, and without it the
+# next page unregisters the service worker, whose kernel then cannot read the site's files
+CLEAR_JS = """async () => {
+  const dbs = await indexedDB.databases();
+  await Promise.all(dbs.map(d => new Promise(done => {
+    const q = indexedDB.deleteDatabase(d.name);
+    q.onsuccess = q.onerror = q.onblocked = () => done(); })));
+  return dbs.length;
+}"""
+
 # close every main-area widget but notebook ``path`` and shut down the other kernels
 CLOSE_OTHERS_JS = """async (path) => {
   const app = window.jupyterapp;
@@ -170,6 +231,31 @@ CLOSE_OTHERS_JS = """async (path) => {
     if (s.path !== path) await sessions.shutdown(s.id);
   }
 }"""
+
+
+# add cells at the end of the notebook and run them one by one; the last one's index
+ADD_AND_RUN_JS = """async (sources) => {
+  const panel = PANEL;
+  const nb = panel.content;
+  const n = nb.model.cells.length;
+  sources.forEach((s, i) => nb.model.sharedModel.insertCell(n + i, {cell_type: 'code', source: s}));
+  for (let i = 0; i < sources.length; i++) {
+    nb.activeCellIndex = n + i;
+    await window.jupyterapp.commands.execute('notebook:run-cell');
+  }
+  return n + sources.length - 1;
+}""".replace("PANEL", NOTEBOOK)
+
+# what cell ``index`` shows of a linked view (the page lives in an ipywidgets Output)
+LINKED_JS = """(index) => {
+  const view = PANEL.content.widgets[index];
+  const node = view && view.outputArea ? view.outputArea.node : null;
+  const root = node ? node.querySelector('.ssa-linked') : null;
+  return {count: view ? view.model.executionCount : null, linked: !!root,
+          svgs: root ? root.querySelectorAll('svg').length : 0,
+          nodes: root ? root.querySelectorAll('svg g.node').length : 0,
+          text: node ? node.innerText || '' : ''};
+}""".replace("PANEL", NOTEBOOK)
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -246,10 +332,67 @@ class Check:
             print("lite check: offline: the probe to another host failed from the page and "
                   "from a worker, and both were logged", flush=True)
 
+    def start_page(self, site: Path) -> None:
+        """The site's front page: it links to the tour and the exercises, every link names a
+        notebook the site has (and serves), and following the tour's opens it in Lab."""
+        page = self.context.new_page()
+        try:
+            page.goto(self.base)
+            text = page.content()
+            problems = judge_start(text, site)
+            for path in dict.fromkeys(start_links(text)):
+                status = page.request.get(f"{self.base}files/{path}").status
+                if status != 200:
+                    problems.append(f"start page: files/{path} answered {status}")
+            if not problems:
+                page.click("#tour")
+                page.wait_for_function(f"{NOTEBOOK}?.context?.path === "
+                                       "'notebooks/00-tour.ipynb'", timeout=120_000)
+                # and its kernel starts: a JupyterLab page closed sooner can leave the
+                # service worker half re-registered, and the next page's kernel then
+                # cannot read the site's files (lesson 08's ../Makefile was not found)
+                page.wait_for_function(f"{NOTEBOOK}?.sessionContext?.session?.kernel?.status "
+                                       "=== 'idle'", timeout=KERNEL_SECONDS * 1000)
+            self.problems += problems
+            print(f"lite check: start page: {'ok' if not problems else 'FAIL'}, "
+                  f"{len(start_links(text))} notebooks linked, the tour link opens the tour "
+                  "and its kernel starts",
+                  flush=True)
+        finally:
+            page.close()
+
+    def linked(self, page) -> None:
+        """In the tour's page: a ``%%tiny --show quads,cfg --linked`` cell shows the linked
+        page, with its drawing in SVG (viz.js) and no notice."""
+        source = (ROOT / "examples" / "sum.tiny").read_text()
+        index = page.evaluate(ADD_AND_RUN_JS, linked_cells(source))
+        page.wait_for_function(f"(i) => {{ const f = ({LINKED_JS})(i); "
+                               "return f.count !== null && (f.nodes > 0 || f.text); }",
+                               arg=index, timeout=60_000)
+        time.sleep(0.5)  # (the widget may still be filling in)
+        found = page.evaluate(LINKED_JS, index)
+        problems = judge_linked(found)
+        self.problems += [f"00-tour: {p}" for p in problems]
+        page.screenshot(path=str(SHOTS / "linked.png"))
+        print(f"lite check: linked view: {'ok' if not problems else 'FAIL'}, "
+              f"{found['svgs']} SVGs, {found['nodes']} drawn nodes", flush=True)
+
+    def forget(self) -> None:
+        """Drop what earlier pages stored in the browser (:data:`CLEAR_JS`), from a page of
+        the site that is not JupyterLab (so no connection keeps a database open)."""
+        page = self.context.new_page()
+        try:
+            page.goto(f"{self.base}jupyter-lite.json")
+            page.evaluate(CLEAR_JS)
+        finally:
+            page.close()
+
     def open(self, path: str):
-        """A new page with notebook ``path`` open and its kernel started. The page restores
-        the notebooks an earlier page left open (the workspace is kept in the browser),
-        each with a kernel: they are closed and their kernels shut down first."""
+        """A new page with notebook ``path`` open and its kernel started. The workspace
+        earlier pages left in the browser is forgotten first (it would reopen their
+        notebooks, each starting a kernel of its own, while this one's is timed); any
+        notebook the page still restores is closed and its kernel shut down."""
+        self.forget()
         page = self.context.new_page()
         started = time.monotonic()
         page.goto(f"{self.base}lab/index.html?path={path}")
@@ -304,6 +447,7 @@ class Check:
             page.screenshot(path=str(SHOTS / f"{name}.png"))
             if name == "00-tour":
                 self.step(f"{name}", self.explorer, page)
+                self.step(f"{name}", self.linked, page)
         finally:
             page.close()
 
@@ -403,6 +547,7 @@ def main() -> int:
                 viewport={"width": 1400, "height": 1000})
             check = Check(context, f"http://127.0.0.1:{port}/")
             check.step("offline", check.offline_probe)
+            check.step("start page", check.start_page, args.site)
             for path in lessons:
                 check.step(Path(path).stem, check.lesson, path)
             check.step(names[-1], check.exercise)

@@ -1,6 +1,6 @@
 """How fast each assembler turns a kernel's assembly into an executable image: GNU ``as`` +
 ``ld`` (two child processes), keystone (in process, our layout around it) and our own
-pure-Python encoder (``ssa_course/codegen/x86_encode.py``). Run by ``make bench-asm``.
+pure-Python encoder (``ssa_course/codegen/x86_64/encode.py``). Run by ``make bench-asm``.
 
 For each kernel of ``native_kernels.py``: the whole assembly file as ``ssa-course compile``
 makes it (the runtime included, no fuel checks), its number of instructions, and the best
@@ -27,12 +27,12 @@ sys.path.insert(0, str(HERE.parent.parent))
 from native_kernels import KERNELS  # noqa: E402
 
 from ssa_course.codegen import toolchain  # noqa: E402
-from ssa_course.codegen.assemble import (  # noqa: E402
+from ssa_course.codegen.assemble import source_hash  # noqa: E402
+from ssa_course.codegen.x86_64.assemble import (  # noqa: E402
     _assemble_gnu,
     _assemble_in_process,
-    source_hash,
 )
-from ssa_course.codegen.x86_encode import encode  # noqa: E402
+from ssa_course.codegen.x86_64.encode import encode  # noqa: E402
 
 COLUMNS = ("gnu", "keystone", "own cold", "own warm")
 

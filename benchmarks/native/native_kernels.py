@@ -53,6 +53,8 @@ KERNELS: tuple[Kernel, ...] = (
     Kernel("sieve", "sieve of Eratosthenes, repeated", ("2000", "3"), ("20000", "4"),
            ("2000000", "30")),
     Kernel("matmul", "matrix multiply, arrays of rows", ("12",), ("50",), ("500",)),
+    Kernel("matmul_flat", "matrix multiply, flat arrays (a[i * n + k])", ("12",), ("50",),
+           ("500",)),
     Kernel("collatz", "collatz trajectory lengths", ("300",), ("3000",), ("1000000",)),
     Kernel("hash_mix", "wrapping LCG, div/mod mixing", ("3000",), ("100000",),
            ("40000000",)),

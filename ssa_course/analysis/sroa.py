@@ -138,11 +138,11 @@ def _no_escape_allocations(program: Program) -> tuple[set[int], set[int]]:
     seen: set[int] = set()
     for fe in result.functions.values():
         for pc, s in enumerate(fe.ir.stmts, start=1):
-            mark = fe.ir.lines[pc - 1]
-            if isinstance(s, Expr) and s.head == "newstruct" and id(mark) in marks:
-                seen.add(id(marks[id(mark)][0]))
+            line_mark = fe.ir.lines[pc - 1]
+            if isinstance(s, Expr) and s.head == "newstruct" and id(line_mark) in marks:
+                seen.add(id(marks[id(line_mark)][0]))
                 if fe[SSAValue(pc)].has_no_escape():
-                    local.add(id(marks[id(mark)][0]))
+                    local.add(id(marks[id(line_mark)][0]))
     return local, seen
 
 

@@ -61,10 +61,10 @@ def _no_escape_arrays(program: Program) -> set[int]:
     found: set[int] = set()
     for fe in result.functions.values():
         for pc, s in enumerate(fe.ir.stmts, start=1):
-            mark = fe.ir.lines[pc - 1]
-            if isinstance(s, Expr) and s.head == "newarr" and id(mark) in marks \
+            line_mark = fe.ir.lines[pc - 1]
+            if isinstance(s, Expr) and s.head == "newarr" and id(line_mark) in marks \
                     and fe[SSAValue(pc)].has_no_escape():
-                found.add(id(marks[id(mark)][0]))
+                found.add(id(marks[id(line_mark)][0]))
     return found
 
 

@@ -1,14 +1,14 @@
-"""Assembly source -> an executable image, by GNU ``as`` + ``ld``, keystone, or our own
-encoder (:mod:`ssa_course.codegen.x86_encode`, pure Python, so always there).
+"""Executable images, for every target: what an assembler makes and everything after it.
 
-All three place the program at the same fixed addresses (text at ``TEXT_ADDR``, data at
-``DATA_ADDR``, bss at ``BSS_ADDR``) and give the same bytes; the test suite checks it. The
-:class:`Image` keeps those bytes, the symbols and the executable's path, which is
-everything the native runner, the emulator and the disassembler need.
-
-Which assembler: the ``backend`` argument, else the one chosen for the current context
+Each CPU's ``assemble.py`` turns assembly source into an :class:`Image` by GNU ``as`` +
+``ld``, keystone, or the project's own encoder; all three place the program at the same
+fixed addresses (text at ``TEXT_ADDR``, data at ``DATA_ADDR``, bss at ``BSS_ADDR``) and
+give the same bytes (the test suite checks it). The :class:`Image` keeps those bytes, the
+symbols and the executable's path, which is everything the native runner, the emulators
+and the disassemblers need. Here: the image, its cache, linking with GNU ``ld``, writing
+the ELF file, comparing two images, and which assembler the current context chose
 (:func:`using_assembler`: ``--assembler`` on the command line, ``assembler=`` in the
-library), else "auto" (:func:`ssa_course.codegen.toolchain.choose_assembler`).
+library; else "auto", :func:`ssa_course.codegen.toolchain.choose_assembler`).
 """
 
 from __future__ import annotations
@@ -22,10 +22,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from ssa_course.codegen import toolchain
-from ssa_course.codegen.elf import Sections, read_elf, write_elf
-from ssa_course.codegen.keystone_asm import assemble_keystone
-from ssa_course.codegen.layout import AssemblerError, lay_out
-from ssa_course.codegen.x86_encode import EncodeError, encode
+from ssa_course.codegen.asm_data import AssemblerError
+from ssa_course.codegen.elf import Sections, write_elf
 from ssa_course.output import write_output
 
 # Fixed addresses (a static, non-PIE executable): every assembler must produce the same
@@ -39,8 +37,8 @@ BACKENDS = toolchain.ASSEMBLER_CHOICES  # gnu, keystone, own, auto
 DESCRIPTIONS = {"gnu": "GNU as + ld", "keystone": "keystone-engine + the project's layout",
                 "own": "the project's own encoder, pure Python"}
 
-__all__ = ["AssemblerError", "Image", "assemble", "backend_differences", "save_executable",
-           "TEXT_ADDR", "DATA_ADDR", "BSS_ADDR", "using_assembler", "current_assembler"]
+__all__ = ["AssemblerError", "Image", "save_executable", "TEXT_ADDR", "DATA_ADDR", "BSS_ADDR",
+           "using_assembler", "current_assembler", "chosen_assembler"]
 
 # A ContextVar rather than a global: a notebook cell or a test can choose an assembler for
 # a `with` block without leaking the choice into whatever runs next (or in another thread).
@@ -62,6 +60,12 @@ def using_assembler(name: str | None, target: str = toolchain.TARGET) -> Iterato
         yield
     finally:
         _CHOSEN.reset(token)
+
+
+def chosen_assembler() -> str:
+    """The assembler named by the enclosing :func:`using_assembler` block ("auto" outside
+    one), not yet resolved for a target."""
+    return _CHOSEN.get()
 
 
 def current_assembler(target: str = toolchain.TARGET) -> str:
@@ -101,33 +105,12 @@ class Image:
         return self.text[start:start + self.sizes[name]]
 
 
-# Assembling is the slow step of a lesson cell (a subprocess pair for GNU); the same
-# source is assembled again and again (run, disassemble, compare), so images are cached
-# by (source hash, backend). Bounded: a long session must not grow without limit.
-_CACHE: dict[tuple[str, str], Image] = {}
+# Images are cached by (source hash, backend), a cache per target (:func:`cached`).
 _CACHE_SIZE = 256
 
 
 def source_hash(source: str) -> str:
     return hashlib.sha256(source.encode()).hexdigest()[:24]
-
-
-def assemble(source: str, backend: str | None = None) -> Image:
-    """Assemble and link ``source`` (cached by its hash): ``backend`` is ``"gnu"``,
-    ``"keystone"``, ``"own"`` or ``"auto"`` (the first installed of those three); None
-    means the context's choice (:func:`using_assembler`, "auto" by default).
-
-    A missing backend raises :class:`toolchain.ToolMissing` with a one-line reason; source
-    the assembler rejects raises :class:`AssemblerError` (a code generator bug)."""
-    # A programming error (argparse's `choices` check --assembler before it gets here), hence
-    # ValueError rather than UsageError.
-    if backend is not None and backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
-    backend = toolchain.choose_assembler(toolchain.TARGET, backend or _CHOSEN.get())
-    if backend == "gnu":
-        return cached(_CACHE, source, backend, lambda digest: _assemble_gnu(source, digest))
-    return cached(_CACHE, source, backend,
-                  lambda digest: _assemble_in_process(source, digest, backend))
 
 
 def cached(cache: dict[tuple[str, str], Image], source: str, backend: str,
@@ -201,45 +184,6 @@ def write_executable(s: Sections, path: str, machine: int | None = None) -> None
     with open(path, "wb") as f:
         f.write(bytes(blob))
     os.chmod(path, 0o700)
-
-
-def _assemble_gnu(source: str, digest: str) -> Image:
-    tools = toolchain.gnu_tools()
-    assert tools is not None  # checked by the caller
-    base = os.path.join(toolchain.work_dir(), f"gnu-{digest}")
-    elf = link_gnu(source, base, tools, ["--64"], ["-m", "elf_x86_64"])
-    return image_of(read_elf(elf), base, "gnu")
-
-
-def own_encoder(text: str) -> bytes:
-    """Our encoder as the layout wants it: an instruction it cannot encode is an
-    :class:`AssemblerError` like keystone's."""
-    try:
-        return encode(text)
-    except EncodeError as e:
-        raise AssemblerError(f"cannot assemble '{text}': {e}") from None
-
-
-def assemble_own(source: str, text_addr: int = TEXT_ADDR, data_addr: int = DATA_ADDR,
-                 bss_addr: int = BSS_ADDR) -> Sections:
-    """Assemble ``source`` with our own encoder (no tool, no package: pure Python)."""
-    return lay_out(source, own_encoder, text_addr, data_addr, bss_addr)
-
-
-def _assemble_in_process(source: str, digest: str, backend: str) -> Image:
-    s = (assemble_keystone(source, TEXT_ADDR, DATA_ADDR, BSS_ADDR) if backend == "keystone"
-         else assemble_own(source))
-    path = os.path.join(toolchain.work_dir(), f"{backend}-{digest}")
-    write_executable(s, path)
-    return image_of(s, path, backend)
-
-
-def backend_differences(source: str, first: str = "gnu", second: str = "keystone"
-                        ) -> list[str]:
-    """What differs between two assemblers' images of ``source``: the names of functions
-    whose bytes differ, plus ``"data"``/``"bss"``/``"symbols"``; empty when the two agree.
-    Both must be installed (else :class:`toolchain.ToolMissing`)."""
-    return image_differences(assemble(source, first), assemble(source, second))
 
 
 def image_differences(x: Image, y: Image) -> list[str]:

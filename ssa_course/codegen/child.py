@@ -83,7 +83,7 @@ def run_child(argv: list[str], *, timeout_s: float = DEFAULT_TIMEOUT_S,
             _kill(proc)
 
 
-def _pump(proc: subprocess.Popen, deadline: float,
+def _pump(proc: subprocess.Popen[bytes], deadline: float,
           on_stdout: Callable[[str], object] | None) -> ChildResult:
     assert proc.stdout is not None and proc.stderr is not None
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
@@ -132,7 +132,7 @@ def _emit(text: str, on_stdout: Callable[[str], object] | None, out: list[str]) 
         on_stdout(text)
 
 
-def _kill(proc: subprocess.Popen) -> None:
+def _kill(proc: subprocess.Popen[bytes]) -> None:
     """Kill the child's whole process group (if it still runs) and reap it."""
     if proc.returncode is None and proc.poll() is None:
         try:

@@ -16,9 +16,11 @@ from __future__ import annotations
 import codecs
 import time
 from collections.abc import Callable
+from typing import Any
 
 from ssa_course.codegen.assemble import Image
-from ssa_course.codegen.native import CRASH_STATUS, TIMEOUT_STATUS, ChildResult, crash_line
+from ssa_course.codegen.child import TIMEOUT_STATUS, ChildResult
+from ssa_course.codegen.native import CRASH_STATUS, crash_line
 
 PAGE = 0x1000
 STACK_TOP = 0x7FFF_F000_0000
@@ -88,7 +90,7 @@ class Machine:
         self.install()
 
     # -- the CPU (per target) -------------------------------------------------------------
-    def engine(self):
+    def engine(self) -> Any:
         raise TypeError(f"{type(self).__name__} names no CPU")
 
     def sp_reg(self) -> int:
@@ -111,7 +113,7 @@ class Machine:
 
     # -- what every target shares ---------------------------------------------------------
     def pc(self) -> int:
-        return self.uc.reg_read(self.pc_reg())
+        return int(self.uc.reg_read(self.pc_reg()))
 
     def stop_on_fault(self, intno: int) -> None:
         """A CPU exception (divide error, breakpoint, ...): the process would die here."""

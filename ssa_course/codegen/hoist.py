@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ssa_course.codegen.minstr import ins
+from ssa_course.codegen.minstr import mov
 from ssa_course.codegen.mir import Imm, MBlock, MInstr, VReg
 from ssa_course.codegen.quadcfg import QBlock
 from ssa_course.quads.domtree import Dominance
@@ -98,7 +98,7 @@ def plan(blocks: list[QBlock], headers: set[str] | None = None) -> LoopConstants
     return out
 
 
-def _preheader_point(header: str, by_label: dict[str, QBlock], dom: Dominance,
+def _preheader_point(header: str, by_label: dict[str, QBlock], dom: Dominance[str],
                      loops: dict[str, set[str]]) -> str | None:
     """The header's immediate dominator, or further up while that is an outer loop's
     header that only branches (loading there would stop its test being copied into its
@@ -127,7 +127,7 @@ def place(plan: LoopConstants, exit_of: dict[str, MBlock], entry: MBlock,
     jumps; ``extra`` instructions, each for the loop of the header named, go there too."""
     loads: dict[str, list[MInstr]] = {}
     for (header, value), v in plan.regs.items():
-        loads.setdefault(plan.preheader[header], []).append(ins("mov", v, Imm(value)))
+        loads.setdefault(plan.preheader[header], []).append(mov(v, Imm(value)))
     for header, instr in extra:
         loads.setdefault(plan.preheader[header], []).append(instr)
     for point, pairs in loads.items():

@@ -20,10 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ssa_course.codegen.liveness import Liveness, loop_depths
 from ssa_course.codegen.mir import MFunction, PReg, Reg, VReg
-from ssa_course.codegen.target import X86_64
+from ssa_course.codegen.target import default_register_file
+
+if TYPE_CHECKING:
+    from ssa_course.viz.render import Drawing
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,10 +114,13 @@ class InterferenceGraph:
         return "\n".join(lines) + "\n"
 
 
-def build_interference(fn: MFunction, registers: Iterable[str] = X86_64.allocatable,
+def build_interference(fn: MFunction, registers: Iterable[str] | None = None,
                        liveness: Liveness | None = None,
                        depths: Mapping[str, int] | None = None) -> InterferenceGraph:
-    """The interference graph of ``fn`` (see the module docstring)."""
+    """The interference graph of ``fn`` (see the module docstring); ``registers`` default
+    to the default machine's allocatable ones."""
+    if registers is None:
+        registers = default_register_file().allocatable
     liveness = liveness or Liveness(fn)
     depths = depths if depths is not None else loop_depths(fn)
     graph = InterferenceGraph(fn.name, registers)
@@ -160,15 +167,14 @@ def build_interference(fn: MFunction, registers: Iterable[str] = X86_64.allocata
 # ---------------------------------------------------------------- drawing
 
 # One light fill per register, so the picture reads as "same colour = same register"
-# (the target's own table; another target's registers get a fill from their name).
-REGISTER_FILLS = X86_64.fills
+# (the default machine's own table; another target's registers get a fill from their name).
 _PALETTE = ("#ffb3ba", "#ffdfba", "#ffffba", "#baffc9", "#bae1ff", "#e0bbff", "#ffc8e6",
             "#c9f2ef", "#f2e1c9", "#d4f0a8", "#a8d4f0", "#f0a8d4", "#d9d9ff", "#ffe0a8")
 
 
 def register_fill(name: str) -> str:
     """The fill of register ``name`` in a drawing (the same in every process)."""
-    fill = REGISTER_FILLS.get(name)
+    fill = default_register_file().fills.get(name)
     if fill is not None:
         return fill
     # From the register's number, not hash(name): string hashes vary per process, and a
@@ -238,7 +244,8 @@ def interference_dot(graph: InterferenceGraph, colouring: Mapping[VReg, str] | N
 
 
 def interference_drawing(graph: InterferenceGraph, colouring: Mapping[VReg, str] | None = None,
-                         spilled: Iterable[VReg] = (), title: str | None = None):
+                         spilled: Iterable[VReg] = (), title: str | None = None
+                         ) -> Drawing:
     """:func:`interference_dot` wrapped in a :class:`~ssa_course.viz.render.Drawing`
     (SVG/PNG in a notebook)."""
     from ssa_course.viz.render import Drawing

@@ -2,7 +2,7 @@
 
 Each quads block becomes one machine block (more when a division needs its ``-1`` path);
 each quad is matched by a row of the pattern table (:mod:`ssa_course.codegen.patterns`,
-which names what :mod:`ssa_course.codegen.select_ops` emits). Every SSA value gets one
+which names what :mod:`ssa_course.codegen.x86_64.select_ops` emits). Every SSA value gets one
 :class:`VReg`; constants get none: they are folded into the instructions that use them as
 immediates, or put in a fresh register right where they are needed (rematerialised), which
 keeps them out of the register allocator's way. Phis become parallel copies on the edges
@@ -11,28 +11,14 @@ keeps them out of the register allocator's way. Phis become parallel copies on t
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ssa_course.codegen import frame, hoist, select_ops, x86_effects
+from ssa_course.codegen import hoist, select_shared
 from ssa_course.codegen.join_loads import reuse_join_loads
 from ssa_course.codegen.jumps import duplicate_tests, place_latches, place_taken_arms
 from ssa_course.codegen.loop_loads import hoist_loop_loads
 from ssa_course.codegen.loop_version import version_loops
-from ssa_course.codegen.minstr import call, fits32, ins
-from ssa_course.codegen.mir import (
-    ARG_REGS,
-    NEGATE,
-    Imm,
-    LabelRef,
-    MBlock,
-    Mem,
-    MFunction,
-    MInstr,
-    PReg,
-    Reg,
-    VReg,
-)
+from ssa_course.codegen.mir import Imm, LabelRef, MBlock, MFunction, MInstr, PReg, VReg
 from ssa_course.codegen.names import block_label
 from ssa_course.codegen.patterns import CodegenError
 from ssa_course.codegen.phis import EdgeCopies, lower_phis
@@ -44,9 +30,14 @@ from ssa_course.codegen.quadcfg import (
     variable_types,
 )
 from ssa_course.codegen.runtime_abi import CODE, MESSAGES, program_messages
-from ssa_course.codegen.select_effects import Effects
-from ssa_course.codegen.thread import Shapes, thread_bools
+from ssa_course.codegen.strength import reduce_strength
+from ssa_course.codegen.thread import thread_bools
 from ssa_course.quads.ir import UNDEFINED, Function, Instr, Program
+from ssa_course.quads.names import Names
+from ssa_course.tiny.types import ArrayType, FloatType
+
+if TYPE_CHECKING:
+    from ssa_course.codegen.machine import Machine
 
 # A Bril variable read where no assignment reached it: the runtime's "undefined variable"
 # (the interpreters also name the variable).
@@ -56,33 +47,17 @@ TRAP_UNDEFINED = CODE["undefined variable"]
 class Selector:
     """Selection state for one function (see :func:`select_function`).
 
-    The target-specific parts are a few attributes and methods a subclass for another
-    machine overrides (:class:`ssa_course.codegen.aarch64.select.A64Selector`):
-    ``arg_regs``, ``cond_eq``, ``bool_shapes``, ``effects``, :meth:`make` /
-    :meth:`make_call` (an instruction with its defs and uses), :meth:`wide`,
-    :meth:`fuel_check`, :meth:`param_source`, ``select_table`` and ``select_home`` (the
-    pattern table's emitting half)."""
+    Target-neutral: everything a CPU decides -- its argument registers, how an
+    instruction's defs and uses are derived, immediates, the fuel check, where parameters
+    arrive, the pattern table's emitting half -- is asked of ``machine`` (a
+    :class:`ssa_course.codegen.machine.Machine`); what a CPU keeps per function lives in
+    ``target_state`` (:meth:`Machine.function_state`)."""
 
-    arg_regs: tuple[str, ...] = ARG_REGS
-    cond_eq = "e"  # the condition code "equal" (the undefined-variable checks use it)
-    # how bools are made and tested here (jump threading, :mod:`ssa_course.codegen.thread`)
-    bool_shapes = Shapes(zero="e", nonzero="ne", test_op="test", setcc="setcc",
-                         widen="movzx", negate_op="xor", negate=NEGATE,
-                         no_flags=frozenset({"mov", "movzx", "lea", "setcc"}),
-                         pure=frozenset({"mov", "lea", "movzx", "setcc", "add", "sub", "imul",
-                                         "imul3", "and", "or", "xor", "shl", "sar", "shr",
-                                         "neg", "not"}))
-    make = staticmethod(ins)
-    make_call = staticmethod(call)
-    # memory, calls and exceptions (:mod:`ssa_course.codegen.select_effects`)
-    effects: Effects[Any] = x86_effects.EFFECTS
-    # the pattern table's emitting half: opcode -> the function appending its code; and
-    # where a missing opcode's function goes (the message when one is missing)
-    select_table: dict[str, Callable[[Any, Instr], None]] = select_ops.SELECT
-    select_home = ("native", "ssa_course/codegen/select_ops.py")
-
-    def __init__(self, fn: Function, program: Program, sites: list[tuple[int, int]],
-                 fuel: bool, stack: dict[int, int] | None = None):
+    def __init__(self, machine: Machine, fn: Function, program: Program,
+                 sites: list[tuple[int, int]], fuel: bool,
+                 stack: dict[int, int] | None = None) -> None:
+        refuse_floats(fn)
+        self.machine = machine
         self.fn = fn
         # newarr instructions kept in the frame (id -> length), from escape analysis
         self.stack = stack or {}
@@ -104,9 +79,9 @@ class Selector:
         self.defs: dict[str, Instr] = {}  # quads name -> its defining instruction (no phis)
         self.fused: dict[str, Instr] = {}  # compares emitted by the branch that uses them
         self.zero_tested: set[str] = set()  # values only ever compared with 0
-        # x86-64: `x % 2^k` tested for 0 by its block's branch alone -> (x, 2^k - 1)
-        self.masked: dict[str, tuple[Reg, int]] = {}
         self.undefined: set[str] = set()  # Bril variables no path assigns
+        self.maybe_undefined: set[str] = set()  # phis that may hold no value (Bril)
+        self.flags: dict[str, VReg] = {}  # such a phi -> its "a value came" register
         self.def_lines: dict[str, int | None] = {}  # quads name -> its source line
         self.copy_lines: dict[int, int | None] = {}  # a phi copy's source -> its line
         self.hoisted = hoist.LoopConstants()  # wide constants loaded before their loops
@@ -117,6 +92,11 @@ class Selector:
         self.guarded: set[str] = set()  # loads before loops: 0 where the loop won't run
         # (quad, the instructions selected for it), when a lesson asks for the table
         self.trace: list[tuple[Instr | None, list[MInstr]]] | None = None
+        # labels selection adds, apart from the virtual registers' numbers (quads.names)
+        self.labels = Names()
+        # what the CPU keeps per function (x86-64: remainders tested by a mask; AArch64:
+        # hoisted array lengths, multiplies fused into madd)
+        self.target_state: object = machine.function_state()
 
     # -- values ------------------------------------------------------------------------
 
@@ -149,9 +129,9 @@ class Selector:
         c = self.consts.get(name)
         if c is None:
             return self.vreg(name)
-        # x86-64 ALU instructions take at most a sign-extended 32-bit immediate; a wider
-        # constant must come from a register (only `mov r, imm64` holds 64 bits).
-        if fits32(c):
+        # The machine says what fits an immediate field (x86-64: a sign-extended 32-bit
+        # one); a wider constant must come from a register.
+        if self.machine.immediate(c):
             return Imm(c)
         return self.materialise(c)
 
@@ -164,7 +144,7 @@ class Selector:
         # A fresh register per use, defined right before it: its live range is one
         # instruction long, so it never interferes with much and never needs a spill --
         # cheaper than keeping the constant in one long-lived register (rematerialisation).
-        if self.wide(value):  # pattern: wide constant in a loop -> hoisted
+        if self.machine.wide(value):  # pattern: wide constant in a loop -> hoisted
             held = self.hoisted.register(self.qlabel, value, self.new_vreg)
             if held is not None:
                 return held
@@ -172,28 +152,16 @@ class Selector:
         self.emit("mov", t, Imm(value))
         return t
 
-    def wide(self, value: int) -> bool:
-        """Does loading ``value`` take more than an immediate field (x86: 32 bits)?"""
-        return not fits32(value)
-
     def fuel_check(self, steps: int) -> None:
-        frame.fuel_check(self, steps)
-
-    def param_source(self, k: int) -> PReg | Mem:
-        """Where parameter ``k`` arrives: a register, or the caller's stack."""
-        # System V: the first six integer arguments in rdi, rsi, rdx, rcx, r8, r9; the rest
-        # on the stack, pushed right to left so argument 7 is nearest the return address.
-        if k < len(ARG_REGS):
-            return PReg(ARG_REGS[k])
-        return Mem(PReg("rbp"), disp=16 + 8 * (k - len(ARG_REGS)))  # above ret + rbp
+        self.machine.fuel_check(self, steps)
 
     def select_quad(self, instr: Instr) -> None:
         """Append the machine instructions for one quad to the current block."""
         # Table-driven: the opcode picks the function that emits its pattern. A missing row
         # is a compile error naming the file to edit, never a silent fallback.
-        emit = self.select_table.get(instr.op)
+        emit = self.machine.select_table.get(instr.op)
         if emit is None:
-            kind, path = self.select_home
+            kind, path = self.machine.select_home
             raise CodegenError(f"@{self.fn.name}: no machine pattern for '{instr.op}' "
                                f"({kind} code needs one in {path})")
         emit(self, instr)
@@ -202,9 +170,11 @@ class Selector:
 
     # Every instruction is tagged with the source line being selected, so the listing can
     # print Tiny lines beside the machine code and a trap can name where it happened.
-    def emit(self, op: str, *operands, **kw) -> None:
-        kw.setdefault("line", self.line)
-        instr = self.make(op, *operands, **kw)
+    def emit(self, op: str, *operands: Any, cond: str | None = None,
+             defs: tuple[Any, ...] = (), uses: tuple[Any, ...] = (),
+             comment: str = "") -> None:
+        instr = self.machine.make(op, *operands, cond=cond, defs=defs, uses=uses,
+                                  line=self.line, comment=comment)
         self.cur.instrs.append(instr)
         if self.trace is not None:
             self.trace[-1][1].append(instr)
@@ -212,7 +182,7 @@ class Selector:
     def call(self, symbol: str, nargs: int = 0) -> None:
         # make_call lists every caller-saved register in defs: that one fact is how the
         # allocator learns a call clobbers them (no special case in liveness/interference).
-        instr = self.make_call(symbol, nargs, self.line)
+        instr = self.machine.make_call(symbol, nargs, self.line)
         self.cur.instrs.append(instr)
         if self.trace is not None:
             self.trace[-1][1].append(instr)
@@ -230,8 +200,12 @@ class Selector:
         self.cur.succs = [target]
 
     def new_label(self, what: str) -> str:
-        self.next_id += 1  # block labels are escaped: theirs never end in .<what><n>
-        return f"{block_label(self.fn.name, '')}{what}{self.next_id}"
+        """A fresh label for a block selection adds (a trap stub, a division's paths):
+        ``.L<fn>.<what><n>``, numbered per ``what`` by the function's label namer (its own
+        counter: virtual registers are numbered apart), which holds the quads blocks'
+        labels too (:meth:`run`), so a Bril block called ``trap1`` is never met."""
+        return self.labels.fresh(f"{block_label(self.fn.name, '')}{what}", bare=False,
+                                 sep="")
 
     def label(self, qlabel: str) -> str:
         return block_label(self.fn.name, qlabel)
@@ -257,7 +231,7 @@ class Selector:
             label = self.stubs[key] = self.new_label("trap")
             keep = self.cur
             stub = self.start_block(label, cold=True)
-            for r, v in zip(self.arg_regs, (code, line, col), strict=False):
+            for r, v in zip(self.machine.arg_regs, (code, line, col), strict=False):
                 self.emit("mov", PReg(r), Imm(v))
             self.call("rt_trap", 3)
             # rt_trap never returns: no successors, so nothing is live out of a stub and the
@@ -279,10 +253,13 @@ class Selector:
         if headers:
             bounded: set[str] = set()
             blocks = version_loops(blocks, params, self.types, self.guarded, bounded)
+            reduce_strength(blocks, params, self.types)
             # The copies are loops too: fuel checks need them (the row scans end by
             # themselves: none there).
             headers = loop_headers(blocks) - bounded
         self.blocks = blocks
+        for name in ("entry", *(qb.label for qb in blocks)):
+            self.labels.reserve(self.label(name))
         self.uses = use_counts(blocks)
         self.defs = {i.dest: i for qb in blocks for i in qb.body if i.dest is not None}
         for qb in blocks:  # constants first: a phi may read one defined further down
@@ -293,9 +270,9 @@ class Selector:
                     self.consts[i.dest] = self.consts[i.args[0]]
         # Constants need no register (see the module docstring), except wide ones inside
         # loops: one `mov r, imm64` per iteration is what hoist.plan avoids.
-        if any(self.wide(c) for c in self.consts.values()):  # else nothing to hoist
+        if any(self.machine.wide(c) for c in self.consts.values()):  # else nothing to hoist
             self.hoisted = hoist.plan(blocks, headers)
-        self.zero_tested = select_ops.zero_tested(blocks, self.uses, self.consts)
+        self.zero_tested = select_shared.zero_tested(blocks, self.uses, self.consts)
         # Non-strict Bril may read a phi no path assigned; such a phi carries a flag register
         # (1: a value came, 0: none) that each use tests, to trap as the interpreter does.
         self.maybe_undefined = _maybe_undefined(blocks)
@@ -319,7 +296,7 @@ class Selector:
         # clobbered by the first call, and the copy lets the allocator coalesce it away
         # when nothing is in the way.
         for k, p in enumerate(self.mfn.params):
-            self.emit("mov", p, self.param_source(k))
+            self.emit("mov", p, self.machine.param_source(k))
         self.end_jump(self.label(blocks[0].label))
         entry.succs = [self.label(blocks[0].label)]
         copies: EdgeCopies = {}
@@ -343,12 +320,13 @@ class Selector:
         # resolves tests of known bools (including the copies), and the taken arms are laid
         # out last, once the block graph has stopped changing. All run before allocation.
         duplicate_tests(self.mfn)
-        thread_bools(self.mfn, self.bool_shapes)
+        thread_bools(self.mfn, self.machine.bool_shapes)
         place_taken_arms(self.mfn)
         place_latches(self.mfn)
         return self.mfn
 
     def select_block(self, qb: QBlock, header: bool, copies: EdgeCopies) -> None:
+        self.machine.start_block(self, qb)
         block = self.start_block(self.label(qb.label))
         # A handler is entered by a throw, from anywhere in its try: no register survives
         # that jump, so the allocator keeps every value live into it in a stack slot.
@@ -373,21 +351,22 @@ class Selector:
                                  else self.flags.get(arg, Imm(1))))
         # A compare whose only use is this block's branch is not selected where it stands:
         # the branch emits `cmp; jcc` itself, so no bool is ever made in a register.
-        self.fused = select_ops.fusible_compares(qb, self.uses)
+        self.fused = select_shared.fusible_compares(qb, self.uses)
         for instr in qb.body:
             if instr.line is not None:
                 self.line = instr.line
             elif instr.pos is not None:
                 self.line = instr.pos.line
             if self.undefined.intersection(instr.args):  # what an interpreter reports
-                for r, v in zip(self.arg_regs, (TRAP_UNDEFINED, 0, 0), strict=False):
+                for r, v in zip(self.machine.arg_regs, (TRAP_UNDEFINED, 0, 0),
+                                strict=False):
                     self.emit("mov", PReg(r), Imm(v))
                 self.call("rt_trap", 3)
             for a in dict.fromkeys(instr.args):  # read where no assignment may have reached
                 if a in self.flags:
                     self.emit("cmp", self.flags[a], Imm(0))
                     self.emit("jcc", LabelRef(self.trap_stub(TRAP_UNDEFINED, _NO_POS)),
-                              cond=self.cond_eq)
+                              cond=self.machine.cond_eq)
             if self.trace is not None:
                 self.trace.append((instr, []))
             self.select_quad(instr)
@@ -412,25 +391,50 @@ def _maybe_undefined(blocks: list[QBlock]) -> set[str]:
     return found
 
 
-def select_function(fn: Function, program: Program, sites: list[tuple[int, int]],
-                    fuel: bool = True, stack: dict[int, int] | None = None,
-                    selector: type[Selector] = Selector
+def _has_float(ty: object) -> bool:
+    while isinstance(ty, ArrayType):
+        ty = ty.elem
+    return isinstance(ty, FloatType)
+
+
+def uses_float(fn: Function) -> bool:
+    """Does ``fn`` take, return, compute or store a float (or an array of them)?"""
+    return any(_has_float(t) for _, t in fn.params) or _has_float(fn.ret) or any(
+        isinstance(i, Instr) and _has_float(i.type) for i in fn.body)
+
+
+FLOAT_REFUSAL = "machine code does not support float yet"
+
+
+def refuse_floats(fn: Function) -> None:
+    """Machine code has no float registers yet (issue #36): a function that touches a float
+    is refused in one line, before anything is selected."""
+    if uses_float(fn):
+        raise CodegenError(f"@{fn.name}: {FLOAT_REFUSAL} (run the "
+                           "program with an interpreter stage, e.g. --via quads)")
+
+
+def select_function(machine: Machine, fn: Function, program: Program,
+                    sites: list[tuple[int, int]], fuel: bool = True,
+                    stack: dict[int, int] | None = None
                     ) -> tuple[MFunction, dict[str, MBlock]]:
     """Machine IR for ``fn`` (phis lowered; not yet allocated) and, for each quads block,
     the machine block its edges leave from. ``stack``: the ``newarr`` instructions (by
     ``id``) to keep in the frame, with their lengths."""
-    sel = selector(fn, program, sites, fuel, stack)
+    sel = Selector(machine, fn, program, sites, fuel, stack)
     return sel.run(), sel.exit_of
 
 
-def select_program_functions(program: Program, fuel: bool = True, frame_arrays: bool = True,
-                             selector: type[Selector] = Selector
+def select_program_functions(machine: Machine, program: Program, fuel: bool = True,
+                             frame_arrays: bool = True
                              ) -> tuple[dict[str, MFunction], list[tuple[int, int]]]:
     """Every function of ``program`` selected; the new-array trap sites they use. Arrays
     that never escape, of a small constant length, live in their function's frame
     (:mod:`ssa_course.analysis.stack_arrays`) unless ``frame_arrays`` is false."""
     from ssa_course.analysis.stack_arrays import stack_arrays
 
+    for fn in program.functions.values():
+        refuse_floats(fn)
     # Escape analysis runs once for the whole program (a summary per callee), not per
     # function: whether an array escapes depends on what the callees do with it.
     stack = stack_arrays(program) if frame_arrays else {}
@@ -438,20 +442,23 @@ def select_program_functions(program: Program, fuel: bool = True, frame_arrays: 
     sites: list[tuple[int, int]] = []
     out: dict[str, MFunction] = {}
     for name, fn in program.functions.items():
-        out[name] = select_function(fn, program, sites, fuel, stack, selector)[0]
+        out[name] = select_function(machine, fn, program, sites, fuel, stack)[0]
     return out, sites
 
 
 
-def selection_table(fn: Function, program: Program) -> list[tuple[str, list[str]]]:
+def selection_table(fn: Function, program: Program, target: str | None = None
+                    ) -> list[tuple[str, list[str]]]:
     """Each quad of ``fn`` (Bril text) next to the instructions selected for it, over
-    virtual registers (what the lesson shows beside the graph). Phi copies are not listed:
-    they are placed on the edges afterwards."""
-    from ssa_course.codegen.emit import instr_text
+    virtual registers (what the lesson shows beside the graph), for ``target`` (None:
+    the registry's default machine). Phi copies are not listed: they are placed on the
+    edges afterwards."""
+    from ssa_course.codegen.machines import machine
     from ssa_course.quads.bril_write import format_instr
 
-    sel = Selector(fn, program, [], fuel=False)
+    target_machine = machine(target)
+    sel = Selector(target_machine, fn, program, [], fuel=False)
     sel.trace = [(None, [])]
     sel.run()
-    return [(format_instr(q), [instr_text(sel.mfn, i) for i in out])
+    return [(format_instr(q), [target_machine.instr_text(sel.mfn, i) for i in out])
             for q, out in sel.trace if q is not None]

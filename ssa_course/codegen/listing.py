@@ -5,7 +5,7 @@ A jump to the block laid out next is left out (it falls through), and ``jcc T; j
 with ``T`` next becomes the opposite condition to ``F``; a loop's back edge (``F`` laid out
 before, ``T`` after) becomes the taken conditional jump back plus one jump out. The
 first instruction of each source line is preceded by a comment ``line N: <the line>``.
-What differs between the targets is their :class:`Syntax` (:mod:`ssa_course.codegen.emit`,
+What differs between the targets is their :class:`Syntax` (:mod:`ssa_course.codegen.x86_64.emit`,
 :mod:`ssa_course.codegen.aarch64.emit`).
 """
 

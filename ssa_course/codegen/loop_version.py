@@ -162,6 +162,9 @@ def _version(header: str, body: set[str], by_label: dict[str, QBlock], home: dic
               if i.op in ("aload", "astore") and not i.in_bounds and i.args[1] == iv
               and invariant(i.args[0]) and i.args[0] not in consts]
     arrays = list(dict.fromkeys(arrays))
+    # Affine indices a[iv + c] and a[iv * s + c] (c, s invariant): flat matrices index
+    # a[i * n + k] and b[k * n + j]; guards on c, s and the bound cover them too.
+    affine = _affine_uses(members, iv, invariant, consts)
     # Rows b[iv] (b invariant, b[iv] itself checked or proven): set and long enough, when
     # one scan before an enclosing loop says so (loop_rows), they lose their unset and
     # bounds checks in the copy too.
@@ -173,10 +176,65 @@ def _version(header: str, body: set[str], by_label: dict[str, QBlock], home: dic
         least = scans.minimum(header, use.array, init, bound, op, use.line)
         if least is not None:
             rows.append((use, least))
-    if not arrays and not rows:
+    if not arrays and not rows and not affine:
         return []  # nothing to gain: copying would only grow the code
     return _rewrite(h, pre, exit_, members, body, iv, bound, op, init, step, arrays, rows,
-                    consts, names, types, list(by_label.values()))
+                    consts, names, types, list(by_label.values()), affine)
+
+
+class Affine:
+    """``a[x]`` in the loop with ``x = iv * scale + offset`` (``scale`` None: 1), ``a``,
+    ``scale`` and ``offset`` invariant."""
+
+    __slots__ = ("array", "index", "scale", "offset")
+
+    def __init__(self, array: str, index: str, scale: str | None, offset: str) -> None:
+        self.array, self.index, self.scale, self.offset = array, index, scale, offset
+
+    def key(self) -> tuple[str, str | None, str]:
+        return (self.array, self.scale, self.offset)
+
+
+def _affine_uses(members: list[QBlock], iv: str, invariant: Callable[[str], bool],
+                 consts: Mapping[str, object]) -> list[Affine]:
+    """The checked ``aload``/``astore`` of an invariant array at ``iv + c``, ``c + iv``,
+    ``iv * s + c`` (any operand order) computed in the loop; one entry per distinct
+    (array, scale, offset). A constant offset or scale below 0 is left out (a guard
+    that always fails would only slow the loop down)."""
+    defs = {i.dest: i for b in members for i in b.body if i.dest is not None}
+
+    def usable(name: str) -> bool:
+        c = consts.get(name)
+        if isinstance(c, bool):
+            return False
+        return invariant(name) and (not isinstance(c, int) or c >= 0)
+
+    found: dict[tuple[str, str | None, str], Affine] = {}
+    for b in members:
+        for i in b.body:
+            if i.op not in ("aload", "astore") or i.in_bounds or len(i.args) < 2:
+                continue
+            a, x = i.args[0], i.args[1]
+            d = defs.get(x)
+            if not invariant(a) or a in consts or d is None or d.op != "add":
+                continue
+            for term, offset in ((d.args[0], d.args[1]), (d.args[1], d.args[0])):
+                if not usable(offset):
+                    continue
+                scale: str | None = None
+                if term != iv:
+                    m = defs.get(term)
+                    if m is None or m.op != "mul" or iv not in m.args:
+                        continue
+                    scale = m.args[1] if m.args[0] == iv else m.args[0]
+                    s = consts.get(scale)
+                    if scale == iv or not usable(scale) \
+                            or (isinstance(s, int) and s > MAX_STEP):
+                        continue
+                use = Affine(a, x, scale, offset)
+                found.setdefault(use.key(), use)
+                break
+    return list(found.values())
 
 
 def _step(iv: str, nxt: str, body: set[str], by_label: dict[str, QBlock],
@@ -201,7 +259,8 @@ def _step(iv: str, nxt: str, body: set[str], by_label: dict[str, QBlock],
 def _rewrite(h: QBlock, pre: QBlock, exit_: QBlock, members: list[QBlock], body: set[str],
              iv: str, bound: str, op: str, init: str, step: str, arrays: list[str],
              rows: list[tuple[RowUse, str]], consts: Mapping[str, object], names: Names,
-             types: dict[str, Type], others: list[QBlock]) -> list[QBlock]:
+             types: dict[str, Type], others: list[QBlock],
+             affine: list[Affine] | None = None) -> list[QBlock]:
     slow = names.fresh(h.label + "slow", bare=False, sep="")
     clone = {b.label: names.fresh(b.label + "fast", bare=False, sep="") for b in members}
     # the tests, each a block: (op, a, b) meaning "a op b holds"
@@ -231,6 +290,44 @@ def _rewrite(h: QBlock, pre: QBlock, exit_: QBlock, members: list[QBlock], body:
         k2, big = const(MAX_STEP)
         tests.append(([k1], "ge", step, one))
         tests.append(([k2], "le", step, big))
+    # Affine a[iv * s + c]: with 0 <= c, 0 <= s <= 2^31 and bound <= 2^31 nothing wraps
+    # (|last * s| <= 2^62), x only grows with iv, so x >= c >= 0 and the largest x is
+    # last * s + c, last = bound - 1 (bound for <=); then last * s < len(a) - c proves
+    # every x < len(a). Without a scale (s = 1): bound <= len(a) - c (< for <=).
+    # These come after the entry test (bound > init >= 0: bound - 1 cannot wrap).
+    def temp(kind: str, ty: Type = INT) -> str:
+        name = names.fresh(kind, bare=False, sep=".lh")
+        types[name] = ty
+        return name
+
+    small: str | None = None
+    for aff in affine or ():
+        setup: list[Instr] = []
+        if consts.get(aff.offset) is None:
+            k, zero = const(0)
+            tests.append(([k], "ge", aff.offset, zero))
+        length, room = temp("len"), temp("room")
+        setup = [Instr("alen", length, INT, [aff.array]),
+                 Instr("sub", room, INT, [length, aff.offset])]
+        if aff.scale is None:
+            tests.append((setup, op == "lt" and "le" or "lt", bound, room))
+            continue
+        if small is None:
+            k, small = const(MAX_STEP)
+            tests.append(([k], "le", bound, small))
+        if consts.get(aff.scale) is None:
+            k, zero = const(0)
+            tests.append(([k], "ge", aff.scale, zero))
+            tests.append(([], "le", aff.scale, small))
+        last = bound
+        if op == "lt":
+            k, one = const(1)
+            last = temp("last")
+            setup += [k, Instr("sub", last, INT, [bound, one])]
+        top = temp("top")
+        setup.append(Instr("mul", top, INT, [last, aff.scale]))
+        tests.append((setup, "lt", top, room))
+    proven = {(u.array, u.index) for u in affine or ()}
     # Rows (loop_rows): 0 <= j < m for each index j of a row, m the scan's shortest row
     # (-1 when a row is unset or missing); 0 <= m when rows are only read.
     set_rows: set[str] = set()
@@ -295,6 +392,8 @@ def _rewrite(h: QBlock, pre: QBlock, exit_: QBlock, members: list[QBlock], body:
             if i.op == "aload" and i.dest in set_rows:
                 c.set_known = True  # every row the loop reads was shown set
             if i.op in ("aload", "astore") and (i.args[0], i.args[1]) in row_indices:
+                c.in_bounds = True
+            if i.op in ("aload", "astore") and (i.args[0], i.args[1]) in proven:
                 c.in_bounds = True
             c.args = [rename.get(a, a) for a in c.args]
             c.labels = [clone.get(x, x) for x in c.labels]

@@ -1,69 +1,37 @@
-"""Making machine instructions with their ``defs``/``uses`` filled in from the operands.
+"""Machine instructions every CPU's machine IR shares: a copy, a jump, immediates that fit,
+and the runtime entries that never return or that return a value.
 
-Instruction selection, phi lowering, the frame and the spill-all allocator all build
-:class:`~ssa_course.codegen.mir.MInstr` through :func:`ins`, so the registers an instruction
-reads and writes are derived in one place from one table of operand roles.
+Neutral passes (phi lowering, hoisting constants before loops) make only ``mov`` and
+``jmp``; each CPU builds its other instructions with its own ``minstr.ins``, which knows
+which operands its mnemonics write.
 """
 
 from __future__ import annotations
 
-from ssa_course.codegen.mir import (
-    ARG_REGS,
-    CALLER_SAVED,
-    Imm,
-    LabelRef,
-    Mem,
-    MInstr,
-    Operand,
-    PReg,
-    Reg,
-    VReg,
-)
-
-# How an op treats its first operand: written only ("w"), read and written ("rw"), read ("r").
-# Every later operand is read. Ops not listed read every operand and write none.
-FIRST_ROLE = {
-    "mov": "w", "lea": "w", "movzx": "w", "setcc": "w", "pop": "w", "imul3": "w",
-    "add": "rw", "sub": "rw", "imul": "rw", "and": "rw", "or": "rw", "xor": "rw",
-    "shl": "rw", "sar": "rw", "shr": "rw", "neg": "rw", "not": "rw", "xchg": "rw",
-}
+from ssa_course.codegen.mir import Imm, LabelRef, Mem, MInstr, Operand, PReg, Reg, VReg
 
 # Runtime entry points that never return (a call or jump to them ends a path).
 NO_RETURN = frozenset({"rt_trap", "rt_throw", "rt_step_limit", "rt_stack_overflow"})
-# Runtime entry points that return a value, in the result register (rax, x0): the new
-# array or struct (docs/codegen.md, "The runtime").
+# Runtime entry points that return a value in the result register.
 RUNTIME_RESULTS = frozenset({"rt_new_array", "rt_new_bytes", "rt_new_struct"})
 
 
-def ins(op: str, *operands: Operand, cond: str | None = None, defs: tuple[Reg, ...] = (),
-        uses: tuple[Reg, ...] = (), line: int | None = None, comment: str = "") -> MInstr:
-    """An instruction whose ``defs``/``uses`` are its register operands by role, plus the
-    implicit ``defs``/``uses`` given. ``imul3`` is the three-operand ``imul d, a, imm``."""
+def mov(dst: Operand, src: Operand, line: int | None = None) -> MInstr:
+    """``mov dst, src``: writes ``dst`` when it is a register, reads every other register
+    it names (an address's base and index included)."""
     d: list[Reg] = []
     u: list[Reg] = []
-    role = FIRST_ROLE.get(op, "r")
-    for k, o in enumerate(operands):
+    for k, o in enumerate((dst, src)):
         if isinstance(o, Mem):
             u.extend(o.regs())
         elif isinstance(o, VReg | PReg):
-            if k == 0 and role in ("w", "rw"):
-                d.append(o)
-                if role == "rw":
-                    u.append(o)
-            else:
-                u.append(o)
-    if op == "xchg" and len(operands) == 2 and isinstance(operands[1], VReg | PReg):
-        d.append(operands[1])
-    d.extend(r for r in defs if r not in d)
-    u.extend(r for r in uses if r not in u)
-    return MInstr(op, list(operands), d, u, cond, line, comment)
+            (d if k == 0 else u).append(o)
+    return MInstr("mov", [dst, src], d, u, None, line, "")
 
 
-def call(symbol: str, nargs: int = 0, line: int | None = None) -> MInstr:
-    """``call symbol``: reads the argument registers it is given, clobbers every
-    caller-saved register (the result arrives in rax)."""
-    return ins("call", LabelRef(symbol), defs=tuple(PReg(r) for r in CALLER_SAVED),
-               uses=tuple(PReg(r) for r in ARG_REGS[:nargs]), line=line)
+def jmp(label: str) -> MInstr:
+    """``jmp label``: reads and writes no register."""
+    return MInstr("jmp", [LabelRef(label)], [], [], None, None, "")
 
 
 def fits32(value: int) -> bool:

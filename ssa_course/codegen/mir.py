@@ -1,11 +1,12 @@
-"""Machine IR: x86-64 instructions over virtual registers, in blocks.
+"""Machine IR: a CPU's instructions over virtual registers, in blocks (both targets).
 
 This is the seam between instruction selection (which writes it, over :class:`VReg`
 virtual registers) and register allocation (which reads :attr:`MInstr.defs` /
 :attr:`MInstr.uses`, then rewrites every :class:`VReg` to a physical register or a stack
 :class:`Slot`). Emission prints it as Intel-syntax assembly.
 
-An instruction is an x86-64 mnemonic with its operands in Intel order (destination first),
+An instruction is a mnemonic of its CPU with its operands destination first (x86-64's
+Intel order; AArch64's order),
 plus the registers it writes and reads *including the implicit ones* (``idiv`` reads
 ``rax``/``rdx`` and writes both; a ``call`` writes every caller-saved register). Liveness
 and interference only look at ``defs`` and ``uses``; they never parse mnemonics.
@@ -14,35 +15,6 @@ and interference only look at ``defs`` and ``uses``; they never parse mnemonics.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-# System V AMD64: argument registers in order, the return register, who saves what.
-# (System V AMD64 psABI, section 3.2.3 "Parameter Passing" and figure 3.4.) Integers and
-# pointers are all this language has, so the class INTEGER rules are the whole story here.
-ARG_REGS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
-RET_REG = "rax"
-# A call may destroy these: a value live across a call must not sit in one of them (the
-# call's `defs` list them all, so interference keeps such values out without a special case).
-CALLER_SAVED = ("rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11")
-# A callee must give these back unchanged: using one costs a save and a restore in the
-# prologue/epilogue, but the value then survives every call for free.
-CALLEE_SAVED = ("rbx", "r12", "r13", "r14", "r15")  # rbp is the frame pointer, rsp the stack
-# Registers the allocator may hand out, in the order it prefers them. Caller-saved first:
-# a value that lives across no call is best in a register no prologue has to save.
-ALLOCATABLE = ("rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11",
-               "rbx", "r12", "r13", "r14", "r15")
-
-# 8-bit and 32-bit names, for setcc/movzx and short immediates. `setcc` writes only a byte
-# register, so a boolean is made with setcc into the low byte then movzx to clear the rest.
-LOW8 = {"rax": "al", "rbx": "bl", "rcx": "cl", "rdx": "dl", "rsi": "sil", "rdi": "dil",
-        "rbp": "bpl", "rsp": "spl", **{f"r{i}": f"r{i}b" for i in range(8, 16)}}
-LOW32 = {"rax": "eax", "rbx": "ebx", "rcx": "ecx", "rdx": "edx", "rsi": "esi", "rdi": "edi",
-         "rbp": "ebp", "rsp": "esp", **{f"r{i}": f"r{i}d" for i in range(8, 16)}}
-
-# Condition codes of signed comparisons and their negations. NEGATE makes a `not` feeding a
-# branch free (the branch tests the opposite condition); SWAP is the code for the operands
-# exchanged (a < b is b > a), used to move a constant right: cmp takes an immediate only there.
-NEGATE = {"e": "ne", "ne": "e", "l": "ge", "ge": "l", "g": "le", "le": "g"}
-SWAP = {"e": "e", "ne": "ne", "l": "g", "g": "l", "le": "ge", "ge": "le"}
 
 
 @dataclass(eq=False, slots=True)

@@ -25,7 +25,8 @@ from typing import NamedTuple
 
 from ssa_course.codegen.interference import InterferenceGraph, Move
 from ssa_course.codegen.liveness import format_minstr
-from ssa_course.codegen.mir import ALLOCATABLE, MBlock, MFunction, MInstr, PReg, Reg, VReg
+from ssa_course.codegen.mir import MBlock, MFunction, MInstr, PReg, Reg, VReg
+from ssa_course.codegen.target import default_register_file
 
 
 # NamedTuples of strings: a learner's exercise sees nothing but names and tuples, can
@@ -55,8 +56,11 @@ def is_virtual(name: str) -> bool:
     return name.startswith("%")
 
 
-def function_data(fn: MFunction, registers: Iterable[str] = ALLOCATABLE) -> FunctionData:
-    """``fn`` as plain data; physical registers outside ``registers`` are left out."""
+def function_data(fn: MFunction, registers: Iterable[str] | None = None) -> FunctionData:
+    """``fn`` as plain data; physical registers outside ``registers`` (default: the
+    default machine's allocatable ones) are left out."""
+    if registers is None:
+        registers = default_register_file().allocatable
     # Drop physical registers outside the palette (rsp, rbp, r15): no value can live in
     # them, so they never interfere with anything and would only clutter the exercise.
     palette = set(registers)
@@ -125,12 +129,14 @@ def function_of_data(data: FunctionData) -> MFunction:
 
 def named_graph(name: str, nodes: Iterable[str], edges: Iterable[tuple[str, str]],
                 copies: Iterable[tuple[str, str]] = (),
-                registers: Iterable[str] = ALLOCATABLE
+                registers: Iterable[str] | None = None
                 ) -> tuple[InterferenceGraph, dict[str, Reg]]:
     """An interference graph over named registers: ``nodes`` (plus any name an edge or a
     copy mentions), ``edges`` as name pairs, ``copies`` as (dst, src) move edges; with the
     map name -> register node, to key a colouring for the drawing. Edges between two
     physical registers and self-loops are dropped, as the engine never stores them."""
+    if registers is None:
+        registers = default_register_file().allocatable
     edges, copies = list(edges), [c for c in copies if c[0] != c[1]]
     names = dict.fromkeys([*nodes, *(n for pair in (*edges, *copies) for n in pair)])
     regs = {n: reg_of_name(n) for n in names}

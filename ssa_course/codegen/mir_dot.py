@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ssa_course.codegen.emit import instr_text
 from ssa_course.codegen.mir import LabelRef, Mem, MFunction, MInstr, MProgram
 
 InstrText = Callable[[MFunction, MInstr], str]
@@ -20,9 +19,14 @@ def _escape(text: str) -> str:
             .replace("|", "\\|"))
 
 
-def function_dot(fn: MFunction, prefix: str = "", text: InstrText = instr_text) -> list[str]:
+def function_dot(fn: MFunction, prefix: str = "", text: InstrText | None = None) -> list[str]:
     """Node and edge statements for one function (for a cluster or a whole graph);
-    ``text`` prints an instruction (the target's listing: x86-64 by default)."""
+    ``text`` prints an instruction (the target's listing; by default the default
+    machine's, :mod:`ssa_course.codegen.machines`)."""
+    if text is None:
+        from ssa_course.codegen.machines import machine
+
+        text = machine().instr_text
     names = {b.label: f"{prefix}b{k}" for k, b in enumerate(fn.blocks)}
     out: list[str] = []
     for b in fn.blocks:
@@ -44,7 +48,7 @@ def function_dot(fn: MFunction, prefix: str = "", text: InstrText = instr_text) 
     return out
 
 
-def mprogram_dot(program: MProgram, text: InstrText = instr_text) -> str:
+def mprogram_dot(program: MProgram, text: InstrText | None = None) -> str:
     """Every function of the program, one cluster each."""
     lines = ["digraph mir {", '  node [fontname="monospace", fontsize=10];']
     for n, fn in enumerate(program.functions.values()):

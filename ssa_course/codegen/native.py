@@ -17,7 +17,7 @@ import signal
 from collections.abc import Callable
 
 from ssa_course.codegen import toolchain
-from ssa_course.codegen.assemble import Image, assemble
+from ssa_course.codegen.assemble import Image
 from ssa_course.codegen.child import (
     DEFAULT_TIMEOUT_S,
     TIMEOUT_STATUS,
@@ -50,18 +50,18 @@ def crash_line(signum: int, detail: str = "", who: str = "native") -> str:
     return f"error: {who} code crashed ({name}{extra})\n"
 
 
-def run_native(program: Image | str, args: list[str], timeout_s: float = DEFAULT_TIMEOUT_S,
-               backend: str = "auto", launcher: tuple[str, ...] = (),
+def run_native(image: Image, args: list[str], timeout_s: float = DEFAULT_TIMEOUT_S,
+               launcher: tuple[str, ...] = (),
                on_stdout: Callable[[str], object] | None = None) -> ChildResult:
-    """Run ``program`` (an image, or assembly source to assemble first) with ``args``;
-    its output streams to ``on_stdout`` when given (see :func:`child.run_child`).
+    """Run ``image`` (any target's; x86-64's :func:`ssa_course.codegen.x86_64.run.run_native`
+    also takes assembly source) with ``args``; its output streams to ``on_stdout`` when
+    given (see :func:`child.run_child`).
     ``launcher`` goes before the executable (``("qemu-aarch64",)`` runs an aarch64 image
     on this machine as a real process); with one, the x86-64 check is the caller's."""
     # Fail early with one line (ToolMissing) on a machine that cannot run x86-64 Linux
     # executables; a launcher (qemu) takes that responsibility itself.
     if not launcher:
         toolchain.require(toolchain.native_missing())
-    image = assemble(program, backend) if isinstance(program, str) else program
     try:
         done = run_child([*launcher, image.path, *args], timeout_s=timeout_s,
                          on_stdout=on_stdout)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ssa_course.codegen.minstr import ins
+from ssa_course.codegen.minstr import jmp, mov
 from ssa_course.codegen.mir import Imm, LabelRef, MBlock, MFunction, MInstr, VReg
 from ssa_course.codegen.patterns import CodegenError
 
@@ -81,7 +81,7 @@ def lower_phis(fn: MFunction, edges: EdgeCopies, new_vreg: Callable[[str], VReg]
         # The copy carries the line of the value it copies, so the listing shows a phi's
         # moves beside the source that computed them (docs/lines.md).
         lines = {id(s): line_of(s) for _, s in copies}
-        moves = [ins("mov", d, s, line=lines.get(id(s)))
+        moves = [mov(d, s, line=lines.get(id(s)))
                  for d, s in sequentialise(copies, lambda: new_vreg("swap"))]
         if not moves:
             continue
@@ -90,7 +90,7 @@ def lower_phis(fn: MFunction, edges: EdgeCopies, new_vreg: Callable[[str], VReg]
         # block of its own holding just the copies and a jump.
         if len(set(pred.succs)) > 1:
             edge = MBlock(f"{pred_label}.to.{succ_label.rsplit('.', 1)[-1]}",
-                          moves + [ins("jmp", LabelRef(succ_label))], [succ_label])
+                          moves + [jmp(succ_label)], [succ_label])
             _retarget(pred, succ_label, edge.label)
             after.setdefault(pred_label, []).append(edge)
             blocks[edge.label] = edge

@@ -56,7 +56,7 @@ from ssa_course.codegen.mir import (
     VReg,
 )
 from ssa_course.codegen.spill import Spiller, SpillError, vregs_of
-from ssa_course.codegen.target import X86_64, RegisterFile
+from ssa_course.codegen.target import RegisterFile, default_register_file
 
 __all__ = ["Allocation", "AllocationError", "Round", "SpillChoice", "allocate", "assign",
            "colour", "spill_cost"]
@@ -194,11 +194,13 @@ def _check_registers(registers: Iterable[str] | None, regfile: RegisterFile
 
 
 def colour(fn: MFunction, registers: Iterable[str] | None = None,
-           regfile: RegisterFile = X86_64) -> Allocation:
+           regfile: RegisterFile | None = None) -> Allocation:
     """Rounds of Chaitin-Briggs until every virtual register has a register; spill code
     is written into ``fn`` (slots, temporaries), virtual registers are left in place.
     ``registers`` (default: all of ``regfile``'s allocatable ones) may be fewer.
-    :func:`assign` finishes the job; :func:`allocate` does both."""
+    :func:`assign` finishes the job; :func:`allocate` does both. Without ``regfile``:
+    the default machine's (:func:`ssa_course.codegen.target.default_register_file`)."""
+    regfile = regfile or default_register_file()
     regs = _check_registers(registers, regfile)
     spiller = Spiller(fn)
     depths = loop_depths(fn)  # spill code adds no blocks: the loops stay the same
@@ -211,7 +213,7 @@ def colour(fn: MFunction, registers: Iterable[str] | None = None,
     early = sorted((r for r in liveness.live_in[fn.blocks[0].label] if isinstance(r, VReg)),
                    key=node_key) if fn.blocks else []
     if early:
-        # Defined on some paths only (Bril allows it; a phi may name ``__undefined``):
+        # Defined on some paths only (Bril allows it; a phi may name quads.ir.UNDEFINED):
         # interference assumes a definition on every path, so give one where nothing runs
         # yet. Reading the value where the program never set it yields 0.
         fn.blocks[0].instrs[:0] = [MInstr("mov", [v, Imm(0)], [v], [],
@@ -299,9 +301,11 @@ def _spill(spiller: Spiller, groups: list[list[VReg]], fn: MFunction) -> None:
         raise AllocationError(str(e)) from None
 
 
-def assign(fn: MFunction, allocation: Allocation, regfile: RegisterFile = X86_64) -> None:
+def assign(fn: MFunction, allocation: Allocation, regfile: RegisterFile | None = None
+           ) -> None:
     """Rename every virtual register of ``fn`` to its register, delete copies whose two
     sides got the same register and record ``fn.used_callee_saved``."""
+    regfile = regfile or default_register_file()
     pregs: dict[str, PReg] = {}
     touched: set[str] = set()
     for block in fn.blocks:
@@ -334,10 +338,11 @@ def assign(fn: MFunction, allocation: Allocation, regfile: RegisterFile = X86_64
 
 
 def allocate(fn: MFunction, registers: Iterable[str] | None = None,
-             regfile: RegisterFile = X86_64) -> Allocation:
+             regfile: RegisterFile | None = None) -> Allocation:
     """Allocate registers for ``fn`` in place (see the module docstring) and say how:
     ``regfile`` is the target's register file (:mod:`ssa_course.codegen.target`),
     ``registers`` a subset of its registers to use (default: every allocatable one)."""
+    regfile = regfile or default_register_file()
     allocation = colour(fn, registers, regfile)
     assign(fn, allocation, regfile)
     return allocation

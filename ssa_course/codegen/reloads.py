@@ -31,7 +31,7 @@ def remove_redundant_reloads(fn: MFunction) -> int:
         for succ in block.succs:
             preds.setdefault(succ, []).append(block.label)
     holds: dict[str, int] = {}  # register name -> the slot index it has a copy of
-    previous = None
+    previous: str | None = None
     for block in fn.blocks:
         # a block entered only from the one before it keeps what that block knew
         if block.handler or preds.get(block.label) != [previous]:

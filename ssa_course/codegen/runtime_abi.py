@@ -196,3 +196,59 @@ _LENGTHS = {label: strlen(text) for label, text in STRINGS}
 
 def length_of(label: str) -> int:
     return _LENGTHS[label]
+
+
+def bad_type_message(name: str, ty: str) -> str:
+    return (f"error: argument '{name}' has type {ty}, which cannot come from the command "
+            "line\n")
+
+
+def count_message(config: RuntimeConfig) -> str:
+    """The start of the CLI's wrong-count message (the count given follows it)."""
+    params = config.main_params
+    wanted = ", ".join(f"{n}: {t}" for n, t in params) or "none"
+    return (f"error: main takes {len(params)} argument{'s' * (len(params) != 1)} "
+            f"({wanted}), but ")
+
+
+def data_lines(config: RuntimeConfig) -> list[str]:
+    """The runtime's data and bss sections for ``config`` (GNU directives both targets'
+    assemblers read: limits, trap sites, parameter names, messages, buffers)."""
+    fuel = NO_FUEL_LIMIT if config.step_limit is None else config.step_limit
+    out = [".data", ".balign 8",
+           "rt_fuel:", f"    .quad {fuel}",
+           "rt_depth:", f"    .quad {config.depth_limit}",
+           # x86-64's stack limit (0: the OS stack, unchecked); AArch64 keeps it in x18
+           "rt_stack_limit:", "    .quad 0",
+           "rt_alloc_left:", f"    .quad {config.allocation_limit}",
+           "rt_sites:"]
+    for line, col in config.array_sites or ((0, 0),):
+        out.append(f"    .quad {line}, {col}")
+    # Parameter names: (offset, length) into rt_pname_blob (data holds no addresses).
+    out.append("rt_pnames:")
+    offset = 0
+    for name, _ in config.main_params:
+        out.append(f"    .quad {offset}, {strlen(name)}")
+        offset += strlen(name)
+    out += string_data("rt_pname_blob", "".join(n for n, _ in config.main_params))
+    out.append("rt_messages:")
+    for m in (*MESSAGES, *config.extra_messages):
+        raw = m.encode()
+        out.append(f"    .byte {len(raw)}")
+        out.append(f"    {ascii_directive(m)}")
+        out.append(f"    .zero {MESSAGE_RECORD - 1 - len(raw)}")
+    for k, (name, ty) in enumerate(config.main_params):
+        if ty not in ("int", "bool"):
+            out += string_data(f"rt_arg_bad_type{k}", bad_type_message(name, ty))
+    count = count_message(config)
+    out += string_data("rt_str_count", count)
+    out += ["rt_str_count_len:", f"    .quad {strlen(count)}"]
+    for label, text in STRINGS:
+        out += string_data(label, text)
+    out += [".bss", ".balign 8", "rt_outlen:", "    .zero 8", "rt_heap_ptr:", "    .zero 8",
+            "rt_heap_end:", "    .zero 8", "rt_hstack_base:", "    .zero 8",
+            "rt_hstack_top:", "    .zero 8", "rt_hstack_end:", "    .zero 8",
+            "rt_numbuf:", "    .zero 32",
+            "rt_args:", f"    .zero {8 * max(1, len(config.main_params))}",
+            "rt_outbuf:", f"    .zero {OUT_BUFFER}"]
+    return out

@@ -8,7 +8,7 @@ value arriving in the result register. What differs is a target's :class:`Effect
 registers and load op (data), and small hooks for what has another shape there (a
 store's operand order, an element's address after the bounds check, the unset check, an
 array kept in the frame, stack arguments). The x86-64 hooks are in
-:mod:`ssa_course.codegen.x86_effects`, the AArch64 ones in
+:mod:`ssa_course.codegen.x86_64.select_effects`, the AArch64 ones in
 :mod:`ssa_course.codegen.aarch64.select_effects`.
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING
 
 from ssa_course.codegen.mir import Imm, LabelRef, Mem, PReg, VReg
 from ssa_course.codegen.names import call_symbol
@@ -27,11 +27,9 @@ from ssa_course.tiny.types import BOOL, ArrayType
 if TYPE_CHECKING:
     from ssa_course.codegen.isel import Selector
 
-S = TypeVar("S", bound="Selector")
-
 
 @dataclass(frozen=True, slots=True)
-class Effects(Generic[S]):
+class Effects:
     """What a target's memory accesses, calls and exceptions look like in machine IR.
 
     ``result``: where a call's result and a thrown value arrive (rax, x0); ``load``: the
@@ -56,20 +54,20 @@ class Effects(Generic[S]):
     load: str
     load_byte: str
     length_disp: int
-    store: Callable[[S, Mem, str, int], None]
-    element: Callable[[S, Instr, VReg, str, int], Mem]
-    unset_check: Callable[[S, VReg, Instr], None]
-    stack_array: Callable[[S, Instr, int, int], None]
-    stack_args: Callable[[S, list[str]], int]
-    release: Callable[[S, int], None]
+    store: Callable[[Selector, Mem, str, int], None]
+    element: Callable[[Selector, Instr, VReg, str, int], Mem]
+    unset_check: Callable[[Selector, VReg, Instr], None]
+    stack_array: Callable[[Selector, Instr, int, int], None]
+    stack_args: Callable[[Selector, list[str]], int]
+    release: Callable[[Selector, int], None]
 
 
 def _arg(sel: Selector, k: int) -> PReg:
-    return PReg(sel.arg_regs[k])
+    return PReg(sel.machine.arg_regs[k])
 
 
-def _effects(sel: Selector) -> Effects[Any]:
-    return sel.effects
+def _effects(sel: Selector) -> Effects:
+    return sel.machine.effects
 
 
 def element_width(t: object) -> int:
@@ -168,7 +166,7 @@ def s_print(sel: Selector, i: Instr) -> None:
 
 def s_call(sel: Selector, i: Instr) -> None:
     fx = _effects(sel)
-    n, nregs = len(i.args), len(sel.arg_regs)
+    n, nregs = len(i.args), len(sel.machine.arg_regs)
     # Stack arguments first, register arguments last: the argument registers are caller-
     # saved, so loading them early would only lengthen their live ranges across the
     # pushes (and a push of a value may need a register itself).
@@ -230,7 +228,7 @@ def s_catch(sel: Selector, i: Instr) -> None:
 
 
 # Each target's select_ops table starts from these.
-SELECT: dict[str, Callable[[Any, Instr], None]] = {
+SELECT: dict[str, Callable[[Selector, Instr], None]] = {
     "aload": s_aload, "astore": s_astore, "alen": s_alen, "newarr": s_newarr,
     "newstruct": s_newstruct, "getf": s_getf, "setf": s_setf, "print": s_print,
     "call": s_call, "ret": s_ret, "jmp": s_jmp, "enter": s_enter, "leave": s_leave,

@@ -5,15 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # compile.py imports the whole pipeline; a lesson imports this alone
-    from ssa_course.codegen.aarch64.compile import CompiledA64
     from ssa_course.codegen.compile import CompiledProgram
 
 
-def program_stats(compiled: CompiledProgram | CompiledA64) -> dict[str, int]:
+def program_stats(compiled: CompiledProgram) -> dict[str, int]:
     """``instructions`` (in the listing, all functions), ``spills`` (values the allocator
     put in a stack slot; with spill-all, every value), ``copies_removed`` (copies the
     allocator coalesced away) and ``functions`` of a compiled program
-    (:class:`ssa_course.codegen.compile.CompiledProgram`)."""
+    (:class:`ssa_course.codegen.compile.CompiledProgram`, any target)."""
     # Static counts of the final listing (after allocation and frame layout): what a
     # reader sees, so a lesson's "N instructions" can be checked against the listing.
     mprog = compiled.mprog

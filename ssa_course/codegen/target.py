@@ -3,16 +3,15 @@
 The register allocator (:mod:`ssa_course.codegen.regalloc`), the interference drawing and
 the frame code never name a register themselves: they are handed a :class:`RegisterFile`
 (which registers may hold values, which ones a call clobbers, which ones a function must
-give back) and work for any machine. Two are defined: :data:`X86_64` (System V AMD64,
-from :mod:`ssa_course.codegen.mir`) and ``AARCH64`` (AAPCS64, in
-:mod:`ssa_course.codegen.aarch64.registers`); :func:`register_file` finds one by name.
+give back) and work for any machine. Each CPU defines its own in its ``registers.py``
+(``x86_64.registers.X86_64``: System V AMD64; ``aarch64.registers.AARCH64``: AAPCS64);
+:func:`register_file` finds one by name through the registry of machines.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ssa_course.codegen import mir
 from ssa_course.errors import UsageError
 
 TARGETS = ("x86-64", "aarch64")
@@ -60,39 +59,20 @@ class RegisterFile:
         ]) + "\n"
 
 
-# Fixed colours per register (not derived from a hash) so a drawing is the same in every
-# run, and neighbouring registers get clearly different light fills.
-_X86_FILLS = {
-    "rax": "#ffb3ba", "rcx": "#ffdfba", "rdx": "#ffffba", "rsi": "#baffc9",
-    "rdi": "#bae1ff", "r8": "#e0bbff", "r9": "#ffc8e6", "r10": "#c9f2ef",
-    "r11": "#f2e1c9", "rbx": "#d4f0a8", "r12": "#a8d4f0", "r13": "#f0a8d4",
-    "r14": "#d9d9ff", "r15": "#ffe0a8",
-}
+def default_register_file() -> RegisterFile:
+    """The default machine's register file (:data:`ssa_course.codegen.machines.DEFAULT`):
+    what the allocator and its drawings use when no target is named."""
+    from ssa_course.codegen.machines import machine
 
-X86_64 = RegisterFile(
-    name="x86-64",
-    allocatable=mir.ALLOCATABLE,  # compile withholds r15: the call depth left lives there
-    arguments=mir.ARG_REGS,
-    result=mir.RET_REG,
-    caller_saved=mir.CALLER_SAVED,
-    callee_saved=mir.CALLEE_SAVED,
-    # rbp is kept as a frame pointer (frame.py addresses slots from it), so System V's
-    # sixteen registers leave fourteen for values.
-    reserved=(("rsp", "stack pointer"), ("rbp", "frame pointer")),
-    fills=_X86_FILLS,
-)
+    return machine().register_file(True)
 
 
 def register_file(target: str) -> RegisterFile:
-    """The register file of ``target`` (``"x86-64"`` or ``"aarch64"``)."""
-    if target == "x86-64":
-        return X86_64
-    if target == "aarch64":
-        # Imported here: the AArch64 package is only loaded by a session that asks for it.
-        from ssa_course.codegen.aarch64.registers import AARCH64
+    """The register file of ``target`` (``"x86-64"`` or ``"aarch64"``), with fuel checks:
+    its machine's (:mod:`ssa_course.codegen.machines`, which loads a CPU when asked)."""
+    from ssa_course.codegen.machines import machine
 
-        return AARCH64
-    raise UsageError(f"unknown target {target!r} (expected one of {', '.join(TARGETS)})")
+    return machine(check_target(target)).register_file(True)
 
 
 # Stages that make machine code, by their x86-64 name; ``--target aarch64`` selects the

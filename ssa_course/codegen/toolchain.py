@@ -72,7 +72,7 @@ def keystone_missing() -> str | None:
 
 
 def own_missing() -> str | None:
-    """Our own assembler (:mod:`ssa_course.codegen.x86_encode`) is pure Python: always
+    """Our own assembler (:mod:`ssa_course.codegen.x86_64.encode`) is pure Python: always
     there."""
     return None
 
@@ -87,13 +87,12 @@ TARGETS = (TARGET, "aarch64")
 
 def _checks(target: str) -> dict[str, Callable[[], str | None]]:
     """Each assembler of ``target`` and the function saying why it cannot be used."""
-    if target == "aarch64":
-        from ssa_course.codegen.aarch64 import toolchain as a64
-
-        return {"gnu": a64.gnu_missing, "keystone": a64.keystone_missing, "own": own_missing}
-    if target != TARGET:
+    if target not in TARGETS:
         raise UsageError(f"unknown target '{target}' (known: {', '.join(TARGETS)})")
-    return {"gnu": gnu_missing, "keystone": keystone_missing, "own": own_missing}
+    # Each CPU's machine lists its assemblers (the registry loads the CPU when asked).
+    from ssa_course.codegen.machines import machine
+
+    return machine(target).assembler_checks()
 
 
 def assembler_missing(name: str = "auto", target: str = TARGET) -> str | None:

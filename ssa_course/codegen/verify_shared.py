@@ -2,7 +2,7 @@
 and the one shape of their messages.
 
 A target hands the checks its :class:`Rules` (its argument and result registers and how
-it prints an instruction); :mod:`ssa_course.codegen.verify` (x86-64) and
+it prints an instruction); :mod:`ssa_course.codegen.x86_64.verify` (x86-64) and
 :mod:`ssa_course.codegen.aarch64.verify` add their own operand tables and stack rule.
 Every message reads ``verify: <invariant>: @fn block L instruction k (<instruction in
 the target's syntax>) (<detail>)``, or ``@fn block L`` where a whole block is at fault

@@ -33,7 +33,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import pwd
 import shutil
 import subprocess
 import sys
@@ -143,6 +142,8 @@ def command(argv: Sequence[str], box: Box) -> list[str]:
 def _account(how: str) -> list[int] | None:
     if how != "account":
         return None
+    import pwd  # here: Pyodide (the browser) has no pwd, and the checks import this module
+
     name = os.environ[ACCOUNT_ENV]
     try:
         entry = pwd.getpwnam(name)

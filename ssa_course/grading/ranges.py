@@ -240,9 +240,10 @@ def check_situations(source: str) -> list[Situation]:
     never reached are left out."""
     from ssa_course.compilation import compile_source
     from ssa_course.lessons.faces import fresh_graphs
-    from ssa_course.son.bce import decide_branches, decide_checks, same_length  # (bce: always)
+    from ssa_course.son.bce import decide_branches, decide_checks  # (bce: always)
     from ssa_course.son.edge_facts import peel
     from ssa_course.son.sccp import apply_to_program
+    from ssa_course.son.symbolic import same_length
 
     program = fresh_graphs(compile_source(source, "exercise.tiny"), True)
     apply_to_program(program)

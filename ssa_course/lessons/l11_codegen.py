@@ -44,8 +44,10 @@ def compile_machine(comp: Compilation, allocator: str = "color", fuel: bool = Tr
                     frame_arrays: bool = True) -> CompiledProgram:
     """Compile ``comp``'s scheduled program to allocated machine code (not cached);
     ``frame_arrays=False`` keeps every array in the heap (lesson 10 compares the two)."""
-    from ssa_course.codegen.compile import compile_parts
+    from ssa_course.codegen.x86_64.compile import compile_parts
+    from ssa_course.quads.memory import refuse_in_machine_code
 
+    refuse_in_machine_code(comp.quads)  # (before the graph stages name what they lack)
     ssa = scheduled_ssa_quads(comp)
     lines = split_lines(comp.source) if comp.kind == "tiny" else None
     return compile_parts(ssa, lines, allocator=allocator, fuel=fuel,
@@ -56,7 +58,7 @@ def machine_ir(comp: Compilation) -> dict[str, MFunction]:
     """Each function of ``comp`` as machine IR over virtual registers, before register
     allocation (phis lowered to copies, no fuel checks): what the allocator starts from.
     A fresh copy on every call, so it may be changed freely."""
-    from ssa_course.codegen.compile import select_program
+    from ssa_course.codegen.x86_64.compile import select_program
 
     return dict(select_program(scheduled_ssa_quads(comp), None).functions)
 
@@ -103,7 +105,7 @@ def _build(comp: Compilation) -> CompiledProgram:
 def image_of(compiled: CompiledProgram, limits: Limits | None = None) -> Image:
     """The assembled program (runtime included) for one run's limits (cached by source),
     by the assembler chosen for this context (``--assembler``, ``assembler=``)."""
-    from ssa_course.codegen.assemble import assemble
+    from ssa_course.codegen.x86_64.assemble import assemble
 
     limits = limits or Limits()
     return assemble(compiled.source(limits.steps, limits.depth, limits.cells))
@@ -121,14 +123,14 @@ def _run_native(compiled: CompiledProgram, args: list[Value], out: Output,
 def _run_emulated(compiled: CompiledProgram, args: list[Value], out: Output,
                   limits: Limits) -> int:
     from ssa_course.codegen import toolchain
-    from ssa_course.codegen.emulate import run_values_emulated
+    from ssa_course.codegen.x86_64.emulate import run_values_emulated
 
     toolchain.require(toolchain.emulator_missing())
     return run_values_emulated(image_of(compiled, limits), args, out, limits.timeout)
 
 
 def _verify(compiled: CompiledProgram) -> None:
-    from ssa_course.codegen.verify import verify_program
+    from ssa_course.codegen.x86_64.verify import verify_program
 
     verify_program(compiled.mprog, allocated=True, laid_out=True)
 
@@ -256,7 +258,7 @@ def _asm_text(compiled: CompiledProgram) -> str:
 
 def _disasm_text(compiled: CompiledProgram) -> str:
     from ssa_course.codegen import toolchain
-    from ssa_course.codegen.disasm import disassemble
+    from ssa_course.codegen.x86_64.disasm import disassemble
 
     toolchain.require(toolchain.disassembler_missing())
     image = image_of(compiled)

@@ -169,7 +169,7 @@ def _constant(instr: Instr) -> tuple[tuple[bool, object], ...]:
 
 
 # The table, for the lesson and the tests: name -> how to build the analysis for a CFG.
-TABLE: dict[str, Callable[[CFG], Problem[frozenset]]] = {
+TABLE: dict[str, Callable[[CFG], Problem[frozenset[Any]]]] = {
     "live variables": live_variables,
     "reaching definitions": reaching_definitions,
     "maybe assigned": lambda cfg: assigned(cfg, [n for n, _ in cfg.function.params],

@@ -29,25 +29,56 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ssa_course.errors import Pos, SourceError
-from ssa_course.quads.bril_check import FIELD_OPS, BrilProblem, check_shapes, check_types
-from ssa_course.quads.bril_write import (  # noqa: F401 - the writers are part of this API
-    dumps_json,
-    format_function,
-    format_instr,
-    format_type,
-    instr_json,
-    to_bril_json,
-    to_bril_text,
+from ssa_course.quads.bril_check import FIELD_OPS, check_shapes, check_types
+from ssa_course.quads.bril_problem import BrilProblem
+from ssa_course.quads.bril_write import (  # the writers are part of this API
+    dumps_json as dumps_json,
+)
+from ssa_course.quads.bril_write import (
+    format_function as format_function,
+)
+from ssa_course.quads.bril_write import (
+    format_instr as format_instr,
+)
+from ssa_course.quads.bril_write import (
+    format_type as format_type,
+)
+from ssa_course.quads.bril_write import (
+    instr_json as instr_json,
+)
+from ssa_course.quads.bril_write import (
+    to_bril_json as to_bril_json,
+)
+from ssa_course.quads.bril_write import (
+    to_bril_text as to_bril_text,
 )
 from ssa_course.quads.ir import Function, Instr, Label, Program, StructInfo, is_known_op
+from ssa_course.quads.memory import CHAR, CHAR_ESCAPES, PtrType
 from ssa_course.runtime import INT_MAX, INT_MIN, decimal_value
 from ssa_course.tiny.lexer import split_lines
-from ssa_course.tiny.types import BOOL, INT, ArrayType, StructType, Type
+from ssa_course.tiny.types import BOOL, FLOAT, INT, ArrayType, StructType, Type
+
+_FLOAT_TEXT = re.compile(r"[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+                         r"|[-+]?[0-9]+[eE][-+]?[0-9]+")
+
+
+def _float_constant(parser: _TextParser, v: _Tok) -> float:
+    """A float literal of Bril text (``1.5``, ``-1E+6``, ``+.11e12``): finite, as brili
+    reads it (a literal too large for a double is refused: it would be an infinity)."""
+    value = float(v.text)
+    if value in (float("inf"), float("-inf")):
+        raise parser.error("float constant out of range", v)
+    return value
+
 
 MAX_TYPE_DEPTH = 64  # [[...[int]...]]: Tiny types are compared and printed recursively
+# Bril's interop extension (several files linked by name) is not read: one message, in the
+# text and the JSON reader alike.
+UNSUPPORTED_IMPORTS = ("unsupported Bril extension: imports (ssa_course reads one "
+                       "self-contained program; link the files first)")
 
 # ---------------------------------------------------------------- text: tokens
 
@@ -61,7 +92,10 @@ _TOKEN = re.compile(
       | (?P<comment>\#[^\n]*)
       | (?P<func>@[A-Za-z_%.0-9]+)
       | (?P<label>\.[A-Za-z_%.0-9]+)
+      | (?P<float>[-+]?(?:[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+
+                       |\.[0-9]+(?:[eE][-+]?[0-9]+)?))
       | (?P<number>-?[0-9]+)
+      | (?P<char>'(?:\\[0abtnvfr]|[^\n])')
       | (?P<ident>[A-Za-z_%][A-Za-z_%.0-9]*)
       | (?P<sym>[:=;{}(),<>\[\]])""",
     re.VERBOSE,
@@ -169,6 +203,8 @@ class _TextParser:
             if self.tok.kind == "ident" and self.tok.text == "struct":
                 self.struct()
                 continue
+            if self.tok.kind == "ident" and self.tok.text == "from":
+                raise self.error(UNSUPPORTED_IMPORTS)
             if self.tok.kind != "func":
                 raise self.error(f"expected a function like '@main {{', found "
                                  f"{self.tok.describe()}")
@@ -215,7 +251,12 @@ class _TextParser:
 
     def type(self) -> Type:
         """A type; ``[[int]]`` nests with a counter, not recursion (any depth is fine)."""
-        depth = 0
+        return self.type_at(0)
+
+    def type_at(self, outer: int) -> Type:
+        """A type inside ``outer`` levels of ``ptr<...>`` (pointers recurse, a level at a
+        time, at most MAX_TYPE_DEPTH in all)."""
+        depth = outer
         while self.at("["):
             if depth == MAX_TYPE_DEPTH:  # deeper types would overflow printing and ==
                 raise self.error(f"array type nested more than {MAX_TYPE_DEPTH} deep")
@@ -230,16 +271,32 @@ class _TextParser:
             result = INT
         elif t.text == "bool":
             result = BOOL
+        elif t.text == "float":
+            result = FLOAT
+        elif t.text == "char":
+            result = CHAR
+        elif t.text == "ptr" and self.at("<"):
+            result = self.pointer_type(depth)
         # Bril's other extensions' types: named, so the message says what is missing
-        elif self.at("<") or t.text in ("float", "char", "ptr", "any"):
+        elif self.at("<") or t.text in ("ptr", "any"):
             raise self.error(f"unsupported Bril type '{t.text}' (ssa_course reads int, bool, "
-                             "[T] and struct types)", t)
+                             "float, char, ptr<T>, [T] and struct types)", t)
         else:
             result = StructType(t.text)
-        for _ in range(depth):  # wrap the element type once per opening bracket
+        for _ in range(depth - outer):  # wrap the element type once per opening bracket
             self.expect("]")
             result = ArrayType(result)
         return result
+
+    def pointer_type(self, depth: int) -> Type:
+        """``ptr<T>`` after its ``ptr`` (Bril's memory extension); ``T`` may be a pointer,
+        counted with the arrays around it against MAX_TYPE_DEPTH."""
+        self.expect("<")
+        if depth >= MAX_TYPE_DEPTH:
+            raise self.error(f"type nested more than {MAX_TYPE_DEPTH} deep")
+        elem = self.type_at(depth + 1)
+        self.expect(">")
+        return PtrType(elem)
 
     def function(self, where: dict[int, Pos]) -> Function:
         name = self.advance().text[1:]  # (without the @)
@@ -312,8 +369,15 @@ class _TextParser:
                 instr.value = value
             elif v.text in ("true", "false"):
                 instr.value = v.text == "true"
+            elif v.kind == "float" or (v.kind == "label" and _FLOAT_TEXT.fullmatch(v.text)):
+                instr.value = _float_constant(self, v)
+            elif v.kind == "char":  # 'a', '\n' (Bril's escapes), any one character
+                body = v.text[1:-1]
+                instr.value = CHAR_ESCAPES[body[1]] if len(body) == 2 else body
             else:
                 raise self.error(f"expected a constant value, found {v.describe()}", v)
+            if ty == FLOAT and type(instr.value) is int:
+                instr.value = float(instr.value)  # ``x: float = const 5;`` is 5.0
         else:
             # the operands in any order, sorted by their sigil: @functions, .labels and
             # plain variables (a numeral here is kept as a name: the checks that follow
@@ -377,7 +441,7 @@ def bril_args(text: str) -> list[str] | None:
     return None
 
 
-def parse_bril_json(data: str | bytes | dict, filename: str = "<input>",
+def parse_bril_json(data: str | bytes | dict[Any, Any], filename: str = "<input>",
                     typecheck: bool = True) -> Program:
     """Read a Bril JSON program (text or an already-loaded dict), checking every field
     first (see :mod:`ssa_course.quads.bril_json`), then shapes and, if ``typecheck``, types.

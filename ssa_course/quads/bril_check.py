@@ -13,11 +13,15 @@ Both raise :class:`BrilProblem`; the text and JSON readers turn it into a locate
 
 from __future__ import annotations
 
+import math
+
 from ssa_course import opcodes
 from ssa_course.quads.bril_defined import check_defined
 from ssa_course.quads.bril_problem import BrilProblem
 from ssa_course.quads.ir import Function, Instr, Label, Program
-from ssa_course.tiny.types import BOOL, INT, ArrayType, StructType, Type
+from ssa_course.quads.memory import CHAR, CHAR_SIGS, PtrType, is_char
+from ssa_course.quads.memory import SHAPES as MEMORY_SHAPES
+from ssa_course.tiny.types import BOOL, FLOAT, INT, ArrayType, StructType, Type
 
 # op -> (number of variable args or None, dest: True required / False forbidden / None
 #        optional, number of labels (-1: one per argument), number of funcs)
@@ -34,6 +38,8 @@ SHAPES: dict[str, tuple[int | None, bool | None, int, int]] = {
     "catch": (0, True, 0, 0), "checkdef": (1, False, 0, 0),
     "phi": (None, True, -1, 0),
     "set": (2, False, 0, 0), "get": (0, True, 0, 0), "undef": (0, True, 0, 0),
+    # Bril's memory and char extensions (quads/memory.py)
+    **{op: (nargs, dest, 0, 0) for op, (nargs, dest) in MEMORY_SHAPES.items()},
 }
 
 
@@ -50,8 +56,9 @@ FIELD_OPS = ("getf", "setf", "checkdef")  # checkdef's "field" names the variabl
 _SIGS: dict[str, tuple[tuple[Type, ...], Type | None]] = {
     "br": ((BOOL,), None), "throw": ((INT,), None), "catch": ((), INT),
     "checkdef": ((BOOL,), None),
+    **CHAR_SIGS,
 }
-_KINDS: dict[str, Type] = {opcodes.INT: INT, opcodes.BOOL: BOOL}
+_KINDS: dict[str, Type] = {opcodes.INT: INT, opcodes.BOOL: BOOL, opcodes.FLOAT: FLOAT}
 
 
 def _plural(n: int, word: str) -> str:
@@ -121,10 +128,21 @@ def _check_shape(program: Program, fn: Function, item: Instr, labels: set[str]) 
             raise fail("'const' needs a value")
         if item.type == BOOL and not isinstance(item.value, bool):
             raise fail("a bool constant must be true or false", "value")
-        if item.type == INT and isinstance(item.value, bool):
+        if item.type == INT and (isinstance(item.value, bool)
+                                 or not isinstance(item.value, int | float)):
             raise fail("an int constant must be a number", "value")
-        if item.type not in (INT, BOOL):
-            raise fail(f"a constant must be an int or a bool, not {item.type}", "type")
+        if item.type == INT and isinstance(item.value, float):
+            raise fail("an int constant must be a whole number", "value")
+        if item.type == FLOAT and (not isinstance(item.value, float)
+                                   or not math.isfinite(item.value)):
+            raise fail("a float constant must be a finite number", "value")
+        if item.type == CHAR and not is_char(item.value):
+            raise fail("a char constant must be one Unicode character", "value")
+        if item.type != CHAR and isinstance(item.value, str):
+            raise fail(f"a character constant must have type char, not {item.type}", "type")
+        if item.type not in (INT, BOOL, FLOAT, CHAR):
+            raise fail(f"a constant must be an int, a bool, a float or a char, not {item.type}",
+                       "type")
         if isinstance(item.value, int) and not -(1 << 63) <= item.value < (1 << 63):
             raise fail("integer constant out of 64-bit range", "value")
     for label in item.labels:
@@ -155,14 +173,14 @@ def check_types(program: Program, runtime_errors_allowed: bool = False) -> None:
         raise BrilProblem(f"@main must not return a value (it is declared {main.ret})",
                           "main")
     for name, ty in main.params if main is not None else ():
-        if ty not in (INT, BOOL):  # its arguments come from the command line (as in Tiny)
-            raise BrilProblem(f"parameter '{name}' of @main must be int or bool, not {ty}",
-                              "main")
+        if ty not in (INT, BOOL, FLOAT, CHAR):  # its arguments come from the command line
+            raise BrilProblem(f"parameter '{name}' of @main must be int, bool, float or char, "
+                              f"not {ty}", "main")
 
 
 def _known_type(program: Program, ty: Type | None, fn: str | None,
                 item: Instr | None) -> None:
-    while isinstance(ty, ArrayType):
+    while isinstance(ty, ArrayType | PtrType):
         ty = ty.elem
     if isinstance(ty, StructType) and ty.name not in program.structs:
         raise BrilProblem(f"unknown type '{ty.name}' (not int, bool, [T] or a declared "
@@ -266,6 +284,12 @@ class _FunctionChecker:
             if a != b:
                 raise self.fail(f"'{op}' compares values of one type, not {a} and {b}", item,
                                 "args")
+            if a == FLOAT:  # as brilck: floats compare with feq
+                raise self.fail(f"'{op}' does not compare floats (use 'feq')", item, "args")
+            if isinstance(a, PtrType) or a == CHAR:  # brilck: eq takes ints (ceq: chars)
+                raise self.fail(f"'{op}' cannot compare {a} values"
+                                + (" (chars compare with 'ceq')" if a == CHAR else ""),
+                                item, "args")
             self.result(item, _KINDS[value_op.result])
         elif value_op is not None:
             for k in range(value_op.arity):
@@ -284,6 +308,8 @@ class _FunctionChecker:
             self.array(item)
         elif op in ("newstruct", "getf", "setf"):
             self.struct(item)
+        elif op in MEMORY_SHAPES:
+            self.memory(item)
         elif op == "phi":
             for var in item.args:  # an argument may be undefined on its edge (Bril's rule)
                 ty = self.types.get(var)
@@ -349,6 +375,28 @@ class _FunctionChecker:
             self.result(item, arr.elem)
         else:
             self.need(item, 2, arr.elem)
+
+    def memory(self, item: Instr) -> None:
+        """Bril's memory extension: ``alloc`` makes a ``ptr<T>``, ``load``/``store`` move
+        a ``T`` through it, ``ptradd`` moves it by an int (brilck's signatures)."""
+        op = item.op
+        if op == "alloc":
+            self.need(item, 0, INT)
+            if not isinstance(item.type, PtrType):
+                raise self.fail(f"'alloc' makes a pointer, but '{item.dest}' is declared "
+                                f"{item.type}", item, "type")
+            return
+        ptr = self.type_of(item.args[0], item)
+        if not isinstance(ptr, PtrType):
+            raise self.fail(f"'{op}' needs a pointer, but '{item.args[0]}' is {ptr}", item,
+                            "args")
+        if op == "load":
+            self.result(item, ptr.elem)
+        elif op == "store":
+            self.need(item, 1, ptr.elem)
+        elif op == "ptradd":
+            self.need(item, 1, INT, "an int offset, not")
+            self.result(item, ptr)
 
     def struct(self, item: Instr) -> None:
         op = item.op

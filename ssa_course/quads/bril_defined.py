@@ -120,7 +120,7 @@ def _reads(item: Instr) -> list[str]:
     return item.args[1:] if item.op == "set" else item.args
 
 
-def _suspects(blocks: list[list[Instr]], dom: Dominance, params: frozenset[str]
+def _suspects(blocks: list[list[Instr]], dom: Dominance[int], params: frozenset[str]
               ) -> list[tuple[int, int, str, Instr, int]]:
     """Reads of names not assigned earlier on the dominator-tree path to them:
     ``(block, index, name, instr, 0 for a read / 1 for a get)``."""

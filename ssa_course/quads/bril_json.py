@@ -16,10 +16,12 @@ from __future__ import annotations
 import json
 import math
 import re
+from typing import Any
 
 from ssa_course.errors import Pos, SourceError
 from ssa_course.quads.ir import Function, Instr, Label, Program, StructInfo, is_known_op
-from ssa_course.tiny.types import BOOL, INT, ArrayType, StructType, Type
+from ssa_course.quads.memory import CHAR, PtrType, is_char
+from ssa_course.tiny.types import BOOL, FLOAT, INT, ArrayType, StructType, Type
 
 MAX_TYPE_DEPTH = 64  # as in Bril text: [[...[int]...]]
 MAX_DEPTH = 200  # Bril documents nest about 8 deep; the cap keeps json.loads off the C stack
@@ -91,7 +93,7 @@ def locate(text: str, path: Path) -> Pos:
     Used only to point at an error, so it rescans the text; when the path is absent it
     returns the position of its longest present prefix.
     """
-    stack: list[list] = []  # [kind, key or index]; key None: an object awaiting its key
+    stack: list[list[Any]] = []  # [kind, key or index]; key None: an object awaiting its key
     best, best_len = 0, -1
     i, n = 0, len(text)
 
@@ -164,7 +166,7 @@ class _Reader:
 
     # -- small field checkers --------------------------------------------------
 
-    def string(self, value: object, path: Path, what: str, name: re.Pattern = _IDENT) -> str:
+    def string(self, value: object, path: Path, what: str, name: re.Pattern[str] = _IDENT) -> str:
         if not isinstance(value, str) or not value:
             raise self.fail(f"{what} must be a non-empty string, found {_show(value)}", path)
         if not name.fullmatch(value):
@@ -173,7 +175,7 @@ class _Reader:
                                                   if name is _IDENT else ")"), path)
         return value
 
-    def strings(self, obj: dict, key: str, path: Path, where: str) -> list[str]:
+    def strings(self, obj: dict[Any, Any], key: str, path: Path, where: str) -> list[str]:
         value = obj.get(key, [])
         if not isinstance(value, list):
             raise self.fail(f"{where} \"{key}\" must be a list of names, found "
@@ -186,32 +188,42 @@ class _Reader:
     def type(self, value: object, path: Path, where: str, structs: set[str]) -> Type:
         """A Bril type; nested arrays are walked with a loop, not recursion."""
         depth = 0
-        while isinstance(value, dict) and len(value) == 1 and "array" in value:
+        wraps: list[str] = []  # "array" or "ptr", outermost first
+        while isinstance(value, dict) and len(value) == 1 and (
+                "array" in value or "ptr" in value):
             if depth == MAX_TYPE_DEPTH:  # deeper types would overflow printing and ==
-                raise self.fail(f"{where}: array type nested more than {MAX_TYPE_DEPTH} "
+                kind = "array type" if set(wraps) == {"array"} else "type"
+                raise self.fail(f"{where}: {kind} nested more than {MAX_TYPE_DEPTH} "
                                 "deep", path)
-            value, depth = value["array"], depth + 1
-            path = path + ("array",)
+            key = "array" if "array" in value else "ptr"
+            wraps.append(key)
+            value, depth = value[key], depth + 1
+            path = path + (key,)
         result: Type
         if value == "int":
             result = INT
         elif value == "bool":
             result = BOOL
+        elif value == "char":
+            result = CHAR
         elif isinstance(value, dict) and len(value) == 1 and "struct" in value:
             name = value["struct"]
             if not isinstance(name, str) or name not in structs:
                 raise self.fail(f"{where}: unknown struct type {_show(name)}", path)
             result = StructType(name)
-        elif value in ("float", "char", "any") or (isinstance(value, dict) and "ptr" in value):
+        elif value == "float":
+            result = FLOAT
+        elif value == "any":
             raise self.fail(f"{where}: Bril's {_show(value)} type is not supported "
-                            "(ssa_course reads int, bool, arrays and structs)", path)
+                            "(ssa_course reads int, bool, float, char, pointers, arrays and "
+                            "structs)", path)
         else:
             raise self.fail(f"{where}: unknown type {_show(value)}", path)
-        for _ in range(depth):
-            result = ArrayType(result)
+        for key in reversed(wraps):
+            result = ArrayType(result) if key == "array" else PtrType(result)
         return result
 
-    def pos(self, instr: Instr, raw: dict, path: Path, where: str) -> None:
+    def pos(self, instr: Instr, raw: dict[Any, Any], path: Path, where: str) -> None:
         if "pos" not in raw:
             return
         pos = raw["pos"]
@@ -229,6 +241,10 @@ class _Reader:
         if not isinstance(data, dict) or not isinstance(data.get("functions"), list):
             raise self.fail("a Bril JSON program is an object with a \"functions\" list",
                             ("functions",) if isinstance(data, dict) else ())
+        if "imports" in data:
+            from ssa_course.quads.bril import UNSUPPORTED_IMPORTS
+
+            raise self.fail(UNSUPPORTED_IMPORTS, ("imports",))
         raw_structs = data.get("structs", [])
         if not isinstance(raw_structs, list):
             raise self.fail("\"structs\" must be a list", ("structs",))
@@ -331,7 +347,8 @@ class _Reader:
         self.paths[id(instr)] = path
         return instr
 
-    def const_value(self, raw: dict, ty: Type | None, path: Path, where: str) -> int | bool:
+    def const_value(self, raw: dict[str, Any], ty: Type | None, path: Path,
+                    where: str) -> int | bool | float | str:
         if "value" not in raw:
             raise self.fail(f"{where}: 'const' needs a \"value\"", path)
         value = raw["value"]
@@ -350,13 +367,26 @@ class _Reader:
                 raise self.fail(f"{where} \"value\": an int constant needs a whole number, "
                                 f"found {_show(value)}", vpath)
             return value
+        if ty == FLOAT:  # a JSON number, whole or not, as brili reads it
+            number = float(value.text) if isinstance(value, _Huge) else value
+            if isinstance(number, bool) or not isinstance(number, int | float) \
+                    or not math.isfinite(number):
+                raise self.fail(f"{where} \"value\": a float constant needs a finite number, "
+                                f"found {_show(value)}", vpath)
+            return float(number)
+        if ty == CHAR:
+            if not isinstance(value, str) or not is_char(value):
+                raise self.fail(f"{where} \"value\": a char constant is a string of one "
+                                f"Unicode character, found {_show(value)}", vpath)
+            return value
         if ty is None:
             raise self.fail(f"{where}: 'const' needs a \"type\"", path)
-        raise self.fail(f"{where}: a constant must be an int or a bool, not {ty}",
+        raise self.fail(f"{where}: a constant must be an int, a bool, a float or a char, "
+                        f"not {ty}",
                         path + ("type",))
 
 
-def read_bril_json(data: str | bytes | dict, filename: str = "<input>",
+def read_bril_json(data: str | bytes | dict[Any, Any], filename: str = "<input>",
                    ) -> tuple[Program, _Reader]:
     """Check and read a Bril JSON document; returns the program and the reader, whose
     ``paths`` locate every instruction and label for later messages."""

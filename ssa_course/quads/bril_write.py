@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from ssa_course.quads.ir import Function, Instr, Label, Program
+from ssa_course.quads.memory import PtrType, char_literal
 from ssa_course.tiny.types import ArrayType, StructType, Type
 
 
@@ -23,7 +25,8 @@ def format_instr(instr: Instr) -> str:
     if instr.op == "const":
         value = instr.value
         # bool before int: in Python True == 1, and Bril writes ``true``, not ``1``
-        parts.append("true" if value is True else "false" if value is False else str(value))
+        parts.append("true" if value is True else "false" if value is False
+                     else char_literal(value) if isinstance(value, str) else str(value))
     else:
         plain = list(instr.args)
         if instr.field is not None:  # getf p f / setf p f v: the field after the object
@@ -71,10 +74,12 @@ def _type_json(ty: Type) -> object:
         return {"array": _type_json(ty.elem)}
     if isinstance(ty, StructType):
         return {"struct": ty.name}
+    if isinstance(ty, PtrType):
+        return {"ptr": _type_json(ty.elem)}
     return str(ty)
 
 
-def instr_json(instr: Instr) -> dict:
+def instr_json(instr: Instr) -> dict[Any, Any]:
     out: dict[str, object] = {"op": instr.op}
     if instr.dest is not None:
         out["dest"] = instr.dest
@@ -95,7 +100,7 @@ def instr_json(instr: Instr) -> dict:
     return out
 
 
-def to_bril_json(program: Program) -> dict:
+def to_bril_json(program: Program) -> dict[Any, Any]:
     """The canonical Bril JSON object of a program."""
     functions = []
     for fn in program.functions.values():

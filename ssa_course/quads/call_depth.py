@@ -25,6 +25,8 @@ leaf call cannot vouch for another: it may be inlined as well, and print first.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ssa_course.quads.analyses import available
 from ssa_course.quads.cfg import build_cfg
 from ssa_course.quads.components import components
@@ -97,7 +99,7 @@ def _quiet(instr: Instr, safe_divisors: set[str]) -> bool:
     return instr.op not in ("print", "ret", "throw", "enter", "leave") and not may_trap(instr.op)
 
 
-def _next_step(body: list, i: int, labels: dict[str, int], safe: set[str],
+def _next_step(body: list[Any], i: int, labels: dict[str, int], safe: set[str],
                staying: set[str]) -> list[int] | None:
     """From ``body[i]`` on: ``[]`` when a call of a function in ``staying`` comes before
     anything observable, the positions of the labels a jump goes to, or None (something
@@ -117,7 +119,7 @@ def _next_step(body: list, i: int, labels: dict[str, int], safe: set[str],
     return None
 
 
-def followed_by_call(body: list, k: int, safe: set[str], labels: dict[str, int],
+def followed_by_call(body: list[Any], k: int, safe: set[str], labels: dict[str, int],
                      staying: set[str]) -> bool:
     """Does every path from the call at ``body[k]`` reach a call that stays (of a function
     in ``staying``), with nothing observable (output, a possible trap, a return, a
@@ -151,7 +153,7 @@ def followed_by_call(body: list, k: int, safe: set[str], labels: dict[str, int],
     return True
 
 
-def calls_after_a_call(body: list, staying: set[str]) -> set[int]:
+def calls_after_a_call(body: list[Any], staying: set[str]) -> set[int]:
     """Positions of the calls in ``body`` that every path reaches only after a call that
     stays (of a function in ``staying``) in the same frame (a must problem over the
     blocks). That earlier call entered a frame one deeper: the depth limit allowed it, so

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ssa_course.quads.bril import format_instr
+from ssa_course.quads.bril_write import format_instr
 from ssa_course.quads.cfg import CFG
 from ssa_course.quads.ir import Instr
 from ssa_course.viz.dot import UNREACHABLE_FILL, GraphEdge, GraphNode, graph_to_dot

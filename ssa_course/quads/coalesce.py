@@ -27,6 +27,7 @@ with ``phi`` instructions is left as it is: the pass works on ordinary quads.
 from __future__ import annotations
 
 from collections.abc import Callable, Set
+from typing import Any
 
 from ssa_course.quads.analyses import liveness
 from ssa_course.quads.cfg import CFG, build_cfg
@@ -112,7 +113,7 @@ def _copies(cfg: CFG, mergeable: set[str]) -> list[tuple[int, str, str]]:
     return [found[k] for k in order]
 
 
-def _interference(live: Facts[frozenset], candidates: set[str], params: list[str]
+def _interference(live: Facts[frozenset[Any]], candidates: set[str], params: list[str]
                   ) -> dict[str, set[str]]:
     """Interference edges among ``candidates``: a definition interferes with everything
     live after it (but a copy not with its source); parameters with each other. After a

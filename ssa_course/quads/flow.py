@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from ssa_course.quads import dataflow
 from ssa_course.quads.cfg import CFG
@@ -58,8 +58,8 @@ class Problem(Generic[F]):
     meet: Callable[..., F]  # meet(f1, f2, ...): the facts of several edges as one
     transfer: Callable[[Instr, F], F]
     edge: Callable[[str, str, F], F] | None = None
-    gen: Callable[[Instr], Iterable] | None = None
-    kill: Callable[[Instr], Iterable] | None = None
+    gen: Callable[[Instr], Iterable[Any]] | None = None
+    kill: Callable[[Instr], Iterable[Any]] | None = None
 
 
 def gen_kill(name: str, *, forward: bool, may: bool, gen: Callable[[Instr], Iterable[T]],
@@ -125,11 +125,11 @@ def through(p: Problem[F], instrs: list[Instr], fact: F) -> F:
     return fact
 
 
-def summary(p: Problem[F], instrs: list[Instr]) -> tuple[frozenset, frozenset]:
+def summary(p: Problem[F], instrs: list[Instr]) -> tuple[frozenset[Any], frozenset[Any]]:
     """``(gen, kill)`` of a run of instructions, composed one at a time in the problem's
     direction: a later gen survives, an earlier gen is killed by a later kill."""
-    gen: set = set()
-    kill: set = set()
+    gen: set[Any] = set()
+    kill: set[Any] = set()
     assert p.gen is not None and p.kill is not None
     for instr in (instrs if p.forward else reversed(instrs)):
         k = p.kill(instr)
@@ -151,7 +151,8 @@ def plain(cfg: CFG, p: Problem[F], fast: bool = True
         if summaries is None:
             return through(p, instrs[b], fact)
         gen, kill = summaries[b]
-        return (fact - kill) | gen  # type: ignore[operator]
+        out: F = (fact - kill) | gen  # type: ignore[operator]
+        return out
 
     edge: Callable[[Part, Part, F], F] | None = None
     if p.edge is not None:
@@ -233,7 +234,8 @@ class Facts(Generic[F]):
         fact = self._top[handler, 0] if not a.forward else self._bottom[block, 0]
         return a.edge(block, handler, fact) if a.edge is not None and not a.forward else fact
 
-    def walk_backward(self: Facts[frozenset], block: str) -> Iterator[tuple[int, Instr, set]]:
+    def walk_backward(self: Facts[frozenset[Any]], block: str
+                      ) -> Iterator[tuple[int, Instr, set[Any]]]:
         """For a backward gen/kill analysis: ``(k, instr, fact after instr k)`` from the last
         instruction of ``block`` to the first, with one set changed in place (fast on long
         blocks; copy it to keep it). After a throwing last instruction: its normal path."""

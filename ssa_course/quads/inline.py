@@ -45,6 +45,8 @@ before ``parse``, so everything after it optimizes across the former call bounda
 
 from __future__ import annotations
 
+from typing import Any
+
 from ssa_course.quads.analyses import assigned
 from ssa_course.quads.call_depth import (
     calls_after_a_call,
@@ -114,7 +116,7 @@ def _copy_body(site: Instr, callee: Function, taken: Names, tag: str) -> list[It
         return rename[name]
 
     done = fresh(f"{callee.name}.done")  # where every ``ret`` of the copy goes
-    out: list = []
+    out: list[Any] = []
     # parameters become copies of the arguments (coalescing removes most of them)
     for (param, ty), arg in zip(callee.params, site.args, strict=True):
         out.append(Instr("id", fresh(param), ty, [arg], pos=site.pos, line=site.line))

@@ -11,8 +11,11 @@ Every executed instruction counts once toward the dynamic instruction count that
 
 from __future__ import annotations
 
+from typing import Any
+
 from ssa_course import opcodes
-from ssa_course.errors import RuntimeTrap
+from ssa_course.errors import Pos, RuntimeTrap
+from ssa_course.quads import memory
 from ssa_course.quads.ir import Function, Instr, Label, Program
 from ssa_course.runtime import (
     Heap,
@@ -40,7 +43,7 @@ from ssa_course.tiny.types import BOOL, INT, ArrayType, Type, element_zero
 # ``apply``.
 (CONST, ID, ADD, SUB, MUL, DIV, REM, EQ, LT, GT, LE, GE, NOT, AND, OR, JMP, BR, CALL, RET,
  PRINT, NOP, NEWARR, ALEN, ALOAD, ASTORE, NEWSTRUCT, GETF, SETF, ENTER, LEAVE, THROW,
- CATCH, PHIS, SET, GET, UNDEF, CHECKDEF, VALUE, LABEL) = range(39)
+ CATCH, PHIS, SET, GET, UNDEF, CHECKDEF, VALUE, LABEL, MEM) = range(40)
 
 _CODES = {
     "const": CONST, "id": ID, "add": ADD, "sub": SUB, "mul": MUL, "div": DIV, "rem": REM,
@@ -50,6 +53,7 @@ _CODES = {
     "newstruct": NEWSTRUCT, "getf": GETF, "setf": SETF, "enter": ENTER, "leave": LEAVE,
     "throw": THROW, "catch": CATCH, "phi": PHIS, "set": SET, "get": GET, "undef": UNDEF,
     "checkdef": CHECKDEF,
+    **{op: MEM for op in memory.SHAPES},  # Bril's memory and char extensions: run_memory_op
 }
 
 
@@ -59,7 +63,7 @@ class Resolved:
 
     __slots__ = ("fn", "code", "params", "block_of")
 
-    def __init__(self, fn: Function, code: list[tuple], params: list[str],
+    def __init__(self, fn: Function, code: list[tuple[Any, ...]], params: list[str],
                  block_of: list[str]):
         self.fn = fn
         self.code = code
@@ -95,7 +99,7 @@ def resolve(fn: Function, program: Program) -> Resolved:
         previous = item
     # Pass 2: one tuple per instruction, with what the loop needs precomputed in
     # ``extra`` (a constant's value, jump targets, a callee's signature, ...)
-    code: list[tuple] = []
+    code: list[tuple[Any, ...]] = []
     prev_was_phi = False
     for item in fn.body:
         if not isinstance(item, Instr):
@@ -143,6 +147,8 @@ def resolve(fn: Function, program: Program) -> Resolved:
             extra = element_zero(item.type.elem if isinstance(item.type, ArrayType) else None)
         elif op in (GETF, SETF, CHECKDEF):
             extra = item.field
+        elif op == MEM:
+            extra = item.op
         elif op == NEWSTRUCT:
             struct = program.structs.get(str(item.type))
             extra = (str(item.type), [f for f, _ in struct.fields] if struct else [])
@@ -150,13 +156,13 @@ def resolve(fn: Function, program: Program) -> Resolved:
     return Resolved(fn, code, [name for name, _ in fn.params], block_of)
 
 
-def _label_slots(body: list) -> set[int]:
+def _label_slots(body: list[Any]) -> set[int]:
     """The labels that get a code slot of their own (``LABEL``, not counted as a step):
     all but the last of two or more labels in a row before a ``phi``. A phi reads the
     edge of the label passed just before its own (Bril's rule), so jumping to ``.a`` in
     ``.a: .b: x = phi ... .a ...`` must be told from jumping to ``.b``."""
     out: set[int] = set()
-    run: list = []
+    run: list[Any] = []
     for item in body:
         if isinstance(item, Label):
             run.append(item)
@@ -247,6 +253,38 @@ def _check_return(frame: Frame, retval: Value, caller: str) -> None:
                           f"@{caller}")
 
 
+def run_memory_op(op: str, values: list[Value], names: tuple[str, ...],
+                  mem: memory.Memory, pos: Pos | None) -> Value:
+    """One operation of Bril's memory or char extension (a wrong operand type is Python's
+    TypeError, reported by the run loop as bad operand types)."""
+    if any(v is UNDEF_VALUE for v in values):
+        raise TypeError(op)
+    if op == "load":
+        return mem.load(values[0], pos)
+    if op == "store":
+        mem.store(values[0], values[1], pos)
+        return None
+    if op == "ptradd":
+        return memory.ptradd(values[0], values[1])
+    if op == "alloc":
+        return mem.alloc(values[0], pos)
+    if op == "free":
+        mem.free(values[0], pos)
+        return None
+    if op == "char2int":
+        if not isinstance(values[0], str):
+            raise TypeError(op)
+        return ord(values[0])
+    if op == "int2char":
+        if type(values[0]) is not int:
+            raise TypeError(op)
+        return memory.int2char(values[0], pos)
+    a, b = values
+    if not isinstance(a, str) or not isinstance(b, str):
+        raise TypeError(op)
+    return memory.char_compare(op, a, b)
+
+
 def run_quads(program: Program, args: list[Value], out: Output, limits: Limits) -> int:
     """Run ``@main(*args)``; returns the number of instructions executed.
 
@@ -278,6 +316,7 @@ def run_quads(program: Program, args: list[Value], out: Output, limits: Limits) 
     max_steps = limits.steps
     max_depth = limits.depth
     heap = Heap(limits)
+    mem = memory.Memory(limits)  # Bril's alloc/free heap
     n = len(code)
     write = out.write
     block_of = main.block_of
@@ -394,6 +433,11 @@ def run_quads(program: Program, args: list[Value], out: Output, limits: Limits) 
                 if op == PRINT:
                     write(format_print([env[x] for x in a]))
                     continue
+                if op == MEM:
+                    value = run_memory_op(extra, [env[x] for x in a], a, mem, instr.pos)
+                    if dest is not None:
+                        env[dest] = value
+                    continue
                 if op == NOP:
                     continue
                 if op == LABEL:  # a label passed on the way to a phi: no step
@@ -494,6 +538,7 @@ def run_quads(program: Program, args: list[Value], out: Output, limits: Limits) 
         # return from the current frame
         stack.pop()
         if not stack:
+            mem.check_all_freed()  # brili: memory not freed by the end is an error
             return steps
         _check_return(frame, retval, stack[-1].res.fn.name)
         dest = frame.dest

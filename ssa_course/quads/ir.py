@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from ssa_course import opcodes
 from ssa_course.errors import Pos
+from ssa_course.quads import memory as _memory
 from ssa_course.tiny.types import Type
 
 # op -> (number of args or None for "any", has dest?). The value operators (``add``,
@@ -60,7 +61,12 @@ SSA_OPS: dict[str, tuple[int | None, bool | None]] = {
     "phi": (None, True), "set": (2, False), "get": (0, True), "undef": (0, True),
 }
 
-OTHER_OPS = {**CORE_OPS, **EXTENSION_OPS, **SSA_OPS}  # every op but the value operators
+# Bril's memory and char extensions (``alloc``, ``load``, ``ceq``, ``int2char``, ...):
+# their rows live in :mod:`ssa_course.quads.memory`.
+MEMORY_OPS: dict[str, tuple[int | None, bool | None]] = dict(_memory.SHAPES)
+
+# every op but the value operators
+OTHER_OPS = {**CORE_OPS, **EXTENSION_OPS, **SSA_OPS, **MEMORY_OPS}
 
 
 def op_shape(op: str) -> tuple[int | None, bool | None] | None:
@@ -83,14 +89,14 @@ TERMINATORS = frozenset({"jmp", "br", "ret", "enter", "throw"})
 
 # Operations besides the value operators that may stop the program with a runtime error;
 # they carry a ``pos``. (A value operator may trap when its table row says so: ``div``.)
-TRAPPING_OPS = frozenset({"newarr", "aload", "astore", "checkdef"})
+TRAPPING_OPS = frozenset({"newarr", "aload", "astore", "checkdef"}) | _memory.TRAPPING
 
 # Operations with effects beyond their destination (never removed as dead code); a value
 # operator that may trap counts too (see :func:`has_effect`).
 EFFECT_OPS = frozenset(
     {"call", "print", "ret", "jmp", "br", "astore", "setf", "enter", "leave", "throw",
      "newarr", "aload", "nop", "checkdef"}
-)
+) | _memory.EFFECTS
 
 
 def may_trap(op: str) -> bool:
@@ -119,7 +125,7 @@ class Instr:
     args: list[str] = field(default_factory=list)
     funcs: list[str] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
-    value: int | bool | None = None
+    value: int | bool | float | str | None = None  # (a str: Bril's char constant)
     field: str | None = None
     pos: Pos | None = None
     line: int | None = None  # the source line it was made for, when known (listings)
@@ -152,7 +158,7 @@ class Instr:
         assert self.type is not None, f"'{self.op}' without a type"
         return self.type
 
-    def constant(self) -> int | bool:
+    def constant(self) -> int | bool | float | str:
         """The value of a ``const``: checked shapes guarantee it."""
         assert self.value is not None, f"'{self.op}' without a value"
         return self.value

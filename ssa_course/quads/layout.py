@@ -25,6 +25,8 @@ variable in the copy is fine.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ssa_course.quads.cfg import CFG, BasicBlock, build_cfg, remove_unreachable
 from ssa_course.quads.ir import Function, Instr, Label
 from ssa_course.quads.loops import loop_depths
@@ -33,7 +35,7 @@ MAX_COPY = 4  # instructions in a block worth copying in place of a jump
 _NEVER_COPY = frozenset({"enter", "leave", "catch", "phi"})
 
 
-def _blocks(body: list) -> dict[str, list[Instr]]:
+def _blocks(body: list[Any]) -> dict[str, list[Instr]]:
     blocks: dict[str, list[Instr]] = {}
     current: list[Instr] | None = None
     for item in body:
@@ -64,11 +66,11 @@ def layout(fn: Function) -> Function:
     return Function(fn.name, fn.params, fn.ret, _drop_unused_labels(body))
 
 
-def _copy_small_targets(body: list) -> list:
+def _copy_small_targets(body: list[Any]) -> list[Any]:
     """Each ``jmp`` to the next label goes; one to a small run ending in a branch or
     return is replaced by a copy of that run."""
     where = {item.name: k for k, item in enumerate(body) if isinstance(item, Label)}
-    out: list = []
+    out: list[Any] = []
     for k, item in enumerate(body):
         if not (isinstance(item, Instr) and item.op == "jmp"):
             out.append(item)
@@ -86,7 +88,7 @@ def _copy_small_targets(body: list) -> list:
     return out
 
 
-def _straight_run(body: list, k: int) -> list[Instr] | None:
+def _straight_run(body: list[Any], k: int) -> list[Instr] | None:
     """What runs from the label at ``body[k]`` up to the first terminator, falling through
     the labels on the way (a block that falls into a small test is copied with it); None
     when that is longer than :data:`MAX_COPY` or runs off the end."""
@@ -150,7 +152,7 @@ def _chain_blocks(cfg: CFG) -> CFG:
 
     # Greedy, like Pettis and Hansen: take the wishes in order of importance and join
     # two chains when the wish's source ends one and its target starts the other.
-    def priority(edge: tuple[str, str]) -> tuple:
+    def priority(edge: tuple[str, str]) -> tuple[Any, ...]:
         src, dst = edge
         return (_copyable(cfg.blocks[dst].instrs), -depth[src],
                 position[dst] != position[src] + 1, position[src])
@@ -190,7 +192,7 @@ def _returns_nothing(block: BasicBlock) -> bool:
     return term.op == "ret" and not term.args
 
 
-def _drop_unused_labels(body: list) -> list:
+def _drop_unused_labels(body: list[Any]) -> list[Any]:
     """Labels no jump names go (the first stays: it names the entry block)."""
     used = {lb for i in body if isinstance(i, Instr) for lb in i.labels}
     first = next((k for k, i in enumerate(body) if isinstance(i, Label)), None)
@@ -236,7 +238,7 @@ def _thread_branches(fn: Function) -> Function:
     return Function(fn.name, fn.params, fn.ret, body)
 
 
-def _labels_after(body: list, k: int) -> set[str]:
+def _labels_after(body: list[Any], k: int) -> set[str]:
     """The labels right after ``body[k]`` (several labels in a row name one place)."""
     names = set()
     k += 1
@@ -246,7 +248,7 @@ def _labels_after(body: list, k: int) -> set[str]:
     return names
 
 
-def _label_before(body: list) -> str | None:
+def _label_before(body: list[Any]) -> str | None:
     for item in reversed(body):
         if isinstance(item, Label):
             return item.name

@@ -9,7 +9,7 @@ from ssa_course.quads.cfg import CFG
 from ssa_course.quads.domtree import Dominance
 
 
-def natural_loops(preds: Mapping[str, Iterable[str]], dom: Dominance
+def natural_loops(preds: Mapping[str, Iterable[str]], dom: Dominance[str]
                   ) -> dict[str, tuple[list[str], set[str]]]:
     """Each natural loop by its header: its latches and its body. An edge ``t -> h`` where
     ``h`` dominates ``t`` is a back edge; the loop of ``h`` is ``h`` plus every block that

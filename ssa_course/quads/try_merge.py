@@ -47,6 +47,7 @@ from __future__ import annotations
 
 from collections.abc import Set
 from dataclasses import dataclass
+from typing import Any
 
 from ssa_course.quads.analyses import liveness
 from ssa_course.quads.cfg import CFG, build_cfg
@@ -150,13 +151,13 @@ def _chain(cfg: CFG, first: str) -> list[_Link]:
         name = walked[1]
 
 
-def _sig(instr: Instr) -> tuple:
+def _sig(instr: Instr) -> tuple[Any, ...]:
     # everything that makes two instructions do the same thing (not their positions)
     return (instr.op, instr.dest, str(instr.type), tuple(instr.args), tuple(instr.funcs),
             tuple(instr.labels), instr.value, instr.field)
 
 
-def _handler_key(cfg: CFG, name: str, skip: int = 0) -> tuple:
+def _handler_key(cfg: CFG, name: str, skip: int = 0) -> tuple[Any, ...]:
     """What a handler block does, for comparing handlers: its instructions (without the
     first ``skip`` copies after ``catch``) and where it goes next (by a ``jmp`` or by
     falling through: the same)."""

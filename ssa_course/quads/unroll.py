@@ -28,6 +28,8 @@ above), otherwise the copy is just more code.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ssa_course import opcodes
 from ssa_course.quads.analyses import liveness
 from ssa_course.quads.cfg import CFG, BasicBlock, build_cfg
@@ -74,7 +76,7 @@ def propagate_copies(cfg: CFG, runs: list[list[str]]) -> None:
                     name == p for p, _ in cfg.function.params)}
     for run in runs:
         source: dict[str, str] = {}  # copy destination -> the variable it copied
-        computed: dict[tuple, str] = {}  # (op, operands) -> the variable holding it
+        computed: dict[tuple[Any, ...], str] = {}  # (op, operands) -> the variable holding it
         for i in (i for name in run for i in cfg.blocks[name].instrs):
             i.args = [source.get(a, a) for a in i.args]
             key = ((i.op, *(constant.get(a, a) for a in i.args))

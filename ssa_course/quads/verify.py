@@ -29,7 +29,7 @@ def verify_quads(program: Program) -> None:
         check_shapes(program)
         check_types(program, runtime_errors_allowed=True)
     except BrilProblem as e:
-        from ssa_course.quads.bril import format_instr  # only to name the instruction
+        from ssa_course.quads.bril_write import format_instr  # only to name the instruction
 
         # name the function and the instruction as Bril text: a reader can find it in
         # ``ssa-course show --as quads`` output

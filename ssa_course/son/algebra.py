@@ -162,7 +162,7 @@ def pull_literal(phi: Phi) -> Node | None:
     values = [phi.operand(i) for i in range(1, len(phi.inputs))]
     # Which inputs are ``x + c`` that die with the phi: only those give up their constant.
     sums = [isinstance(v, Add) and v.inputs[0] is None and v.operand(2).type.is_constant()
-            and v is not phi and all(u is phi for u in v.outputs) for v in values]
+            and all(u is phi for u in v.outputs) for v in values]
     # Every input and its constant is read: a distant dependency of the phi.
     for v in values:
         if isinstance(phi.dep_read(v), Add):

@@ -79,14 +79,18 @@ def reaching_value(load: Node, mem: Node, make: bool = True) -> Node | None:
         # fresh object's initial value is known; initial_value says whether it is.
         if isinstance(mem, Proj) and isinstance(mem.inputs[0], Start):
             if not make:
-                return load.operand(2) if load.initial_value(False) else None  # type: ignore[attr-defined]
-            return load.initial_value()  # type: ignore[attr-defined]
+                found: Node | None = (load.operand(2) if load.initial_value(False)  # type: ignore[attr-defined]
+                                      else None)
+                return found
+            initial: Node | None = load.initial_value()  # type: ignore[attr-defined]
+            return initial
         passes = getattr(mem, "passes_load", None)
         if passes is None:
             return None
         value, through = passes(load)
         if value is not None:
-            return value
+            found_value: Node = value
+            return found_value
         # May alias: stop, the value is unknown.
         if not through:
             return None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from ssa_course.errors import Pos
 from ssa_course.son.graph import Graph, Node
@@ -81,7 +82,7 @@ class Proj(Node):
         # nothing known at all.
         return TOP if t == TOP else BOTTOM
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[Any, ...]:
         # Two projections of the same element of the same node are the same value.
         return ("Proj", self.operand(0).id, self.index)
 
@@ -479,7 +480,7 @@ class Phi(Node):
                            name=self.var_name)
         return None
 
-    def key(self) -> tuple | None:
+    def key(self) -> tuple[Any, ...] | None:
         region = self.inputs[0]
         if isinstance(region, Region) and region.in_progress():
             return None  # its back edge is still to come: not comparable yet

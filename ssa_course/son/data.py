@@ -16,6 +16,7 @@ with :func:`operator_node`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from ssa_course import opcodes
 from ssa_course.runtime import Value, wrap
@@ -27,25 +28,31 @@ from ssa_course.son.types import (
     BOOL_TOP,
     BOTTOM,
     FALSE,
+    FLOAT_BOTTOM,
+    FLOAT_TOP,
     INT_BOTTOM,
     INT_TOP,
     TOP,
     TRUE,
     BoolType,
+    FloatType,
     IntType,
     Type,
+    float_const,
     int_const,
     int_value,
 )
 
 
-def constant_value(t: Type) -> int | bool | None:
-    """The Python value of a constant type (an int or a bool; None for the bool type
-    that is not a constant)."""
+def constant_value(t: Type) -> int | bool | float | None:
+    """The Python value of a constant type (an int, a bool or a float; None for the bool
+    type that is not a constant)."""
     # An int constant is the range [v, v]: its value is either end.
     if isinstance(t, IntType):
         return t.lo
     if isinstance(t, BoolType):
+        return t.value
+    if isinstance(t, FloatType) and t.is_constant():
         return t.value
     # Asking for the value of a non-constant type is a bug in the caller: fail loudly.
     raise ValueError(f"{t} is not a constant")
@@ -57,6 +64,8 @@ def type_of_value(v: object) -> Type:
         return TRUE
     if v is False:
         return FALSE
+    if isinstance(v, float):
+        return float_const(v)
     assert isinstance(v, int), f"{v!r} is not an int or a bool"
     return int_const(v)
 
@@ -77,7 +86,7 @@ class Constant(Node):
     def compute(self) -> Type:
         return self.value
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[Any, ...]:
         # GVN makes every use of the same constant share one node; str() keeps 1 and true apart
         # (in Python ``1 == True``).
         return ("Constant", str(self.value))
@@ -166,7 +175,7 @@ class Binary(Node):
         row = opcodes.TABLE.by_name[self.opcode]
         # A row that may trap goes through apply(), which raises the program's runtime
         # error (not Python's ZeroDivisionError) should the divisor be zero after all.
-        if row.divisor is None:  # cannot trap: skip apply's test
+        if not row.may_trap:  # cannot trap: skip apply's test
             return row.evaluate(args[1], args[2])
         return row.apply((args[1], args[2]))
 
@@ -454,7 +463,7 @@ class Compare(Binary):
     def remake(self, left: Node, right: Node) -> Node:
         return Compare(self.graph, self.op, left, right)
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[Any, ...]:
         inputs = super().key()
         assert inputs is not None  # Node.key: the opcode and the input ids
         # The operator is part of the key: ``a < b`` and ``a == b`` have the same inputs.
@@ -540,7 +549,7 @@ class Logic(Binary):
             return right
         return left if left is right else None
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[Any, ...]:
         inputs = super().key()
         assert inputs is not None  # Node.key: the opcode and the input ids
         return (*inputs, self.op)
@@ -550,11 +559,12 @@ class Logic(Binary):
 
 
 def _top_of(kind: str) -> Type:
-    return INT_TOP if kind == opcodes.INT else BOOL_TOP
+    return INT_TOP if kind == opcodes.INT else FLOAT_TOP if kind == opcodes.FLOAT else BOOL_TOP
 
 
 def _bottom_of(kind: str) -> Type:
-    return INT_BOTTOM if kind == opcodes.INT else BOOL_BOTTOM
+    return INT_BOTTOM if kind == opcodes.INT else FLOAT_BOTTOM if kind == opcodes.FLOAT \
+        else BOOL_BOTTOM
 
 
 class Operator(Node):
@@ -586,7 +596,7 @@ class Operator(Node):
         types = [n.type for n in operands]
         # The same order as the classes above: TOP stays TOP, constants fold (unless the fold
         # would trap), then the row's algebra (absorbing element, ``x op x``), else BOTTOM.
-        if any(t in (TOP, INT_TOP, BOOL_TOP) for t in types):
+        if any(t in (TOP, INT_TOP, BOOL_TOP, FLOAT_TOP) for t in types):
             return _top_of(row.result)
         if all(t.is_constant() for t in types):
             value = row.fold([constant_value(t) for t in types])
@@ -614,7 +624,7 @@ class Operator(Node):
             return Operator(self.graph, self.inputs[0], row, right, left)
         return None
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[Any, ...]:
         inputs = super().key()
         assert inputs is not None  # Node.key: the opcode and the input ids
         # Keyed on the row's name: every Operator is the same Python class.
@@ -630,7 +640,7 @@ _CLASSES: dict[str, type[Node]] = {"add": Add, "sub": Sub, "mul": Mul, "div": Di
 
 
 def operator_node(graph: Graph, ctrl: Node | None, name: str, *operands: Node,
-                  classes: dict[str, type] | None = None) -> Node:
+                  classes: dict[str, type[Node]] | None = None) -> Node:
     """A node for the opcode table's row ``name`` applied to ``operands``; ``ctrl`` pins
     a row that may trap. ``classes`` maps Tiny symbols to replacement classes (lesson
     06's exercises swap in their own ``Add``)."""

@@ -11,7 +11,7 @@ node budget, constants and parameters at their users, frames for GCM's blocks.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Protocol
+from typing import Any, Protocol
 
 from ssa_course.son.control import Never, Phi, Proj, Region, Start, Stop
 from ssa_course.son.data import Constant
@@ -278,7 +278,7 @@ def select_compose_dot(program: SeaOfNodes, title: str | None = None,
 
 
 def compare_dot(program: SeaOfNodes, mode: str, title: str | None = None,
-                table: dict | None = None, options: DrawOptions | None = None) -> str:
+                table: dict[Any, Any] | None = None, options: DrawOptions | None = None) -> str:
     """The drawing with types of ``mode`` under each label; nodes the two modes type
     differently are orange, nodes SCCP proves dead grey (in both pictures: the
     pessimistic one shows what SCCP will remove)."""

@@ -22,8 +22,11 @@ import contextlib
 from dataclasses import dataclass
 
 from ssa_course import opcodes
-from ssa_course.quads.ir import Function, Instr, Program
+from ssa_course.quads.ir import UNDEFINED, Function, Instr, Program
+from ssa_course.quads.memory import PURE as PURE_BRIL
+from ssa_course.quads.memory import SHAPES as BRIL_MEMORY
 from ssa_course.runtime import paused_gc
+from ssa_course.son.bril_memory import BrilEffect, BrilPure, BrilValue
 from ssa_course.son.control import Never, Phi, Region, Return, Throw, goes_to
 from ssa_course.son.data import Undefined, operator_node
 from ssa_course.son.emit import Dead, Emitter, sweep
@@ -32,7 +35,7 @@ from ssa_course.son.graph import Node
 from ssa_course.son.memory import Len, Print
 from ssa_course.son.program import FunctionGraph, SeaOfNodes, lattice_type
 from ssa_course.son.types import INT_BOTTOM, MEM, Type
-from ssa_course.ssa.construct import UNDEFINED, to_ssa_cfg
+from ssa_course.ssa.construct import to_ssa_cfg
 from ssa_course.ssa.dom import postorder
 from ssa_course.tiny import types as tt
 
@@ -269,8 +272,13 @@ class SsaGraphBuilder(Emitter):
         a = [self.value(x) for x in i.args]
         result: Node | None = None
         src = self.current
-        if op == "const":
-            result = self.const(i.constant())
+        if op == "const" and isinstance(i.value, str):  # a Bril char
+            result = self.p(BrilPure(g, self.start, "const", [], lattice_type(i.type),
+                                     i.value))
+        elif op == "const":
+            value = i.constant()
+            assert not isinstance(value, str)  # (chars: above)
+            result = self.const(value)
         elif op == "id":
             # A copy makes no node: the destination names the same value (copy propagation for
             # free).
@@ -304,6 +312,8 @@ class SsaGraphBuilder(Emitter):
             result = self.load_field(a[0], i.field_name(), i.result_type())
         elif op == "setf":
             self.store_field(a[0], i.field_name(), a[1])
+        elif op in BRIL_MEMORY:  # Bril's memory and char extensions (son/bril_memory.py)
+            result = self.bril_memory_op(i, a)
         elif op == "catch":
             result = self.thrown
         elif op == "checkdef":  # a Bril read that may find no value: a check, kept
@@ -317,6 +327,20 @@ class SsaGraphBuilder(Emitter):
         if i.dest is not None and result is not None:
             self.vals[i.dest] = result
         return False
+
+    def bril_memory_op(self, i: Instr, a: list[Node]) -> Node | None:
+        """A pure one floats; ``alloc``/``load``/``int2char`` are pinned and kept on the
+        memory chain (``keep``); ``store``/``free`` are effects (one memory class)."""
+        g, op = self.g, i.op
+        if op in PURE_BRIL:
+            return self.p(BrilPure(g, None, op, a, lattice_type(i.type)))
+        ctrl = self.live_ctrl()
+        if i.dest is not None:
+            value = self.p(BrilValue(g, ctrl, self.mem, op, a, lattice_type(i.type)))
+            self.mem = self.p(BrilEffect(g, ctrl, self.mem, "keep", [value]))
+            return value
+        self.mem = self.p(BrilEffect(g, ctrl, self.mem, op, a))
+        return None
 
     def terminator(self, i: Instr, a: list[Node], src: str, throws_to: str | None) -> bool:
         op = i.op

@@ -20,7 +20,7 @@ them.
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ssa_course.son.types import BOTTOM, TOP, Type
 
@@ -293,7 +293,7 @@ class Node:
     def idealize(self) -> Node | None:
         return None
 
-    def key(self) -> tuple | None:
+    def key(self) -> tuple[Any, ...] | None:
         ids = [n.id if n is not None else -1 for n in self.inputs]
         # Input 0 (control) stays first; the operands are sorted, so ``a + b`` and ``b + a``
         # get one key and GVN makes them one node.

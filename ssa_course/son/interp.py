@@ -123,6 +123,7 @@ def _block_order(ctrl: Node) -> list[Node]:
 class _State:
     out: Output
     heap: Heap
+    bril: object = None  # Bril's alloc/free heap, made on first use (son/bril_memory.py)
 
 
 class _Frame:
@@ -290,6 +291,8 @@ class Interpreter:
                 result = self.args(frame, node)[2]
                 frames.pop()
                 if not frames:
+                    if self.state.bril is not None:  # brili: every block freed at the end
+                        self.state.bril.check_all_freed()  # type: ignore[attr-defined]
                     return self.steps
                 caller = frames[-1]
                 call = caller.call

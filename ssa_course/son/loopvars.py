@@ -10,38 +10,9 @@ names the condition, body and step contain costs the loop's own size.
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable
 
 from ssa_course.tiny import ast
-
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _child_fields(cls: type) -> tuple[str, ...]:
-    """The fields of a syntax class that may hold statements or expressions (cached)."""
-    names = _CHILD_FIELDS.get(cls)
-    if names is None:
-        # Fields that hold annotations, names or positions, never code: skipping them keeps the
-        # walk to the syntax (and a checker's VarInfo is not walked as if it were a child).
-        skip = {"pos", "ty", "var", "fn", "name", "op", "value_pos", "name_pos", "declared",
-                "elem"}
-        names = tuple(f.name for f in dataclasses.fields(cls) if f.name not in skip)
-        _CHILD_FIELDS[cls] = names
-    return names
-
-
-def _children(node: object) -> Iterator[ast.Expr | ast.Stmt]:
-    for name in _child_fields(type(node)):
-        value = getattr(node, name)
-        if isinstance(value, (ast.Expr, ast.Stmt)):
-            yield value
-        elif isinstance(value, (list, tuple)):
-            for item in value:
-                if isinstance(item, (ast.Expr, ast.Stmt)):
-                    yield item
-                elif isinstance(item, tuple):  # a struct literal's (name, value, pos)
-                    yield from (x for x in item if isinstance(x, (ast.Expr, ast.Stmt)))
 
 
 def mentioned_vars(*roots: ast.Expr | ast.Stmt | None) -> set[Hashable]:
@@ -59,5 +30,5 @@ def mentioned_vars(*roots: ast.Expr | ast.Stmt | None) -> set[Hashable]:
             continue
         # Reads and writes alike: a variable the loop only reads gets a phi that turns out
         # trivial (``phi(x, itself)``) and goes when the loop is closed.
-        stack.extend(_children(node))
+        stack.extend(child for _, child in ast.children(node))
     return found

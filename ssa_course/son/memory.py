@@ -22,6 +22,8 @@ it (``passes_load``), and the loads' ``idealize`` walks the chain (:mod:`ssa_cou
 
 from __future__ import annotations
 
+from typing import Any
+
 from ssa_course.errors import Pos
 from ssa_course.runtime import TinyStruct, Value, format_print
 from ssa_course.son import intervals
@@ -319,7 +321,7 @@ class LoadField(Node):
         """This load on one path into a merge (``ctrl``), reading that path's memory."""
         return LoadField(self.graph, ctrl, mem, self.operand(2), self.field, self.value_type)
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[Any, ...]:
         inputs = super().key()
         assert inputs is not None  # Node.key: the opcode and the input ids
         return (*inputs, self.field)

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import FrameType
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ssa_course.errors import SsaCourseError, VerifyError
 from ssa_course.son.data import Constant
@@ -88,11 +88,11 @@ class Gvn:
 
     __slots__ = ("table", "key")
 
-    def __init__(self, key: Callable[[Node], tuple | None]) -> None:
-        self.table: dict[tuple, Node] = {}
+    def __init__(self, key: Callable[[Node], tuple[Any, ...] | None]) -> None:
+        self.table: dict[tuple[Any, ...], Node] = {}
         self.key = key
 
-    def get(self, key: tuple) -> Node | None:
+    def get(self, key: tuple[Any, ...]) -> Node | None:
         node = self.table.get(key)
         # A stale entry (the node died, or its inputs changed under it) is no twin: checking
         # here, on lookup, saves every edit from having to find and update the table.
@@ -100,7 +100,7 @@ class Gvn:
             return None
         return node
 
-    def put(self, key: tuple, node: Node) -> None:
+    def put(self, key: tuple[Any, ...], node: Node) -> None:
         self.table[key] = node
 
     def forget(self, node: Node) -> None:
@@ -211,7 +211,7 @@ class Peephole:
     slack = 1000  # ... plus this many
 
     def __init__(self, start: Node, enabled: bool = True,
-                 key: Callable[[Node], tuple | None] | None = None):
+                 key: Callable[[Node], tuple[Any, ...] | None] | None = None):
         self.start = start
         self.enabled = enabled
         self.gvn = Gvn(_guarded(key) if key is not None else _node_key)
@@ -411,7 +411,10 @@ def guarded_idealize(node: Node) -> Node | None:
     return _with_headroom(node.idealize)
 
 
-def _guarded(fn: Callable[[Node], tuple | None]) -> Callable[[Node], tuple | None]:
+GvnKey = Callable[[Node], tuple[Any, ...] | None]
+
+
+def _guarded(fn: GvnKey) -> GvnKey:
     module = getattr(fn, "__module__", None) or ""
     if module.startswith("ssa_course.son."):
         return fn

@@ -10,18 +10,12 @@ Drawing: :mod:`ssa_course.son.draw` (its functions are importable from here too)
 
 from __future__ import annotations
 
+from typing import Any
+
 from ssa_course.runtime import paused_gc
 from ssa_course.son.control import Phi, Proj, Start
 from ssa_course.son.data import Constant
 from ssa_course.son.draw import (  # the drawing half, importable from here too
-    CHANGED_FILL,
-    CONSTANT_FILL,
-    CONTROL_COLOR,
-    CONTROL_FILL,
-    DEAD_FILL,
-    MEMORY_COLOR,
-    MEMORY_FILL,
-    PHI_FILL,
     compare_dot,
     graph_parts,
     graphs_to_dot,
@@ -31,6 +25,16 @@ from ssa_course.son.draw import (  # the drawing half, importable from here too
 )
 from ssa_course.son.graph import Node
 from ssa_course.son.program import FunctionGraph, SeaOfNodes
+from ssa_course.viz.palette import (  # the colours, importable from here too
+    CHANGED_FILL,
+    CONSTANT_FILL,
+    CONTROL_COLOR,
+    CONTROL_FILL,
+    DEAD_FILL,
+    MEMORY_COLOR,
+    MEMORY_FILL,
+    PHI_FILL,
+)
 
 
 def summary(program: SeaOfNodes) -> str:
@@ -115,7 +119,7 @@ def _text_label(node: Node) -> str:
 
 
 
-def compare(program: SeaOfNodes) -> dict:
+def compare(program: SeaOfNodes) -> dict[Any, Any]:
     """SCCP's types next to the parser's, per function: ``{name: (result, changed ids,
     dead ids)}``; the graph itself is not changed."""
     from ssa_course.son.sccp import sccp
@@ -131,7 +135,7 @@ def compare(program: SeaOfNodes) -> dict:
     return out
 
 
-def compare_summary(program: SeaOfNodes, table: dict) -> str:
+def compare_summary(program: SeaOfNodes, table: dict[Any, Any]) -> str:
     pess_consts = program.constants_found()
     pess_dead = sum(f.stats.dead_branches for f in program.functions.values())
     opt_new = sum(len(r.constants(program.functions[n])) for n, (r, _, _) in table.items())
@@ -140,7 +144,7 @@ def compare_summary(program: SeaOfNodes, table: dict) -> str:
             f"parsing | optimistic (SCCP): +{opt_new} constants, {opt_dead} more dead nodes")
 
 
-def compare_text(program: SeaOfNodes, mode: str, table: dict | None = None) -> str:
+def compare_text(program: SeaOfNodes, mode: str, table: dict[Any, Any] | None = None) -> str:
     """The graph's text with each node's type in ``mode``; ``*`` marks a node the other
     mode types differently, ``dead`` one SCCP proves never runs. ``table`` is
     :func:`compare`'s result when the caller has it already."""

@@ -15,7 +15,7 @@ read twice from the same array, index and memory.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ssa_course.son.control import Phi, Proj, Region, Start
 from ssa_course.son.edge_facts import peel
@@ -215,7 +215,7 @@ def same_length(a: Node, b: Node) -> bool:
     return _array_key(a.operand(1)) == _array_key(b.operand(1))
 
 
-def _array_key(n: Node) -> tuple:
+def _array_key(n: Node) -> tuple[Any, ...]:
     # A row loaded twice from the same place is the same array even as two Load nodes.
     if isinstance(n, Load):
         return ("load", _memory_for(n).id, n.operand(2).id, n.operand(3).id)

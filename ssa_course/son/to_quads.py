@@ -18,10 +18,14 @@ quads interpreter, becomes Julia-style IRCode, and prints as Bril.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ssa_course import opcodes
 from ssa_course.errors import Pos
+from ssa_course.floats import FLOAT_TO_INT_TRAP, TWO_63
 from ssa_course.quads.ir import (
     NEVER_RETURNS,
+    UNDEFINED,
     Function,
     Instr,
     Item,
@@ -30,7 +34,9 @@ from ssa_course.quads.ir import (
     never_returns,
     returns_somewhere,
 )
+from ssa_course.quads.memory import CHAR, PtrType
 from ssa_course.runtime import ARRAY_LENGTH_TRAP, paused_gc
+from ssa_course.son.bril_memory import BrilEffect, BrilPure, BrilValue
 from ssa_course.son.cfg_blocks import Block
 from ssa_course.son.control import Call, If, Phi, Proj, Return, Start, Throw, Trap
 from ssa_course.son.data import (
@@ -62,11 +68,10 @@ from ssa_course.son.memory import (
     StoreField,
 )
 from ssa_course.son.program import SeaOfNodes
-from ssa_course.son.types import BoolType, IntType, Type
-from ssa_course.ssa.construct import UNDEFINED
+from ssa_course.son.types import BoolType, FloatType, IntType, Type
 from ssa_course.tiny import types as tt
 
-_KINDS = {opcodes.INT: tt.INT, opcodes.BOOL: tt.BOOL}
+_KINDS = {opcodes.INT: tt.INT, opcodes.BOOL: tt.BOOL, opcodes.FLOAT: tt.FLOAT}
 
 
 UNDEFINED_PREFIX = "undefined variable '"  # the Trap of a ``checkdef`` (son/from_ssa.py)
@@ -94,6 +99,8 @@ def tiny_type(t: Type, fallback: tt.Type = tt.INT) -> tt.Type:
         return tt.INT
     if isinstance(t, BoolType):
         return tt.BOOL
+    if isinstance(t, FloatType):
+        return tt.FLOAT
     if t.kind.startswith("ref "):
         return parse_type(t.kind[4:])
     return fallback
@@ -102,7 +109,12 @@ def tiny_type(t: Type, fallback: tt.Type = tt.INT) -> tt.Type:
 def parse_type(text: str) -> tt.Type:
     if text.startswith("["):
         return tt.ArrayType(parse_type(text[1:-1]))
-    return {"int": tt.INT, "bool": tt.BOOL}.get(text) or tt.StructType(text)
+    if text.startswith("ptr<"):  # Bril's memory extension
+        return PtrType(parse_type(text[4:-1]))
+    if text == "char":
+        return CHAR
+    return {"int": tt.INT, "bool": tt.BOOL, "float": tt.FLOAT}.get(text) \
+        or tt.StructType(text)
 
 
 def _free_prefix(kept: set[str]) -> str:
@@ -284,6 +296,16 @@ class _Writer:
             self.emit(Instr("newstruct", d, tiny_type(n.ref_type), a))
         elif isinstance(n, Print):
             self.emit(Instr("print", None, None, a[1:]))
+        elif isinstance(n, BrilPure):
+            if n.op == "const":
+                self.emit(Instr("const", d, t, value=n.value))
+            else:
+                self.emit(Instr(n.op, d, t, a))
+        elif isinstance(n, BrilValue):
+            self.emit(Instr(n.op, d, t, a[1:]))
+        elif isinstance(n, BrilEffect):
+            if n.op != "keep":  # (keep only orders the memory chain)
+                self.emit(Instr(n.op, None, None, a[1:]))
         elif isinstance(n, (Proj, Start, Undefined, KeepNew)):
             # parameters, call results, memory: named where they are made; KeepNew only
             # keeps its ``newarr`` (which charges the run's total) alive and in order
@@ -341,9 +363,12 @@ class _Writer:
         if row.name == "neg":  # 0 - x
             self.emit(Instr("const", d + "_z", tt.INT, value=0))
             self.emit(Instr("sub", d, tt.INT, [d + "_z", a[0]]))
-        elif row.name == "ne":  # not (eq a b)
-            self.emit(Instr("eq", d + "_e", tt.BOOL, a[:2]))
+        elif row.name in ("ne", "fne"):  # not (eq a b), not (feq a b)
+            self.emit(Instr("eq" if row.name == "ne" else "feq", d + "_e", tt.BOOL, a[:2]))
             self.emit(Instr("not", d, tt.BOOL, [d + "_e"]))
+        elif row.name == "fneg":  # x * -1.0 (0.0 - x is 0.0 for x = 0.0, not -0.0)
+            self.emit(Instr("const", d + "_m", tt.FLOAT, value=-1.0))
+            self.emit(Instr("fmul", d, tt.FLOAT, [a[0], d + "_m"]))
         else:
             self.emit(Instr(row.name, d, _KINDS[row.result], a[:row.arity],
                             pos=self.trap_pos.get(n.id)))
@@ -460,6 +485,9 @@ class _Writer:
             self.emit(Instr("const", d + "_z", _KINDS[row.operands], value=0))
             self.emit(Instr(row.name, d, _KINDS[row.result], [d + "_z"] * row.arity,
                             pos=trap.pos))
+        elif trap.message == FLOAT_TO_INT_TRAP:  # int(x) of a float out of range
+            self.emit(Instr("const", d + "_f", tt.FLOAT, value=TWO_63))
+            self.emit(Instr("ftoi", d, tt.INT, [d + "_f"], pos=trap.pos))
         elif trap.message.startswith(UNDEFINED_PREFIX):  # a Bril read with no value
             self.emit(Instr("const", d + "_f", tt.BOOL, value=False))
             self.emit(Instr("checkdef", args=[d + "_f"],
@@ -523,7 +551,7 @@ def _is_length_of(length: Node, array: Node) -> bool:
     return False
 
 
-def scheduled_ssa(program: SeaOfNodes, structs: dict | None = None
+def scheduled_ssa(program: SeaOfNodes, structs: dict[Any, Any] | None = None
                   ) -> tuple[Program, dict[str, Schedule]]:
     """Schedule every function and write it as SSA quads (phis at block tops)."""
     with paused_gc():  # a big live graph and the quads made from it: nothing is garbage

@@ -21,6 +21,7 @@ the lattice.
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from ssa_course.errors import VerifyError
 from ssa_course.runtime import paused_gc
@@ -91,13 +92,13 @@ def verify_graph(fg: FunctionGraph) -> None:
             raise VerifyError("exits", _where(fg, node), "does not feed Stop")
 
 
-def _edge_counts(nodes: dict[int, Node]) -> tuple[Counter, Counter]:
+def _edge_counts(nodes: dict[int, Node]) -> tuple[Counter[Any], Counter[Any]]:
     """How often each edge (producer, user) is read in ``user.inputs`` and listed in
     ``producer.outputs``, keyed by object identity: counted once for the whole graph, so
     the mirror check costs the same per edge however many users a node has (Start and
     constants can have tens of thousands)."""
-    uses: Counter = Counter()
-    listed: Counter = Counter()
+    uses: Counter[Any] = Counter()
+    listed: Counter[Any] = Counter()
     for node in nodes.values():
         me = id(node)
         uses.update((id(inp), me) for inp in node.inputs if inp is not None)

@@ -18,10 +18,10 @@ all its predecessors are done -- exactly the order a one-pass front end emits bl
 from __future__ import annotations
 
 from ssa_course.quads.cfg import CFG
-from ssa_course.quads.ir import Function, Instr, Program
+from ssa_course.quads.ir import UNDEFINED, Function, Instr, Program
 from ssa_course.quads.names import Names
 from ssa_course.runtime import deep_recursion
-from ssa_course.ssa.construct import UNDEFINED, SSAStats, prepare_cfg
+from ssa_course.ssa.construct import SSAStats, prepare_cfg
 from ssa_course.ssa.dom import postorder
 from ssa_course.tiny.types import Type
 

@@ -22,9 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ssa_course.quads.cfg import CFG, BasicBlock, build_cfg
-from ssa_course.quads.ir import Function, Instr, Program
+from ssa_course.quads.ir import UNDEFINED, Function, Instr, Program
 from ssa_course.quads.names import variable_names
-from ssa_course.ssa.construct import UNDEFINED
 from ssa_course.tiny.types import Type
 
 

@@ -28,7 +28,10 @@ where a duplicate was found.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ssa_course import opcodes
+from ssa_course.floats import const_key
 from ssa_course.quads.cfg import build_cfg
 from ssa_course.quads.domtree import fast_immediate_dominators, tree_children
 from ssa_course.quads.ir import Function, Instr, Label
@@ -42,7 +45,7 @@ def _key(instr: Instr, rename: dict[str, str]) -> Key | None:
     if instr.dest is None:
         return None
     if instr.op == "const":
-        return ("const", str(instr.type), type(instr.value).__name__, instr.value)
+        return ("const", str(instr.type), *const_key(instr.value))
     op = opcodes.get(instr.op)
     if op is None:
         return None
@@ -79,7 +82,7 @@ def dom_cse(fn: Function) -> Function:
         stack.extend((kid, None) for kid in reversed(children[name]))
     if not rename:
         return fn
-    body: list = []
+    body: list[Any] = []
     emptied = False  # an operation of the current block went and nothing is left of it
     for item in fn.body:
         if isinstance(item, Instr):

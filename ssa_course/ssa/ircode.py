@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from ssa_course.errors import Pos
 from ssa_course.tiny.types import Type
@@ -76,11 +77,11 @@ class Expr:
     """An operation (``add``, ``call``, ``print``, ``aload``...) on operands."""
 
     head: str
-    args: list = field(default_factory=list)
+    args: list[Any] = field(default_factory=list)
     func: str | None = None  # the callee of ``call``
     field: str | None = None  # the field of ``getf``/``setf``
 
-    def operands(self) -> list:
+    def operands(self) -> list[Any]:
         return self.args
 
 
@@ -89,9 +90,9 @@ class PhiNode:
     """Merge: takes ``values[i]`` when control arrives from block ``edges[i]``."""
 
     edges: list[int]
-    values: list
+    values: list[Any]
 
-    def operands(self) -> list:
+    def operands(self) -> list[Any]:
         return self.values
 
 
@@ -103,7 +104,7 @@ class PiNode:
     op: str
     const: int
 
-    def operands(self) -> list:
+    def operands(self) -> list[Any]:
         return [self.val]
 
 
@@ -113,7 +114,7 @@ class UpsilonNode:
 
     val: object
 
-    def operands(self) -> list:
+    def operands(self) -> list[Any]:
         return [self.val]
 
 
@@ -121,9 +122,9 @@ class UpsilonNode:
 class PhiCNode:
     """In a catch block: the value of the most recently executed of ``values`` (Upsilons)."""
 
-    values: list
+    values: list[Any]
 
-    def operands(self) -> list:
+    def operands(self) -> list[Any]:
         return self.values
 
 
@@ -131,7 +132,7 @@ class PhiCNode:
 class GotoNode:
     label: int
 
-    def operands(self) -> list:
+    def operands(self) -> list[Any]:
         return []
 
 
@@ -140,7 +141,7 @@ class GotoIfNot:
     cond: object
     dest: int
 
-    def operands(self) -> list:
+    def operands(self) -> list[Any]:
         return [self.cond]
 
 
@@ -148,7 +149,7 @@ class GotoIfNot:
 class ReturnNode:
     val: object = None
 
-    def operands(self) -> list:
+    def operands(self) -> list[Any]:
         return [] if self.val is None else [self.val]
 
 
@@ -158,7 +159,7 @@ class EnterNode:
 
     catch_dest: int
 
-    def operands(self) -> list:
+    def operands(self) -> list[Any]:
         return []
 
 
@@ -168,7 +169,7 @@ class LeaveNode:
 
     enter: object
 
-    def operands(self) -> list:
+    def operands(self) -> list[Any]:
         return [self.enter]
 
 
@@ -186,7 +187,7 @@ def is_terminator(stmt: object) -> bool:
     return isinstance(stmt, TERMINATORS) or (isinstance(stmt, Expr) and stmt.head == "throw")
 
 
-def set_operands(stmt: object, new: list) -> None:
+def set_operands(stmt: object, new: list[Any]) -> None:
     """Replace a statement's operands (in the order :meth:`operands` lists them)."""
     if isinstance(stmt, Expr):
         stmt.args = list(new)
@@ -224,11 +225,12 @@ class NewNode:
     line: Pos | None
 
 
-class IRProgram(dict):
+class IRProgram(dict[Any, Any]):
     """A whole program in IRCode: function name -> :class:`IRCode`, plus ``structs`` (the
     struct declarations, name -> fields), so it carries everything running it needs."""
 
-    def __init__(self, functions: dict | None = None, structs: dict | None = None):
+    def __init__(self, functions: dict[str, IRCode] | None = None,
+                 structs: dict[str, Any] | None = None):
         super().__init__(functions or {})
         self.structs = structs or {}
 
@@ -241,13 +243,14 @@ class IRCode:
     argnames: list[str]
     argtypes: list[Type]
     ret: Type | None
-    stmts: list = field(default_factory=list)  # index 0 is statement %1
-    types: list = field(default_factory=list)
-    lines: list = field(default_factory=list)  # source positions (runtime errors use them)
+    # index 0 is statement %1; Any, not Slot: passes read the fields of the kind they matched
+    stmts: list[Any] = field(default_factory=list)
+    types: list[Type | None] = field(default_factory=list)
+    lines: list[Pos | None] = field(default_factory=list)  # source positions (for errors)
     # per statement: the source line of the statement it was made for (the lines face,
     # :mod:`ssa_course.srclines`), None when it has none; may be shorter than ``stmts``
-    src: list = field(default_factory=list)
-    flags: list = field(default_factory=list)  # per statement: flag bits (FLAG_NONE)
+    src: list[Any] = field(default_factory=list)
+    flags: list[Any] = field(default_factory=list)  # per statement: flag bits (FLAG_NONE)
     blocks: list[Block] = field(default_factory=list)  # index 0 is block #1
     new_nodes: list[NewNode] = field(default_factory=list)
 
@@ -255,7 +258,8 @@ class IRCode:
         return len(self.stmts)
 
     def __getitem__(self, v: SSAValue) -> Slot:
-        return self.stmts[v.id - 1]
+        stmt: Slot = self.stmts[v.id - 1]
+        return stmt
 
     def __setitem__(self, v: SSAValue, stmt: Slot) -> None:
         self.stmts[v.id - 1] = stmt
@@ -293,7 +297,8 @@ class IRCode:
     def stmt_of(self, v: SSAValue) -> Slot:
         """The statement of a value, whether in the vector or in the insertion buffer."""
         if v.id <= len(self.stmts):
-            return self.stmts[v.id - 1]
+            stmt: Slot = self.stmts[v.id - 1]
+            return stmt
         return self.new_nodes[v.id - len(self.stmts) - 1].stmt
 
     def type_of(self, v: object) -> Type | None:

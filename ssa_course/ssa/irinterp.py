@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from ssa_course import opcodes
 from ssa_course.errors import RuntimeTrap
+from ssa_course.quads.interp import run_memory_op
+from ssa_course.quads.memory import SHAPES as MEMORY_SHAPES
+from ssa_course.quads.memory import Memory
 from ssa_course.runtime import (
     Heap,
     Limits,
@@ -78,6 +81,7 @@ def run_ircode(program: dict[str, IRCode], args: list[Value], out: Output,
     stack = [_Frame(program["main"], list(args), None)]
     steps = 0
     heap = Heap(limits)
+    mem = Memory(limits)  # Bril's alloc/free heap
     rows = {op.name: op for op in opcodes.all_opcodes() if op.bril}  # the value operators
 
     # An operand is an SSA value (a statement's result), an argument, or a literal.
@@ -150,7 +154,7 @@ def run_ircode(program: dict[str, IRCode], args: list[Value], out: Output,
                 pos = f.ir.lines[idx - 1]
                 value_op = rows.get(head)
                 if value_op is not None:  # a row of the opcode table
-                    if value_op.divisor is not None:  # may trap: apply tests it
+                    if value_op.may_trap:  # apply tests it
                         f.vals[idx] = value_op.apply([val(f, a) for a in s.args], pos)
                     elif value_op.arity == 2:
                         f.vals[idx] = value_op.evaluate(val(f, s.args[0]), val(f, s.args[1]))
@@ -190,6 +194,10 @@ def run_ircode(program: dict[str, IRCode], args: list[Value], out: Output,
                 elif head == "checkdef":  # a read that may find no value (Bril)
                     if val(f, s.args[0]) is not True:
                         raise RuntimeTrap(f"undefined variable '{s.field}'")
+                elif head in MEMORY_SHAPES:  # Bril's memory and char extensions
+                    value = run_memory_op(head, [val(f, a) for a in s.args], (), mem, pos)
+                    if MEMORY_SHAPES[head][1]:
+                        f.vals[idx] = value
                 elif head == "the_exception":
                     f.vals[idx] = f.exc
                 elif head == "throw":
@@ -223,7 +231,8 @@ def run_ircode(program: dict[str, IRCode], args: list[Value], out: Output,
                 v = s.val
                 # a variable not assigned yet on this path (Bril) travels as "no value":
                 # only a read of it in the handler is an error, as in every other stage
-                unset = isinstance(v, str) or isinstance(v, SSAValue) and v.id not in f.vals
+                unset = isinstance(v, str) and v == UNDEF \
+                    or isinstance(v, SSAValue) and v.id not in f.vals  # (a str: a char)
                 f.ups[idx] = (f.clock, UNDEF if unset else val(f, v))
                 continue
             if isinstance(s, PhiCNode):
@@ -250,6 +259,7 @@ def run_ircode(program: dict[str, IRCode], args: list[Value], out: Output,
         # return from f
         stack.pop()
         if not stack:
+            mem.check_all_freed()  # as brili: every block freed when main returns
             return steps
         frame = stack[-1]
         if f.dest is not None:

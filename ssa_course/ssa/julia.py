@@ -19,9 +19,10 @@ entry point.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ssa_course import opcodes
+from ssa_course.errors import Pos
 from ssa_course.quads.analyses import liveness
 from ssa_course.quads.cfg import CFG
 from ssa_course.quads.exceptions import handler_stacks
@@ -55,7 +56,7 @@ from ssa_course.ssa.ircode import (
     is_terminator,
     set_operands,
 )
-from ssa_course.tiny.types import BOOL, VOID
+from ssa_course.tiny.types import BOOL, VOID, Type
 
 if TYPE_CHECKING:  # the drawing modules are imported where a drawing is made
     from ssa_course.viz.dot import Drawing
@@ -67,7 +68,8 @@ class _Ref:
 
     __slots__ = ("stmt", "type", "line", "id", "src")
 
-    def __init__(self, stmt: object, type_: object, line: object, src: int | None = None):
+    def __init__(self, stmt: object, type_: Type | None, line: Pos | None,
+                 src: int | None = None):
         self.stmt = stmt
         self.type = type_
         self.line = line
@@ -84,7 +86,7 @@ class _Builder:
         self.stacks: dict[str, list[object]] = {}
         for n, (name, _) in enumerate(fn.params, start=1):
             self.stacks[name] = [Argument(n, name)]
-        self.types: dict[str, object] = dict(fn.params)
+        self.types: dict[str, Type | None] = dict(fn.params)
         for instr in fn.instrs():
             if instr.dest is not None:
                 self.types.setdefault(instr.dest, instr.type)
@@ -93,7 +95,8 @@ class _Builder:
         st = self.stacks.get(var)
         return st[-1] if st else UNDEF
 
-    def emit(self, block: str, stmt: object, type_: object = None, line: object = None) -> _Ref:
+    def emit(self, block: str, stmt: object, type_: Type | None = None,
+             line: Pos | None = None) -> _Ref:
         ref = _Ref(stmt, type_, line, self.src_line)
         self.stmts[block].append(ref)
         return ref
@@ -216,7 +219,7 @@ class _Builder:
 
     # -- layout: block numbers, statement numbers, gotos --------------------------
 
-    def layout(self, idom: dict) -> IRCode:
+    def layout(self, idom: dict[Any, Any]) -> IRCode:
         cfg = self.cfg
         names = list(cfg.blocks)
         order: list[tuple[str, str | None]] = []  # (quads block, or a synthetic goto target)
@@ -376,17 +379,17 @@ def insert_pi_nodes(ir: IRCode) -> int:
     return sum(len(v) for v in at_block.values())
 
 
-def all_indices(items: list) -> dict:
+def all_indices(items: list[Any]) -> dict[Any, Any]:
     """Every position of each item in ``items``."""
-    index: dict = {}
+    index: dict[Any, Any] = {}
     for i, item in enumerate(items):
         index.setdefault(item, []).append(i)
     return index
 
 
-def _rename_to_pis(ir: IRCode, idom: dict, at_block: dict) -> None:
+def _rename_to_pis(ir: IRCode, idom: dict[Any, Any], at_block: dict[Any, Any]) -> None:
     tree = dominator_tree(idom)
-    edge_slots: dict[int, dict] = {}  # id(phi) -> edge -> positions
+    edge_slots: dict[int, dict[Any, Any]] = {}  # id(phi) -> edge -> positions
     # value -> the PiNodes narrowing it on the way down the dominator tree, innermost last
     active: dict[object, list[SSAValue]] = {}
     work: list[tuple[str, int]] = [("enter", 1)]  # ("exit", k) pops what k pushed
@@ -437,8 +440,8 @@ def build_ircode(fn: Function) -> IRCode:
     return _Builder(fn).build()
 
 
-def _phi_blocks(df: dict, defs: set[str], var: str, live_in: dict,
-                catch_vars: dict) -> set[str]:
+def _phi_blocks(df: dict[Any, Any], defs: set[str], var: str, live_in: dict[Any, Any],
+                catch_vars: dict[Any, Any]) -> set[str]:
     """Where ``var`` needs a phi: the iterated dominance frontier of its definitions,
     pruned as it grows (Cytron et al. with liveness): a frontier block where ``var`` is dead
     gets no phi and, being no definition, is not followed further -- following it would
@@ -537,7 +540,8 @@ def format_ir(ir: IRCode) -> str:
     return "\n".join(lines) + "\n"
 
 
-def ir_graph(ir: IRCode, prefix: str = "", cluster: str | None = None) -> tuple[list, list]:
+def ir_graph(ir: IRCode, prefix: str = "", cluster: str | None = None
+             ) -> tuple[list[Any], list[Any]]:
     """Nodes and edges of one function's IRCode blocks, each listing its statements as
     :func:`format_ir` does (``prefix`` keeps ids unique when functions share a picture)."""
     from ssa_course.viz.dot import GraphEdge, GraphNode

@@ -15,8 +15,7 @@ from ssa_course.errors import VerifyError
 from ssa_course.quads.cfg import build_cfg
 from ssa_course.quads.domtree import Dominance
 from ssa_course.quads.exceptions import add_exception_edges
-from ssa_course.quads.ir import Function, Program
-from ssa_course.ssa.construct import UNDEFINED
+from ssa_course.quads.ir import UNDEFINED, Function, Program
 
 
 def verify_ssa(fn: Function) -> None:

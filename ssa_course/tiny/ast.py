@@ -19,7 +19,7 @@ a :class:`Binary`/:class:`Unary` points at its operator, :class:`Index` at its `
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TypeVar
 
 from ssa_course.errors import Pos
@@ -116,6 +116,12 @@ class IntLit(Expr):
 
 
 @dataclass(eq=False, slots=True)
+class FloatLit(Expr):
+    value: float  # finite: a literal that overflows is a compile error
+    ty: Type | None = None
+
+
+@dataclass(eq=False, slots=True)
 class BoolLit(Expr):
     value: bool
     ty: Type | None = None
@@ -130,7 +136,7 @@ class Name(Expr):
 
 @dataclass(eq=False, slots=True)
 class Unary(Expr):
-    op: str  # "-" or "!"
+    op: str  # "-" or "!", or a conversion: "int" (int(x)) or "float" (float(n))
     operand: Expr
     ty: Type | None = None
 
@@ -272,3 +278,41 @@ class Throw(Stmt):
 @dataclass(eq=False, slots=True)
 class ExprStmt(Stmt):
     expr: Expr  # always a Call after checking
+
+
+# ---------------------------------------------------------------- the one child walk
+
+Node = Expr | Stmt
+
+# Fields that never hold a sub-tree: positions, names, operators, types and the checker's
+# links (``var``, ``fn``). Leaving them out keeps the walk to the syntax.
+_NOT_CHILDREN = frozenset({"pos", "ty", "var", "fn", "name", "op", "name_pos", "declared",
+                           "elem", "value_pos"})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def children(node: Node) -> list[tuple[str, Node]]:
+    """``(role, child)`` for every sub-tree of ``node``, in source (evaluation) order.
+
+    The role is the field's name (``cond``, ``then``, ``left``); an item of a list field
+    is ``field[i]`` (``stmts[0]``, ``args[1]``); a struct literal's value is named by its
+    struct field (``x`` in ``new P { x: 1 }``). Every walk over the tree -- the printer,
+    the drawing, the checker's expression order, the verifier, the loop-variable scan --
+    takes its children from here, so a new node class is walked the same way everywhere.
+    """
+    names = _CHILD_FIELDS.get(type(node))
+    if names is None:
+        names = tuple(f.name for f in fields(node) if f.name not in _NOT_CHILDREN)
+        _CHILD_FIELDS[type(node)] = names
+    out: list[tuple[str, Node]] = []
+    for name in names:
+        value = getattr(node, name)
+        if isinstance(value, Expr | Stmt):
+            out.append((name, value))
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                if isinstance(item, Expr | Stmt):
+                    out.append((f"{name}[{i}]", item))
+                elif isinstance(item, tuple) and isinstance(item[1], Expr):
+                    out.append((item[0], item[1]))  # NewStruct: (field, value, pos)
+    return out

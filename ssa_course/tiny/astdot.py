@@ -5,8 +5,6 @@ The walk uses an explicit stack, so a deeply nested program cannot overflow Pyth
 
 from __future__ import annotations
 
-from dataclasses import fields
-
 from ssa_course.errors import UsageError
 from ssa_course.tiny import ast
 from ssa_course.viz.options import DrawOptions, options_or_default
@@ -17,7 +15,7 @@ def _label(node: object) -> str:
     operator), and for an expression the type the checker gave it."""
     kind = type(node).__name__
     detail = ""
-    if isinstance(node, ast.IntLit | ast.BoolLit):
+    if isinstance(node, ast.IntLit | ast.FloatLit | ast.BoolLit):
         detail = str(node.value).lower() if isinstance(node, ast.BoolLit) else str(node.value)
     elif isinstance(node, ast.Name | ast.Call | ast.Field | ast.NewStruct):
         detail = node.name
@@ -41,25 +39,9 @@ Node = ast.FnDef | ast.Stmt | ast.Expr  # what the drawing shows, one box each
 
 
 def _children(node: Node) -> list[tuple[str, ast.Stmt | ast.Expr]]:
-    out: list[tuple[str, ast.Stmt | ast.Expr]] = []
     if isinstance(node, ast.FnDef):
         return [("body", node.body)]
-    # every dataclass field that holds a sub-tree, in declaration order (source order);
-    # positions, types and the checker's links are annotations, not children
-    for f in fields(node):
-        if f.name in ("pos", "ty", "var", "fn", "name_pos"):
-            continue
-        value = getattr(node, f.name)
-        if isinstance(value, ast.Expr | ast.Stmt):
-            out.append((f.name, value))
-        elif isinstance(value, list):
-            for i, item in enumerate(value):
-                if isinstance(item, ast.Expr | ast.Stmt):
-                    out.append((f"{f.name}[{i}]", item))
-                elif isinstance(item, tuple) and len(item) == 3 and isinstance(item[1], ast.Expr):
-                    # a struct literal's (field, value, position): the field names the edge
-                    out.append((item[0], item[1]))
-    return out
+    return ast.children(node)
 
 
 def _quote(text: str) -> str:

@@ -11,11 +11,9 @@ Both walk with explicit stacks, so a deep tree cannot overflow Python's stack.
 from __future__ import annotations
 
 from ssa_course import opcodes
+from ssa_course.floats import float_literal_text
 from ssa_course.tiny import ast
 from ssa_course.tiny.types import VOID
-
-# annotations the checker adds, not sub-trees: never walked as children
-_SKIP = ("pos", "ty", "var", "fn", "name_pos")
 
 
 def _describe(node: object) -> str:
@@ -23,6 +21,8 @@ def _describe(node: object) -> str:
     kind = type(node).__name__
     if isinstance(node, ast.IntLit):
         text = f"{kind} {node.value}"
+    elif isinstance(node, ast.FloatLit):
+        text = f"{kind} {float_literal_text(node.value)}"
     elif isinstance(node, ast.BoolLit):
         text = f"{kind} {'true' if node.value else 'false'}"
     elif isinstance(node, ast.Name):
@@ -49,24 +49,6 @@ def _describe(node: object) -> str:
     return text
 
 
-def _children(node: object) -> list[tuple[str, object]]:
-    """(role, child) in field order -- the role is the field's name (``cond``, ``then``)."""
-    out: list[tuple[str, object]] = []
-    for slot in getattr(type(node), "__slots__", ()):
-        if slot in _SKIP:
-            continue
-        value = getattr(node, slot, None)
-        if isinstance(value, ast.Expr | ast.Stmt):
-            out.append((slot, value))
-        elif isinstance(value, list):
-            for item in value:
-                if isinstance(item, ast.Expr | ast.Stmt):
-                    out.append((slot, item))
-                elif isinstance(item, tuple) and len(item) == 3 and isinstance(item[1], ast.Expr):
-                    out.append((item[0], item[1]))
-    return out
-
-
 # Indentation stops growing here: a 10,000-arm else-if chain or a 100,000-term sum is a
 # tree that deep, and indenting every line by its depth would make the text quadratic in
 # the program. Deeper lines keep this indentation and start with their depth (``57| ``).
@@ -91,13 +73,13 @@ def format_ast(program: ast.Program) -> str:
         ret = "" if fn.ret == VOID else f" -> {fn.ret}"
         lines.append(f"fn {fn.name}({params}){ret}  @{fn.pos.line}:{fn.pos.col}")
         # preorder with an explicit stack (deep trees must not overflow Python's)
-        stack: list[tuple[int, str, object]] = [(1, "", fn.body)]
+        stack: list[tuple[int, str, ast.Node]] = [(1, "", fn.body)]
         while stack:
             depth, role, node = stack.pop()
             # a role is shown where it tells something: not for a list's items
-            prefix = f"{role}: " if role and role not in ("stmts", "args") else ""
+            prefix = f"{role}: " if role and "[" not in role else ""
             lines.append(_indent(depth) + prefix + _describe(node))
-            kids = _children(node)
+            kids = ast.children(node)
             stack.extend((depth + 1, r, k) for r, k in reversed(kids))
     return "\n".join(lines) + "\n"
 
@@ -138,6 +120,8 @@ def format_expr(e: ast.Expr) -> str:
 def _prec(e: ast.Expr) -> int:
     if isinstance(e, ast.Binary):
         return opcodes.precedence(e.op)
+    if isinstance(e, ast.Unary) and e.op in opcodes.CONVERSIONS:
+        return _POSTFIX  # written like a call
     if isinstance(e, ast.Unary) or (isinstance(e, ast.IntLit) and e.value < 0):
         return _UNARY  # a folded INT_MIN literal prints as "-9223372036854775808"
     return _POSTFIX
@@ -157,10 +141,14 @@ def _pieces(e: ast.Expr) -> list[_Piece]:
     """How ``e`` prints, one level deep."""
     if isinstance(e, ast.IntLit):
         return [str(e.value)]
+    if isinstance(e, ast.FloatLit):
+        return [float_literal_text(e.value)]
     if isinstance(e, ast.BoolLit):
         return ["true" if e.value else "false"]
     if isinstance(e, ast.Name):
         return [e.name]
+    if isinstance(e, ast.Unary) and e.op in opcodes.CONVERSIONS:
+        return [e.op, "(", (e.operand, 0), ")"]  # int(x), float(n)
     if isinstance(e, ast.Unary):
         # -(a + b) keeps its parentheses, -x needs none
         return [e.op, (e.operand, _UNARY)]

@@ -8,8 +8,6 @@ call's resolved callee), so a deep or mutually recursive program costs one pass.
 
 from __future__ import annotations
 
-import dataclasses
-
 from ssa_course.tiny import ast as A
 
 
@@ -17,29 +15,20 @@ def statements_by_line(program: A.Program) -> dict[int, list[A.Stmt]]:
     """Each source line holding a statement -> those statements (blocks excluded), in
     line order."""
     out: dict[int, list[A.Stmt]] = {}
-    work: list[object] = [program]
-    seen: set[int] = set()
+    work: list[A.Node] = [fn.body for fn in program.functions.values()]
     while work:
         x = work.pop()
-        if id(x) in seen:
-            continue
-        seen.add(id(x))
-        if isinstance(x, dict):
-            work.extend(x.values())
-            continue
-        if isinstance(x, list | tuple):
-            work.extend(x)
-            continue
         if isinstance(x, A.Stmt) and not isinstance(x, A.Block):
             out.setdefault(x.pos.line, []).append(x)
-        if dataclasses.is_dataclass(x) and not isinstance(x, type):
-            work.extend(getattr(x, f.name) for f in dataclasses.fields(x))
+        work.extend(child for _, child in A.children(x))
     return dict(sorted(out.items()))
 
 
 def _value(e: A.Expr) -> str | None:
     if isinstance(e, A.IntLit):
         return str(e.value)
+    if isinstance(e, A.FloatLit):
+        return repr(e.value)
     if isinstance(e, A.BoolLit):
         return "true" if e.value else "false"
     return None

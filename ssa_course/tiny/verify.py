@@ -14,7 +14,7 @@ The walk uses an explicit stack, so a deeply nested program cannot overflow Pyth
 
 from __future__ import annotations
 
-from dataclasses import fields, is_dataclass
+from dataclasses import is_dataclass
 
 from ssa_course.errors import VerifyError
 from ssa_course.tiny import ast
@@ -42,15 +42,7 @@ def verify_ast(program: ast.Program) -> None:
             node, loops = stack.pop()
             _check_node(program, fn, node, loops)
             inner = loops + isinstance(node, (ast.While, ast.For))
-            # the children: every field holding a node or a list of them
-            for f in fields(node):
-                value = getattr(node, f.name)
-                items = value if isinstance(value, list) else [value]
-                for item in items:
-                    if isinstance(item, tuple):  # NewStruct fields: (name, expr, pos)
-                        item = item[1]
-                    if isinstance(item, (ast.Expr, ast.Stmt)):
-                        stack.append((item, inner))
+            stack.extend((child, inner) for _, child in ast.children(node))
 
 
 def _check_node(program: ast.Program, fn: ast.FnDef, node: object, loops: int) -> None:

@@ -12,7 +12,7 @@ import ssa_course
 from ssa_course.codegen.colouring import Colourer
 from ssa_course.codegen.interference import build_interference
 from ssa_course.codegen.liveness import Liveness
-from ssa_course.codegen.mir import ALLOCATABLE
+from ssa_course.codegen.x86_64.registers import ALLOCATABLE
 from ssa_course.codegen.mir_data import FunctionData, InstrData, function_data, function_of_data
 from ssa_course.compilation import compile_source
 from ssa_course.grading import check_against

@@ -11,11 +11,12 @@ benchmarks, which also run any static aarch64 executable (:func:`elf_segments`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from ssa_course.codegen.aarch64 import toolchain
 from ssa_course.codegen.aarch64.asmtext import SYS_EXIT_GROUP, SYS_MMAP, SYS_MPROTECT, SYS_WRITE
 from ssa_course.codegen.assemble import Image
-from ssa_course.codegen.child import DEFAULT_TIMEOUT_S
+from ssa_course.codegen.child import DEFAULT_TIMEOUT_S, ChildResult
 from ssa_course.codegen.emulator import (
     EXIT,
     MMAP,
@@ -28,7 +29,7 @@ from ssa_course.codegen.emulator import (
     image_segments,
     run_machine,
 )
-from ssa_course.codegen.native import ChildResult, deliver, format_args
+from ssa_course.codegen.native import deliver, format_args
 from ssa_course.runtime import Output
 
 EXCP_SWI = 2  # unicorn's interrupt number for svc
@@ -68,7 +69,7 @@ class _A64Machine(Machine):
         self.executed = 0
         super().__init__(segments, argv, on_stdout)
 
-    def engine(self):
+    def engine(self) -> Any:
         from unicorn import UC_ARCH_ARM64, UC_MODE_ARM, Uc
 
         return Uc(UC_ARCH_ARM64, UC_MODE_ARM)
@@ -76,12 +77,12 @@ class _A64Machine(Machine):
     def sp_reg(self) -> int:
         from unicorn.arm64_const import UC_ARM64_REG_SP
 
-        return UC_ARM64_REG_SP
+        return int(UC_ARM64_REG_SP)
 
     def pc_reg(self) -> int:
         from unicorn.arm64_const import UC_ARM64_REG_PC
 
-        return UC_ARM64_REG_PC
+        return int(UC_ARM64_REG_PC)
 
     def install(self) -> None:
         from unicorn import UC_HOOK_BLOCK, UC_HOOK_INTR
@@ -93,7 +94,7 @@ class _A64Machine(Machine):
     def fault_signal(self, intno: int) -> int:
         return SIGILL
 
-    def _block(self, _uc, _address: int, size: int, _data: object) -> None:
+    def _block(self, _uc: object, _address: int, size: int, _data: object) -> None:
         self.executed += size // 4
 
     def syscall_regs(self) -> tuple[int, tuple[int, int, int], int]:
@@ -108,7 +109,7 @@ class _A64Machine(Machine):
         return UC_ARM64_REG_X8, (UC_ARM64_REG_X0, UC_ARM64_REG_X1, UC_ARM64_REG_X2), \
             UC_ARM64_REG_X0
 
-    def _interrupt(self, _uc, intno: int, _data: object) -> None:
+    def _interrupt(self, _uc: object, intno: int, _data: object) -> None:
         if intno != EXCP_SWI:
             self.stop_on_fault(intno)
             return
@@ -120,7 +121,7 @@ def run_emulated(image: Image, args: list[str], timeout_s: float = DEFAULT_TIMEO
                  on_stdout: Callable[[str], object] | None = None) -> ChildResult:
     """Run ``image`` under unicorn's ARM64 CPU with ``args`` (``max_instructions`` 0: no
     count limit; the time limit always holds); output streams to ``on_stdout`` as in
-    :func:`ssa_course.codegen.emulate.run_emulated`."""
+    :func:`ssa_course.codegen.x86_64.emulate.run_emulated`."""
     return run_counted(image, args, timeout_s, max_instructions, count=False,
                        on_stdout=on_stdout)[0]
 
@@ -142,7 +143,7 @@ def run_counted(image: Image | bytes, args: list[str],
 
 def run_values_emulated(image: Image, values: list[object], out: Output,
                         timeout_s: float = DEFAULT_TIMEOUT_S) -> int:
-    """The executor interface (see :func:`ssa_course.codegen.emulate.run_values_emulated`):
+    """The executor interface (see :func:`ssa_course.codegen.x86_64.emulate.run_values_emulated`):
     output streams into ``out`` as the program prints."""
     return deliver(run_emulated(image, format_args(values), timeout_s, on_stdout=out.write),
                    out)

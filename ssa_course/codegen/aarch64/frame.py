@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from ssa_course.codegen.aarch64.minstr import ins
 from ssa_course.codegen.aarch64.registers import DEPTH_REG, FP, LR, SCRATCH0, SP
-from ssa_course.codegen.frame import lay_out
+from ssa_course.codegen.frame_layout import lay_out
 from ssa_course.codegen.mir import Imm, LabelRef, Mem, MFunction, MInstr, PReg, Slot
 
 MAX_PAIR_OFFSET = 504  # stp/ldp with writeback: a signed 7-bit count of 8 bytes
@@ -109,7 +109,7 @@ def epilogue(fn: MFunction, ret: MInstr) -> list[MInstr]:
 
 def layout(fn: MFunction) -> None:
     """Give ``fn`` (allocated) its prologue, epilogues and slot and argument addresses
-    (the walk is x86-64's :func:`ssa_course.codegen.frame.lay_out`; the addresses, the
+    (the walk is the shared :func:`ssa_course.codegen.frame_layout.lay_out`; the addresses, the
     prologue and the epilogue are AArch64's)."""
     size = frame_size(fn)
 

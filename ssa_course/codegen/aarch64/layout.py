@@ -12,11 +12,12 @@ keystone's, one instruction at a time. The source subset is what :mod:`.emit` an
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ssa_course.codegen.aarch64.encode import EncodeError, encode
+from ssa_course.codegen.asm_data import DATA_WORDS, AssemblerError, data_bytes, strip_comment
 from ssa_course.codegen.elf import Sections
-from ssa_course.codegen.layout import DATA_WORDS, AssemblerError, data_bytes, strip_comment
 from ssa_course.tiny.lexer import split_lines
 
 _LO12 = re.compile(r":lo12:([A-Za-z_.$][\w.$]*)")
@@ -105,7 +106,7 @@ def resolve(instr: str, pc: int, labels: dict[str, int]) -> str:
     return f"{op} " + ", ".join(parts)
 
 
-def _keystone_encoder():
+def _keystone_encoder() -> Callable[[str, int], int]:
     from keystone import KS_ARCH_ARM64, KS_MODE_LITTLE_ENDIAN, Ks, KsError
 
     ks = Ks(KS_ARCH_ARM64, KS_MODE_LITTLE_ENDIAN)

@@ -8,12 +8,8 @@ from __future__ import annotations
 
 from ssa_course.codegen.aarch64 import toolchain
 from ssa_course.codegen.assemble import Image
-from ssa_course.codegen.native import (
-    DEFAULT_TIMEOUT_S,
-    ChildResult,
-    run_native,
-    run_values_native,
-)
+from ssa_course.codegen.child import DEFAULT_TIMEOUT_S, ChildResult
+from ssa_course.codegen.native import run_native, run_values_native
 from ssa_course.runtime import Output
 
 

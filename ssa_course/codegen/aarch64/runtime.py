@@ -32,8 +32,8 @@ from ssa_course.codegen.runtime_abi import (
     MIN_HANDLERS,
     OUT_BUFFER,
     RuntimeConfig,
+    data_lines,
 )
-from ssa_course.codegen.runtime_asm import _data
 from ssa_course.runtime import MAX_ARRAY_LENGTH
 
 HANDLER_RECORD = 112
@@ -390,7 +390,7 @@ def runtime_asm(config: RuntimeConfig) -> str:
     lines += start_text(config, handler_bytes(config), HANDLER_RECORD).splitlines()
     restore = "    ldr x27, [x10, #96]\n" if config.step_limit is None else ""
     lines += RUNTIME_TEXT.replace(_X27_BACK, restore).strip("\n").splitlines()
-    lines += _data(config)
+    lines += data_lines(config)
     return "\n".join(lines) + "\n"
 
 

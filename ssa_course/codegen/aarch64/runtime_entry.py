@@ -9,13 +9,14 @@ from ssa_course.codegen.runtime_abi import (
     MIN_STACK_BYTES,
     PROT_NONE,
     RuntimeConfig,
+    bad_type_message,
+    count_message,
     guard_bytes,
     length_of,
     stack_bytes,
     stack_limit_offset,
     strlen,
 )
-from ssa_course.codegen.runtime_entry import bad_type_message, count_message
 
 
 def start_text(config: RuntimeConfig, handlers: int, record: int) -> str:

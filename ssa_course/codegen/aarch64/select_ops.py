@@ -1,7 +1,8 @@
 """What each quad becomes on AArch64: the emitting half of :mod:`.patterns`.
 
-Every function takes the :class:`~.select.A64Selector` of the function being compiled and
-one quad, and appends machine instructions to its current block; the pattern-table row a
+Every function takes the :class:`~ssa_course.codegen.isel.Selector` of the function
+being compiled and one quad, and appends machine instructions to its current block; the
+pattern-table row a
 branch implements is named after ``pattern:``. Operations are three-address (no copy
 before an ``add``); an immediate goes into the instruction only where its field can hold
 it (:mod:`.immediates`), else the constant is built in a register first.
@@ -18,25 +19,21 @@ from ssa_course.codegen import select_effects
 from ssa_course.codegen.aarch64.immediates import arith_imm, logical_imm
 from ssa_course.codegen.aarch64.minstr import Shift
 from ssa_course.codegen.aarch64.registers import COMPARES, NEGATE, SWAP
+from ssa_course.codegen.aarch64.select import a64_state
 from ssa_course.codegen.magic import magic
 from ssa_course.codegen.mir import Imm, LabelRef, VReg
 from ssa_course.codegen.runtime_abi import CODE
-from ssa_course.codegen.select_ops import (  # noqa: F401
-    binary_operands,
-    compare_operands,
-    fusible_compares,
-    zero_tested,
-)
+from ssa_course.codegen.select_shared import binary_operands, compare_operands
 from ssa_course.quads.ir import Instr
 
 if TYPE_CHECKING:
-    from ssa_course.codegen.aarch64.select import A64Selector
+    from ssa_course.codegen.isel import Selector
 
 INT_MIN = -(1 << 63)
 TRAP_DIV = CODE["division by zero"]
 
 
-def arith(sel: A64Selector, name: str) -> VReg | Imm:
+def arith(sel: Selector, name: str) -> VReg | Imm:
     """``name`` as the second operand of add/sub/cmp: an imm12 when it fits."""
     c = sel.const(name)
     if c is not None and (arith_imm(c) is not None or arith_imm(-c) is not None):
@@ -44,7 +41,7 @@ def arith(sel: A64Selector, name: str) -> VReg | Imm:
     return sel.reg(name)
 
 
-def logical(sel: A64Selector, name: str) -> VReg | Imm:
+def logical(sel: Selector, name: str) -> VReg | Imm:
     """``name`` as the second operand of and/orr/eor/tst: a bitmask immediate when it is one."""
     c = sel.const(name)
     if c is not None and logical_imm(c) is not None:
@@ -52,7 +49,7 @@ def logical(sel: A64Selector, name: str) -> VReg | Imm:
     return sel.reg(name)
 
 
-def add_const(sel: A64Selector, d: VReg, a: VReg, c: int) -> None:
+def add_const(sel: Selector, d: VReg, a: VReg, c: int) -> None:
     """``d = a + c``: ``add``/``sub`` with an imm12, or the constant in a register."""
     if arith_imm(c) is not None:  # pattern: arithmetic immediate
         sel.emit("add", d, a, Imm(c))
@@ -62,7 +59,7 @@ def add_const(sel: A64Selector, d: VReg, a: VReg, c: int) -> None:
         sel.emit("add", d, a, sel.materialise(c))
 
 
-def compare(sel: A64Selector, instr: Instr) -> str | bool:
+def compare(sel: Selector, instr: Instr) -> str | bool:
     """Set the flags for a comparison; its condition (a bool if both are constants)."""
     # pattern: constant on the left -> swap the operands
     ordered = compare_operands(sel, instr, COMPARES, SWAP)
@@ -73,7 +70,7 @@ def compare(sel: A64Selector, instr: Instr) -> str | bool:
     return cc
 
 
-def branch_condition(sel: A64Selector, name: str, negate: bool = False
+def branch_condition(sel: Selector, name: str, negate: bool = False
                      ) -> tuple[str | bool, VReg | None]:
     """The condition a branch on ``name`` takes (and the register of a cbz/cbnz)."""
     d = sel.fused.get(name)
@@ -98,7 +95,7 @@ def branch_condition(sel: A64Selector, name: str, negate: bool = False
     return (NEGATE[cc] if negate else cc), None
 
 
-def s_br(sel: A64Selector, i: Instr) -> None:
+def s_br(sel: Selector, i: Instr) -> None:
     c = i.args[0]
     t, f = sel.label(i.labels[0]), sel.label(i.labels[1])
     cc, r = branch_condition(sel, c)
@@ -113,7 +110,7 @@ def s_br(sel: A64Selector, i: Instr) -> None:
     sel.cur.succs = [t, f]
 
 
-def s_compare_value(sel: A64Selector, i: Instr) -> None:
+def s_compare_value(sel: Selector, i: Instr) -> None:
     if i.dest in sel.fused:
         return
     d = sel.dest(i)
@@ -124,23 +121,23 @@ def s_compare_value(sel: A64Selector, i: Instr) -> None:
     sel.emit("cset", d, cond=cc)  # pattern: cset when a bool is a value
 
 
-def s_not(sel: A64Selector, i: Instr) -> None:
+def s_not(sel: Selector, i: Instr) -> None:
     if i.dest in sel.fused:
         return
     sel.emit("eor", sel.dest(i), sel.reg(i.args[0]), Imm(1))
 
 
-def s_id(sel: A64Selector, i: Instr) -> None:
+def s_id(sel: Selector, i: Instr) -> None:
     sel.emit("mov", sel.dest(i), sel.val(i.args[0]))
 
 
-def s_binary(sel: A64Selector, i: Instr) -> None:
+def s_binary(sel: Selector, i: Instr) -> None:
     a, b = i.args
     d = sel.dest(i)
     # madd d, x, y, z = z + x*y and msub = z - x*y: add may take the product on either
     # side, sub only as the subtrahend (z - m, not m - z).
     for m, other in ((b, a), (a, b)) if i.op == "add" else ((b, a),):
-        mul = sel.madds.get(m)
+        mul = a64_state(sel).madds.get(m)
         if mul is not None:  # pattern: multiply-add
             x, y = mul.args
             if sel.const(x) is not None:
@@ -169,7 +166,7 @@ def s_binary(sel: A64Selector, i: Instr) -> None:
     sel.emit(op, d, sel.reg(a), second)
 
 
-def general_multiply(sel: A64Selector, i: Instr) -> bool:
+def general_multiply(sel: Selector, i: Instr) -> bool:
     """Does :func:`s_mul` make this ``mul`` a ``mul`` instruction (no constant it turns
     into a move, a negation or a shift)?"""
     a, b = i.args
@@ -182,7 +179,7 @@ def general_multiply(sel: A64Selector, i: Instr) -> bool:
     return not (u <= 1 or c == -1 or u & (u - 1) == 0 or (c > 2 and (c - 1) & (c - 2) == 0))
 
 
-def fusible_multiplies(sel: A64Selector, body: list[Instr]) -> dict[str, Instr]:
+def fusible_multiplies(sel: Selector, body: list[Instr]) -> dict[str, Instr]:
     """``mul``s whose only use is a later ``add`` of this block (either side) or the
     subtrahend of a ``sub``: that ``add``/``sub`` becomes ``madd``/``msub`` and the
     ``mul`` emits nothing. A constant addend goes into a register (hoisted out of a
@@ -203,15 +200,15 @@ def fusible_multiplies(sel: A64Selector, body: list[Instr]) -> dict[str, Instr]:
     return {m: muls[m] for m in fused}
 
 
-def s_neg(sel: A64Selector, i: Instr) -> None:
+def s_neg(sel: Selector, i: Instr) -> None:
     sel.emit("neg", sel.dest(i), sel.reg(i.args[0]))
 
 
-def s_mul(sel: A64Selector, i: Instr) -> None:
+def s_mul(sel: Selector, i: Instr) -> None:
     a, b = i.args
     if sel.const(a) is not None and sel.const(b) is None:
         a, b = b, a
-    if i.dest in sel.madds:
+    if i.dest in a64_state(sel).madds:
         return  # its add or sub emits madd/msub
     d = sel.dest(i)
     c = sel.const(b)
@@ -235,7 +232,7 @@ def s_mul(sel: A64Selector, i: Instr) -> None:
         sel.emit("mul", d, sel.reg(a), sel.materialise(c))
 
 
-def s_divide(sel: A64Selector, i: Instr) -> None:
+def s_divide(sel: Selector, i: Instr) -> None:
     """``div``/``rem`` with Tiny's rules. ``sdiv`` never faults: by zero it gives 0 (so
     the code tests for zero and traps) and ``INT_MIN / -1`` gives ``INT_MIN`` -- exactly
     Tiny's answer; ``msub`` then makes ``INT_MIN % -1`` 0."""
@@ -261,7 +258,7 @@ def s_divide(sel: A64Selector, i: Instr) -> None:
         sel.emit("msub", d, q, rb, ra)
 
 
-def _divide_by_constant(sel: A64Selector, a: str, c: int, d: VReg, rem: bool) -> None:
+def _divide_by_constant(sel: Selector, a: str, c: int, d: VReg, rem: bool) -> None:
     """The high half of the product with the magic reciprocal (``smulh``), corrected,
     shifted, rounded toward zero (the sign bit added with a shifted operand)."""
     m, shift = magic(c)
@@ -280,7 +277,7 @@ def _divide_by_constant(sel: A64Selector, a: str, c: int, d: VReg, rem: bool) ->
         sel.emit("msub", d, q, sel.materialise(c), ra)
 
 
-def _divide_by_power(sel: A64Selector, a: str, c: int, d: VReg, rem: bool) -> None:
+def _divide_by_power(sel: Selector, a: str, c: int, d: VReg, rem: bool) -> None:
     """By +-2^k: add 2^k - 1 to a negative dividend (``csel``), shift; the remainder is
     the dividend minus that multiple of 2^k."""
     k = abs(c).bit_length() - 1
@@ -310,7 +307,7 @@ def _divide_by_power(sel: A64Selector, a: str, c: int, d: VReg, rem: bool) -> No
         sel.emit("asr", d, t, Imm(k))
 
 
-def s_checkdef(sel: A64Selector, i: Instr) -> None:
+def s_checkdef(sel: Selector, i: Instr) -> None:
     """``checkdef ok x`` (a Bril read that may find no value): trap unless ``ok``."""
     if sel.const(i.args[0]):
         return  # proven: nothing to test
@@ -318,7 +315,7 @@ def s_checkdef(sel: A64Selector, i: Instr) -> None:
     sel.emit("jcc", LabelRef(sel.trap_stub(sel.undefined_code(i.field), i)), ok, cond="z")
 
 
-def s_const(sel: A64Selector, i: Instr) -> None:
+def s_const(sel: Selector, i: Instr) -> None:
     """Constants become immediates where they fit (see :mod:`.immediates`)."""
     return  # pattern: constant
 
