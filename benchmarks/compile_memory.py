@@ -6,8 +6,10 @@ Each program is ``fn f1(x: int) -> int { ... }`` and a ``main`` of N statements
 independent values summed into one chain. Before the in-block order of the global code
 motion placed each value just before its first use, every ``n + k`` was computed at the
 top of the block and stayed live to its use. Each cell compiles in a fresh process
-(``os.wait4`` gives that process's own peak RSS) and prints seconds, peak MB, MB and
-milliseconds per statement, and the ratios to the 1k row (flat is linear).
+(``os.wait4`` gives that process's own peak RSS and CPU time) and prints wall and CPU
+seconds, peak MB, MB and milliseconds per statement (of CPU time: on a shared machine the
+wall clock also counts the other processes' turns), and the ratios to the 1k row (flat is
+linear).
 
 Shapes: ``square`` (``return x * x;``) and ``issue`` (``return x * 2 + 1;``, the issue's
 own program). Knobs (environment variables): ``COMPILE_MEMORY_SIZES`` (default
@@ -39,8 +41,9 @@ def program(statements: int, body: str) -> str:
     return "\n".join(lines)
 
 
-def measure(source: Path, out: Path, limit: float) -> tuple[float, float, int, str]:
-    """(seconds, peak MB, exit status, last line of stderr) of one compile."""
+def measure(source: Path, out: Path, limit: float) -> tuple[float, float, float, int, str]:
+    """(wall seconds, CPU seconds, peak MB, exit status, last line of stderr) of one
+    compile."""
     start = time.perf_counter()
     proc = subprocess.Popen(
         [sys.executable, "-m", "ssa_course", "compile", str(source), "-o", str(out)],
@@ -58,7 +61,7 @@ def measure(source: Path, out: Path, limit: float) -> tuple[float, float, int, s
     code = os.waitstatus_to_exitcode(status)
     proc.returncode = code  # reaped by wait4: Popen must not wait again
     last = err.strip().splitlines()[-1] if err.strip() else ""
-    return seconds, usage.ru_maxrss / 1024, code, last
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, code, last
 
 
 def main() -> int:
@@ -69,8 +72,8 @@ def main() -> int:
     skip = float(os.environ.get("COMPILE_MEMORY_SKIP", "120"))
     print("Compile time and peak memory: `ssa-course compile`, main of N statements "
           "t = t + f1(n + k)")
-    print(f"{'shape':>7} {'statements':>10} {'seconds':>8} {'peak MB':>8} {'MB/stmt':>8} "
-          f"{'ms/stmt':>8} {'ratio MB':>8} {'ratio ms':>8}  status")
+    print(f"{'shape':>7} {'statements':>10} {'seconds':>8} {'CPU s':>8} {'peak MB':>8} "
+          f"{'MB/stmt':>8} {'ms/stmt':>8} {'ratio MB':>8} {'ratio ms':>8}  status")
     failed = False
     with tempfile.TemporaryDirectory() as tmp:
         for shape in shapes:
@@ -82,12 +85,12 @@ def main() -> int:
                     continue
                 src = Path(tmp) / f"{shape}{n}.tiny"
                 src.write_text(program(n, BODIES[shape]))
-                secs, mb, code, last = measure(src, Path(tmp) / "a.out", limit)
-                per_mb, per_ms = mb / n, 1000 * secs / n
+                secs, cpu, mb, code, last = measure(src, Path(tmp) / "a.out", limit)
+                per_mb, per_ms = mb / n, 1000 * cpu / n
                 if base is None:
                     base = (per_mb, per_ms)
                 status = "ok" if code == 0 else f"exit {code}: {last[:70]}"
-                print(f"{shape:>7} {n:>10} {secs:>8.2f} {mb:>8.1f} {per_mb:>8.4f} "
+                print(f"{shape:>7} {n:>10} {secs:>8.2f} {cpu:>8.2f} {mb:>8.1f} {per_mb:>8.4f} "
                       f"{per_ms:>8.2f} {per_mb / base[0]:>8.2f} {per_ms / base[1]:>8.2f}  "
                       f"{status}", flush=True)
                 if code != 0:

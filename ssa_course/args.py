@@ -1,7 +1,8 @@
 """Command-line numbers: ``main``'s arguments and the step/depth limits (LANGUAGE.md).
 
 An ``int`` argument is ``-?[0-9]+`` (ASCII digits, leading zeros allowed) within 64 bits, a
-``bool`` is ``true`` or ``false``; a missing, extra or malformed argument is a
+``bool`` is ``true`` or ``false``, a ``float`` a decimal number (``-1.5``, ``2e10``,
+``Infinity``; not NaN); a missing, extra or malformed argument is a
 :class:`UsageError` (exit status 1, nothing runs). A limit (``--steps``, ``--depth``,
 ``compile --step-limit``) is ``[0-9]+`` from 1 to :data:`~ssa_course.runtime.MAX_LIMIT`:
 :func:`parse_limit` is the one reader of a limit's text, and
@@ -10,6 +11,8 @@ and ``depth=`` use it too).
 """
 
 from __future__ import annotations
+
+import re
 
 from ssa_course.errors import UsageError
 from ssa_course.quads.memory import CHAR, is_char
@@ -21,7 +24,9 @@ from ssa_course.runtime import (
     limit_problem,
     shorten_number,
 )
-from ssa_course.tiny.types import BOOL, INT, Type
+from ssa_course.tiny.types import BOOL, FLOAT, INT, Type
+
+_FLOAT_ARG = re.compile(r"[-+]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|Infinity)")
 
 
 def parse_main_args(params: list[tuple[str, Type]], argv: list[str]) -> list[object]:
@@ -63,6 +68,12 @@ def _convert(name: str, ty: Type, text: str) -> object:
             raise UsageError(f"argument '{name}' must be true or false, not "
                              f"'{shown_argument(text)}'")
         return text == "true"
+    if ty == FLOAT:
+        # a decimal number as brili's parseNumber reads one (or +-Infinity); not NaN
+        if not _FLOAT_ARG.fullmatch(text):
+            raise UsageError(f"argument '{name}' must be a float, not "
+                             f"'{shown_argument(text)}'")
+        return float(text.replace("Infinity", "inf"))
     if ty == CHAR:  # Bril's char extension: one Unicode character
         if not is_char(text):
             raise UsageError(f"argument '{name}' must be one character, not "

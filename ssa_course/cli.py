@@ -107,7 +107,7 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
     run.add_argument("file", metavar="FILE")
     # Never parsed by argparse: main() hands everything after FILE to the program verbatim.
     run.add_argument("args", nargs="*", default=[], metavar="ARGS",
-                     help="arguments of main (int or bool)")
+                     help="arguments of main (int, bool or float)")
 
     sub.add_parser("stages", help="list the representations 'run --via', 'show --as' and "
                    "'opt --emit' accept (one list)")

@@ -22,11 +22,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ssa_course.errors import Pos, RuntimeTrap
+from ssa_course.floats import FLOAT_TO_INT_TRAP, float_to_int, foldable, ieee_div
 from ssa_course.runtime import TinyArray, TinyStruct, tiny_div, tiny_rem, wrap
 
 # Operand and result kinds (names of Tiny types; SAME: any two values of one type).
 INT = "int"
 BOOL = "bool"
+FLOAT = "float"  # Bril's float extension (IEEE doubles)
 SAME = "same"
 
 # Tiny's precedence levels, loosest first (LANGUAGE.md's grammar: or, and, cmp, sum, term).
@@ -61,6 +63,9 @@ class Opcode:
     pure: bool = True  # no effect besides its value (a trap is not an effect here)
     trap: str | None = None  # the runtime error it may raise ...
     divisor: int | None = None  # ... when this operand is zero
+    # ... or, for a trap that is not a zero operand (``ftoi`` of NaN): when this is true
+    # of the operands
+    trap_if: Callable[..., bool] | None = None
     bril: bool = True  # Bril programs may use it (readers, writer, type rules)
     # Tiny evaluates the right operand only when the left one is not this value (then the
     # result is this value): False for &&, True for ||; None: both operands, always.
@@ -84,23 +89,26 @@ class Opcode:
 
     def traps(self, values: Sequence[object]) -> bool:
         """Would these operands make the operator fail?"""
+        if self.trap_if is not None:
+            return bool(self.trap_if(*values))
         d = self.divisor
         return d is not None and values[d] == 0 and values[d] is not False
 
     def apply(self, values: Sequence[object],
               pos: Pos | tuple[int, int] | None = None) -> object:
         """The operator's value, or :class:`RuntimeTrap` at ``pos`` when it fails."""
-        d = self.divisor
-        if d is not None and values[d] == 0 and values[d] is not False:
+        if self.traps(values):
             raise RuntimeTrap(self.trap or "runtime error", pos)
         return self.evaluate(*values)
 
     def fold(self, values: Sequence[object]) -> object | None:
         """The constant a compiler may put in place of the operation, or None when it must
-        stay (it would trap: the program must fail at run time, where it says)."""
+        stay (it would trap: the program must fail at run time, where it says; or it is a
+        NaN or an infinity, which no constant of Bril's text can spell)."""
         if self.traps(values):
             return None
-        return self.evaluate(*values)
+        value = self.evaluate(*values)
+        return value if foldable(value) else None
 
 
 def _eq(a: object, b: object) -> bool:
@@ -147,7 +155,44 @@ _BUILTIN = (
     Opcode("not", 1, BOOL, BOOL, lambda a: not a, "!", PREFIX_LEVEL),
     Opcode("neg", 1, INT, INT, lambda a: wrap(-a), "-", PREFIX_LEVEL, bril=False,
            doc="Tiny's unary minus; quads write it sub 0 x"),
+) + (
+    # Bril's float extension. No algebraic facts at all: under IEEE 754 ``x * 0.0`` is not
+    # 0.0 (NaN, -0.0), ``x + 0.0`` is not x (-0.0 + 0.0 is 0.0), ``x == x`` is false for
+    # NaN, ``x - x`` is NaN for an infinity. Commuting an add or a multiply is exact.
+    # Tiny spells them with the int symbols (``+`` on floats): see :func:`tiny_row`.
+    Opcode("fadd", 2, FLOAT, FLOAT, lambda a, b: a + b, commutative=True,
+           doc="IEEE sum"),
+    Opcode("fsub", 2, FLOAT, FLOAT, lambda a, b: a - b, doc="IEEE difference"),
+    Opcode("fmul", 2, FLOAT, FLOAT, lambda a, b: a * b, commutative=True,
+           doc="IEEE product"),
+    Opcode("fdiv", 2, FLOAT, FLOAT, ieee_div,
+           doc="IEEE quotient: by zero gives an infinity or NaN, not an error"),
+    Opcode("feq", 2, FLOAT, BOOL, lambda a, b: a == b, commutative=True,
+           mirror="feq", negation="fne", doc="false when either is NaN; -0.0 == 0.0"),
+    Opcode("fne", 2, FLOAT, BOOL, lambda a, b: a != b, commutative=True,
+           mirror="fne", negation="feq", bril=False,
+           doc="Tiny's != on floats (true when either is NaN); quads write not (feq a b)"),
+    # (no negation for the orderings: with NaN, not (a < b) is not a >= b)
+    Opcode("flt", 2, FLOAT, BOOL, lambda a, b: a < b, mirror="fgt"),
+    Opcode("fle", 2, FLOAT, BOOL, lambda a, b: a <= b, mirror="fge"),
+    Opcode("fgt", 2, FLOAT, BOOL, lambda a, b: a > b, mirror="flt"),
+    Opcode("fge", 2, FLOAT, BOOL, lambda a, b: a >= b, mirror="fle"),
+    Opcode("fneg", 1, FLOAT, FLOAT, lambda a: -a, bril=False,
+           doc="Tiny's unary minus on floats; quads write it fmul x -1.0"),
+    Opcode("itof", 1, INT, FLOAT, float,
+           doc="Tiny's float(n): the nearest double (an ssa_course extension)"),
+    Opcode("ftoi", 1, FLOAT, INT, lambda a: float_to_int(a), trap=FLOAT_TO_INT_TRAP,
+           trap_if=lambda a: float_to_int(a) is None,
+           doc="Tiny's int(x): toward zero; NaN, an infinity or a value outside the 64-bit "
+               "range is a runtime error (an ssa_course extension)"),
 )
+
+# Tiny's operators on floats: the int symbol, resolved by the operands' type (see tiny_row).
+FLOAT_VARIANTS = {"add": "fadd", "sub": "fsub", "mul": "fmul", "div": "fdiv", "eq": "feq",
+                  "ne": "fne", "lt": "flt", "le": "fle", "gt": "fgt", "ge": "fge",
+                  "neg": "fneg"}
+# Tiny's conversions ``int(x)`` and ``float(n)``: a keyword (a type) called like a function.
+CONVERSIONS = {"int": "ftoi", "float": "itof"}
 
 
 class OpcodeTable:
@@ -180,6 +225,8 @@ class OpcodeTable:
         if op.divisor is not None and (op.trap is None or op.divisor >= op.arity):
             raise ValueError(f"opcode '{op.name}': a divisor needs a trap message and "
                              "must name an operand")
+        if op.trap is not None and op.divisor is None and op.trap_if is None:
+            raise ValueError(f"opcode '{op.name}': a trap needs a divisor or a trap_if")
         self.by_name[op.name] = op
         if op.symbol is not None:
             (self.binary if op.arity == 2 else self.prefix)[op.symbol] = op
@@ -214,6 +261,24 @@ def all_opcodes() -> list[Opcode]:
 def tiny_operator(symbol: str, arity: int) -> Opcode | None:
     """The opcode Tiny spells ``symbol`` with ``arity`` operands (``-`` is both)."""
     return (TABLE.binary if arity == 2 else TABLE.prefix).get(symbol)
+
+
+def tiny_row(symbol: str, arity: int, floats: bool = False) -> Opcode:
+    """The row a Tiny operator means: ``symbol`` with ``arity`` operands, on floats when
+    ``floats`` (``+`` is ``add`` on ints, ``fadd`` on floats); ``int``/``float`` are the
+    conversions. Raises KeyError for a symbol Tiny does not have."""
+    if arity == 1 and symbol in CONVERSIONS:
+        return TABLE.by_name[CONVERSIONS[symbol]]
+    row = (TABLE.binary if arity == 2 else TABLE.prefix)[symbol]
+    if floats and row.name in FLOAT_VARIANTS:
+        return TABLE.by_name[FLOAT_VARIANTS[row.name]]
+    return row
+
+
+def float_row(row: Opcode) -> Opcode:
+    """The float variant of an int row (``add`` -> ``fadd``), or the row itself."""
+    name = FLOAT_VARIANTS.get(row.name)
+    return row if name is None else TABLE.by_name[name]
 
 
 def binary_symbols(level: int) -> frozenset[str]:

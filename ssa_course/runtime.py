@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ssa_course.errors import Pos, RuntimeTrap
+from ssa_course.floats import format_float
 
 # Tiny and Bril ints are 64-bit two's complement; Python's are unbounded, so every
 # arithmetic result goes through ``wrap``.
@@ -107,7 +108,8 @@ def tiny_rem(a: int, b: int, pos: Pos | tuple[int, int] | None = None) -> int:
 
 
 def format_value(v: object) -> str:
-    """How ``print`` shows a value: ints in decimal, bools as ``true``/``false``."""
+    """How ``print`` shows a value: ints in decimal, bools as ``true``/``false``, floats
+    as Bril prints them (:func:`ssa_course.floats.format_float`)."""
     # bools first: True is an int in Python, and would print as 1
     if v is True:
         return "true"
@@ -115,6 +117,8 @@ def format_value(v: object) -> str:
         return "false"
     if isinstance(v, int):
         return str(v)
+    if isinstance(v, float):  # as Bril's reference interpreter prints it
+        return format_float(v)
     if isinstance(v, TinyArray):
         return f"<array of {len(v.items)}>"
     if isinstance(v, TinyStruct):

@@ -69,6 +69,20 @@ def load_corpus() -> list[CorpusCase]:
     return [_case(p) for p in sorted((HERE / "programs").glob("*.tiny"))]
 
 
+def load_float_corpus() -> list[CorpusCase]:
+    """The Tiny programs with floats, ``tests/programs/float`` (issue #36): apart from the
+    main corpus, whose every program also runs as machine code (which has no floats yet).
+    Their outputs were checked against Bril's reference interpreter (the lowered Bril) or
+    Node.js (the same arithmetic in JavaScript)."""
+    return [_case(p) for p in sorted((HERE / "programs" / "float").glob("*.tiny"))]
+
+
+def load_bril_float_corpus() -> list[CorpusCase]:
+    """Bril programs of the float extension, ``tests/bril/float``, written for these tests;
+    ``.out`` and ``.prof`` come from Bril's reference interpreter (brili -p)."""
+    return [_case(p) for p in sorted((HERE / "bril" / "float").glob("*.bril"))]
+
+
 def load_bril_corpus() -> list[CorpusCase]:
     """Every Bril program (text and JSON) of ``tests/bril``, sorted by name."""
     cases = []

@@ -34,6 +34,13 @@ STRUCTS = "struct P { v: int; ok: bool; xs: [int]; }"
 INT_LITS = ["0", "1", "2", "3", "-1", "7", "5", "-5", "100", "9223372036854775807",
             "-9223372036854775808"]
 DIVISORS = ["1", "2", "3", "-1", "7", "-7"]
+# Float programs (``floats=True``, issue #36): NaN, the infinities, signed zeros, the largest
+# and smallest doubles, ties of the printing, and values that round.
+FLOAT_LITS = ["0.0", "1.5", "-0.0", "(0.0 / 0.0)", "(1.0 / 0.0)", "(-1.0 / 0.0)", "1e308",
+              "1e-308", "5e-324", "0.1", "3.0", "0.000003814697265625", "1e10", "2.5e-3",
+              "9007199254740993.0", "-7.25"]
+FLOAT_OPS = ["+", "-", "*", "/"]
+FLOAT_CMPS = ["<", "<=", ">", ">=", "==", "!="]
 COST_LIMIT = 3000  # rough dynamic statement count a program may reach
 
 
@@ -82,9 +89,10 @@ class RandomChooser:
 class Gen:
     """Builds one program; ``program()`` returns its text with a ``// ARGS:`` line."""
 
-    def __init__(self, ch: Chooser, size: int = 30):
+    def __init__(self, ch: Chooser, size: int = 30, floats: bool = False):
         self.ch = ch
         self.size = size
+        self.floats = floats  # also float variables and expressions (off: the same draws)
         self.lines: list[str] = []
         self.fns: list[Fn] = []
         self.fresh = 0
@@ -120,7 +128,31 @@ class Gen:
             return self.int_expr(depth)
         if ty == "bool":
             return self.bool_expr(depth)
+        if ty == "float":
+            return self.float_expr(depth)
         return self.ref_expr(ty, depth)
+
+    def float_expr(self, depth: int = 0) -> str:
+        """A float: literals (NaN and infinities spelled as divisions), variables, the four
+        operators, negation, ``float(n)``."""
+        k = self.ch.int(0, 7 if depth < 3 else 1)
+        if k == 0:
+            return self.pick(FLOAT_LITS)
+        if k == 1:
+            return self.atom("float") or self.pick(FLOAT_LITS[:3])
+        if k <= 4:
+            op = self.pick(FLOAT_OPS)
+            return f"({self.float_expr(depth + 1)} {op} {self.float_expr(depth + 1)})"
+        if k == 5:
+            return f"(-{self.float_expr(depth + 1)})"
+        return f"float({self.int_expr(depth + 1)})"
+
+    def float_int(self, depth: int) -> str:
+        """``int(x)`` of a float that is mostly in range (NaN or an infinity: a trap)."""
+        x = self.float_expr(depth + 1)
+        if self.chance(90):
+            x = f"(({x}) * 0.0 + {self.pick(['2.5', '-7.9', '1e18', '-0.5'])})"
+        return f"int({x})"
 
     def atom(self, ty: str) -> str | None:
         names = self.scope.visible(ty)
@@ -140,6 +172,8 @@ class Gen:
         return self.int_expr(depth + 1)
 
     def int_expr(self, depth: int = 0) -> str:
+        if self.floats and depth < 3 and self.chance(4):
+            return self.float_int(depth)
         k = self.ch.int(0, 11 if depth < 3 else 2)
         if k == 0 or (k == 2 and not self.scope.visible("int")):
             return self.pick(INT_LITS[:9] if depth else INT_LITS)
@@ -168,6 +202,9 @@ class Gen:
         return self.call("int", depth) or self.atom("int") or "1"
 
     def bool_expr(self, depth: int = 0) -> str:
+        if self.floats and depth < 2 and self.chance(25):
+            op = self.pick(FLOAT_CMPS)
+            return f"{self.float_expr(depth + 1)} {op} {self.float_expr(depth + 1)}"
         k = self.ch.int(0, 8 if depth < 2 else 1)
         if k == 0:
             op = self.pick(comparisons())
@@ -233,6 +270,8 @@ class Gen:
         return [v for v in self.scope.mutable() if ty is None or v.ty == ty]
 
     def declare(self, ty: str | None = None) -> Var:
+        if ty is None and self.floats and self.chance(30):
+            ty = "float"
         ty = ty or self.pick(["int", "int", "bool", "int", "[int]", "P"])
         init = self.expr(ty)
         shadow = [n for n in self.scope.outer_names() if not self.scope.in_block(n)]
@@ -250,7 +289,8 @@ class Gen:
 
     def print_stmt(self) -> None:
         n = self.ch.int(0, 3)
-        parts = [self.expr(self.pick(["int", "int", "bool"])) for _ in range(n)]
+        kinds = ["int", "int", "bool"] + ["float", "float"] * self.floats
+        parts = [self.expr(self.pick(kinds)) for _ in range(n)]
         self.emit(f"print({', '.join(parts)});")
 
     def store(self) -> None:
@@ -278,8 +318,9 @@ class Gen:
             self.print_stmt()
 
 
-def generate(seed: int, size: int = 30) -> str:
-    """The program for ``seed`` (the same text on every machine and Python version)."""
+def generate(seed: int, size: int = 30, floats: bool = False) -> str:
+    """The program for ``seed`` (the same text on every machine and Python version);
+    ``floats``: with float variables and expressions too (another program)."""
     from fuzzprogram import build_program
 
-    return build_program(Gen(RandomChooser(random.Random(seed)), size))
+    return build_program(Gen(RandomChooser(random.Random(seed)), size, floats))

@@ -102,9 +102,14 @@ def build_program(g: Gen) -> str:
                    f"xs: new int[{k + 4}] }};")
     for name, ty in (("arr", "[int]"), ("p", "P"), ("ps", "[P]")):
         g.scope.add(name, ty)
+    if g.floats:
+        g.emit(f"var x = {g.pick(['1.5', '-0.0', '(0.0 / 0.0)', '1e308'])};")
+        g.emit(f"var y = float(n) / {g.pick(['3.0', '0.0', '-0.0', '1e-300'])};")
+        g.scope.add("x", "float")
+        g.scope.add("y", "float")
     while g.budget > 0:
         stmt(g)
-    g.emit("print(a, b, c, d, flag, n, p.v, arr[0]);")
+    g.emit("print(a, b, c, d, flag, n, p.v, arr[0]" + (", x, y);" if g.floats else ");"))
     g.depth = 0
     g.emit("}")
     return "\n".join(g.lines) + "\n"

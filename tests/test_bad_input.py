@@ -331,3 +331,32 @@ def test_load_file_takes_str_or_path(tmp_path: Path):
             ssa_course.load_file(bad)
     with pytest.raises(ssa_course.UsageError, match="no such file"):
         ssa_course.load_file(tmp_path / "none.tiny")
+
+
+# An allocation nothing reads still counts (issue #39): ``new T[n]`` may be ``out of
+# memory``, an effect every stage keeps, in order with the output around it. Only a
+# length known to be 0 (nothing charged) may go.
+UNREAD_ARRAYS = """\
+fn main() {
+    var a = new int[50];
+    var b = new int[60];
+    print(1);
+    b[0] = 2;
+    var c = new int[0];
+    print(b[0] + len(a) + len(c));
+}
+"""
+
+
+@pytest.mark.parametrize("stage", [s.name for s in registry.representations()
+                                   if s.unavailable() is None])  # runnable here
+@pytest.mark.parametrize("cells,stdout,error", [
+    (100, "", "error: out of memory at 3:13"),  # a is never read: still 50 of the 100
+    (55, "", "error: out of memory at 3:13"),  # b's trap comes before the first print
+    (110, "1\n52\n", ""),  # the length-0 array charges nothing
+])
+def test_an_unread_allocation_is_out_of_memory_in_every_stage(stage, cells, stdout, error):
+    comp = compile_source(UNREAD_ARRAYS, "unread.tiny")
+    result = stages.run(comp, [], via=stage, limits=Limits(cells=cells))
+    assert (result.stdout, result.error) == (stdout, error)
+    assert result.status == (2 if error else 0)

@@ -112,7 +112,7 @@ def test_the_extreme_ints_are_accepted():
     ({"dest": "x"}, 'has neither "op" nor "label"'),
     ({"op": "const", "dest": "x", "type": "any", "value": 1}, "is not supported"),
     ({"op": "const", "dest": "x", "type": {"ptr": "int"}, "value": 1},
-     "a constant must be an int, a bool or a char"),
+     "a constant must be an int, a bool, a float or a char"),
     ({"op": "const", "dest": "x", "type": "char", "value": "ab"},
      "a char constant is a string of one Unicode character"),
     ({"op": "const", "dest": "x", "type": "char", "value": "\ud800"},
@@ -173,7 +173,7 @@ GOOD = """@main {
      "'id' produces int, but 'z' is declared bool"),
     ("@main {\n  t: bool = const true;\n  n: int = const 1;\n  c: bool = and t n;\n}\n",
      "'and' needs bool operands, but 'n' is int"),
-    ("@main {\n  a: [int] = const 1;\n}\n", "a constant must be an int, a bool or a char"),
+    ("@main {\n  a: [int] = const 1;\n}\n", "a constant must be an int, a bool, a float or a char"),
     ("@main {\n  n: int = const 2;\n  a: int = newarr n;\n}\n",
      "'newarr' makes an array, but 'a' is declared int"),
     ("@main {\n  n: int = const 2;\n  a: [int] = newarr n;\n  b: bool = const true;\n"

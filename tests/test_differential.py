@@ -9,14 +9,15 @@ changes.
 from __future__ import annotations
 
 import pytest
-from corpus import load_bril_corpus, load_corpus
+from corpus import load_bril_corpus, load_bril_float_corpus, load_corpus, load_float_corpus
 
 from ssa_course import registry, stages
+from ssa_course.codegen.isel import FLOAT_REFUSAL, uses_float
 from ssa_course.compilation import Compilation, compile_source
 from ssa_course.runtime import Limits
 
-CASES = load_corpus()
-BRIL_CASES = load_bril_corpus()
+CASES = load_corpus() + load_float_corpus()
+BRIL_CASES = load_bril_corpus() + load_bril_float_corpus()
 STAGES = [s.name for s in registry.executors()]
 BRIL_STAGES = [s.name for s in registry.executors() if not s.tiny_only]
 
@@ -45,6 +46,20 @@ def _skip_if_unavailable(stage: str) -> None:
         pytest.skip(f"{stage}: {reason}")
 
 
+def _skip_float_in_machine_code(comp: Compilation, stage: str, case) -> None:
+    """Machine code has no floats yet (issue #36): a program with floats must be refused
+    there in one line (status 1), and the stage is then skipped, saying so."""
+    if registry.representation(stage).lesson != "11" or not any(
+            uses_float(fn) for fn in comp.quads.functions.values()):
+        return
+    result = stages.run(comp, case.args, via=stage, limits=_limits(case))
+    if result.status != 1 and FLOAT_REFUSAL not in result.error:
+        return  # the optimizer left no float to select: compared as usual
+    assert result.status == 1 and FLOAT_REFUSAL in result.error, (stage, result.error)
+    assert "\n" not in result.error and "Traceback" not in result.error
+    pytest.skip(f"{stage}: machine code does not support float yet (#36); refused cleanly")
+
+
 def test_corpus_is_big_enough():
     assert len(CASES) >= 60
     assert len(BRIL_CASES) >= 20
@@ -55,6 +70,7 @@ def test_corpus_is_big_enough():
 def test_tiny_program_through_stage(case, stage):
     _skip_if_unavailable(stage)
     comp = _compilation(case)
+    _skip_float_in_machine_code(comp, stage, case)
     result = stages.run(comp, case.args, via=stage, limits=_limits(case))
     assert result.stdout == case.stdout, f"{stage}: stdout differs for {case.name}"
     assert result.status == case.exit, f"{stage}: exit status of {case.name}: {result.error}"
@@ -66,6 +82,7 @@ def test_tiny_program_through_stage(case, stage):
 def test_bril_program_through_stage(case, stage):
     _skip_if_unavailable(stage)
     comp = _compilation(case)
+    _skip_float_in_machine_code(comp, stage, case)
     result = stages.run(comp, case.args, via=stage, limits=_limits(case))
     assert result.stdout == case.stdout, f"{stage}: stdout differs for {case.name}"
     assert result.status == case.exit, f"{stage}: exit status of {case.name}: {result.error}"

@@ -88,7 +88,7 @@ def test_bril_main_takes_only_ints_and_bools(tmp_path, param):
         commands.append(["compile", str(path), "-o", str(tmp_path / "m")])
     for cmd in commands:
         r = cli(*cmd)
-        assert r.returncode == 1 and "of @main must be int, bool or char" in r.stderr, \
+        assert r.returncode == 1 and "of @main must be int, bool, float or char" in r.stderr, \
             (cmd, r.stderr)
         assert "Traceback" not in r.stderr
     assert not (tmp_path / "m").exists()

@@ -2,7 +2,7 @@
 
 Layers, lowest first::
 
-    base   errors, runtime, params, files, output, signals, opcodes, viz (neutral
+    base   errors, runtime, params, files, output, signals, opcodes, floats, viz (neutral
            drawing: no IR inside)
     tiny   the Tiny front end and its AST
     quads  three-address code, CFGs, dominators, the quads passes
@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent / "ssa_course"
 
 ORDER = ("base", "tiny", "quads", "ssa", "analysis", "son", "codegen", "top")
 BASE_MODULES = {"errors", "runtime", "params", "files", "output", "signals", "opcodes",
-                "viz"}
+                "floats", "viz"}
 IR_PACKAGES = {"tiny", "quads", "ssa", "analysis", "son", "codegen"}
 
 

@@ -11,6 +11,7 @@ Two kinds of test:
 
 from __future__ import annotations
 
+import math
 import re
 
 import pytest
@@ -37,7 +38,7 @@ from ssa_course.runtime import INT_MAX, INT_MIN, Limits, Output
 from ssa_course.son.build import build_graphs
 from ssa_course.son.sccp import apply_to_program
 from ssa_course.tiny.parser import parse
-from ssa_course.tiny.types import BOOL, INT
+from ssa_course.tiny.types import BOOL, FLOAT, INT
 
 # Bril's core value operations plus our ``rem`` (docs/quads.md), as Bril spells them.
 BRIL_VALUE_OPS = {"add", "sub", "mul", "div", "eq", "lt", "gt", "le", "ge", "not", "and",
@@ -83,8 +84,8 @@ def test_every_bril_value_op_is_a_row_and_every_accepted_op_is_known():
 @pytest.mark.parametrize("name", BRIL_ROWS)
 def test_the_bril_text_reader_accepts_every_row(name):
     row = opcodes.bril_op(name)
-    kind = "int" if row.operands in (opcodes.INT, opcodes.SAME) else "bool"
-    value = "1" if kind == "int" else "true"
+    kind = {opcodes.SAME: "int"}.get(row.operands, row.operands)
+    value = {"int": "1", "bool": "true", "float": "1.5"}[kind]
     args = " ".join("a" for _ in range(row.arity))
     text = (f"@main {{\n  a: {kind} = const {value};\n"
             f"  r: {row.result} = {name} {args};\n  print r;\n}}\n")
@@ -133,7 +134,15 @@ EDGES = [0, 1, -1, 2, -2, 7, INT_MIN, INT_MAX, INT_MIN + 1]
 ints = st.one_of(st.sampled_from(EDGES), st.integers(INT_MIN, INT_MAX))
 
 
+FLOAT_EDGES = [0.0, -0.0, 1.0, -1.5, math.inf, -math.inf, math.nan, 5e-324,
+               1.7976931348623157e308, 9.223372036854775807e18, -9.223372036854775808e18,
+               2.0**63, 2.0**-18]
+floats = st.one_of(st.sampled_from(FLOAT_EDGES), st.floats(allow_nan=True, allow_infinity=True))
+
+
 def _operands(row: opcodes.Opcode) -> st.SearchStrategy:
+    if row.operands == opcodes.FLOAT:
+        return st.tuples(*[floats] * row.arity)
     if row.operands == opcodes.BOOL:
         return st.tuples(*[st.booleans()] * row.arity)
     if row.operands == opcodes.SAME:
@@ -147,8 +156,17 @@ def _quads_result(row: opcodes.Opcode, values: tuple) -> tuple[str, str]:
     names = []
     for k, v in enumerate(values):
         names.append(f"c{k}")
-        body.append(Instr("const", f"c{k}", BOOL if isinstance(v, bool) else INT, value=v))
-    ty = INT if row.result == opcodes.INT else BOOL
+        if isinstance(v, float) and not math.isfinite(v):  # no constant spells it
+            body.append(Instr("const", f"z{k}", FLOAT, value=0.0))
+            if math.isnan(v):
+                body.append(Instr("fdiv", f"c{k}", FLOAT, [f"z{k}", f"z{k}"]))
+            else:
+                body.append(Instr("const", f"s{k}", FLOAT, value=math.copysign(1.0, v)))
+                body.append(Instr("fdiv", f"c{k}", FLOAT, [f"s{k}", f"z{k}"]))
+            continue
+        body.append(Instr("const", f"c{k}", BOOL if isinstance(v, bool) else
+                          FLOAT if isinstance(v, float) else INT, value=v))
+    ty = {opcodes.INT: INT, opcodes.BOOL: BOOL, opcodes.FLOAT: FLOAT}[row.result]
     body.append(Instr(row.name, "r", ty, names, pos=None))
     body.append(Instr("print", args=["r"]))
     program = Program({"main": Function("main", [], None, body)})
@@ -178,8 +196,10 @@ def test_rows_agree_with_the_quads_interpreter(name, data):
     folded = row.fold(values)
     if row.traps(values):
         assert folded is None
+    elif folded is None:  # a NaN or an infinity: no constant spells it, the op stays
+        assert row.result == opcodes.FLOAT and not math.isfinite(row.apply(values))
     else:
-        assert folded == row.apply(values)
+        assert repr(folded) == repr(row.apply(values))
 
 
 @pytest.mark.parametrize("symbol", INT_SYMBOLS)

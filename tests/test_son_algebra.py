@@ -7,6 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import ssa_course
 from ssa_course.compilation import compile_source
 from ssa_course.lessons.l05_control import son_program
 from ssa_course.lessons.l07_optimistic import optimistic_program
@@ -363,3 +364,59 @@ def test_rules_that_read_from_afar_look_again_in_any_order():
                 with peephole_order(order, check=True):
                     got = run(compile_source(source), args, via=stage)
                 assert (got.stdout, got.status, got.error) == (out, 0, ""), (seed, order, stage)
+
+
+# Simple's loop-exit fact (#36 item 6): on the false edge of ``x != 0``, ``x == 0``.
+LOOP_EXIT = "fn main(x: int) {\n    while (x != 0) { x = x - 1; }\n    print(x);\n}\n"
+LOOP_EXIT_RETURN = ("fn f(x: int) -> int {\n    while (x != 0) { x = x - 1; }\n    return x;\n}\n"
+                    "fn main(x: int) {\n    print(f(x) + 1);\n}\n")
+# Two calls' constant results merged, then scaled: a phi of constants stays one.
+PHI_OF_CALLS = ("fn three() -> int { return 3; }\nfn two() -> int { return 2; }\n"
+                "fn main(b: bool) {\n    var y = 0;\n"
+                "    if (b) { y = three() * 3; } else { y = two() * 3; }\n    print(y);\n}\n")
+
+
+def _son_opt_lines(source: str, graph: str = "main") -> list[str]:
+    from ssa_course import views
+
+    text = views.render(compile_source(source), "son-opt")
+    lines = text.split(f"graph {graph}(", 1)[1].split("\ngraph ", 1)[0].splitlines()
+    return [" ".join(line.split()) for line in lines[1:] if line.strip()]
+
+
+def test_past_a_loop_on_x_not_zero_x_is_zero():
+    """Before: ``%17 = Print %13 %2 %7`` (the loop's phi ``%7``); now the constant 0."""
+    lines = _son_opt_lines(LOOP_EXIT)
+    assert "%9 = 0 %0 : 0" in lines
+    assert "%17 = Print %13 %2 %9 : mem" in lines, lines
+    assert "%7 = Phi %5 %3 %16 : int ; x" in lines  # the loop itself still counts down
+    assert ssa_course.run(LOOP_EXIT, 3, via="son-opt").stdout == "0\n"
+
+
+def test_a_return_past_the_loop_returns_zero():
+    """Before: ``Return %13 %2 %7``; now ``Return %13 %2 %9`` (0), and main adds 1 to
+    it after inlining."""
+    assert "%17 = Return %13 %2 %9 : ctrl" in _son_opt_lines(LOOP_EXIT_RETURN, "f")
+    for x in (0, 5):
+        assert ssa_course.run(LOOP_EXIT_RETURN, x, via="son-opt").stdout == "1\n"
+
+
+def test_a_phi_of_two_calls_constant_results_stays_a_phi_of_constants():
+    """Before: ``%25 = Phi %22 %14 %32`` (3, 2) and ``%26 = * _ %25 %14`` (times 3);
+    now one ``Phi(9, 6)`` and no multiplication."""
+    lines = _son_opt_lines(PHI_OF_CALLS)
+    assert not any(" = * " in line for line in lines), lines
+    phi = next(line for line in lines if " = Phi " in line)
+    values = {line.split(" = ")[0]: line.split(" = ")[1].split()[0] for line in lines}
+    assert [values[v] for v in phi.split()[4:6]] == ["9", "6"], lines
+    assert ssa_course.run(PHI_OF_CALLS, True, via="son-opt").stdout == "9\n"
+    assert ssa_course.run(PHI_OF_CALLS, False, via="son-opt").stdout == "6\n"
+
+
+@pytest.mark.parametrize("seed", [None, 0, 1, 2])
+@pytest.mark.parametrize("source", [LOOP_EXIT, LOOP_EXIT_RETURN, PHI_OF_CALLS])
+def test_the_edge_facts_settle_in_any_worklist_order(source, seed):
+    with peephole_order(seed, check=True):
+        program = optimistic_program(compile_source(source))
+    for fn in program.functions.values():
+        assert progress_left(fn.graph) is None

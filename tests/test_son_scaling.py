@@ -266,3 +266,38 @@ def test_replacing_a_node_with_many_users_does_not_rescan_its_user_list():
         graph_mod._remove_last = real
     assert all(u.inputs[1] is param for u in users)
     assert steps < 4 * len(users)  # searching past every newer user: about 400 * 400 / 2
+
+
+class _SpanList(list):
+    """A user list that counts the places its searches look at (``index`` from its start,
+    or within the window it is given) and the elements its slices copy."""
+
+    looked = 0
+
+    def __getitem__(self, i):
+        got = super().__getitem__(i)
+        if isinstance(i, slice):
+            _SpanList.looked += len(got)
+        return got
+
+    def index(self, x, lo=0, hi=None):
+        found = super().index(x, lo, len(self) if hi is None else hi)
+        _SpanList.looked += found - lo + 1
+        return found
+
+
+def test_removing_a_run_of_users_far_from_the_end_looks_near_the_last_place():
+    """GVN merging each inlined copy's twin constants removes a run of users from one place
+    N deep in Start's user list of 4N (issue #39): each search starts at the place the last
+    one found its user (the list's finger), so the run costs about its length, not N each.
+    The order of the users left is unchanged."""
+    fg = main_graph("fn main(n: int) { print(n); }", False)
+    g, start = fg.graph, fg.start
+    made = [Constant(g, start, int_const(k)) for k in range(4000)]
+    start.outputs = _SpanList(start.outputs)
+    kept = [u for u in start.outputs if u not in made[1000:3000:2]]
+    _SpanList.looked = 0
+    for c in made[1000:3000:2]:  # oldest first, every other one: GVN's order
+        c.kill()
+    assert list(start.outputs) == kept
+    assert _SpanList.looked < 100 * 1000  # from the end, a reversed copy: 3.5 million

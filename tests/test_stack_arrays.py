@@ -72,7 +72,10 @@ def test_the_listing_charges_the_budget_and_takes_frame_memory():
     assert text.count("call rt_charge_array") == framed == 5
     # the array's address is in the frame: right after the charge, below rbp
     assert len(re.findall(r"call rt_charge_array\n\s+lea \w+, \[rbp - \d+\]", text)) == framed
-    assert text.count("call rt_new_array") == arrays - framed  # the others stay on the heap
+    # The others stay on the heap. ``big`` (never read, but its ``new`` may be out of
+    # memory: it stays, issue #39) has a second ``newarr`` in quads, its length test's
+    # failing side; machine code reports that error from the allocation itself.
+    assert text.count("call rt_new_array") == arrays - framed - 1
 
 
 LOOP = """fn main() {

@@ -126,6 +126,13 @@ def shaped_programs(draw, size: int = 12) -> str:
     return build_program(Gen(DrawChooser(draw), size))
 
 
+@st.composite
+def float_programs(draw, size: int = 10) -> str:
+    """``fuzzgen``'s shapes with float variables and expressions too (NaN, infinities,
+    -0.0, huge and tiny values: issue #36)."""
+    return build_program(Gen(DrawChooser(draw), size, floats=True))
+
+
 def programs() -> st.SearchStrategy[str]:
     """Either kind of program: the plain one or the adversarially shaped one."""
     return st.one_of(simple_programs(), shaped_programs())

@@ -4,7 +4,9 @@
     make fuzz N=10000 [SEED=...] [JOBS=2] [PIPELINES=2]
 
 Program ``i`` is ``tests/fuzzgen.generate(seed + i)``, so every finding can be reproduced
-from its seed. Each program runs through the ``ast`` reference and every other registered
+from its seed (with ``--floats``, ``generate(seed + i, floats=True)``: programs with floats,
+which the machine-code stages must refuse in one line, and are otherwise skipped).
+Each program runs through the ``ast`` reference and every other registered
 stage, and once more as Bril text through every stage that reads Bril (``bril:<stage>``);
 stdout, exit status and error message must all agree. With ``--pipelines K`` each program
 also goes through K random ``opt -p`` pipelines drawn from the pass registry (stage
@@ -56,6 +58,7 @@ class Config:
     shrink_seconds: float
     pipelines: int = 0
     worklist_seed: int | None = 0  # None: first in, first out
+    floats: bool = False  # programs with floats too (tests/fuzzgen.py, issue #36)
 
 
 def _order(cfg: Config, seed: int):
@@ -77,7 +80,7 @@ def check_seed(seed: int) -> tuple[int, str, list[Mismatch], float]:
     cfg, start = _CONFIG[0], time.monotonic()
     names = cfg.stages + pipeline_seeds(seed, cfg.pipelines)
     with _order(cfg, seed):
-        ref, found = compare(generate(seed, cfg.size), names, cfg.timeout)
+        ref, found = compare(generate(seed, cfg.size, cfg.floats), names, cfg.timeout)
     kind = "skipped" if ref is None else "ok" if ref.status == 0 else "runtime error"
     return seed, kind, found, time.monotonic() - start
 
@@ -87,7 +90,7 @@ def shrink_one(task: tuple[int, str, str]) -> tuple[int, str, str, str, list[Mis
     seed, stage, kind = task
     cfg = _CONFIG[0]
     with _order(cfg, seed):
-        small = shrink(generate(seed, cfg.size),
+        small = shrink(generate(seed, cfg.size, cfg.floats),
                        lambda s: still_fails(s, stage, kind, cfg.timeout),
                        seconds=cfg.shrink_seconds)
         _, again = compare(small, cfg.stages + ([stage] if stage not in cfg.stages else []),
@@ -115,6 +118,9 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--worklist-seed", type=int, default=0,
                     help="added to each program's seed to seed the iterative peepholes' "
                          "random worklist order (default 0)")
+    ap.add_argument("--floats", action="store_true",
+                    help="programs with float variables and expressions too: NaN, infinities, "
+                         "-0.0, huge and tiny values (machine code stages must refuse them)")
     ap.add_argument("--fifo", action="store_true",
                     help="first-in, first-out worklist order instead of a random one")
     args = ap.parse_args(argv)
@@ -143,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fuzz: error: {names}", file=sys.stderr)
         raise SystemExit(2)
     config = Config(names, args.timeout, args.size, args.shrink_seconds, args.pipelines,
-                    None if args.fifo else args.worklist_seed)
+                    None if args.fifo else args.worklist_seed, args.floats)
     # A whole program gets every stage's time limit plus slack before the parent gives up
     # on a worker (a hang below Python, where the alarm cannot reach).
     patience = args.timeout * (len(names) + args.pipelines + 2) + 60
@@ -192,7 +198,7 @@ def _shrink_all(pool, args: argparse.Namespace,
     # same program is not shrunk twice for stages that fail together.
     covered: Counter[tuple[str, str]] = Counter()
     chosen: dict[tuple[str, str], list[int]] = {}
-    for seed in sorted(by_seed, key=lambda s: len(generate(s, args.size))):
+    for seed in sorted(by_seed, key=lambda s: len(generate(s, args.size, args.floats))):
         fresh = [m for m in by_seed[seed] if covered[m.stage, m.category] < args.shrink]
         if not fresh:
             continue

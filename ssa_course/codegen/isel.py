@@ -34,6 +34,7 @@ from ssa_course.codegen.strength import reduce_strength
 from ssa_course.codegen.thread import thread_bools
 from ssa_course.quads.ir import UNDEFINED, Function, Instr, Program
 from ssa_course.quads.names import Names
+from ssa_course.tiny.types import ArrayType, FloatType
 
 if TYPE_CHECKING:
     from ssa_course.codegen.machine import Machine
@@ -55,6 +56,7 @@ class Selector:
     def __init__(self, machine: Machine, fn: Function, program: Program,
                  sites: list[tuple[int, int]], fuel: bool,
                  stack: dict[int, int] | None = None) -> None:
+        refuse_floats(fn)
         self.machine = machine
         self.fn = fn
         # newarr instructions kept in the frame (id -> length), from escape analysis
@@ -389,6 +391,29 @@ def _maybe_undefined(blocks: list[QBlock]) -> set[str]:
     return found
 
 
+def _has_float(ty: object) -> bool:
+    while isinstance(ty, ArrayType):
+        ty = ty.elem
+    return isinstance(ty, FloatType)
+
+
+def uses_float(fn: Function) -> bool:
+    """Does ``fn`` take, return, compute or store a float (or an array of them)?"""
+    return any(_has_float(t) for _, t in fn.params) or _has_float(fn.ret) or any(
+        isinstance(i, Instr) and _has_float(i.type) for i in fn.body)
+
+
+FLOAT_REFUSAL = "machine code does not support float yet"
+
+
+def refuse_floats(fn: Function) -> None:
+    """Machine code has no float registers yet (issue #36): a function that touches a float
+    is refused in one line, before anything is selected."""
+    if uses_float(fn):
+        raise CodegenError(f"@{fn.name}: {FLOAT_REFUSAL} (run the "
+                           "program with an interpreter stage, e.g. --via quads)")
+
+
 def select_function(machine: Machine, fn: Function, program: Program,
                     sites: list[tuple[int, int]], fuel: bool = True,
                     stack: dict[int, int] | None = None
@@ -408,6 +433,8 @@ def select_program_functions(machine: Machine, program: Program, fuel: bool = Tr
     (:mod:`ssa_course.analysis.stack_arrays`) unless ``frame_arrays`` is false."""
     from ssa_course.analysis.stack_arrays import stack_arrays
 
+    for fn in program.functions.values():
+        refuse_floats(fn)
     # Escape analysis runs once for the whole program (a summary per callee), not per
     # function: whether an array escapes depends on what the callees do with it.
     stack = stack_arrays(program) if frame_arrays else {}

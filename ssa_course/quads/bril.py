@@ -59,7 +59,20 @@ from ssa_course.quads.ir import Function, Instr, Label, Program, StructInfo, is_
 from ssa_course.quads.memory import CHAR, CHAR_ESCAPES, PtrType
 from ssa_course.runtime import INT_MAX, INT_MIN, decimal_value
 from ssa_course.tiny.lexer import split_lines
-from ssa_course.tiny.types import BOOL, INT, ArrayType, StructType, Type
+from ssa_course.tiny.types import BOOL, FLOAT, INT, ArrayType, StructType, Type
+
+_FLOAT_TEXT = re.compile(r"[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+                         r"|[-+]?[0-9]+[eE][-+]?[0-9]+")
+
+
+def _float_constant(parser: _TextParser, v: _Tok) -> float:
+    """A float literal of Bril text (``1.5``, ``-1E+6``, ``+.11e12``): finite, as brili
+    reads it (a literal too large for a double is refused: it would be an infinity)."""
+    value = float(v.text)
+    if value in (float("inf"), float("-inf")):
+        raise parser.error("float constant out of range", v)
+    return value
+
 
 MAX_TYPE_DEPTH = 64  # [[...[int]...]]: Tiny types are compared and printed recursively
 # Bril's interop extension (several files linked by name) is not read: one message, in the
@@ -79,6 +92,8 @@ _TOKEN = re.compile(
       | (?P<comment>\#[^\n]*)
       | (?P<func>@[A-Za-z_%.0-9]+)
       | (?P<label>\.[A-Za-z_%.0-9]+)
+      | (?P<float>[-+]?(?:[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+
+                       |\.[0-9]+(?:[eE][-+]?[0-9]+)?))
       | (?P<number>-?[0-9]+)
       | (?P<char>'(?:\\[0abtnvfr]|[^\n])')
       | (?P<ident>[A-Za-z_%][A-Za-z_%.0-9]*)
@@ -256,14 +271,16 @@ class _TextParser:
             result = INT
         elif t.text == "bool":
             result = BOOL
+        elif t.text == "float":
+            result = FLOAT
         elif t.text == "char":
             result = CHAR
         elif t.text == "ptr" and self.at("<"):
             result = self.pointer_type(depth)
         # Bril's other extensions' types: named, so the message says what is missing
-        elif self.at("<") or t.text in ("float", "ptr", "any"):
+        elif self.at("<") or t.text in ("ptr", "any"):
             raise self.error(f"unsupported Bril type '{t.text}' (ssa_course reads int, bool, "
-                             "char, ptr<T>, [T] and struct types)", t)
+                             "float, char, ptr<T>, [T] and struct types)", t)
         else:
             result = StructType(t.text)
         for _ in range(depth - outer):  # wrap the element type once per opening bracket
@@ -352,11 +369,15 @@ class _TextParser:
                 instr.value = value
             elif v.text in ("true", "false"):
                 instr.value = v.text == "true"
+            elif v.kind == "float" or (v.kind == "label" and _FLOAT_TEXT.fullmatch(v.text)):
+                instr.value = _float_constant(self, v)
             elif v.kind == "char":  # 'a', '\n' (Bril's escapes), any one character
                 body = v.text[1:-1]
                 instr.value = CHAR_ESCAPES[body[1]] if len(body) == 2 else body
             else:
                 raise self.error(f"expected a constant value, found {v.describe()}", v)
+            if ty == FLOAT and type(instr.value) is int:
+                instr.value = float(instr.value)  # ``x: float = const 5;`` is 5.0
         else:
             # the operands in any order, sorted by their sigil: @functions, .labels and
             # plain variables (a numeral here is kept as a name: the checks that follow

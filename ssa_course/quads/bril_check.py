@@ -13,13 +13,15 @@ Both raise :class:`BrilProblem`; the text and JSON readers turn it into a locate
 
 from __future__ import annotations
 
+import math
+
 from ssa_course import opcodes
 from ssa_course.quads.bril_defined import check_defined
 from ssa_course.quads.bril_problem import BrilProblem
 from ssa_course.quads.ir import Function, Instr, Label, Program
 from ssa_course.quads.memory import CHAR, CHAR_SIGS, PtrType, is_char
 from ssa_course.quads.memory import SHAPES as MEMORY_SHAPES
-from ssa_course.tiny.types import BOOL, INT, ArrayType, StructType, Type
+from ssa_course.tiny.types import BOOL, FLOAT, INT, ArrayType, StructType, Type
 
 # op -> (number of variable args or None, dest: True required / False forbidden / None
 #        optional, number of labels (-1: one per argument), number of funcs)
@@ -56,7 +58,7 @@ _SIGS: dict[str, tuple[tuple[Type, ...], Type | None]] = {
     "checkdef": ((BOOL,), None),
     **CHAR_SIGS,
 }
-_KINDS: dict[str, Type] = {opcodes.INT: INT, opcodes.BOOL: BOOL}
+_KINDS: dict[str, Type] = {opcodes.INT: INT, opcodes.BOOL: BOOL, opcodes.FLOAT: FLOAT}
 
 
 def _plural(n: int, word: str) -> str:
@@ -126,15 +128,20 @@ def _check_shape(program: Program, fn: Function, item: Instr, labels: set[str]) 
             raise fail("'const' needs a value")
         if item.type == BOOL and not isinstance(item.value, bool):
             raise fail("a bool constant must be true or false", "value")
-        if item.type == INT and not isinstance(item.value, int) or \
-                item.type == INT and isinstance(item.value, bool):
+        if item.type == INT and (isinstance(item.value, bool)
+                                 or not isinstance(item.value, int | float)):
             raise fail("an int constant must be a number", "value")
+        if item.type == INT and isinstance(item.value, float):
+            raise fail("an int constant must be a whole number", "value")
+        if item.type == FLOAT and (not isinstance(item.value, float)
+                                   or not math.isfinite(item.value)):
+            raise fail("a float constant must be a finite number", "value")
         if item.type == CHAR and not is_char(item.value):
             raise fail("a char constant must be one Unicode character", "value")
         if item.type != CHAR and isinstance(item.value, str):
             raise fail(f"a character constant must have type char, not {item.type}", "type")
-        if item.type not in (INT, BOOL, CHAR):
-            raise fail(f"a constant must be an int, a bool or a char, not {item.type}",
+        if item.type not in (INT, BOOL, FLOAT, CHAR):
+            raise fail(f"a constant must be an int, a bool, a float or a char, not {item.type}",
                        "type")
         if isinstance(item.value, int) and not -(1 << 63) <= item.value < (1 << 63):
             raise fail("integer constant out of 64-bit range", "value")
@@ -166,9 +173,9 @@ def check_types(program: Program, runtime_errors_allowed: bool = False) -> None:
         raise BrilProblem(f"@main must not return a value (it is declared {main.ret})",
                           "main")
     for name, ty in main.params if main is not None else ():
-        if ty not in (INT, BOOL, CHAR):  # its arguments come from the command line
-            raise BrilProblem(f"parameter '{name}' of @main must be int, bool or char, not "
-                              f"{ty}", "main")
+        if ty not in (INT, BOOL, FLOAT, CHAR):  # its arguments come from the command line
+            raise BrilProblem(f"parameter '{name}' of @main must be int, bool, float or char, "
+                              f"not {ty}", "main")
 
 
 def _known_type(program: Program, ty: Type | None, fn: str | None,
@@ -277,6 +284,8 @@ class _FunctionChecker:
             if a != b:
                 raise self.fail(f"'{op}' compares values of one type, not {a} and {b}", item,
                                 "args")
+            if a == FLOAT:  # as brilck: floats compare with feq
+                raise self.fail(f"'{op}' does not compare floats (use 'feq')", item, "args")
             if isinstance(a, PtrType) or a == CHAR:  # brilck: eq takes ints (ceq: chars)
                 raise self.fail(f"'{op}' cannot compare {a} values"
                                 + (" (chars compare with 'ceq')" if a == CHAR else ""),

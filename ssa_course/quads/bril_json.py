@@ -21,7 +21,7 @@ from typing import Any
 from ssa_course.errors import Pos, SourceError
 from ssa_course.quads.ir import Function, Instr, Label, Program, StructInfo, is_known_op
 from ssa_course.quads.memory import CHAR, PtrType, is_char
-from ssa_course.tiny.types import BOOL, INT, ArrayType, StructType, Type
+from ssa_course.tiny.types import BOOL, FLOAT, INT, ArrayType, StructType, Type
 
 MAX_TYPE_DEPTH = 64  # as in Bril text: [[...[int]...]]
 MAX_DEPTH = 200  # Bril documents nest about 8 deep; the cap keeps json.loads off the C stack
@@ -211,9 +211,11 @@ class _Reader:
             if not isinstance(name, str) or name not in structs:
                 raise self.fail(f"{where}: unknown struct type {_show(name)}", path)
             result = StructType(name)
-        elif value in ("float", "any"):
+        elif value == "float":
+            result = FLOAT
+        elif value == "any":
             raise self.fail(f"{where}: Bril's {_show(value)} type is not supported "
-                            "(ssa_course reads int, bool, char, pointers, arrays and "
+                            "(ssa_course reads int, bool, float, char, pointers, arrays and "
                             "structs)", path)
         else:
             raise self.fail(f"{where}: unknown type {_show(value)}", path)
@@ -346,7 +348,7 @@ class _Reader:
         return instr
 
     def const_value(self, raw: dict[str, Any], ty: Type | None, path: Path,
-                    where: str) -> int | bool | str:
+                    where: str) -> int | bool | float | str:
         if "value" not in raw:
             raise self.fail(f"{where}: 'const' needs a \"value\"", path)
         value = raw["value"]
@@ -365,6 +367,13 @@ class _Reader:
                 raise self.fail(f"{where} \"value\": an int constant needs a whole number, "
                                 f"found {_show(value)}", vpath)
             return value
+        if ty == FLOAT:  # a JSON number, whole or not, as brili reads it
+            number = float(value.text) if isinstance(value, _Huge) else value
+            if isinstance(number, bool) or not isinstance(number, int | float) \
+                    or not math.isfinite(number):
+                raise self.fail(f"{where} \"value\": a float constant needs a finite number, "
+                                f"found {_show(value)}", vpath)
+            return float(number)
         if ty == CHAR:
             if not isinstance(value, str) or not is_char(value):
                 raise self.fail(f"{where} \"value\": a char constant is a string of one "
@@ -372,7 +381,8 @@ class _Reader:
             return value
         if ty is None:
             raise self.fail(f"{where}: 'const' needs a \"type\"", path)
-        raise self.fail(f"{where}: a constant must be an int, a bool or a char, not {ty}",
+        raise self.fail(f"{where}: a constant must be an int, a bool, a float or a char, "
+                        f"not {ty}",
                         path + ("type",))
 
 

@@ -32,6 +32,7 @@ constants per function are threaded.
 
 from __future__ import annotations
 
+from ssa_course.floats import const_key
 from ssa_course.quads.analyses import available
 from ssa_course.quads.cfg import build_cfg
 from ssa_course.quads.flow import solve
@@ -39,11 +40,11 @@ from ssa_course.quads.ir import Function, Instr, Item, Program
 from ssa_course.quads.names import all_names
 
 MAX_CONSTANTS = 6  # parameters added per function (each costs every call an argument)
-Key = tuple[str, str, int | bool | str | None]  # a constant: its type, its Python type, its value
+Key = tuple[str, str, object]  # a constant: its type, its Python type, its value (or text)
 
 
 def _key(instr: Instr) -> Key:
-    return (str(instr.type), type(instr.value).__name__, instr.value)
+    return (str(instr.type), *const_key(instr.value))
 
 
 def _constants(fn: Function) -> dict[Key, Instr]:

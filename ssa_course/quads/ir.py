@@ -125,7 +125,7 @@ class Instr:
     args: list[str] = field(default_factory=list)
     funcs: list[str] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
-    value: int | bool | str | None = None  # (a str: Bril's char constant)
+    value: int | bool | float | str | None = None  # (a str: Bril's char constant)
     field: str | None = None
     pos: Pos | None = None
     line: int | None = None  # the source line it was made for, when known (listings)
@@ -158,7 +158,7 @@ class Instr:
         assert self.type is not None, f"'{self.op}' without a type"
         return self.type
 
-    def constant(self) -> int | bool | str:
+    def constant(self) -> int | bool | float | str:
         """The value of a ``const``: checked shapes guarantee it."""
         assert self.value is not None, f"'{self.op}' without a value"
         return self.value

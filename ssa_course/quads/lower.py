@@ -19,10 +19,10 @@ from ssa_course.quads.names import Names
 from ssa_course.runtime import deep_recursion, paused_gc
 from ssa_course.tiny import ast
 from ssa_course.tiny.check import type_of
-from ssa_course.tiny.types import BOOL, INT, VOID, Type
+from ssa_course.tiny.types import BOOL, FLOAT, INT, VOID, Type
 from ssa_course.tiny.visit import StmtVisitor
 
-_KINDS: dict[str, Type] = {opcodes.INT: INT, opcodes.BOOL: BOOL}
+_KINDS: dict[str, Type] = {opcodes.INT: INT, opcodes.BOOL: BOOL, opcodes.FLOAT: FLOAT}
 
 
 class _Loop:
@@ -217,16 +217,20 @@ class FunctionLowerer(StmtVisitor):
         match e:  # one case per expression class of the AST
             case ast.Name():
                 return self.op("id", dest, ty, [ast.var_name(e.var)])
-            case ast.IntLit() | ast.BoolLit():
+            case ast.IntLit() | ast.BoolLit() | ast.FloatLit():
                 return self.op("const", dest, ty, [], value=e.value)
             case ast.Binary():
                 return self.binary_into(e, dest)
             case ast.Unary():
                 operand = self.expr(e.operand)
-                op = opcodes.TABLE.prefix[e.op]
+                op = opcodes.tiny_row(e.op, 1, type_of(e.operand) == FLOAT)
                 if op.name == "neg":  # Bril has no negation: 0 - x
                     zero = self.op("const", None, INT, [], value=0)
                     return self.op("sub", dest, INT, [zero, operand])
+                if op.name == "fneg":  # nor on floats: x * -1.0 (0.0 - x would give 0.0
+                    # for x = 0.0, where -x is -0.0)
+                    minus_one = self.op("const", None, FLOAT, [], value=-1.0)
+                    return self.op("fmul", dest, FLOAT, [operand, minus_one])
                 return self.op(op.name, dest, _KINDS[op.result], [operand],
                                pos=e.pos if op.may_trap else None)
             case ast.Call():
@@ -253,7 +257,7 @@ class FunctionLowerer(StmtVisitor):
         raise TypeError(f"cannot lower {type(e).__name__}")
 
     def op(self, opcode: str, dest: str | None, ty: Type | None, args: list[str], *,
-           value: int | bool | None = None, funcs: list[str] | None = None,
+           value: int | bool | float | None = None, funcs: list[str] | None = None,
            field: str | None = None, pos: Pos | None = None, at: Pos | None = None) -> str:
         """Emit one value-producing instruction; returns its destination."""
         dest = dest or self.temp()
@@ -261,13 +265,13 @@ class FunctionLowerer(StmtVisitor):
         return dest
 
     def binary_into(self, e: ast.Binary, dest: str | None) -> str:
-        op = opcodes.TABLE.binary[e.op]
+        op = opcodes.tiny_row(e.op, 2, type_of(e.left) == FLOAT)
         if op.short_circuit is not None:
             return self.short_circuit_into(e, op, dest)
         left = self.expr(e.left)
         right = self.expr(e.right)
-        if op.name == "ne":  # Bril has no !=: not (eq a b)
-            eq = self.op("eq", None, BOOL, [left, right])
+        if op.name in ("ne", "fne"):  # Bril has no !=: not (eq a b), not (feq a b)
+            eq = self.op("eq" if op.name == "ne" else "feq", None, BOOL, [left, right])
             return self.op("not", dest, BOOL, [eq])
         return self.op(op.name, dest, _KINDS[op.result], [left, right],
                        pos=e.pos if op.may_trap else None)

@@ -16,12 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ssa_course.floats import const_key
 from ssa_course.quads.fold import COMMUTATIVE, DIVISION, PURE, fold, identity
 from ssa_course.quads.ir import Function, Instr, Label, Program
 
 
 def _const(instr: Instr, value: object) -> Instr:
-    assert isinstance(value, int)  # the constants of the table are ints and bools
+    assert isinstance(value, int | float)  # the table's constants: ints, bools, floats
     return Instr("const", instr.dest, instr.type, value=value, pos=instr.pos)
 
 
@@ -146,7 +147,7 @@ def _lvn_block(instrs: list[Instr]) -> list[Instr]:
         # the same value numbers (sorted when the order does not matter: a+b is b+a).
         consts = [t.num2const.get(n) for n in nums]
         if instr.op == "const":
-            key: tuple[Any, ...] = ("const", type(instr.value).__name__, instr.value)
+            key: tuple[Any, ...] = ("const", *const_key(instr.value))
         elif instr.op == "id":
             key = ("num", nums[0])  # a copy is its operand's value itself
         else:
@@ -160,7 +161,7 @@ def _lvn_block(instrs: list[Instr]) -> list[Instr]:
             # every operand known: fold (None when it would trap, e.g. 1 / 0)
             value = fold(instr.op, consts)
             if value is not None:
-                key = ("const", type(value).__name__, value)
+                key = ("const", *const_key(value))
                 new = _const(instr, value)
         if value is None and instr.op not in ("const", "id"):
             # algebra: x*0 is 0, x+0 is x, x-x is 0 (the opcode table's identities)
@@ -169,7 +170,7 @@ def _lvn_block(instrs: list[Instr]) -> list[Instr]:
                 kind, what = rule
                 if kind == "const":
                     value = what
-                    key = ("const", type(what).__name__, what)
+                    key = ("const", *const_key(what))
                     new = _const(instr, what)
                 else:
                     assert isinstance(what, str)  # ("copy", the variable to read)

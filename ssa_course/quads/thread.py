@@ -49,6 +49,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from ssa_course import opcodes
+from ssa_course.floats import const_key
 from ssa_course.quads.cfg import CFG, BasicBlock, build_cfg, remove_unreachable
 from ssa_course.quads.components import components
 from ssa_course.quads.flow import gen_kill, solve
@@ -71,7 +72,7 @@ def expr_fact(instr: Instr) -> Fact | None:
         return None
     if instr.op == "const":
         # the Python type tells ``true`` from ``1`` (equal as Python values)
-        return ("expr", d, "const", str(instr.type), type(instr.value).__name__, instr.value)
+        return ("expr", d, "const", str(instr.type), *const_key(instr.value))
     if instr.op == "id":
         return ("expr", d, "id", str(instr.type), *instr.args)
     op = opcodes.get(instr.op)

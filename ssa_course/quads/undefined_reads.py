@@ -44,7 +44,7 @@ from ssa_course.quads.dataflow import Analysis, solve
 from ssa_course.quads.domtree import Dominance
 from ssa_course.quads.ir import Function, Instr, Label, Program, StructInfo
 from ssa_course.quads.names import variable_names
-from ssa_course.tiny.types import BOOL, INT, ArrayType, StructType, Type
+from ssa_course.tiny.types import BOOL, FLOAT, INT, ArrayType, StructType, Type
 
 UNASSIGNED, UNDEF, VALUE = 0, 1, 2  # a status variable's values
 COPIES = frozenset({"id", "set"})  # reads that take an ``undef`` along (need status >= 1)
@@ -282,7 +282,7 @@ class _Writer:
 
     def dummy(self, x: str, ty: Type | None, making: set[str]) -> list[Instr]:
         """Instructions giving ``x`` some value of type ``ty`` (never read as such: its
-        status says "no value"): 0, false, an empty array, a struct of dummies -- or
+        status says "no value"): 0, false, 0.0, an empty array, a struct of dummies -- or
         nothing for a struct that contains itself."""
         value = _dummy(ty)
         if value is not None:
@@ -332,5 +332,5 @@ class _Writer:
         return out
 
 
-def _dummy(ty: Type | None) -> int | bool | None:
-    return {INT: 0, BOOL: False}.get(ty) if ty is not None else None
+def _dummy(ty: Type | None) -> int | bool | float | None:
+    return {INT: 0, BOOL: False, FLOAT: 0.0}.get(ty) if ty is not None else None

@@ -44,6 +44,7 @@ from ssa_course.son.scope import Delta, Scope
 from ssa_course.son.types import BOOL_BOTTOM, INT_BOTTOM, Type
 from ssa_course.tiny import ast
 from ssa_course.tiny import types as tt
+from ssa_course.tiny.check import type_of
 from ssa_course.tiny.visit import StmtVisitor
 
 
@@ -471,7 +472,7 @@ class GraphBuilder(Emitter, StmtVisitor):
         match e:  # one case per expression class of the AST
             case ast.IntLit():
                 return self.expr_int_lit(e)
-            case ast.BoolLit():
+            case ast.BoolLit() | ast.FloatLit():
                 return self.expr_bool_lit(e)
             case ast.Name():
                 return self.expr_name(e)
@@ -497,7 +498,7 @@ class GraphBuilder(Emitter, StmtVisitor):
     def expr_int_lit(self, e: ast.IntLit) -> Node:
         return self.const(e.value)
 
-    def expr_bool_lit(self, e: ast.BoolLit) -> Node:
+    def expr_bool_lit(self, e: ast.BoolLit | ast.FloatLit) -> Node:
         return self.const(e.value)
 
     def expr_name(self, e: ast.Name) -> Node:
@@ -505,7 +506,7 @@ class GraphBuilder(Emitter, StmtVisitor):
 
     def expr_unary(self, e: ast.Unary) -> Node:
         x = self.expr(e.operand)
-        row = opcodes.TABLE.prefix[e.op]
+        row = opcodes.tiny_row(e.op, 1, isinstance(type_of(e.operand), tt.FloatType))
         # An operator that may trap (a row with a divisor, like div and rem) gets an explicit
         # zero test (If + Trap) and is pinned below it -- unless its divisor is a known
         # nonzero constant, when it floats like any other operator.
@@ -516,7 +517,7 @@ class GraphBuilder(Emitter, StmtVisitor):
         return self.p(operator_node(self.g, None, row.name, x))
 
     def expr_binary(self, e: ast.Binary) -> Node:
-        row = opcodes.TABLE.binary[e.op]
+        row = opcodes.tiny_row(e.op, 2, isinstance(type_of(e.left), tt.FloatType))
         if row.short_circuit is not None:
             return self.short_circuit(e, row.short_circuit)
         left = self.expr(e.left)

@@ -466,45 +466,19 @@ class Phi(Node):
         dom = self.graph.dom
         if dom is not None:
             dom.watch(self)
-        # Every input this rule reads -- the value and the operands of the tests -- is a
-        # dependency: GVN or a rewrite may replace one, and a path's fact can change then.
         for i in range(1, len(self.inputs)):
             v = self.inputs[i]
-            if v is None or v.type.is_constant() or v is self:
+            if v is None or v is self:
                 continue
-            self.dep_read(v)
-            if dom is None and not any(_tests_constant(t, v) for t in v.outputs):
-                continue  # no test ``v == K`` to find: the walk up could only come back empty
-            facts = dominating_facts(region.in_(i), self) if dom is None \
-                else self._tests_of(v, region.in_(i))
-            for pred, value in facts:
-                op = getattr(pred, "op", None)  # a Compare's operator (data imports us)
-                if op in ("==", "!="):
-                    self.dep_read(pred.inputs[1])  # its operands may be replaced
-                    self.dep_read(pred.inputs[2])
-                if op in ("==", "!=") and pred.inputs[1] is v \
-                        and pred.operand(2).type.is_constant() \
-                        and value == (op == "=="):
-                    values = list(self.inputs[1:])
-                    # A new Phi with that input replaced, not a change in place: this one is in the
-                    # GVN table under its inputs (the driver makes the swap).
-                    values[i - 1] = pred.inputs[2]
-                    return Phi(self.graph, region, *values, declared=self.declared,
-                               name=self.var_name)
+            known = known_constant(self, v, region.in_(i))
+            if known is not None:
+                values = list(self.inputs[1:])
+                # A new Phi with that input replaced, not a change in place: this one is in the
+                # GVN table under its inputs (the driver makes the swap).
+                values[i - 1] = known
+                return Phi(self.graph, region, *values, declared=self.declared,
+                           name=self.var_name)
         return None
-
-    def _tests_of(self, v: Node, ctrl: Node | None) -> Iterator[tuple[Node, bool]]:
-        """``(test, value)`` for the tests ``v == K`` / ``v != K`` (``K`` constant) that
-        the dominator tree says an If decided above ``ctrl`` (a finished graph)."""
-        dom = self.graph.dom
-        assert dom is not None
-        # The tests of ``v`` are its users, so the tree need not be walked: ask it of each test.
-        for test in v.outputs:
-            if getattr(test, "op", None) in ("==", "!=") and test.inputs[1] is v:
-                self.dep_read(test)  # its operands may be replaced, an If on it appear
-                known = dom.test_at(test, ctrl)
-                if known is not None:
-                    yield test, known
 
     def key(self) -> tuple[Any, ...] | None:
         region = self.inputs[0]
@@ -523,6 +497,64 @@ def _tests_constant(test: Node, v: Node) -> bool:
         and test.operand(2).type.is_constant()
 
 
+def known_constant(watcher: Node, v: Node, ctrl: Node | None) -> Node | None:
+    """The constant ``K`` when a test ``v == K`` or ``v != K`` (``K`` constant) that an If
+    decided above control ``ctrl`` says ``v`` is ``K`` there (the true side of ``==``, the
+    false side of ``!=``: Simple's loop-exit fact), else None. Every node read is a
+    distant dependency of ``watcher``."""
+    if v.type.is_constant():
+        return None
+    dom = watcher.graph.dom
+    if dom is not None:
+        dom.watch(watcher)
+    # The value and the operands of the tests are dependencies: GVN or a rewrite may
+    # replace one, and a path's fact can change then.
+    watcher.dep_read(v)
+    if dom is None and not any(_tests_constant(t, v) for t in v.outputs):
+        return None  # no test ``v == K`` to find: the walk up could only come back empty
+    facts = dominating_facts(ctrl, watcher) if dom is None else _tests_of(watcher, v, ctrl)
+    for pred, value in facts:
+        op = getattr(pred, "op", None)  # a Compare's operator (data imports us)
+        if op in ("==", "!="):
+            watcher.dep_read(pred.inputs[1])  # its operands may be replaced
+            watcher.dep_read(pred.inputs[2])
+        if op in ("==", "!=") and pred.inputs[1] is v \
+                and pred.operand(2).type.is_constant() and value == (op == "=="):
+            return pred.inputs[2]
+    return None
+
+
+def _tests_of(watcher: Node, v: Node, ctrl: Node | None) -> Iterator[tuple[Node, bool]]:
+    """``(test, value)`` for the tests ``v == K`` / ``v != K`` (``K`` constant) that
+    the dominator tree says an If decided above ``ctrl`` (a finished graph)."""
+    dom = watcher.graph.dom
+    assert dom is not None
+    # The tests of ``v`` are its users, so the tree need not be walked: ask it of each test.
+    for test in v.outputs:
+        if getattr(test, "op", None) in ("==", "!=") and test.inputs[1] is v:
+            watcher.dep_read(test)  # its operands may be replaced, an If on it appear
+            known = dom.test_at(test, ctrl)
+            if known is not None:
+                yield test, known
+
+
+def known_inputs(node: Node, first: int) -> Node | None:
+    """``node`` (a pinned node no GVN shares: an exit, an output) with each input from
+    ``first`` on that a test deciding its control proves equal to a constant replaced, in
+    place, by that constant: past ``while (x != 0) ...``, ``return x`` is ``return 0``.
+    None when no input changes."""
+    changed = False
+    for i in range(first, len(node.inputs)):
+        v = node.inputs[i]
+        if v is None or v is node:
+            continue
+        known = known_constant(node, v, node.inputs[0])
+        if known is not None:
+            node.set_input(i, known)
+            changed = True
+    return node if changed else None
+
+
 class Return(Node):
     """Input 0 control, input 1 memory, input 2 the result (None for a void function)."""
 
@@ -534,6 +566,10 @@ class Return(Node):
     # An exit is live exactly when control reaches it.
     def compute(self) -> Type:
         return self.operand(0).type
+
+    # ``while (x != 0) x = x - 1; return x;`` returns 0: on the loop's exit ``x == 0``.
+    def idealize(self) -> Node | None:
+        return known_inputs(self, 2)
 
     def key(self) -> None:
         return None

@@ -21,32 +21,38 @@ from typing import Any
 from ssa_course import opcodes
 from ssa_course.runtime import Value, wrap
 from ssa_course.son import intervals
-from ssa_course.son.algebra import fold_literals, literal_read
+from ssa_course.son.algebra import fold_literals, literal_read, phi_of_constants
 from ssa_course.son.graph import Graph, Node, RunState, start_of, typed
 from ssa_course.son.types import (
     BOOL_BOTTOM,
     BOOL_TOP,
     BOTTOM,
     FALSE,
+    FLOAT_BOTTOM,
+    FLOAT_TOP,
     INT_BOTTOM,
     INT_TOP,
     TOP,
     TRUE,
     BoolType,
+    FloatType,
     IntType,
     Type,
+    float_const,
     int_const,
     int_value,
 )
 
 
-def constant_value(t: Type) -> int | bool | None:
-    """The Python value of a constant type (an int or a bool; None for the bool type
-    that is not a constant)."""
+def constant_value(t: Type) -> int | bool | float | None:
+    """The Python value of a constant type (an int, a bool or a float; None for the bool
+    type that is not a constant)."""
     # An int constant is the range [v, v]: its value is either end.
     if isinstance(t, IntType):
         return t.lo
     if isinstance(t, BoolType):
+        return t.value
+    if isinstance(t, FloatType) and t.is_constant():
         return t.value
     # Asking for the value of a non-constant type is a bug in the caller: fail loudly.
     raise ValueError(f"{t} is not a constant")
@@ -58,6 +64,8 @@ def type_of_value(v: object) -> Type:
         return TRUE
     if v is False:
         return FALSE
+    if isinstance(v, float):
+        return float_const(v)
     assert isinstance(v, int), f"{v!r} is not an int or a bool"
     return int_const(v)
 
@@ -167,7 +175,7 @@ class Binary(Node):
         row = opcodes.TABLE.by_name[self.opcode]
         # A row that may trap goes through apply(), which raises the program's runtime
         # error (not Python's ZeroDivisionError) should the divisor be zero after all.
-        if row.divisor is None:  # cannot trap: skip apply's test
+        if not row.may_trap:  # cannot trap: skip apply's test
             return row.evaluate(args[1], args[2])
         return row.apply((args[1], args[2]))
 
@@ -330,6 +338,12 @@ class Mul(Binary):
         # sums of Add) look for them.
         if left.type.is_constant() and not right.type.is_constant():
             return Mul(self.graph, None, right, left)
+        # Phi(3, 2) * 3 -> Phi(9, 6): a phi of constants stays one (a literal costs no
+        # operation). Phi pushing made ``Phi(f() * 3, g() * 3)`` into ``Phi(f(), g()) * 3``
+        # while the calls were calls; once inlined they are constants (issue #36 item 6).
+        if right.type.is_constant() and literal_read(self, left) \
+                and phi_of_constants(left) and all(u is self for u in left.outputs):
+            return fold_literals(self, left, right, lambda x, y: wrap(x * y))
         return None
 
 
@@ -545,11 +559,12 @@ class Logic(Binary):
 
 
 def _top_of(kind: str) -> Type:
-    return INT_TOP if kind == opcodes.INT else BOOL_TOP
+    return INT_TOP if kind == opcodes.INT else FLOAT_TOP if kind == opcodes.FLOAT else BOOL_TOP
 
 
 def _bottom_of(kind: str) -> Type:
-    return INT_BOTTOM if kind == opcodes.INT else BOOL_BOTTOM
+    return INT_BOTTOM if kind == opcodes.INT else FLOAT_BOTTOM if kind == opcodes.FLOAT \
+        else BOOL_BOTTOM
 
 
 class Operator(Node):
@@ -581,7 +596,7 @@ class Operator(Node):
         types = [n.type for n in operands]
         # The same order as the classes above: TOP stays TOP, constants fold (unless the fold
         # would trap), then the row's algebra (absorbing element, ``x op x``), else BOTTOM.
-        if any(t in (TOP, INT_TOP, BOOL_TOP) for t in types):
+        if any(t in (TOP, INT_TOP, BOOL_TOP, FLOAT_TOP) for t in types):
             return _top_of(row.result)
         if all(t.is_constant() for t in types):
             value = row.fold([constant_value(t) for t in types])

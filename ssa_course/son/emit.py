@@ -16,6 +16,7 @@ from typing import Any
 
 from ssa_course import opcodes
 from ssa_course.errors import Pos
+from ssa_course.floats import FLOAT_TO_INT_TRAP, TWO_63
 from ssa_course.runtime import ARRAY_LENGTH_TRAP, MAX_ARRAY_LENGTH
 from ssa_course.son.control import (
     IF_FALSE_ONLY,
@@ -31,11 +32,12 @@ from ssa_course.son.control import (
     Stop,
     Trap,
 )
-from ssa_course.son.data import Compare, Constant, operator_node
+from ssa_course.son.data import Compare, Constant, constant_value, operator_node
 from ssa_course.son.graph import Graph, Node, unlink_dead
 from ssa_course.son.memory import (
     InBounds,
     IsSet,
+    KeepNew,
     Len,
     Load,
     LoadField,
@@ -51,6 +53,7 @@ from ssa_course.son.types import (
     FALSE,
     TRUE,
     Type,
+    float_const,
     int_const,
     tuple_of,
 )
@@ -104,8 +107,9 @@ class Emitter:
         assert ctrl is not None, "an operation emitted where control never reaches"
         return ctrl
 
-    def const(self, value: int | bool) -> Node:
-        t = TRUE if value is True else FALSE if value is False else int_const(value)
+    def const(self, value: int | bool | float) -> Node:
+        t = TRUE if value is True else FALSE if value is False else \
+            float_const(value) if isinstance(value, float) else int_const(value)
         return self.p(Constant(self.g, self.start, t))
 
     def start_projections(self) -> tuple[Node, Node, list[Node]]:
@@ -177,8 +181,10 @@ class Emitter:
         """An operator that may trap (``div``, ``rem``, or any row of the opcode table
         with a ``divisor``): a zero test on the divisor guards a pinned node."""
         row = opcodes.get(op)
-        assert row is not None and row.divisor is not None, op
+        assert row is not None and row.may_trap, op
         operands = [left] if right is None else [left, right]
+        if row.divisor is None:
+            return self.convert(row, operands, pos)
         t = operands[row.divisor].type
         # A nonzero constant divisor: no test, no control input; the node floats and GVN can
         # share it like any pure operator.
@@ -189,6 +195,20 @@ class Emitter:
                    row.trap or "division by zero", pos)
         # Pinned under the passing side of its test: nothing may move it above the check.
         return self.p(operator_node(self.g, self.ctrl, row.name, *operands))
+
+    def convert(self, row: opcodes.Opcode, operands: list[Node], pos: Pos | None) -> Node:
+        """``int(x)`` (``ftoi``): two tests, ``x >= -2^63`` then ``x < 2^63`` (NaN fails
+        the first), guard a pinned conversion; with a constant in range, no test."""
+        assert row.name == "ftoi", row.name  # the one row whose trap is not a zero operand
+        x = operands[0]
+        t = x.type
+        if self.optimize and t.is_constant() and not row.traps([constant_value(t)]):
+            return self.p(operator_node(self.g, None, row.name, x))
+        low = self.p(operator_node(self.g, None, "fge", x, self.const(-TWO_63)))
+        self.guard(low, row.trap or FLOAT_TO_INT_TRAP, pos)
+        high = self.p(operator_node(self.g, None, "flt", x, self.const(TWO_63)))
+        self.guard(high, row.trap or FLOAT_TO_INT_TRAP, pos)
+        return self.p(operator_node(self.g, self.ctrl, row.name, x))
 
     def bounds_check(self, base: Node, index: Node, pos: Pos | None) -> bool:
         """The test of ``base[index]``; True when none was needed (see :meth:`guard`)."""
@@ -234,8 +254,14 @@ class Emitter:
         # One test for both ends (0 <= n <= MAX_ARRAY_LENGTH); the trap names the end.
         limit = self.const(MAX_ARRAY_LENGTH + 1)
         self.guard(InBounds(self.g, None, length, limit), ARRAY_LENGTH_TRAP, pos, (length,))
-        return self.p(NewArray(self.g, self.live_ctrl(), length, element_zero(elem),
-                               lattice_type(tt.ArrayType(elem)), str(elem), pos))
+        ctrl = self.live_ctrl()
+        new = self.p(NewArray(self.g, ctrl, length, self.mem, element_zero(elem),
+                              lattice_type(tt.ArrayType(elem)), str(elem), pos))
+        # It may be ``out of memory`` (the run's allocation total): an effect, kept in the
+        # memory chain even if nothing reads the array (memory.py's KeepNew), unless its
+        # length is 0 (nothing charged, no trap).
+        self.mem = self.p(KeepNew(self.g, ctrl, self.mem, new))
+        return new
 
     def new_struct(self, name: str, fields: list[str], values: list[Node]) -> Node:
         return self.p(NewStruct(self.g, self.live_ctrl(), values, lattice_type(tt.StructType(name)),

@@ -19,6 +19,7 @@ them.
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ssa_course.son.types import BOTTOM, TOP, Type
@@ -72,6 +73,11 @@ class Graph:
         # (son/iterate.py's ``kept_type``: after a few, a bound narrows only from the end
         # of the integers, so a loop cannot narrow itself one step per look for ever)
         self.narrowings: dict[int, int] = {}
+        # producer id -> where in its user list the last removal far from the end found its
+        # user (``_remove_last``): removals from a long list come in runs at about one place
+        # (the constants GVN merges, one inlined copy after another, all sit about N places
+        # into Start's list of 4N), so the next search starts there (issue #39)
+        self.fingers: dict[int, int] = {}
 
     def take_deps(self, node: Node) -> list[Node]:
         """The nodes that asked to be revisited when ``node`` changes (now forgotten)."""
@@ -174,7 +180,7 @@ class Node:
             if users and users[-1] is self:  # (_remove_last's first case, without the call)
                 del users[-1]
             else:
-                _remove_last(users, self)
+                _remove_last(users, self, old)
         self.inputs[i] = n
         if n is not None:
             n.outputs.append(self)
@@ -310,10 +316,16 @@ class Node:
 _ADD_INPUT = Node.add_input
 
 
-def _remove_last(users: list[Node], node: Node) -> None:
-    """Remove ``node`` from a user list, searching from the end: the users that come and
-    go while parsing are the newest ones, and Start may have a very long list (every
-    constant hangs off it), so ``list.remove`` would make parsing quadratic."""
+# How far on either side of a list's finger (``Graph.fingers``) a removal looks first.
+FINGER = 32
+
+
+def _remove_last(users: list[Node], node: Node, owner: Node | None = None) -> None:
+    """Remove ``node`` from a user list (the last place it holds: the newest edge),
+    searching from the end: the users that come and go while parsing are the newest ones,
+    and Start may have a very long list (every constant hangs off it), so ``list.remove``
+    would make parsing quadratic. ``owner``, the node whose list it is, lets a removal far
+    from the end start at the place the last such removal from that list found its user."""
     last = len(users) - 1
     if last >= 0 and users[last] is node:  # most often the newest of all
         del users[last]
@@ -324,8 +336,28 @@ def _remove_last(users: list[Node], node: Node) -> None:
     if node in tail:
         del users[last - 1 - tail[::-1].index(node)]
         return
-    # Far from the end (a scope dropped after many newer users of a shared value): search
-    # a reversed copy at C speed (``list.index`` compares nodes by identity).
+    # Far from the end. When ``node`` reads ``owner`` once (its inputs mirror the list), it
+    # is in the list once: any place found is the one, so look near the finger first, then
+    # from the front (no reversed copy). GVN merging the inlined copies' twin constants
+    # removed 3N users from Start's list of 4N at one place, N from the front: each search
+    # from the end was O(N), O(N^2) in all (issue #39).
+    if owner is not None and node.inputs.count(owner) == 1:
+        fingers = node.graph.fingers
+        k = -1
+        at = fingers.get(owner.id)
+        if at is not None:
+            with contextlib.suppress(ValueError):
+                k = users.index(node, max(0, at - FINGER), at + FINGER)
+        if k < 0:
+            try:
+                k = users.index(node)
+            except ValueError:
+                raise ValueError(f"{node!r} is not a user") from None
+        del users[k]
+        fingers[owner.id] = k
+        return
+    # A user that reads the owner more than once: its last place, from a reversed copy
+    # searched at C speed.
     try:
         k = last - users[::-1].index(node)
     except ValueError:

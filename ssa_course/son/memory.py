@@ -6,8 +6,15 @@ takes a memory state and produces the next one, every load reads one. Loads and 
 *pinned*: their input 0 is the control under which they run, after the tests that guard
 them (bounds, zero divisors, unset slots are explicit ``If`` + ``Trap`` in the graph).
 
-Allocation (``NewArray``, ``NewStruct``) is pinned but needs no memory input: a fresh object
-cannot alias anything older. ``Len`` floats freely -- an array's length never changes.
+Allocation (``NewStruct``) is pinned but needs no memory input: a fresh object cannot alias
+anything older. ``new T[n]`` may trap besides (``out of memory``: the run's allocation total,
+``Limits.cells``, is state the program changes), so it is ordered like an effect: the
+``NewArray`` reads the memory state it comes after, and a ``KeepNew`` in the memory chain
+reads the array, so the allocation runs before the next effect and is never dropped as
+unused (issue #39: an unread ``new int[50]`` was ``out of memory`` in ``quads`` with
+``Limits(cells=100)`` and printed in machine code). Only a constant length 0, which charges
+nothing and cannot trap, lets the ``KeepNew`` go. ``Len`` floats freely -- an array's length
+never changes.
 
 A load reads what the stores before it wrote: each effect says whether a load may look past
 it (``passes_load``), and the loads' ``idealize`` walks the chain (:mod:`ssa_course.son.alias`).
@@ -26,7 +33,7 @@ from ssa_course.son.alias import (
     reaching_value,
     split_through_phi,
 )
-from ssa_course.son.control import Phi
+from ssa_course.son.control import Phi, known_inputs
 from ssa_course.son.data import const
 from ssa_course.son.graph import Graph, Node, RunState
 from ssa_course.son.types import (
@@ -38,6 +45,7 @@ from ssa_course.son.types import (
     TRUE,
     IntType,
     Type,
+    int_const,
 )
 
 
@@ -105,18 +113,21 @@ class IsSet(Node):
 
 
 class NewArray(Node):
-    """``new T[n]`` (after its length test): input 0 control, input 1 the length."""
+    """``new T[n]`` (after its length test): input 0 control, input 1 the length, input 2
+    the memory state it comes after (it may trap ``out of memory``: the effects before
+    it run first)."""
 
     __slots__ = ("pos", "zero", "ref_type", "elem")
 
-    # Pinned below its length test; it needs no memory input -- the new object is not in the
-    # memory state any older load reads, and nothing reads it before it exists.
+    # Pinned below its length test. The memory input orders it after the effects before it
+    # (the new object is not in that state: no older load reads it); the ``KeepNew`` that
+    # follows it in the memory chain orders it before the effects after it.
     pinned = True
     allocates = True  # a fresh object each time (son/alias.py)
 
-    def __init__(self, graph: Graph, ctrl: Node, length: Node, elem_zero: object,
+    def __init__(self, graph: Graph, ctrl: Node, length: Node, mem: Node, elem_zero: object,
                  ty: Type, elem: str, pos: Pos | None = None):
-        super().__init__(graph, ctrl, length)
+        super().__init__(graph, ctrl, length, mem)
         self.pos = pos  # where ``new`` is written (the run's allocation total reports there)
         self.zero = elem_zero
         self.ref_type = ty
@@ -349,6 +360,31 @@ class StoreField(Effect):
         return None
 
 
+class KeepNew(Effect):
+    """control, memory, a ``new T[n]`` -> memory: the allocation is an effect (it may be
+    ``out of memory``), so it stays, in order, even when nothing reads the array. Runs
+    nothing itself (no quad)."""
+
+    __slots__ = ()
+
+    label = "keep"
+
+    def passes_load(self, load: Node) -> tuple[Node | None, bool]:
+        """Writes no slot: a load looks past it."""
+        return None, True
+
+    # A length known to be 0 charges nothing and cannot trap: the allocation may go.
+    def idealize(self) -> Node | None:
+        new = self.inputs[2]
+        length = self.dep_read(new.inputs[1]) if isinstance(new, NewArray) else None
+        if length is not None and length.type == int_const(0):
+            return self.inputs[1]
+        return None
+
+    def evaluate(self, args: list[Value], state: RunState) -> Value:
+        return None
+
+
 class Print(Effect):
     """``print(...)``: control, memory, the values -> memory (output keeps its order)."""
 
@@ -361,6 +397,11 @@ class Print(Effect):
         # Print changes no heap slot, but it stays in the memory chain: its order against the
         # other effects (and so the output's order) is kept by that chain.
         return None, True
+
+    # A value a dominating test proves constant is printed as that constant (the loop-exit
+    # fact: past ``while (x != 0) ...``, ``print(x)`` prints 0).
+    def idealize(self) -> Node | None:
+        return known_inputs(self, 2)
 
     def evaluate(self, args: list[Value], state: RunState) -> Value:
         state.out.write(format_print(args[2:]))

@@ -111,6 +111,9 @@ from ssa_course.son.memory import (
     InBounds,
     # True when a slot read from an array of references holds an object (not unset).
     IsSet,
+    # ``new T[n]``'s effect: control, memory, the new array -> memory (it may be ``out of
+    # memory``, so it stays, in order, even when nothing reads the array).
+    KeepNew,
     # ``len(a)``: len(new T[n]) -> n.
     Len,
     # ``a[i]`` after its bounds test: control, memory, array, index. Becomes the value
@@ -119,7 +122,7 @@ from ssa_course.son.memory import (
     Load,
     # ``p.f``: control, memory, struct; the same forwarding from stores as Load.
     LoadField,
-    # ``new T[n]`` after its length test: control, length -> a fresh zeroed array.
+    # ``new T[n]`` after its length test: control, length, memory -> a fresh zeroed array.
     NewArray,
     # ``new S { ... }``: control, then the field values in declaration order.
     NewStruct,
@@ -137,8 +140,8 @@ from ssa_course.son.memory import (
 # every kind is listed here.
 __all__ = [
     "Add", "Binary", "Call", "Compare", "Constant", "Div", "Graph", "If", "InBounds",
-    "IsSet", "Len", "Load", "LoadField", "Logic", "Loop", "Mul", "Neg", "Never", "NewArray",
-    "NewStruct", "Node", "Not", "Operator", "Parm", "Phi", "Print", "Proj", "Region", "Rem",
-    "Return", "Start", "Stop", "Store", "StoreField", "Sub", "Throw", "Trap", "Undefined", "const",
-    "constant_value", "operator_node", "start_of",
+    "IsSet", "KeepNew", "Len", "Load", "LoadField", "Logic", "Loop", "Mul", "Neg", "Never",
+    "NewArray", "NewStruct", "Node", "Not", "Operator", "Parm", "Phi", "Print", "Proj",
+    "Region", "Rem", "Return", "Start", "Stop", "Store", "StoreField", "Sub", "Throw", "Trap",
+    "Undefined", "const", "constant_value", "operator_node", "start_of",
 ]

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 from ssa_course.son.control import Start, Stop
 from ssa_course.son.graph import Graph, Node
 from ssa_course.son.peephole import PeepholeStats
-from ssa_course.son.types import BOOL_BOTTOM, INT_BOTTOM, Type, ref, tuple_of
+from ssa_course.son.types import BOOL_BOTTOM, FLOAT_BOTTOM, INT_BOTTOM, Type, ref, tuple_of
 from ssa_course.tiny import types as tt
 
 if TYPE_CHECKING:  # the drawing module is imported where a drawing is made
@@ -28,6 +28,8 @@ def lattice_type(t: tt.Type | None) -> Type:
         return INT_BOTTOM
     if isinstance(t, tt.BoolType):
         return BOOL_BOTTOM
+    if isinstance(t, tt.FloatType):
+        return FLOAT_BOTTOM
     # No value: the empty tuple (a void call's result type).
     if t is None or isinstance(t, tt.VoidType):
         return tuple_of()

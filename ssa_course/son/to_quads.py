@@ -22,6 +22,7 @@ from typing import Any
 
 from ssa_course import opcodes
 from ssa_course.errors import Pos
+from ssa_course.floats import FLOAT_TO_INT_TRAP, TWO_63
 from ssa_course.quads.ir import (
     NEVER_RETURNS,
     UNDEFINED,
@@ -56,6 +57,7 @@ from ssa_course.son.graph import Node
 from ssa_course.son.memory import (
     InBounds,
     IsSet,
+    KeepNew,
     Len,
     Load,
     LoadField,
@@ -66,10 +68,10 @@ from ssa_course.son.memory import (
     StoreField,
 )
 from ssa_course.son.program import SeaOfNodes
-from ssa_course.son.types import BoolType, IntType, Type
+from ssa_course.son.types import BoolType, FloatType, IntType, Type
 from ssa_course.tiny import types as tt
 
-_KINDS = {opcodes.INT: tt.INT, opcodes.BOOL: tt.BOOL}
+_KINDS = {opcodes.INT: tt.INT, opcodes.BOOL: tt.BOOL, opcodes.FLOAT: tt.FLOAT}
 
 
 UNDEFINED_PREFIX = "undefined variable '"  # the Trap of a ``checkdef`` (son/from_ssa.py)
@@ -97,6 +99,8 @@ def tiny_type(t: Type, fallback: tt.Type = tt.INT) -> tt.Type:
         return tt.INT
     if isinstance(t, BoolType):
         return tt.BOOL
+    if isinstance(t, FloatType):
+        return tt.FLOAT
     if t.kind.startswith("ref "):
         return parse_type(t.kind[4:])
     return fallback
@@ -109,7 +113,8 @@ def parse_type(text: str) -> tt.Type:
         return PtrType(parse_type(text[4:-1]))
     if text == "char":
         return CHAR
-    return {"int": tt.INT, "bool": tt.BOOL}.get(text) or tt.StructType(text)
+    return {"int": tt.INT, "bool": tt.BOOL, "float": tt.FLOAT}.get(text) \
+        or tt.StructType(text)
 
 
 def _free_prefix(kept: set[str]) -> str:
@@ -301,8 +306,10 @@ class _Writer:
         elif isinstance(n, BrilEffect):
             if n.op != "keep":  # (keep only orders the memory chain)
                 self.emit(Instr(n.op, None, None, a[1:]))
-        elif isinstance(n, (Proj, Start, Undefined)):
-            pass  # parameters, call results, memory: named where they are made
+        elif isinstance(n, (Proj, Start, Undefined, KeepNew)):
+            # parameters, call results, memory: named where they are made; KeepNew only
+            # keeps its ``newarr`` (which charges the run's total) alive and in order
+            pass
         else:
             raise TypeError(f"no quads for {n!r}")
 
@@ -356,9 +363,12 @@ class _Writer:
         if row.name == "neg":  # 0 - x
             self.emit(Instr("const", d + "_z", tt.INT, value=0))
             self.emit(Instr("sub", d, tt.INT, [d + "_z", a[0]]))
-        elif row.name == "ne":  # not (eq a b)
-            self.emit(Instr("eq", d + "_e", tt.BOOL, a[:2]))
+        elif row.name in ("ne", "fne"):  # not (eq a b), not (feq a b)
+            self.emit(Instr("eq" if row.name == "ne" else "feq", d + "_e", tt.BOOL, a[:2]))
             self.emit(Instr("not", d, tt.BOOL, [d + "_e"]))
+        elif row.name == "fneg":  # x * -1.0 (0.0 - x is 0.0 for x = 0.0, not -0.0)
+            self.emit(Instr("const", d + "_m", tt.FLOAT, value=-1.0))
+            self.emit(Instr("fmul", d, tt.FLOAT, [a[0], d + "_m"]))
         else:
             self.emit(Instr(row.name, d, _KINDS[row.result], a[:row.arity],
                             pos=self.trap_pos.get(n.id)))
@@ -383,8 +393,10 @@ class _Writer:
             return False
         trap, pred = bad.end, iff.operand(1)
         # The guarded operation is the first pinned node on the passing side, hanging right
-        # on the check's projection; anything else in between would run before the failure.
-        first = next((n for n in ok.nodes if n.is_pinned()), None)
+        # on the check's projection; anything else in between would run before the failure
+        # (a KeepNew runs nothing: it only keeps its allocation).
+        first = next((n for n in ok.nodes if n.is_pinned() and not isinstance(n, KeepNew)),
+                     None)
         if first is not None and first.inputs[0] is not projs[0]:
             first = None
         row = _row_of(first)
@@ -473,6 +485,9 @@ class _Writer:
             self.emit(Instr("const", d + "_z", _KINDS[row.operands], value=0))
             self.emit(Instr(row.name, d, _KINDS[row.result], [d + "_z"] * row.arity,
                             pos=trap.pos))
+        elif trap.message == FLOAT_TO_INT_TRAP:  # int(x) of a float out of range
+            self.emit(Instr("const", d + "_f", tt.FLOAT, value=TWO_63))
+            self.emit(Instr("ftoi", d, tt.INT, [d + "_f"], pos=trap.pos))
         elif trap.message.startswith(UNDEFINED_PREFIX):  # a Bril read with no value
             self.emit(Instr("const", d + "_f", tt.BOOL, value=False))
             self.emit(Instr("checkdef", args=[d + "_f"],

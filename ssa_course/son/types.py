@@ -7,6 +7,7 @@ lattice: ``TOP`` ("no value has been seen yet" -- the optimistic start) above ev
 * integers: a constant ``[c, c]``, or a range ``[lo, hi]``; the integer bottom is the full
   64-bit range, the integer top is the empty range;
 * booleans: ``true``, ``false``, any bool (bottom), no bool yet (top);
+* floats: one (finite) constant, any float (bottom), no float yet (top);
 * control: live (``CTRL``) or dead (``XCTRL``, above it);
 * tuples (what ``Start`` and ``If`` produce), element by element;
 * memory and references, each just top or bottom for now.
@@ -181,6 +182,57 @@ BOOL_TOP = BoolType("bool", None, True)
 BOOL_BOTTOM = BoolType("bool")
 TRUE = BoolType("bool", True)
 FALSE = BoolType("bool", False)
+
+
+@dataclass(frozen=True, slots=True)
+class FloatType(Type):
+    """IEEE doubles: one constant, any float (bottom), or no float yet (top).
+
+    A constant is kept as its text (``repr``), not as a Python float: ``0.0 == -0.0`` in
+    Python, and a lattice (and GVN, which keys Constants by their type) that took them for
+    one value would print ``0.0`` where the program prints ``-0.0``. NaN and the infinities
+    are never constants (no Bril constant spells them; folding leaves such operations to
+    the run), so every constant equals itself."""
+
+    text: str | None = None  # repr of the constant; None: any float (or TOP with ``top``)
+    top: bool = False
+
+    def _meet_same(self, other: Type) -> Type:
+        assert isinstance(other, FloatType)
+        if self.top:
+            return other
+        if other.top:
+            return self
+        return FLOAT_BOTTOM  # two different constants (equal ones were caught in meet)
+
+    def _join_same(self, other: Type) -> Type:
+        assert isinstance(other, FloatType)
+        if self.text is None and not self.top:
+            return other
+        if other.text is None and not other.top:
+            return self
+        return FLOAT_TOP
+
+    def is_constant(self) -> bool:
+        return self.text is not None
+
+    @property
+    def value(self) -> float:
+        assert self.text is not None, "not a constant"
+        return float(self.text)
+
+    def __str__(self) -> str:
+        if self.top:
+            return "float:TOP"
+        return "float" if self.text is None else self.text
+
+
+FLOAT_TOP = FloatType("float", None, True)
+FLOAT_BOTTOM = FloatType("float")
+
+
+def float_const(value: float) -> FloatType:
+    return FloatType("float", repr(float(value)))
 
 
 @dataclass(frozen=True, slots=True)

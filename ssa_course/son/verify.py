@@ -40,12 +40,13 @@ from ssa_course.son.control import (
     goes_to,
 )
 from ssa_course.son.graph import Node
-from ssa_course.son.memory import Load, LoadField, Print, Store, StoreField
+from ssa_course.son.memory import KeepNew, Load, LoadField, Print, Store, StoreField
 from ssa_course.son.program import FunctionGraph, SeaOfNodes
 
 # Every node whose order against the effects matters: the memory input is what orders
 # it (a Return takes memory so the last stores before it are kept alive).
-_TAKES_MEMORY = (Load, LoadField, Store, StoreField, Print, Call, Return, Throw, Trap)
+_TAKES_MEMORY = (Load, LoadField, Store, StoreField, Print, KeepNew, Call, Return, Throw,
+                 Trap)
 
 
 def _where(fg: FunctionGraph, node: Node) -> str:

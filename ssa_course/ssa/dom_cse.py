@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from ssa_course import opcodes
+from ssa_course.floats import const_key
 from ssa_course.quads.cfg import build_cfg
 from ssa_course.quads.domtree import fast_immediate_dominators, tree_children
 from ssa_course.quads.ir import Function, Instr, Label
@@ -44,7 +45,7 @@ def _key(instr: Instr, rename: dict[str, str]) -> Key | None:
     if instr.dest is None:
         return None
     if instr.op == "const":
-        return ("const", str(instr.type), type(instr.value).__name__, instr.value)
+        return ("const", str(instr.type), *const_key(instr.value))
     op = opcodes.get(instr.op)
     if op is None:
         return None

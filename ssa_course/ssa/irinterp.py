@@ -154,7 +154,7 @@ def run_ircode(program: dict[str, IRCode], args: list[Value], out: Output,
                 pos = f.ir.lines[idx - 1]
                 value_op = rows.get(head)
                 if value_op is not None:  # a row of the opcode table
-                    if value_op.divisor is not None:  # may trap: apply tests it
+                    if value_op.may_trap:  # apply tests it
                         f.vals[idx] = value_op.apply([val(f, a) for a in s.args], pos)
                     elif value_op.arity == 2:
                         f.vals[idx] = value_op.evaluate(val(f, s.args[0]), val(f, s.args[1]))

@@ -35,9 +35,9 @@ from ssa_course.ssa.ircode import (
     UpsilonNode,
     is_terminator,
 )
-from ssa_course.tiny.types import BOOL, INT
+from ssa_course.tiny.types import BOOL, FLOAT, INT
 
-_KINDS = {opcodes.INT: INT, opcodes.BOOL: BOOL}  # the opcode table's kinds as types
+_KINDS = {opcodes.INT: INT, opcodes.BOOL: BOOL, opcodes.FLOAT: FLOAT}  # the table's kinds
 
 
 def verify_ir(ir: IRCode) -> None:

@@ -116,6 +116,12 @@ class IntLit(Expr):
 
 
 @dataclass(eq=False, slots=True)
+class FloatLit(Expr):
+    value: float  # finite: a literal that overflows is a compile error
+    ty: Type | None = None
+
+
+@dataclass(eq=False, slots=True)
 class BoolLit(Expr):
     value: bool
     ty: Type | None = None
@@ -130,7 +136,7 @@ class Name(Expr):
 
 @dataclass(eq=False, slots=True)
 class Unary(Expr):
-    op: str  # "-" or "!"
+    op: str  # "-" or "!", or a conversion: "int" (int(x)) or "float" (float(n))
     operand: Expr
     ty: Type | None = None
 

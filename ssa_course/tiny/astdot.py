@@ -15,7 +15,7 @@ def _label(node: object) -> str:
     operator), and for an expression the type the checker gave it."""
     kind = type(node).__name__
     detail = ""
-    if isinstance(node, ast.IntLit | ast.BoolLit):
+    if isinstance(node, ast.IntLit | ast.FloatLit | ast.BoolLit):
         detail = str(node.value).lower() if isinstance(node, ast.BoolLit) else str(node.value)
     elif isinstance(node, ast.Name | ast.Call | ast.Field | ast.NewStruct):
         detail = node.name

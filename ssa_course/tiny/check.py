@@ -22,11 +22,22 @@ from ssa_course import opcodes
 from ssa_course.errors import Pos, SourceError
 from ssa_course.runtime import deep_recursion
 from ssa_course.tiny import ast
-from ssa_course.tiny.types import BOOL, INT, VOID, ArrayType, BoolType, IntType, StructType, Type
+from ssa_course.tiny.types import (
+    BOOL,
+    FLOAT,
+    INT,
+    VOID,
+    ArrayType,
+    BoolType,
+    FloatType,
+    IntType,
+    StructType,
+    Type,
+)
 from ssa_course.tiny.visit import StmtVisitor
 
 # The opcode table's operand and result kinds, as Tiny types.
-_KINDS: dict[str, Type] = {opcodes.INT: INT, opcodes.BOOL: BOOL}
+_KINDS: dict[str, Type] = {opcodes.INT: INT, opcodes.BOOL: BOOL, opcodes.FLOAT: FLOAT}
 
 
 def article(ty: Type) -> str:
@@ -75,8 +86,8 @@ class Checker(StmtVisitor):
         if main.ret != VOID:
             raise self.error("'main' must not return a value (remove '-> type')", main.pos)
         for p in main.params:
-            if not isinstance(p.ty, IntType | BoolType):
-                raise self.error(f"parameter '{p.name}' of 'main' must be int or bool, "
+            if not isinstance(p.ty, IntType | BoolType | FloatType):
+                raise self.error(f"parameter '{p.name}' of 'main' must be int, bool or float, "
                                  f"not {p.ty}", p.pos)
 
     def check_function(self, fn: ast.FnDef) -> None:
@@ -201,9 +212,9 @@ class Checker(StmtVisitor):
             ty = self.expr(arg)
             if ty == VOID:
                 raise self.error("a call that returns nothing has no value to print", arg.pos)
-            if ty != INT and ty != BOOL:
-                raise self.error(f"type mismatch: print takes int and bool values, not {ty}",
-                                 arg.pos)
+            if ty != INT and ty != BOOL and ty != FLOAT:
+                raise self.error("type mismatch: print takes int, bool and float values, "
+                                 f"not {ty}", arg.pos)
 
     def stmt_try(self, s: ast.Try) -> None:
         self.check_block(s.body)
@@ -340,14 +351,16 @@ class Checker(StmtVisitor):
                 return INT
             case ast.BoolLit():
                 return BOOL
+            case ast.FloatLit():
+                return FLOAT
             case ast.Name():
                 assert e.var is not None
                 return e.var.ty
             case ast.Unary():
-                op = opcodes.tiny_operator(e.op, 1)
-                assert op is not None  # the parser reads only the table's prefix symbols
-                want = _KINDS[op.operands]
                 got = type_of(e.operand)
+                # the parser reads only the table's prefix symbols and the conversions
+                op = opcodes.tiny_row(e.op, 1, got == FLOAT)
+                want = _KINDS[op.operands]
                 if got != want:
                     raise self.error(f"type mismatch: '{e.op}' needs {want}, not {got}",
                                      e.pos)
@@ -377,8 +390,12 @@ class Checker(StmtVisitor):
 
     def _binary_type(self, e: ast.Binary) -> Type:
         lt, rt = type_of(e.left), type_of(e.right)
-        op = opcodes.tiny_operator(e.op, 2)
-        assert op is not None  # the parser reads only the table's binary symbols
+        # the parser reads only the table's binary symbols; on floats, + is fadd (and so on)
+        floats = lt == FLOAT or rt == FLOAT
+        op = opcodes.tiny_row(e.op, 2, floats)
+        if floats and lt != rt:  # no implicit conversion between int and float
+            raise self.error(f"type mismatch: '{e.op}' on {lt} and {rt} (convert with "
+                             "int(x) or float(n))", e.pos)
         if op.operands == opcodes.SAME:
             if lt != rt:  # == and != on two values of one type
                 raise self.error(f"type mismatch: '{e.op}' compares {lt} with {rt}", e.pos)

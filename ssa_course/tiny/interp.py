@@ -38,7 +38,7 @@ from ssa_course.runtime import (
     uncaught,
 )
 from ssa_course.tiny import ast
-from ssa_course.tiny.types import element_zero
+from ssa_course.tiny.types import FloatType, element_zero
 
 # Statement outcomes other than "go on" (None).
 BREAK = "break"
@@ -267,15 +267,18 @@ class Interpreter:
             case ast.Binary:
                 left = yield from self.value(e.left, env)
                 op = opcodes.TABLE.binary[e.op]
+                if type(e.left.ty) is FloatType:  # + on floats is fadd
+                    op = opcodes.float_row(op)
                 if op.short_circuit is not None and left is op.short_circuit:
                     return left  # && and || decide without the right operand
                 right = yield from self.value(e.right, env)
-                if op.divisor is None:  # cannot trap: skip apply's test
+                if not op.may_trap:  # cannot trap: skip apply's test
                     return op.evaluate(left, right)
                 return op.apply((left, right), e.pos)
             case ast.Unary:
                 operand = yield from self.value(e.operand, env)
-                return opcodes.TABLE.prefix[e.op].apply((operand,), e.pos)
+                return opcodes.tiny_row(e.op, 1, type(e.operand.ty) is FloatType).apply(
+                    (operand,), e.pos)
             case ast.Index:
                 array = yield from self.value(e.base, env)
                 index = yield from self.value(e.index, env)
@@ -305,19 +308,22 @@ class Interpreter:
         match type(e):  # the most frequent first; a value pattern: one == test per case
             case ast.Name:
                 return env[e.var]
-            case ast.IntLit | ast.BoolLit:
+            case ast.IntLit | ast.BoolLit | ast.FloatLit:
                 return e.value
             case ast.Binary:
                 left = self.eval(e.left, env)
                 op = opcodes.TABLE.binary[e.op]
+                if type(e.left.ty) is FloatType:  # + on floats is fadd
+                    op = opcodes.float_row(op)
                 if op.short_circuit is not None and left is op.short_circuit:
                     return left  # && and || decide without the right operand
                 right = self.eval(e.right, env)
-                if op.divisor is None:  # cannot trap: skip apply's test
+                if not op.may_trap:  # cannot trap: skip apply's test
                     return op.evaluate(left, right)
                 return op.apply((left, right), e.pos)
             case ast.Unary:
-                return opcodes.TABLE.prefix[e.op].apply((self.eval(e.operand, env),), e.pos)
+                return opcodes.tiny_row(e.op, 1, type(e.operand.ty) is FloatType).apply(
+                    (self.eval(e.operand, env),), e.pos)
             case ast.Index:
                 array = self.eval(e.base, env)
                 return load_element(array, self.eval(e.index, env), e.pos)

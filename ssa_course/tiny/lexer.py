@@ -19,6 +19,7 @@ from ssa_course.errors import Pos, SourceError
 KEYWORDS = frozenset({
     "fn", "var", "if", "else", "while", "for", "break", "continue", "return", "print",
     "struct", "new", "len", "true", "false", "try", "catch", "throw", "int", "bool",
+    "float",
 })
 
 # Punctuation; the operator symbols come from the opcode table (ssa_course.opcodes).
@@ -48,7 +49,7 @@ def symbols() -> tuple[str, ...]:
 
 
 class Token(NamedTuple):
-    """One lexeme. ``kind`` is ``"int"``, ``"name"``, ``"keyword"``, ``"symbol"`` or
+    """One lexeme. ``kind`` is ``"int"``, ``"float"``, ``"name"``, ``"keyword"``, ``"symbol"`` or
     ``"eof"``; ``text`` is the token as written; ``pos`` where it starts (and its length)."""
 
     kind: str
@@ -69,6 +70,8 @@ def _lexeme_regex() -> re.Pattern[str]:
         r"|(?P<block_comment>/\*.*?\*/)"
         r"|(?P<unterminated>/\*)"          # a "/*" without its "*/"
         r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+        # a float literal: digits, then a fraction, an exponent or both (1.5, 1e10, 2.5e-3)
+        r"|(?P<float>[0-9]+(?:\.[0-9]+(?:[eE][+-]?[0-9]+)?|[eE][+-]?[0-9]+))"
         r"|(?P<int>[0-9]+)"
         r"|(?P<symbol>" + "|".join(re.escape(s) for s in symbols()) + ")"
         r"|(?P<other>.)",                  # anything else is an unexpected character
@@ -97,7 +100,7 @@ def tokenize(source: str, filename: str = "<input>") -> list[Token]:
     for m in _lexeme().finditer(source):
         kind = m.lastgroup
         start = m.start()
-        if kind == "name" or kind == "symbol" or kind == "int":
+        if kind == "name" or kind == "symbol" or kind == "int" or kind == "float":
             text = m.group()
             if kind == "name" and text in KEYWORDS:
                 kind = "keyword"

@@ -23,6 +23,7 @@ Syntax errors say what was expected and point at the token found instead.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from ssa_course import opcodes
@@ -30,7 +31,7 @@ from ssa_course.errors import Pos, SourceError
 from ssa_course.runtime import INT_MAX, INT_MIN, decimal_value, deep_recursion
 from ssa_course.tiny import ast
 from ssa_course.tiny.lexer import Token, tokenize
-from ssa_course.tiny.types import BOOL, INT, VOID, ArrayType, StructType, Type
+from ssa_course.tiny.types import BOOL, FLOAT, INT, VOID, ArrayType, StructType, Type
 
 MAX_EXPR_DEPTH = 200  # nested parentheses, prefix operators, brackets, call arguments
 MAX_BLOCK_DEPTH = 200  # nested blocks ({ ... } and the bodies of if/while/for/try)
@@ -187,6 +188,9 @@ class Parser:
         elif self.at("bool"):
             self.advance()
             ty = BOOL
+        elif self.at("float"):
+            self.advance()
+            ty = FLOAT
         elif self.tok.kind == "name":
             t = self.advance()
             self.type_refs.append((t.text, t.pos))
@@ -477,7 +481,7 @@ class Parser:
         self.expect(")")
         return args
 
-    # primary = INT | "true" | "false" | NAME | "(" expr ")" | "len" "(" expr ")"
+    # primary = INT | FLOAT | "true" | "false" | NAME | "(" expr ")" | "len" "(" expr ")"
     #         | "new" ...
     def parse_primary(self) -> ast.Expr:
         t = self.tok
@@ -487,9 +491,23 @@ class Parser:
                 raise self.error(f"integer literal too large (the largest int is {INT_MAX})")
             self.advance()
             return ast.IntLit(t.pos, value)
+        if t.kind == "float":
+            number = float(t.text)
+            if math.isinf(number):
+                raise self.error("float literal too large (the largest float is about "
+                                 "1.8e308)")
+            self.advance()
+            return ast.FloatLit(t.pos, number)
         if t.kind == "name":
             self.advance()
             return ast.Name(t.pos, t.text)
+        if (self.at("int") or self.at("float")) and self.peek().text == "(":
+            # int(x) and float(n): a conversion, a prefix operator written like a call
+            self.advance()
+            self.expect("(")
+            operand = self.parse_expr()
+            self.expect(")")
+            return ast.Unary(t.pos, t.text, operand)
         if self.at("true") or self.at("false"):
             self.advance()
             return ast.BoolLit(t.pos, t.text == "true")

@@ -11,6 +11,7 @@ Both walk with explicit stacks, so a deep tree cannot overflow Python's stack.
 from __future__ import annotations
 
 from ssa_course import opcodes
+from ssa_course.floats import float_literal_text
 from ssa_course.tiny import ast
 from ssa_course.tiny.types import VOID
 
@@ -20,6 +21,8 @@ def _describe(node: object) -> str:
     kind = type(node).__name__
     if isinstance(node, ast.IntLit):
         text = f"{kind} {node.value}"
+    elif isinstance(node, ast.FloatLit):
+        text = f"{kind} {float_literal_text(node.value)}"
     elif isinstance(node, ast.BoolLit):
         text = f"{kind} {'true' if node.value else 'false'}"
     elif isinstance(node, ast.Name):
@@ -117,6 +120,8 @@ def format_expr(e: ast.Expr) -> str:
 def _prec(e: ast.Expr) -> int:
     if isinstance(e, ast.Binary):
         return opcodes.precedence(e.op)
+    if isinstance(e, ast.Unary) and e.op in opcodes.CONVERSIONS:
+        return _POSTFIX  # written like a call
     if isinstance(e, ast.Unary) or (isinstance(e, ast.IntLit) and e.value < 0):
         return _UNARY  # a folded INT_MIN literal prints as "-9223372036854775808"
     return _POSTFIX
@@ -136,10 +141,14 @@ def _pieces(e: ast.Expr) -> list[_Piece]:
     """How ``e`` prints, one level deep."""
     if isinstance(e, ast.IntLit):
         return [str(e.value)]
+    if isinstance(e, ast.FloatLit):
+        return [float_literal_text(e.value)]
     if isinstance(e, ast.BoolLit):
         return ["true" if e.value else "false"]
     if isinstance(e, ast.Name):
         return [e.name]
+    if isinstance(e, ast.Unary) and e.op in opcodes.CONVERSIONS:
+        return [e.op, "(", (e.operand, 0), ")"]  # int(x), float(n)
     if isinstance(e, ast.Unary):
         # -(a + b) keeps its parentheses, -x needs none
         return [e.op, (e.operand, _UNARY)]

@@ -27,6 +27,8 @@ def statements_by_line(program: A.Program) -> dict[int, list[A.Stmt]]:
 def _value(e: A.Expr) -> str | None:
     if isinstance(e, A.IntLit):
         return str(e.value)
+    if isinstance(e, A.FloatLit):
+        return repr(e.value)
     if isinstance(e, A.BoolLit):
         return "true" if e.value else "false"
     return None

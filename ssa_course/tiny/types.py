@@ -33,6 +33,14 @@ class BoolType(Type):
 
 
 @dataclass(frozen=True, slots=True)
+class FloatType(Type):
+    """IEEE 754 doubles (Bril's float extension)."""
+
+    def __str__(self) -> str:
+        return "float"
+
+
+@dataclass(frozen=True, slots=True)
 class VoidType(Type):
     def __str__(self) -> str:
         return "void"
@@ -63,6 +71,7 @@ class StructType(Type):
 # The scalar types have no fields: one instance each, compared with ``==`` or ``is``.
 INT = IntType()
 BOOL = BoolType()
+FLOAT = FloatType()
 VOID = VoidType()  # a function that returns nothing
 
 
@@ -75,6 +84,8 @@ def parse_type_text(text: str) -> Type:
         return BOOL
     if text == "void":
         return VOID
+    if text == "float":
+        return FLOAT
     if text.startswith("[") and text.endswith("]"):
         return ArrayType(parse_type_text(text[1:-1]))  # one bracket pair per level
     return StructType(text)  # any other name is a struct (checked where it is used)
@@ -87,4 +98,6 @@ def element_zero(elem: object) -> object:
         return 0
     if isinstance(elem, BoolType):
         return False
+    if isinstance(elem, FloatType):
+        return 0.0
     return None
