@@ -99,5 +99,5 @@ NOT_CHAR = "' must be one character, not '"
 # number), the blocks not yet freed; a scratch buffer for a char's UTF-8 bytes and the
 # numbers of a message being written.
 PTR_BSS = ["rt_ptr_table:", "    .zero 8", "rt_ptr_cap:", "    .zero 8", "rt_ptr_count:",
-           "    .zero 8", "rt_ptr_live:", "    .zero 8", "rt_charbuf:", "    .zero 8", "rt_ptr_nums:",
-           "    .zero 24"]
+           "    .zero 8", "rt_ptr_live:", "    .zero 8", "rt_charbuf:", "    .zero 8",
+           "rt_ptr_nums:", "    .zero 24"]

@@ -47,8 +47,9 @@ def lower_chars(fn: Function) -> Function:
             item = copy.copy(item)
             item.op = CHAR_COMPARES[item.op]
         elif isinstance(item, Instr) and item.op == "const" and isinstance(item.value, str):
+            value = item.value
             item = copy.copy(item)
-            item.value = char_key(item.value)
+            item.value = char_key(value)
         body.append(item)
     out = copy.copy(fn)
     out.body = body  # type: ignore[assignment]
@@ -80,31 +81,31 @@ def _call(sel: Selector, i: Instr, symbol: str, args: list[str], site: bool) -> 
 
 
 def s_alloc(sel: Selector, i: Instr) -> None:
-    _call(sel, i, "rt_ptr_alloc", i.args, True)  # pattern: Bril alloc -> runtime
+    _call(sel, i, "rt_ptr_alloc", i.args, True)
 
 
 def s_free(sel: Selector, i: Instr) -> None:
-    _call(sel, i, "rt_ptr_free", i.args, True)  # pattern: Bril free -> runtime
+    _call(sel, i, "rt_ptr_free", i.args, True)
 
 
 def s_store(sel: Selector, i: Instr) -> None:
-    _call(sel, i, "rt_ptr_store", i.args, True)  # pattern: Bril store -> runtime
+    _call(sel, i, "rt_ptr_store", i.args, True)
 
 
 def s_load(sel: Selector, i: Instr) -> None:
-    _call(sel, i, "rt_ptr_load", i.args, True)  # pattern: Bril load -> runtime
+    _call(sel, i, "rt_ptr_load", i.args, True)
 
 
 def s_ptradd(sel: Selector, i: Instr) -> None:
-    _call(sel, i, "rt_ptr_add", i.args, False)  # pattern: Bril ptradd -> runtime
+    _call(sel, i, "rt_ptr_add", i.args, False)
 
 
 def s_char2int(sel: Selector, i: Instr) -> None:
-    _call(sel, i, "rt_char2int", i.args, False)  # pattern: char2int -> runtime
+    _call(sel, i, "rt_char2int", i.args, False)
 
 
 def s_int2char(sel: Selector, i: Instr) -> None:
-    _call(sel, i, "rt_int2char", i.args, True)  # pattern: int2char -> runtime
+    _call(sel, i, "rt_int2char", i.args, True)
 
 
 # Each CPU's select_ops table adds these rows.
