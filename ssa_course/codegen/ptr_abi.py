@@ -13,7 +13,10 @@ pointer, a float's bits).
 
 The runtime keeps an allocation table (per block: the address of its cells, 0 once freed,
 and its length), grown by doubling; each block is ``8 * n`` bytes of cells followed by
-``n`` initialised flags (one byte each), bump-allocated like arrays. Every access is a call
+``n`` initialised flags (one byte each), rounded up to a power of two and bump-allocated
+like arrays; a freed block goes on the free list of its size and is taken back (flags
+cleared) by the next ``alloc`` of that size, so allocating and freeing in a loop stays
+in the same memory. Every access is a call
 of a runtime entry that checks (freed, bounds, never stored) and traps with the
 interpreters' one-line message, at the instruction's position when it has one.
 
@@ -97,7 +100,7 @@ NOT_CHAR = "' must be one character, not '"
 
 # bss: the allocation table's address, its capacity and entries used (the next block's
 # number), the blocks not yet freed; a scratch buffer for a char's UTF-8 bytes and the
-# numbers of a message being written.
+# numbers of a message being written; the heads of the free lists (64 size classes).
 PTR_BSS = ["rt_ptr_table:", "    .zero 8", "rt_ptr_cap:", "    .zero 8", "rt_ptr_count:",
            "    .zero 8", "rt_ptr_live:", "    .zero 8", "rt_charbuf:", "    .zero 8",
-           "rt_ptr_nums:", "    .zero 24"]
+           "rt_ptr_nums:", "    .zero 24", "rt_ptr_free_lists:", "    .zero 512"]

@@ -26,9 +26,26 @@ _ENTRY = f"""    lsr x11, x0, #32
     add x9, x9, x11, lsl #4
 """
 
+# x0 = bytes -> x10 = k, x0 = 2^k >= bytes (k >= 4): a block's size class; a freed block
+# goes on its class's list and the next alloc of that class takes it back (its flags
+# cleared), so a program that allocates and frees in a loop stays in its memory.
+# Clobbers x11.
+_CLASS = """    movz x10, #4
+    movz x11, #16
+.L{label}_class:
+    cmp x11, x0
+    b.hs .L{label}_classed
+    add x11, x11, x11
+    add x10, x10, #1
+    b .L{label}_class
+.L{label}_classed:
+    mov x0, x11
+"""
+
 PTR_TEXT = f"""
 // ---- Bril pointers: p = block << 32 | offset (low half signed); table entry = 16 bytes
-// {{address of the cells, 0 once freed; length}}; cells then their initialised flags
+// {{address of the cells, 0 once freed; length}}; cells then their initialised flags,
+// 2^k bytes in all (a free list per k)
 // rt_ptr_alloc(x0 = cells, x1 = trap-site id) -> x0 = the new block's pointer
 .globl rt_ptr_alloc
 rt_ptr_alloc:
@@ -55,7 +72,22 @@ rt_ptr_alloc:
     add x0, x0, x0, lsl #3
     add x0, x0, #7
     and x0, x0, #0xfffffffffffffff8
+{_CLASS.format(label="pa")}{addr("x9", "rt_ptr_free_lists")}    ldr x11, [x9, x10, lsl #3]
+    cbz x11, .Lpa_fresh
+    ldr x12, [x11]
+    str x12, [x9, x10, lsl #3]
+    ldr x12, [sp]
+    add x13, x11, x12, lsl #3
+.Lpa_clear:
+    strb wzr, [x13]
+    add x13, x13, #1
+    subs x12, x12, #1
+    b.ne .Lpa_clear
+    mov x0, x11
+    b .Lpa_got
+.Lpa_fresh:
     bl rt_alloc
+.Lpa_got:
     ldp x1, x2, [sp], #16
     ldp x29, x30, [sp], #16
     adrp x9, rt_ptr_count
@@ -130,6 +162,12 @@ rt_ptr_free:
     ldr x15, [x14, :lo12:rt_ptr_live]
     sub x15, x15, #1
     str x15, [x14, :lo12:rt_ptr_live]
+    add x0, x13, x13, lsl #3
+    add x0, x0, #7
+    and x0, x0, #0xfffffffffffffff8
+{_CLASS.format(label="pf")}{addr("x9", "rt_ptr_free_lists")}    ldr x11, [x9, x10, lsl #3]
+    str x11, [x12]
+    str x12, [x9, x10, lsl #3]
     ret
 .Lpf_double:
     mov x4, x1

@@ -20,7 +20,8 @@ MAX_CELLS = 1 << 40
 
 PTR_TEXT = f"""
 # ---- Bril pointers: p = block << 32 | offset (low half signed); table entry = 16 bytes
-# {{address of the cells, 0 once freed; length}}; cells then their initialised flags
+# {{address of the cells, 0 once freed; length}}; cells then their initialised flags,
+# 2^k bytes in all (a free list per k: rt_ptr_class)
 # rt_ptr_alloc(rdi = cells, rsi = trap-site id) -> rax = the new block's pointer
 .globl rt_ptr_alloc
 rt_ptr_alloc:
@@ -45,7 +46,22 @@ rt_ptr_alloc:
     push rdi
     lea rdi, [rdi + 8*rdi + 7]
     and rdi, -8
+    call rt_ptr_class
+    lea rdx, [rip + rt_ptr_free_lists]
+    mov rsi, qword ptr [rdx + 8*rax]
+    test rsi, rsi
+    jz .Lpa_fresh
+    mov rcx, qword ptr [rsi]
+    mov qword ptr [rdx + 8*rax], rcx
+    mov rcx, qword ptr [rsp]
+    lea rdi, [rsi + 8*rcx]
+    xor eax, eax
+    rep stosb
+    mov rax, rsi
+    jmp .Lpa_got
+.Lpa_fresh:
     call rt_alloc
+.Lpa_got:
     pop rcx
     mov rdx, qword ptr [rip + rt_ptr_count]
     mov rsi, rdx
@@ -104,10 +120,18 @@ rt_ptr_free:
     je .Lpf_double
     test rcx, rcx
     jnz .Lpf_offset
+    mov r8, qword ptr [rax]
     mov qword ptr [rax], 0
-    mov rcx, qword ptr [rax + 8]
-    add qword ptr [rip + rt_ptr_left], rcx
+    mov rdi, qword ptr [rax + 8]
+    add qword ptr [rip + rt_ptr_left], rdi
     sub qword ptr [rip + rt_ptr_live], 1
+    lea rdi, [rdi + 8*rdi + 7]
+    and rdi, -8
+    call rt_ptr_class
+    lea rdx, [rip + rt_ptr_free_lists]
+    mov rcx, qword ptr [rdx + 8*rax]
+    mov qword ptr [r8], rcx
+    mov qword ptr [rdx + 8*rax], r8
     ret
 .Lpf_double:
     mov r8, rsi
@@ -119,6 +143,22 @@ rt_ptr_free:
     mov rsi, rcx
     lea rdi, [rip + rt_pmsg_free_offset]
     jmp rt_ptr_trap
+
+# rt_ptr_class(rdi = bytes) -> rax = k, rdi = 2^k >= bytes (k >= 4): a block's size class;
+# a freed block goes on its class's list and the next alloc of that class takes it back
+# (its flags cleared), so a program that allocates and frees in a loop stays in its memory
+rt_ptr_class:
+    mov eax, 4
+    mov ecx, 16
+.Lclass_loop:
+    cmp rcx, rdi
+    jae .Lclass_done
+    add rcx, rcx
+    inc rax
+    jmp .Lclass_loop
+.Lclass_done:
+    mov rdi, rcx
+    ret
 
 # rt_ptr_entry(rdi = pointer) -> rax = its table entry, rcx = offset, rdx = block
 rt_ptr_entry:
