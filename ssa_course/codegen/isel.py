@@ -30,6 +30,7 @@ from ssa_course.codegen.quadcfg import (
     variable_types,
 )
 from ssa_course.codegen.runtime_abi import CODE, MESSAGES, program_messages
+from ssa_course.codegen.select_ptr import lower_chars
 from ssa_course.codegen.strength import reduce_strength
 from ssa_course.codegen.thread import thread_bools
 from ssa_course.quads.ir import UNDEFINED, Function, Instr, Program
@@ -57,6 +58,7 @@ class Selector:
                  sites: list[tuple[int, int]], fuel: bool,
                  stack: dict[int, int] | None = None) -> None:
         refuse_floats(fn)
+        fn = lower_chars(fn)  # chars as their sort keys (codegen/ptr_abi.py)
         self.machine = machine
         self.fn = fn
         # newarr instructions kept in the frame (id -> length), from escape analysis

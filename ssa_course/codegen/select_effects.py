@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from ssa_course.codegen.mir import Imm, LabelRef, Mem, PReg, VReg
 from ssa_course.codegen.names import call_symbol
 from ssa_course.codegen.patterns import CodegenError
+from ssa_course.codegen.ptr_abi import print_entry
 from ssa_course.quads.ir import Instr
 from ssa_course.tiny.types import BOOL, ArrayType
 
@@ -160,7 +161,8 @@ def s_print(sel: Selector, i: Instr) -> None:
         if k:
             sel.call("rt_print_space")
         sel.emit("mov", _arg(sel, 0), sel.val(arg))
-        sel.call("rt_print_bool" if sel.types.get(arg) == BOOL else "rt_print_int", 1)
+        t = sel.types.get(arg)
+        sel.call(print_entry(t) or ("rt_print_bool" if t == BOOL else "rt_print_int"), 1)
     sel.call("rt_print_newline")
 
 

@@ -56,12 +56,13 @@ def start_text(config: RuntimeConfig, handlers: int, record: int) -> str:
     b.ne rt_arg_count_error
 """]
     for k, (name, ty) in enumerate(config.main_params):
-        if ty not in ("int", "bool"):
+        if ty not in ("int", "bool", "char"):
             parts.append(rt.addr("x1", f"rt_arg_bad_type{k}")
                          + rt.const("x2", strlen(bad_type_message(name, ty)))
                          + "    b rt_usage_error\n")
             continue
-        parse = "rt_parse_int" if ty == "int" else "rt_parse_bool"
+        parse = {"int": "rt_parse_int", "bool": "rt_parse_bool",
+                 "char": "rt_parse_char"}[ty]  # char: Bril's extension (runtime_ptr.py)
         parts.append(f"""    ldr x0, [x19, #{8 * (k + 2)}]
     movz x1, #{k}
     bl {parse}
@@ -77,6 +78,7 @@ def start_text(config: RuntimeConfig, handlers: int, record: int) -> str:
     for k in range(min(n, 8)):
         parts.append(f"    ldr x{k}, [x9, #{8 * k}]\n")
     parts.append(f"""    bl tiny_main
+    bl rt_ptr_exit_check
     bl rt_flush
     movz x0, #0
 {rt.const("x8", rt.SYS_EXIT_GROUP)}    svc #0

@@ -73,6 +73,8 @@ def start_text(config: RuntimeConfig) -> str:
             parse = "rt_parse_int"
         elif ty == "bool":
             parse = "rt_parse_bool"
+        elif ty == "char":
+            parse = "rt_parse_char"  # Bril's char extension (runtime_ptr.py)
         else:
             parts.append(f"    lea rsi, [rip + rt_arg_bad_type{k}]\n"
                          f"    mov rdx, {strlen(bad_type_message(name, ty))}\n"
@@ -93,6 +95,7 @@ def start_text(config: RuntimeConfig) -> str:
     for k in range(min(n, 6)):
         parts.append(f"    mov {regs[k]}, qword ptr [rip + rt_args + {8 * k}]\n")
     parts.append(f"""    call tiny_main
+    call rt_ptr_exit_check
     call rt_flush
     xor edi, edi
     mov eax, {SYS_EXIT_GROUP}
