@@ -87,7 +87,6 @@ class BrilValue(Node):
         self.value_type = ty
         self.pos = pos
         self.label = op
-        self.pos = pos  # where it is written: its error reports there, in every stage
 
     def compute(self) -> Type:
         return self.value_type
@@ -116,7 +115,6 @@ class BrilEffect(Effect):
         self.op = op
         self.pos = pos
         self.label = op
-        self.pos = pos  # where it is written: its error reports there, in every stage
 
     def passes_load(self, load: Node) -> tuple[Node | None, bool]:
         """One alias class: no load looks past a Bril effect (always safe)."""
