@@ -231,3 +231,18 @@ def test_a_float_constant_is_its_bits():
     ssa = build(comp, "scheduled").ssa  # type: ignore[attr-defined]
     asm = compile_program(ssa, None, None, step_limit=None)[1]
     assert str(float_bits(2.5)) in asm
+
+
+def test_a_float_order_tested_by_a_branch_branches_on_the_flags():
+    # the seta/setae bool is threaded into ja/jae (or jbe/jb for the other arm): no setcc
+    # is left, and NaN still takes the false arm (test_comparisons_... runs it)
+    src = "fn f(a: float, b: float) -> int { if (a < b) { return 1; } return 2; }\n" \
+          "fn main() { print(f(1.0, 2.0), f(0.0 / 0.0, 1.0)); }\n"
+    comp = compile_source(src, "b.tiny")
+    ssa = build(comp, "scheduled").ssa  # type: ignore[attr-defined]
+    asm = compile_program(ssa, None, None, step_limit=None)[1]
+    f = asm[asm.index("tiny_f:"):asm.index("tiny_main:")]
+    lines = [line.strip() for line in f.splitlines()]
+    k = next(k for k, line in enumerate(lines) if line.startswith("ucomisd"))
+    assert lines[k + 1].split()[0] in ("ja", "jbe") and "seta" not in f
+    assert _same_as_interpreter(src).stdout == "1 2\n"
