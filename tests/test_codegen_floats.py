@@ -13,7 +13,7 @@ import math
 import subprocess
 
 import pytest
-from codegen_native import skip_reason
+from codegen_native import run_native, skip_reason
 
 import ssa_course
 from ssa_course import registry
@@ -246,3 +246,14 @@ def test_a_float_order_tested_by_a_branch_branches_on_the_flags():
     k = next(k for k, line in enumerate(lines) if line.startswith("ucomisd"))
     assert lines[k + 1].split()[0] in ("ja", "jbe") and "seta" not in f
     assert _same_as_interpreter(src).stdout == "1 2\n"
+
+
+@pytest.mark.parametrize("program", ["SPECIALS", "SPILLED", "CALLS"])
+def test_floats_with_every_value_in_a_stack_slot(program):
+    # the spill-all allocator's scratch registers carry the bits into and out of xmm
+    source, args = {"SPECIALS": (SPECIALS, []), "SPILLED": (SPILLED, ["7"]),
+                    "CALLS": (CALLS, [])}[program]
+    want = ssa_course.run(ssa_course.compile(source, "s.tiny"), *args, via="quads")
+    got = run_native(source, args, allocator="spill-all", backend="own",
+                     emulated=skip_reason() is not None)
+    assert (got.stdout, got.status) == (want.stdout, want.status)
