@@ -257,3 +257,17 @@ def test_floats_with_every_value_in_a_stack_slot(program):
     got = run_native(source, args, allocator="spill-all", backend="own",
                      emulated=skip_reason() is not None)
     assert (got.stdout, got.status) == (want.stdout, want.status)
+
+
+@pytest.mark.parametrize("program", ["CALLS", "SPILLED", "SPECIALS", "CONVERSIONS"])
+def test_float_programs_verify_before_and_after_allocation(program):
+    from ssa_course.codegen.x86_64 import verify
+    from ssa_course.codegen.x86_64.compile import allocate_program, select_program
+
+    source = {"CALLS": CALLS, "SPILLED": SPILLED, "SPECIALS": SPECIALS,
+              "CONVERSIONS": CONVERSIONS % "0.0 / 0.0"}[program]
+    ssa = build(compile_source(source, "v.tiny"), "scheduled").ssa  # type: ignore[attr-defined]
+    mprog = select_program(ssa, step_limit=1000)
+    verify.verify_program(mprog)  # defined on every path, the call's integer registers
+    allocate_program(mprog)
+    verify.verify_program(mprog, allocated=True, laid_out=True)
