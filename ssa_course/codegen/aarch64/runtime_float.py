@@ -268,7 +268,7 @@ rt_print_float:
     movz x2, #{LIMBS}
     movz x9, #2
     bl rt_fp_pow
-// R >= 10 S: P was one low (never in the fixed form)
+// R >= 10 S: P was one low
 {_copy(_S1, _S2)}    movz x1, #10
     movz x2, #{LIMBS}
     bl rt_fp_mul

@@ -256,7 +256,7 @@ rt_print_float:
     mov edx, 2
     mov ecx, {LIMBS}
     call rt_fp_pow
-# R >= 10 S: P was one low (never in the fixed form)
+# R >= 10 S: P was one low
     lea rsi, [rsp + {_S1}]
     lea rdi, [rsp + {_S2}]
     mov ecx, {BUFFER}
