@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from codegen_harness import same_bytes, source
-from corpus import load_bril_corpus, load_corpus
+from corpus import load_bril_corpus, load_bril_float_corpus, load_corpus, load_float_corpus
 from fuzzgen import generate
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -31,7 +31,7 @@ from ssa_course.errors import SsaCourseError, UsageError
 from ssa_course.registry import build
 
 ROOT = Path(__file__).resolve().parent.parent
-CASES = [*load_corpus(), *load_bril_corpus()]
+CASES = [*load_corpus(), *load_bril_corpus(), *load_float_corpus(), *load_bril_float_corpus()]
 KERNELS = sorted((ROOT / "benchmarks" / "native" / "kernels").glob("*.tiny"))
 FUZZ_SEEDS = range(7000, 7030)
 OTHERS = ("gnu", "keystone")
@@ -135,6 +135,17 @@ def test_fields_explain_one_instruction():
     assert encode("mov rax, 0xcccccccccccccccd") == bytes.fromhex("48b8cdcccccccccccccc")
     assert encode("sete sil") == bytes.fromhex("400f94c6")  # sil needs a REX prefix
     assert encode("mov qword ptr [rbp], 1")[:4] == bytes.fromhex("48c74500")  # rbp: disp8 0
+
+
+def test_fields_explain_an_sse_instruction():
+    # SSE2 (floats, #36): the mandatory prefix comes before REX, xmm9 is register 9
+    parts = fields("cvttsd2si r10, xmm9")
+    assert [(f.name, f.data.hex()) for f in parts] == [
+        ("prefix", "f2"), ("REX", "4d"), ("opcode", "0f2c"), ("ModRM", "d1")]
+    assert parts[0].meaning == "mandatory prefix (SSE)"
+    assert parts[3].meaning == "mod=11 (register) reg=010 (r10) rm=001 (xmm9)"
+    assert fields("rep movsb")[0].meaning == "rep"
+    assert encode("movq xmm0, qword ptr [rax]") == bytes.fromhex("f30f7e00")  # not 66 REX.W
 
 
 @pytest.mark.parametrize("text,message", [

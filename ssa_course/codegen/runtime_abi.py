@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ssa_course.codegen.ptr_abi import PTR_BSS, ptr_data_lines
 from ssa_course.errors import UsageError
+from ssa_course.floats import FLOAT_TO_INT_TRAP
 from ssa_course.runtime import (
     DEFAULT_ALLOCATION_LIMIT,
     DEFAULT_DEPTH_LIMIT,
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 # rt_trap's message codes (rdi), in index order; 6 and 7 have no position.
 MESSAGES = ("division by zero", "index out of bounds", "negative array length",
             "array too large", "unset element", "out of memory", "step limit exceeded",
-            "stack overflow", "undefined variable")
+            "stack overflow", "undefined variable", FLOAT_TO_INT_TRAP)
 CODE = {m: k for k, m in enumerate(MESSAGES)}
 MESSAGE_RECORD = 64  # bytes per message: a length byte, then the text
 MESSAGE_SHIFT = 6  # log2(MESSAGE_RECORD): rt_trap finds record k at k << 6
@@ -189,6 +190,11 @@ STRINGS = (
     ("rt_str_range", "' is out of the 64-bit int range: '"),
     ("rt_str_not_bool", "' must be true or false, not '"),
     ("rt_str_lit_true", "true\0"), ("rt_str_lit_false", "false\0"),
+    # float arguments (x86-64's rt_parse_float: exact on the forms it reads)
+    ("rt_str_lit_infinity", "Infinity\0"),
+    ("rt_str_not_float", "' must be a float, not '"),
+    ("rt_str_float_inexact", "' is a float compiled code cannot read exactly (at most 2^53 "
+     "in its digits, exponent -22..22, or float.hex()): '"),
     ("rt_str_wfail", "error: cannot write standard output\n"),
     ("rt_str_hex", "0123456789abcdef"),
 )
@@ -239,7 +245,7 @@ def data_lines(config: RuntimeConfig) -> list[str]:
         out.append(f"    {ascii_directive(m)}")
         out.append(f"    .zero {MESSAGE_RECORD - 1 - len(raw)}")
     for k, (name, ty) in enumerate(config.main_params):
-        if ty not in ("int", "bool", "char"):
+        if ty not in ("int", "bool", "char", "float"):
             out += string_data(f"rt_arg_bad_type{k}", bad_type_message(name, ty))
     count = count_message(config)
     out += string_data("rt_str_count", count)

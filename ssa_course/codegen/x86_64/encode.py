@@ -110,6 +110,11 @@ def _matches(form: Form, operands: list[Operand]) -> bool:
                 isinstance(o, Memory) and (o.width == w or (o.width is None and w in regs)))
         elif kind == "m":
             ok = isinstance(o, Memory)
+        elif kind == "xmm":
+            ok = isinstance(o, Reg) and o.width == 128
+        elif kind == "xmm/m64":
+            ok = (isinstance(o, Reg) and o.width == 128) or (
+                isinstance(o, Memory) and o.width in (64, None))
         elif kind == "1":
             ok = isinstance(o, Immediate) and o.value == 1
         else:  # imm8 / imm32 / imm64
@@ -173,16 +178,19 @@ def _encode(form: Form, cc: int | None, operands: list[Operand]) -> list[Field]:
     out: list[Field] = []
     opcode = bytearray(form.opcode)
     while len(opcode) > 1 and opcode[0] in _PREFIXES:
-        out.append(Field("prefix", bytes([opcode[0]]), {0xF3: "rep"}.get(opcode[0], "")))
+        # F3 is rep before a string instruction; before 0F it is, like 66 and F2, the
+        # mandatory prefix that selects an SSE instruction (F2 0F 58 addsd)
+        out.append(Field("prefix", bytes([opcode[0]]), "rep" if form.mnemonic.startswith(
+            "rep ") else "mandatory prefix (SSE)"))
         del opcode[0]
     rm_op = reg_op = None  # the operands in ModRM.rm and ModRM.reg (or the opcode's +r)
     imm = None
     for kind, o in zip(form.operands, operands, strict=True):
         if isinstance(o, Immediate):
             imm = o.value
-        elif kind.startswith("r/m") or kind == "m":
+        elif kind.startswith("r/m") or kind in ("m", "xmm/m64"):
             rm_op = o
-        elif kind in ("r8", "r32", "r64"):
+        elif kind in ("r8", "r32", "r64", "xmm"):
             reg_op = o
     # x86-64 has 16 registers but ModRM/SIB fields are 3 bits: the fourth bit of each
     # register number goes in REX (R extends ModRM.reg, X SIB.index, B ModRM.rm, SIB.base
