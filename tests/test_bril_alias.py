@@ -90,3 +90,21 @@ def test_errors_survive_opt(name):
     got = run(compile_source(text, "opt.bril"), [])
     assert (got.stdout, got.status, got.error) == (case.stdout, 2,
                                                   case.stderr.rstrip("\n")), text
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_pointer_programs_keep_output_and_errors(seed):
+    """Generated programs (tests/bril_pointer_gen.py): the optimized program and the
+    graph interpreter print what the quads interpreter prints and stop with its error."""
+    from bril_pointer_gen import pointer_program
+
+    text = pointer_program(seed)
+    opt = optimized(text)
+    for args in (["1"], ["4"]):
+        want = run(compile_source(text, "r.bril"), args, via="quads")
+        for got in (run(compile_source(opt, "o.bril"), args, via="quads"),
+                    run(compile_source(text, "r.bril"), args, via="son-opt")):
+            assert (got.stdout, got.status, got.error) == \
+                (want.stdout, want.status, want.error), (args, text, opt)
+        if want.status == 0:
+            assert run(compile_source(opt, "o.bril"), args).steps <= want.steps

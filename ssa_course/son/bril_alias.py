@@ -116,6 +116,9 @@ def _split(load: Node) -> Node | None:
         return None
     load.dep_read(phi)
     load.dep_read(region)
+    # (Every path giving a value through this very pointer node already implies that the
+    # node is computed before the merge; the check is kept as a cheap guard, so that the
+    # same node surely names one address on every path and round a loop.)
     if not available(load.operand(2), region, load):
         return None
     values = [reaching_value(load, phi.operand(k), False) for k in range(1, len(phi.inputs))]
