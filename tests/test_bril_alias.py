@@ -57,6 +57,16 @@ def test_a_store_to_one_allocation_does_not_kill_a_load_from_another():
     assert run(comp, []).stdout == "11 11 11 11\n"
 
 
+def test_two_offsets_that_never_meet_are_two_slots():
+    # a and a + 1, a + i and a + (i + 1): the loads read what the store before them wrote;
+    # only the load of a after the store to a + (n - 4) stays (n - 4 may be 0: it is)
+    case = _case(HERE / "bril_mem" / "alias_offsets.bril")
+    text = optimized(case.source)
+    assert loads(text) == 1, text
+    got = run(compile_source(text, "o.bril"), case.args)
+    assert (got.stdout, got.status, got.error) == (case.stdout, 2, case.stderr.rstrip("\n"))
+
+
 def test_a_pointer_of_unknown_origin_aliases_every_class():
     text = passes.emit(passes.run_pipeline(compile_source(source("alias_unknown"),
                                                           "t.bril"), ["parse", "gcm"]), "bril")

@@ -25,9 +25,11 @@ Nothing else changes: every other load, store and ``free`` stays, in order.
 
 from __future__ import annotations
 
-from ssa_course.son.alias import last_effect, reaching_value
+from ssa_course.son.alias import distinct_indices, last_effect, reaching_value
 from ssa_course.son.control import Phi, Proj, Region, Start, strictly_dominates
+from ssa_course.son.data import Add
 from ssa_course.son.graph import Node
+from ssa_course.son.types import IntType
 
 # The walks are bounded (no recursion, no long chains): running out answers "unknown".
 _ORIGIN_WALK = 64  # nodes looked at to find a pointer's origin
@@ -79,6 +81,63 @@ def may_alias(p: Node, q: Node, watcher: Node) -> bool:
     return a is None or b is None or a is b
 
 
+def _base_offset(ptr: Node) -> tuple[Node, Node | None]:
+    """``ptradd b k`` -> (b, k); any other pointer -> (itself, None: offset 0)."""
+    if getattr(ptr, "op", None) == "ptradd" and not ptr.pinned:
+        return ptr.operand(1), ptr.operand(2)
+    return ptr, None
+
+
+def _constant(n: Node) -> int | None:
+    t = n.type
+    return t.lo if isinstance(t, IntType) and t.lo == t.hi else None
+
+
+def _plus(n: Node) -> tuple[Node, int]:
+    """``x + c`` (a constant ``c``) -> (x, c); anything else -> (itself, 0)."""
+    if isinstance(n, Add):
+        c = _constant(n.operand(2))
+        if c is not None:
+            return n.operand(1), c
+        c = _constant(n.operand(1))
+        if c is not None:
+            return n.operand(2), c
+    return n, 0
+
+
+def _distinct_offsets(i: Node | None, j: Node | None) -> bool:
+    """Two offsets from one base that are never equal: constant ranges that do not meet
+    (None is 0), or ``x + c1`` and ``x + c2`` with ``c1 != c2`` (wrapping keeps them
+    apart: adding a non-zero constant never gives the same 64-bit value)."""
+    if i is None and j is None:
+        return False
+    if i is None or j is None:
+        k = j if i is None else i
+        assert k is not None
+        t = k.type
+        return isinstance(t, IntType) and (t.lo > 0 or t.hi < 0)
+    if distinct_indices(i, j):
+        return True
+    (x, a), (y, b) = _plus(i), _plus(j)
+    return x is y and a != b
+
+
+def distinct_addresses(p: Node, q: Node, watcher: Node) -> bool:
+    """``p`` and ``q`` are provably two different slots: one base and two offsets that
+    are never equal (``ptradd a i`` and ``ptradd a (i + 1)``), or ``p`` and ``ptradd p k``
+    with ``k`` never 0. (The same nodes in one walk without a merge: one value each.)"""
+    (bp, op), (bq, oq) = _base_offset(p), _base_offset(q)
+    watcher.dep_read(bp)
+    watcher.dep_read(bq)
+    if bp is bq:
+        return _distinct_offsets(op, oq)
+    if bq is p:
+        return _distinct_offsets(None, oq)
+    if bp is q:
+        return _distinct_offsets(op, None)
+    return False
+
+
 def passes_load(effect: Node, load: Node) -> tuple[Node | None, bool]:
     """A Bril effect (``store``, ``free``, ``keep``) asked by a load: (the value the load
     reads here, or None; whether the load may look further back)."""
@@ -96,6 +155,8 @@ def passes_load(effect: Node, load: Node) -> tuple[Node | None, bool]:
     p = load.dep_read(effect.operand(2))
     if op == "store" and p is q:
         return effect.operand(3), False
+    if op == "store" and distinct_addresses(p, q, load):
+        return None, True  # another slot of the same object (a free is of the whole block)
     return None, not may_alias(p, q, load)
 
 
