@@ -368,6 +368,7 @@ def report(rows: list[Row]) -> str:
     with_lvn = [r for r in rows if r.lvn_count is not None and r.opt_count is not None]
     beats = sum(1 for r in with_lvn if r.opt_count < r.lvn_count)
     ties = sum(1 for r in with_lvn if r.opt_count == r.lvn_count)
+    native = [r for r in rows if r.native is not None]
     core = [r for r in rows if r.folder == "core"]
     full = [r for r in rows if r.folder in FULL_BRIL]
     gm = geomean([r.ratio for r in core if r.ratio is not None])
@@ -382,8 +383,9 @@ def report(rows: list[Row]) -> str:
         f"(a) output and total_dyn_inst equal to .out/.prof: {equal}/{n}",
         f"(b) opt output accepted by brili: {accepted}/{n}; opt <= input: {no_worse}/{n}",
         f"opt < LVN+DCE: {beats}/{len(with_lvn)} (equal: {ties})",
-        f"(d) --via native prints .out: {sum(1 for r in rows if r.native)}/{n}"
-        if any(r.native is not None for r in rows) else "(d) native runs: not on this machine",
+        f"(d) --via native prints .out: {sum(1 for r in rows if r.native)}/{len(native)}"
+        f" ({n - len(native)} refused in one line: floats, pointers)"
+        if native else "(d) native runs: not on this machine",
         f"geometric mean opt/input (core): {_fmt(gm)}; LVN+DCE/input: {_fmt(gm_lvn)}",
         f"geometric mean opt/input (mem + float + mixed, {len(full)}): {_fmt(gm_full)} "
         f"({per_folder})",
