@@ -369,6 +369,7 @@ def report(rows: list[Row]) -> str:
     beats = sum(1 for r in with_lvn if r.opt_count < r.lvn_count)
     ties = sum(1 for r in with_lvn if r.opt_count == r.lvn_count)
     native = [r for r in rows if r.native is not None]
+    refused = sum(1 for r in rows if any(x.startswith("native: machine code") for x in r.notes))
     core = [r for r in rows if r.folder == "core"]
     full = [r for r in rows if r.folder in FULL_BRIL]
     gm = geomean([r.ratio for r in core if r.ratio is not None])
@@ -384,8 +385,8 @@ def report(rows: list[Row]) -> str:
         f"(b) opt output accepted by brili: {accepted}/{n}; opt <= input: {no_worse}/{n}",
         f"opt < LVN+DCE: {beats}/{len(with_lvn)} (equal: {ties})",
         f"(d) --via native prints .out: {sum(1 for r in rows if r.native)}/{len(native)}"
-        f" ({n - len(native)} refused in one line: floats, pointers)"
-        if native else "(d) native runs: not on this machine",
+        f" ({refused} refused in one line: floats, pointers)"
+        if native or refused else "(d) native runs: not on this machine",
         f"geometric mean opt/input (core): {_fmt(gm)}; LVN+DCE/input: {_fmt(gm_lvn)}",
         f"geometric mean opt/input (mem + float + mixed, {len(full)}): {_fmt(gm_full)} "
         f"({per_folder})",
