@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from ssa_course.bitcast import bits2float, float2bits
 from ssa_course.errors import Pos, RuntimeTrap
 from ssa_course.floats import FLOAT_TO_INT_TRAP, float_to_int, foldable, ieee_div
 from ssa_course.runtime import TinyArray, TinyStruct, tiny_div, tiny_rem, wrap
@@ -185,6 +186,9 @@ _BUILTIN = (
            trap_if=lambda a: float_to_int(a) is None,
            doc="Tiny's int(x): toward zero; NaN, an infinity or a value outside the 64-bit "
                "range is a runtime error (an ssa_course extension)"),
+    # Bril's bitcast extension: the same 64 bits read as the other type (ssa_course/bitcast.py)
+    Opcode("float2bits", 1, FLOAT, INT, float2bits, doc="a float's bits as a 64-bit int"),
+    Opcode("bits2float", 1, INT, FLOAT, bits2float, doc="a 64-bit int's bits as a float"),
 )
 
 # Tiny's operators on floats: the int symbol, resolved by the operands' type (see tiny_row).

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import ssa_course
 from ssa_course import opcodes, registry
+from ssa_course.bitcast import float2bits
 from ssa_course.errors import RuntimeTrap, SourceError
 from ssa_course.quads.bril import parse_bril_text
 from ssa_course.quads.fold import identity
@@ -156,13 +157,10 @@ def _quads_result(row: opcodes.Opcode, values: tuple) -> tuple[str, str]:
     names = []
     for k, v in enumerate(values):
         names.append(f"c{k}")
-        if isinstance(v, float) and not math.isfinite(v):  # no constant spells it
-            body.append(Instr("const", f"z{k}", FLOAT, value=0.0))
-            if math.isnan(v):
-                body.append(Instr("fdiv", f"c{k}", FLOAT, [f"z{k}", f"z{k}"]))
-            else:
-                body.append(Instr("const", f"s{k}", FLOAT, value=math.copysign(1.0, v)))
-                body.append(Instr("fdiv", f"c{k}", FLOAT, [f"s{k}", f"z{k}"]))
+        if isinstance(v, float) and not math.isfinite(v):  # no constant spells it:
+            # its exact bits (a NaN's payload too), cast (Bril's bitcast extension)
+            body.append(Instr("const", f"z{k}", INT, value=float2bits(v)))
+            body.append(Instr("bits2float", f"c{k}", FLOAT, [f"z{k}"]))
             continue
         body.append(Instr("const", f"c{k}", BOOL if isinstance(v, bool) else
                           FLOAT if isinstance(v, float) else INT, value=v))

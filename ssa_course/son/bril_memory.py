@@ -1,10 +1,12 @@
-"""Bril's memory and char extensions in the sea of nodes: one conservative memory class.
+"""Bril's memory and char extensions in the sea of nodes: alias classes per ``alloc``.
 
 Bril's pointers (``alloc``, ``load``, ``store``, ``free``, ``ptradd``) live on the same
-memory edges as Tiny's arrays and structs (:mod:`ssa_course.son.memory`), with *one*
-alias class for all of them: no load looks past a Bril store or free, and no Tiny load
-looks past one either (``passes_load`` always stops the walk). Alias classes per
-allocation would let loads fold through stores; this first version does not.
+memory edges as Tiny's arrays and structs (:mod:`ssa_course.son.memory`). Each ``alloc``
+site is an alias class, with "unknown" for pointers of unknown origin
+(:mod:`ssa_course.son.bril_alias`): a Bril load looks past a store or ``free`` of another
+class, and is replaced by the value a store (or an earlier load) through the same pointer
+node gave it, only where it provably cannot fail. Tiny's loads look past every Bril
+effect (Bril memory is never a Tiny array or struct).
 
 Three node kinds:
 
@@ -25,6 +27,7 @@ from typing import Any
 from ssa_course.errors import Pos
 from ssa_course.quads import memory
 from ssa_course.runtime import Value
+from ssa_course.son import bril_alias
 from ssa_course.son.graph import Graph, Node, RunState
 from ssa_course.son.memory import Effect
 from ssa_course.son.types import Type
@@ -95,6 +98,14 @@ class BrilValue(Node):
     def key(self) -> None:
         return None
 
+    def idealize(self) -> Node | None:
+        # a load reads what a store (or load) through the same pointer gave (bril_alias.py)
+        return bril_alias.forwarded(self) if self.op == "load" else None
+
+    def initial_value(self, make: bool = True) -> None:
+        """A fresh ``alloc``'s slots are uninitialized: reading one is an error."""
+        return None
+
     def evaluate(self, args: list[Value], state: RunState) -> Value:
         if self.op == "alloc":
             return bril_memory(state).alloc(args[2], self.pos)
@@ -117,8 +128,15 @@ class BrilEffect(Effect):
         self.label = op
 
     def passes_load(self, load: Node) -> tuple[Node | None, bool]:
-        """One alias class: no load looks past a Bril effect (always safe)."""
-        return None, False
+        """What a load reads here, and whether it may look further (bril_alias.py)."""
+        return bril_alias.passes_load(self, load)
+
+    # ``keep`` of what is no longer a Bril value (a forwarded load became the stored
+    # value): nothing is left to keep.
+    def idealize(self) -> Node | None:
+        if self.op == "keep" and not isinstance(self.inputs[2], BrilValue):
+            return self.inputs[1]
+        return None
 
     def evaluate(self, args: list[Value], state: RunState) -> Value:
         if self.op == "store":
