@@ -265,7 +265,14 @@ def s_catch(sel: Selector, i: Instr) -> None:
 
 
 # Each target's select_ops table starts from these.
+def s_bitcast(sel: Selector, i: Instr) -> None:
+    """``float2bits`` / ``bits2float`` (Bril's bitcast): a float already lives as its 64
+    bits in an integer register (``float_abi.py``), so the cast is a copy."""
+    sel.emit("mov", sel.dest(i), sel.val(i.args[0]))
+
+
 SELECT: dict[str, Callable[[Selector, Instr], None]] = {
+    "float2bits": s_bitcast, "bits2float": s_bitcast,
     "aload": s_aload, "astore": s_astore, "alen": s_alen, "newarr": s_newarr,
     "newstruct": s_newstruct, "getf": s_getf, "setf": s_setf, "print": s_print,
     "call": s_call, "ret": s_ret, "jmp": s_jmp, "enter": s_enter, "leave": s_leave,
