@@ -5,7 +5,8 @@ runtime's messages, the live-cell budget, a pointer printed, char arguments pars
 the command line, the char keys' order, the table growing, values of every bit pattern.
 
 ``tests/bril_mem/located/*.json`` are ``tests/bril_mem`` programs through Bril's
-``bril2json -p`` (positions kept).
+``bril2json -p`` (positions kept); ``tests/bril_mem/unlocated/*.json`` through plain
+``bril2json`` (no positions).
 """
 
 from __future__ import annotations
@@ -48,6 +49,37 @@ def test_errors_name_the_instruction_position(path, stage):
     result = _same_as_quads(path.read_text(), path.name, stage)
     assert result.status == 2 and " at " in result.error, result.error
     assert result.error.count("\n") == 0
+
+
+LEAK = "memory not freed at the end of the program"
+
+
+@pytest.mark.parametrize("stage", MACHINE)
+def test_a_leak_without_positions_names_the_block_only(stage):
+    path = HERE / "bril_mem" / "unlocated" / "leak_two.json"
+    result = _same_as_quads(path.read_text(), path.name, stage)
+    assert (result.stdout, result.status) == ("1\n", 2)
+    assert result.error == f"error: 2 blocks of {LEAK}; block 0 was allocated"
+
+
+def _churn_then_leak(free_first: bool) -> str:
+    """Block 0 from line 3, then 300 blocks from line 7 (the table grows past its 256
+    entries), each freed but the last; block 301 from line 15 left too."""
+    return ("@main {\n  one: int = const 1;\n  p: ptr<int> = alloc one;\n"
+            "  k: int = const 0;\n  m: int = const 300;\n.loop:\n"
+            "  q: ptr<int> = alloc one;\n  k: int = add k one;\n"
+            "  more: bool = lt k m;\n  br more .free .done;\n.free:\n  free q;\n"
+            "  jmp .loop;\n.done:\n  x: ptr<bool> = alloc one;\n"
+            + ("  free p;\n" if free_first else "") + "}\n")
+
+
+@pytest.mark.parametrize("stage", MACHINE)
+@pytest.mark.parametrize(("free_first", "named"), [
+    (False, "3 blocks of {}; block 0 was allocated at 3:17"),
+    (True, "2 blocks of {}; block 300 was allocated at 7:17")])
+def test_a_leak_names_the_oldest_block_left_across_table_growth(stage, free_first, named):
+    result = _same_as_quads(_churn_then_leak(free_first), "churn_leak.bril", stage)
+    assert (result.status, result.error) == (2, "error: " + named.format(LEAK))
 
 
 @pytest.mark.parametrize("stage", MACHINE)

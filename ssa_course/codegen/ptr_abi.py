@@ -12,13 +12,15 @@ wrapped offset). Element values are opaque 64-bit words (an int, a bool, a char'
 pointer, a float's bits).
 
 The runtime keeps an allocation table (per block: the address of its cells, 0 once freed,
-and its length), grown by doubling; each block is ``8 * n`` bytes of cells followed by
-``n`` initialised flags (one byte each), rounded up to a power of two and bump-allocated
-like arrays; a freed block goes on the free list of its size and is taken back (flags
-cleared) by the next ``alloc`` of that size, so allocating and freeing in a loop stays
-in the same memory. Every access is a call
-of a runtime entry that checks (freed, bounds, never stored) and traps with the
-interpreters' one-line message, at the instruction's position when it has one.
+its length and the trap site of the ``alloc`` that made it), grown by doubling; each block
+is ``8 * n`` bytes of cells followed by ``n`` initialised flags (one byte each), rounded
+up to a power of two and bump-allocated like arrays; a freed block goes on the free list
+of its size and is taken back (flags cleared) by the next ``alloc`` of that size, so
+allocating and freeing in a loop stays in the same memory. Every access is a call of a
+runtime entry that checks (freed, bounds, never stored) and traps with the interpreters'
+one-line message, at the instruction's position when it has one. The leak check at exit
+names the oldest block left (the lowest number) and, from its entry's site, the position
+of its ``alloc``, as ``quads/memory.py`` ``Memory.check_all_freed`` does.
 
 **A char is its sort key**: the code point, except U+E000..U+FFFF, which get 0x200000
 added. brili compares chars as JavaScript strings, by UTF-16 code units, where a character
@@ -50,13 +52,17 @@ TEMPLATES = (
     ("rt_pmsg_load_bounds", "load at offset %1 of block %2, which has %3 slots"),
     ("rt_pmsg_store_bounds", "store at offset %1 of block %2, which has %3 slots"),
     ("rt_pmsg_uninit", "load of a slot never stored (offset %1 of block %2)"),
-    ("rt_pmsg_leak1", "%1 block of memory not freed at the end of the program"),
-    ("rt_pmsg_leak", "%1 blocks of memory not freed at the end of the program"),
+    ("rt_pmsg_leak1", "%1 block of memory not freed at the end of the program; "
+                      "block %2 was allocated"),
+    ("rt_pmsg_leak", "%1 blocks of memory not freed at the end of the program; "
+                     "block %2 was allocated"),
     ("rt_pmsg_char", "int2char: %1 is not a Unicode scalar value"),
     ("rt_pmsg_ptr", "<pointer to block %1 + %2>"),
 )
-# The initial capacity of the allocation table (entries of 16 bytes); it doubles.
+# The initial capacity of the allocation table; it doubles. An entry is three qwords: the
+# cells' address (0 once freed), the length, the trap site of the block's alloc.
 TABLE_START = 256
+ENTRY_BYTES = 24
 
 
 def char_key(c: str) -> int:

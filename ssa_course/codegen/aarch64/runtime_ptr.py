@@ -11,7 +11,7 @@ Representations and messages: :mod:`ssa_course.codegen.ptr_abi`.
 from __future__ import annotations
 
 from ssa_course.codegen.aarch64.asmtext import addr, const, string
-from ssa_course.codegen.ptr_abi import KEY_SHIFT, NOT_CHAR, TABLE_START
+from ssa_course.codegen.ptr_abi import ENTRY_BYTES, KEY_SHIFT, NOT_CHAR, TABLE_START
 from ssa_course.codegen.runtime_abi import CODE, strlen
 
 # as x86-64's: a block's cells and flags must fit an mmap, and 9 * n must not wrap
@@ -20,10 +20,11 @@ MAX_CELLS = 1 << 40
 # x0 = pointer -> x9 = its table entry, x10 = offset (sign-extended), x11 = block. Written
 # in place: the routines using it stay leaves (no bl, so x30 needs no saving).
 _ENTRY = f"""    lsr x11, x0, #32
+{addr("x9", "rt_ptr_table")}    ldr x9, [x9]
+    add x10, x11, x11, lsl #1
+    add x9, x9, x10, lsl #3
     lsl x10, x0, #32
     asr x10, x10, #32
-{addr("x9", "rt_ptr_table")}    ldr x9, [x9]
-    add x9, x9, x11, lsl #4
 """
 
 # x0 = bytes -> x10 = k, x0 = 2^k >= bytes (k >= 4): a block's size class; a freed block
@@ -43,9 +44,9 @@ _CLASS = """    movz x10, #4
 """
 
 PTR_TEXT = f"""
-// ---- Bril pointers: p = block << 32 | offset (low half signed); table entry = 16 bytes
-// {{address of the cells, 0 once freed; length}}; cells then their initialised flags,
-// 2^k bytes in all (a free list per k)
+// ---- Bril pointers: p = block << 32 | offset (low half signed); table entry = 3 qwords
+// {{address of the cells, 0 once freed; length; the alloc's trap-site id}} (entry k at
+// 8 * 3k); cells then their initialised flags, 2^k bytes in all (a free list per k)
 // rt_ptr_alloc(x0 = cells, x1 = trap-site id) -> x0 = the new block's pointer
 .globl rt_ptr_alloc
 rt_ptr_alloc:
@@ -94,8 +95,10 @@ rt_ptr_alloc:
     ldr x10, [x9, :lo12:rt_ptr_count]
     adrp x11, rt_ptr_table
     ldr x12, [x11, :lo12:rt_ptr_table]
-    add x12, x12, x10, lsl #4
+    add x13, x10, x10, lsl #1
+    add x12, x12, x13, lsl #3
     stp x0, x1, [x12]
+    str x2, [x12, #16]
     add x13, x10, #1
     str x13, [x9, :lo12:rt_ptr_count]
     adrp x9, rt_ptr_live
@@ -127,14 +130,15 @@ rt_ptr_grow:
 {const("x10", 1 << 32)}    cmp x0, x10
     b.hi rt_out_of_memory
     str x0, [x9, :lo12:rt_ptr_cap]
-    lsl x0, x0, #4
+    add x0, x0, x0, lsl #1
+    lsl x0, x0, #3
     bl rt_alloc
     adrp x9, rt_ptr_table
     ldr x10, [x9, :lo12:rt_ptr_table]
     str x0, [x9, :lo12:rt_ptr_table]
     adrp x11, rt_ptr_count
     ldr x11, [x11, :lo12:rt_ptr_count]
-    lsl x11, x11, #1
+    add x11, x11, x11, lsl #1
     movz x12, #0
 .Lgrow_copy:
     cmp x12, x11
@@ -239,16 +243,26 @@ rt_ptr_add:
     orr x0, x9, x0, lsl #32
     ret
 
-// rt_ptr_exit_check: brili's rule when main returns: every block freed
+// rt_ptr_exit_check: brili's rule when main returns: every block freed; else the count,
+// the oldest block left (the first live entry) and its alloc's position
 rt_ptr_exit_check:
     adrp x9, rt_ptr_live
     ldr x1, [x9, :lo12:rt_ptr_live]
     cbnz x1, .Lleak
     ret
 .Lleak:
+{addr("x9", "rt_ptr_table")}    ldr x9, [x9]
+    movz x2, #0
+.Lleak_find:
+    ldr x10, [x9]
+    cbnz x10, .Lleak_found
+    add x9, x9, #{ENTRY_BYTES}
+    add x2, x2, #1
+    b .Lleak_find
+.Lleak_found:
+    ldr x4, [x9, #16]
 {addr("x0", "rt_pmsg_leak")}{addr("x9", "rt_pmsg_leak1")}    cmp x1, #1
     csel x0, x9, x0, eq
-    movn x4, #0
     b rt_ptr_trap
 
 // rt_ptr_format(x0 = NUL-terminated template, x1, x2, x3 = the numbers %1 %2 %3,

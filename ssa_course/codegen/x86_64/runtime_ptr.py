@@ -11,7 +11,7 @@ depth counter, included).
 
 from __future__ import annotations
 
-from ssa_course.codegen.ptr_abi import KEY_SHIFT, NOT_CHAR, TABLE_START
+from ssa_course.codegen.ptr_abi import ENTRY_BYTES, KEY_SHIFT, NOT_CHAR, TABLE_START
 from ssa_course.codegen.runtime_abi import CODE, length_of, strlen
 
 # A block's cells: 8 bytes each, then one initialised flag per cell; a larger block than
@@ -19,9 +19,10 @@ from ssa_course.codegen.runtime_abi import CODE, length_of, strlen
 MAX_CELLS = 1 << 40
 
 PTR_TEXT = f"""
-# ---- Bril pointers: p = block << 32 | offset (low half signed); table entry = 16 bytes
-# {{address of the cells, 0 once freed; length}}; cells then their initialised flags,
-# 2^k bytes in all (a free list per k: rt_ptr_class)
+# ---- Bril pointers: p = block << 32 | offset (low half signed); table entry = 3 qwords
+# {{address of the cells, 0 once freed; length; the alloc's trap-site id}} (entry k at
+# 8 * 3k: lea [k + 2*k], shl 3); cells then their initialised flags, 2^k bytes in all
+# (a free list per k: rt_ptr_class)
 # rt_ptr_alloc(rdi = cells, rsi = trap-site id) -> rax = the new block's pointer
 .globl rt_ptr_alloc
 rt_ptr_alloc:
@@ -43,6 +44,7 @@ rt_ptr_alloc:
     pop rsi
     pop rdi
 .Lpa_room:
+    push rsi
     push rdi
     lea rdi, [rdi + 8*rdi + 7]
     and rdi, -8
@@ -63,12 +65,14 @@ rt_ptr_alloc:
     call rt_alloc
 .Lpa_got:
     pop rcx
+    pop r8
     mov rdx, qword ptr [rip + rt_ptr_count]
-    mov rsi, rdx
-    shl rsi, 4
+    lea rsi, [rdx + 2*rdx]
+    shl rsi, 3
     add rsi, qword ptr [rip + rt_ptr_table]
     mov qword ptr [rsi], rax
     mov qword ptr [rsi + 8], rcx
+    mov qword ptr [rsi + 16], r8
     lea rax, [rdx + 1]
     mov qword ptr [rip + rt_ptr_count], rax
     add qword ptr [rip + rt_ptr_live], 1
@@ -100,7 +104,8 @@ rt_ptr_grow:
     cmp rdi, rax
     ja rt_out_of_memory
     push rdi
-    shl rdi, 4
+    lea rdi, [rdi + 2*rdi]
+    shl rdi, 3
     call rt_alloc
     pop rcx
     mov qword ptr [rip + rt_ptr_cap], rcx
@@ -108,7 +113,8 @@ rt_ptr_grow:
     mov rdi, rax
     mov qword ptr [rip + rt_ptr_table], rax
     mov rcx, qword ptr [rip + rt_ptr_count]
-    shl rcx, 4
+    lea rcx, [rcx + 2*rcx]
+    shl rcx, 3
     rep movsb
     ret
 
@@ -167,8 +173,8 @@ rt_ptr_entry:
     mov rcx, rdi
     shl rcx, 32
     sar rcx, 32
-    mov rax, rdx
-    shl rax, 4
+    lea rax, [rdx + 2*rdx]
+    shl rax, 3
     add rax, qword ptr [rip + rt_ptr_table]
     ret
 
@@ -240,18 +246,28 @@ rt_ptr_add:
     or rax, rdi
     ret
 
-# rt_ptr_exit_check: brili's rule when main returns: every block freed
+# rt_ptr_exit_check: brili's rule when main returns: every block freed; else the count,
+# the oldest block left (the first live entry) and its alloc's position
 rt_ptr_exit_check:
     mov rsi, qword ptr [rip + rt_ptr_live]
     test rsi, rsi
     jnz .Lleak
     ret
 .Lleak:
+    mov rax, qword ptr [rip + rt_ptr_table]
+    xor edx, edx
+.Lleak_find:
+    cmp qword ptr [rax], 0
+    jne .Lleak_found
+    add rax, {ENTRY_BYTES}
+    inc rdx
+    jmp .Lleak_find
+.Lleak_found:
+    mov r8, qword ptr [rax + 16]
     lea rdi, [rip + rt_pmsg_leak]
     lea rax, [rip + rt_pmsg_leak1]
     cmp rsi, 1
     cmove rdi, rax
-    mov r8, -1
     jmp rt_ptr_trap
 
 # rt_ptr_format(rdi = NUL-terminated template, rsi, rdx, rcx = the numbers %1 %2 %3,
