@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ssa_course.codegen import hoist, select_shared
+from ssa_course.codegen.float_abi import float_bits, is_float, receive_params
 from ssa_course.codegen.join_loads import reuse_join_loads
 from ssa_course.codegen.jumps import duplicate_tests, place_latches, place_taken_arms
 from ssa_course.codegen.loop_loads import hoist_loop_loads
@@ -56,7 +57,8 @@ class Selector:
     def __init__(self, machine: Machine, fn: Function, program: Program,
                  sites: list[tuple[int, int]], fuel: bool,
                  stack: dict[int, int] | None = None) -> None:
-        refuse_floats(fn)
+        if not machine.floats:
+            refuse_floats(fn)
         self.machine = machine
         self.fn = fn
         # newarr instructions kept in the frame (id -> length), from escape analysis
@@ -69,7 +71,8 @@ class Selector:
         self.vregs: dict[str, VReg] = {}
         self.consts: dict[str, int] = {}
         self.next_id = 0
-        self.mfn = MFunction(fn.name, [], returns_value=fn.ret is not None)
+        self.mfn = MFunction(fn.name, [], returns_value=fn.ret is not None,
+                             float_params=sum(is_float(t) for _, t in fn.params))
         self.cold: list[MBlock] = []  # trap stubs and rare paths, laid out last
         self.cur: MBlock = MBlock("")
         self.line: int | None = None
@@ -265,7 +268,10 @@ class Selector:
         for qb in blocks:  # constants first: a phi may read one defined further down
             for i in qb.body:
                 if i.op == "const" and i.dest is not None and i.value is not None:
-                    self.consts[i.dest] = int(i.value)
+                    # a float constant is its IEEE bits (float_abi: floats live in the
+                    # integer registers as bits), so it folds and moves as an integer
+                    self.consts[i.dest] = (float_bits(float(i.value)) if is_float(i.type)
+                                           else int(i.value))
                 elif i.op == "id" and i.args[0] in self.consts and i.dest is not None:
                     self.consts[i.dest] = self.consts[i.args[0]]
         # Constants need no register (see the module docstring), except wide ones inside
@@ -294,9 +300,8 @@ class Selector:
                         self.emit("mov", self.vreg(a), Imm(0))
         # Copy each argument out of its ABI register into a vreg at once: the register is
         # clobbered by the first call, and the copy lets the allocator coalesce it away
-        # when nothing is in the way.
-        for k, p in enumerate(self.mfn.params):
-            self.emit("mov", p, self.machine.param_source(k))
+        # when nothing is in the way. (Float parameters arrive in float registers.)
+        receive_params(self)
         self.end_jump(self.label(blocks[0].label))
         entry.succs = [self.label(blocks[0].label)]
         copies: EdgeCopies = {}
@@ -407,8 +412,9 @@ FLOAT_REFUSAL = "machine code does not support float yet"
 
 
 def refuse_floats(fn: Function) -> None:
-    """Machine code has no float registers yet (issue #36): a function that touches a float
-    is refused in one line, before anything is selected."""
+    """A machine without float code (``Machine.floats`` false: AArch64 until issue #36
+    reaches it) refuses a function that touches a float in one line, before anything is
+    selected."""
     if uses_float(fn):
         raise CodegenError(f"@{fn.name}: {FLOAT_REFUSAL} (run the "
                            "program with an interpreter stage, e.g. --via quads)")
@@ -434,7 +440,8 @@ def select_program_functions(machine: Machine, program: Program, fuel: bool = Tr
     from ssa_course.analysis.stack_arrays import stack_arrays
 
     for fn in program.functions.values():
-        refuse_floats(fn)
+        if not machine.floats:
+            refuse_floats(fn)
     # Escape analysis runs once for the whole program (a summary per callee), not per
     # function: whether an array escapes depends on what the callees do with it.
     stack = stack_arrays(program) if frame_arrays else {}

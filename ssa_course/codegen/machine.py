@@ -36,6 +36,8 @@ class Machine(Protocol):
     Selection (read by :class:`ssa_course.codegen.isel.Selector`):
 
     * ``name`` -- the target's name (``"x86-64"``, ``"aarch64"``);
+    * ``floats`` -- does it select float operations (:mod:`ssa_course.codegen.float_abi`;
+      False: a function touching a float is refused in one line, ``isel.refuse_floats``);
     * ``arg_regs`` -- the registers carrying a call's first arguments, in order;
     * ``cond_eq`` -- the condition code "equal" (the undefined-variable checks);
     * ``bool_shapes`` -- how a bool is made, tested and negated (jump threading, dead code);
@@ -65,6 +67,7 @@ class Machine(Protocol):
     """
 
     name: str
+    floats: bool
     arg_regs: tuple[str, ...]
     cond_eq: str
     bool_shapes: Shapes

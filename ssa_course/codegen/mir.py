@@ -191,6 +191,8 @@ class MFunction:
     slots: int = 0
     returns_value: bool = False
     used_callee_saved: list[str] = field(default_factory=list)
+    # how many parameters are floats (they arrive in float registers: float_abi)
+    float_params: int = 0
 
     # Slots only ever grow: selection (stack arrays, handler values) and the allocator
     # (spills) both take fresh ones, and frame layout sizes the frame from the final count.

@@ -18,6 +18,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ssa_course.codegen.float_abi import (
+    call_places,
+    float_result,
+    from_float_register,
+    is_float,
+    to_float_register,
+)
 from ssa_course.codegen.mir import Imm, LabelRef, Mem, PReg, VReg
 from ssa_course.codegen.names import call_symbol
 from ssa_course.codegen.patterns import CodegenError
@@ -48,7 +55,12 @@ class Effects:
     * ``stack_array`` -- lay out an array that never escapes in the frame, zeroed (its
       budget is charged already);
     * ``stack_args`` -- place a call's arguments beyond the argument registers, giving
-      the bytes to release after the call, which ``release`` does."""
+      the bytes to release after the call, which ``release`` does.
+
+    Floats (:mod:`ssa_course.codegen.float_abi`; empty on a target without float machine
+    code): ``float_args``, the float argument registers in order (x86-64 xmm0-xmm7);
+    ``float_result``, where a float result travels (xmm0); ``float_move``, the op copying
+    64 bits between an integer and a float register, either way (``movq``)."""
 
     result: PReg
     load: str
@@ -60,6 +72,9 @@ class Effects:
     stack_array: Callable[[Selector, Instr, int, int], None]
     stack_args: Callable[[Selector, list[str]], int]
     release: Callable[[Selector, int], None]
+    float_args: tuple[str, ...] = ()
+    float_result: PReg | None = None
+    float_move: str = ""
 
 
 def _arg(sel: Selector, k: int) -> PReg:
@@ -160,35 +175,56 @@ def s_print(sel: Selector, i: Instr) -> None:
         if k:
             sel.call("rt_print_space")
         sel.emit("mov", _arg(sel, 0), sel.val(arg))
-        sel.call("rt_print_bool" if sel.types.get(arg) == BOOL else "rt_print_int", 1)
+        t = sel.types.get(arg)
+        # a float's bits go in the first integer argument register: rt_print_float
+        # prints them as brili does (ssa_course.floats.format_float)
+        sel.call("rt_print_bool" if t == BOOL else
+                 "rt_print_float" if is_float(t) else "rt_print_int", 1)
     sel.call("rt_print_newline")
 
 
 def s_call(sel: Selector, i: Instr) -> None:
     fx = _effects(sel)
-    n, nregs = len(i.args), len(sel.machine.arg_regs)
+    # Each argument's place by the ABI: integer registers, float registers (counted
+    # apart), the rest on the stack in argument order (float_abi.arg_places).
+    places = call_places(sel, i.args)
     # Stack arguments first, register arguments last: the argument registers are caller-
     # saved, so loading them early would only lengthen their live ranges across the
     # pushes (and a push of a value may need a register itself).
-    area = fx.stack_args(sel, i.args[nregs:])
-    for k, arg in enumerate(i.args[:nregs]):
-        sel.emit("mov", _arg(sel, k), sel.val(arg))
+    area = fx.stack_args(sel, [a for a, p in zip(i.args, places, strict=True)
+                               if p.kind == "stack"])
+    nints = 0
+    for arg, p in zip(i.args, places, strict=True):
+        if p.kind == "int":
+            sel.emit("mov", _arg(sel, p.index), sel.val(arg))
+            nints += 1
+    # Float registers last of all, right before the call: the allocator does not know
+    # them, so nothing it inserts may come between (only integer moves and reloads do).
+    for arg, p in zip(i.args, places, strict=True):
+        if p.kind == "float":
+            to_float_register(sel, PReg(fx.float_args[p.index]), arg)
     # The call instruction names how many argument registers it reads (its uses), so
     # liveness keeps the moves above alive and the verifier can check the convention.
-    sel.call(call_symbol(i.funcs[0]), min(n, nregs))
+    sel.call(call_symbol(i.funcs[0]), nints)
     # The caller pops its own stack arguments (System V and AAPCS64 both), right away, so
     # the stack pointer is back at the frame's base between calls.
     if area:
         fx.release(sel, area)
     if i.dest is not None:
-        sel.emit("mov", sel.dest(i), fx.result)
+        if is_float(i.type):
+            from_float_register(sel, sel.dest(i), float_result(sel))
+        else:
+            sel.emit("mov", sel.dest(i), fx.result)
 
 
 def s_ret(sel: Selector, i: Instr) -> None:
     result = _effects(sel).result
     # `ret` reads the result register: without that use, liveness would find the move
     # into it dead and the allocator could reuse the register before the return.
-    if i.args:
+    if i.args and is_float(sel.fn.ret):  # the float result register: unknown to the
+        to_float_register(sel, float_result(sel), i.args[0])  # allocator, read by ret
+        sel.emit("ret")
+    elif i.args:
         sel.emit("mov", result, sel.val(i.args[0]))
         sel.emit("ret", uses=(result,))
     else:

@@ -54,8 +54,9 @@ class Rules:
 @dataclass(frozen=True, slots=True)
 class Callees:
     """What the calling-convention check knows of the functions a program calls, by call
-    symbol: each Tiny function's parameter count, and which calls leave a value in the
-    result register (Tiny functions that return one, and the runtime's allocators)."""
+    symbol: each Tiny function's count of parameters passed in integer registers (a
+    float's travels in a float register), and which calls leave a value in the result
+    register (Tiny functions that return one, and the runtime's allocators)."""
 
     arity: dict[str, int] = field(default_factory=dict)
     returning: frozenset[str] = RUNTIME_RESULTS
@@ -63,7 +64,9 @@ class Callees:
 
 def program_callees(functions: dict[str, MFunction]) -> Callees:
     """The :class:`Callees` of a program's machine functions."""
-    return Callees({call_symbol(n): len(f.params) for n, f in functions.items()},
+    # a float parameter travels in a float register, not an integer argument register
+    return Callees({call_symbol(n): len(f.params) - f.float_params
+                    for n, f in functions.items()},
                    RUNTIME_RESULTS | {call_symbol(n) for n, f in functions.items()
                                       if f.returns_value})
 

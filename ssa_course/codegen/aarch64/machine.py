@@ -36,6 +36,7 @@ class A64Machine:
     """AAPCS64: eight argument registers, three-address ALU, fixed 32-bit instructions."""
 
     name = "aarch64"
+    floats = False  # float operations refused in one line (issue #36)
     arg_regs: tuple[str, ...] = ARG_REGS
     cond_eq = "eq"
     bool_shapes = Shapes(zero="z", nonzero="nz", test_op=None, setcc="cset", widen=None,
