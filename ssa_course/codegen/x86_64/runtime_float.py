@@ -1,0 +1,391 @@
+"""The runtime's ``rt_print_float`` for x86-64, as assembly: a double printed digit for
+digit as :func:`ssa_course.floats.format_float` prints it, with integers only (the plan:
+:mod:`ssa_course.codegen.float_print_plan`).
+
+``rt_print_float(rdi = the double's 64 bits)`` appends the text to the output buffer as
+``rt_print_int`` does; like every runtime call it may clobber the caller-saved registers
+(the xmm registers it leaves alone) and keeps rbx, rbp, r12-r15. Its frame (about 1.5 KB
+below the caller's rsp) holds the text, the digits, a few slots and six numbers of
+:data:`~ssa_course.codegen.float_print_plan.LIMBS` limbs: R, a scratch T, and S, 2S, 4S,
+8S. The helpers ``rt_fp_mul``, ``rt_fp_sub``, ``rt_fp_pow`` work on such numbers.
+"""
+
+from __future__ import annotations
+
+from ssa_course.codegen.float_print_plan import (
+    BUFFER,
+    EXP_DIGITS,
+    EXP_FORM_HI,
+    EXP_FORM_LO,
+    FIXED_DIGITS,
+    LIMBS,
+    LOG10_2_NUM,
+    LOG10_2_SHIFT,
+    SIGNIFICAND_BIT,
+)
+
+# The frame, from rsp: text, digits, slots, then the numbers.
+_TEXT, _DIGITS = 0, 64
+_BITS, _P, _N, _MODE = 96, 104, 112, 120
+_R = 128
+_T = _R + BUFFER
+_S8 = _T + BUFFER
+_S4 = _S8 + BUFFER
+_S2 = _S4 + BUFFER
+_S1 = _S2 + BUFFER
+_FRAME = _S1 + BUFFER
+assert _FRAME % 16 == 0 and FIXED_DIGITS + 1 <= _BITS - _DIGITS
+
+_INFINITY = int.from_bytes(b"Infinity", "little")
+_NAN = int.from_bytes(b"NaN", "little")
+
+
+def _digit_step(weight: int, buffer: int) -> str:
+    """One of a digit's four passes: R - weight*S into T; if not negative, T is the new R
+    (the pointers in r12 and r13 swap) and the digit gains ``weight``."""
+    return f"""    mov rdi, r13
+    mov rsi, r12
+    lea rdx, [rsp + {buffer}]
+    mov rcx, r14
+    call rt_fp_sub
+    test rax, rax
+    jnz .Lpf_less{weight}
+    mov rax, r12
+    mov r12, r13
+    mov r13, rax
+    add byte ptr [rsp + rbx + {_DIGITS}], {weight}
+.Lpf_less{weight}:
+"""
+
+
+def _double(source: int, target: int) -> str:
+    """target = 2 * source (numbers in the frame)."""
+    return f"""    lea rsi, [rsp + {source}]
+    lea rdi, [rsp + {target}]
+    mov ecx, {BUFFER}
+    rep movsb
+    lea rdi, [rsp + {target}]
+    mov esi, 2
+    mov ecx, {LIMBS}
+    call rt_fp_mul
+"""
+
+
+def _multiples() -> str:
+    """2S, 4S and 8S from S."""
+    return _double(_S1, _S2) + _double(_S2, _S4) + _double(_S4, _S8)
+
+
+FLOAT_TEXT = f"""
+# ---- print a double (docs: codegen/float_print_plan.py): exact integers, no FPU
+# rt_fp_mul(rdi = limbs, rsi = factor < 2^32, rcx = count): limbs *= factor (the carry out
+# of the last limb is dropped: the numbers are sized so that there is none);
+# clobbers rax, rdx, r8
+rt_fp_mul:
+    xor r8d, r8d
+    xor edx, edx
+.Lfp_mul_loop:
+    mov rax, qword ptr [rdi + 8*rdx]
+    imul rax, rsi
+    add rax, r8
+    mov r8, rax
+    shr r8, 32
+    mov eax, eax
+    mov qword ptr [rdi + 8*rdx], rax
+    inc rdx
+    cmp rdx, rcx
+    jb .Lfp_mul_loop
+    ret
+
+# rt_fp_sub(rdi = difference, rsi = a, rdx = b, rcx = count) -> rax = 1 when a < b (the
+# difference wrapped), else 0; clobbers r8, r9
+rt_fp_sub:
+    xor r8d, r8d
+    xor r9d, r9d
+.Lfp_sub_loop:
+    mov rax, qword ptr [rsi + 8*r9]
+    sub rax, qword ptr [rdx + 8*r9]
+    sub rax, r8
+    mov r8, rax
+    shr r8, 63
+    mov eax, eax
+    mov qword ptr [rdi + 8*r9], rax
+    inc r9
+    cmp r9, rcx
+    jb .Lfp_sub_loop
+    mov rax, r8
+    ret
+
+# rt_fp_pow(rdi = limbs, rsi = k, rdx = base, rcx = count): limbs *= base^k, in factors
+# below 2^32; clobbers rax, rdx, rsi, r8-r11
+rt_fp_pow:
+    mov r10, rdx
+    mov r11, rsi
+    mov r9d, 1
+.Lfp_pow_loop:
+    test r11, r11
+    jz .Lfp_pow_last
+    mov rax, r9
+    imul rax, r10
+    mov rdx, rax
+    shr rdx, 32
+    jnz .Lfp_pow_flush
+    mov r9, rax
+    dec r11
+    jmp .Lfp_pow_loop
+.Lfp_pow_flush:
+    mov rsi, r9
+    call rt_fp_mul
+    mov r9d, 1
+    jmp .Lfp_pow_loop
+.Lfp_pow_last:
+    mov rsi, r9
+    jmp rt_fp_mul
+
+# rt_print_float(rdi = the bits of a double): its text as brili prints it, into the output
+.globl rt_print_float
+rt_print_float:
+    push rbx
+    push r12
+    push r13
+    push r14
+    sub rsp, {_FRAME}
+    mov qword ptr [rsp + {_BITS}], rdi
+    mov rbx, rdi
+    mov rax, 0x7fffffffffffffff
+    and rbx, rax
+    mov rax, 0x7ff0000000000000
+    cmp rbx, rax
+    jae .Lpf_special
+# m (r13) and e (r14): x = m * 2^e; zero is m = 0, e = 0 (the fixed form, every digit 0)
+    mov r14, rbx
+    shr r14, 52
+    mov r13, {SIGNIFICAND_BIT - 1}
+    and r13, rbx
+    test r14, r14
+    jz .Lpf_subnormal
+    mov rax, {SIGNIFICAND_BIT}
+    or r13, rax
+    sub r14, 1075
+    jmp .Lpf_form
+.Lpf_subnormal:
+    mov r14, -1074
+    test r13, r13
+    jnz .Lpf_form
+    xor r14d, r14d
+# the form: fixed (P = 9, 27 digits) or exponent (P = floor(log10 |x|), perhaps one low)
+.Lpf_form:
+    mov r8d, 9
+    mov r9d, {FIXED_DIGITS}
+    xor r10d, r10d
+    mov rax, {EXP_FORM_HI}
+    cmp rbx, rax
+    jae .Lpf_exponent
+    mov rax, {EXP_FORM_LO}
+    cmp rbx, rax
+    ja .Lpf_form_done
+    test rbx, rbx
+    jz .Lpf_form_done
+.Lpf_exponent:
+    mov rax, {SIGNIFICAND_BIT}
+.Lpf_normalise:
+    test r13, rax
+    jnz .Lpf_normal
+    add r13, r13
+    dec r14
+    jmp .Lpf_normalise
+.Lpf_normal:
+    lea r8, [r14 + 52]
+    imul r8, r8, {LOG10_2_NUM}
+    sar r8, {LOG10_2_SHIFT}
+    mov r9d, {EXP_DIGITS}
+    mov r10d, 1
+.Lpf_form_done:
+    mov qword ptr [rsp + {_P}], r8
+    mov qword ptr [rsp + {_N}], r9
+    mov qword ptr [rsp + {_MODE}], r10
+# R = m, S = 1 (every other limb 0); then |x| / 10^P = R / S
+    lea rdi, [rsp + {_R}]
+    xor eax, eax
+    mov ecx, {6 * BUFFER}
+    rep stosb
+    mov rax, r13
+    mov eax, eax
+    mov qword ptr [rsp + {_R}], rax
+    mov rax, r13
+    shr rax, 32
+    mov qword ptr [rsp + {_R + 8}], rax
+    mov qword ptr [rsp + {_S1}], 1
+    mov rsi, qword ptr [rsp + {_P}]
+    lea rdi, [rsp + {_S1}]
+    test rsi, rsi
+    jns .Lpf_fives
+    lea rdi, [rsp + {_R}]
+    neg rsi
+.Lpf_fives:
+    mov edx, 5
+    mov ecx, {LIMBS}
+    call rt_fp_pow
+    mov rsi, r14
+    sub rsi, qword ptr [rsp + {_P}]
+    lea rdi, [rsp + {_R}]
+    test rsi, rsi
+    jns .Lpf_twos
+    lea rdi, [rsp + {_S1}]
+    neg rsi
+.Lpf_twos:
+    mov edx, 2
+    mov ecx, {LIMBS}
+    call rt_fp_pow
+# R >= 10 S: P was one low (never in the fixed form)
+    lea rsi, [rsp + {_S1}]
+    lea rdi, [rsp + {_S2}]
+    mov ecx, {BUFFER}
+    rep movsb
+    lea rdi, [rsp + {_S2}]
+    mov esi, 10
+    mov ecx, {LIMBS}
+    call rt_fp_mul
+    lea rdi, [rsp + {_T}]
+    lea rsi, [rsp + {_R}]
+    lea rdx, [rsp + {_S2}]
+    mov ecx, {LIMBS}
+    call rt_fp_sub
+    test rax, rax
+    jnz .Lpf_scaled
+    lea rsi, [rsp + {_S2}]
+    lea rdi, [rsp + {_S1}]
+    mov ecx, {BUFFER}
+    rep movsb
+    add qword ptr [rsp + {_P}], 1
+.Lpf_scaled:
+{_multiples()}# r14 = the limbs in use: 10 S (and so R) fits in one more than S has
+    mov r14d, {LIMBS - 1}
+.Lpf_top:
+    cmp qword ptr [rsp + 8*r14 + {_S1}], 0
+    jne .Lpf_top_found
+    dec r14
+    jmp .Lpf_top
+.Lpf_top_found:
+    add r14, 2
+# the digits: N + 1 of them (the last only rounds); rbx = i, r12 = R, r13 = T
+    lea r12, [rsp + {_R}]
+    lea r13, [rsp + {_T}]
+    xor ebx, ebx
+.Lpf_digit:
+    mov byte ptr [rsp + rbx + {_DIGITS}], 0
+{_digit_step(8, _S8)}{_digit_step(4, _S4)}{_digit_step(2, _S2)}{_digit_step(1, _S1)}    mov rdi, r12
+    mov esi, 10
+    mov rcx, r14
+    call rt_fp_mul
+    inc rbx
+    cmp rbx, qword ptr [rsp + {_N}]
+    jbe .Lpf_digit
+# round half up: the extra digit is 5 or more exactly when the rest is half or more
+    mov rbx, qword ptr [rsp + {_N}]
+    cmp byte ptr [rsp + rbx + {_DIGITS}], 5
+    jb .Lpf_text
+.Lpf_carry:
+    dec rbx
+    js .Lpf_carry_out
+    cmp byte ptr [rsp + rbx + {_DIGITS}], 9
+    jne .Lpf_bump
+    mov byte ptr [rsp + rbx + {_DIGITS}], 0
+    jmp .Lpf_carry
+.Lpf_bump:
+    add byte ptr [rsp + rbx + {_DIGITS}], 1
+    jmp .Lpf_text
+.Lpf_carry_out:
+    mov byte ptr [rsp + {_DIGITS}], 1
+    add qword ptr [rsp + {_P}], 1
+# the text: sign, then the digits in their form
+.Lpf_text:
+    lea rdi, [rsp + {_TEXT}]
+    cmp qword ptr [rsp + {_BITS}], 0
+    jge .Lpf_unsigned
+    mov byte ptr [rdi], 45
+    inc rdi
+.Lpf_unsigned:
+    cmp qword ptr [rsp + {_MODE}], 0
+    jne .Lpf_exp_text
+    xor ecx, ecx
+.Lpf_skip:
+    cmp rcx, 9
+    jae .Lpf_fixed_loop
+    cmp byte ptr [rsp + rcx + {_DIGITS}], 0
+    jne .Lpf_fixed_loop
+    inc rcx
+    jmp .Lpf_skip
+.Lpf_fixed_loop:
+    movzx eax, byte ptr [rsp + rcx + {_DIGITS}]
+    add eax, 48
+    mov byte ptr [rdi], al
+    inc rdi
+    cmp rcx, 9
+    jne .Lpf_fixed_next
+    mov byte ptr [rdi], 46
+    inc rdi
+.Lpf_fixed_next:
+    inc rcx
+    cmp rcx, {FIXED_DIGITS}
+    jb .Lpf_fixed_loop
+    jmp .Lpf_out
+.Lpf_exp_text:
+    movzx eax, byte ptr [rsp + {_DIGITS}]
+    add eax, 48
+    mov byte ptr [rdi], al
+    mov byte ptr [rdi + 1], 46
+    add rdi, 2
+    mov ecx, 1
+.Lpf_exp_loop:
+    movzx eax, byte ptr [rsp + rcx + {_DIGITS}]
+    add eax, 48
+    mov byte ptr [rdi], al
+    inc rdi
+    inc rcx
+    cmp rcx, {EXP_DIGITS}
+    jb .Lpf_exp_loop
+    mov byte ptr [rdi], 101
+    inc rdi
+    mov r12, rdi
+    mov rdi, qword ptr [rsp + {_P}]
+    test rdi, rdi
+    js .Lpf_exp_digits
+    mov byte ptr [r12], 43
+    inc r12
+.Lpf_exp_digits:
+    call rt_format_int
+    mov rdi, r12
+    mov rcx, rdx
+    rep movsb
+.Lpf_out:
+    lea rsi, [rsp + {_TEXT}]
+    mov rdx, rdi
+    sub rdx, rsi
+    call rt_out_bytes
+    add rsp, {_FRAME}
+    pop r14
+    pop r13
+    pop r12
+    pop rbx
+    ret
+# NaN (any sign: brili prints no sign) and the infinities
+.Lpf_special:
+    lea rdi, [rsp + {_TEXT}]
+    mov rax, 0x7ff0000000000000
+    cmp rbx, rax
+    jne .Lpf_nan
+    cmp qword ptr [rsp + {_BITS}], 0
+    jge .Lpf_infinity
+    mov byte ptr [rdi], 45
+    inc rdi
+.Lpf_infinity:
+    mov rax, {_INFINITY:#x}
+    mov qword ptr [rdi], rax
+    add rdi, 8
+    jmp .Lpf_out
+.Lpf_nan:
+    mov dword ptr [rdi], {_NAN:#x}
+    add rdi, 3
+    jmp .Lpf_out
+"""
