@@ -310,7 +310,7 @@ def test_pattern_table_names_every_marker():
     codegen = ROOT / "ssa_course" / "codegen"
     source = "".join(f.read_text() for f in (  # with the memory and calls both share
         codegen / "aarch64" / "select_ops.py", codegen / "aarch64" / "select_effects.py",
-        codegen / "select_effects.py"))
+        codegen / "aarch64" / "select_float.py", codegen / "select_effects.py"))
     markers = set(re.findall(r"# pattern: ([^\n]+)$", source, re.MULTILINE))
     assert markers == names, markers ^ names
     assert all(p.name in patterns.table_text() for p in patterns.PATTERNS)

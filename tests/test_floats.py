@@ -214,8 +214,9 @@ def test_bril_float_type_rules(text, message):
 
 
 def test_machine_code_refuses_floats_in_one_line():
+    """x86-64 until it selects floats (AArch64 does: tests/test_codegen_aarch64_float.py)."""
     comp = ssa_course.compile("fn main() { print(1.5); }", "m.tiny")
-    for via in ("native", "emulated", "emulated-aarch64"):
+    for via in ("native", "emulated"):
         if registry.representation(via).unavailable() is not None:
             continue
         r = ssa_course.run(comp, via=via)

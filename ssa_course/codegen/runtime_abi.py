@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ssa_course.errors import UsageError
+from ssa_course.floats import FLOAT_TO_INT_TRAP
 from ssa_course.runtime import (
     DEFAULT_ALLOCATION_LIMIT,
     DEFAULT_DEPTH_LIMIT,
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 # rt_trap's message codes (rdi), in index order; 6 and 7 have no position.
 MESSAGES = ("division by zero", "index out of bounds", "negative array length",
             "array too large", "unset element", "out of memory", "step limit exceeded",
-            "stack overflow", "undefined variable")
+            "stack overflow", "undefined variable", FLOAT_TO_INT_TRAP)
 CODE = {m: k for k, m in enumerate(MESSAGES)}
 MESSAGE_RECORD = 64  # bytes per message: a length byte, then the text
 MESSAGE_SHIFT = 6  # log2(MESSAGE_RECORD): rt_trap finds record k at k << 6

@@ -236,6 +236,8 @@ def instr_lines(fn: MFunction, i: MInstr) -> list[str]:
         if op == "ldp+":
             return [f"ldp {ops[0]}, {ops[1]}, [{m.base}], #{m.disp}"]
         return [f"{op} {ops[0]}, {ops[1]}, [{m.base}, #{m.disp}]"]
+    if op == "fcmp" and isinstance(ops[1], Imm):  # the compare-with-zero form
+        return [f"fcmp {ops[0]}, #0.0"]
     if not ops:
         return [op]
     return [f"{op} " + ", ".join(_operand(o) for o in ops)]
