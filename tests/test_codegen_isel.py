@@ -17,7 +17,7 @@ from ssa_course.codegen.mir import Imm, LabelRef, MBlock, Mem, MFunction, PReg, 
 from ssa_course.codegen.mir_dot import mprogram_dot
 from ssa_course.codegen.patterns import table_text
 from ssa_course.codegen.phis import lower_phis, sequentialise
-from ssa_course.codegen.x86_64 import patterns, select_ops
+from ssa_course.codegen.x86_64 import patterns, select_float, select_ops
 from ssa_course.codegen.x86_64 import select_effects as x86_effects
 from ssa_course.codegen.x86_64.compile import allocate_program, compile_program, select_program
 from ssa_course.codegen.x86_64.emit import instr_text
@@ -189,7 +189,8 @@ def test_bool_value_uses_setcc():
 def test_pattern_table_names_every_marker_in_select_ops():
     names = {p.name for p in patterns.PATTERNS}
     source = "".join(Path(m.__file__).read_text()
-                     for m in (select_ops, select_effects, x86_effects, isel))
+                     for m in (select_ops, select_effects, x86_effects, isel,
+                               select_float))
     markers = set(re.findall(r"  # pattern: ([^\n]+)$", source, re.MULTILINE))
     assert markers and markers <= names, markers - names
     text = patterns.table_text()

@@ -14,7 +14,8 @@ from ssa_course.codegen.x86_64.table import CONDITIONS, FORMS, REGISTERS, Form
 T = TypeVar("T")
 Pick = Callable[[Sequence[T]], T]
 
-_BY_WIDTH = {w: [n for n, (_, width) in REGISTERS.items() if width == w] for w in (8, 32, 64)}
+_BY_WIDTH = {w: [n for n, (_, width) in REGISTERS.items() if width == w]
+             for w in (8, 32, 64, 128)}  # 128: xmm0-xmm15
 _SIZE = {8: "byte", 32: "dword", 64: "qword"}
 DISPS = [0, 1, -1, 8, -8, 127, 128, -128, -129, 4096, -4096, 0x7FFFFFFF, -0x80000000]
 IMMS = [0, 1, -1, 2, 5, 63, 127, 128, -128, -129, 255, 256, 1000, -1000, 0x7FFFFFFF,
@@ -48,6 +49,12 @@ def memory(pick: Pick, size: str) -> str:
 def operand(kind: str, form: Form, pick: Pick) -> str:
     if kind in ("r8", "r32", "r64"):
         return pick(_BY_WIDTH[int(kind[1:])])
+    if kind == "xmm":
+        return pick(_BY_WIDTH[128])
+    if kind == "xmm/m64":
+        return pick(_BY_WIDTH[128]) if pick([True, False]) else memory(pick, "qword")
+    if kind.startswith("imm") and form.mnemonic == "cmpsd":
+        return str(pick(range(8)))  # a predicate (0 eq, 1 lt, 2 le, ...)
     if kind.startswith("r/m"):
         w = int(kind[3:])
         return pick(_BY_WIDTH[w]) if pick([True, False]) else memory(pick, _SIZE[w])

@@ -12,6 +12,7 @@ result onto the executors' interface (:data:`ssa_course.registry.Runner`): outpu
 from __future__ import annotations
 
 import errno
+import math
 import re
 import signal
 from collections.abc import Callable
@@ -34,8 +35,16 @@ _ERROR = re.compile(r"error: (.*?)(?: at (\d+):(\d+))?\Z")
 
 
 def format_args(values: list[object]) -> list[str]:
-    """``main``'s argument values as command-line text (``10``, ``-3``, ``true``)."""
-    return [("true" if v else "false") if isinstance(v, bool) else str(v) for v in values]
+    """``main``'s argument values as command-line text (``10``, ``-3``, ``true``; a float
+    as ``float.hex()``, which the runtime reads back bit for bit, or ``Infinity``)."""
+    return [("true" if v else "false") if isinstance(v, bool) else
+            _float_text(v) if isinstance(v, float) else str(v) for v in values]
+
+
+def _float_text(x: float) -> str:
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    return x.hex()
 
 
 def crash_line(signum: int, detail: str = "", who: str = "native") -> str:

@@ -189,6 +189,11 @@ STRINGS = (
     ("rt_str_range", "' is out of the 64-bit int range: '"),
     ("rt_str_not_bool", "' must be true or false, not '"),
     ("rt_str_lit_true", "true\0"), ("rt_str_lit_false", "false\0"),
+    # float arguments (x86-64's rt_parse_float: exact on the forms it reads)
+    ("rt_str_lit_infinity", "Infinity\0"),
+    ("rt_str_not_float", "' must be a float, not '"),
+    ("rt_str_float_inexact", "' is a float compiled code cannot read exactly (at most 2^53 "
+     "in its digits, exponent -22..22, or float.hex()): '"),
     ("rt_str_wfail", "error: cannot write standard output\n"),
     ("rt_str_hex", "0123456789abcdef"),
 )

@@ -24,8 +24,9 @@ from ssa_course.codegen.mir import (
 from ssa_course.codegen.x86_64.frame import slot_address
 from ssa_course.codegen.x86_64.registers import LOW8, LOW32, NEGATE
 
-# NEGATE covers signed conditions; these are the unsigned and sign-flag ones.
-NEGATE_ALL = {**NEGATE, "b": "ae", "ae": "b", "a": "be", "be": "a", "s": "ns", "ns": "s"}
+# NEGATE covers signed conditions; these are the unsigned, sign, parity and overflow ones.
+NEGATE_ALL = {**NEGATE, "b": "ae", "ae": "b", "a": "be", "be": "a", "s": "ns", "ns": "s",
+              "p": "np", "np": "p", "o": "no", "no": "o"}
 
 
 def _reg8(r: Operand) -> str:

@@ -110,6 +110,11 @@ def _matches(form: Form, operands: list[Operand]) -> bool:
                 isinstance(o, Memory) and (o.width == w or (o.width is None and w in regs)))
         elif kind == "m":
             ok = isinstance(o, Memory)
+        elif kind == "xmm":
+            ok = isinstance(o, Reg) and o.width == 128
+        elif kind == "xmm/m64":
+            ok = (isinstance(o, Reg) and o.width == 128) or (
+                isinstance(o, Memory) and o.width in (64, None))
         elif kind == "1":
             ok = isinstance(o, Immediate) and o.value == 1
         else:  # imm8 / imm32 / imm64
@@ -180,9 +185,9 @@ def _encode(form: Form, cc: int | None, operands: list[Operand]) -> list[Field]:
     for kind, o in zip(form.operands, operands, strict=True):
         if isinstance(o, Immediate):
             imm = o.value
-        elif kind.startswith("r/m") or kind == "m":
+        elif kind.startswith("r/m") or kind in ("m", "xmm/m64"):
             rm_op = o
-        elif kind in ("r8", "r32", "r64"):
+        elif kind in ("r8", "r32", "r64", "xmm"):
             reg_op = o
     # x86-64 has 16 registers but ModRM/SIB fields are 3 bits: the fourth bit of each
     # register number goes in REX (R extends ModRM.reg, X SIB.index, B ModRM.rm, SIB.base

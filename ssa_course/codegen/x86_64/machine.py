@@ -41,7 +41,7 @@ class X86Machine:
     """System V AMD64: six argument registers, two-address ALU, flags, rbp frames."""
 
     name = "x86-64"
-    floats = False  # float operations refused in one line (issue #36)
+    floats = True  # SSE2: select_float.py
     arg_regs: tuple[str, ...] = ARG_REGS
     cond_eq = "e"
     # how bools are made and tested here (jump threading, :mod:`ssa_course.codegen.thread`)

@@ -25,7 +25,14 @@ FIRST_ROLE = {
     "mov": "w", "lea": "w", "movzx": "w", "setcc": "w", "pop": "w", "imul3": "w",
     "add": "rw", "sub": "rw", "imul": "rw", "and": "rw", "or": "rw", "xor": "rw",
     "shl": "rw", "sar": "rw", "shr": "rw", "neg": "rw", "not": "rw", "xchg": "rw",
+    "movq": "w", "cvttsd2si": "w", "cvtsi2sd": "w",
 }
+
+
+def _xmm(o: object) -> bool:
+    """An SSE register: float scratch (xmm0, xmm1) or a float argument register, which
+    the allocator never hands out nor tracks (select_float's docstring)."""
+    return isinstance(o, PReg) and o.name.startswith("xmm")
 
 
 def ins(op: str, *operands: Operand, cond: str | None = None, defs: tuple[Reg, ...] = (),
@@ -38,6 +45,8 @@ def ins(op: str, *operands: Operand, cond: str | None = None, defs: tuple[Reg, .
     for k, o in enumerate(operands):
         if isinstance(o, Mem):
             u.extend(o.regs())
+        elif _xmm(o):
+            continue
         elif isinstance(o, VReg | PReg):
             if k == 0 and role in ("w", "rw"):
                 d.append(o)

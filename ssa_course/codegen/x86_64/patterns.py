@@ -80,6 +80,22 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern("an array that never escapes, in the frame", "a = newarr c, a NoEscape",
             "call rt_charge_array; lea a, [rbp - k]; mov [a], c; mov [a + 8j], 0",
             "escape analysis (lesson 10): the frame's bytes, the heap's budget"),
+    # -- floats (SSE2): a float lives in a general register as its bits; xmm0/xmm1 are
+    #    scratch the allocator never sees (select_float.py)
+    Pattern("float arithmetic in xmm0/xmm1", "d = fadd x y (fsub fmul fdiv)",
+            "movq xmm0, x; movq xmm1, y; addsd xmm0, xmm1; movq d, xmm0",
+            "IEEE doubles; the allocator keeps only the bits, in general registers"),
+    Pattern("float order by ucomisd + seta/setae", "d = flt x y (fle fgt fge)",
+            "movq xmm0, y; movq xmm1, x; ucomisd xmm0, xmm1; seta d; movzx d, d",
+            "unordered (NaN) sets CF and ZF: a/ae are false then, as IEEE says"),
+    Pattern("float == by cmpsd", "d = feq x y",
+            "movq xmm0, x; movq xmm1, y; cmpsd xmm0, xmm1, 0; movq d, xmm0; and d, 1",
+            "ordered and equal in one mask: NaN != NaN, -0.0 == 0.0, no branch"),
+    Pattern("float(n) by cvtsi2sd", "d = itof n", "cvtsi2sd xmm0, n; movq d, xmm0",
+            "rounds to nearest, as Python's float(n)"),
+    Pattern("int(x) by cvttsd2si, checked", "d = ftoi x",
+            "movq xmm0, x; cvttsd2si d, xmm0; cmp d, 1; jo check",
+            "INT_MIN is NaN or out of range unless x is -2^63: told apart out of line"),
     # -- calls: the System V AMD64 calling convention
     Pattern("stack arguments right to left", "call f a1 .. a8",
             "push a8; push a7; mov rdi, a1 ...; call tiny_f; add rsp, 16",

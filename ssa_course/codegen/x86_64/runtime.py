@@ -31,11 +31,12 @@ from ssa_course.codegen.runtime_abi import (  # noqa: F401  (the runtime's inter
 )
 from ssa_course.codegen.x86_64.runtime_entry import COMMAND_LINE_TEXT, start_text
 from ssa_course.codegen.x86_64.runtime_float import FLOAT_TEXT
+from ssa_course.codegen.x86_64.runtime_float_args import FLOAT_ARGS_TEXT
 from ssa_course.codegen.x86_64.runtime_heap import HEAP_TEXT
 from ssa_course.codegen.x86_64.runtime_io import IO_TEXT
 from ssa_course.runtime import Limits
 
-RUNTIME_TEXT = IO_TEXT + FLOAT_TEXT + HEAP_TEXT + COMMAND_LINE_TEXT
+RUNTIME_TEXT = IO_TEXT + FLOAT_TEXT + HEAP_TEXT + COMMAND_LINE_TEXT + FLOAT_ARGS_TEXT
 
 
 def config_for(main_params: list[tuple[str, str]], limits: Limits | None = None,

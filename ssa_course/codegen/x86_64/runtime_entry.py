@@ -4,6 +4,7 @@ rsp aligned, output flushed, exit 0) and the parsing routines it calls."""
 
 from __future__ import annotations
 
+from ssa_course.codegen.float_abi import arg_places
 from ssa_course.codegen.runtime_abi import (
     HANDLER_RECORD,
     MIN_STACK_BYTES,
@@ -73,6 +74,8 @@ def start_text(config: RuntimeConfig) -> str:
             parse = "rt_parse_int"
         elif ty == "bool":
             parse = "rt_parse_bool"
+        elif ty == "float":  # exact: runtime_float_args.py
+            parse = "rt_parse_float"
         else:
             parts.append(f"    lea rsi, [rip + rt_arg_bad_type{k}]\n"
                          f"    mov rdx, {strlen(bad_type_message(name, ty))}\n"
@@ -84,14 +87,21 @@ def start_text(config: RuntimeConfig) -> str:
     mov qword ptr [rip + rt_args + {8 * k}], rax
 """)
     parts.append("    and rsp, -16\n")
-    stack_args = list(range(6, n))
+    # System V, as every call: floats in xmm0-xmm7, the other values in the six integer
+    # registers, the rest on the stack in argument order (float_abi.arg_places)
+    places = arg_places([ty == "float" for _, ty in config.main_params], 6, 8)
+    stack_args = [k for k, p in enumerate(places) if p.kind == "stack"]
     if len(stack_args) % 2:
         parts.append("    sub rsp, 8\n")
     for k in reversed(stack_args):
         parts.append(f"    push qword ptr [rip + rt_args + {8 * k}]\n")
     regs = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
-    for k in range(min(n, 6)):
-        parts.append(f"    mov {regs[k]}, qword ptr [rip + rt_args + {8 * k}]\n")
+    for k, p in enumerate(places):
+        if p.kind == "int":
+            parts.append(f"    mov {regs[p.index]}, qword ptr [rip + rt_args + {8 * k}]\n")
+        elif p.kind == "float":
+            parts.append(f"    mov rax, qword ptr [rip + rt_args + {8 * k}]\n"
+                         f"    movq xmm{p.index}, rax\n")
     parts.append(f"""    call tiny_main
     call rt_flush
     xor edi, edi

@@ -111,4 +111,8 @@ def _release(sel: Selector, size: int) -> None:
 EFFECTS = Effects(
     result=RAX, load="mov", load_byte="movzx", length_disp=0, store=_store, element=_bounds,
     unset_check=_unset_check, stack_array=_stack_array, stack_args=_stack_args,
-    release=_release)
+    release=_release,
+    # System V: float arguments in xmm0-xmm7, a float result in xmm0; movq copies the
+    # bits between them and the general registers floats live in (float_abi)
+    float_args=tuple(f"xmm{k}" for k in range(8)), float_result=PReg("xmm0"),
+    float_move="movq")

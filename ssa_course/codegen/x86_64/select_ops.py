@@ -18,6 +18,7 @@ from ssa_course.codegen.runtime_abi import CODE
 from ssa_course.codegen.select_shared import binary_operands, compare_operands
 from ssa_course.codegen.x86_64.registers import NEGATE, SWAP
 from ssa_course.codegen.x86_64.select import x86_state
+from ssa_course.codegen.x86_64.select_float import SELECT_FLOAT
 from ssa_course.quads.ir import Instr
 
 if TYPE_CHECKING:
@@ -337,5 +338,6 @@ SELECT = {
     "or": s_binary, "mul": s_mul, "div": s_divide, "rem": s_divide, "not": s_not,
     "neg": s_neg, "br": s_br, "checkdef": s_checkdef,
     **{op: s_compare_value for op in COMPARES},
+    **SELECT_FLOAT,  # SSE2 (issue #36)
 }
 

@@ -6,8 +6,9 @@ One row is one *form*: a mnemonic, the kinds of its operands and its encoding::
     add   r/m64, imm8     REX.W 83 /0 ib
 
 Operand kinds: ``r8 r32 r64`` a register of that width; ``r/m8 r/m32 r/m64`` a register or
-memory of that width; ``m`` any memory (``lea``); ``imm8 imm32 imm64`` an immediate that
-fits in that many bits (after sign extension to the operand width); ``1`` the number 1;
+memory of that width; ``xmm`` an SSE register, ``xmm/m64`` one or a qword of memory;
+``m`` any memory (``lea``); ``imm8 imm32 imm64`` an immediate that fits in that many bits
+(after sign extension to the operand width); ``1`` the number 1;
 ``al eax rax`` exactly that register; ``rel8 rel32`` a branch displacement.
 
 Encoding words: ``REX.W`` (64-bit operand: the REX prefix with W=1); ``F3`` and other hex
@@ -37,6 +38,8 @@ REGISTERS: dict[str, tuple[int, int]] = {
     **{f"r{k}d": (k, 32) for k in range(8, 16)},
     **{n: (k, 8) for k, n in enumerate(_NAMES8)},
     **{f"r{k}b": (k, 8) for k in range(8, 16)},
+    # SSE2's sixteen registers (issue #36: floats); only their low 64 bits are used
+    **{f"xmm{k}": (k, 128) for k in range(16)},
 }
 # spl, bpl, sil, dil exist only with a REX prefix (without one, 4-7 mean ah, ch, dh, bh).
 NEEDS_REX = frozenset({"spl", "bpl", "sil", "dil"})
@@ -155,6 +158,26 @@ rep movsb                F3 A4
 rep stosb                F3 AA
 """
 
+# SSE2's scalar double-precision instructions (floats, issue #36: a float's bits move
+# between a general register and xmm0/xmm1 with movq). The mandatory prefix (66, F2, F3)
+# is written first, then REX, then 0F: the encoder moves legacy prefixes before REX.
+# movq has two encodings of xmm <- xmm/m64 and of the store; as in GNU as, the 4-byte
+# F3 0F 7E and 66 0F D6 win over the REX.W forms wherever both fit.
+SSE_ROWS = """
+movq      xmm, xmm/m64        F3 0F 7E /r
+movq      xmm/m64, xmm        66 0F D6 /r
+movq      xmm, r/m64          66 REX.W 0F 6E /r
+movq      r/m64, xmm          66 REX.W 0F 7E /r
+addsd     xmm, xmm/m64        F2 0F 58 /r
+mulsd     xmm, xmm/m64        F2 0F 59 /r
+subsd     xmm, xmm/m64        F2 0F 5C /r
+divsd     xmm, xmm/m64        F2 0F 5E /r
+ucomisd   xmm, xmm/m64        66 0F 2E /r
+cmpsd     xmm, xmm/m64, imm8  F2 0F C2 /r ib
+cvtsi2sd  xmm, r/m64          F2 REX.W 0F 2A /r
+cvttsd2si r64, xmm/m64        F2 REX.W 0F 2C /r
+"""
+
 
 @dataclass(frozen=True, slots=True)
 class Form:
@@ -212,7 +235,7 @@ def _is_encoding(word: str) -> bool:
 
 
 def _rows() -> list[str]:
-    lines = [ln for ln in ROWS.splitlines() if ln.strip()]
+    lines = [ln for ln in (ROWS + SSE_ROWS).splitlines() if ln.strip()]
     for op, n in _ALU.items():
         b = 8 * n
         lines += _ALU_ROWS.format(op=op, n=n, b0=b, b1=b + 1, b2=b + 2, b3=b + 3, b4=b + 4,

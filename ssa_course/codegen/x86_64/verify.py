@@ -35,9 +35,12 @@ from ssa_course.codegen.x86_64.registers import ARG_REGS, RET_REG
 # to name the instruction at fault.
 RULES = Rules(arg_regs=ARG_REGS, result=RET_REG, text=instr_text)
 
-# The conditions selection may emit: signed (l/g), unsigned (b/a: the bounds checks) and
-# sign (s/ns: fuel and depth counters going negative).
-CONDS = frozenset({"e", "ne", "l", "le", "g", "ge", "b", "be", "a", "ae", "s", "ns"})
+# The conditions selection may emit: signed (l/g), unsigned (b/a: the bounds checks and
+# float orders after ucomisd),
+# sign (s/ns: fuel and depth counters going negative), parity (p: a float compare was
+# unordered, NaN) and overflow (o: cvttsd2si's INT_MIN, `cmp d, 1`).
+CONDS = frozenset({"e", "ne", "l", "le", "g", "ge", "b", "be", "a", "ae", "s", "ns", "p",
+                   "np", "o", "no"})
 # op -> allowed kind strings, one character per operand ("i" is a 32-bit immediate)
 # Missing on purpose: "mm" anywhere (x86 has no memory-to-memory ALU form) and "ir" or
 # "im" (an immediate is never a destination) -- what a careless spill rewrite could make.
@@ -57,6 +60,10 @@ FORMS: dict[str, frozenset[str]] = {
     "push": frozenset({"r", "m", "i"}), "pop": frozenset({"r", "m"}),
     "xchg": frozenset({"rr", "rm"}), "cqo": frozenset({""}), "ret": frozenset({""}),
     "call": frozenset({"l"}), "jmp": frozenset({"l"}), "jcc": frozenset({"l"}),
+    # SSE2, floats (issue #36): between registers only (an xmm register is an "r")
+    **{op: frozenset({"rr"}) for op in ("movq", "addsd", "subsd", "mulsd", "divsd",
+                                        "ucomisd", "cvtsi2sd", "cvttsd2si")},
+    "cmpsd": frozenset({"rri"}),
     **{op: frozenset({"rr", "rm", "ri", "mr", "mi"}) for op in ("add", "sub", "and", "or",
                                                                  "xor")},
 }
