@@ -228,3 +228,55 @@ def test_the_verifier_knows_which_register_file_an_operand_is_in():
         fn = MFunction("f", [], blocks=[MBlock("b", [bad, ins("ret")])])
         with pytest.raises(VerifyError, match="operand kinds legal"):
             check_operands(fn)
+
+
+ARGS = "fn main(a: int, x: float, b: bool, y: float) { print(a, x, b, y, x * y); }\n"
+# what the interpreters read too (the fast path, Infinity, signs, zeros)
+SAME = ["2.0", "-1.5", ".5", "1.e5", "+7", "1e10", "0.1", "-0.0", "1e22", "1e23",
+        "Infinity", "-Infinity", "+Infinity", "0.000125", "9007199254740992", "abc", ".",
+        "1e", "1.5x", "--1", "Inf"]
+# float.hex(), which the run face passes (every double, bit for bit)
+HEX = {"0x1.8000000000000p+1": 3.0, "-0x0.0p+0": -0.0, "0x0.0000000000001p-1022": 5e-324,
+       "0x1.fffffffffffffp+1023": 1.7976931348623157e308, "0x1.999999999999ap-4": 0.1}
+INEXACT = ["1e400", "123456789012345678", "9007199254740993", "1e-23"]
+
+
+def _compiled_args(tmp_path):
+    from ssa_course.cli import main
+
+    src, exe = tmp_path / "args.tiny", tmp_path / "args"
+    src.write_text(ARGS)
+    assert main(["compile", "--target", "aarch64", "-o", str(exe), str(src)]) == 0
+    return exe.read_bytes()
+
+
+def test_float_arguments_read_from_the_command_line(tmp_path):
+    """_start's rt_parse_float (runtime_float_args.py): what the interpreters read, read
+    the same; float.hex() bit for bit; other decimals refused in one line, status 1."""
+    from ssa_course.codegen.aarch64.emulate import run_counted
+    from ssa_course.floats import format_float
+
+    exe = _compiled_args(tmp_path)
+    comp = ssa_course.compile(ARGS, "args.tiny")
+    for text in SAME:
+        got, _ = run_counted(exe, ["3", text, "true", "2.0"], count=False)
+        want = ssa_course.run(comp, "3", text, "true", "2.0", via="quads")
+        assert (got.stdout, got.stderr.strip(), got.status) == \
+            (want.stdout, want.error, want.status), text
+    for text, value in HEX.items():
+        got, _ = run_counted(exe, ["3", text, "false", "-0x1.0000000000000p+0"], count=False)
+        assert got.stdout == f"3 {format_float(value)} false -1.00000000000000000 " \
+            f"{format_float(-value)}\n", text
+    for text in INEXACT:
+        got, _ = run_counted(exe, ["3", "1.0", "true", text], count=False)
+        assert got.status == 1 and got.stdout == "", text
+        assert got.stderr == f"error: argument 'y' is a float compiled code cannot read " \
+            f"exactly (at most 2^53 in its digits, exponent -22..22, or float.hex()): " \
+            f"'{text}'\n"
+
+
+def test_the_run_face_passes_every_float_exactly():
+    """``run --via emulated-aarch64`` hands the executable float.hex(): values past the
+    fast path (1e400 is Infinity, 0.1 + a 17th digit) arrive as the interpreters read them."""
+    for text in ("1e400", "123456789012345678", "-1e-320", "0.30000000000000004"):
+        _same_as_quads(ARGS, 3, text, "true", "2.5")
