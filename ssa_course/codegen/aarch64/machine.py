@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ssa_course.codegen import regalloc, toolchain
-from ssa_course.codegen.aarch64 import emit, frame, minstr, select_effects, select_ops
+from ssa_course.codegen.aarch64 import emit, frame, minstr, peep, select_effects, select_ops
 from ssa_course.codegen.aarch64 import toolchain as a64_toolchain
 from ssa_course.codegen.aarch64.frame import Incoming
 from ssa_course.codegen.aarch64.registers import (
@@ -107,7 +107,9 @@ class A64Machine:
         return regalloc.allocate(fn, regfile=self.register_file(fuel))
 
     def peephole(self, fn: MFunction) -> int:
-        return 0  # none yet: loads are folded into operands at selection already
+        # loads are folded into operands at selection already; what is left is a float's
+        # bits copied back into the d register they just came from
+        return peep.peephole(fn)
 
     def layout_frame(self, fn: MFunction) -> None:
         frame.layout(fn)
