@@ -23,6 +23,7 @@ from fuzzbril import undefined_variant, variant_seed
 
 from ssa_course import passes, registry, stages
 from ssa_course.codegen.isel import FLOAT_REFUSAL, uses_float
+from ssa_course.codegen.machines import machine
 from ssa_course.compilation import Compilation, compile_source
 from ssa_course.errors import SourceError, SsaCourseError
 from ssa_course.quads.bril import to_bril_text
@@ -276,10 +277,11 @@ def compare(source: str, names: list[str], seconds: float) -> tuple[Outcome | No
 
 def judge(stage: str, want: Outcome, got: Outcome, bad: str | None, floats: bool) -> str | None:
     """How ``got`` differs from ``want`` (None: it does not). A program with floats is
-    skipped in machine code, which does not support float yet (#36): there the stage
-    must refuse it in one line (status 1), unless it agrees anyway (a compile error)."""
+    skipped in the machine code of a CPU without floats (``Machine.floats``: AArch64
+    until #36 reaches it): there the stage must refuse it in one line (status 1), unless
+    it agrees anyway (a compile error). x86-64 is compared like any other stage."""
     kind = bad or category(want, got)
-    if kind and floats and machine_stage(stage):
+    if kind and floats and machine_stage(stage) and not float_machine(stage):
         refused = not bad and got.status == 1 and FLOAT_REFUSAL in got.error \
             and "\n" not in got.error
         return None if refused else "float refusal"
@@ -287,7 +289,7 @@ def judge(stage: str, want: Outcome, got: Outcome, bad: str | None, floats: bool
 
 
 def uses_floats(comp: Compilation) -> bool:
-    """Does the program compute with floats (which machine code does not support yet)?"""
+    """Does the program compute with floats (which AArch64 machine code refuses)?"""
     return any(uses_float(fn) for fn in comp.quads.functions.values())
 
 
@@ -297,6 +299,11 @@ def machine_stage(stage: str) -> bool:
     if name.startswith(OPT_PREFIX) or ":" in name:
         return False
     return registry.representation(name).lesson == "11"
+
+
+def float_machine(stage: str) -> bool:
+    """Does the CPU of machine-code ``stage`` select floats (x86-64: SSE2)?"""
+    return machine("aarch64" if "aarch64" in stage else "x86-64").floats
 
 
 def still_fails(source: str, stage: str, kind: str, seconds: float) -> bool:

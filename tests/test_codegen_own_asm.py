@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from codegen_harness import same_bytes, source
-from corpus import load_bril_corpus, load_corpus
+from corpus import load_bril_corpus, load_bril_float_corpus, load_corpus, load_float_corpus
 from fuzzgen import generate
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -31,7 +31,7 @@ from ssa_course.errors import SsaCourseError, UsageError
 from ssa_course.registry import build
 
 ROOT = Path(__file__).resolve().parent.parent
-CASES = [*load_corpus(), *load_bril_corpus()]
+CASES = [*load_corpus(), *load_bril_corpus(), *load_float_corpus(), *load_bril_float_corpus()]
 KERNELS = sorted((ROOT / "benchmarks" / "native" / "kernels").glob("*.tiny"))
 FUZZ_SEEDS = range(7000, 7030)
 OTHERS = ("gnu", "keystone")

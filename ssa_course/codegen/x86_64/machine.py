@@ -45,8 +45,11 @@ class X86Machine:
     arg_regs: tuple[str, ...] = ARG_REGS
     cond_eq = "e"
     # how bools are made and tested here (jump threading, :mod:`ssa_course.codegen.thread`)
+    # (the unsigned conditions are a float order's after ucomisd: seta/setae bools are
+    # threaded into ja/jae, their negations jbe/jb -- true on NaN, as !(a < b) is)
     bool_shapes = Shapes(zero="e", nonzero="ne", test_op="test", setcc="setcc",
-                         widen="movzx", negate_op="xor", negate=NEGATE,
+                         widen="movzx", negate_op="xor",
+                         negate={**NEGATE, "a": "be", "be": "a", "ae": "b", "b": "ae"},
                          no_flags=frozenset({"mov", "movzx", "lea", "setcc"}),
                          pure=frozenset({"mov", "lea", "movzx", "setcc", "add", "sub", "imul",
                                          "imul3", "and", "or", "xor", "shl", "sar", "shr",
