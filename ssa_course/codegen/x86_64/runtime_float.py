@@ -160,11 +160,11 @@ rt_print_float:
 # m (r13) and e (r14): x = m * 2^e; zero is m = 0, e = 0 (the fixed form, every digit 0)
     mov r14, rbx
     shr r14, 52
-    mov r13, {SIGNIFICAND_BIT - 1}
+    mov r13, {SIGNIFICAND_BIT - 1:#x}
     and r13, rbx
     test r14, r14
     jz .Lpf_subnormal
-    mov rax, {SIGNIFICAND_BIT}
+    mov rax, {SIGNIFICAND_BIT:#x}
     or r13, rax
     sub r14, 1075
     jmp .Lpf_form
@@ -178,16 +178,16 @@ rt_print_float:
     mov r8d, 9
     mov r9d, {FIXED_DIGITS}
     xor r10d, r10d
-    mov rax, {EXP_FORM_HI}
+    mov rax, {EXP_FORM_HI:#x}
     cmp rbx, rax
     jae .Lpf_exponent
-    mov rax, {EXP_FORM_LO}
+    mov rax, {EXP_FORM_LO:#x}
     cmp rbx, rax
     ja .Lpf_form_done
     test rbx, rbx
     jz .Lpf_form_done
 .Lpf_exponent:
-    mov rax, {SIGNIFICAND_BIT}
+    mov rax, {SIGNIFICAND_BIT:#x}
 .Lpf_normalise:
     test r13, rax
     jnz .Lpf_normal
