@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ssa_course.codegen.float_abi import bits_float, float_bits
+from ssa_course.codegen.float_abi import float_bits
 from ssa_course.codegen.mir import Imm, LabelRef, PReg
 from ssa_course.codegen.runtime_abi import CODE
 from ssa_course.floats import FLOAT_TO_INT_TRAP, TWO_63
@@ -35,8 +35,6 @@ ARITH = frozenset({"fadd", "fsub", "fmul", "fdiv"})
 COND = {"feq": "eq", "flt": "mi", "fle": "ls", "fgt": "gt", "fge": "ge"}
 # the condition after `fcmp b, a` (the operands swapped: a constant 0.0 goes right)
 MIRROR = {"eq": "eq", "mi": "gt", "ls": "ge", "gt": "mi", "ge": "ls"}
-_PYTHON = {"feq": float.__eq__, "flt": float.__lt__, "fle": float.__le__,
-           "fgt": float.__gt__, "fge": float.__ge__}
 MINUS_ONE = float_bits(-1.0)
 ZEROS = frozenset({float_bits(0.0), float_bits(-0.0)})  # fcmp: -0.0 == 0.0
 LOW, HIGH = float_bits(-TWO_63), float_bits(TWO_63)  # int(x) needs LOW <= x < HIGH
@@ -67,9 +65,6 @@ def s_fcompare(sel: Selector, i: Instr) -> None:
     a, b = i.args
     d = sel.dest(i)
     ca, cb = sel.const(a), sel.const(b)
-    if ca is not None and cb is not None:  # both known: the answer is known
-        sel.emit("mov", d, Imm(int(_PYTHON[i.op](bits_float(ca), bits_float(cb)))))
-        return
     cc = COND[i.op]
     if ca in ZEROS:  # pattern: compare with 0.0 -> fcmp d, #0.0
         a, b, cc, cb = b, a, MIRROR[cc], ca
