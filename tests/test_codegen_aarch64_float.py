@@ -303,3 +303,34 @@ def test_a_float_is_not_copied_back_where_it_came_from():
     assert not re.search(r"fmov (x\d+), (d\d+)\n\s+fmov \2, \1\n", listing), listing
     body = listing[listing.index("tiny_f:"):listing.index("tiny_main:")]
     assert "fmov d0, x" in body and re.search(r"fsub d0, d0, d1\n\s+fmov x\d+, d0", body)
+
+
+BRANCHES = """
+fn main(n: int, k: int) {
+    var z = float(k - k);
+    var limit = float(n);
+    if (k == 1) { limit = z / z; }
+    var x = 0.0;
+    var s = 0.0;
+    while (x < limit) {
+        if (x >= 2.5) { s = s + x; }
+        if (!(x <= 1.0)) { s = s + 0.25; }
+        x = x + 0.5;
+    }
+    print(s, x);
+}
+"""
+
+
+@pytest.mark.parametrize("k", [0, 1])
+def test_a_float_compare_read_by_a_branch_is_one_conditional_branch(k):
+    """The bool a float compare makes only for a branch is threaded away (thread.py): fcmp
+    then b.pl / b.lt / b.hi, the negations of mi / ge / ls, each true on NaN, so a NaN
+    limit (k = 1) leaves the loop at once."""
+    want = _same_as_quads(BRANCHES, 5, k)
+    assert want.stdout == ("19.25000000000000000 5.00000000000000000\n" if k == 0 else
+                           "0.00000000000000000 0.00000000000000000\n")
+    main = _listing(BRANCHES)
+    main = main[main.index("tiny_main:"):]
+    assert "cset" not in main, main
+    assert len(re.findall(r"fcmp d0, d1\n\s+b\.(pl|lt|hi|mi|ge|ls) ", main)) == 3, main
