@@ -153,7 +153,8 @@ def fp_forms(rng: random.Random) -> list[str]:
     x = rng.choice([f"x{rng.randrange(31)}", "xzr"])
     return [f"fmov {fd}, {x}", f"fmov {x}, {fn}", f"fmov {fd}, {fn}",
             f"fadd {fd}, {fn}, {fm}", f"fsub {fd}, {fn}, {fm}", f"fmul {fd}, {fn}, {fm}",
-            f"fdiv {fd}, {fn}, {fm}", f"fneg {fd}, {fn}", f"fcmp {fn}, {fm}",
+            f"fdiv {fd}, {fn}, {fm}", f"fneg {fd}, {fn}", f"fabs {fd}, {fn}",
+            f"fcmp {fn}, {fm}",
             f"fcmp {fn}, #0.0", f"scvtf {fd}, {x}", f"fcvtzs {x}, {fn}"]
 
 
@@ -514,7 +515,8 @@ _start:
     fmov d5, d2
     fmov x6, d5
     fmov d2, x6
-    fneg d2, d2
+    fabs d3, d2
+    fsub d2, d3, d2
     fcvtzs x0, d2
     fcmp d0, d1
     cset x5, mi
@@ -542,8 +544,9 @@ z: .zero 8
 @pytest.mark.parametrize("backend", ["own", "gnu", "keystone"])
 def test_fp_forms_assemble_run_and_read_back(backend):
     """Every FP form floats use, through each assembler (same bytes as GNU's), unicorn
-    and capstone: ((1.5 + 2.25) * 4.0 - 1.5) / 2.25 = 6.0 truncates to 6; 1.5 < 2.25
-    sets bit 4; NaN < 2.25 is false (bit 5 clear); NaN != 0.0 is true (bit 6): 86."""
+    and capstone: y = -(((1.5 + 2.25) * 4.0 - 1.5) / 2.25) = -6.0, |y| - y = 12.0
+    truncates to 12; 1.5 < 2.25 sets bit 4; NaN < 2.25 is false (bit 5 clear); NaN !=
+    0.0 is true (bit 6): 92."""
     from ssa_course.codegen.aarch64.assemble import assemble, assembler_missing
     from ssa_course.codegen.aarch64.disasm import disassemble
     from ssa_course.codegen.aarch64.emulate import run_emulated
@@ -553,9 +556,10 @@ def test_fp_forms_assemble_run_and_read_back(backend):
     image = assemble(FP_PROGRAM, backend)
     if assembler_missing("gnu") is None:
         assert image.text == assemble(FP_PROGRAM, "gnu").text
-    assert run_emulated(image, []).status == 86
+    assert run_emulated(image, []).status == 92
     listing = disassemble(image)
     assert "not decoded" not in listing
     for form in ("fmov d0, x1", "fadd d2, d0, d1", "scvtf d3, x4", "fcvtzs x0, d2",
-                 "fcmp d4, #0.0", "fmov x6, d5", "fmov d5, d2", "fneg d2, d2"):
+                 "fcmp d4, #0.0", "fmov x6, d5", "fmov d5, d2", "fneg d2, d2",
+                 "fabs d3, d2"):
         assert form in listing, listing

@@ -8,7 +8,7 @@ forms below, each one 32-bit word with the same field positions as the integer f
 
 * ``fmov`` between an ``x`` and a ``d`` register (both ways: a bit copy, no conversion)
   and between two ``d`` registers;
-* ``fadd fsub fmul fdiv`` ``d, d, d`` and ``fneg d, d``;
+* ``fadd fsub fmul fdiv`` ``d, d, d``, ``fneg d, d`` and ``fabs d, d``;
 * ``fcmp d, d`` and ``fcmp d, #0.0`` (set NZCV; unordered, a NaN operand, sets C and V);
 * ``scvtf d, x`` (signed 64-bit integer -> double, rounded as FPCR says: to nearest)
   and ``fcvtzs x, d`` (double -> signed 64-bit, toward zero, saturating; NaN gives 0).
@@ -28,11 +28,12 @@ FMOV_D_FROM_X = 0x9E670000  # fmov Dd, Xn
 FMOV_X_FROM_D = 0x9E660000  # fmov Xd, Dn
 FMOV_D_FROM_D = 0x1E604000  # fmov Dd, Dn
 FNEG = 0x1E614000
+FABS = 0x1E60C000
 FCMP = 0x1E602000  # fcmp Dn, Dm (Rd field 0)
 FCMP_ZERO = 0x1E602008  # fcmp Dn, #0.0 (opc bit 3: compare with zero)
 SCVTF = 0x9E620000  # scvtf Dd, Xn
 FCVTZS = 0x9E780000  # fcvtzs Xd, Dn
-FP_OPS = frozenset({*FP_THREE, "fmov", "fneg", "fcmp", "scvtf", "fcvtzs"})
+FP_OPS = frozenset({*FP_THREE, "fmov", "fneg", "fabs", "fcmp", "scvtf", "fcvtzs"})
 
 
 class FpEncodeError(ValueError):
@@ -73,8 +74,8 @@ def encode_fp(op: str, ops: list[str]) -> int | None:
         if dst.startswith("d"):
             return FMOV_D_FROM_X | _xreg(src) << 5 | dreg(dst)
         return FMOV_X_FROM_D | dreg(src) << 5 | _xreg(dst)
-    if op == "fneg":
-        return FNEG | dreg(ops[1]) << 5 | dreg(ops[0])
+    if op in ("fneg", "fabs"):
+        return (FNEG if op == "fneg" else FABS) | dreg(ops[1]) << 5 | dreg(ops[0])
     if op == "fcmp":
         if ops[1].replace(" ", "") in ("#0.0", "#0"):
             return FCMP_ZERO | dreg(ops[0]) << 5

@@ -45,7 +45,7 @@ class A64Machine:
                              "mul", "madd", "msub", "neg", "smulh", "sdiv", "udiv", "ldr",
                              "str", "ldur", "stur", "ldrb", "strb", "lea", "cset", "csel", "cneg",
                              # the FP ops but fcmp leave NZCV alone
-                             "fmov", "fadd", "fsub", "fmul", "fdiv", "fneg", "scvtf",
+                             "fmov", "fadd", "fsub", "fmul", "fdiv", "fneg", "fabs", "scvtf",
                              "fcvtzs"}),
                          # full writes only: a movk reads what the movz before it wrote,
                          # which its defs/uses do not say, so neither is listed

@@ -104,8 +104,9 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern("float(n) by scvtf", "d = itof n", "scvtf d0, n; fmov d, d0",
             "rounded to nearest (FPCR's default)"),
     Pattern("int(x) by fcvtzs, range checked", "d = ftoi x",
-            "fcmp x, -2^63; b.lt trap; fcmp x, 2^63; b.ge trap; fcvtzs d, d0",
-            "fcvtzs saturates and makes NaN 0; the interpreters stop with an error"),
+            "fcvtzs d, d0; fabs d1, d0; fcmp d1, 2^63; b.pl check (cold: trap unless "
+            "x = -2^63)", "fcvtzs saturates and makes NaN 0; the interpreters stop with an "
+            "error: one test on the hot path (pl: also NaN)"),
     # -- calls: AAPCS64; the stack argument area is stored, not pushed (there is no push)
     Pattern("stack arguments in an area below sp", "call f a1 .. a10",
             "sub sp, sp, #16; str a9, [sp]; str a10, [sp, #8]; mov x0, a1 ...; bl f; "

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from ssa_course.codegen.isel import Selector
 
-D0, D1 = PReg("d0"), PReg("d1")  # scratch: the allocator never hands them out
+D0, D1, D2 = PReg("d0"), PReg("d1"), PReg("d2")  # scratch: never handed out
 ARITH = frozenset({"fadd", "fsub", "fmul", "fdiv"})
 # the condition after `fcmp a, b` that is the quad's answer (false when unordered)
 COND = {"feq": "eq", "flt": "mi", "fle": "ls", "fgt": "gt", "fge": "ge"}
@@ -85,17 +85,28 @@ def s_itof(sel: Selector, i: Instr) -> None:
 
 def s_ftoi(sel: Selector, i: Instr) -> None:
     """``int(x)``: ``fcvtzs`` truncates, but saturates out of range and gives 0 for NaN,
-    where the interpreters stop with an error: x is checked against -2^63 (``b.lt``:
-    below, or unordered) and 2^63 (``b.ge``) first, two constants of one ``movz`` each."""
-    stub = LabelRef(sel.trap_stub(TRAP_FTOI, i))
-    _load(sel, D0, i.args[0])  # pattern: int(x) by fcvtzs, range checked
+    where the interpreters stop with an error. One test on the hot path: |x| < 2^63
+    (``fabs``, then ``b.pl``, true also when unordered); the cold path lets through only
+    x = -2^63 exactly (its ``fcvtzs`` is right: INT_MIN) and traps on the rest."""
+    x = sel.reg(i.args[0])
+    d = sel.dest(i)
+    sel.emit("fmov", D0, x)  # pattern: int(x) by fcvtzs, range checked
+    sel.emit("fcvtzs", d, D0)
+    sel.emit("fabs", D1, D0)
+    sel.emit("fmov", D2, sel.materialise(HIGH))
+    sel.emit("fcmp", D1, D2)
+    check, rest = sel.new_label("ftoi"), sel.new_label("ftoiend")
+    sel.emit("jcc", LabelRef(check), cond="pl")  # |x| >= 2^63, or NaN
+    sel.emit("jmp", LabelRef(rest))
+    sel.cur.succs = [check, rest]
+    sel.start_block(check, cold=True)
+    stub = sel.trap_stub(TRAP_FTOI, i)
+    sel.emit("fmov", D0, x)
     sel.emit("fmov", D1, sel.materialise(LOW))
     sel.emit("fcmp", D0, D1)
-    sel.emit("jcc", stub, cond="lt")  # N != V: below -2^63, or NaN
-    sel.emit("fmov", D1, sel.materialise(HIGH))
-    sel.emit("fcmp", D0, D1)
-    sel.emit("jcc", stub, cond="ge")  # 2^63 or more, +infinity
-    sel.emit("fcvtzs", sel.dest(i), D0)
+    sel.emit("jcc", LabelRef(stub), cond="ne")  # not -2^63 (ne holds on NaN too)
+    sel.end_jump(rest)
+    sel.start_block(rest)
 
 
 # The float rows of the pattern table (select_ops.SELECT takes them in).

@@ -62,7 +62,7 @@ FORMS: dict[str, frozenset[str]] = {
     "ldp": frozenset({"rrm"}),
     # floats: fmov copies bits between the two register files (or within d), arithmetic
     # is d-only, scvtf/fcvtzs convert from/to an integer register, fcmp takes #0.0
-    "fmov": frozenset({"fr", "rf", "ff"}), "fneg": frozenset({"ff"}),
+    "fmov": frozenset({"fr", "rf", "ff"}), "fneg": frozenset({"ff"}), "fabs": frozenset({"ff"}),
     "fadd": frozenset({"fff"}), "fsub": frozenset({"fff"}), "fmul": frozenset({"fff"}),
     "fdiv": frozenset({"fff"}), "fcmp": frozenset({"ff", "fi"}),
     "scvtf": frozenset({"fr"}), "fcvtzs": frozenset({"rf"}),
