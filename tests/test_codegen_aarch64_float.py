@@ -334,3 +334,33 @@ def test_a_float_compare_read_by_a_branch_is_one_conditional_branch(k):
     main = main[main.index("tiny_main:"):]
     assert "cset" not in main, main
     assert len(re.findall(r"fcmp d0, d1\n\s+b\.(pl|lt|hi|mi|ge|ls) ", main)) == 3, main
+
+
+HANDLERS = """
+fn risky(x: float, k: int) -> float {
+    if (k % 3 == 0) { throw k; }
+    return x * 2.0 + float(k);
+}
+fn main(n: int) {
+    var s = 0.5;
+    var t = -0.0;
+    for (var i = 1; i <= n; i = i + 1) {
+        try {
+            s = risky(s, i) - t;
+            t = t + 1.25;
+        } catch (e) {
+            s = s / float(e);
+            t = -t;
+            print(s, t, int(s * 100.0));
+        }
+    }
+    print(s, t);
+}
+"""
+
+
+def test_floats_live_into_a_handler():
+    """A handler is entered by a throw with every live value in a stack slot: floats
+    there are their bits like any other value."""
+    want = _same_as_quads(HANDLERS, 10)
+    assert want.stdout.splitlines()[-1] == "20.90123456790123413 -1.25000000000000000"
