@@ -151,7 +151,9 @@ def fp_forms(rng: random.Random) -> list[str]:
     """The FP forms floats use (encode_fp), with random d and x registers (xzr too)."""
     fd, fn, fm = (f"d{rng.randrange(32)}" for _ in range(3))
     x = rng.choice([f"x{rng.randrange(31)}", "xzr"])
-    return [f"fmov {fd}, {x}", f"fmov {x}, {fn}", f"fmov {fd}, {fn}",
+    # fmov's 8-bit float immediate: +-(16 + m)/16 * 2^e
+    c = rng.choice([1, -1]) * (16 + rng.randrange(16)) / 16 * 2.0 ** rng.randrange(-3, 5)
+    return [f"fmov {fd}, {x}", f"fmov {x}, {fn}", f"fmov {fd}, {fn}", f"fmov {fd}, #{c!r}",
             f"fadd {fd}, {fn}, {fm}", f"fsub {fd}, {fn}, {fm}", f"fmul {fd}, {fn}, {fm}",
             f"fdiv {fd}, {fn}, {fm}", f"fneg {fd}, {fn}", f"fabs {fd}, {fn}",
             f"fcmp {fn}, {fm}",
@@ -193,7 +195,8 @@ def test_own_encoder_agrees_with_gnu_on_a_sample(tmp_path):
                                  "ldur x0, [x1, #300]", "stp x0, x1, [sp, #4]",
                                  "fadd d0, d1", "fadd d0, x1, d2", "fmov d0, sp",
                                  "scvtf x0, d1", "fcvtzs d0, x1", "fcmp d0, #1.0",
-                                 "fmov d32, x0"])
+                                 "fmov d32, x0", "fmov d0, #0.1", "fmov d0, #0.0",
+                                 "fmov d0, #32.0", "fmov d0, #x"])
 def test_the_encoder_refuses_what_it_cannot_encode(bad):
     with pytest.raises(EncodeError):
         encode(bad, PC)
@@ -518,6 +521,13 @@ _start:
     fabs d3, d2
     fsub d2, d3, d2
     fcvtzs x0, d2
+    fmov d6, #-1.25
+    fmov d7, xzr
+    fsub d6, d7, d6
+    fmov d5, #4.0
+    fmul d6, d6, d5
+    fcvtzs x7, d6
+    add x0, x0, x7
     fcmp d0, d1
     cset x5, mi
     add x0, x0, x5, lsl #4
@@ -545,8 +555,8 @@ z: .zero 8
 def test_fp_forms_assemble_run_and_read_back(backend):
     """Every FP form floats use, through each assembler (same bytes as GNU's), unicorn
     and capstone: y = -(((1.5 + 2.25) * 4.0 - 1.5) / 2.25) = -6.0, |y| - y = 12.0
-    truncates to 12; 1.5 < 2.25 sets bit 4; NaN < 2.25 is false (bit 5 clear); NaN !=
-    0.0 is true (bit 6): 92."""
+    truncates to 12; (0.0 - -1.25) * 4.0 adds 5; 1.5 < 2.25 sets bit 4; NaN < 2.25 is
+    false (bit 5 clear); NaN != 0.0 is true (bit 6): 97."""
     from ssa_course.codegen.aarch64.assemble import assemble, assembler_missing
     from ssa_course.codegen.aarch64.disasm import disassemble
     from ssa_course.codegen.aarch64.emulate import run_emulated
@@ -556,10 +566,10 @@ def test_fp_forms_assemble_run_and_read_back(backend):
     image = assemble(FP_PROGRAM, backend)
     if assembler_missing("gnu") is None:
         assert image.text == assemble(FP_PROGRAM, "gnu").text
-    assert run_emulated(image, []).status == 92
+    assert run_emulated(image, []).status == 97
     listing = disassemble(image)
     assert "not decoded" not in listing
     for form in ("fmov d0, x1", "fadd d2, d0, d1", "scvtf d3, x4", "fcvtzs x0, d2",
                  "fcmp d4, #0.0", "fmov x6, d5", "fmov d5, d2", "fneg d2, d2",
-                 "fabs d3, d2"):
+                 "fabs d3, d2", "fmov d6, #-1.25", "fmov d7, xzr"):
         assert form in listing, listing

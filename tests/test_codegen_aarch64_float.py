@@ -199,11 +199,13 @@ def _listing(source: str) -> str:
 
 
 def test_the_listing_shows_the_patterns():
-    """fneg for -x, fcmp #0.0 against a zero, scvtf/fcvtzs, and no callee-saved d8-d15
-    ever written (AAPCS64 would make the function save them)."""
+    """fneg for -x, fcmp #0.0 against a zero, scvtf/fcvtzs, constants from xzr or fmov's
+    8-bit immediate, and no callee-saved d8-d15 ever written (AAPCS64 would make the
+    function save them)."""
     listing = _listing(ARITH + COMPARES.replace("fn main(n: int)", "fn main2(n: int)")
                        + CONVERT.replace("fn main(k: int)", "fn main3(k: int)"))
     for form in (r"fneg d0, d0", r"fcmp d0, #0\.0", r"scvtf d0, x\d+", r"fcvtzs x\d+, d0",
+                 r"fmov d1, #10\.0\n", r"fmov d\d, xzr", r"fmov d0, #-1\.0\n",
                  r"fcmp d0, d1\n\s+cset x\d+, mi", r"fdiv d0, d0, d1"):
         assert re.search(form, listing), form
     assert not re.search(r"\b(d[89]|d1[0-5])\b", listing)
@@ -212,11 +214,13 @@ def test_the_listing_shows_the_patterns():
 def test_the_verifier_knows_which_register_file_an_operand_is_in():
     from ssa_course.codegen.aarch64.minstr import ins
     from ssa_course.codegen.aarch64.verify import check_operands
+    from ssa_course.codegen.float_abi import float_bits
     from ssa_course.codegen.mir import Imm, MBlock, MFunction, PReg, VReg
     from ssa_course.errors import VerifyError
 
     v, d0, d1 = VReg(1, "x"), PReg("d0"), PReg("d1")
     good = [ins("fmov", d0, v), ins("fadd", d0, d0, d1), ins("fcmp", d0, Imm(0)),
+            ins("fmov", d1, Imm(float_bits(2.5))),
             ins("fmov", v, d0), ins("scvtf", d1, v), ins("fcvtzs", v, d1)]
     for instr in good:
         assert v not in (*instr.defs, *instr.uses) or instr.op in ("fmov", "scvtf", "fcvtzs")
@@ -224,6 +228,7 @@ def test_the_verifier_knows_which_register_file_an_operand_is_in():
     fn = MFunction("f", [], blocks=[MBlock("b", good + [ins("ret")])])
     check_operands(fn)
     for bad in (ins("fadd", d0, v, d1), ins("add", v, v, d0), ins("fcmp", d0, Imm(1)),
+                ins("fmov", d0, Imm(float_bits(0.1))),
                 ins("scvtf", v, d0), ins("fmov", v, v)):
         fn = MFunction("f", [], blocks=[MBlock("b", [bad, ins("ret")])])
         with pytest.raises(VerifyError, match="operand kinds legal"):

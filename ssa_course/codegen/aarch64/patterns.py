@@ -93,6 +93,11 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern("float arithmetic in d0/d1", "d = fadd x y (fsub, fmul, fdiv)",
             "fmov d0, x; fmov d1, y; fadd d0, d0, d1; fmov d, d0",
             "the allocator keeps floats in x registers; d0/d1 are scratch"),
+    Pattern("0.0 from the zero register", "d = fadd x 0.0", "fmov d1, xzr",
+            "the bits of 0.0 are all zero: no constant to build"),
+    Pattern("a float constant in fmov's 8 bits", "d = fmul x 2.0",
+            "fmov d1, #2.0", "+-(16 + m)/16 * 2^e (m 0..15, e -3..4): 0.5, 1.25, 10.0, "
+            "31.0 need no x register"),
     Pattern("x * -1.0 -> fneg", "d = fmul x -1.0 (Tiny's -x)",
             "fmov d0, x; fneg d0, d0; fmov d, d0", "the sign flipped: the same value, exact"),
     Pattern("float compare by fcmp + cset", "c = flt x y (feq, fle, fgt, fge)",

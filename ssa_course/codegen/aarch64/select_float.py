@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ssa_course.codegen.aarch64.encode_fp import fp_imm8
 from ssa_course.codegen.float_abi import float_bits
 from ssa_course.codegen.mir import Imm, LabelRef, PReg
 from ssa_course.codegen.runtime_abi import CODE
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from ssa_course.codegen.isel import Selector
 
 D0, D1, D2 = PReg("d0"), PReg("d1"), PReg("d2")  # scratch: never handed out
+XZR = PReg("xzr")
 ARITH = frozenset({"fadd", "fsub", "fmul", "fdiv"})
 # the condition after `fcmp a, b` that is the quad's answer (false when unordered)
 COND = {"feq": "eq", "flt": "mi", "fle": "ls", "fgt": "gt", "fge": "ge"}
@@ -42,8 +44,15 @@ TRAP_FTOI = CODE[FLOAT_TO_INT_TRAP]
 
 
 def _load(sel: Selector, d: PReg, name: str) -> None:
-    """``d`` = the bits of ``name`` (a constant's bits go into a register first)."""
-    sel.emit("fmov", d, sel.reg(name))
+    """``d`` = the bits of ``name``: a constant from ``xzr`` (0.0) or ``fmov``'s 8-bit
+    immediate where it fits, else through an x register like any other value."""
+    c = sel.const(name)
+    if c == 0:  # pattern: 0.0 from the zero register
+        sel.emit("fmov", d, XZR)
+    elif c is not None and fp_imm8(c) is not None:  # pattern: a float constant in fmov's 8 bits
+        sel.emit("fmov", d, Imm(c))
+    else:
+        sel.emit("fmov", d, sel.reg(name))
 
 
 def s_farith(sel: Selector, i: Instr) -> None:

@@ -14,6 +14,7 @@ targets share (``verify_shared.where``).
 from __future__ import annotations
 
 from ssa_course.codegen.aarch64.emit import instr_text
+from ssa_course.codegen.aarch64.encode_fp import fp_imm8
 from ssa_course.codegen.aarch64.minstr import Shift
 from ssa_course.codegen.aarch64.registers import ARG_REGS, NEGATE, RET_REG, SP, is_fp
 from ssa_course.codegen.mir import Imm, MFunction, MProgram, PReg
@@ -60,9 +61,11 @@ FORMS: dict[str, frozenset[str]] = {
     "ret": frozenset({""}),
     "stp!": frozenset({"rrm"}), "ldp+": frozenset({"rrm"}), "stp": frozenset({"rrm"}),
     "ldp": frozenset({"rrm"}),
-    # floats: fmov copies bits between the two register files (or within d), arithmetic
-    # is d-only, scvtf/fcvtzs convert from/to an integer register, fcmp takes #0.0
-    "fmov": frozenset({"fr", "rf", "ff"}), "fneg": frozenset({"ff"}), "fabs": frozenset({"ff"}),
+    # floats: fmov copies bits between the two register files (or within d) or loads an
+    # 8-bit float immediate, arithmetic is d-only, scvtf/fcvtzs convert from/to an integer
+    # register, fcmp takes #0.0
+    "fmov": frozenset({"fr", "rf", "ff", "fi"}), "fneg": frozenset({"ff"}),
+    "fabs": frozenset({"ff"}),
     "fadd": frozenset({"fff"}), "fsub": frozenset({"fff"}), "fmul": frozenset({"fff"}),
     "fdiv": frozenset({"fff"}), "fcmp": frozenset({"ff", "fi"}),
     "scvtf": frozenset({"fr"}), "fcvtzs": frozenset({"rf"}),
@@ -84,6 +87,9 @@ def check_operands(fn: MFunction) -> None:
             bad = True
         if i.op == "fcmp" and kinds == "fi" and i.operands[1] != Imm(0):
             bad = True  # fcmp's only immediate is #0.0
+        imm = i.operands[1] if len(i.operands) == 2 else None
+        if i.op == "fmov" and isinstance(imm, Imm) and fp_imm8(imm.value) is None:
+            bad = True  # fmov's float immediate has 8 bits
         if i.op in ("jcc", "cset", "csel") and i.cond not in NEGATE:
             bad = True
         # cbz/cbnz name the register they test; a flags branch names none.
