@@ -18,6 +18,7 @@ from codegen_native import run_native, skip_reason
 import ssa_course
 from ssa_course import registry
 from ssa_course.codegen.float_abi import float_bits
+from ssa_course.codegen.mir import PReg
 from ssa_course.codegen.native import format_args
 from ssa_course.codegen.x86_64.compile import compile_program
 from ssa_course.compilation import compile_source
@@ -257,3 +258,46 @@ def test_floats_with_every_value_in_a_stack_slot(program):
     got = run_native(source, args, allocator="spill-all", backend="own",
                      emulated=skip_reason() is not None)
     assert (got.stdout, got.status) == (want.stdout, want.status)
+
+
+@pytest.mark.parametrize("program", ["CALLS", "SPILLED", "SPECIALS", "CONVERSIONS"])
+def test_float_programs_verify_before_and_after_allocation(program):
+    from ssa_course.codegen.x86_64 import verify
+    from ssa_course.codegen.x86_64.compile import allocate_program, select_program
+
+    source = {"CALLS": CALLS, "SPILLED": SPILLED, "SPECIALS": SPECIALS,
+              "CONVERSIONS": CONVERSIONS % "0.0 / 0.0"}[program]
+    ssa = build(compile_source(source, "v.tiny"), "scheduled").ssa  # type: ignore[attr-defined]
+    mprog = select_program(ssa, step_limit=1000)
+    verify.verify_program(mprog)  # defined on every path, the call's integer registers
+    allocate_program(mprog)
+    verify.verify_program(mprog, allocated=True, laid_out=True)
+
+
+def test_no_movq_back_into_an_xmm_register_that_holds_the_value():
+    from ssa_course.codegen.mir import Imm, LabelRef, MBlock, MFunction
+    from ssa_course.codegen.x86_64.minstr import call, ins
+    from ssa_course.codegen.x86_64.peep_float import reuse_xmm
+
+    rcx, rdx, x0, x1 = PReg("rcx"), PReg("rdx"), PReg("xmm0"), PReg("xmm1")
+    block = MBlock("a", [
+        ins("movq", rcx, x0), ins("movq", x0, rcx),  # gone: xmm0 == rcx
+        ins("movq", x1, rdx), ins("addsd", x0, x1), ins("movq", x0, rcx),  # kept: written
+        ins("movq", rcx, x0), ins("mov", rcx, Imm(5)), ins("movq", x0, rcx),  # kept: rcx new
+        ins("movq", rdx, x1), call("rt_print_int", 1), ins("movq", x1, rdx),  # kept: a call
+        ins("movq", x1, rdx),  # gone: the one before loaded it
+        ins("jmp", LabelRef("a"))])
+    fn = MFunction("f", [], [block])
+    assert reuse_xmm(fn) == 2
+    assert [i.op for i in block.instrs].count("movq") == 7
+    # chained float operations: the result is not copied back before the next one
+    src = "fn f(a: float, b: float, e: float) -> float { return (a * b + e) / b; }\n" \
+          "fn main() { print(f(1.5, 2.0, 0.25)); }\n"
+    comp = compile_source(src, "p.tiny")
+    asm = compile_program(build(comp, "scheduled").ssa, None, None,  # type: ignore[attr-defined]
+                          step_limit=None)[1]
+    lines = [line.strip() for line in asm[asm.index("tiny_f:"):].splitlines()]
+    for a, b in zip(lines, lines[1:], strict=False):
+        if a.startswith("movq") and a.endswith(", xmm0"):
+            assert b != f"movq xmm0, {a.split()[1].rstrip(',')}", (a, b)
+    assert _same_as_interpreter(src).stdout == "1.62500000000000000\n"

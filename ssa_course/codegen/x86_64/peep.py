@@ -26,6 +26,7 @@ from ssa_course.codegen.dead import flags_dead
 from ssa_course.codegen.liveness import Liveness
 from ssa_course.codegen.minstr import fits32
 from ssa_course.codegen.mir import Imm, Mem, MFunction, MInstr, PReg, Slot
+from ssa_course.codegen.x86_64.peep_float import reuse_xmm
 
 # what a jump on `test r, r` becomes on the flags of `add r, c` (SF and ZF only)
 _ON_ADD = {"e": "e", "ne": "ne", "s": "s", "ns": "ns", "l": "s", "ge": "ns"}
@@ -34,8 +35,10 @@ _NO_FLAGS = frozenset({"mov", "movzx", "lea", "setcc"})
 
 
 def peephole(fn: MFunction) -> int:
-    """Both rewrites over ``fn`` (allocated, frame not yet laid out); how many fired."""
-    return _fold_reloads(fn) + _test_after_add(fn)
+    """Both rewrites over ``fn`` (allocated, frame not yet laid out), and the float one
+    (:mod:`.peep_float`: no ``movq`` back into an xmm register that holds the value);
+    how many fired."""
+    return _fold_reloads(fn) + _test_after_add(fn) + reuse_xmm(fn)
 
 
 def _fold_reloads(fn: MFunction) -> int:
