@@ -369,3 +369,21 @@ def test_floats_live_into_a_handler():
     there are their bits like any other value."""
     want = _same_as_quads(HANDLERS, 10)
     assert want.stdout.splitlines()[-1] == "20.90123456790123413 -1.25000000000000000"
+
+
+@pytest.mark.parametrize("program", ["COMPARES", "ABI", "SPILLS", "CONVERT", "HANDLERS"])
+def test_float_programs_verify_before_and_after_allocation(program):
+    """The verifier over AArch64 float code: every use defined on every path before
+    allocation (d registers are no values: out of defs and uses), the call's integer
+    registers (float arguments travel in d0-d7), operand kinds and files after."""
+    from ssa_course.codegen.aarch64.compile import allocate_program, select_program
+    from ssa_course.codegen.aarch64.verify import verify_program
+    from ssa_course.compilation import compile_source
+    from ssa_course.registry import build
+
+    source = globals()[program]
+    ssa = build(compile_source(source, "v.tiny"), "scheduled").ssa  # type: ignore[attr-defined]
+    mprog = select_program(ssa)
+    verify_program(mprog, allocated=False)
+    allocate_program(mprog)
+    verify_program(mprog)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ssa_course.codegen.aarch64.emit import instr_text
 from ssa_course.codegen.aarch64.encode_fp import fp_imm8
+from ssa_course.codegen.aarch64.frame import Incoming
 from ssa_course.codegen.aarch64.minstr import Shift
 from ssa_course.codegen.aarch64.registers import ARG_REGS, NEGATE, RET_REG, SP, is_fp
 from ssa_course.codegen.mir import Imm, MFunction, MProgram, PReg
@@ -75,6 +76,8 @@ FORMS: dict[str, frozenset[str]] = {
 def _kind(o: object) -> str:
     if isinstance(o, PReg) and is_fp(o.name):
         return F
+    if isinstance(o, Incoming):  # a stack argument before frame layout: memory, as a Slot
+        return M
     return S if isinstance(o, Shift) else operand_kind(o)
 
 
