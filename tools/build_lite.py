@@ -371,10 +371,11 @@ a.start {{ display: inline-block; padding: .6em 1.2em; background: #1565c0; colo
 li {{ margin: .2em 0; }} small {{ color: #555; }}
 </style></head><body>
 <h1>ssa_course: from quads to graphs, in your browser</h1>
-<p>Twelve lessons on compiler intermediate representations (quads, SSA, Julia-style IR, the
-sea of nodes, down to x86-64), each with its exercise. Everything runs in this page: Python
-(Pyodide) and Graphviz are part of the site, nothing is sent anywhere. The first start
-takes a little while (Python loads); run a notebook with <b>Run &gt; Run All Cells</b>.</p>
+<p>Thirteen lessons on compiler intermediate representations (quads, SSA, Julia-style IR, the
+sea of nodes, down to x86-64, then all of Bril), eleven with an exercise. Everything runs
+in this page: Python (Pyodide) and Graphviz are part of the site, nothing is sent anywhere.
+The first start takes a little while (Python loads); run a notebook with <b>Run &gt; Run
+All Cells</b>.</p>
 <p><a class="start" id="tour" href="{tour}">Start the tour (lesson 00)</a></p>
 <h2>Lessons</h2>
 <ul>

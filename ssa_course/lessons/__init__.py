@@ -33,6 +33,7 @@ LESSONS: tuple[Lesson, ...] = (
     Lesson("09", "Facts along edges: ranges and bounds checks", "09-ranges.ipynb"),
     Lesson("10", "Escape analysis", "10-escape.ipynb"),
     Lesson("11", "Codegen: x86-64 machine code", "11-codegen.ipynb"),
+    Lesson("12", "All of Bril: memory and floats", "12-all-of-bril.ipynb"),
 )
 
 
@@ -72,6 +73,7 @@ def load_all() -> None:
     from ssa_course.lessons import l10_escape  # noqa: F401
     lesson("11")
     from ssa_course.lessons import l11_codegen  # noqa: F401
+    lesson("12")  # adds no representation: Bril's memory and floats run in those above
     set_lesson("?")
     assert loaded == [entry.number for entry in LESSONS], "one import per entry of LESSONS"
 

@@ -55,7 +55,15 @@ from ssa_course.quads.bril_write import (
 from ssa_course.quads.bril_write import (
     to_bril_text as to_bril_text,
 )
-from ssa_course.quads.ir import Function, Instr, Label, Program, StructInfo, is_known_op
+from ssa_course.quads.ir import (
+    Function,
+    Instr,
+    Label,
+    Program,
+    StructInfo,
+    is_known_op,
+    may_trap,
+)
 from ssa_course.quads.memory import CHAR, CHAR_ESCAPES, PtrType
 from ssa_course.runtime import INT_MAX, INT_MIN, decimal_value
 from ssa_course.tiny.lexer import split_lines
@@ -401,6 +409,8 @@ class _TextParser:
         if self.tok.kind == "srcpos":  # "# at 5:14": where a runtime error points
             line, col = self.advance().text[len("# at "):].split(":")
             instr.pos = Pos(int(line), int(col))
+        elif may_trap(op):  # Bril input: a runtime error points at the operation's word
+            instr.pos = op_tok.pos
         return instr
 
 

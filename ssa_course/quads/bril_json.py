@@ -142,12 +142,18 @@ def locate(text: str, path: Path) -> Pos:
     return _line_col(text, best) if best_len >= 0 else Pos(1, 1)
 
 
+def _nested(value: object) -> object:
+    """How :func:`_show` writes a value Python's json cannot (NaN as NaN, huge as text)."""
+    return float(value.name) if isinstance(value, _NonFinite) else repr(value)
+
+
 def _show(value: object) -> str:
     """A short rendering of a JSON value for a message."""
     if isinstance(value, _Huge | _NonFinite):
         return repr(value)
-    text = json.dumps(value) if not isinstance(value, float) or math.isfinite(value) \
-        else repr(value)
+    # (_nested: a _Huge or _NonFinite inside a list or object, e.g. [[NaN]])
+    text = json.dumps(value, default=_nested) \
+        if not isinstance(value, float) or math.isfinite(value) else repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
 

@@ -146,14 +146,16 @@ def int2char(i: int, pos: Pos | None = None) -> str:
 
 
 class Block:
-    """One allocation: its slots (None: never stored) and its number (brili's base)."""
+    """One allocation: its slots (None: never stored), its number (brili's base) and where
+    its ``alloc`` is written (a leak reports there)."""
 
-    __slots__ = ("base", "slots", "live")
+    __slots__ = ("base", "slots", "live", "pos")
 
-    def __init__(self, base: int, size: int):
+    def __init__(self, base: int, size: int, pos: Pos | None = None):
         self.base = base
         self.slots: list[object] = [None] * size
         self.live = True
+        self.pos = pos
 
 
 class Pointer:
@@ -196,7 +198,7 @@ class Memory:
             raise RuntimeTrap(f"alloc of {n} slots (must be at least 1)", pos)
         if self.live_cells + n > self.limit:
             raise RuntimeTrap("out of memory", pos)
-        block = Block(self.next_base, n)
+        block = Block(self.next_base, n, pos)
         self.next_base += 1
         self.live[block.base] = block
         self.live_cells += n
@@ -238,11 +240,13 @@ class Memory:
         return value
 
     def check_all_freed(self) -> None:
-        """brili's check when ``@main`` returns: every block was freed."""
+        """brili's check when ``@main`` returns: every block was freed. The error points
+        at the ``alloc`` of the first block left (the oldest)."""
         if self.live:
             n = len(self.live)
+            first = self.live[min(self.live)]
             raise RuntimeTrap(f"{n} block{'s' * (n != 1)} of memory not freed at the end "
-                              "of the program")
+                              f"of the program; block {first.base} was allocated", first.pos)
 
 
 def ptradd(p: object, k: object) -> Pointer:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ssa_course.errors import Pos
 from ssa_course.quads import memory
 from ssa_course.runtime import Value
 from ssa_course.son.graph import Graph, Node, RunState
@@ -72,17 +73,19 @@ class BrilPure(Node):
 
 
 class BrilValue(Node):
-    """``alloc``, ``load`` or ``int2char``: control, memory, the operands -> a value."""
+    """``alloc``, ``load`` or ``int2char``: control, memory, the operands -> a value;
+    ``pos`` is where the operation is written (its runtime error reports there)."""
 
-    __slots__ = ("op", "value_type")
+    __slots__ = ("op", "value_type", "pos")
 
     pinned = True
 
     def __init__(self, graph: Graph, ctrl: Node, mem: Node, op: str, args: list[Node],
-                 ty: Type):
+                 ty: Type, pos: Pos | None = None):
         super().__init__(graph, ctrl, mem, *args)
         self.op = op
         self.value_type = ty
+        self.pos = pos
         self.label = op
 
     def compute(self) -> Type:
@@ -94,20 +97,23 @@ class BrilValue(Node):
 
     def evaluate(self, args: list[Value], state: RunState) -> Value:
         if self.op == "alloc":
-            return bril_memory(state).alloc(args[2])
+            return bril_memory(state).alloc(args[2], self.pos)
         if self.op == "load":
-            return bril_memory(state).load(args[2])
-        return memory.int2char(args[2])
+            return bril_memory(state).load(args[2], self.pos)
+        return memory.int2char(args[2], self.pos)
 
 
 class BrilEffect(Effect):
-    """``store p v``, ``free p`` or ``keep v``: control, memory, operands -> memory."""
+    """``store p v``, ``free p`` or ``keep v``: control, memory, operands -> memory;
+    ``pos`` as :class:`BrilValue`'s."""
 
-    __slots__ = ("op",)
+    __slots__ = ("op", "pos")
 
-    def __init__(self, graph: Graph, ctrl: Node, mem: Node, op: str, args: list[Node]):
+    def __init__(self, graph: Graph, ctrl: Node, mem: Node, op: str, args: list[Node],
+                 pos: Pos | None = None):
         super().__init__(graph, ctrl, mem, *args)
         self.op = op
+        self.pos = pos
         self.label = op
 
     def passes_load(self, load: Node) -> tuple[Node | None, bool]:
@@ -116,7 +122,7 @@ class BrilEffect(Effect):
 
     def evaluate(self, args: list[Value], state: RunState) -> Value:
         if self.op == "store":
-            bril_memory(state).store(args[2], args[3])
+            bril_memory(state).store(args[2], args[3], self.pos)
         elif self.op == "free":
-            bril_memory(state).free(args[2])
+            bril_memory(state).free(args[2], self.pos)
         return None

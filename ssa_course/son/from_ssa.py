@@ -336,10 +336,10 @@ class SsaGraphBuilder(Emitter):
             return self.p(BrilPure(g, None, op, a, lattice_type(i.type)))
         ctrl = self.live_ctrl()
         if i.dest is not None:
-            value = self.p(BrilValue(g, ctrl, self.mem, op, a, lattice_type(i.type)))
+            value = self.p(BrilValue(g, ctrl, self.mem, op, a, lattice_type(i.type), i.pos))
             self.mem = self.p(BrilEffect(g, ctrl, self.mem, "keep", [value]))
             return value
-        self.mem = self.p(BrilEffect(g, ctrl, self.mem, op, a))
+        self.mem = self.p(BrilEffect(g, ctrl, self.mem, op, a, i.pos))
         return None
 
     def terminator(self, i: Instr, a: list[Node], src: str, throws_to: str | None) -> bool:

@@ -302,10 +302,10 @@ class _Writer:
             else:
                 self.emit(Instr(n.op, d, t, a))
         elif isinstance(n, BrilValue):
-            self.emit(Instr(n.op, d, t, a[1:]))
+            self.emit(Instr(n.op, d, t, a[1:], pos=n.pos))
         elif isinstance(n, BrilEffect):
             if n.op != "keep":  # (keep only orders the memory chain)
-                self.emit(Instr(n.op, None, None, a[1:]))
+                self.emit(Instr(n.op, None, None, a[1:], pos=n.pos))
         elif isinstance(n, (Proj, Start, Undefined, KeepNew)):
             # parameters, call results, memory: named where they are made; KeepNew only
             # keeps its ``newarr`` (which charges the run's total) alive and in order
