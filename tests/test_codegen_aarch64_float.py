@@ -387,3 +387,23 @@ def test_float_programs_verify_before_and_after_allocation(program):
     verify_program(mprog, allocated=False)
     allocate_program(mprog)
     verify_program(mprog)
+
+
+MAIN_ARGS = """
+fn main(a: float, i: int, b: float, c: float, d: float, e: float, f: float, g: float,
+        h: float, j: int, p: float, q: float, k: int, l: int, m: int, n: int, o: int,
+        r: int, s: int, t: bool) {
+    print(a, b, c, d, e, f, g, h, p, q);
+    print(i, j, k, l, m, n, o, r, s, t);
+}
+"""
+
+
+def test_main_takes_floats_in_d_registers_and_on_the_stack():
+    """_start places main's arguments by AAPCS64 as any call does: ten floats (d0-d7,
+    two on the stack) among nine ints and a bool (x0-x7, two on the stack)."""
+    args = ["1.5", "1", "2.5", "3.5", "4.5", "5.5", "6.5", "7.5", "8.5", "2", "9.5",
+            "-10.5", "3", "4", "5", "6", "7", "8", "9", "true"]
+    want = _same_as_quads(MAIN_ARGS, *args)
+    assert want.stdout.splitlines()[1] == "1 2 3 4 5 6 7 8 9 true"
+    assert want.stdout.split()[9] == "-10.50000000000000000"
