@@ -289,7 +289,8 @@ def test_the_run_face_passes_every_float_exactly():
 
 def test_a_float_is_not_copied_back_where_it_came_from():
     """peep.py: ``fmov x, d0`` then ``fmov d0, x`` keeps the first only (a sum's partial
-    result stays in d0; a float returned at once is not copied back into d0)."""
+    result stays in d0; a float returned at once is not copied back into d0), and a copy
+    into an x register the ``ret`` after it does not read goes."""
     from ssa_course.codegen.aarch64 import peep
     from ssa_course.codegen.aarch64.minstr import ins
     from ssa_course.codegen.mir import MBlock, MFunction, PReg
@@ -298,16 +299,19 @@ def test_a_float_is_not_copied_back_where_it_came_from():
     block = MBlock("b", [ins("fmov", x5, d0), ins("fmov", d0, x5), ins("fmov", d1, x6),
                          ins("fmov", x6, d1), ins("fmov", d1, x5), ins("fmov", x6, d0),
                          ins("ret")])
-    assert peep.peephole(MFunction("f", [], blocks=[block])) == 2  # either way round
+    assert peep.peephole(MFunction("f", [], blocks=[block])) == 3  # either way round
     assert [" ".join(map(str, i.operands)) for i in block.instrs] == [
-        "x5 d0", "d1 x6", "d1 x5", "x6 d0", ""]
+        "x5 d0", "d1 x6", "d1 x5", ""]  # x6 = d0 went: the ret does not read x6
+    x0 = PReg("x0")
+    keep = MBlock("k", [ins("fmov", x0, d0), ins("ret", uses=(x0,))])
+    assert peep.peephole(MFunction("g", [], blocks=[keep])) == 0  # an int result in x0
     source = "fn f(a: float, b: float) -> float { return a * b + a / b - 1.5; }\n" \
         "fn main() { print(f(3.0, 2.0)); }\n"
     assert _same_as_quads(source).stdout == "6.00000000000000000\n"
     listing = _listing(source)
     assert not re.search(r"fmov (x\d+), (d\d+)\n\s+fmov \2, \1\n", listing), listing
     body = listing[listing.index("tiny_f:"):listing.index("tiny_main:")]
-    assert "fmov d0, x" in body and re.search(r"fsub d0, d0, d1\n\s+fmov x\d+, d0", body)
+    assert "fmov d0, x" in body and re.search(r"fsub d0, d0, d1\n\s+add x28", body), body
 
 
 BRANCHES = """
