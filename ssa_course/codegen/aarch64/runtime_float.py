@@ -19,16 +19,17 @@ from ssa_course.codegen.float_print_plan import (
     EXP_DIGITS,
     EXP_FORM_HI,
     EXP_FORM_LO,
-    FIXED_DIGITS,
+    FIXED_DECIMALS,
     LIMBS,
     LOG10_2_NUM,
     LOG10_2_SHIFT,
     SIGNIFICAND_BIT,
+    TEN_TO_DECIMALS,
 )
 
 # The frame, from sp: text, digits, slots, then the numbers (as x86-64's).
 _TEXT, _DIGITS = 0, 64
-_BITS, _P, _N, _MODE = 96, 104, 112, 120
+_BITS, _P = 96, 104
 _R = 128
 _T = _R + BUFFER
 _S8 = _T + BUFFER
@@ -36,10 +37,35 @@ _S4 = _S8 + BUFFER
 _S2 = _S4 + BUFFER
 _S1 = _S2 + BUFFER
 _FRAME = _S1 + BUFFER
-assert _FRAME % 16 == 0 and _FRAME < 4096 and FIXED_DIGITS + 1 <= _BITS - _DIGITS
+assert _FRAME % 16 == 0 and _FRAME < 4096 and EXP_DIGITS + 1 <= _BITS - _DIGITS
 
 _INFINITY = int.from_bytes(b"Infinity", "little")
 _NAN = int.from_bytes(b"NaN", "little")
+
+
+def _shift_right_128() -> str:
+    """(x11:x10) >>= x13 (0 <= x13 < 128), a bit of x13 at a time (shifts by a register
+    are not among the instructions our assembler encodes)."""
+    out = ["    tst x13, #64\n    b.eq .Lpf_shift64\n    mov x10, x11\n    movz x11, #0\n"]
+    for c in (32, 16, 8, 4, 2, 1):
+        out.append(f""".Lpf_shift{2 * c}:
+    tst x13, #{c}
+    b.eq .Lpf_shift{c}
+    lsr x10, x10, #{c}
+    lsl x12, x11, #{64 - c}
+    orr x10, x10, x12
+    lsr x11, x11, #{c}
+""")
+    return "".join(out) + ".Lpf_shift1:\n"
+
+
+def _shift_right_64() -> str:
+    """x14 >>= x13 (0 <= x13 < 128)."""
+    out = ["    tst x13, #64\n    b.eq .Lpf_int64\n    movz x14, #0\n"]
+    for c in (32, 16, 8, 4, 2, 1):
+        out.append(f".Lpf_int{2 * c}:\n    tst x13, #{c}\n    b.eq .Lpf_int{c}\n"
+                   f"    lsr x14, x14, #{c}\n")
+    return "".join(out) + ".Lpf_int1:\n"
 
 
 def _digit_step(weight: int, buffer: int) -> str:
@@ -179,7 +205,7 @@ rt_print_float:
     and x20, x0, #0x7fffffffffffffff
 {const("x9", 0x7FF0000000000000)}    cmp x20, x9
     b.hs .Lpf_special
-// m (x21) and e (x22): x = m * 2^e; zero is m = 0, e = 0 (the fixed form, every digit 0)
+// m (x21) and e (x22): x = m * 2^e (zero: m = 0, e = 0); the form by |x|'s bits
     lsr x22, x20, #52
     and x21, x20, #{SIGNIFICAND_BIT - 1:#x}
     cbz x22, .Lpf_subnormal
@@ -189,16 +215,13 @@ rt_print_float:
 .Lpf_subnormal:
 {const("x22", -1074)}    cbnz x21, .Lpf_form
     movz x22, #0
-// the form: fixed (P = 9, 27 digits) or exponent (P = floor(log10 |x|), perhaps one low)
 .Lpf_form:
-    movz x10, #9
-    movz x11, #{FIXED_DIGITS}
-    movz x12, #0
 {const("x9", EXP_FORM_HI)}    cmp x20, x9
     b.hs .Lpf_normalise
 {const("x9", EXP_FORM_LO)}    cmp x20, x9
-    b.hi .Lpf_form_done
-    cbz x20, .Lpf_form_done
+    b.hi .Lpf_fixed
+    cbz x20, .Lpf_fixed
+// the exponent form: P = floor(log10 |x|), perhaps one low, from the normalised m
 .Lpf_normalise:
     tst x21, #{SIGNIFICAND_BIT:#x}
     b.ne .Lpf_normal
@@ -209,12 +232,7 @@ rt_print_float:
     add x10, x22, #52
 {const("x9", LOG10_2_NUM)}    mul x10, x10, x9
     asr x10, x10, #{LOG10_2_SHIFT}
-    movz x11, #{EXP_DIGITS}
-    movz x12, #1
-.Lpf_form_done:
     str x10, [sp, #{_P}]
-    str x11, [sp, #{_N}]
-    str x12, [sp, #{_MODE}]
 // R = m, S = 1 (every other limb 0); then |x| / 10^P = R / S
     add x9, sp, #{_R}
     movz x10, #0
@@ -250,7 +268,7 @@ rt_print_float:
     movz x2, #{LIMBS}
     movz x9, #2
     bl rt_fp_pow
-// R >= 10 S: P was one low (never in the fixed form)
+// R >= 10 S: P was one low
 {_copy(_S1, _S2)}    movz x1, #10
     movz x2, #{LIMBS}
     bl rt_fp_mul
@@ -271,11 +289,11 @@ rt_print_float:
     b .Lpf_top
 .Lpf_top_found:
     add x22, x22, #2
-// the digits: N + 1 of them (the last only rounds); x19 = i, x20 = R, x21 = T, x23 = digits
+// the digits: 19 of them (the last only rounds); x19 = i, x20 = R, x21 = T, x23 = digits
     add x20, sp, #{_R}
     add x21, sp, #{_T}
     add x23, sp, #{_DIGITS}
-    ldr x24, [sp, #{_N}]
+    movz x24, #{EXP_DIGITS}
     movz x19, #0
 .Lpf_digit:
     strb wzr, [x23, x19]
@@ -306,36 +324,13 @@ rt_print_float:
 .Lpf_carry_out:
     movz x9, #1
     strb w9, [x23]
-{_add_to_p()}// the text at x20: sign, then the digits in their form
+{_add_to_p()}// the text at x20: sign, d.ddddddddddddddddde+P
 .Lpf_text:
     add x20, sp, #{_TEXT}
     ldr x9, [sp, #{_BITS}]
     cmp x9, #0
-    b.ge .Lpf_unsigned
-{_put("-")}.Lpf_unsigned:
-    ldr x9, [sp, #{_MODE}]
-    cbnz x9, .Lpf_exp_text
-    movz x10, #0
-.Lpf_skip:
-    cmp x10, #9
-    b.hs .Lpf_fixed_loop
-    ldrb w9, [x23, x10]
-    cbnz x9, .Lpf_fixed_loop
-    add x10, x10, #1
-    b .Lpf_skip
-.Lpf_fixed_loop:
-    ldrb w9, [x23, x10]
-    add x9, x9, #48
-    strb w9, [x20]
-    add x20, x20, #1
-    cmp x10, #9
-    b.ne .Lpf_fixed_next
-{_put(".")}.Lpf_fixed_next:
-    add x10, x10, #1
-    cmp x10, #{FIXED_DIGITS}
-    b.lo .Lpf_fixed_loop
-    b .Lpf_out
-.Lpf_exp_text:
+    b.ge .Lpf_exp_text
+{_put("-")}.Lpf_exp_text:
     ldrb w9, [x23]
     add x9, x9, #48
     strb w9, [x20]
@@ -372,6 +367,54 @@ rt_print_float:
     ldp x19, x20, [sp], #16
     ldp x29, x30, [sp], #16
     ret
+// the fixed form, in 128 bits: n = round(|x| 10^17) = (floor(2 m 10^17 / 2^k) + 1) / 2
+// with k = -e (0 <= k < 90 here), the integer part I = m >> k, the decimals n - I 10^17
+// (below 10^17: no double lies within 5e-18 below an integer)
+// (smulh is umulh here: m < 2^53 and 10^17 < 2^63 are both non-negative)
+.Lpf_fixed:
+{const("x9", TEN_TO_DECIMALS)}    mul x10, x21, x9
+    smulh x11, x21, x9
+    lsr x12, x10, #63
+    lsl x11, x11, #1
+    orr x11, x11, x12
+    lsl x10, x10, #1
+    neg x13, x22
+{_shift_right_128()}    adds x10, x10, #1
+    csinc x11, x11, x11, lo
+    lsr x10, x10, #1
+    lsl x11, x11, #63
+    orr x10, x10, x11
+    mov x14, x21
+{_shift_right_64()}    msub x10, x14, x9, x10
+// the text: sign, I, '.', the 17 decimals (leading zeros kept)
+    mov x21, x10
+    add x20, sp, #{_TEXT}
+    ldr x9, [sp, #{_BITS}]
+    cmp x9, #0
+    b.ge .Lpf_fixed_int
+{_put("-")}.Lpf_fixed_int:
+    mov x0, x14
+    bl rt_format_int
+    movz x3, #0
+.Lpf_int_copy:
+    ldrb w4, [x1, x3]
+    strb w4, [x20, x3]
+    add x3, x3, #1
+    cmp x3, x2
+    b.lo .Lpf_int_copy
+    add x20, x20, x2
+{_put(".")}    movz x3, #{FIXED_DECIMALS}
+    movz x5, #10
+.Lpf_decimal:
+    sub x3, x3, #1
+    udiv x6, x21, x5
+    msub x7, x6, x5, x21
+    add x7, x7, #48
+    strb w7, [x20, x3]
+    mov x21, x6
+    cbnz x3, .Lpf_decimal
+    add x20, x20, #{FIXED_DECIMALS}
+    b .Lpf_out
 // NaN (any sign: brili prints no sign) and the infinities
 .Lpf_special:
     b.ne .Lpf_nan

@@ -17,16 +17,17 @@ from ssa_course.codegen.float_print_plan import (
     EXP_DIGITS,
     EXP_FORM_HI,
     EXP_FORM_LO,
-    FIXED_DIGITS,
+    FIXED_DECIMALS,
     LIMBS,
     LOG10_2_NUM,
     LOG10_2_SHIFT,
     SIGNIFICAND_BIT,
+    TEN_TO_DECIMALS,
 )
 
 # The frame, from rsp: text, digits, slots, then the numbers.
 _TEXT, _DIGITS = 0, 64
-_BITS, _P, _N, _MODE = 96, 104, 112, 120
+_BITS, _P = 96, 104
 _R = 128
 _T = _R + BUFFER
 _S8 = _T + BUFFER
@@ -34,10 +35,36 @@ _S4 = _S8 + BUFFER
 _S2 = _S4 + BUFFER
 _S1 = _S2 + BUFFER
 _FRAME = _S1 + BUFFER
-assert _FRAME % 16 == 0 and FIXED_DIGITS + 1 <= _BITS - _DIGITS
+assert _FRAME % 16 == 0 and EXP_DIGITS + 1 <= _BITS - _DIGITS
 
 _INFINITY = int.from_bytes(b"Infinity", "little")
 _NAN = int.from_bytes(b"NaN", "little")
+
+
+def _shift_right_128() -> str:
+    """(rdx:rax) >>= r9 (0 <= r9 < 128), a bit of r9 at a time (shifts by a register are
+    not among the instructions our assembler encodes)."""
+    out = ["    test r9, 64\n    jz .Lpf_shift64\n    mov rax, rdx\n    xor edx, edx\n"]
+    for c in (32, 16, 8, 4, 2, 1):
+        out.append(f""".Lpf_shift{2 * c}:
+    test r9, {c}
+    jz .Lpf_shift{c}
+    mov r8, rdx
+    shl r8, {64 - c}
+    shr rax, {c}
+    or rax, r8
+    shr rdx, {c}
+""")
+    return "".join(out) + ".Lpf_shift1:\n"
+
+
+def _shift_right_64() -> str:
+    """r10 >>= r9 (0 <= r9 < 128)."""
+    out = ["    test r9, 64\n    jz .Lpf_int64\n    xor r10d, r10d\n"]
+    for c in (32, 16, 8, 4, 2, 1):
+        out.append(f".Lpf_int{2 * c}:\n    test r9, {c}\n    jz .Lpf_int{c}\n"
+                   f"    shr r10, {c}\n")
+    return "".join(out) + ".Lpf_int1:\n"
 
 
 def _digit_step(weight: int, buffer: int) -> str:
@@ -157,7 +184,7 @@ rt_print_float:
     mov rax, 0x7ff0000000000000
     cmp rbx, rax
     jae .Lpf_special
-# m (r13) and e (r14): x = m * 2^e; zero is m = 0, e = 0 (the fixed form, every digit 0)
+# m (r13) and e (r14): x = m * 2^e (zero: m = 0, e = 0); the form by |x|'s bits
     mov r14, rbx
     shr r14, 52
     mov r13, {SIGNIFICAND_BIT - 1:#x}
@@ -173,19 +200,16 @@ rt_print_float:
     test r13, r13
     jnz .Lpf_form
     xor r14d, r14d
-# the form: fixed (P = 9, 27 digits) or exponent (P = floor(log10 |x|), perhaps one low)
 .Lpf_form:
-    mov r8d, 9
-    mov r9d, {FIXED_DIGITS}
-    xor r10d, r10d
     mov rax, {EXP_FORM_HI:#x}
     cmp rbx, rax
     jae .Lpf_exponent
     mov rax, {EXP_FORM_LO:#x}
     cmp rbx, rax
-    ja .Lpf_form_done
+    ja .Lpf_fixed
     test rbx, rbx
-    jz .Lpf_form_done
+    jz .Lpf_fixed
+# the exponent form: P = floor(log10 |x|), perhaps one low, from the normalised m
 .Lpf_exponent:
     mov rax, {SIGNIFICAND_BIT:#x}
 .Lpf_normalise:
@@ -198,12 +222,7 @@ rt_print_float:
     lea r8, [r14 + 52]
     imul r8, r8, {LOG10_2_NUM}
     sar r8, {LOG10_2_SHIFT}
-    mov r9d, {EXP_DIGITS}
-    mov r10d, 1
-.Lpf_form_done:
     mov qword ptr [rsp + {_P}], r8
-    mov qword ptr [rsp + {_N}], r9
-    mov qword ptr [rsp + {_MODE}], r10
 # R = m, S = 1 (every other limb 0); then |x| / 10^P = R / S
     lea rdi, [rsp + {_R}]
     xor eax, eax
@@ -237,7 +256,7 @@ rt_print_float:
     mov edx, 2
     mov ecx, {LIMBS}
     call rt_fp_pow
-# R >= 10 S: P was one low (never in the fixed form)
+# R >= 10 S: P was one low
     lea rsi, [rsp + {_S1}]
     lea rdi, [rsp + {_S2}]
     mov ecx, {BUFFER}
@@ -268,7 +287,7 @@ rt_print_float:
     jmp .Lpf_top
 .Lpf_top_found:
     add r14, 2
-# the digits: N + 1 of them (the last only rounds); rbx = i, r12 = R, r13 = T
+# the digits: 19 of them (the last only rounds); rbx = i, r12 = R, r13 = T
     lea r12, [rsp + {_R}]
     lea r13, [rsp + {_T}]
     xor ebx, ebx
@@ -279,10 +298,10 @@ rt_print_float:
     mov rcx, r14
     call rt_fp_mul
     inc rbx
-    cmp rbx, qword ptr [rsp + {_N}]
+    cmp rbx, {EXP_DIGITS}
     jbe .Lpf_digit
 # round half up: the extra digit is 5 or more exactly when the rest is half or more
-    mov rbx, qword ptr [rsp + {_N}]
+    mov ebx, {EXP_DIGITS}
     cmp byte ptr [rsp + rbx + {_DIGITS}], 5
     jb .Lpf_text
 .Lpf_carry:
@@ -298,38 +317,13 @@ rt_print_float:
 .Lpf_carry_out:
     mov byte ptr [rsp + {_DIGITS}], 1
     add qword ptr [rsp + {_P}], 1
-# the text: sign, then the digits in their form
+# the text: sign, d.ddddddddddddddddde+P
 .Lpf_text:
     lea rdi, [rsp + {_TEXT}]
     cmp qword ptr [rsp + {_BITS}], 0
-    jge .Lpf_unsigned
+    jge .Lpf_exp_text
     mov byte ptr [rdi], 45
     inc rdi
-.Lpf_unsigned:
-    cmp qword ptr [rsp + {_MODE}], 0
-    jne .Lpf_exp_text
-    xor ecx, ecx
-.Lpf_skip:
-    cmp rcx, 9
-    jae .Lpf_fixed_loop
-    cmp byte ptr [rsp + rcx + {_DIGITS}], 0
-    jne .Lpf_fixed_loop
-    inc rcx
-    jmp .Lpf_skip
-.Lpf_fixed_loop:
-    movzx eax, byte ptr [rsp + rcx + {_DIGITS}]
-    add eax, 48
-    mov byte ptr [rdi], al
-    inc rdi
-    cmp rcx, 9
-    jne .Lpf_fixed_next
-    mov byte ptr [rdi], 46
-    inc rdi
-.Lpf_fixed_next:
-    inc rcx
-    cmp rcx, {FIXED_DIGITS}
-    jb .Lpf_fixed_loop
-    jmp .Lpf_out
 .Lpf_exp_text:
     movzx eax, byte ptr [rsp + {_DIGITS}]
     add eax, 48
@@ -369,6 +363,63 @@ rt_print_float:
     pop r12
     pop rbx
     ret
+# the fixed form, in 128 bits: n = round(|x| 10^17) = (floor(2 m 10^17 / 2^k) + 1) / 2
+# with k = -e (0 <= k < 90 here), the integer part I = m >> k, the decimals n - I 10^17
+# (below 10^17: no double lies within 5e-18 below an integer)
+.Lpf_fixed:
+    mov rax, r13
+    mov rcx, {TEN_TO_DECIMALS}
+    mul rcx
+    mov r8, rax
+    shr r8, 63
+    add rdx, rdx
+    or rdx, r8
+    add rax, rax
+    mov r9, r14
+    neg r9
+{_shift_right_128()}    add rax, 1
+    adc rdx, 0
+    shr rax, 1
+    shl rdx, 63
+    or rax, rdx
+    mov r10, r13
+{_shift_right_64()}    mov r11, r10
+    imul r11, rcx
+    sub rax, r11
+# the text: sign, I, '.', the 17 decimals (leading zeros kept)
+    mov r13, rax
+    lea r12, [rsp + {_TEXT}]
+    cmp qword ptr [rsp + {_BITS}], 0
+    jge .Lpf_fixed_int
+    mov byte ptr [r12], 45
+    inc r12
+.Lpf_fixed_int:
+    mov rdi, r10
+    call rt_format_int
+    mov rdi, r12
+    mov rcx, rdx
+    rep movsb
+    mov byte ptr [rdi], 46
+    inc rdi
+    lea rsi, [rdi + {FIXED_DECIMALS}]
+    mov r9, rsi
+    mov rax, r13
+    mov r8, 0xcccccccccccccccd
+.Lpf_decimal:
+    mov rcx, rax
+    mul r8
+    shr rdx, 3
+    lea rax, [rdx + 4*rdx]
+    add rax, rax
+    sub rcx, rax
+    add cl, 48
+    dec rsi
+    mov byte ptr [rsi], cl
+    mov rax, rdx
+    cmp rsi, rdi
+    ja .Lpf_decimal
+    mov rdi, r9
+    jmp .Lpf_out
 # NaN (any sign: brili prints no sign) and the infinities
 .Lpf_special:
     lea rdi, [rsp + {_TEXT}]
