@@ -301,3 +301,15 @@ def test_no_movq_back_into_an_xmm_register_that_holds_the_value():
         if a.startswith("movq") and a.endswith(", xmm0"):
             assert b != f"movq xmm0, {a.split()[1].rstrip(',')}", (a, b)
     assert _same_as_interpreter(src).stdout == "1.62500000000000000\n"
+
+
+def test_main_with_ten_float_and_seven_int_arguments():
+    # _start places them as any caller does: xmm0-7, rdi..r9, the rest pushed in order
+    src = ("fn main(a: float, i: int, b: float, c: float, j: int, d: float, e: float, "
+           "k: int, f: float, g: float, l: int, h: float, m: int, x: float, n: int, "
+           "y: float, o: int) {\n    print(a, b, c, d, e, f, g, h, x, y);\n"
+           "    print(i, j, k, l, m, n, o);\n}\n")
+    args = ["1.5", "1", "2.5", "-0.0", "2", "4.5", "1e-300", "3", "6.5", "7.5", "4",
+            "Infinity", "5", "9.5", "6", "0.1", "7"]
+    out = _same_as_interpreter(src, args).stdout
+    assert out.endswith("Infinity 9.50000000000000000 0.10000000000000001\n1 2 3 4 5 6 7\n")

@@ -137,6 +137,17 @@ def test_fields_explain_one_instruction():
     assert encode("mov qword ptr [rbp], 1")[:4] == bytes.fromhex("48c74500")  # rbp: disp8 0
 
 
+def test_fields_explain_an_sse_instruction():
+    # SSE2 (floats, #36): the mandatory prefix comes before REX, xmm9 is register 9
+    parts = fields("cvttsd2si r10, xmm9")
+    assert [(f.name, f.data.hex()) for f in parts] == [
+        ("prefix", "f2"), ("REX", "4d"), ("opcode", "0f2c"), ("ModRM", "d1")]
+    assert parts[0].meaning == "mandatory prefix (SSE)"
+    assert parts[3].meaning == "mod=11 (register) reg=010 (r10) rm=001 (xmm9)"
+    assert fields("rep movsb")[0].meaning == "rep"
+    assert encode("movq xmm0, qword ptr [rax]") == bytes.fromhex("f30f7e00")  # not 66 REX.W
+
+
 @pytest.mark.parametrize("text,message", [
     ("frob rax", "unknown instruction 'frob'"),
     ("add rax, eax", "no form of 'add' takes reg, reg"),

@@ -178,7 +178,10 @@ def _encode(form: Form, cc: int | None, operands: list[Operand]) -> list[Field]:
     out: list[Field] = []
     opcode = bytearray(form.opcode)
     while len(opcode) > 1 and opcode[0] in _PREFIXES:
-        out.append(Field("prefix", bytes([opcode[0]]), {0xF3: "rep"}.get(opcode[0], "")))
+        # F3 is rep before a string instruction; before 0F it is, like 66 and F2, the
+        # mandatory prefix that selects an SSE instruction (F2 0F 58 addsd)
+        out.append(Field("prefix", bytes([opcode[0]]), "rep" if form.mnemonic.startswith(
+            "rep ") else "mandatory prefix (SSE)"))
         del opcode[0]
     rm_op = reg_op = None  # the operands in ModRM.rm and ModRM.reg (or the opcode's +r)
     imm = None
