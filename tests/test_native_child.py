@@ -299,3 +299,32 @@ def test_profile_says_machine_code_is_not_counted(progs, via):
     q = subprocess.run([sys.executable, "-m", "ssa_course", "run", "--profile",
                         str(progs / "one.tiny")], capture_output=True, text=True, timeout=120)
     assert q.stderr.startswith("total_dyn_inst: ") and int(q.stderr.split()[1]) > 0
+
+
+@pytest.mark.parametrize("via", [v for v in MACHINE if v.startswith("emulated")])
+def test_a_long_emulated_run_is_one_engine_run_never_resumed(monkeypatch, via):
+    """unicorn runs an interrupted instruction again when a run resumes after a timeout
+    (unicorn issues #1565, #1105: a read-modify-write counted twice, a load crashed), so an
+    emulated run is one ``emu_start`` however long it takes (here ~0.5-2 s, twice the old
+    0.25 s slice), and the answer is exact."""
+    from unicorn import Uc
+
+    import ssa_course
+    from ssa_course import stages
+
+    starts: list[int] = []
+    real = Uc.emu_start
+
+    def counted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        starts.append(1)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Uc, "emu_start", counted)
+    src = ("fn main(n: int) {\n  var a = new int[3];\n  for (var i = 0; i < n; i = i + 1) {\n"
+           "    a[i % 3] = a[i % 3] + i;\n  }\n  print(a[0], a[1], a[2]);\n}\n")
+    n = 3_000_000
+    comp = ssa_course.compile(src, "long.tiny")
+    result = stages.run(comp, [str(n)], via=via, limits=None)
+    want = [sum(range(k, n, 3)) for k in range(3)]
+    assert result.stdout == " ".join(map(str, want)) + "\n", result.error
+    assert starts == [1]

@@ -3,18 +3,19 @@
 A :class:`Machine` maps the program's segments at their addresses, lays ``argc``, ``argv``
 and the argument strings on a stack as Linux does, and serves the runtime's three system
 calls (:meth:`Machine.syscall`): ``write`` to fd 1/2 (streamed to ``on_stdout`` when
-given), ``mmap`` of fresh zeroed memory, ``exit_group``. :func:`run_machine` runs it in
-slices of :data:`SLICE_S` under a wall-clock limit (or one run under an instruction
-count) and turns how it ended into the :class:`~ssa_course.codegen.native.ChildResult` a
-native run gives: the exit status, a crash line, or a limit. A target subclass supplies
-only the CPU: :meth:`Machine.engine`, the stack and program-counter registers, the hook
-that decodes a system call (:meth:`Machine.install`) and which signal a CPU exception is.
+given), ``mmap`` of fresh zeroed memory, ``exit_group``. :func:`run_machine` runs it once
+under a wall-clock limit (or an instruction count), on a worker thread so that signals
+are handled at once, and turns how it ended into the
+:class:`~ssa_course.codegen.native.ChildResult` a native run gives: the exit status, a
+crash line, or a limit. A target subclass supplies only the CPU: :meth:`Machine.engine`,
+the stack and program-counter registers, the hook that decodes a system call
+(:meth:`Machine.install`) and which signal a CPU exception is.
 """
 
 from __future__ import annotations
 
 import codecs
-import time
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -27,7 +28,6 @@ STACK_TOP = 0x7FFF_F000_0000
 STACK_BYTES = 1 << 20  # the loader's stack: only the arguments live there (_start moves)
 MMAP_BASE = 0x1000_0000_0000
 ENOSYS, EBADF, ENOMEM = 38, 9, 12
-SLICE_S = 0.25  # emulation runs in slices this long: signals are handled in between
 SIGILL, SIGSEGV = 4, 11
 WRITE, MMAP, MPROTECT, EXIT = "write", "mmap", "mprotect", "exit_group"
 
@@ -211,28 +211,45 @@ class Machine:
 
 
 def _emulate(m: Machine, entry: int, timeout_s: float, max_instructions: int) -> None:
-    """Run from ``entry`` until the program exits, faults, or the time is up.
+    """Run from ``entry`` until the program exits, faults, or the time (or instruction
+    count) is up: ONE ``emu_start``, never resumed.
 
-    In slices of :data:`SLICE_S`, resumed where the last one stopped: Python runs signal
-    handlers only between slices (never inside unicorn), so Ctrl-C, SIGTERM and SIGHUP stop
-    an endless emulated loop within a slice, not after the whole time limit. An
-    instruction count (``max_instructions``) is one run: unicorn cannot say how far a
-    slice got."""
-    if max_instructions:
-        # unicorn's timeout is a 64-bit count of microseconds: 10^12 s is as good as none
-        m.uc.emu_start(entry, 0, timeout=int(min(timeout_s, 1e12) * 1_000_000),
-                       count=max_instructions)
-        return
-    deadline = time.monotonic() + timeout_s
-    start = entry
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return
-        m.uc.emu_start(start, 0, timeout=max(1, int(min(left, SLICE_S) * 1_000_000)))
-        if m.status is not None or m.fault is not None or m.sink_error is not None:
-            return
-        start = m.pc()
+    It runs on a worker thread (ctypes lets go of the GIL) while this thread waits in short
+    joins, so Python handles Ctrl-C, SIGTERM and SIGHUP at once: the handler's exception
+    stops the engine (``emu_stop``) and propagates. The run used to be cut into 0.25 s
+    slices resumed at the program counter, but unicorn does not resume exactly after a
+    timeout (it runs the interrupted instruction again: unicorn issues #1565, #1105): a
+    long x86-64 loop of ``add qword ptr [rsp], 1`` counted a few too many, and AArch64 runs
+    crashed on a load after ``add x9, x9, x11, lsl #4``."""
+    # unicorn's timeout is a 64-bit count of microseconds: 10^12 s is as good as none
+    timeout = int(min(timeout_s, 1e12) * 1_000_000)
+    count = max_instructions or 0
+    failure: list[BaseException] = []
+    done = threading.Event()  # (not Thread.join: an interrupted join marks the worker dead)
+
+    def run() -> None:
+        try:
+            m.uc.emu_start(entry, 0, timeout=timeout, count=count)
+        except BaseException as e:  # handed to the waiting thread, raised there
+            failure.append(e)
+        finally:
+            done.set()
+
+    try:
+        threading.Thread(target=run, name="unicorn", daemon=True).start()
+    except RuntimeError:  # no threads here (a browser build): one run on this thread
+        run()
+    else:
+        try:
+            while not done.wait(0.05):
+                pass
+        except BaseException:
+            while not done.is_set():  # (a stop before the run began is ignored: repeat)
+                m.uc.emu_stop()
+                done.wait(0.1)
+            raise
+    if failure:
+        raise failure[0]
 
 
 def run_machine(m: Machine, entry: int, timeout_s: float, max_instructions: int

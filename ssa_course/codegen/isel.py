@@ -31,6 +31,7 @@ from ssa_course.codegen.quadcfg import (
     variable_types,
 )
 from ssa_course.codegen.runtime_abi import CODE, MESSAGES, program_messages
+from ssa_course.codegen.select_ptr import lower_chars
 from ssa_course.codegen.strength import reduce_strength
 from ssa_course.codegen.thread import thread_bools
 from ssa_course.quads.ir import UNDEFINED, Function, Instr, Program
@@ -59,6 +60,7 @@ class Selector:
                  stack: dict[int, int] | None = None) -> None:
         if not machine.floats:
             refuse_floats(fn)
+        fn = lower_chars(fn)  # chars as their sort keys (codegen/ptr_abi.py)
         self.machine = machine
         self.fn = fn
         # newarr instructions kept in the frame (id -> length), from escape analysis

@@ -9,11 +9,12 @@ which operands its mnemonics write.
 from __future__ import annotations
 
 from ssa_course.codegen.mir import Imm, LabelRef, Mem, MInstr, Operand, PReg, Reg, VReg
+from ssa_course.codegen.ptr_abi import RETURNING
 
 # Runtime entry points that never return (a call or jump to them ends a path).
 NO_RETURN = frozenset({"rt_trap", "rt_throw", "rt_step_limit", "rt_stack_overflow"})
 # Runtime entry points that return a value in the result register.
-RUNTIME_RESULTS = frozenset({"rt_new_array", "rt_new_bytes", "rt_new_struct"})
+RUNTIME_RESULTS = frozenset({"rt_new_array", "rt_new_bytes", "rt_new_struct"}) | RETURNING
 
 
 def mov(dst: Operand, src: Operand, line: int | None = None) -> MInstr:

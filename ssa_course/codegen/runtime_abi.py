@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ssa_course.codegen.ptr_abi import PTR_BSS, ptr_data_lines
 from ssa_course.errors import UsageError
 from ssa_course.floats import FLOAT_TO_INT_TRAP
 from ssa_course.runtime import (
@@ -244,17 +245,18 @@ def data_lines(config: RuntimeConfig) -> list[str]:
         out.append(f"    {ascii_directive(m)}")
         out.append(f"    .zero {MESSAGE_RECORD - 1 - len(raw)}")
     for k, (name, ty) in enumerate(config.main_params):
-        if ty not in ("int", "bool"):
+        if ty not in ("int", "bool", "char"):
             out += string_data(f"rt_arg_bad_type{k}", bad_type_message(name, ty))
     count = count_message(config)
     out += string_data("rt_str_count", count)
     out += ["rt_str_count_len:", f"    .quad {strlen(count)}"]
     for label, text in STRINGS:
         out += string_data(label, text)
+    out += ptr_data_lines(config.allocation_limit)  # Bril pointers and chars
     out += [".bss", ".balign 8", "rt_outlen:", "    .zero 8", "rt_heap_ptr:", "    .zero 8",
             "rt_heap_end:", "    .zero 8", "rt_hstack_base:", "    .zero 8",
             "rt_hstack_top:", "    .zero 8", "rt_hstack_end:", "    .zero 8",
             "rt_numbuf:", "    .zero 32",
             "rt_args:", f"    .zero {8 * max(1, len(config.main_params))}",
-            "rt_outbuf:", f"    .zero {OUT_BUFFER}"]
+            *PTR_BSS, "rt_outbuf:", f"    .zero {OUT_BUFFER}"]
     return out

@@ -28,6 +28,7 @@ from ssa_course.codegen.float_abi import (
 from ssa_course.codegen.mir import Imm, LabelRef, Mem, PReg, VReg
 from ssa_course.codegen.names import call_symbol
 from ssa_course.codegen.patterns import CodegenError
+from ssa_course.codegen.ptr_abi import print_entry
 from ssa_course.quads.ir import Instr
 from ssa_course.tiny.types import BOOL, ArrayType
 
@@ -177,9 +178,10 @@ def s_print(sel: Selector, i: Instr) -> None:
         sel.emit("mov", _arg(sel, 0), sel.val(arg))
         t = sel.types.get(arg)
         # a float's bits go in the first integer argument register: rt_print_float
-        # prints them as brili does (ssa_course.floats.format_float)
-        sel.call("rt_print_bool" if t == BOOL else
-                 "rt_print_float" if is_float(t) else "rt_print_int", 1)
+        # prints them as brili does (ssa_course.floats.format_float); pointers and chars
+        # have entries of their own (ptr_abi.print_entry)
+        sel.call(print_entry(t) or ("rt_print_bool" if t == BOOL else
+                                    "rt_print_float" if is_float(t) else "rt_print_int"), 1)
     sel.call("rt_print_newline")
 
 

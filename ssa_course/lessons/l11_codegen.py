@@ -45,9 +45,7 @@ def compile_machine(comp: Compilation, allocator: str = "color", fuel: bool = Tr
     """Compile ``comp``'s scheduled program to allocated machine code (not cached);
     ``frame_arrays=False`` keeps every array in the heap (lesson 10 compares the two)."""
     from ssa_course.codegen.x86_64.compile import compile_parts
-    from ssa_course.quads.memory import refuse_in_machine_code
 
-    refuse_in_machine_code(comp.quads)  # (before the graph stages name what they lack)
     ssa = scheduled_ssa_quads(comp)
     lines = split_lines(comp.source) if comp.kind == "tiny" else None
     return compile_parts(ssa, lines, allocator=allocator, fuel=fuel,

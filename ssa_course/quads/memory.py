@@ -69,35 +69,6 @@ EFFECTS = frozenset({"alloc", "free", "store", "load", "int2char"})
 PURE = frozenset(SHAPES) - EFFECTS
 
 
-def uses_memory_or_chars(ty: Type | None) -> bool:
-    return isinstance(ty, PtrType | CharType)
-
-
-def memory_use(program: object) -> str | None:
-    """Where a quads program first uses a pointer or a char (``"'alloc' in @main"``), or
-    None: what a stage that does not run them names when it refuses the program."""
-    for fn in getattr(program, "functions", {}).values():
-        for name, ty in fn.params:
-            if uses_memory_or_chars(ty):
-                return f"parameter '{name}: {ty}' of @{fn.name}"
-        if uses_memory_or_chars(fn.ret):
-            return f"@{fn.name}'s return type {fn.ret}"
-        for instr in fn.instrs():
-            if instr.op in SHAPES or uses_memory_or_chars(instr.type):
-                return f"'{instr.op}' in @{fn.name}"
-    return None
-
-
-def refuse_in_machine_code(program: object) -> None:
-    """One line, never a traceback: machine code does not run pointers or chars yet."""
-    from ssa_course.errors import UsageError
-
-    where = memory_use(program)
-    if where is not None:
-        raise UsageError(f"machine code does not support Bril pointers and chars yet "
-                         f"({where})")
-
-
 # ---------------------------------------------------------------- chars
 
 # Bril's text form writes these control characters as escapes (``'\n'``)

@@ -57,13 +57,15 @@ def start_text(config: RuntimeConfig, handlers: int, record: int) -> str:
     b.ne rt_arg_count_error
 """]
     for k, (name, ty) in enumerate(config.main_params):
-        if ty not in ("int", "bool", "float"):
+        if ty not in ("int", "bool", "char", "float"):
             parts.append(rt.addr("x1", f"rt_arg_bad_type{k}")
                          + rt.const("x2", strlen(bad_type_message(name, ty)))
                          + "    b rt_usage_error\n")
             continue
-        # a float exactly or not at all: runtime_float_args.py
-        parse = {"int": "rt_parse_int", "bool": "rt_parse_bool", "float": "rt_parse_float"}[ty]
+        # a float exactly or not at all: runtime_float_args.py; char: Bril's extension
+        # (runtime_ptr.py)
+        parse = {"int": "rt_parse_int", "bool": "rt_parse_bool", "char": "rt_parse_char",
+                 "float": "rt_parse_float"}[ty]
         parts.append(f"""    ldr x0, [x19, #{8 * (k + 2)}]
     movz x1, #{k}
     bl {parse}
@@ -85,6 +87,7 @@ def start_text(config: RuntimeConfig, handlers: int, record: int) -> str:
         elif p.kind == "float":
             parts.append(f"    ldr x10, [x9, #{8 * k}]\n    fmov d{p.index}, x10\n")
     parts.append(f"""    bl tiny_main
+    bl rt_ptr_exit_check
     bl rt_flush
     movz x0, #0
 {rt.const("x8", rt.SYS_EXIT_GROUP)}    svc #0

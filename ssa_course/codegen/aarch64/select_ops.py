@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ssa_course.codegen import select_effects
+from ssa_course.codegen import select_effects, select_ptr
 from ssa_course.codegen.aarch64.immediates import arith_imm, logical_imm
 from ssa_course.codegen.aarch64.minstr import Shift
 from ssa_course.codegen.aarch64.registers import COMPARES, NEGATE, SWAP
@@ -323,6 +323,7 @@ def s_const(sel: Selector, i: Instr) -> None:
 
 SELECT = {
     **select_effects.SELECT,  # memory, calls, exceptions: shared by both targets
+    **select_ptr.SELECT,  # Bril pointers and chars: runtime calls, shared too
     **SELECT_FLOAT,  # floats in d0/d1 (select_float.py)
     "const": s_const, "id": s_id, "add": s_binary, "sub": s_binary, "and": s_binary,
     "or": s_binary, "mul": s_mul, "div": s_divide, "rem": s_divide, "not": s_not,

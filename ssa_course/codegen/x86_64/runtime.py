@@ -34,9 +34,11 @@ from ssa_course.codegen.x86_64.runtime_float import FLOAT_TEXT
 from ssa_course.codegen.x86_64.runtime_float_args import FLOAT_ARGS_TEXT
 from ssa_course.codegen.x86_64.runtime_heap import HEAP_TEXT
 from ssa_course.codegen.x86_64.runtime_io import IO_TEXT
+from ssa_course.codegen.x86_64.runtime_ptr import PTR_TEXT
 from ssa_course.runtime import Limits
 
-RUNTIME_TEXT = IO_TEXT + FLOAT_TEXT + HEAP_TEXT + COMMAND_LINE_TEXT + FLOAT_ARGS_TEXT
+RUNTIME_TEXT = (IO_TEXT + FLOAT_TEXT + HEAP_TEXT + PTR_TEXT + COMMAND_LINE_TEXT
+                + FLOAT_ARGS_TEXT)
 
 
 def config_for(main_params: list[tuple[str, str]], limits: Limits | None = None,

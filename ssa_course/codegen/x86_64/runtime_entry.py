@@ -76,6 +76,8 @@ def start_text(config: RuntimeConfig) -> str:
             parse = "rt_parse_bool"
         elif ty == "float":  # exact: runtime_float_args.py
             parse = "rt_parse_float"
+        elif ty == "char":
+            parse = "rt_parse_char"  # Bril's char extension (runtime_ptr.py)
         else:
             parts.append(f"    lea rsi, [rip + rt_arg_bad_type{k}]\n"
                          f"    mov rdx, {strlen(bad_type_message(name, ty))}\n"
@@ -103,6 +105,7 @@ def start_text(config: RuntimeConfig) -> str:
             parts.append(f"    mov rax, qword ptr [rip + rt_args + {8 * k}]\n"
                          f"    movq xmm{p.index}, rax\n")
     parts.append(f"""    call tiny_main
+    call rt_ptr_exit_check
     call rt_flush
     xor edi, edi
     mov eax, {SYS_EXIT_GROUP}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ssa_course.codegen import select_effects
+from ssa_course.codegen import select_effects, select_ptr
 from ssa_course.codegen.magic import magic
 from ssa_course.codegen.minstr import fits32
 from ssa_course.codegen.mir import Imm, LabelRef, Mem, PReg, VReg
@@ -334,6 +334,7 @@ def s_const(sel: Selector, i: Instr) -> None:
 # without a row here is a CodegenError naming this file (Selector.select_quad).
 SELECT = {
     **select_effects.SELECT,  # memory, calls, exceptions: shared by both targets
+    **select_ptr.SELECT,  # Bril pointers and chars: runtime calls, shared too
     "const": s_const, "id": s_id, "add": s_binary, "sub": s_binary, "and": s_binary,
     "or": s_binary, "mul": s_mul, "div": s_divide, "rem": s_divide, "not": s_not,
     "neg": s_neg, "br": s_br, "checkdef": s_checkdef,
