@@ -56,7 +56,7 @@ def test_the_budget_counts_live_cells(stage):
               "  q: ptr<int> = alloc n;\n  print n;\n  r: ptr<int> = alloc n;\n"
               "  free q;\n  free r;\n}\n")
     result = _same_as_quads(source, "budget.bril", stage, limits=Limits(cells=5))
-    assert (result.stdout, result.error) == ("3\n", "error: out of memory")
+    assert (result.stdout, result.error) == ("3\n", "error: out of memory at 7:17")
     fits = _same_as_quads(source, "budget.bril", stage, limits=Limits(cells=6))
     assert fits.status == 0
 
