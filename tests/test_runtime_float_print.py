@@ -22,8 +22,8 @@ from decimal import Decimal, localcontext
 import pytest
 from codegen_harness import observe
 
-from ssa_course.codegen import emulator, toolchain
 from ssa_course.codegen import float_print_plan as plan
+from ssa_course.codegen import toolchain
 from ssa_course.codegen.aarch64 import toolchain as a64_toolchain
 from ssa_course.floats import format_float
 
@@ -206,12 +206,9 @@ def test_the_numbers_fit_their_registers_and_limbs():
     assert widest <= plan.LIMBS - 1 and fixed > 100
 
 
-def test_x86_64_prints_like_format_float(monkeypatch):
-    # One emulation slice for the whole run: unicorn's x86 CPU runs the last instruction
-    # of a slice again when emu_start resumes after a timeout (unicorn issue #1565), so a
-    # run longer than a slice can go wrong (an `add byte ptr` applied twice), and this
-    # run takes a few of them.
-    monkeypatch.setattr(emulator, "SLICE_S", 120.0)
+def test_x86_64_prints_like_format_float():
+    # A long run in one piece (unicorn's re-run of a timed-out slice's last instruction,
+    # unicorn #1565, cannot happen: the emulator now makes one emu_start per run)
     bits = cases(1, 1200)
     r = observe(plan_source_x86(bits), [], timeout_s=120)
     assert (r.stderr, r.status) == ("", 0)
