@@ -138,12 +138,26 @@ def random_instruction(rng: random.Random, branches: bool = True) -> str:
         f"ldrb w{k % 31}, [{n}, {m}]", f"strb w{k % 31}, [{n}]",
         f"stp {d}, {a}, [sp, #{8 * r(-64, 64)}]!", f"ldp {d}, {a}, [sp], #{8 * r(-64, 64)}",
         f"stp {d}, {a}, [{n}, #{8 * r(-64, 64)}]", "ret", f"br {n}", "svc #0",
+        *fp_forms(rng),
     ]
     if branches:
         forms += [f"b #{target:#x}", f"bl #{target:#x}", f"b.{cond} #{target:#x}",
                   f"cbz {n}, #{target:#x}", f"cbnz {n}, #{target:#x}",
                   f"adrp {d}, #{r(1 << 31) & ~0xFFF:#x}", f"adr {d}, .+{4 * r(1 << 16)}"]
     return rng.choice(forms)
+
+
+def fp_forms(rng: random.Random) -> list[str]:
+    """The FP forms floats use (encode_fp), with random d and x registers (xzr too)."""
+    fd, fn, fm = (f"d{rng.randrange(32)}" for _ in range(3))
+    x = rng.choice([f"x{rng.randrange(31)}", "xzr"])
+    # fmov's 8-bit float immediate: +-(16 + m)/16 * 2^e
+    c = rng.choice([1, -1]) * (16 + rng.randrange(16)) / 16 * 2.0 ** rng.randrange(-3, 5)
+    return [f"fmov {fd}, {x}", f"fmov {x}, {fn}", f"fmov {fd}, {fn}", f"fmov {fd}, #{c!r}",
+            f"fadd {fd}, {fn}, {fm}", f"fsub {fd}, {fn}, {fm}", f"fmul {fd}, {fn}, {fm}",
+            f"fdiv {fd}, {fn}, {fm}", f"fneg {fd}, {fn}", f"fabs {fd}, {fn}",
+            f"fcmp {fn}, {fm}",
+            f"fcmp {fn}, #0.0", f"scvtf {fd}, {x}", f"fcvtzs {x}, {fn}"]
 
 
 @pytest.mark.skipif(toolchain.keystone_missing() is not None,
@@ -178,7 +192,11 @@ def test_own_encoder_agrees_with_gnu_on_a_sample(tmp_path):
 
 @pytest.mark.parametrize("bad", ["add x0, x1, #4097", "and x0, x1, #0", "ldr x0, [x1, #3]",
                                  "lsl x0, x1, #64", "b #0x401002", "frob x0", "add x31, x0, x1",
-                                 "ldur x0, [x1, #300]", "stp x0, x1, [sp, #4]"])
+                                 "ldur x0, [x1, #300]", "stp x0, x1, [sp, #4]",
+                                 "fadd d0, d1", "fadd d0, x1, d2", "fmov d0, sp",
+                                 "scvtf x0, d1", "fcvtzs d0, x1", "fcmp d0, #1.0",
+                                 "fmov d32, x0", "fmov d0, #0.1", "fmov d0, #0.0",
+                                 "fmov d0, #32.0", "fmov d0, #x"])
 def test_the_encoder_refuses_what_it_cannot_encode(bad):
     with pytest.raises(EncodeError):
         encode(bad, PC)
@@ -296,7 +314,7 @@ def test_pattern_table_names_every_marker():
     codegen = ROOT / "ssa_course" / "codegen"
     source = "".join(f.read_text() for f in (  # with the memory and calls both share
         codegen / "aarch64" / "select_ops.py", codegen / "aarch64" / "select_effects.py",
-        codegen / "select_effects.py"))
+        codegen / "aarch64" / "select_float.py", codegen / "select_effects.py"))
     markers = set(re.findall(r"# pattern: ([^\n]+)$", source, re.MULTILINE))
     assert markers == names, markers ^ names
     assert all(p.name in patterns.table_text() for p in patterns.PATTERNS)
@@ -478,3 +496,80 @@ def test_negated_bools_are_tested_with_cbz(tmp_path, capsys):
             out = capsys.readouterr().out
             assert main(["run", str(src), n]) == 0
             assert out == capsys.readouterr().out, n
+
+
+# ---------------------------------------------------------------- floats' FP forms
+
+FP_PROGRAM = """.text
+.globl _start
+_start:
+    movz x1, #0x3ff8, lsl #48
+    movz x2, #0x4002, lsl #48
+    movz x3, #0x7ff8, lsl #48
+    movz x4, #4
+    fmov d0, x1
+    fmov d1, x2
+    fadd d2, d0, d1
+    scvtf d3, x4
+    fmul d2, d2, d3
+    fsub d2, d2, d0
+    fdiv d2, d2, d1
+    fneg d2, d2
+    fmov d5, d2
+    fmov x6, d5
+    fmov d2, x6
+    fabs d3, d2
+    fsub d2, d3, d2
+    fcvtzs x0, d2
+    fmov d6, #-1.25
+    fmov d7, xzr
+    fsub d6, d7, d6
+    fmov d5, #4.0
+    fmul d6, d6, d5
+    fcvtzs x7, d6
+    add x0, x0, x7
+    fcmp d0, d1
+    cset x5, mi
+    add x0, x0, x5, lsl #4
+    fmov d4, x3
+    fcmp d4, d1
+    cset x5, mi
+    add x0, x0, x5, lsl #5
+    fcmp d4, #0.0
+    cset x5, ne
+    add x0, x0, x5, lsl #6
+    movz x8, #94
+    svc #0
+.data
+.balign 8
+d: .quad 0
+.bss
+.balign 8
+z: .zero 8
+"""
+
+
+@pytest.mark.skipif(toolchain.emulator_missing() is not None,
+                    reason=toolchain.emulator_missing() or "")
+@pytest.mark.parametrize("backend", ["own", "gnu", "keystone"])
+def test_fp_forms_assemble_run_and_read_back(backend):
+    """Every FP form floats use, through each assembler (same bytes as GNU's), unicorn
+    and capstone: y = -(((1.5 + 2.25) * 4.0 - 1.5) / 2.25) = -6.0, |y| - y = 12.0
+    truncates to 12; (0.0 - -1.25) * 4.0 adds 5; 1.5 < 2.25 sets bit 4; NaN < 2.25 is
+    false (bit 5 clear); NaN != 0.0 is true (bit 6): 97."""
+    from ssa_course.codegen.aarch64.assemble import assemble, assembler_missing
+    from ssa_course.codegen.aarch64.disasm import disassemble
+    from ssa_course.codegen.aarch64.emulate import run_emulated
+
+    if reason := assembler_missing(backend):
+        pytest.skip(reason)
+    image = assemble(FP_PROGRAM, backend)
+    if assembler_missing("gnu") is None:
+        assert image.text == assemble(FP_PROGRAM, "gnu").text
+    assert run_emulated(image, []).status == 97
+    listing = disassemble(image)
+    assert "not decoded" not in listing
+    for form in ("fmov d0, x1", "fadd d2, d0, d1", "scvtf d3, x4", "fcvtzs x0, d2",
+                 "fcmp d4, #0.0", "fmov x6, d5", "fmov d5, d2", "fneg d2, d2",
+                 "fabs d3, d2", "fmov d6, #-1.25", "fmov d7, xzr"):
+        assert form in listing, listing

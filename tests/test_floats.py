@@ -213,16 +213,21 @@ def test_bril_float_type_rules(text, message):
     assert message in info.value.render()
 
 
-def test_machine_code_refuses_floats_in_one_line_where_it_has_none():
-    # AArch64 has no float machine code yet (Machine.floats): one line, status 1;
-    # x86-64 runs floats in SSE2 (tests/test_codegen_floats.py)
+def test_machine_code_refuses_floats_in_one_line_where_it_has_none(monkeypatch):
+    """Both CPUs run floats now (tests/test_codegen_floats.py, x86-64 in SSE2;
+    tests/test_codegen_aarch64_float.py, AArch64 in d registers); a machine without float
+    code (``Machine.floats`` false) refuses a program with floats in one line, status 1."""
+    from ssa_course.codegen.aarch64.machine import A64Machine
+
     comp = ssa_course.compile("fn main() { print(1.5); }", "m.tiny")
     for via in ("native", "emulated", "emulated-aarch64"):
         if registry.representation(via).unavailable() is not None:
             continue
         r = ssa_course.run(comp, via=via)
-        if "aarch64" not in via:
-            assert (r.status, r.stdout) == (0, "1.50000000000000000\n"), (via, r.error)
-            continue
-        assert r.status == 1 and "\n" not in r.error, (via, r.error)
+        assert (r.status, r.stdout) == (0, "1.50000000000000000\n"), (via, r.error)
+    if registry.representation("emulated-aarch64").unavailable() is None:
+        monkeypatch.setattr(A64Machine, "floats", False)
+        r = ssa_course.run(ssa_course.compile("fn main() { print(2.5); }", "n.tiny"),
+                           via="emulated-aarch64")
+        assert r.status == 1 and "\n" not in r.error, r.error
         assert "machine code does not support float yet" in r.error

@@ -207,8 +207,8 @@ def test_the_numbers_fit_their_registers_and_limbs():
 
 
 def test_x86_64_prints_like_format_float():
-    # (a long emulated run: it used to need one big slice, as unicorn re-ran an
-    # instruction on resuming; emulator.py now never resumes)
+    # A long run in one piece (unicorn's re-run of a timed-out slice's last instruction,
+    # unicorn #1565, cannot happen: the emulator now makes one emu_start per run)
     bits = cases(1, 1200)
     r = observe(plan_source_x86(bits), [], timeout_s=120)
     assert (r.stderr, r.status) == ("", 0)

@@ -11,8 +11,9 @@ arguments of its ``# ARGS:`` line:
 (b) ``ssa-course opt NAME.bril --emit bril-json`` is accepted by brili, prints the same
     output, and executes no more instructions (``brili -p``) than the input does;
 (d) ``ssa-course run --via native`` prints ``NAME.out`` (x86-64 machine code, lesson 11),
-    when this machine can run it (a note, not a failure, where machine code refuses floats
-    or pointers in one line: issue #36);
+    when this machine can run it (``--via STAGE``: another machine-code stage, e.g.
+    ``emulated-aarch64`` or ``qemu-aarch64``); a program the machine code refuses in one
+    line ("does not support ... yet") is a note, not a failure;
 (c) for comparison, the count after Bril's own local value numbering and dead code
     elimination (``lvn.py -p -c -f | tdce.py tdce+``, as Bril's brench example runs them),
     when the checkout has ``examples/lvn.py`` and ``examples/tdce.py``.
@@ -64,6 +65,7 @@ class Tools:
     python: str
     deno: str
     native: bool = False  # can this machine run the machine code (lesson 11)?
+    via: str = "native"  # the machine-code stage of (d)
 
     def brili(self, profile: bool, args: list[str]) -> list[str]:
         # brili recurses in JavaScript once per Bril call: `tail-call` (1500 deep) overflows
@@ -184,14 +186,15 @@ def check_benchmark(path: Path, tools: Tools) -> Row:
 
     # (d) the machine code (lesson 11), when this machine can run it
     if tools.native:
-        native = run(tools.ours("run", "--via", "native", str(path), *args))
+        native = run(tools.ours("run", "--via", tools.via, "--steps", BENCHMARK_STEPS,
+                                str(path), *args))
         row.native = native.status == 0 and (expected is None or native.stdout == expected)
-        refused = re.search(r"does not support (float|Bril pointers)[^(]*", native.stderr)
-        if native.status == 1 and refused:
-            row.native = None
-            row.notes.append(f"native: machine code {refused.group(0).strip()} (#36)")
+        if native.status == 1 and "does not support" in native.stderr:
+            row.native = None  # refused in one line
+            row.notes.append(f"{tools.via}: {native.first_error_line()}")
         elif not row.native:
-            row.problems.append(f"native: {native.first_error_line() or 'output differs'}")
+            row.problems.append(f"{tools.via}: "
+                                f"{native.first_error_line() or 'output differs'}")
 
     # the input as brili sees it (Bril's own text-to-JSON), and its dynamic count
     as_json = run(tools.bril2json(), source)
@@ -239,6 +242,8 @@ INTERP_TEST_DIRS = ("test/interp/core", "test/interp/ssa", "test/interp/float",
 # geometric mean over the last three.
 BENCHMARK_DIRS = ("benchmarks/core", "benchmarks/float", "benchmarks/mem", "benchmarks/mixed")
 FULL_BRIL = ("float", "mem", "mixed")
+# the stages check (d) may run (``--via``): machine code of either CPU
+MACHINE_STAGES = ("native", "emulated", "native-aarch64", "emulated-aarch64", "qemu-aarch64")
 # The checkout's brili does not run these (brilirs does): their stored .out stands for it.
 _BITCAST = re.compile(r"\bbits2float\b|\bfloat2bits\b")
 
@@ -349,7 +354,7 @@ def geomean(values: list[float]) -> float | None:
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
-def report(rows: list[Row]) -> str:
+def report(rows: list[Row], via: str = "native") -> str:
     head = ("benchmark", "ref", "ours", "input", "opt", "opt/in", "lvn+dce", "lvn/in", "check")
     table = [head]
     for r in rows:
@@ -369,7 +374,7 @@ def report(rows: list[Row]) -> str:
     beats = sum(1 for r in with_lvn if r.opt_count < r.lvn_count)
     ties = sum(1 for r in with_lvn if r.opt_count == r.lvn_count)
     native = [r for r in rows if r.native is not None]
-    refused = sum(1 for r in rows if any(x.startswith("native: machine code") for x in r.notes))
+    refused = sum(1 for r in rows if any(x.startswith(f"{via}: ") for x in r.notes))
     core = [r for r in rows if r.folder == "core"]
     full = [r for r in rows if r.folder in FULL_BRIL]
     gm = geomean([r.ratio for r in core if r.ratio is not None])
@@ -384,9 +389,9 @@ def report(rows: list[Row]) -> str:
         f"(a) output and total_dyn_inst equal to .out/.prof: {equal}/{n}",
         f"(b) opt output accepted by brili: {accepted}/{n}; opt <= input: {no_worse}/{n}",
         f"opt < LVN+DCE: {beats}/{len(with_lvn)} (equal: {ties})",
-        f"(d) --via native prints .out: {sum(1 for r in rows if r.native)}/{len(native)}"
-        f" ({refused} refused in one line: floats, pointers)"
-        if native or refused else "(d) native runs: not on this machine",
+        f"(d) --via {via} prints .out: {sum(1 for r in rows if r.native)}/{len(native)}"
+        f" ({refused} refused in one line)"
+        if native or refused else f"(d) {via} runs: not on this machine",
         f"geometric mean opt/input (core): {_fmt(gm)}; LVN+DCE/input: {_fmt(gm_lvn)}",
         f"geometric mean opt/input (mem + float + mixed, {len(full)}): {_fmt(gm_full)} "
         f"({per_folder})",
@@ -402,7 +407,7 @@ def report(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-def find_tools(checkout: Path) -> Tools:
+def find_tools(checkout: Path, via: str = "native") -> Tools:
     if not checkout.is_dir():
         raise SetupError(f"{checkout} is not a directory (give a checkout of "
                          "https://github.com/sampsyo/bril)")
@@ -419,9 +424,10 @@ def find_tools(checkout: Path) -> Tools:
     except ImportError:
         raise SetupError("lark not found (Bril's text parser needs it): "
                          "install it with 'pip install lark'") from None
-    from ssa_course.codegen.toolchain import native_missing
+    from ssa_course import registry
 
-    return Tools(checkout, sys.executable, deno, native_missing() is None)
+    return Tools(checkout, sys.executable, deno,
+                 registry.representation(via).unavailable() is None, via)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -429,6 +435,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("checkout", metavar="BRIL_CHECKOUT", nargs="?",
                         help="a checkout of Bril's repository (sampsyo/bril)")
     parser.add_argument("-j", "--jobs", type=int, default=2, help="benchmarks run at once")
+    parser.add_argument("--via", default="native", choices=MACHINE_STAGES,
+                        help="the machine-code stage of check (d) (default: native)")
     parser.add_argument("-k", dest="only", default="", metavar="SUBSTRING",
                         help="only the benchmarks whose name contains SUBSTRING")
     ns = parser.parse_args(argv)
@@ -437,7 +445,7 @@ def main(argv: list[str] | None = None) -> int:
               "'make bril-conformance BRIL=/path/to/bril'", file=sys.stderr)
         return 2
     try:
-        tools = find_tools(Path(ns.checkout).resolve())
+        tools = find_tools(Path(ns.checkout).resolve(), ns.via)
     except SetupError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -453,7 +461,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = list(pool.map(lambda p: check_benchmark(p, tools), paths))
         cases = list(pool.map(lambda p: check_interp_test(p, tools), tests))
     if rows:
-        print(report(rows))
+        print(report(rows, tools.via))
     if cases:
         print(interp_report(cases))
     failed = any(r.problems for r in rows) or any(c.verdict() == "DIFF" for c in cases) \

@@ -178,7 +178,8 @@ def s_print(sel: Selector, i: Instr) -> None:
         sel.emit("mov", _arg(sel, 0), sel.val(arg))
         t = sel.types.get(arg)
         # a float's bits go in the first integer argument register: rt_print_float
-        # prints them as brili does (ssa_course.floats.format_float)
+        # prints them as brili does (ssa_course.floats.format_float); pointers and chars
+        # have entries of their own (ptr_abi.print_entry)
         sel.call(print_entry(t) or ("rt_print_bool" if t == BOOL else
                                     "rt_print_float" if is_float(t) else "rt_print_int"), 1)
     sel.call("rt_print_newline")

@@ -24,6 +24,7 @@ from ssa_course.codegen.aarch64.frame import slot_address
 from ssa_course.codegen.aarch64.immediates import MASK64, arith_imm, logical_imm, mov_sequence
 from ssa_course.codegen.aarch64.minstr import Shift
 from ssa_course.codegen.aarch64.registers import NEGATE
+from ssa_course.codegen.float_abi import bits_float
 from ssa_course.codegen.listing import Syntax
 from ssa_course.codegen.mir import (
     Imm,
@@ -236,6 +237,10 @@ def instr_lines(fn: MFunction, i: MInstr) -> list[str]:
         if op == "ldp+":
             return [f"ldp {ops[0]}, {ops[1]}, [{m.base}], #{m.disp}"]
         return [f"{op} {ops[0]}, {ops[1]}, [{m.base}, #{m.disp}]"]
+    if op == "fcmp" and isinstance(ops[1], Imm):  # the compare-with-zero form
+        return [f"fcmp {ops[0]}, #0.0"]
+    if op == "fmov" and isinstance(ops[1], Imm):  # a float in fmov's 8-bit field: 2.0, 0.5
+        return [f"fmov {ops[0]}, #{bits_float(ops[1].value)!r}"]
     if not ops:
         return [op]
     return [f"{op} " + ", ".join(_operand(o) for o in ops)]

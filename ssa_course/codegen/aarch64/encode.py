@@ -9,13 +9,15 @@ sit in fields of fixed width (imm12 at 10, imm16 at 5, a branch's word offset in
 :func:`encode` takes an instruction whose symbols are already addresses (:mod:`.layout`
 resolves them: a branch target ``#0x401100``, ``adr x0, .+16``, ``adrp x0, #0x20000000``,
 ``:lo12:`` already a number) and its own address. It covers exactly what this back end
-emits; anything else is an :class:`EncodeError`.
+emits (the FP forms for floats are :mod:`.encode_fp`); anything else is an
+:class:`EncodeError`.
 """
 
 from __future__ import annotations
 
 import re
 
+from ssa_course.codegen.aarch64.encode_fp import FpEncodeError, encode_fp
 from ssa_course.codegen.aarch64.immediates import logical_imm
 
 # A64 condition codes in encoding order (Arm ARM, "Condition code"): a condition and
@@ -244,6 +246,12 @@ def encode(text: str, pc: int) -> int:
         return _memory(op, reg(ops[0]), ops[1], ops[2] if len(ops) > 2 else None)
     if op in ("ldp", "stp"):
         return _pair(op, ops)
+    try:  # the FP/SIMD forms (floats): encode_fp
+        word = encode_fp(op, ops)
+    except FpEncodeError as e:
+        raise EncodeError(str(e)) from None
+    if word is not None:
+        return word
     raise EncodeError(f"no encoding for {text!r}")
 
 

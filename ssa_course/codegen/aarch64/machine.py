@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ssa_course.codegen import regalloc, toolchain
-from ssa_course.codegen.aarch64 import emit, frame, minstr, select_effects, select_ops
+from ssa_course.codegen.aarch64 import emit, frame, minstr, peep, select_effects, select_ops
 from ssa_course.codegen.aarch64 import toolchain as a64_toolchain
 from ssa_course.codegen.aarch64.frame import Incoming
 from ssa_course.codegen.aarch64.registers import (
@@ -36,14 +36,17 @@ class A64Machine:
     """AAPCS64: eight argument registers, three-address ALU, fixed 32-bit instructions."""
 
     name = "aarch64"
-    floats = False  # float operations refused in one line (issue #36)
+    floats = True  # float operations in d0/d1 (select_float.py), values as bits in x registers
     arg_regs: tuple[str, ...] = ARG_REGS
     cond_eq = "eq"
     bool_shapes = Shapes(zero="z", nonzero="nz", test_op=None, setcc="cset", widen=None,
                          negate_op="eor", negate=NEGATE, no_flags=frozenset({
                              "mov", "add", "sub", "lsl", "lsr", "asr", "and", "orr", "eor",
                              "mul", "madd", "msub", "neg", "smulh", "sdiv", "udiv", "ldr",
-                             "str", "ldur", "stur", "ldrb", "strb", "lea", "cset", "csel", "cneg"}),
+                             "str", "ldur", "stur", "ldrb", "strb", "lea", "cset", "csel", "cneg",
+                             # the FP ops but fcmp leave NZCV alone
+                             "fmov", "fadd", "fsub", "fmul", "fdiv", "fneg", "fabs", "scvtf",
+                             "fcvtzs"}),
                          # full writes only: a movk reads what the movz before it wrote,
                          # which its defs/uses do not say, so neither is listed
                          pure=frozenset({
@@ -104,7 +107,9 @@ class A64Machine:
         return regalloc.allocate(fn, regfile=self.register_file(fuel))
 
     def peephole(self, fn: MFunction) -> int:
-        return 0  # none yet: loads are folded into operands at selection already
+        # loads are folded into operands at selection already; what is left is a float's
+        # bits copied back into the d register they just came from
+        return peep.peephole(fn)
 
     def layout_frame(self, fn: MFunction) -> None:
         frame.layout(fn)

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ssa_course.codegen.aarch64.registers import ARG_REGS, CALLER_SAVED
+from ssa_course.codegen.aarch64.registers import ARG_REGS, CALLER_SAVED, is_fp
 from ssa_course.codegen.mir import LabelRef, Mem, MInstr, Operand, PReg, Reg, VReg
 
 # Ops that read every operand and write none (stores, compares, branches, calls).
-READS_ONLY = frozenset({"str", "strb", "cmp", "cmn", "test", "jmp", "jcc", "call", "ret", "fuel"})
+READS_ONLY = frozenset({"str", "strb", "cmp", "cmn", "test", "jmp", "jcc", "call", "ret", "fuel",
+                        "fcmp"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,14 +37,17 @@ def ins(op: str, *operands: Operand | Shift, cond: str | None = None,
         comment: str = "") -> MInstr:
     """An instruction whose ``defs``/``uses`` follow from its operands: the first register
     operand of a writing op is written, every other register (addresses included) read;
-    ``mov`` into a slot or memory is a store. Extra implicit ``defs``/``uses`` are added."""
+    ``mov`` into a slot or memory is a store; an FP ``d`` register is in neither.
+    Extra implicit ``defs``/``uses`` are added."""
     d: list[Reg] = []
     u: list[Reg] = []
     writes = op not in READS_ONLY
     for k, o in enumerate(operands):
         if isinstance(o, Mem):
             u.extend(o.regs())
-        elif isinstance(o, VReg | PReg):
+        elif isinstance(o, VReg) or isinstance(o, PReg) and not is_fp(o.name):
+            # a d register (a float operation's scratch, select_float.py) is no business
+            # of the allocator's: it is left out of defs and uses
             (d if k == 0 and writes else u).append(o)
     d.extend(r for r in defs if r not in d)
     u.extend(r for r in uses if r not in u)

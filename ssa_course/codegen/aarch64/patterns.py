@@ -88,6 +88,30 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern("an array that never escapes, in the frame", "a = newarr c, a NoEscape",
             "bl rt_charge_array; add a, x29, #k; str n, [a, #-8]; str xzr, [a, #8j]",
             "escape analysis (lesson 10): the frame's bytes, the heap's budget"),
+    # -- floats: a value is its IEEE bits in an x register; each operation copies its
+    #    operands into the d registers (fmov), computes and copies the result back
+    Pattern("float arithmetic in d0/d1", "d = fadd x y (fsub, fmul, fdiv)",
+            "fmov d0, x; fmov d1, y; fadd d0, d0, d1; fmov d, d0",
+            "the allocator keeps floats in x registers; d0/d1 are scratch"),
+    Pattern("0.0 from the zero register", "d = fadd x 0.0", "fmov d1, xzr",
+            "the bits of 0.0 are all zero: no constant to build"),
+    Pattern("a float constant in fmov's 8 bits", "d = fmul x 2.0",
+            "fmov d1, #2.0", "+-(16 + m)/16 * 2^e (m 0..15, e -3..4): 0.5, 1.25, 10.0, "
+            "31.0 need no x register"),
+    Pattern("x * -1.0 -> fneg", "d = fmul x -1.0 (Tiny's -x)",
+            "fmov d0, x; fneg d0, d0; fmov d, d0", "the sign flipped: the same value, exact"),
+    Pattern("float compare by fcmp + cset", "c = flt x y (feq, fle, fgt, fge)",
+            "fmov d0, x; fmov d1, y; fcmp d0, d1; cset c, mi",
+            "mi/ls/gt/ge/eq are false when unordered (NaN), as IEEE wants; lt/le are not"),
+    Pattern("compare with 0.0 -> fcmp d, #0.0", "c = fgt x 0.0",
+            "fmov d0, x; fcmp d0, #0.0; cset c, gt", "fcmp's one immediate: no register "
+            "for the zero (-0.0 compares equal to it)"),
+    Pattern("float(n) by scvtf", "d = itof n", "scvtf d0, n; fmov d, d0",
+            "rounded to nearest (FPCR's default)"),
+    Pattern("int(x) by fcvtzs, range checked", "d = ftoi x",
+            "fcvtzs d, d0; fabs d1, d0; fcmp d1, 2^63; b.pl check (cold: trap unless "
+            "x = -2^63)", "fcvtzs saturates and makes NaN 0; the interpreters stop with an "
+            "error: one test on the hot path (pl: also NaN)"),
     # -- calls: AAPCS64; the stack argument area is stored, not pushed (there is no push)
     Pattern("stack arguments in an area below sp", "call f a1 .. a10",
             "sub sp, sp, #16; str a9, [sp]; str a10, [sp, #8]; mov x0, a1 ...; bl f; "

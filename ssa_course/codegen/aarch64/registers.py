@@ -30,6 +30,19 @@ CALLEE_SAVED = tuple(f"x{k}" for k in range(19, 27))
 # and restore in the prologue and epilogue.
 ALLOCATABLE = CALLER_SAVED + CALLEE_SAVED
 
+# The FP/SIMD registers d0-d31 hold floats only while one operation computes
+# (select_float.py): a float value lives in an x register as its bits. AAPCS64 passes
+# float arguments in d0-d7, counted apart from x0-x7, and returns a float in d0; d8-d15
+# are callee-saved (their low 64 bits), which this back end never writes.
+FLOAT_ARGS = tuple(f"d{k}" for k in range(8))
+FLOAT_RESULT = PReg("d0")
+
+
+def is_fp(name: str) -> bool:
+    """Is register ``name`` an FP/SIMD ``d`` register (outside the allocator's file)?"""
+    return name[:1] == "d" and name[1:].isdigit()
+
+
 # `bl` writes the return address into x30 instead of pushing it: a function that calls
 # another must save x30 itself (the prologue's `stp x29, x30`), a leaf could skip it.
 FP, LR, SP = PReg("x29"), PReg("x30"), PReg("sp")

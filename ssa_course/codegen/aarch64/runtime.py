@@ -25,6 +25,7 @@ from ssa_course.codegen.aarch64.asmtext import (
 from ssa_course.codegen.aarch64.immediates import mov_sequence
 from ssa_course.codegen.aarch64.runtime_entry import COMMAND_LINE_TEXT, start_text
 from ssa_course.codegen.aarch64.runtime_float import FLOAT_TEXT
+from ssa_course.codegen.aarch64.runtime_float_args import FLOAT_ARGS_TEXT
 from ssa_course.codegen.aarch64.runtime_ptr import PTR_TEXT
 from ssa_course.codegen.runtime_abi import (
     CODE,
@@ -378,7 +379,8 @@ rt_throw:
     b rt_exit
 """
 
-RUNTIME_TEXT = IO_TEXT + FLOAT_TEXT + HEAP_TEXT + PTR_TEXT + COMMAND_LINE_TEXT
+RUNTIME_TEXT = (IO_TEXT + FLOAT_TEXT + HEAP_TEXT + PTR_TEXT + COMMAND_LINE_TEXT
+                + FLOAT_ARGS_TEXT)
 
 
 def handler_bytes(config: RuntimeConfig) -> int:

@@ -5,6 +5,7 @@ with sp 16-byte aligned, output flushed, exit 0) and the parsing routines it cal
 from __future__ import annotations
 
 from ssa_course.codegen.aarch64 import asmtext as rt
+from ssa_course.codegen.float_abi import arg_places
 from ssa_course.codegen.runtime_abi import (
     MIN_STACK_BYTES,
     PROT_NONE,
@@ -56,13 +57,15 @@ def start_text(config: RuntimeConfig, handlers: int, record: int) -> str:
     b.ne rt_arg_count_error
 """]
     for k, (name, ty) in enumerate(config.main_params):
-        if ty not in ("int", "bool", "char"):
+        if ty not in ("int", "bool", "char", "float"):
             parts.append(rt.addr("x1", f"rt_arg_bad_type{k}")
                          + rt.const("x2", strlen(bad_type_message(name, ty)))
                          + "    b rt_usage_error\n")
             continue
-        parse = {"int": "rt_parse_int", "bool": "rt_parse_bool",
-                 "char": "rt_parse_char"}[ty]  # char: Bril's extension (runtime_ptr.py)
+        # a float exactly or not at all: runtime_float_args.py; char: Bril's extension
+        # (runtime_ptr.py)
+        parse = {"int": "rt_parse_int", "bool": "rt_parse_bool", "char": "rt_parse_char",
+                 "float": "rt_parse_float"}[ty]
         parts.append(f"""    ldr x0, [x19, #{8 * (k + 2)}]
     movz x1, #{k}
     bl {parse}
@@ -70,13 +73,19 @@ def start_text(config: RuntimeConfig, handlers: int, record: int) -> str:
 """)
     parts.append("    mov x9, sp\n    and x9, x9, #0xfffffffffffffff0\n    mov sp, x9\n")
     parts.append(rt.addr("x9", "rt_args"))
-    extra = max(0, n - 8)
-    if extra:
-        parts.append(f"    sub sp, sp, #{(8 * extra + 15) // 16 * 16}\n")
-        for k in range(8, n):
-            parts.append(f"    ldr x10, [x9, #{8 * k}]\n    str x10, [sp, #{8 * (k - 8)}]\n")
-    for k in range(min(n, 8)):
-        parts.append(f"    ldr x{k}, [x9, #{8 * k}]\n")
+    # AAPCS64, as every call: floats in d0-d7, the other values in x0-x7, the rest on the
+    # stack in argument order (float_abi.arg_places)
+    places = arg_places([ty == "float" for _, ty in config.main_params], 8, 8)
+    stack_args = [k for k, p in enumerate(places) if p.kind == "stack"]
+    if stack_args:
+        parts.append(f"    sub sp, sp, #{(8 * len(stack_args) + 15) // 16 * 16}\n")
+        for j, k in enumerate(stack_args):
+            parts.append(f"    ldr x10, [x9, #{8 * k}]\n    str x10, [sp, #{8 * j}]\n")
+    for k, p in enumerate(places):
+        if p.kind == "int":
+            parts.append(f"    ldr x{p.index}, [x9, #{8 * k}]\n")
+        elif p.kind == "float":
+            parts.append(f"    ldr x10, [x9, #{8 * k}]\n    fmov d{p.index}, x10\n")
     parts.append(f"""    bl tiny_main
     bl rt_ptr_exit_check
     bl rt_flush

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ssa_course.codegen.aarch64.immediates import arith_imm
-from ssa_course.codegen.aarch64.registers import SP
+from ssa_course.codegen.aarch64.registers import FLOAT_ARGS, FLOAT_RESULT, SP
 from ssa_course.codegen.aarch64.select import hoisted_length
 from ssa_course.codegen.mir import Imm, LabelRef, Mem, PReg, VReg
 from ssa_course.codegen.runtime_abi import CODE
@@ -99,4 +99,6 @@ def _release(sel: Selector, size: int) -> None:
 EFFECTS = Effects(
     result=X0, load="ldr", load_byte="ldrb", length_disp=-8, store=_store, element=_element,
     unset_check=_unset_check, stack_array=_stack_array, stack_args=_stack_args,
-    release=_release)
+    release=_release,
+    # AAPCS64: float arguments in d0-d7, a float result in d0; fmov copies the bits
+    float_args=FLOAT_ARGS, float_result=FLOAT_RESULT, float_move="fmov")

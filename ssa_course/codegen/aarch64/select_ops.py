@@ -20,6 +20,7 @@ from ssa_course.codegen.aarch64.immediates import arith_imm, logical_imm
 from ssa_course.codegen.aarch64.minstr import Shift
 from ssa_course.codegen.aarch64.registers import COMPARES, NEGATE, SWAP
 from ssa_course.codegen.aarch64.select import a64_state
+from ssa_course.codegen.aarch64.select_float import SELECT_FLOAT
 from ssa_course.codegen.magic import magic
 from ssa_course.codegen.mir import Imm, LabelRef, VReg
 from ssa_course.codegen.runtime_abi import CODE
@@ -323,6 +324,7 @@ def s_const(sel: Selector, i: Instr) -> None:
 SELECT = {
     **select_effects.SELECT,  # memory, calls, exceptions: shared by both targets
     **select_ptr.SELECT,  # Bril pointers and chars: runtime calls, shared too
+    **SELECT_FLOAT,  # floats in d0/d1 (select_float.py)
     "const": s_const, "id": s_id, "add": s_binary, "sub": s_binary, "and": s_binary,
     "or": s_binary, "mul": s_mul, "div": s_divide, "rem": s_divide, "not": s_not,
     "neg": s_neg, "br": s_br, "checkdef": s_checkdef,

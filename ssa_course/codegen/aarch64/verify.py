@@ -14,9 +14,11 @@ targets share (``verify_shared.where``).
 from __future__ import annotations
 
 from ssa_course.codegen.aarch64.emit import instr_text
+from ssa_course.codegen.aarch64.encode_fp import fp_imm8
+from ssa_course.codegen.aarch64.frame import Incoming
 from ssa_course.codegen.aarch64.minstr import Shift
-from ssa_course.codegen.aarch64.registers import ARG_REGS, NEGATE, RET_REG, SP
-from ssa_course.codegen.mir import Imm, MFunction, MProgram
+from ssa_course.codegen.aarch64.registers import ARG_REGS, NEGATE, RET_REG, SP, is_fp
+from ssa_course.codegen.mir import Imm, MFunction, MProgram, PReg
 from ssa_course.codegen.verify_shared import (
     Callees,
     Rules,
@@ -34,10 +36,12 @@ from ssa_course.codegen.verify_shared import (
 # the first of them), and A64 syntax to name the instruction at fault.
 RULES = Rules(arg_regs=ARG_REGS, result=RET_REG, text=instr_text)
 
-# The operand kinds of x86-64's verifier plus "s", a shifted-register operand. Where the
-# tables differ is the lesson's point: A64 is a load/store machine, so only ldr/str (and
-# the IR's `mov`, which emission splits into them) touch memory -- no ALU op has an "m".
-R, M, I, L, S = "r", "m", "i", "l", "s"
+# The operand kinds of x86-64's verifier plus "s", a shifted-register operand, and "f",
+# an FP/SIMD d register (only the float ops of select_float.py name one; "r" is then a
+# general-purpose register). Where the tables differ is the lesson's point: A64 is a
+# load/store machine, so only ldr/str (and the IR's `mov`, which emission splits into
+# them) touch memory -- no ALU op has an "m".
+R, M, I, L, S, F = "r", "m", "i", "l", "s", "f"
 # Three-address ALU forms: two sources, or a source and an immediate, or a source and a
 # shifted register (`add d, x, y, lsl #k`).
 _ALU = frozenset({"rrr", "rri", "rrrs"})
@@ -58,10 +62,22 @@ FORMS: dict[str, frozenset[str]] = {
     "ret": frozenset({""}),
     "stp!": frozenset({"rrm"}), "ldp+": frozenset({"rrm"}), "stp": frozenset({"rrm"}),
     "ldp": frozenset({"rrm"}),
+    # floats: fmov copies bits between the two register files (or within d) or loads an
+    # 8-bit float immediate, arithmetic is d-only, scvtf/fcvtzs convert from/to an integer
+    # register, fcmp takes #0.0
+    "fmov": frozenset({"fr", "rf", "ff", "fi"}), "fneg": frozenset({"ff"}),
+    "fabs": frozenset({"ff"}),
+    "fadd": frozenset({"fff"}), "fsub": frozenset({"fff"}), "fmul": frozenset({"fff"}),
+    "fdiv": frozenset({"fff"}), "fcmp": frozenset({"ff", "fi"}),
+    "scvtf": frozenset({"fr"}), "fcvtzs": frozenset({"rf"}),
 }
 
 
 def _kind(o: object) -> str:
+    if isinstance(o, PReg) and is_fp(o.name):
+        return F
+    if isinstance(o, Incoming):  # a stack argument before frame layout: memory, as a Slot
+        return M
     return S if isinstance(o, Shift) else operand_kind(o)
 
 
@@ -72,6 +88,11 @@ def check_operands(fn: MFunction) -> None:
             bad = not (isinstance(amount, Imm) and 0 <= amount.value < 64)
         if any(isinstance(o, Shift) and not 0 <= o.amount < 64 for o in i.operands):
             bad = True
+        if i.op == "fcmp" and kinds == "fi" and i.operands[1] != Imm(0):
+            bad = True  # fcmp's only immediate is #0.0
+        imm = i.operands[1] if len(i.operands) == 2 else None
+        if i.op == "fmov" and isinstance(imm, Imm) and fp_imm8(imm.value) is None:
+            bad = True  # fmov's float immediate has 8 bits
         if i.op in ("jcc", "cset", "csel") and i.cond not in NEGATE:
             bad = True
         # cbz/cbnz name the register they test; a flags branch names none.
