@@ -117,10 +117,11 @@ def build_parser(listing: bool = True) -> argparse.ArgumentParser:
     show.add_argument("--as", dest="view", default="quads", metavar="REPR",
                       help=f"which representation ({view_names}); default: quads; with "
                       "--format html several, comma-separated (REPR1,REPR2,...)")
-    show.add_argument("--format", default="text",
+    show.add_argument("--format", default=None,
                       choices=("text", "bril", "dot", "svg", "png", "html"),
-                      help="text (default), bril (a quads representation as Bril's own "
-                      "tools run it: SSA phis written as set/get/undef), dot, svg, png, or "
+                      help="text, bril (a quads representation as Bril's own tools run it: "
+                      "SSA phis written as set/get/undef; the default for a quads view of a "
+                      "Bril program, text for Tiny), dot, svg, png, or "
                       "html: one self-contained page with the source and each "
                       "representation, linked by source line")
     show.add_argument("--target", default=None, metavar="T", help=_TARGET_HELP)
@@ -253,6 +254,8 @@ def _cmd_show(ns: argparse.Namespace) -> int:
         name_list(ns.view, "--as")  # an empty name first: the list itself is wrong
         raise UsageError("several representations (--as A,B) need --format html")
     comp, options = _show_input(ns)
+    if ns.format is None:  # Bril in, Bril out: a quads view of a Bril program runs in brili
+        ns.format = "bril" if comp.kind != "tiny" and _is_quads_view(comp, ns.view) else "text"
     with _assembler(ns):
         if ns.format == "bril":
             data = _bril_text(comp, _targeted(ns.view, ns.target, ns.assembler))
@@ -266,6 +269,15 @@ def _cmd_show(ns: argparse.Namespace) -> int:
         raise UsageError("PNG is binary: give an output file with -o OUT.png")
     _write_out(data if data.endswith("\n") else data + "\n")
     return 0
+
+
+def _is_quads_view(comp: Compilation, view: str) -> bool:
+    """Is ``view`` a quads representation (a Bril program: quads, cfg, ssa-*, optimized)?"""
+    from ssa_course import registry
+    from ssa_course.quads.ir import Program
+
+    rep = registry.representation(view)
+    return rep.name != "cfg" and isinstance(registry.build(comp, rep.name), Program)
 
 
 def _bril_text(comp: Compilation, view: str) -> str:

@@ -128,7 +128,16 @@ def test_show_format_bril_prints_set_get(tmp_path, capsys):
     assert main(["show", "--as", "ssa-pruned", "--format", "bril", str(path)]) == 0
     text = capsys.readouterr().out
     assert " = get;" in text and "set " in text and " phi " not in text
-    assert main(["show", "--as", "ssa-pruned", str(path)]) == 0  # the lesson's phis stay
+    # a Bril program's quads views print Bril by default (brili runs them); --format text
+    # keeps the classic phis the lessons draw, and a Tiny program's default is text
+    assert main(["show", "--as", "ssa-pruned", str(path)]) == 0
+    assert capsys.readouterr().out == text
+    assert main(["show", "--as", "ssa-pruned", "--format", "text", str(path)]) == 0
+    assert " phi " in capsys.readouterr().out
+    tiny = tmp_path / "t.tiny"
+    tiny.write_text("fn main(n: int) {\n  var s = 0;\n  while (n > 0) { s = s + n; n = n - 1; }"
+                    "\n  print(s);\n}\n")
+    assert main(["show", "--as", "ssa-pruned", str(tiny)]) == 0
     assert " phi " in capsys.readouterr().out
     assert main(["show", "--as", "son", "--format", "bril", str(path)]) == 1
     assert "needs a quads representation" in capsys.readouterr().err
