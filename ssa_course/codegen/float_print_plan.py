@@ -54,3 +54,11 @@ FIXED_DECIMALS = 17  # toFixed(17)
 TEN_TO_DECIMALS = 10**FIXED_DECIMALS
 EXP_DIGITS = 18  # toExponential(17): one digit, the point, 17 more
 SIGNIFICAND_BIT = 1 << 52
+
+
+# The routine's frame on both CPUs, from the stack pointer: the text, the digits, two
+# slots (the bits, the power P), then the big numbers R, T, 8S, 4S, 2S, S.
+FRAME_TEXT, FRAME_DIGITS, FRAME_BITS, FRAME_P, FRAME_R = 0, 64, 96, 104, 128
+FRAME_T, FRAME_S8, FRAME_S4, FRAME_S2, FRAME_S1 = (FRAME_R + k * BUFFER for k in range(1, 6))
+FRAME = FRAME_R + 6 * BUFFER
+assert FRAME % 16 == 0 and FRAME < 4096 and EXP_DIGITS + 1 <= FRAME_BITS - FRAME_DIGITS

@@ -15,11 +15,21 @@ from __future__ import annotations
 
 from ssa_course.codegen.aarch64.asmtext import const
 from ssa_course.codegen.float_print_plan import (
-    BUFFER,
     EXP_DIGITS,
     EXP_FORM_HI,
     EXP_FORM_LO,
     FIXED_DECIMALS,
+    FRAME,
+    FRAME_BITS,
+    FRAME_DIGITS,
+    FRAME_P,
+    FRAME_R,
+    FRAME_S1,
+    FRAME_S2,
+    FRAME_S4,
+    FRAME_S8,
+    FRAME_T,
+    FRAME_TEXT,
     LIMBS,
     LOG10_2_NUM,
     LOG10_2_SHIFT,
@@ -27,17 +37,9 @@ from ssa_course.codegen.float_print_plan import (
     TEN_TO_DECIMALS,
 )
 
-# The frame, from sp: text, digits, slots, then the numbers (as x86-64's).
-_TEXT, _DIGITS = 0, 64
-_BITS, _P = 96, 104
-_R = 128
-_T = _R + BUFFER
-_S8 = _T + BUFFER
-_S4 = _S8 + BUFFER
-_S2 = _S4 + BUFFER
-_S1 = _S2 + BUFFER
-_FRAME = _S1 + BUFFER
-assert _FRAME % 16 == 0 and _FRAME < 4096 and EXP_DIGITS + 1 <= _BITS - _DIGITS
+# The frame both CPUs' routines share (float_print_plan.py), under short names.
+_TEXT, _DIGITS, _BITS, _P, _R = FRAME_TEXT, FRAME_DIGITS, FRAME_BITS, FRAME_P, FRAME_R
+_T, _S8, _S4, _S2, _S1, _FRAME = FRAME_T, FRAME_S8, FRAME_S4, FRAME_S2, FRAME_S1, FRAME
 
 _INFINITY = int.from_bytes(b"Infinity", "little")
 _NAN = int.from_bytes(b"NaN", "little")

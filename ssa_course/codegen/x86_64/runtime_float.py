@@ -18,6 +18,17 @@ from ssa_course.codegen.float_print_plan import (
     EXP_FORM_HI,
     EXP_FORM_LO,
     FIXED_DECIMALS,
+    FRAME,
+    FRAME_BITS,
+    FRAME_DIGITS,
+    FRAME_P,
+    FRAME_R,
+    FRAME_S1,
+    FRAME_S2,
+    FRAME_S4,
+    FRAME_S8,
+    FRAME_T,
+    FRAME_TEXT,
     LIMBS,
     LOG10_2_NUM,
     LOG10_2_SHIFT,
@@ -25,17 +36,9 @@ from ssa_course.codegen.float_print_plan import (
     TEN_TO_DECIMALS,
 )
 
-# The frame, from rsp: text, digits, slots, then the numbers.
-_TEXT, _DIGITS = 0, 64
-_BITS, _P = 96, 104
-_R = 128
-_T = _R + BUFFER
-_S8 = _T + BUFFER
-_S4 = _S8 + BUFFER
-_S2 = _S4 + BUFFER
-_S1 = _S2 + BUFFER
-_FRAME = _S1 + BUFFER
-assert _FRAME % 16 == 0 and EXP_DIGITS + 1 <= _BITS - _DIGITS
+# The frame both CPUs' routines share (float_print_plan.py), under short names.
+_TEXT, _DIGITS, _BITS, _P, _R = FRAME_TEXT, FRAME_DIGITS, FRAME_BITS, FRAME_P, FRAME_R
+_T, _S8, _S4, _S2, _S1, _FRAME = FRAME_T, FRAME_S8, FRAME_S4, FRAME_S2, FRAME_S1, FRAME
 
 _INFINITY = int.from_bytes(b"Infinity", "little")
 _NAN = int.from_bytes(b"NaN", "little")
