@@ -178,6 +178,9 @@ rt_trap:
     ldrb w2, [x1]
     add x1, x1, #1
     bl rt_err_write
+// rt_err_located_exit(x20 = line, x21 = col): " at L:C" when the line is not 0, the
+// newline, exit 2 (the end of every runtime error line: rt_trap's, the pointer checks')
+rt_err_located_exit:
     cbz x20, .Ltrap_end
 {string("rt_str_at")}    bl rt_err_write
     mov x0, x20

@@ -323,19 +323,10 @@ rt_ptr_trap:
 {addr("x9", "rt_sites")}    add x9, x9, x23, lsl #4
     ldr x20, [x9]
     ldr x21, [x9, #8]
-    cbz x20, .Lptrap_end
-{string("rt_str_at")}    bl rt_err_write
-    mov x0, x20
-    bl rt_format_int
-    bl rt_err_write
-{string("rt_str_colon")}    bl rt_err_write
-    mov x0, x21
-    bl rt_format_int
-    bl rt_err_write
+    b rt_err_located_exit
 .Lptrap_end:
-{string("rt_str_newline")}    bl rt_err_write
-    movz x0, #2
-    b rt_exit
+    movz x20, #0
+    b rt_err_located_exit
 
 // rt_print_ptr(x0 = pointer): `<pointer to block B + O>`, as the interpreters print one
 .globl rt_print_ptr

@@ -177,6 +177,9 @@ rt_trap:
     movzx edx, byte ptr [rsi]
     inc rsi
     call rt_err_write
+# rt_err_located_exit(r12 = line, r13 = col): " at L:C" when the line is not 0, the
+# newline, exit 2 (the end of every runtime error line: rt_trap's, the pointer checks')
+rt_err_located_exit:
     test r12, r12
     jz .Ltrap_end
     lea rsi, [rip + rt_str_at]

@@ -336,26 +336,10 @@ rt_ptr_trap:
     lea rax, [rip + rt_sites]
     mov r12, qword ptr [rax + r8]
     mov r13, qword ptr [rax + r8 + 8]
-    test r12, r12
-    jz .Lptrap_end
-    lea rsi, [rip + rt_str_at]
-    mov edx, {length_of('rt_str_at')}
-    call rt_err_write
-    mov rdi, r12
-    call rt_format_int
-    call rt_err_write
-    lea rsi, [rip + rt_str_colon]
-    mov edx, 1
-    call rt_err_write
-    mov rdi, r13
-    call rt_format_int
-    call rt_err_write
+    jmp rt_err_located_exit
 .Lptrap_end:
-    lea rsi, [rip + rt_str_newline]
-    mov edx, 1
-    call rt_err_write
-    mov edi, 2
-    jmp rt_exit
+    xor r12d, r12d
+    jmp rt_err_located_exit
 
 # rt_print_ptr(rdi = pointer): `<pointer to block B + O>`, as the interpreters print one
 .globl rt_print_ptr
