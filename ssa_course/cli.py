@@ -272,12 +272,19 @@ def _cmd_show(ns: argparse.Namespace) -> int:
 
 
 def _is_quads_view(comp: Compilation, view: str) -> bool:
-    """Is ``view`` a quads representation (a Bril program: quads, cfg, ssa-*, optimized)?"""
+    """Is ``view`` a quads representation whose text brili would not run as it is (a phi
+    or our ``checkdef``: the SSA views, ``optimized`` with checks)? Those print as Bril's
+    own tools run them when the program is Bril; every other view prints as it is."""
     from ssa_course import registry
-    from ssa_course.quads.ir import Program
+    from ssa_course.quads.ir import Instr, Program
 
     rep = registry.representation(view)
-    return rep.name != "cfg" and isinstance(registry.build(comp, rep.name), Program)
+    if rep.name in ("cfg", "bril-json"):
+        return False
+    artifact = registry.build(comp, rep.name)
+    return isinstance(artifact, Program) and any(
+        isinstance(i, Instr) and i.op in ("phi", "checkdef")
+        for fn in artifact.functions.values() for i in fn.body)
 
 
 def _bril_text(comp: Compilation, view: str) -> str:

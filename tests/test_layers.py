@@ -2,8 +2,8 @@
 
 Layers, lowest first::
 
-    base   errors, runtime, params, files, output, signals, opcodes, floats, viz (neutral
-           drawing: no IR inside)
+    base   errors, runtime, params, files, output, signals, opcodes, floats, bitcast, viz
+           (neutral drawing: no IR inside)
     tiny   the Tiny front end and its AST
     quads  three-address code, CFGs, dominators, the quads passes
     ssa    SSA forms and Julia-style IRCode
@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent / "ssa_course"
 
 ORDER = ("base", "tiny", "quads", "ssa", "analysis", "son", "codegen", "top")
 BASE_MODULES = {"errors", "runtime", "params", "files", "output", "signals", "opcodes",
-                "floats", "viz"}
+                "floats", "bitcast", "viz"}
 IR_PACKAGES = {"tiny", "quads", "ssa", "analysis", "son", "codegen"}
 
 

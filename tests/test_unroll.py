@@ -36,7 +36,7 @@ GCD_UNROLLED = """@gcd(a: int, b: int): int {
   done: bool = eq b zero;
   br done .exit .body;
 .body:
-  q: int = div a b;
+  q: int = div a b;  # at 7:12
   m: int = mul q b;
   r: int = sub a m;
   a: int = id b;
@@ -46,7 +46,7 @@ GCD_UNROLLED = """@gcd(a: int, b: int): int {
   done: bool = eq b zero;
   br done .exit .body.u;
 .body.u:
-  q: int = div a b;
+  q: int = div a b;  # at 7:12
   m: int = mul q b;
   r: int = sub a m;
   a: int = id b;

@@ -99,11 +99,16 @@ def _bril_roundtrip(comp: Compilation) -> Program:
 
 
 def _same_lines(original: Program, read: Program) -> Program:
-    """The program read back has the lines of the program written (the source's, not
-    those of the Bril text in between): the same items in the same order."""
+    """The program read back has the lines and the error positions of the program written
+    (the source's, not those of the Bril text in between, which the reader would give an
+    operation that can fail and has no ``# at``): the same items in the same order."""
+    from ssa_course.quads.ir import Instr
+
     for fn, back in zip(original.functions.values(), read.functions.values(), strict=True):
         for item, again in zip(fn.body, back.body, strict=True):
             again.line = item.line
+            if isinstance(item, Instr) and isinstance(again, Instr):
+                again.pos = item.pos
     return read
 
 

@@ -164,6 +164,7 @@ class _TextParser:
         self.toks = _tokens(text, filename)
         self.i = 0
         self.structs: dict[str, StructInfo] = {}
+        self.has_positions = False  # any "# at L:C" comment (a text ssa_course printed)
 
     # A recursive-descent parser over the token list: ``tok`` is the current token,
     # ``advance`` consumes it, ``expect`` consumes a required symbol or reports what was
@@ -223,6 +224,14 @@ class _TextParser:
             functions[fn.name] = fn
             fn_pos[fn.name] = name_tok.pos
         program = Program(functions, self.structs)
+        if not self.has_positions:
+            # A program as a person wrote it: each operation that can fail reports its
+            # runtime error at its own word. (A text that carries "# at" comments is one we
+            # printed: those are its positions, and an operation without one has none.)
+            for fn in functions.values():
+                for item in fn.body:
+                    if isinstance(item, Instr) and item.pos is None and may_trap(item.op):
+                        item.pos = where.get(id(item))
 
         # a problem found on the parsed program, turned into an error at its source line
         def locate(problem: BrilProblem) -> SourceError:
@@ -409,8 +418,7 @@ class _TextParser:
         if self.tok.kind == "srcpos":  # "# at 5:14": where a runtime error points
             line, col = self.advance().text[len("# at "):].split(":")
             instr.pos = Pos(int(line), int(col))
-        elif may_trap(op):  # Bril input: a runtime error points at the operation's word
-            instr.pos = op_tok.pos
+            self.has_positions = True
         return instr
 
 
