@@ -112,9 +112,9 @@ def last_effect(load: Node, mem: Node) -> Node:
     return mem
 
 
-def split_through_phi(load: Node) -> Node | None:
-    """``Load(Phi(R, m1, m2))`` -> ``Phi(R, Load(m1), Load(m2))`` when that folds (see the
-    module's docstring); None otherwise."""
+def memory_merge(load: Node) -> tuple[Phi, Region] | None:
+    """The memory phi ``load`` reads and its merge, when the merge is finished and every
+    input is there (where a load may be split into one per path), or None."""
     phi = last_effect(load, load.operand(1))
     if not isinstance(phi, Phi):
         return None
@@ -123,6 +123,16 @@ def split_through_phi(load: Node) -> Node | None:
             or any(v is None for v in phi.inputs[1:]) \
             or any(p is None for p in region.inputs[1:]):
         return None
+    return phi, region
+
+
+def split_through_phi(load: Node) -> Node | None:
+    """``Load(Phi(R, m1, m2))`` -> ``Phi(R, Load(m1), Load(m2))`` when that folds (see the
+    module's docstring); None otherwise."""
+    merge = memory_merge(load)
+    if merge is None:
+        return None
+    phi, region = merge
     base = load.operand(2)
     # The answer depends on the phi and the merge, two and more edges away.
     load.dep_read(phi)

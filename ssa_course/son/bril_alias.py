@@ -25,8 +25,8 @@ Nothing else changes: every other load, store and ``free`` stays, in order.
 
 from __future__ import annotations
 
-from ssa_course.son.alias import distinct_indices, last_effect, reaching_value
-from ssa_course.son.control import Phi, Proj, Region, Start, strictly_dominates
+from ssa_course.son.alias import distinct_indices, memory_merge, reaching_value
+from ssa_course.son.control import Phi, Proj, Start, strictly_dominates
 from ssa_course.son.data import Add
 from ssa_course.son.graph import Node
 from ssa_course.son.types import IntType
@@ -167,14 +167,10 @@ def forwarded(load: Node) -> Node | None:
 
 def _split(load: Node) -> Node | None:
     """At a memory merge: a phi of the values every path gives (None unless all do)."""
-    phi = last_effect(load, load.operand(1))
-    if not isinstance(phi, Phi):
+    merge = memory_merge(load)
+    if merge is None:
         return None
-    region = phi.inputs[0]
-    if not isinstance(region, Region) or region.in_progress() \
-            or any(v is None for v in phi.inputs[1:]) \
-            or any(p is None for p in region.inputs[1:]):
-        return None
+    phi, region = merge
     load.dep_read(phi)
     load.dep_read(region)
     # (Every path giving a value through this very pointer node already implies that the
